@@ -1,0 +1,30 @@
+/** Column helpers shared by the schema files. */
+import { sql } from 'drizzle-orm';
+import { bigint, pgPolicy, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** `bigint` identity primary key, exposed as an integer id by the spec. */
+export const identityId = () => bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity();
+
+/** Owning tenant of a row; every tenant-owned table has one (DESIGN §3). */
+export const tenantId = () => text().notNull();
+
+/** `timestamptz` with millisecond precision. */
+export const instant = () => timestamp({ withTimezone: true, mode: 'date', precision: 3 });
+
+/** `timestamptz not null default now()`. */
+export const createdAt = () => instant().notNull().defaultNow();
+
+/**
+ * Row-level security policy of a tenant-owned table: rows are visible and writable only when
+ * `app.tenant_id` (set per transaction by db/tenant-tx.ts) equals the row's tenant.
+ */
+export const tenantIsolation = (table: string) =>
+  pgPolicy(`${table}_tenant_isolation`, {
+    as: 'permissive',
+    for: 'all',
+    to: 'public',
+    using: sql`tenant_id = current_setting('app.tenant_id', true)`,
+    withCheck: sql`tenant_id = current_setting('app.tenant_id', true)`,
+  });
+
+export { text };

@@ -1,0 +1,3 @@
+/** Barrel of every bounded context's tables; drizzle-kit and db/client.ts read it. */
+export * from './platform';
+export * from './servicing';

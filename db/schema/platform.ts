@@ -1,0 +1,127 @@
+/**
+ * Platform context: tenants, API clients, their secrets and access tokens (DESIGN §4 Tokens), and
+ * the idempotency-key store. Tenants, clients and tokens are read before a tenant is known (token
+ * look-up), so they carry no row-level security; the idempotency store does.
+ */
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+
+export const serviceEnvironment = pgEnum('service_environment', ['sandbox', 'production']);
+
+export const tenants = pgTable('tenants', {
+  id: text().primaryKey(),
+  displayName: text().notNull(),
+  /** IANA zone in which statutory due days end (DESIGN §5). */
+  complianceTimeZone: text().notNull().default('America/Los_Angeles'),
+  createdAt: createdAt(),
+});
+
+export const apiClients = pgTable(
+  'api_clients',
+  {
+    clientId: text().primaryKey(),
+    tenantId: text()
+      .notNull()
+      .references(() => tenants.id),
+    environment: serviceEnvironment().notNull(),
+    scopes: text().array().notNull(),
+    /** Permission names, or `['ALL']`. */
+    permissions: text().array().notNull(),
+    /** Requests per second for this client; null takes the environment default. */
+    rateLimitPerSecond: integer(),
+    description: text(),
+    createdAt: createdAt(),
+    disabledAt: instant(),
+  },
+  (t) => [index().on(t.tenantId)],
+);
+
+export const clientSecrets = pgTable(
+  'client_secrets',
+  {
+    id: identityId(),
+    clientId: text()
+      .notNull()
+      .references(() => apiClients.clientId),
+    /** Hex HMAC-SHA256(pepper, secret); the secret itself is shown once and never stored. */
+    secretDigest: text().notNull(),
+    createdAt: createdAt(),
+    /** Null while the secret has no end; set when a rotation retires it. */
+    expiresAt: instant(),
+  },
+  (t) => [index().on(t.clientId)],
+);
+
+export const accessTokens = pgTable(
+  'access_tokens',
+  {
+    /** Hex SHA-256 of the opaque token. */
+    tokenDigest: text().primaryKey(),
+    clientId: text()
+      .notNull()
+      .references(() => apiClients.clientId),
+    tenantId: text().notNull(),
+    environment: serviceEnvironment().notNull(),
+    scopes: text().array().notNull(),
+    issuedAt: createdAt(),
+    expiresAt: instant().notNull(),
+  },
+  (t) => [index().on(t.expiresAt)],
+);
+
+export const idempotencyState = pgEnum('idempotency_state', ['IN_FLIGHT', 'COMPLETED']);
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    tenantId: tenantId(),
+    environment: serviceEnvironment().notNull(),
+    clientId: text().notNull(),
+    key: text().notNull(),
+    fingerprint: text().notNull(),
+    routeTemplate: text().notNull(),
+    state: idempotencyState().notNull(),
+    /** While IN_FLIGHT: until when the first request holds the key (a crashed holder frees it). */
+    lockedUntil: instant().notNull(),
+    responseStatus: integer(),
+    responseBody: jsonb(),
+    responseHeaders: jsonb().$type<Record<string, string>>(),
+    createdAt: createdAt(),
+    completedAt: instant(),
+    /** 24 h after completion (DESIGN §4). */
+    expiresAt: instant(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.environment, t.clientId, t.key] }),
+    index().on(t.expiresAt),
+    tenantIsolation('idempotency_keys'),
+  ],
+).enableRLS();
+
+/** Transactional outbox: events written with the state change, relayed to webhooks later. */
+export const outboxEvents = pgTable(
+  'outbox_events',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    /** `evt_` + opaque id; unique, the receivers' dedupe key. */
+    eventId: text().notNull().unique(),
+    eventType: text().notNull(),
+    apiVersion: text().notNull(),
+    occurredAt: instant().notNull(),
+    subjectType: text().notNull(),
+    subjectId: text().notNull(),
+    data: jsonb().notNull(),
+    /** Business key that makes a retried write a no-op, e.g. `case/12/closed`. */
+    dedupeKey: text().notNull(),
+    publishedAt: instant(),
+  },
+  (t) => [
+    index()
+      .on(t.id)
+      .where(sql`${t.publishedAt} is null`),
+    uniqueIndex('outbox_events_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
+    tenantIsolation('outbox_events'),
+  ],
+).enableRLS();

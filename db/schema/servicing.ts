@@ -1,0 +1,208 @@
+/**
+ * Servicing context: case types, cases and their effects, tasks, interactions, evidence and
+ * privacy requests (spec § Resources: Privacy request, Servicing case; issue 2 §6–§7).
+ * Every table is tenant-owned and protected by row-level security (DESIGN §3).
+ * Effects are append-only: the history of every state change of a case and its privacy requests.
+ */
+import { sql } from 'drizzle-orm';
+import { bigint, index, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+
+export const caseTypes = pgTable(
+  'case_types',
+  {
+    tenantId: tenantId(),
+    code: text().notNull(),
+    displayName: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.code] }), tenantIsolation('case_types')],
+).enableRLS();
+
+export const caseStatus = pgEnum('case_status', ['OPEN', 'CLOSED']);
+
+export const cases = pgTable(
+  'cases',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    customerRef: text().notNull(),
+    caseTypeCode: text().notNull(),
+    summary: text().notNull(),
+    status: caseStatus().notNull().default('OPEN'),
+    outcomeCode: text(),
+    closureReason: text(),
+    openedAt: createdAt(),
+    closedAt: instant(),
+    updatedAt: createdAt(),
+    /** Idempotency of the create operation: `<clientId>/<Idempotency-Key>` when one was sent. */
+    requestKey: text(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.customerRef),
+    uniqueIndex('cases_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('cases'),
+  ],
+).enableRLS();
+
+export const caseEffects = pgTable(
+  'case_effects',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    /** e.g. CASE_OPENED, CASE_CLOSED, TASK_CREATED, PRIVACY_REQUEST_RECEIVED, PRIVACY_REQUEST_OVERDUE. */
+    effectType: text().notNull(),
+    subjectType: text().notNull(),
+    subjectId: text().notNull(),
+    detail: jsonb().notNull().$type<Record<string, unknown>>(),
+    actorUsername: text(),
+    correlationId: text(),
+    occurredAt: createdAt(),
+    /** Business key that makes a retried write a no-op, e.g. `privacy-request/7/overdue`. */
+    dedupeKey: text().notNull(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.caseId, t.id),
+    uniqueIndex('case_effects_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
+    tenantIsolation('case_effects'),
+  ],
+).enableRLS();
+
+export const taskStatus = pgEnum('task_status', ['OPEN', 'COMPLETED', 'CANCELLED']);
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }),
+    /** e.g. PRIVACY_REVIEW, PRIVACY_DEADLINE_REMINDER, PRIVACY_ESCALATION. */
+    taskType: text().notNull(),
+    title: text().notNull(),
+    status: taskStatus().notNull().default('OPEN'),
+    subjectType: text(),
+    subjectId: text(),
+    dueAt: instant(),
+    createdAt: createdAt(),
+    completedAt: instant(),
+    completedBy: text(),
+    completionNote: text(),
+    dedupeKey: text().notNull(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.caseId, t.status, t.id),
+    index().on(t.tenantId, t.status, t.id),
+    uniqueIndex('tasks_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
+    tenantIsolation('tasks'),
+  ],
+).enableRLS();
+
+export const interactionChannel = pgEnum('interaction_channel', ['PHONE', 'SMS', 'EMAIL', 'CHAT', 'LETTER', 'VOICE']);
+export const interactionDirection = pgEnum('interaction_direction', ['INBOUND', 'OUTBOUND']);
+
+export const interactions = pgTable(
+  'interactions',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    customerRef: text().notNull(),
+    caseId: bigint({ mode: 'number' }),
+    channel: interactionChannel().notNull(),
+    direction: interactionDirection().notNull(),
+    summary: text().notNull(),
+    actorUsername: text(),
+    occurredAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.customerRef),
+    uniqueIndex('interactions_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('interactions'),
+  ],
+).enableRLS();
+
+export const evidence = pgTable(
+  'evidence',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    evidenceType: text().notNull(),
+    description: text().notNull(),
+    documentId: bigint({ mode: 'number' }),
+    actorUsername: text(),
+    createdAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.caseId),
+    uniqueIndex('evidence_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('evidence'),
+  ],
+).enableRLS();
+
+export const privacyRequestStatus = pgEnum('privacy_request_status', [
+  'RECEIVED',
+  'ACKNOWLEDGED',
+  'IN_PROGRESS',
+  'EXTENDED',
+  'OVERDUE',
+  'FULFILLED',
+  'PARTIALLY_FULFILLED',
+  'DENIED',
+  'DENIED_EXEMPT',
+  'WITHDRAWN',
+]);
+
+export const privacyRequests = pgTable(
+  'privacy_requests',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    customerRef: text().notNull(),
+    requestType: text().notNull(),
+    regime: text().notNull(),
+    summary: text().notNull(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    sourceInteractionId: bigint({ mode: 'number' }).notNull(),
+    status: privacyRequestStatus().notNull().default('RECEIVED'),
+    receivedAt: instant().notNull(),
+    /** ISO date of the due day in `timeZone`. */
+    dueDate: text().notNull(),
+    statutoryDueAt: instant().notNull(),
+    /** The due time as rendered to the integrator, with the zone's offset. */
+    statutoryDueAtText: text().notNull(),
+    reminderAt: instant().notNull(),
+    timeZone: text().notNull(),
+    reviewTaskId: bigint({ mode: 'number' }).notNull(),
+    outcome: text(),
+    outcomeReason: text(),
+    fulfilledAt: instant(),
+    workflowId: text().notNull(),
+    /** Set by the workflow's first step; a row without it after a while is started again by the sweep. */
+    workflowStartedAt: instant(),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.caseId),
+    index('privacy_requests_unstarted_idx').on(t.receivedAt).where(sql`workflow_started_at is null`),
+    uniqueIndex('privacy_requests_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('privacy_requests'),
+  ],
+).enableRLS();
+
+export const privacyRequestEvidence = pgTable(
+  'privacy_request_evidence',
+  {
+    tenantId: tenantId(),
+    requestId: bigint({ mode: 'number' }).notNull(),
+    evidenceId: bigint({ mode: 'number' }).notNull(),
+    attachedAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.requestId, t.evidenceId] }),
+    tenantIsolation('privacy_request_evidence'),
+  ],
+).enableRLS();

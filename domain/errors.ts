@@ -1,0 +1,134 @@
+/**
+ * The closed set of error codes the service returns, each with its HTTP status and default
+ * user message, and `DomainError`, the one error type business rules throw.
+ *
+ * Source: spec § Errors (Shape A codes), DESIGN.md §4–§5 (codes the spec leaves open, chosen
+ * per RFC 9110: a conflict with the current state is 409, a bad value is 400).
+ * `api/errors.ts` turns a DomainError into Shape A (or Shape B); workflows turn it into a
+ * non-retryable `ApplicationFailure` whose `type` is the code.
+ */
+
+/** One field-level cause (Apache Fineract's `ApiParameterError`, DESIGN §5). */
+export interface FieldError {
+  /** Dotted path of the offending input, e.g. `charges[0].amount` or `header.Service-Tenant`. */
+  parameterName: string;
+  /** The offending value (masked for identifiers), or null when absent. */
+  value: unknown;
+  developerMessage: string;
+  defaultUserMessage: string;
+  userMessageGlobalisationCode: string;
+  args: unknown[];
+}
+
+interface CodeInfo {
+  status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503;
+  message: string;
+}
+
+/** Every code this service can answer with, and its HTTP status. */
+export const errorCodes = {
+  'validation.msg.validation.errors.exist': { status: 400, message: 'Validation errors exist.' },
+  'validation.msg.cursor.query.mismatch': {
+    status: 400,
+    message: 'The cursor does not belong to this endpoint and query.',
+  },
+  'error.msg.not.authenticated': { status: 401, message: 'The request is not authenticated.' },
+  'error.msg.not.authorized': { status: 403, message: 'The request is not authorized.' },
+  'error.msg.resource.not.found': { status: 404, message: 'The requested resource was not found.' },
+  'idempotency.request.in.flight': {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed.',
+  },
+  'idempotency.key.payload.mismatch': {
+    status: 422,
+    message: 'This Idempotency-Key was used with a different request.',
+  },
+  'error.msg.rate.limited': { status: 429, message: 'Too many requests.' },
+  'error.msg.case.invalid.state.transition': {
+    status: 409,
+    message: 'The case is not in a state that allows this action.',
+  },
+  'error.msg.task.invalid.state.transition': {
+    status: 409,
+    message: 'The task is not in a state that allows this action.',
+  },
+  'error.msg.privacy.request.invalid.state.transition': {
+    status: 409,
+    message: 'The privacy request is not in a state that allows this action.',
+  },
+  'error.msg.external.record.ref.conflict': {
+    status: 409,
+    message: 'This externalRecordRef was already used with other content.',
+  },
+  'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
+  'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** HTTP status of a code (500 for a code this table does not know). */
+export function statusOfCode(code: string): number {
+  return (errorCodes as Record<string, CodeInfo>)[code]?.status ?? 500;
+}
+
+/** True when `code` is one of ours. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(errorCodes, code);
+}
+
+/**
+ * A rejected business rule or request. `code` decides the HTTP status (table above);
+ * `developerMessage` explains it to the integrator; `errors` lists field causes.
+ */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: FieldError[];
+  /** Seconds the caller should wait before retrying (409 in flight, 429, 503). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    developerMessage?: string,
+    options: { errors?: FieldError[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(developerMessage ?? errorCodes[code].message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.errors = options.errors ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return errorCodes[this.code].status;
+  }
+}
+
+/** Builds one field error with the validation code family (`validation.msg.<resource>.<field>.<rule>`). */
+export function fieldError(
+  parameterName: string,
+  value: unknown,
+  developerMessage: string,
+  code = 'validation.msg.validation.errors.exist',
+  args: unknown[] = [],
+): FieldError {
+  return {
+    parameterName,
+    value: value === undefined ? null : value,
+    developerMessage,
+    defaultUserMessage: developerMessage,
+    userMessageGlobalisationCode: code,
+    args,
+  };
+}
+
+/** A 400 with one field cause. */
+export function validationError(parameterName: string, value: unknown, message: string): DomainError {
+  return new DomainError('validation.msg.validation.errors.exist', message, {
+    errors: [fieldError(parameterName, value, message)],
+  });
+}
+
+/** A 404 that says nothing about whether the resource exists in another tenant (spec § Authentication 9). */
+export function notFound(resource: string, id: string | number): DomainError {
+  return new DomainError('error.msg.resource.not.found', `${resource} ${id} was not found.`);
+}

@@ -1,0 +1,27 @@
+/**
+ * Workflow ids and task queues (DESIGN.md §1). Ids are deterministic so that a retried start is a
+ * no-op and an operator can find a process by its business key in the Temporal UI.
+ */
+
+/** Task queues, one per worker group. */
+export const taskQueues = {
+  servicing: 'servicing',
+  lending: 'lending',
+  boarding: 'boarding',
+  webhooks: 'webhooks',
+} as const;
+
+export type TaskQueue = (typeof taskQueues)[keyof typeof taskQueues];
+
+/** `privacy-request/<tenant>/<requestId>`. */
+export function privacyRequestWorkflowId(tenantId: string, requestId: number | string): string {
+  return `privacy-request/${tenantId}/${requestId}`;
+}
+
+/** Search attributes the project registers on the Temporal server (name → type). */
+export const searchAttributes = {
+  TenantId: 'Keyword',
+  CustomerRef: 'Keyword',
+  CaseId: 'Int',
+  LoanId: 'Keyword',
+} as const;
