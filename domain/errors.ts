@@ -132,3 +132,22 @@ export function validationError(parameterName: string, value: unknown, message: 
 export function notFound(resource: string, id: string | number): DomainError {
   return new DomainError('error.msg.resource.not.found', `${resource} ${id} was not found.`);
 }
+
+/** RFC 6749 §5.2 error codes of the token endpoint. */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope';
+
+/**
+ * A rejected token request, answered as `{error, error_description}` (RFC 6749 §5.2):
+ * 401 for `invalid_client` (with `WWW-Authenticate: Basic`), 400 otherwise.
+ */
+export class OAuthError extends Error {
+  readonly error: OAuthErrorCode;
+  constructor(error: OAuthErrorCode, description: string) {
+    super(description);
+    this.name = 'OAuthError';
+    this.error = error;
+  }
+  get status(): 400 | 401 {
+    return this.error === 'invalid_client' ? 401 : 400;
+  }
+}

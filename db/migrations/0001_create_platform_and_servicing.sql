@@ -169,7 +169,7 @@ CREATE TABLE "privacy_requests" (
 	"statutory_due_at_text" text NOT NULL,
 	"reminder_at" timestamp (3) with time zone NOT NULL,
 	"time_zone" text NOT NULL,
-	"review_task_id" bigint NOT NULL,
+	"review_task_id" bigint,
 	"outcome" text,
 	"outcome_reason" text,
 	"fulfilled_at" timestamp (3) with time zone,

@@ -175,7 +175,8 @@ export const privacyRequests = pgTable(
     statutoryDueAtText: text().notNull(),
     reminderAt: instant().notNull(),
     timeZone: text().notNull(),
-    reviewTaskId: bigint({ mode: 'number' }).notNull(),
+    /** Set in the same transaction that creates the request. */
+    reviewTaskId: bigint({ mode: 'number' }),
     outcome: text(),
     outcomeReason: text(),
     fulfilledAt: instant(),

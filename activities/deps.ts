@@ -1,0 +1,27 @@
+/**
+ * What operations need from the outside world, injected once per process (STYLE §13.4).
+ * Operations never reach for globals, so tests build them on a throw-away database and a
+ * controllable clock.
+ */
+import type { Db } from '../db/client';
+
+export interface Deps {
+  db: Db;
+  /** Current instant; injected so tests control time. */
+  clock: () => Date;
+  /** Server pepper for client-secret digests (HMAC-SHA256); never logged. */
+  secretPepper: string;
+  /** `sandbox` or `production`: the one environment this deployment serves (DESIGN §3). */
+  environment: 'sandbox' | 'production';
+}
+
+/** Who asked and under which key: carried by every state-changing operation. */
+export interface OperationContext {
+  tenantId: string;
+  /** End user named by `Service-Actor` (≤ 128 visible ASCII), recorded in histories. */
+  actor?: string | null;
+  /** `<clientId>/<Idempotency-Key>` when the caller sent a key: makes a retried create a no-op. */
+  requestKey?: string | null;
+  /** Request id, recorded with effects for tracing. */
+  correlationId?: string | null;
+}

@@ -1,0 +1,57 @@
+/**
+ * Every operation, built from injected dependencies (STYLE §1, §13.4). The API calls them
+ * directly for synchronous operations; workers register them as Temporal activities
+ * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
+ */
+import type { Deps } from './deps';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
+import { issueAccessToken } from './platform/tokens';
+import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
+import { addEvidence } from './servicing/add-evidence';
+import { closeCase } from './servicing/close-case';
+import { completeTask } from './servicing/complete-task';
+import { logInteraction } from './servicing/log-interaction';
+import { openCase } from './servicing/open-case';
+import {
+  fulfilPrivacyRequest,
+  listUnstartedPrivacyRequests,
+  markPrivacyRequestOverdue,
+  markPrivacyWorkflowStarted,
+  openPrivacyRequest,
+  raisePrivacyReminder,
+} from './servicing/privacy-requests';
+
+/** Operations the API calls directly (not registered with Temporal). */
+export function createPlatformOperations(deps: Deps) {
+  return {
+    ensureTenant: ensureTenant(deps),
+    createClient: createClient(deps),
+    rotateClientSecret: rotateClientSecret(deps),
+    listClients: listClients(deps),
+    issueAccessToken: issueAccessToken(deps),
+    claimIdempotencyKey: claimIdempotencyKey(deps),
+    completeIdempotencyKey: completeIdempotencyKey(deps),
+    releaseIdempotencyKey: releaseIdempotencyKey(deps),
+  };
+}
+
+/** Business operations; every one is also a Temporal activity. Names are unique across workers. */
+export function createActivities(deps: Deps) {
+  return {
+    openCase: openCase(deps),
+    closeCase: closeCase(deps),
+    logInteraction: logInteraction(deps),
+    addEvidence: addEvidence(deps),
+    completeTask: completeTask(deps),
+    openPrivacyRequest: openPrivacyRequest(deps),
+    markPrivacyWorkflowStarted: markPrivacyWorkflowStarted(deps),
+    raisePrivacyReminder: raisePrivacyReminder(deps),
+    markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
+    fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
+    listUnstartedPrivacyRequests: listUnstartedPrivacyRequests(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;
+export type PlatformOperations = ReturnType<typeof createPlatformOperations>;
+export type { Deps } from './deps';

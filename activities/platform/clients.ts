@@ -1,0 +1,167 @@
+/**
+ * Tenants and API clients (issue 2 §3 admin CLI; DESIGN §4 Tokens). Client secrets are 32 random
+ * bytes with an environment prefix, shown once, stored as HMAC-SHA256 with the server pepper.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { apiClients, caseTypes, clientSecrets, tenants } from '../../db/schema';
+import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
+import { credentialPrefix, type ServiceEnvironment, secretRotationOverlapSeconds } from '../../domain/auth';
+import { DomainError, notFound, validationError } from '../../domain/errors';
+import { hmacSha256Hex, toBase64Url } from '../../domain/hash';
+import type { Deps } from '../deps';
+
+/** Case types every new tenant starts with. */
+export const defaultCaseTypes = [
+  { code: 'GENERAL', displayName: 'General' },
+  { code: 'PRIVACY', displayName: 'Privacy request' },
+  { code: 'HARDSHIP', displayName: 'Hardship assistance' },
+  { code: 'COMPLAINT', displayName: 'Complaint' },
+] as const;
+
+const tenantPattern = /^[a-z0-9-]{1,64}$/;
+
+/** Digest under which a client secret is stored and compared. */
+export function secretDigest(pepper: string, secret: string): string {
+  return hmacSha256Hex(pepper, secret);
+}
+
+/**
+ * Creates the tenant with its default case types when missing (repeatable).
+ * Errors: 400 when the id is not `^[a-z0-9-]{1,64}$`.
+ */
+export function ensureTenant(deps: Deps) {
+  return async (input: { tenantId: string; displayName?: string }): Promise<{ tenantId: string; created: boolean }> => {
+    if (!tenantPattern.test(input.tenantId)) {
+      throw validationError('tenant', input.tenantId, 'A tenant id is 1 to 64 lowercase letters, digits or hyphens.');
+    }
+    const inserted = await withPlatformTransaction(deps.db, (tx) =>
+      tx
+        .insert(tenants)
+        .values({ id: input.tenantId, displayName: input.displayName ?? input.tenantId })
+        .onConflictDoNothing()
+        .returning({ id: tenants.id }),
+    );
+    await withTenantTransaction(deps.db, input.tenantId, (tx) =>
+      tx
+        .insert(caseTypes)
+        .values(defaultCaseTypes.map((t) => ({ tenantId: input.tenantId, ...t })))
+        .onConflictDoNothing(),
+    );
+    return { tenantId: input.tenantId, created: inserted.length > 0 };
+  };
+}
+
+export interface CreateClientInput {
+  tenantId: string;
+  environment: ServiceEnvironment;
+  scopes: string[];
+  /** Permission names or `['ALL']`. */
+  permissions: string[];
+  /** Requests per second; null takes the environment default. */
+  rateLimitPerSecond?: number | null;
+  description?: string | null;
+}
+
+export interface CreatedClient {
+  clientId: string;
+  /** Shown once; only its digest is stored. */
+  clientSecret: string;
+  tenant: string;
+  environment: ServiceEnvironment;
+  scopes: string[];
+  permissions: string[];
+}
+
+/** Creates an API client (and its tenant when missing) with one active secret. */
+export function createClient(deps: Deps) {
+  const ensure = ensureTenant(deps);
+  return async (input: CreateClientInput): Promise<CreatedClient> => {
+    await ensure({ tenantId: input.tenantId });
+    const clientId = `cli_${toBase64Url(randomBytes(12))}`;
+    const clientSecret = credentialPrefix('cs', input.environment) + toBase64Url(randomBytes(32));
+    await withPlatformTransaction(deps.db, async (tx) => {
+      await tx.insert(apiClients).values({
+        clientId,
+        tenantId: input.tenantId,
+        environment: input.environment,
+        scopes: input.scopes,
+        permissions: input.permissions,
+        rateLimitPerSecond: input.rateLimitPerSecond ?? null,
+        description: input.description ?? null,
+      });
+      await tx.insert(clientSecrets).values({ clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
+    });
+    return {
+      clientId,
+      clientSecret,
+      tenant: input.tenantId,
+      environment: input.environment,
+      scopes: input.scopes,
+      permissions: input.permissions,
+    };
+  };
+}
+
+/**
+ * Issues a new secret; the secrets active before keep working for `overlapSeconds` (default
+ * 24 h, at most 7 days, 0 retires them at once). At most two secrets are active afterwards.
+ * Errors: 404 unknown client; 400 overlap out of range.
+ */
+export function rotateClientSecret(deps: Deps) {
+  return async (input: {
+    clientId: string;
+    overlapSeconds?: number;
+  }): Promise<{ clientId: string; clientSecret: string; previousSecretExpiresAt: string }> => {
+    const overlap = input.overlapSeconds ?? secretRotationOverlapSeconds.default;
+    if (!Number.isInteger(overlap) || overlap < 0 || overlap > secretRotationOverlapSeconds.max) {
+      throw validationError('overlapSeconds', overlap, `The overlap is 0 to ${secretRotationOverlapSeconds.max} seconds.`);
+    }
+    return withPlatformTransaction(deps.db, async (tx) => {
+      const [client] = await tx.select().from(apiClients).where(eq(apiClients.clientId, input.clientId)).for('update');
+      if (!client) throw notFound('Client', input.clientId);
+      const now = deps.clock();
+      const expiresAt = new Date(now.getTime() + overlap * 1000);
+      const active = await tx
+        .select()
+        .from(clientSecrets)
+        .where(
+          and(
+            eq(clientSecrets.clientId, input.clientId),
+            or(isNull(clientSecrets.expiresAt), gt(clientSecrets.expiresAt, now)),
+          ),
+        )
+        .orderBy(asc(clientSecrets.id));
+      // Keep at most one previous secret: the newest active one overlaps, older ones end now.
+      for (const [index, secret] of active.entries()) {
+        const keep = index === active.length - 1;
+        const end = keep ? expiresAt : now;
+        if (secret.expiresAt === null || secret.expiresAt > end) {
+          await tx.update(clientSecrets).set({ expiresAt: end }).where(eq(clientSecrets.id, secret.id));
+        }
+      }
+      const clientSecret = credentialPrefix('cs', client.environment) + toBase64Url(randomBytes(32));
+      await tx.insert(clientSecrets).values({ clientId: input.clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
+      return { clientId: input.clientId, clientSecret, previousSecretExpiresAt: expiresAt.toISOString() };
+    });
+  };
+}
+
+/** Lists a tenant's clients (no secrets). Errors: 404 when the tenant does not exist. */
+export function listClients(deps: Deps) {
+  return async (input: { tenantId: string }) => {
+    const [tenant] = await deps.db.select().from(tenants).where(eq(tenants.id, input.tenantId));
+    if (!tenant) throw new DomainError('error.msg.resource.not.found', `Tenant ${input.tenantId} was not found.`);
+    const rows = await deps.db.select().from(apiClients).where(eq(apiClients.tenantId, input.tenantId)).orderBy(asc(apiClients.createdAt));
+    return rows.map((c) => ({
+      clientId: c.clientId,
+      tenant: c.tenantId,
+      environment: c.environment,
+      scopes: c.scopes,
+      permissions: c.permissions,
+      rateLimitPerSecond: c.rateLimitPerSecond,
+      createdAt: c.createdAt.toISOString(),
+      disabledAt: c.disabledAt?.toISOString() ?? null,
+    }));
+  };
+}

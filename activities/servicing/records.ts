@@ -1,0 +1,108 @@
+/**
+ * Writers of the append-only records that accompany servicing state changes, each idempotent by a
+ * business `dedupeKey` (a retried write is a no-op and returns the first row): case effects,
+ * tasks and outbox events. Always called inside the caller's transaction (STYLE §5).
+ */
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Tx } from '../../db/tenant-tx';
+import { caseEffects, outboxEvents, tasks } from '../../db/schema';
+
+/** Version (a date) of the event envelope this build writes (spec § Versioning). */
+export const eventApiVersion = '2026-11-01';
+
+export interface EffectInput {
+  tenantId: string;
+  caseId: number;
+  effectType: string;
+  subjectType: string;
+  subjectId: string | number;
+  detail: Record<string, unknown>;
+  actor?: string | null;
+  correlationId?: string | null;
+  occurredAt: Date;
+  dedupeKey: string;
+}
+
+/** Appends one effect to a case's history (no-op when `dedupeKey` was written before). */
+export async function recordEffect(tx: Tx, input: EffectInput): Promise<void> {
+  await tx
+    .insert(caseEffects)
+    .values({
+      tenantId: input.tenantId,
+      caseId: input.caseId,
+      effectType: input.effectType,
+      subjectType: input.subjectType,
+      subjectId: String(input.subjectId),
+      detail: input.detail,
+      actorUsername: input.actor ?? null,
+      correlationId: input.correlationId ?? null,
+      occurredAt: input.occurredAt,
+      dedupeKey: input.dedupeKey,
+    })
+    .onConflictDoNothing({ target: [caseEffects.tenantId, caseEffects.dedupeKey] });
+}
+
+export interface TaskInput {
+  tenantId: string;
+  caseId: number | null;
+  taskType: string;
+  title: string;
+  subjectType: string;
+  subjectId: string | number;
+  dueAt: Date | null;
+  dedupeKey: string;
+}
+
+/** Opens a task, or returns the one opened before under the same `dedupeKey`. */
+export async function openTask(tx: Tx, input: TaskInput): Promise<typeof tasks.$inferSelect & { created: boolean }> {
+  const [inserted] = await tx
+    .insert(tasks)
+    .values({
+      tenantId: input.tenantId,
+      caseId: input.caseId,
+      taskType: input.taskType,
+      title: input.title,
+      subjectType: input.subjectType,
+      subjectId: String(input.subjectId),
+      dueAt: input.dueAt,
+      dedupeKey: input.dedupeKey,
+    })
+    .onConflictDoNothing({ target: [tasks.tenantId, tasks.dedupeKey] })
+    .returning();
+  if (inserted) return { ...inserted, created: true };
+  const [existing] = await tx
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.tenantId, input.tenantId), eq(tasks.dedupeKey, input.dedupeKey)));
+  if (!existing) throw new Error(`task ${input.dedupeKey} vanished after a conflict`);
+  return { ...existing, created: false };
+}
+
+export interface OutboxInput {
+  tenantId: string;
+  eventType: string;
+  subjectType: string;
+  subjectId: string | number;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+  dedupeKey: string;
+}
+
+/** Writes one event of the spec's envelope to the outbox (no-op when `dedupeKey` was written before). */
+export async function writeOutboxEvent(tx: Tx, input: OutboxInput): Promise<void> {
+  await tx
+    .insert(outboxEvents)
+    .values({
+      tenantId: input.tenantId,
+      eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+      eventType: input.eventType,
+      apiVersion: eventApiVersion,
+      occurredAt: input.occurredAt,
+      subjectType: input.subjectType,
+      subjectId: String(input.subjectId),
+      data: input.data,
+      dedupeKey: input.dedupeKey,
+    })
+    .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] });
+}

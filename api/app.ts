@@ -1,0 +1,67 @@
+/**
+ * The Hono app: global middleware, the one error handler, the route groups, the OpenAPI
+ * document (`GET /v1/openapi.json`) and its reference page (`GET /docs`).
+ * `createApp(deps)` builds it; tests drive it with `app.request()`, `workers/stack.ts` serves it.
+ */
+import { Scalar } from '@scalar/hono-api-reference';
+import { Hono } from 'hono';
+import { openAPIRouteHandler } from 'hono-openapi';
+import { DomainError, OAuthError } from '../domain/errors';
+import type { AppDeps, AppEnv } from './env';
+import { asDomainError, bearerChallenge, oauthErrorResponse, sendShapeA } from './errors';
+import { authenticate } from './middleware/auth';
+import { rateLimit } from './middleware/rate-limit';
+import { requestContext } from './middleware/request-context';
+import { documentation } from './openapi';
+import { healthRoutes } from './routes/health';
+import { oauthRoutes } from './routes/oauth';
+import { caseRoutes } from './routes/servicing/cases';
+import { evidenceRoutes } from './routes/servicing/evidence';
+import { interactionRoutes } from './routes/servicing/interactions';
+import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
+import { taskRoutes } from './routes/servicing/tasks';
+
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('deps', deps);
+    await next();
+  });
+  app.use('*', requestContext);
+
+  app.route('/oauth2', oauthRoutes);
+  app.route('/healthz', healthRoutes);
+  app.get(
+    '/v1/openapi.json',
+    openAPIRouteHandler(app, {
+      documentation: documentation as never,
+      exclude: ['/v1/openapi.json', '/docs'],
+    }),
+  );
+  app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'Lending and Servicing API' }));
+
+  app.use('/v1/*', authenticate, rateLimit);
+  app.route('/v1/servicing/cases', caseRoutes);
+  app.route('/v1/servicing/interactions', interactionRoutes);
+  app.route('/v1/servicing/evidence', evidenceRoutes);
+  app.route('/v1/servicing/tasks', taskRoutes);
+  app.route('/v1/servicing/privacy-requests', privacyRequestRoutes);
+
+  app.notFound((c) => sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)));
+
+  app.onError((err, c) => {
+    if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+    const domainError = asDomainError(err);
+    if (domainError.status >= 500 && domainError.code === 'error.msg.internal') {
+      deps.logger.error({ err, requestId: c.get('requestId') }, 'unhandled error');
+    }
+    const headers: Record<string, string> = {};
+    if (domainError.status === 401 || domainError.status === 403) headers['WWW-Authenticate'] = bearerChallenge(domainError);
+    return sendShapeA(c, domainError, headers);
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,51 @@
+/**
+ * The Hono environment of the app, typed once (STYLE §13.9), and what the app is built from.
+ */
+import type { Logger } from 'pino';
+import { createFactory } from 'hono/factory';
+import type { Activities, PlatformOperations } from '../activities';
+import type { Db } from '../db/client';
+import type { TemporalGateway } from './temporal-gateway';
+
+export interface ApiConfig {
+  environment: 'sandbox' | 'production';
+  /** HMAC key of paging cursors. */
+  cursorSigningKey: string;
+  /** Base of Shape B `type` URLs (`{docs_url}/errors/<code>`). */
+  docsUrl: string;
+  /** Default requests per second per client in this environment (DESIGN §5 Rate limits). */
+  rateLimitPerSecond: number;
+}
+
+export interface AppDeps {
+  db: Db;
+  activities: Activities;
+  platform: PlatformOperations;
+  temporal: TemporalGateway;
+  config: ApiConfig;
+  logger: Logger;
+}
+
+/** Who is calling, resolved from the bearer token. */
+export interface AuthContext {
+  clientId: string;
+  tenantId: string;
+  environment: 'sandbox' | 'production';
+  scopes: string[];
+  permissions: string[];
+  rateLimitPerSecond: number | null;
+}
+
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    requestId: string;
+    auth: AuthContext;
+    /** The `Service-Tenant` header, equal to the token's tenant. */
+    tenantId: string;
+    /** `Service-Actor`, or null. */
+    actor: string | null;
+  };
+}
+
+export const factory = createFactory<AppEnv>();

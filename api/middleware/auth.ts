@@ -1,0 +1,95 @@
+/**
+ * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
+ * § Shared header rules; DESIGN §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
+ * the token's tenant (403) → per route, scope and permission (403). Tokens are looked up by
+ * SHA-256 digest through a short in-process cache; they never reach a log.
+ */
+import type { Context } from 'hono';
+import { findTokenGrant, type TokenGrant } from '../../db/queries/platform';
+import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
+import { DomainError, fieldError } from '../../domain/errors';
+import { sha256Hex } from '../../domain/hash';
+import { bearerChallenge, sendShapeA } from '../errors';
+import { type AppEnv, factory } from '../env';
+
+const tenantPattern = /^[a-z0-9-]{1,64}$/;
+const cacheTtlMs = 30_000;
+const cacheMax = 10_000;
+const cache = new Map<string, { grant: TokenGrant | null; until: number }>();
+
+async function lookup(c: Context<AppEnv>, digest: string): Promise<TokenGrant | null> {
+  const now = Date.now();
+  const hit = cache.get(digest);
+  if (hit && hit.until > now) return hit.grant;
+  const grant = await findTokenGrant(c.get('deps').db, digest);
+  if (cache.size >= cacheMax) cache.clear();
+  cache.set(digest, { grant, until: now + cacheTtlMs });
+  return grant;
+}
+
+function unauthenticated(c: Context<AppEnv>, message: string): Response {
+  const err = new DomainError('error.msg.not.authenticated', message);
+  return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+}
+
+/** Resolves the bearer token and the tenant; sets `auth` and `tenantId`. */
+export const authenticate = factory.createMiddleware(async (c, next) => {
+  const header = c.req.header('authorization');
+  const match = header ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header) : null;
+  if (!match?.[1]) return unauthenticated(c, 'A bearer token is required.');
+  const token = match[1];
+  const environment = c.get('deps').config.environment;
+  if (!token.startsWith(credentialPrefix('at', environment))) {
+    return unauthenticated(c, 'The token is malformed or belongs to another environment.');
+  }
+  const grant = await lookup(c, sha256Hex(token));
+  if (!grant || grant.environment !== environment) return unauthenticated(c, 'The token is unknown or revoked.');
+  if (grant.expiresAt.getTime() <= Date.now()) return unauthenticated(c, 'The token has expired.');
+
+  const tenantHeaders = c.req.raw.headers.get('service-tenant');
+  // Headers.get joins repeated headers with ", ": more than one instance never matches the pattern.
+  if (tenantHeaders === null || !tenantPattern.test(tenantHeaders)) {
+    const message =
+      tenantHeaders === null
+        ? 'The Service-Tenant header is required.'
+        : 'Service-Tenant must appear once and be 1 to 64 lowercase letters, digits or hyphens.';
+    throw new DomainError('validation.msg.validation.errors.exist', message, {
+      errors: [fieldError('header.Service-Tenant', tenantHeaders, message)],
+    });
+  }
+  c.set('auth', {
+    clientId: grant.clientId,
+    tenantId: grant.tenantId,
+    environment: grant.environment,
+    scopes: grant.scopes,
+    permissions: grant.permissions,
+    rateLimitPerSecond: grant.rateLimitPerSecond,
+  });
+  if (tenantHeaders !== grant.tenantId) {
+    const err = new DomainError('error.msg.not.authorized', 'The token is not entitled to this tenant.');
+    return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+  }
+  c.set('tenantId', tenantHeaders);
+  await next();
+});
+
+/** Requires `scope` and `permission` on the token (403 otherwise; retrying does not help). */
+export function requires(scope: Scope, permission: Permission) {
+  return factory.createMiddleware(async (c, next) => {
+    const auth = c.get('auth');
+    if (!auth.scopes.includes(scope)) {
+      const err = new DomainError('error.msg.not.authorized', `The token lacks the scope ${scope}.`);
+      return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err, scope) });
+    }
+    if (!auth.permissions.includes('ALL') && !auth.permissions.includes(permission)) {
+      const err = new DomainError('error.msg.not.authorized', `The client lacks the permission ${permission}.`);
+      return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+    }
+    await next();
+  });
+}
+
+/** Forgets cached token look-ups (tests; after revocations). */
+export function clearTokenCache(): void {
+  cache.clear();
+}

@@ -1,0 +1,52 @@
+/**
+ * Request id, structured access log and the `Service-Actor` header (DESIGN §4 Logs, Actor
+ * context). The request id comes from `X-Request-Id` when the caller sends a sane one.
+ */
+import { randomUUID } from 'node:crypto';
+import { routePath } from 'hono/route';
+import { DomainError, fieldError } from '../../domain/errors';
+import { factory } from '../env';
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+/** 1–128 visible ASCII characters (spaces allowed inside). */
+const actorPattern = /^[\x21-\x7e](?:[\x20-\x7e]{0,126}[\x21-\x7e])?$/;
+
+export const requestContext = factory.createMiddleware(async (c, next) => {
+  const incoming = c.req.header('x-request-id');
+  const requestId = incoming && requestIdPattern.test(incoming) ? incoming : randomUUID();
+  c.set('requestId', requestId);
+  c.header('X-Request-Id', requestId);
+  const started = performance.now();
+  try {
+    const actor = c.req.header('service-actor');
+    if (actor !== undefined && !actorPattern.test(actor)) {
+      throw new DomainError('validation.msg.validation.errors.exist', 'Service-Actor must be 1 to 128 visible ASCII characters.', {
+        errors: [fieldError('header.Service-Actor', null, 'Service-Actor must be 1 to 128 visible ASCII characters.')],
+      });
+    }
+    c.set('actor', actor ?? null);
+    await next();
+  } finally {
+    const auth = c.get('auth');
+    c.get('deps').logger.info(
+      {
+        requestId,
+        method: c.req.method,
+        route: safeRoutePath(c),
+        status: c.res.status,
+        latencyMs: Math.round((performance.now() - started) * 10) / 10,
+        tenant: auth?.tenantId,
+        client: auth?.clientId,
+      },
+      'request',
+    );
+  }
+});
+
+function safeRoutePath(c: Parameters<typeof routePath>[0]): string {
+  try {
+    return routePath(c, -1);
+  } catch {
+    return c.req.path;
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * OpenAPI 3.1 description helpers: every route declares itself with `doc()`, which adds the
+ * spec's headers, security and error responses; the document is generated from the routes and
+ * their valibot schemas at `GET /v1/openapi.json` (api/app.ts).
+ */
+import { describeRoute, resolver } from 'hono-openapi';
+import type * as v from 'valibot';
+import type { Permission, Scope } from '../domain/auth';
+import { scopes } from '../domain/auth';
+
+const errorRef = { $ref: '#/components/responses/ShapeAError' };
+
+export interface RouteDoc {
+  tags: string[];
+  summary: string;
+  description?: string;
+  scope: Scope;
+  permission: Permission;
+  mutation?: boolean;
+  /** Success status → schema of its JSON body. */
+  responses: Record<number, { description: string; schema?: v.GenericSchema }>;
+}
+
+const headerParams = (mutation: boolean) => [
+  {
+    name: 'Service-Tenant',
+    in: 'header' as const,
+    required: true,
+    description: 'Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance.',
+    schema: { type: 'string' as const, pattern: '^[a-z0-9-]{1,64}$' },
+  },
+  {
+    name: 'Service-Actor',
+    in: 'header' as const,
+    required: false,
+    description: 'End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories.',
+    schema: { type: 'string' as const, maxLength: 128 },
+  },
+  ...(mutation
+    ? [
+        {
+          name: 'Idempotency-Key',
+          in: 'header' as const,
+          required: false,
+          description:
+            '1–50 characters naming one logical mutation. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h.',
+          schema: { type: 'string' as const, minLength: 1, maxLength: 50 },
+        },
+      ]
+    : []),
+];
+
+/** Describes one route for the OpenAPI document. */
+export function doc(route: RouteDoc) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: r.description,
+      ...(r.schema ? { content: { 'application/json': { schema: resolver(r.schema) } } } : {}),
+    };
+  }
+  for (const status of ['400', '401', '403', '404', '429', ...(route.mutation ? ['409', '422'] : []), '503']) {
+    responses[status] ??= errorRef;
+  }
+  return describeRoute({
+    tags: route.tags,
+    summary: route.summary,
+    description: `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
+    security: [{ oauth2: [route.scope] }, { bearer: [] }],
+    parameters: headerParams(route.mutation ?? false),
+    responses: responses as never,
+  });
+}
+
+const shapeA = {
+  type: 'object',
+  required: ['developerMessage', 'httpStatusCode', 'defaultUserMessage', 'userMessageGlobalisationCode', 'errors'],
+  properties: {
+    developerMessage: { type: 'string' },
+    httpStatusCode: { type: 'string', description: 'The HTTP status as text.' },
+    defaultUserMessage: { type: 'string' },
+    userMessageGlobalisationCode: {
+      type: 'string',
+      examples: ['validation.msg.validation.errors.exist', 'error.msg.not.authenticated', 'idempotency.request.in.flight'],
+    },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          parameterName: { type: 'string', description: 'Dotted path, e.g. `evidenceIds[1]` or `header.Service-Tenant`.' },
+          value: {},
+          developerMessage: { type: 'string' },
+          defaultUserMessage: { type: 'string' },
+          userMessageGlobalisationCode: { type: 'string' },
+          args: { type: 'array', items: {} },
+        },
+      },
+    },
+  },
+};
+
+/** Document-level fields: info, security schemes, the Shape A / Shape B error components. */
+export const documentation = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Lending and Servicing API',
+    version: '1.0.0',
+    description:
+      'Lending-management and loan-servicing interface. Every ordinary call carries `Authorization: Bearer <token>` (from `POST /oauth2/token`) and `Service-Tenant`. Errors use Shape A; rate limits are announced in `RateLimit-Policy` / `RateLimit`.',
+  },
+  components: {
+    securitySchemes: {
+      oauth2: {
+        type: 'oauth2',
+        description: 'OAuth 2.0 client credentials (HTTP Basic client id and secret).',
+        flows: {
+          clientCredentials: {
+            tokenUrl: '/oauth2/token',
+            scopes: Object.fromEntries(scopes.map((s) => [s, s])),
+          },
+        },
+      },
+      bearer: { type: 'http', scheme: 'bearer', description: 'Opaque access token (`at_test_…` sandbox, `at_live_…` production).' },
+    },
+    schemas: {
+      ShapeA: shapeA,
+      ShapeB: {
+        type: 'object',
+        description: 'RFC 9457 problem details (AI session outputs).',
+        required: ['type', 'title', 'status', 'code', 'detail', 'requestId'],
+        properties: {
+          type: { type: 'string' },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          code: { type: 'string' },
+          detail: { type: 'string' },
+          requestId: { type: 'string' },
+        },
+      },
+    },
+    responses: {
+      ShapeAError: {
+        description: 'Error (Shape A). 400 validation, 401 not authenticated, 403 not authorized, 404 not found, 409 conflict or in flight (Retry-After), 422 idempotency key payload mismatch, 429 rate limited (Retry-After), 503 dependency unavailable.',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ShapeA' } } },
+      },
+    },
+  },
+};

@@ -1,0 +1,55 @@
+/** Evidence metadata (issue 2 §6). Mounted at `/v1/servicing/evidence`. */
+import { getEvidence } from '../../../db/queries/servicing';
+import { notFound } from '../../../domain/errors';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
+import { createdEvidenceResponse, createEvidenceBody, evidenceIdParam } from '../../schemas/servicing';
+import { jsonBody, noQuery, pathParams } from '../../validation';
+import { operationContext } from '../context';
+
+const tags = ['Servicing: evidence'];
+
+export const evidenceRoutes = factory
+  .createApp()
+  /** Records evidence on a case: 201 `{evidenceId, resourceId}`; unknown caseId → 400. */
+  .post(
+    '/',
+    doc({
+      tags,
+      summary: 'Record evidence',
+      scope: 'servicing:write',
+      permission: 'CREATE_EVIDENCE',
+      mutation: true,
+      responses: { 201: { description: 'Evidence recorded', schema: createdEvidenceResponse } },
+    }),
+    requires('servicing:write', 'CREATE_EVIDENCE'),
+    noQuery(),
+    ...jsonBody(createEvidenceBody),
+    idempotent(),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await c.get('deps').activities.addEvidence({ ...operationContext(c), ...body });
+      return c.json({ evidenceId: result.evidenceId, resourceId: result.evidenceId }, 201);
+    },
+  )
+  .get(
+    '/:evidenceId',
+    doc({
+      tags,
+      summary: 'Read evidence metadata',
+      scope: 'servicing:read',
+      permission: 'READ_EVIDENCE',
+      responses: { 200: { description: 'The evidence metadata' } },
+    }),
+    requires('servicing:read', 'READ_EVIDENCE'),
+    pathParams(evidenceIdParam),
+    noQuery(),
+    async (c) => {
+      const { evidenceId } = c.req.valid('param');
+      const found = await getEvidence(c.get('deps').db, c.get('tenantId'), evidenceId);
+      if (!found) throw notFound('Evidence', evidenceId);
+      return c.json(found, 200);
+    },
+  );

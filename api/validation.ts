@@ -1,0 +1,114 @@
+/**
+ * The one request-validation helper (STYLE §4.1): valibot schemas run through hono-openapi's
+ * Standard Schema validator, so the same schemas describe the routes in the OpenAPI document.
+ * A failure is a Shape A 400 `validation.msg.validation.errors.exist` whose `errors[]` name each
+ * offending field (`parameterName` as a dotted path, e.g. `evidenceIds[1]`). Unknown body fields
+ * and unknown query parameters fail too: every schema here is a strict object.
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { MiddlewareHandler, ValidationTargets } from 'hono';
+import { validator } from 'hono-openapi';
+import * as v from 'valibot';
+import { DomainError, fieldError } from '../domain/errors';
+import type { AppEnv } from './env';
+
+function parameterName(target: string, path: StandardSchemaV1.Issue['path']): string {
+  let name = '';
+  for (const segment of path ?? []) {
+    const key = typeof segment === 'object' && segment !== null && 'key' in segment ? segment.key : segment;
+    if (typeof key === 'number') name += `[${key}]`;
+    else name += name === '' ? String(key) : `.${String(key)}`;
+  }
+  if (name === '') return target === 'json' ? 'body' : target;
+  return name;
+}
+
+function valueAt(data: unknown, path: StandardSchemaV1.Issue['path']): unknown {
+  let current: unknown = data;
+  for (const segment of path ?? []) {
+    const key = typeof segment === 'object' && segment !== null && 'key' in segment ? segment.key : segment;
+    if (current === null || typeof current !== 'object') return null;
+    current = (current as Record<PropertyKey, unknown>)[key as PropertyKey];
+  }
+  return current === undefined ? null : current;
+}
+
+/** Converts Standard Schema issues into the DomainError the error handler renders. */
+export function issuesToError(target: string, issues: readonly StandardSchemaV1.Issue[], data: unknown): DomainError {
+  const errors = issues.map((issue) => {
+    const name = parameterName(target, issue.path);
+    const unknownKey = issue.message.startsWith('Invalid key');
+    const message = unknownKey
+      ? target === 'query'
+        ? `Unknown query parameter ${name}.`
+        : `Unknown field ${name}.`
+      : `${name}: ${issue.message}`;
+    return fieldError(name, unknownKey ? null : valueAt(data, issue.path), message);
+  });
+  return new DomainError('validation.msg.validation.errors.exist', errors.map((e) => e.developerMessage).join(' '), { errors });
+}
+
+function validate<Target extends keyof ValidationTargets, S extends v.GenericSchema>(target: Target, schema: S) {
+  return validator(target, schema, (result) => {
+    if (!result.success) throw issuesToError(target, result.error, result.data);
+  });
+}
+
+const jsonContentType = /^application\/([a-z0-9.+-]+\+)?json(\s*;.*)?$/i;
+
+/** Validates an `application/json` body (another content type → 400 on `header.Content-Type`). */
+export function jsonBody<S extends v.GenericSchema>(schema: S) {
+  const check: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const contentType = c.req.header('content-type') ?? '';
+    if (!jsonContentType.test(contentType)) {
+      throw new DomainError('validation.msg.validation.errors.exist', 'The body must be application/json.', {
+        errors: [fieldError('header.Content-Type', contentType || null, 'The body must be application/json.')],
+      });
+    }
+    await next();
+  };
+  return [check, validate('json', schema)] as const;
+}
+
+/** Validates the query string against a strict object (unknown parameters → 400). */
+export function queryParams<S extends v.GenericSchema>(schema: S) {
+  return validate('query', schema);
+}
+
+/** Validates path parameters. */
+export function pathParams<S extends v.GenericSchema>(schema: S) {
+  return validate('param', schema);
+}
+
+/** No query parameters at all: any one → 400. */
+export const noQuery = () => queryParams(v.strictObject({}));
+
+/** A positive integer identifier in the path, e.g. `caseId`. */
+export const integerId = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^[1-9][0-9]{0,15}$/, `${name} must be a positive integer.`),
+    v.transform(Number),
+  );
+
+/** `limit`: 1 to 200, default 50; out of range is an error, never clamped (spec § Limits). */
+export const limitParam = v.optional(
+  v.pipe(
+    v.string(),
+    v.regex(/^[0-9]{1,4}$/, 'limit must be an integer from 1 to 200.'),
+    v.transform(Number),
+    v.minValue(1, 'limit must be an integer from 1 to 200.'),
+    v.maxValue(200, 'limit must be an integer from 1 to 200.'),
+  ),
+  '50',
+);
+
+/** `offset`: a non-negative integer, default 0. */
+export const offsetParam = v.optional(
+  v.pipe(v.string(), v.regex(/^[0-9]{1,9}$/, 'offset must be a non-negative integer.'), v.transform(Number)),
+  '0',
+);
+
+/** Non-empty trimmed text up to `max` characters. */
+export const text = (max: number) =>
+  v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty.'), v.maxLength(max, `must be at most ${max} characters.`));

@@ -1,0 +1,57 @@
+/**
+ * Privacy-request vocabulary shared by the API, operations and the workflow (DESIGN §5
+ * Privacy-request clocks; spec § Privacy request).
+ */
+import type { PrivacyRegime } from '../deadlines';
+
+export const privacyRequestTypes = [
+  'ACCESS',
+  'DELETION',
+  'CORRECTION',
+  'PORTABILITY',
+  'OPT_OUT_SALE_SHARING',
+  'LIMIT_SENSITIVE',
+  'APPEAL',
+] as const;
+export type PrivacyRequestType = (typeof privacyRequestTypes)[number];
+
+export const openPrivacyStatuses = ['RECEIVED', 'ACKNOWLEDGED', 'IN_PROGRESS', 'EXTENDED', 'OVERDUE'] as const;
+export const privacyOutcomes = ['FULFILLED', 'PARTIALLY_FULFILLED', 'DENIED', 'DENIED_EXEMPT', 'WITHDRAWN'] as const;
+export type OpenPrivacyStatus = (typeof openPrivacyStatuses)[number];
+export type PrivacyOutcome = (typeof privacyOutcomes)[number];
+export type PrivacyRequestStatus = OpenPrivacyStatus | PrivacyOutcome;
+
+/** True for the statuses that end a request (its workflow completes). */
+export function isTerminalPrivacyStatus(status: string): status is PrivacyOutcome {
+  return (privacyOutcomes as readonly string[]).includes(status);
+}
+
+/** Input of `privacyRequestWorkflow` (JSON-serializable; instants as epoch milliseconds). */
+export interface PrivacyRequestWorkflowInput {
+  tenantId: string;
+  requestId: number;
+  caseId: number;
+  customerRef: string;
+  regime: PrivacyRegime;
+  /** The due time as shown to the integrator, ISO 8601 with offset. */
+  statutoryDueAt: string;
+  /** Epoch ms of the statutory due time. */
+  dueAtMs: number;
+  /** Epoch ms of the reminder (due − 10 days). */
+  reminderAtMs: number;
+}
+
+/** Payload of the `fulfilRequest` update. */
+export interface FulfilPrivacyRequestArgs {
+  outcome: PrivacyOutcome;
+  outcomeReason: string;
+  evidenceIds: number[];
+  actor?: string | null;
+  correlationId?: string | null;
+}
+
+/** Result of the `fulfilRequest` update. */
+export interface FulfilPrivacyRequestResult {
+  requestId: number;
+  status: PrivacyOutcome;
+}

@@ -1,0 +1,2 @@
+/** The single `workflowsPath` entry: every workflow function the workers run. */
+export { privacyRequestWorkflow } from './privacy-request/workflow';
