@@ -7,10 +7,10 @@ import type { ActivityOptions } from '@temporalio/workflow';
 export const dbWrite: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '7 days',
+  // No maximumAttempts: retried until scheduleToCloseTimeout.
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '5 minutes',
-    maximumAttempts: 0,
   },
 };

@@ -1,0 +1,42 @@
+/**
+ * `npm start`: the whole service with its embedded defaults (workers/stack.ts). Prints the base
+ * URL, the Temporal UI URL and how to get a credential; Ctrl-C stops everything it started.
+ */
+import { loadConfig } from '../workers/config';
+import { createLogger } from '../workers/logger';
+import { installTemporalRuntime, startStack } from '../workers/stack';
+
+const started = Date.now();
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+installTemporalRuntime();
+const stack = await startStack(config, logger);
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+process.stdout.write(
+  [
+    '',
+    `Lending and servicing engine ready in ${seconds} s (${config.environment})`,
+    `  API:          ${stack.baseUrl}   (reference: ${stack.baseUrl}/docs, OpenAPI: ${stack.baseUrl}/v1/openapi.json)`,
+    `  Health:       ${stack.baseUrl}/healthz`,
+    `  Temporal UI:  ${stack.temporalUiUrl ?? `(external Temporal at ${stack.temporalAddress})`}`,
+    `  Credential:   npm run admin -- clients create --tenant demo --environment ${config.environment} --scopes "servicing:read servicing:write" --permissions ALL`,
+    `  Demo flow:    npm run demo`,
+    '',
+  ].join('\n'),
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    stack
+      .stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        logger.error({ err }, 'stop failed');
+        process.exit(1);
+      });
+  });
+}
