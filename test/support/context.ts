@@ -1,0 +1,142 @@
+/**
+ * Builds what integration tests need on the servers the global setup started: the database, the
+ * operations, a real Temporal client and a servicing worker running in this test process, and
+ * the Hono app wired exactly as `npm start` wires it. Each file gets its own tenants.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { createActivities, createPlatformOperations } from '../../activities';
+import { createApp } from '../../api/app';
+import { createTemporalGateway } from '../../api/temporal-gateway';
+import { createDb } from '../../db/client';
+import { installTemporalRuntime } from '../../workers/stack';
+import { createServicingWorker } from '../../workers/servicing';
+
+export const testSecrets = { secretPepper: 'test-pepper', cursorSigningKey: 'test-cursor-key' };
+
+export interface TestContext {
+  db: ReturnType<typeof createDb>['db'];
+  activities: ReturnType<typeof createActivities>;
+  platform: ReturnType<typeof createPlatformOperations>;
+  app: ReturnType<typeof createApp>;
+  client: Client;
+  /** Current time seen by operations (tests may move it). */
+  now: { value: Date | null };
+  close(): Promise<void>;
+}
+
+/** A unique tenant id for one test. */
+export function uniqueTenant(prefix = 't'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+export async function createTestContext(options: { worker?: boolean; rateLimitPerSecond?: number } = {}): Promise<TestContext> {
+  installTemporalRuntime();
+  const { db, close: closeDb } = createDb(inject('databaseUrl'), { maxConnections: 10 });
+  const now: { value: Date | null } = { value: null };
+  const deps = { db, clock: () => now.value ?? new Date(), secretPepper: testSecrets.secretPepper, environment: 'sandbox' as const };
+  const activities = createActivities(deps);
+  const platform = createPlatformOperations(deps);
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const client = new Client({ connection });
+  let worker: Worker | null = null;
+  let workerRun: Promise<void> | null = null;
+  let workerConnection: NativeConnection | null = null;
+  if (options.worker !== false) {
+    workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    worker = await createServicingWorker({
+      connection: workerConnection,
+      namespace: 'default',
+      activities,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    workerRun = worker.run();
+  }
+  const app = createApp({
+    db,
+    activities,
+    platform,
+    temporal: createTemporalGateway(client),
+    config: {
+      environment: 'sandbox',
+      cursorSigningKey: testSecrets.cursorSigningKey,
+      docsUrl: 'https://docs.test/lending',
+      rateLimitPerSecond: options.rateLimitPerSecond ?? 10_000,
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  return {
+    db,
+    activities,
+    platform,
+    app,
+    client,
+    now,
+    async close() {
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      await workerRun;
+      await workerConnection?.close();
+      await connection.close();
+      await closeDb();
+    },
+  };
+}
+
+export interface Credential {
+  tenant: string;
+  clientId: string;
+  clientSecret: string;
+  token: string;
+}
+
+/** Creates a client in `tenant` and exchanges it for a token through `POST /oauth2/token`. */
+export async function credentialFor(
+  ctx: TestContext,
+  tenant: string,
+  grant: { scopes?: string[]; permissions?: string[]; rateLimitPerSecond?: number | null } = {},
+): Promise<Credential> {
+  const created = await ctx.platform.createClient({
+    tenantId: tenant,
+    environment: 'sandbox',
+    scopes: grant.scopes ?? ['servicing:read', 'servicing:write'],
+    permissions: grant.permissions ?? ['ALL'],
+    rateLimitPerSecond: grant.rateLimitPerSecond ?? 10_000,
+  });
+  const res = await ctx.app.request('/oauth2/token', {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { access_token: string };
+  return { tenant, clientId: created.clientId, clientSecret: created.clientSecret, token: body.access_token };
+}
+
+/** Sends a JSON request as `cred` through `app.request()`. */
+export async function call(
+  ctx: TestContext,
+  cred: Credential,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await ctx.app.request(path, {
+    method,
+    headers: {
+      authorization: `Bearer ${cred.token}`,
+      'service-tenant': cred.tenant,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two projects (STYLE §11): `unit` (pure, no servers) and `integration` (activities, API,
+ * workflows, e2e), whose global setup starts each heavy server once per run: a throw-away
+ * embedded PostgreSQL, a Temporal dev server, and the workflow bundle. Workflow files start
+ * their own time-skipping server (time is global to one server).
+ */
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/{activities,api,workflows,e2e}/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
