@@ -12,6 +12,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import {
+  ActivityFailure,
   ApplicationFailure,
   defineSearchAttributeKey,
   SearchAttributeType,
@@ -67,7 +68,10 @@ function privacyStartOptions(start: PrivacyWorkflowStart) {
 /** Turns a Temporal failure into the DomainError it stands for. */
 export function toDomainError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
-  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
+  let cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
+  // An update handler that lets its activity's failure escape fails with an ActivityFailure
+  // whose cause is the activity's ApplicationFailure.
+  if (cause instanceof ActivityFailure) cause = cause.cause;
   if (cause instanceof ApplicationFailure && cause.type && isErrorCode(cause.type)) {
     const detail = cause.details?.[0] as { errors?: FieldError[] } | undefined;
     return new DomainError(cause.type, cause.message, { errors: detail?.errors ?? [] });

@@ -37,12 +37,17 @@ function valueAt(data: unknown, path: StandardSchemaV1.Issue['path']): unknown {
 export function issuesToError(target: string, issues: readonly StandardSchemaV1.Issue[], data: unknown): DomainError {
   const errors = issues.map((issue) => {
     const name = parameterName(target, issue.path);
-    const unknownKey = issue.message.startsWith('Invalid key');
+    // valibot's strict objects report both cases as "Invalid key": an unknown key expects
+    // `never`, a missing required key expects the key's name.
+    const unknownKey = issue.message.startsWith('Invalid key: Expected never');
+    const missingKey = !unknownKey && issue.message.startsWith('Invalid key');
     const message = unknownKey
       ? target === 'query'
         ? `Unknown query parameter ${name}.`
         : `Unknown field ${name}.`
-      : `${name}: ${issue.message}`;
+      : missingKey
+        ? `${name} is required.`
+        : `${name}: ${issue.message}`;
     return fieldError(name, unknownKey ? null : valueAt(data, issue.path), message);
   });
   return new DomainError('validation.msg.validation.errors.exist', errors.map((e) => e.developerMessage).join(' '), { errors });

