@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     // CI also writes a JSON report; .ci/run's closing line comes from vitest's own summary.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.data/vitest-report.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: '.data/vitest-report.json' }]]
+      : ['default'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

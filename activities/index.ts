@@ -4,9 +4,9 @@
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
 import type { Deps } from './deps';
+import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
 import { issueAccessToken } from './platform/tokens';
-import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { addEvidence } from './servicing/add-evidence';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';

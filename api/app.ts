@@ -48,7 +48,9 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/tasks', taskRoutes);
   app.route('/v1/servicing/privacy-requests', privacyRequestRoutes);
 
-  app.notFound((c) => sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)));
+  app.notFound((c) =>
+    sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)),
+  );
 
   app.onError((err, c) => {
     if (err instanceof OAuthError) return oauthErrorResponse(c, err);
@@ -57,7 +59,8 @@ export function createApp(deps: AppDeps) {
       deps.logger.error({ err, requestId: c.get('requestId') }, 'unhandled error');
     }
     const headers: Record<string, string> = {};
-    if (domainError.status === 401 || domainError.status === 403) headers['WWW-Authenticate'] = bearerChallenge(domainError);
+    if (domainError.status === 401 || domainError.status === 403)
+      headers['WWW-Authenticate'] = bearerChallenge(domainError);
     return sendShapeA(c, domainError, headers);
   });
 

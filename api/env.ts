@@ -1,8 +1,9 @@
 /**
  * The Hono environment of the app, typed once (STYLE §13.9), and what the app is built from.
  */
-import type { Logger } from 'pino';
+
 import { createFactory } from 'hono/factory';
+import type { Logger } from 'pino';
 import type { Activities, PlatformOperations } from '../activities';
 import type { Db } from '../db/client';
 import type { TemporalGateway } from './temporal-gateway';

@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { DomainError, errorCodes, type FieldError, fieldError, OAuthError } from '../domain/errors';
+import { DomainError, errorCodes, type FieldError, fieldError, type OAuthError } from '../domain/errors';
 import type { AppEnv } from './env';
 
 export interface ShapeA {
@@ -70,7 +70,11 @@ export function bearerChallenge(err: DomainError, requiredScope?: string): strin
 }
 
 /** Sends a DomainError as Shape A, with Retry-After / WWW-Authenticate where they belong. */
-export function sendShapeA(c: Context<AppEnv>, err: DomainError, headers: Record<string, string> = {}): Response {
+export function sendShapeA(
+  c: Context<AppEnv>,
+  err: DomainError,
+  headers: Record<string, string> = {},
+): Response {
   const all: Record<string, string> = { ...headers };
   if (err.retryAfterSeconds !== undefined) all['Retry-After'] = String(err.retryAfterSeconds);
   return c.json(toShapeA(err), err.status as 400, all);

@@ -59,13 +59,22 @@ export function doc(route: RouteDoc) {
       ...(r.schema ? { content: { 'application/json': { schema: resolver(r.schema) } } } : {}),
     };
   }
-  for (const status of ['400', '401', '403', '404', '429', ...(route.mutation ? ['409', '422'] : []), '503']) {
+  for (const status of [
+    '400',
+    '401',
+    '403',
+    '404',
+    '429',
+    ...(route.mutation ? ['409', '422'] : []),
+    '503',
+  ]) {
     responses[status] ??= errorRef;
   }
   return describeRoute({
     tags: route.tags,
     summary: route.summary,
-    description: `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
+    description:
+      `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
     security: [{ oauth2: [route.scope] }, { bearer: [] }],
     parameters: headerParams(route.mutation ?? false),
     responses: responses as never,
@@ -74,21 +83,34 @@ export function doc(route: RouteDoc) {
 
 const shapeA = {
   type: 'object',
-  required: ['developerMessage', 'httpStatusCode', 'defaultUserMessage', 'userMessageGlobalisationCode', 'errors'],
+  required: [
+    'developerMessage',
+    'httpStatusCode',
+    'defaultUserMessage',
+    'userMessageGlobalisationCode',
+    'errors',
+  ],
   properties: {
     developerMessage: { type: 'string' },
     httpStatusCode: { type: 'string', description: 'The HTTP status as text.' },
     defaultUserMessage: { type: 'string' },
     userMessageGlobalisationCode: {
       type: 'string',
-      examples: ['validation.msg.validation.errors.exist', 'error.msg.not.authenticated', 'idempotency.request.in.flight'],
+      examples: [
+        'validation.msg.validation.errors.exist',
+        'error.msg.not.authenticated',
+        'idempotency.request.in.flight',
+      ],
     },
     errors: {
       type: 'array',
       items: {
         type: 'object',
         properties: {
-          parameterName: { type: 'string', description: 'Dotted path, e.g. `evidenceIds[1]` or `header.Service-Tenant`.' },
+          parameterName: {
+            type: 'string',
+            description: 'Dotted path, e.g. `evidenceIds[1]` or `header.Service-Tenant`.',
+          },
           value: {},
           developerMessage: { type: 'string' },
           defaultUserMessage: { type: 'string' },
@@ -121,7 +143,11 @@ export const documentation = {
           },
         },
       },
-      bearer: { type: 'http', scheme: 'bearer', description: 'Opaque access token (`at_test_…` sandbox, `at_live_…` production).' },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Opaque access token (`at_test_…` sandbox, `at_live_…` production).',
+      },
     },
     schemas: {
       ShapeA: shapeA,
@@ -141,7 +167,8 @@ export const documentation = {
     },
     responses: {
       ShapeAError: {
-        description: 'Error (Shape A). 400 validation, 401 not authenticated, 403 not authorized, 404 not found, 409 conflict or in flight (Retry-After), 422 idempotency key payload mismatch, 429 rate limited (Retry-After), 503 dependency unavailable.',
+        description:
+          'Error (Shape A). 400 validation, 401 not authenticated, 403 not authorized, 404 not found, 409 conflict or in flight (Retry-After), 422 idempotency key payload mismatch, 429 rate limited (Retry-After), 503 dependency unavailable.',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ShapeA' } } },
       },
     },

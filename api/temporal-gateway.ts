@@ -45,7 +45,10 @@ export interface TemporalGateway {
    * Delivers the outcome through the `fulfilRequest` update, starting the workflow first when it
    * was never started (update-with-start). Errors: DomainErrors of the update's failure type.
    */
-  fulfilPrivacyRequest(start: PrivacyWorkflowStart, args: FulfilPrivacyRequestArgs): Promise<FulfilPrivacyRequestResult>;
+  fulfilPrivacyRequest(
+    start: PrivacyWorkflowStart,
+    args: FulfilPrivacyRequestArgs,
+  ): Promise<FulfilPrivacyRequestResult>;
   /** True when the Temporal frontend answers. */
   health(): Promise<boolean>;
 }
@@ -82,9 +85,13 @@ export function toDomainError(err: unknown): unknown {
     isGrpcServiceError(err) ||
     (err instanceof Error && /UNAVAILABLE|DEADLINE_EXCEEDED|ECONNREFUSED/.test(err.message))
   ) {
-    return new DomainError('error.msg.service.unavailable', 'The workflow service is unavailable; retry later.', {
-      retryAfterSeconds: 5,
-    });
+    return new DomainError(
+      'error.msg.service.unavailable',
+      'The workflow service is unavailable; retry later.',
+      {
+        retryAfterSeconds: 5,
+      },
+    );
   }
   return err;
 }
@@ -93,7 +100,10 @@ export function createTemporalGateway(client: Client): TemporalGateway {
   return {
     async startPrivacyRequest(start) {
       try {
-        await client.workflow.start<typeof privacyRequestWorkflow>('privacyRequestWorkflow', privacyStartOptions(start));
+        await client.workflow.start<typeof privacyRequestWorkflow>(
+          'privacyRequestWorkflow',
+          privacyStartOptions(start),
+        );
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return;
         throw toDomainError(err);
@@ -103,10 +113,13 @@ export function createTemporalGateway(client: Client): TemporalGateway {
       try {
         return await client.workflow.executeUpdateWithStart(fulfilRequestUpdate, {
           args: [args],
-          startWorkflowOperation: new WithStartWorkflowOperation<typeof privacyRequestWorkflow>('privacyRequestWorkflow', {
-            ...privacyStartOptions(start),
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
+          startWorkflowOperation: new WithStartWorkflowOperation<typeof privacyRequestWorkflow>(
+            'privacyRequestWorkflow',
+            {
+              ...privacyStartOptions(start),
+              workflowIdConflictPolicy: 'USE_EXISTING',
+            },
+          ),
         });
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError || err instanceof WorkflowNotFoundError) {

@@ -34,7 +34,11 @@ function valueAt(data: unknown, path: StandardSchemaV1.Issue['path']): unknown {
 }
 
 /** Converts Standard Schema issues into the DomainError the error handler renders. */
-export function issuesToError(target: string, issues: readonly StandardSchemaV1.Issue[], data: unknown): DomainError {
+export function issuesToError(
+  target: string,
+  issues: readonly StandardSchemaV1.Issue[],
+  data: unknown,
+): DomainError {
   const errors = issues.map((issue) => {
     const name = parameterName(target, issue.path);
     // valibot's strict objects report both cases as "Invalid key": an unknown key expects
@@ -50,10 +54,17 @@ export function issuesToError(target: string, issues: readonly StandardSchemaV1.
         : `${name}: ${issue.message}`;
     return fieldError(name, unknownKey ? null : valueAt(data, issue.path), message);
   });
-  return new DomainError('validation.msg.validation.errors.exist', errors.map((e) => e.developerMessage).join(' '), { errors });
+  return new DomainError(
+    'validation.msg.validation.errors.exist',
+    errors.map((e) => e.developerMessage).join(' '),
+    { errors },
+  );
 }
 
-function validate<Target extends keyof ValidationTargets, S extends v.GenericSchema>(target: Target, schema: S) {
+function validate<Target extends keyof ValidationTargets, S extends v.GenericSchema>(
+  target: Target,
+  schema: S,
+) {
   return validator(target, schema, (result) => {
     if (!result.success) throw issuesToError(target, result.error, result.data);
   });
@@ -67,7 +78,9 @@ export function jsonBody<S extends v.GenericSchema>(schema: S) {
     const contentType = c.req.header('content-type') ?? '';
     if (!jsonContentType.test(contentType)) {
       throw new DomainError('validation.msg.validation.errors.exist', 'The body must be application/json.', {
-        errors: [fieldError('header.Content-Type', contentType || null, 'The body must be application/json.')],
+        errors: [
+          fieldError('header.Content-Type', contentType || null, 'The body must be application/json.'),
+        ],
       });
     }
     await next();
@@ -116,4 +129,9 @@ export const offsetParam = v.optional(
 
 /** Non-empty trimmed text up to `max` characters. */
 export const text = (max: number) =>
-  v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty.'), v.maxLength(max, `must be at most ${max} characters.`));
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'must not be empty.'),
+    v.maxLength(max, `must be at most ${max} characters.`),
+  );

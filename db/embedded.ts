@@ -32,7 +32,9 @@ export async function freePort(): Promise<number> {
     const server = net.createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
     server.on('error', reject);
   });
@@ -75,7 +77,9 @@ export async function startEmbeddedPostgres(options: {
       'listen_addresses=127.0.0.1',
       '-c',
       'max_connections=200',
-      ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...(options.fast
+        ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+        : []),
     ],
     onLog: (line: string) => options.log?.(String(line).trimEnd()),
     onError: (err: unknown) => options.log?.(String(err)),

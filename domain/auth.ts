@@ -3,7 +3,13 @@
  */
 
 /** The spec's scopes: each opens a broad surface; a permission decides each operation. */
-export const scopes = ['servicing:read', 'servicing:write', 'lending:read', 'lending:write', 'actions:approve'] as const;
+export const scopes = [
+  'servicing:read',
+  'servicing:write',
+  'lending:read',
+  'lending:write',
+  'actions:approve',
+] as const;
 export type Scope = (typeof scopes)[number];
 
 export function isScope(value: string): value is Scope {

@@ -34,12 +34,22 @@ export function encodeCursor(
   query: Record<string, string | undefined>,
   position: CursorPosition,
 ): string {
-  const payload = JSON.stringify({ v: 1, r: route, q: queryHash(query), k: position.sortKey, i: position.id });
+  const payload = JSON.stringify({
+    v: 1,
+    r: route,
+    q: queryHash(query),
+    k: position.sortKey,
+    i: position.id,
+  });
   const body = toBase64Url(new TextEncoder().encode(payload));
   return `${body}.${toBase64Url(hmacSha256(signingKey, body))}`;
 }
 
-function invalidCursor(cursor: string, message: string, code: 'validation.msg.validation.errors.exist' | 'validation.msg.cursor.query.mismatch') {
+function invalidCursor(
+  cursor: string,
+  message: string,
+  code: 'validation.msg.validation.errors.exist' | 'validation.msg.cursor.query.mismatch',
+) {
   return new DomainError(code, message, { errors: [fieldError('cursor', cursor, message, code)] });
 }
 
@@ -55,9 +65,14 @@ export function decodeCursor(
   cursor: string,
 ): CursorPosition {
   const [body, signature, ...rest] = cursor.split('.');
-  if (!body || !signature || rest.length > 0) throw invalidCursor(cursor, 'The cursor is malformed.', 'validation.msg.validation.errors.exist');
+  if (!body || !signature || rest.length > 0)
+    throw invalidCursor(cursor, 'The cursor is malformed.', 'validation.msg.validation.errors.exist');
   if (!timingSafeEqualText(signature, toBase64Url(hmacSha256(signingKey, body)))) {
-    throw invalidCursor(cursor, 'The cursor is not one this service issued.', 'validation.msg.validation.errors.exist');
+    throw invalidCursor(
+      cursor,
+      'The cursor is not one this service issued.',
+      'validation.msg.validation.errors.exist',
+    );
   }
   const bytes = fromBase64Url(body);
   let payload: { v?: unknown; r?: unknown; q?: unknown; k?: unknown; i?: unknown };
@@ -70,7 +85,11 @@ export function decodeCursor(
     throw invalidCursor(cursor, 'The cursor is malformed.', 'validation.msg.validation.errors.exist');
   }
   if (payload.r !== route || payload.q !== queryHash(query)) {
-    throw invalidCursor(cursor, 'The cursor was issued for another endpoint or query.', 'validation.msg.cursor.query.mismatch');
+    throw invalidCursor(
+      cursor,
+      'The cursor was issued for another endpoint or query.',
+      'validation.msg.cursor.query.mismatch',
+    );
   }
   return { sortKey: payload.k, id: payload.i };
 }

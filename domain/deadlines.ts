@@ -79,7 +79,11 @@ export function computePrivacyDeadlines(input: {
 }
 
 /** Due time after the regime's one extension, counted from the original due day. */
-export function computeExtendedDueAt(input: { regime: PrivacyRegime; dueDate: string; timeZone: string }): PrivacyDeadlines {
+export function computeExtendedDueAt(input: {
+  regime: PrivacyRegime;
+  dueDate: string;
+  timeZone: string;
+}): PrivacyDeadlines {
   const dueDate = addPeriod(input.dueDate, regimeRules[input.regime].extension);
   const dueAtMs = endOfLocalDay(dueDate, input.timeZone);
   return {

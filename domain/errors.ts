@@ -134,7 +134,12 @@ export function notFound(resource: string, id: string | number): DomainError {
 }
 
 /** RFC 6749 §5.2 error codes of the token endpoint. */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope';
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'invalid_scope';
 
 /**
  * A rejected token request, answered as `{error, error_description}` (RFC 6749 §5.2):

@@ -75,7 +75,11 @@ export function localDate(instantMs: number, timeZone: string): string {
  * The instant at which the wall clock in `timeZone` shows `date` at `hh:mm:ss`. In a DST gap the
  * later offset wins; in an overlap the earlier instant.
  */
-export function instantOfLocal(date: string, time: { hour: number; minute: number; second: number }, timeZone: string): number {
+export function instantOfLocal(
+  date: string,
+  time: { hour: number; minute: number; second: number },
+  timeZone: string,
+): number {
   const { year, month, day } = parseIsoDate(date);
   const naive = Date.UTC(year, month - 1, day, time.hour, time.minute, time.second);
   let instant = naive - offsetMinutes(naive, timeZone) * 60000;

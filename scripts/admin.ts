@@ -47,16 +47,26 @@ const embedded = config.databaseUrl
 const { db, close } = createDb(config.databaseUrl ?? embedded!.url, { maxConnections: 2 });
 try {
   await applyMigrations(db);
-  const ops = createPlatformOperations({ db, clock: () => new Date(), secretPepper: config.secretPepper, environment: config.environment });
+  const ops = createPlatformOperations({
+    db,
+    clock: () => new Date(),
+    secretPepper: config.secretPepper,
+    environment: config.environment,
+  });
   let result: unknown;
   if (command === 'create') {
     const environment = values.environment ?? config.environment;
-    if (environment !== 'sandbox' && environment !== 'production') fail('--environment must be sandbox or production');
+    if (environment !== 'sandbox' && environment !== 'production')
+      fail('--environment must be sandbox or production');
     if (!values.tenant) fail('--tenant is required');
     const scopes = (values.scopes ?? '').split(/\s+/).filter(Boolean);
     const permissions = (values.permissions ?? '').split(/\s+/).filter(Boolean);
-    if (scopes.length === 0 || !scopes.every(isScope)) fail(`--scopes must name scopes of: servicing:read servicing:write lending:read lending:write actions:approve`);
-    if (permissions.length === 0 || !permissions.every(isPermission)) fail('--permissions must be ALL or known permission names (README)');
+    if (scopes.length === 0 || !scopes.every(isScope))
+      fail(
+        `--scopes must name scopes of: servicing:read servicing:write lending:read lending:write actions:approve`,
+      );
+    if (permissions.length === 0 || !permissions.every(isPermission))
+      fail('--permissions must be ALL or known permission names (README)');
     const rate = values['rate-limit'];
     result = await ops.createClient({
       tenantId: values.tenant,
@@ -68,7 +78,10 @@ try {
   } else if (command === 'rotate-secret') {
     if (!values.client) fail('--client is required');
     const overlap = values['overlap-seconds'];
-    result = await ops.rotateClientSecret({ clientId: values.client, ...(overlap ? { overlapSeconds: Number(overlap) } : {}) });
+    result = await ops.rotateClientSecret({
+      clientId: values.client,
+      ...(overlap ? { overlapSeconds: Number(overlap) } : {}),
+    });
   } else if (command === 'list') {
     if (!values.tenant) fail('--tenant is required');
     result = await ops.listClients({ tenantId: values.tenant });

@@ -51,7 +51,13 @@ export async function runDemoFlow(
   });
   if (tokenResponse.status !== 200) throw new Error(`token request answered ${tokenResponse.status}`);
 
-  const send = async (method: string, path: string, body: unknown, expected: number, idempotencyKey?: string) => {
+  const send = async (
+    method: string,
+    path: string,
+    body: unknown,
+    expected: number,
+    idempotencyKey?: string,
+  ) => {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {
@@ -63,18 +69,32 @@ export async function runDemoFlow(
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field and checked by the caller
     const responseBody = (await response.json()) as Record<string, any>;
     onExchange({ method, path, requestBody: body, status: response.status, responseBody });
-    if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}`);
+    if (response.status !== expected)
+      throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}`);
     return responseBody;
   };
 
   const customerRef = `cus_demo_${runId}`;
-  const kase = await send('POST', '/v1/servicing/cases', { customerRef, caseTypeCode: 'PRIVACY', summary: 'Customer asks us to delete their data' }, 201, `case-${runId}`);
+  const kase = await send(
+    'POST',
+    '/v1/servicing/cases',
+    { customerRef, caseTypeCode: 'PRIVACY', summary: 'Customer asks us to delete their data' },
+    201,
+    `case-${runId}`,
+  );
   const interaction = await send(
     'POST',
     '/v1/servicing/interactions',
-    { customerRef, caseId: kase.caseId, channel: 'PHONE', direction: 'INBOUND', summary: 'Caller requested deletion under CCPA' },
+    {
+      customerRef,
+      caseId: kase.caseId,
+      channel: 'PHONE',
+      direction: 'INBOUND',
+      summary: 'Caller requested deletion under CCPA',
+    },
     201,
     `interaction-${runId}`,
   );
@@ -95,7 +115,11 @@ export async function runDemoFlow(
   const evidence = await send(
     'POST',
     '/v1/servicing/evidence',
-    { caseId: kase.caseId, evidenceType: 'DELETION_CONFIRMATION', description: 'Deletion job report from every system of record' },
+    {
+      caseId: kase.caseId,
+      evidenceType: 'DELETION_CONFIRMATION',
+      description: 'Deletion job report from every system of record',
+    },
     201,
     `evidence-${runId}`,
   );
@@ -106,7 +130,13 @@ export async function runDemoFlow(
     200,
     `fulfil-${runId}`,
   );
-  await send('POST', `/v1/servicing/cases/${kase.caseId}/close`, { outcomeCode: 'REQUEST_FULFILLED', closureReason: 'Privacy request fulfilled' }, 200, `close-${runId}`);
+  await send(
+    'POST',
+    `/v1/servicing/cases/${kase.caseId}/close`,
+    { outcomeCode: 'REQUEST_FULFILLED', closureReason: 'Privacy request fulfilled' },
+    200,
+    `close-${runId}`,
+  );
   const effects = await send('GET', `/v1/servicing/cases/${kase.caseId}/effects?limit=50`, undefined, 200);
   return {
     caseId: kase.caseId,

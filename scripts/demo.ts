@@ -15,8 +15,10 @@ const baseUrl = process.env.DEMO_BASE_URL ?? `http://127.0.0.1:${config.port}`;
 const uiUrl = process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${config.temporalUiPort}`;
 
 const health = await fetch(`${baseUrl}/healthz`).catch(() => null);
-if (!health || health.status !== 200) {
-  process.stderr.write(`The service does not answer at ${baseUrl}/healthz: start it with \`npm start\` first.\n`);
+if (health?.status !== 200) {
+  process.stderr.write(
+    `The service does not answer at ${baseUrl}/healthz: start it with \`npm start\` first.\n`,
+  );
   process.exit(1);
 }
 
@@ -24,7 +26,12 @@ const embedded = config.databaseUrl
   ? null
   : await startEmbeddedPostgres({ dataDir: `${config.dataDir}/postgres`, port: config.embeddedPostgresPort });
 const { db, close } = createDb(config.databaseUrl ?? embedded!.url, { maxConnections: 2 });
-const platform = createPlatformOperations({ db, clock: () => new Date(), secretPepper: config.secretPepper, environment: config.environment });
+const platform = createPlatformOperations({
+  db,
+  clock: () => new Date(),
+  secretPepper: config.secretPepper,
+  environment: config.environment,
+});
 const client = await platform.createClient({
   tenantId: 'demo',
   environment: config.environment,
@@ -35,14 +42,22 @@ const client = await platform.createClient({
 await close();
 await embedded?.stop();
 
-process.stdout.write(`Fresh credential for tenant demo: client ${client.clientId} (secret shown once, not printed)\n\n`);
-const result = await runDemoFlow(baseUrl, { tenant: 'demo', clientId: client.clientId, clientSecret: client.clientSecret }, (x) => {
-  process.stdout.write(`> ${x.method} ${x.path}\n`);
-  if (x.requestBody !== undefined) {
-    process.stdout.write(`${typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody, null, 2)}\n`);
-  }
-  process.stdout.write(`< ${x.status}\n${JSON.stringify(x.responseBody, null, 2)}\n\n`);
-});
+process.stdout.write(
+  `Fresh credential for tenant demo: client ${client.clientId} (secret shown once, not printed)\n\n`,
+);
+const result = await runDemoFlow(
+  baseUrl,
+  { tenant: 'demo', clientId: client.clientId, clientSecret: client.clientSecret },
+  (x) => {
+    process.stdout.write(`> ${x.method} ${x.path}\n`);
+    if (x.requestBody !== undefined) {
+      process.stdout.write(
+        `${typeof x.requestBody === 'string' ? x.requestBody : JSON.stringify(x.requestBody, null, 2)}\n`,
+      );
+    }
+    process.stdout.write(`< ${x.status}\n${JSON.stringify(x.responseBody, null, 2)}\n\n`);
+  },
+);
 process.stdout.write(
   [
     `Flow complete: case ${result.caseId}, privacy request ${result.requestId}, ${result.effects.length} effects.`,

@@ -39,7 +39,10 @@ function loadOrCreateKeys(dataDir: string): Keys {
   const file = path.join(dataDir, 'dev-keys.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Keys;
   mkdirSync(dataDir, { recursive: true });
-  const keys = { secretPepper: randomBytes(32).toString('hex'), cursorSigningKey: randomBytes(32).toString('hex') };
+  const keys = {
+    secretPepper: randomBytes(32).toString('hex'),
+    cursorSigningKey: randomBytes(32).toString('hex'),
+  };
   writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
   return keys;
 }
@@ -59,7 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   let secretPepper = env.SECRET_PEPPER;
   let cursorSigningKey = env.CURSOR_SIGNING_KEY;
   if (!secretPepper || !cursorSigningKey) {
-    if (environment === 'production') throw new Error('production needs SECRET_PEPPER and CURSOR_SIGNING_KEY');
+    if (environment === 'production')
+      throw new Error('production needs SECRET_PEPPER and CURSOR_SIGNING_KEY');
     const keys = loadOrCreateKeys(dataDir);
     secretPepper ??= keys.secretPepper;
     cursorSigningKey ??= keys.cursorSigningKey;
@@ -77,7 +81,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     secretPepper,
     cursorSigningKey,
     docsUrl: env.DOCS_URL ?? 'https://docs.example.invalid/lending',
-    rateLimitPerSecond: intOf(env.RATE_LIMIT_PER_SECOND, environment === 'production' ? 100 : 25, 'RATE_LIMIT_PER_SECOND'),
+    rateLimitPerSecond: intOf(
+      env.RATE_LIMIT_PER_SECOND,
+      environment === 'production' ? 100 : 25,
+      'RATE_LIMIT_PER_SECOND',
+    ),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }

@@ -54,10 +54,16 @@ export function startPrivacyStartSweep(options: {
   let running: Promise<void> = Promise.resolve();
   const sweep = async () => {
     try {
-      const pending = await options.activities.listUnstartedPrivacyRequests({ graceMs: options.graceMs ?? 30_000, limit: 100 });
+      const pending = await options.activities.listUnstartedPrivacyRequests({
+        graceMs: options.graceMs ?? 30_000,
+        limit: 100,
+      });
       for (const start of pending) {
         await gateway.startPrivacyRequest(start);
-        options.logger.warn({ workflowId: start.workflowId }, 'started a privacy-request workflow that was never started');
+        options.logger.warn(
+          { workflowId: start.workflowId },
+          'started a privacy-request workflow that was never started',
+        );
       }
     } catch (err) {
       options.logger.error({ err }, 'privacy start sweep failed');

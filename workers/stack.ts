@@ -28,22 +28,35 @@ export interface RunningStack {
 }
 
 /** Registers the project's search attributes on a server we did not start (best effort). */
-async function ensureSearchAttributes(connection: Connection, namespace: string, logger: Logger): Promise<void> {
+async function ensureSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  logger: Logger,
+): Promise<void> {
   const typeIds: Record<string, number> = { Keyword: 2, Int: 3 };
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.entries(searchAttributes).filter(([name]) => !(name in (existing.customAttributes ?? {})));
+    const missing = Object.entries(searchAttributes).filter(
+      ([name]) => !(name in (existing.customAttributes ?? {})),
+    );
     if (missing.length === 0) return;
     await connection.operatorService.addSearchAttributes({
       namespace,
       searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeIds[type] ?? 2])),
     });
   } catch (err) {
-    logger.warn({ err }, 'could not register search attributes; register TenantId, CustomerRef, CaseId, LoanId by hand');
+    logger.warn(
+      { err },
+      'could not register search attributes; register TenantId, CustomerRef, CaseId, LoanId by hand',
+    );
   }
 }
 
-export async function startStack(config: ServiceConfig, logger: Logger, options: { workflowBundle?: { codePath: string } } = {}): Promise<RunningStack> {
+export async function startStack(
+  config: ServiceConfig,
+  logger: Logger,
+  options: { workflowBundle?: { codePath: string } } = {},
+): Promise<RunningStack> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const fn of stops.reverse()) {
@@ -69,10 +82,16 @@ export async function startStack(config: ServiceConfig, logger: Logger, options:
     const { db, close } = createDb(databaseUrl, { maxConnections: 20 });
     stops.push(close);
     await applyMigrations(db);
-    const deps = { db, clock: () => new Date(), secretPepper: config.secretPepper, environment: config.environment };
+    const deps = {
+      db,
+      clock: () => new Date(),
+      secretPepper: config.secretPepper,
+      environment: config.environment,
+    };
     const activities = createActivities(deps);
     const platform = createPlatformOperations(deps);
-    if (config.environment === 'sandbox') await platform.ensureTenant({ tenantId: 'demo', displayName: 'Demo tenant' });
+    if (config.environment === 'sandbox')
+      await platform.ensureTenant({ tenantId: 'demo', displayName: 'Demo tenant' });
 
     let temporalAddress = config.temporalAddress;
     let temporalUiUrl: string | null = null;

@@ -26,7 +26,8 @@ export function resolveTemporalCli(log: (line: string) => void = () => {}): stri
   const found = onPath('temporal');
   if (found) return found;
   const local = path.join(projectRoot, '.tools', 'bin', 'temporal');
-  if (!existsSync(local)) log('Temporal CLI not found: building it with go install (first start only, a few minutes)...');
+  if (!existsSync(local))
+    log('Temporal CLI not found: building it with go install (first start only, a few minutes)...');
   return execFileSync('bash', [path.join(projectRoot, 'scripts', 'tools', 'build-temporal-cli.sh')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -78,14 +79,26 @@ export async function startTemporalDevServer(options: {
   log?: (line: string) => void;
 }): Promise<DevServer> {
   const cli = resolveTemporalCli(options.log);
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'error'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace ?? 'default',
+    '--log-level',
+    'error',
+  ];
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1');
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
   }
-  for (const [name, type] of Object.entries(searchAttributes)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [name, type] of Object.entries(searchAttributes))
+    args.push('--search-attribute', `${name}=${type}`);
   const child = spawn(cli, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' },

@@ -31,9 +31,16 @@ export function secretDigest(pepper: string, secret: string): string {
  * Errors: 400 when the id is not `^[a-z0-9-]{1,64}$`.
  */
 export function ensureTenant(deps: Deps) {
-  return async (input: { tenantId: string; displayName?: string }): Promise<{ tenantId: string; created: boolean }> => {
+  return async (input: {
+    tenantId: string;
+    displayName?: string;
+  }): Promise<{ tenantId: string; created: boolean }> => {
     if (!tenantPattern.test(input.tenantId)) {
-      throw validationError('tenant', input.tenantId, 'A tenant id is 1 to 64 lowercase letters, digits or hyphens.');
+      throw validationError(
+        'tenant',
+        input.tenantId,
+        'A tenant id is 1 to 64 lowercase letters, digits or hyphens.',
+      );
     }
     const inserted = await withPlatformTransaction(deps.db, (tx) =>
       tx
@@ -90,7 +97,9 @@ export function createClient(deps: Deps) {
         rateLimitPerSecond: input.rateLimitPerSecond ?? null,
         description: input.description ?? null,
       });
-      await tx.insert(clientSecrets).values({ clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
+      await tx
+        .insert(clientSecrets)
+        .values({ clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
     });
     return {
       clientId,
@@ -115,10 +124,18 @@ export function rotateClientSecret(deps: Deps) {
   }): Promise<{ clientId: string; clientSecret: string; previousSecretExpiresAt: string }> => {
     const overlap = input.overlapSeconds ?? secretRotationOverlapSeconds.default;
     if (!Number.isInteger(overlap) || overlap < 0 || overlap > secretRotationOverlapSeconds.max) {
-      throw validationError('overlapSeconds', overlap, `The overlap is 0 to ${secretRotationOverlapSeconds.max} seconds.`);
+      throw validationError(
+        'overlapSeconds',
+        overlap,
+        `The overlap is 0 to ${secretRotationOverlapSeconds.max} seconds.`,
+      );
     }
     return withPlatformTransaction(deps.db, async (tx) => {
-      const [client] = await tx.select().from(apiClients).where(eq(apiClients.clientId, input.clientId)).for('update');
+      const [client] = await tx
+        .select()
+        .from(apiClients)
+        .where(eq(apiClients.clientId, input.clientId))
+        .for('update');
       if (!client) throw notFound('Client', input.clientId);
       const now = deps.clock();
       const expiresAt = new Date(now.getTime() + overlap * 1000);
@@ -141,7 +158,9 @@ export function rotateClientSecret(deps: Deps) {
         }
       }
       const clientSecret = credentialPrefix('cs', client.environment) + toBase64Url(randomBytes(32));
-      await tx.insert(clientSecrets).values({ clientId: input.clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
+      await tx
+        .insert(clientSecrets)
+        .values({ clientId: input.clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
       return { clientId: input.clientId, clientSecret, previousSecretExpiresAt: expiresAt.toISOString() };
     });
   };
@@ -151,8 +170,13 @@ export function rotateClientSecret(deps: Deps) {
 export function listClients(deps: Deps) {
   return async (input: { tenantId: string }) => {
     const [tenant] = await deps.db.select().from(tenants).where(eq(tenants.id, input.tenantId));
-    if (!tenant) throw new DomainError('error.msg.resource.not.found', `Tenant ${input.tenantId} was not found.`);
-    const rows = await deps.db.select().from(apiClients).where(eq(apiClients.tenantId, input.tenantId)).orderBy(asc(apiClients.createdAt));
+    if (!tenant)
+      throw new DomainError('error.msg.resource.not.found', `Tenant ${input.tenantId} was not found.`);
+    const rows = await deps.db
+      .select()
+      .from(apiClients)
+      .where(eq(apiClients.tenantId, input.tenantId))
+      .orderBy(asc(apiClients.createdAt));
     return rows.map((c) => ({
       clientId: c.clientId,
       tenant: c.tenantId,

@@ -39,7 +39,9 @@ function keyOf(scope: IdempotencyScope) {
  * a request with this key still in flight, or a key used for another request.
  */
 export function claimIdempotencyKey(deps: Deps) {
-  return async (input: IdempotencyScope & { fingerprint: string; routeTemplate: string }): Promise<ClaimOutcome> =>
+  return async (
+    input: IdempotencyScope & { fingerprint: string; routeTemplate: string },
+  ): Promise<ClaimOutcome> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const now = deps.clock();
       const lockedUntil = new Date(now.getTime() + lockSeconds * 1000);

@@ -59,10 +59,14 @@ export function issueAccessToken(deps: Deps) {
     if (!client || !matched || client.disabledAt !== null || client.environment !== deps.environment) {
       throw new OAuthError('invalid_client', 'Client authentication failed.');
     }
-    const requested = input.scope === undefined ? client.scopes : input.scope.split(' ').filter((s) => s.length > 0);
+    const requested =
+      input.scope === undefined ? client.scopes : input.scope.split(' ').filter((s) => s.length > 0);
     const notGranted = requested.filter((s) => !client.scopes.includes(s));
     if (notGranted.length > 0 || requested.length === 0) {
-      throw new OAuthError('invalid_scope', `Scope not granted to this client: ${notGranted.join(' ') || '(empty)'}.`);
+      throw new OAuthError(
+        'invalid_scope',
+        `Scope not granted to this client: ${notGranted.join(' ') || '(empty)'}.`,
+      );
     }
     const token = credentialPrefix('at', client.environment) + toBase64Url(randomBytes(32));
     await withPlatformTransaction(deps.db, (tx) =>
@@ -76,6 +80,11 @@ export function issueAccessToken(deps: Deps) {
         expiresAt: new Date(now.getTime() + accessTokenLifetimeSeconds * 1000),
       }),
     );
-    return { access_token: token, token_type: 'Bearer', expires_in: accessTokenLifetimeSeconds, scope: requested.join(' ') };
+    return {
+      access_token: token,
+      token_type: 'Bearer',
+      expires_in: accessTokenLifetimeSeconds,
+      scope: requested.join(' '),
+    };
   };
 }

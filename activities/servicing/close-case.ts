@@ -34,14 +34,28 @@ export function closeCase(deps: Deps) {
         .for('update');
       if (!current) throw notFound('Case', input.caseId);
       if (current.status !== 'OPEN') {
-        throw new DomainError('error.msg.case.invalid.state.transition', `Case ${input.caseId} is already ${current.status}.`);
+        throw new DomainError(
+          'error.msg.case.invalid.state.transition',
+          `Case ${input.caseId} is already ${current.status}.`,
+        );
       }
       const now = deps.clock();
       await tx
         .update(cases)
-        .set({ status: 'CLOSED', outcomeCode: input.outcomeCode, closureReason: input.closureReason, closedAt: now, updatedAt: now })
+        .set({
+          status: 'CLOSED',
+          outcomeCode: input.outcomeCode,
+          closureReason: input.closureReason,
+          closedAt: now,
+          updatedAt: now,
+        })
         .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)));
-      const transition = { caseId: input.caseId, fromStatus: 'OPEN', toStatus: 'CLOSED', outcomeCode: input.outcomeCode };
+      const transition = {
+        caseId: input.caseId,
+        fromStatus: 'OPEN',
+        toStatus: 'CLOSED',
+        outcomeCode: input.outcomeCode,
+      };
       await recordEffect(tx, {
         tenantId: input.tenantId,
         caseId: input.caseId,

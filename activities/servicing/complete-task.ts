@@ -25,12 +25,20 @@ export function completeTask(deps: Deps) {
         .for('update');
       if (!task) throw notFound('Task', input.taskId);
       if (task.status !== 'OPEN') {
-        throw new DomainError('error.msg.task.invalid.state.transition', `Task ${input.taskId} is already ${task.status}.`);
+        throw new DomainError(
+          'error.msg.task.invalid.state.transition',
+          `Task ${input.taskId} is already ${task.status}.`,
+        );
       }
       const now = deps.clock();
       await tx
         .update(tasks)
-        .set({ status: 'COMPLETED', completedAt: now, completedBy: input.actor ?? null, completionNote: input.note ?? null })
+        .set({
+          status: 'COMPLETED',
+          completedAt: now,
+          completedBy: input.actor ?? null,
+          completionNote: input.note ?? null,
+        })
         .where(and(eq(tasks.tenantId, input.tenantId), eq(tasks.id, input.taskId)));
       if (task.caseId !== null) {
         await recordEffect(tx, {

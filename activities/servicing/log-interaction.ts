@@ -51,7 +51,12 @@ export function logInteraction(deps: Deps) {
         const [existing] = await tx
           .select({ id: interactions.id })
           .from(interactions)
-          .where(and(eq(interactions.tenantId, input.tenantId), eq(interactions.requestKey, input.requestKey ?? '')));
+          .where(
+            and(
+              eq(interactions.tenantId, input.tenantId),
+              eq(interactions.requestKey, input.requestKey ?? ''),
+            ),
+          );
         if (!existing) throw new Error('interaction vanished after a request-key conflict');
         return { interactionId: existing.id };
       }

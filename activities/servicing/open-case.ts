@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { caseTypes, cases } from '../../db/schema';
+import { cases, caseTypes } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { validationError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
@@ -30,7 +30,8 @@ export function openCase(deps: Deps) {
         .select({ code: caseTypes.code })
         .from(caseTypes)
         .where(and(eq(caseTypes.tenantId, input.tenantId), eq(caseTypes.code, input.caseTypeCode)));
-      if (!caseType) throw validationError('caseTypeCode', input.caseTypeCode, `Unknown case type ${input.caseTypeCode}.`);
+      if (!caseType)
+        throw validationError('caseTypeCode', input.caseTypeCode, `Unknown case type ${input.caseTypeCode}.`);
       const now = deps.clock();
       const [created] = await tx
         .insert(cases)

@@ -4,9 +4,21 @@
  * Each is one transaction and idempotent: a retried call changes nothing more.
  */
 import { and, eq, inArray, isNull, lt, ne } from 'drizzle-orm';
-import { cases, evidence, interactions, privacyRequestEvidence, privacyRequests, tasks, tenants } from '../../db/schema';
+import {
+  cases,
+  evidence,
+  interactions,
+  privacyRequestEvidence,
+  privacyRequests,
+  tasks,
+  tenants,
+} from '../../db/schema';
 import { type Tx, withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
-import { computePrivacyDeadlines, defaultComplianceTimeZone, type PrivacyRegime } from '../../domain/deadlines';
+import {
+  computePrivacyDeadlines,
+  defaultComplianceTimeZone,
+  type PrivacyRegime,
+} from '../../domain/deadlines';
 import { DomainError, fieldError, notFound } from '../../domain/errors';
 import { privacyRequestWorkflowId } from '../../domain/ids';
 import {
@@ -77,7 +89,12 @@ export function openPrivacyRequest(deps: Deps) {
         const [existing] = await tx
           .select()
           .from(privacyRequests)
-          .where(and(eq(privacyRequests.tenantId, input.tenantId), eq(privacyRequests.requestKey, input.requestKey)));
+          .where(
+            and(
+              eq(privacyRequests.tenantId, input.tenantId),
+              eq(privacyRequests.requestKey, input.requestKey),
+            ),
+          );
         if (existing) return resultOf(existing);
       }
       const [foundCase] = await tx
@@ -87,22 +104,36 @@ export function openPrivacyRequest(deps: Deps) {
       const [foundInteraction] = await tx
         .select({ id: interactions.id })
         .from(interactions)
-        .where(and(eq(interactions.tenantId, input.tenantId), eq(interactions.id, input.sourceInteractionId)));
+        .where(
+          and(eq(interactions.tenantId, input.tenantId), eq(interactions.id, input.sourceInteractionId)),
+        );
       const errors = [];
       if (!foundCase) errors.push(fieldError('caseId', input.caseId, `Case ${input.caseId} was not found.`));
       if (!foundInteraction) {
         errors.push(
-          fieldError('sourceInteractionId', input.sourceInteractionId, `Interaction ${input.sourceInteractionId} was not found.`),
+          fieldError(
+            'sourceInteractionId',
+            input.sourceInteractionId,
+            `Interaction ${input.sourceInteractionId} was not found.`,
+          ),
         );
       }
       if (errors.length > 0) {
-        throw new DomainError('validation.msg.validation.errors.exist', errors.map((e) => e.developerMessage).join(' '), {
-          errors,
-        });
+        throw new DomainError(
+          'validation.msg.validation.errors.exist',
+          errors.map((e) => e.developerMessage).join(' '),
+          {
+            errors,
+          },
+        );
       }
       const timeZone = (await tenantTimeZone(deps, input.tenantId)) ?? defaultComplianceTimeZone;
       const now = deps.clock();
-      const deadlines = computePrivacyDeadlines({ regime: input.regime, receivedAtMs: now.getTime(), timeZone });
+      const deadlines = computePrivacyDeadlines({
+        regime: input.regime,
+        receivedAtMs: now.getTime(),
+        timeZone,
+      });
       const [row] = await tx
         .insert(privacyRequests)
         .values({
@@ -142,7 +173,13 @@ export function openPrivacyRequest(deps: Deps) {
         .set({ reviewTaskId: review.id, workflowId })
         .where(and(eq(privacyRequests.tenantId, input.tenantId), eq(privacyRequests.id, row.id)))
         .returning();
-      const common = { tenantId: input.tenantId, caseId: input.caseId, actor: input.actor, correlationId: input.correlationId, occurredAt: now };
+      const common = {
+        tenantId: input.tenantId,
+        caseId: input.caseId,
+        actor: input.actor,
+        correlationId: input.correlationId,
+        occurredAt: now,
+      };
       await recordEffect(tx, {
         ...common,
         effectType: 'PRIVACY_REQUEST_RECEIVED',
@@ -172,7 +209,10 @@ export function openPrivacyRequest(deps: Deps) {
 
 /** The tenant's compliance time zone (platform table, read outside the tenant's RLS scope). */
 async function tenantTimeZone(deps: Deps, tenantId: string): Promise<string | undefined> {
-  const [row] = await deps.db.select({ zone: tenants.complianceTimeZone }).from(tenants).where(eq(tenants.id, tenantId));
+  const [row] = await deps.db
+    .select({ zone: tenants.complianceTimeZone })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
   return row?.zone;
 }
 
@@ -297,10 +337,18 @@ export function fulfilPrivacyRequest(deps: Deps) {
         const attached = await tx
           .select({ id: privacyRequestEvidence.evidenceId })
           .from(privacyRequestEvidence)
-          .where(and(eq(privacyRequestEvidence.tenantId, input.tenantId), eq(privacyRequestEvidence.requestId, row.id)));
+          .where(
+            and(
+              eq(privacyRequestEvidence.tenantId, input.tenantId),
+              eq(privacyRequestEvidence.requestId, row.id),
+            ),
+          );
         const same =
           row.status === input.outcome &&
-          attached.map((a) => a.id).sort((a, b) => a - b).join(',') === evidenceIds.join(',');
+          attached
+            .map((a) => a.id)
+            .sort((a, b) => a - b)
+            .join(',') === evidenceIds.join(',');
         if (same) return { requestId: row.id, status: row.status };
         throw new DomainError(
           'error.msg.privacy.request.invalid.state.transition',
@@ -318,22 +366,37 @@ export function fulfilPrivacyRequest(deps: Deps) {
           .filter(({ id }) => !known.has(id));
         if (missing.length > 0) {
           throw new DomainError('validation.msg.validation.errors.exist', 'Some evidence was not found.', {
-            errors: missing.map(({ id, index }) => fieldError(`evidenceIds[${index}]`, id, `Evidence ${id} was not found.`)),
+            errors: missing.map(({ id, index }) =>
+              fieldError(`evidenceIds[${index}]`, id, `Evidence ${id} was not found.`),
+            ),
           });
         }
         await tx
           .insert(privacyRequestEvidence)
-          .values(evidenceIds.map((evidenceId) => ({ tenantId: input.tenantId, requestId: row.id, evidenceId })))
+          .values(
+            evidenceIds.map((evidenceId) => ({ tenantId: input.tenantId, requestId: row.id, evidenceId })),
+          )
           .onConflictDoNothing();
       }
       const now = deps.clock();
       await tx
         .update(privacyRequests)
-        .set({ status: input.outcome, outcome: input.outcome, outcomeReason: input.outcomeReason, fulfilledAt: now, updatedAt: now })
+        .set({
+          status: input.outcome,
+          outcome: input.outcome,
+          outcomeReason: input.outcomeReason,
+          fulfilledAt: now,
+          updatedAt: now,
+        })
         .where(and(eq(privacyRequests.tenantId, input.tenantId), eq(privacyRequests.id, row.id)));
       await tx
         .update(tasks)
-        .set({ status: 'COMPLETED', completedAt: now, completedBy: input.actor ?? null, completionNote: `Request ${input.outcome}` })
+        .set({
+          status: 'COMPLETED',
+          completedAt: now,
+          completedBy: input.actor ?? null,
+          completionNote: `Request ${input.outcome}`,
+        })
         .where(
           and(
             eq(tasks.tenantId, input.tenantId),
@@ -370,7 +433,10 @@ export function fulfilPrivacyRequest(deps: Deps) {
  * the start is a no-op for those that do run. Reads as the owner role, outside any tenant.
  */
 export function listUnstartedPrivacyRequests(deps: Deps) {
-  return async (input: { graceMs: number; limit: number }): Promise<{ workflowId: string; input: PrivacyRequestWorkflowInput }[]> =>
+  return async (input: {
+    graceMs: number;
+    limit: number;
+  }): Promise<{ workflowId: string; input: PrivacyRequestWorkflowInput }[]> =>
     withPlatformTransaction(deps.db, async (tx) => {
       const rows = await tx
         .select()

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import type { Tx } from '../../db/tenant-tx';
 import { caseEffects, outboxEvents, tasks } from '../../db/schema';
+import type { Tx } from '../../db/tenant-tx';
 
 /** Version (a date) of the event envelope this build writes (spec § Versioning). */
 export const eventApiVersion = '2026-11-01';
@@ -55,7 +55,10 @@ export interface TaskInput {
 }
 
 /** Opens a task, or returns the one opened before under the same `dedupeKey`. */
-export async function openTask(tx: Tx, input: TaskInput): Promise<typeof tasks.$inferSelect & { created: boolean }> {
+export async function openTask(
+  tx: Tx,
+  input: TaskInput,
+): Promise<typeof tasks.$inferSelect & { created: boolean }> {
   const [inserted] = await tx
     .insert(tasks)
     .values({

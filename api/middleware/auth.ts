@@ -9,8 +9,8 @@ import { findTokenGrant, type TokenGrant } from '../../db/queries/platform';
 import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
 import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
-import { bearerChallenge, sendShapeA } from '../errors';
 import { type AppEnv, factory } from '../env';
+import { bearerChallenge, sendShapeA } from '../errors';
 
 const tenantPattern = /^[a-z0-9-]{1,64}$/;
 const cacheTtlMs = 30_000;
@@ -43,7 +43,8 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
     return unauthenticated(c, 'The token is malformed or belongs to another environment.');
   }
   const grant = await lookup(c, sha256Hex(token));
-  if (!grant || grant.environment !== environment) return unauthenticated(c, 'The token is unknown or revoked.');
+  if (!grant || grant.environment !== environment)
+    return unauthenticated(c, 'The token is unknown or revoked.');
   if (grant.expiresAt.getTime() <= Date.now()) return unauthenticated(c, 'The token has expired.');
 
   const tenantHeaders = c.req.raw.headers.get('service-tenant');
@@ -82,7 +83,10 @@ export function requires(scope: Scope, permission: Permission) {
       return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err, scope) });
     }
     if (!auth.permissions.includes('ALL') && !auth.permissions.includes(permission)) {
-      const err = new DomainError('error.msg.not.authorized', `The client lacks the permission ${permission}.`);
+      const err = new DomainError(
+        'error.msg.not.authorized',
+        `The client lacks the permission ${permission}.`,
+      );
       return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
     }
     await next();

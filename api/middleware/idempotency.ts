@@ -9,8 +9,8 @@
 import { routePath } from 'hono/route';
 import { DomainError, fieldError } from '../../domain/errors';
 import { requestFingerprint } from '../../domain/fingerprint';
-import { sendShapeA } from '../errors';
 import { factory } from '../env';
+import { sendShapeA } from '../errors';
 
 /** Response headers worth replaying. */
 const replayedHeaders = ['location', 'content-type'];
@@ -19,9 +19,13 @@ const replayedHeaders = ['location', 'content-type'];
 export function idempotencyKeyOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (header.length < 1 || header.length > 50 || header.includes(',')) {
-    throw new DomainError('validation.msg.validation.errors.exist', 'Idempotency-Key must be 1 to 50 characters.', {
-      errors: [fieldError('header.Idempotency-Key', null, 'Idempotency-Key must be 1 to 50 characters.')],
-    });
+    throw new DomainError(
+      'validation.msg.validation.errors.exist',
+      'Idempotency-Key must be 1 to 50 characters.',
+      {
+        errors: [fieldError('header.Idempotency-Key', null, 'Idempotency-Key must be 1 to 50 characters.')],
+      },
+    );
   }
   return header;
 }
@@ -39,28 +43,48 @@ export const idempotent = () =>
     const auth = c.get('auth');
     const routeTemplate = routePath(c, -1);
     const body = c.req.header('content-type') ? await c.req.json().catch(() => undefined) : undefined;
-    const scope = { tenantId: c.get('tenantId'), environment: auth.environment, clientId: auth.clientId, key };
+    const scope = {
+      tenantId: c.get('tenantId'),
+      environment: auth.environment,
+      clientId: auth.clientId,
+      key,
+    };
     const claim = await platform.claimIdempotencyKey({
       ...scope,
       routeTemplate,
-      fingerprint: requestFingerprint({ method: c.req.method, routeTemplate, pathParams: c.req.param(), body }),
+      fingerprint: requestFingerprint({
+        method: c.req.method,
+        routeTemplate,
+        pathParams: c.req.param(),
+        body,
+      }),
     });
     if (claim.kind === 'mismatch') {
       return sendShapeA(
         c,
-        new DomainError('idempotency.key.payload.mismatch', 'This Idempotency-Key was already used with a different request.'),
+        new DomainError(
+          'idempotency.key.payload.mismatch',
+          'This Idempotency-Key was already used with a different request.',
+        ),
       );
     }
     if (claim.kind === 'in-flight') {
       return sendShapeA(
         c,
-        new DomainError('idempotency.request.in.flight', 'A request with this Idempotency-Key is still being processed.', {
-          retryAfterSeconds: claim.retryAfterSeconds,
-        }),
+        new DomainError(
+          'idempotency.request.in.flight',
+          'A request with this Idempotency-Key is still being processed.',
+          {
+            retryAfterSeconds: claim.retryAfterSeconds,
+          },
+        ),
       );
     }
     if (claim.kind === 'replay') {
-      return c.json(claim.body as object, claim.status as 200, { ...claim.headers, 'x-served-from-cache': 'true' });
+      return c.json(claim.body as object, claim.status as 200, {
+        ...claim.headers,
+        'x-served-from-cache': 'true',
+      });
     }
     try {
       await next();
@@ -78,5 +102,10 @@ export const idempotent = () =>
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    await platform.completeIdempotencyKey({ ...scope, status: c.res.status, body: text ? JSON.parse(text) : null, headers });
+    await platform.completeIdempotencyKey({
+      ...scope,
+      status: c.res.status,
+      body: text ? JSON.parse(text) : null,
+      headers,
+    });
   });

@@ -5,8 +5,8 @@
  * an empty bucket answers 429 `error.msg.rate.limited` with `Retry-After`.
  */
 import { DomainError } from '../../domain/errors';
-import { sendShapeA } from '../errors';
 import { factory } from '../env';
+import { sendShapeA } from '../errors';
 
 interface Bucket {
   tokens: number;
@@ -16,7 +16,11 @@ interface Bucket {
 const buckets = new Map<string, Bucket>();
 
 /** Takes one token from the bucket of `key` (capacity and refill both `perSecond`). */
-export function takeToken(key: string, perSecond: number, nowMs: number): { allowed: boolean; remaining: number; resetSeconds: number } {
+export function takeToken(
+  key: string,
+  perSecond: number,
+  nowMs: number,
+): { allowed: boolean; remaining: number; resetSeconds: number } {
   const bucket = buckets.get(key) ?? { tokens: perSecond, updatedMs: nowMs };
   bucket.tokens = Math.min(perSecond, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * perSecond);
   bucket.updatedMs = nowMs;
@@ -27,7 +31,9 @@ export function takeToken(key: string, perSecond: number, nowMs: number): { allo
   return {
     allowed,
     remaining: Math.floor(bucket.tokens),
-    resetSeconds: allowed ? Math.ceil(missing / perSecond) : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)),
+    resetSeconds: allowed
+      ? Math.ceil(missing / perSecond)
+      : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)),
   };
 }
 
@@ -40,7 +46,13 @@ export const rateLimit = factory.createMiddleware(async (c, next) => {
     RateLimit: `"default";r=${result.remaining};t=${result.resetSeconds}`,
   };
   if (!result.allowed) {
-    return sendShapeA(c, new DomainError('error.msg.rate.limited', 'Too many requests; retry later.', { retryAfterSeconds: result.resetSeconds }), headers);
+    return sendShapeA(
+      c,
+      new DomainError('error.msg.rate.limited', 'Too many requests; retry later.', {
+        retryAfterSeconds: result.resetSeconds,
+      }),
+      headers,
+    );
   }
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);

@@ -20,9 +20,19 @@ export const requestContext = factory.createMiddleware(async (c, next) => {
   try {
     const actor = c.req.header('service-actor');
     if (actor !== undefined && !actorPattern.test(actor)) {
-      throw new DomainError('validation.msg.validation.errors.exist', 'Service-Actor must be 1 to 128 visible ASCII characters.', {
-        errors: [fieldError('header.Service-Actor', null, 'Service-Actor must be 1 to 128 visible ASCII characters.')],
-      });
+      throw new DomainError(
+        'validation.msg.validation.errors.exist',
+        'Service-Actor must be 1 to 128 visible ASCII characters.',
+        {
+          errors: [
+            fieldError(
+              'header.Service-Actor',
+              null,
+              'Service-Actor must be 1 to 128 visible ASCII characters.',
+            ),
+          ],
+        },
+      );
     }
     c.set('actor', actor ?? null);
     await next();

@@ -18,7 +18,10 @@ export const healthRoutes = factory.createApp().get(
     const [database, workflow] = await Promise.all([pingDatabase(db), temporal.health()]);
     const ok = database && workflow;
     return c.json(
-      { status: ok ? 'ok' : 'degraded', dependencies: { database: database ? 'up' : 'down', temporal: workflow ? 'up' : 'down' } },
+      {
+        status: ok ? 'ok' : 'degraded',
+        dependencies: { database: database ? 'up' : 'down', temporal: workflow ? 'up' : 'down' },
+      },
       ok ? 200 : 503,
     );
   },

@@ -41,7 +41,10 @@ export const oauthRoutes = factory.createApp().post(
           schema: {
             type: 'object',
             required: ['grant_type'],
-            properties: { grant_type: { type: 'string', enum: ['client_credentials'] }, scope: { type: 'string' } },
+            properties: {
+              grant_type: { type: 'string', enum: ['client_credentials'] },
+              scope: { type: 'string' },
+            },
           },
         },
       },
@@ -74,7 +77,8 @@ export const oauthRoutes = factory.createApp().post(
     }
     const form = new URLSearchParams(await c.req.text());
     for (const name of ['grant_type', 'scope']) {
-      if (form.getAll(name).length > 1) throw new OAuthError('invalid_request', `${name} appears more than once.`);
+      if (form.getAll(name).length > 1)
+        throw new OAuthError('invalid_request', `${name} appears more than once.`);
     }
     const grantType = form.get('grant_type');
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');

@@ -7,7 +7,12 @@ import { privacyRegimes } from '../../domain/deadlines';
 import { privacyOutcomes, privacyRequestTypes } from '../../domain/servicing/privacy-request';
 import { integerId, limitParam, offsetParam, text } from '../validation';
 
-const id = v.pipe(v.number(), v.integer('must be an integer.'), v.minValue(1, 'must be a positive integer.'), v.maxValue(Number.MAX_SAFE_INTEGER));
+const id = v.pipe(
+  v.number(),
+  v.integer('must be an integer.'),
+  v.minValue(1, 'must be a positive integer.'),
+  v.maxValue(Number.MAX_SAFE_INTEGER),
+);
 const customerRef = text(128);
 
 export const caseIdParam = v.strictObject({ caseId: integerId('caseId') });
@@ -18,7 +23,10 @@ export const requestIdParam = v.strictObject({ requestId: integerId('requestId')
 
 export const createCaseBody = v.strictObject({
   customerRef,
-  caseTypeCode: v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be an upper-case case type code.')),
+  caseTypeCode: v.pipe(
+    v.string(),
+    v.regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be an upper-case case type code.'),
+  ),
   summary: text(2000),
 });
 
@@ -27,7 +35,10 @@ export const closeCaseBody = v.strictObject({
   closureReason: text(2000),
 });
 
-export const effectsQuery = v.strictObject({ limit: limitParam, cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))) });
+export const effectsQuery = v.strictObject({
+  limit: limitParam,
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+});
 
 export const createInteractionBody = v.strictObject({
   customerRef,
@@ -70,7 +81,11 @@ export const fulfilPrivacyRequestBody = v.strictObject({
 
 // Responses (for the OpenAPI document).
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
-export const createdCaseResponse = v.object({ caseId: v.number(), resourceId: v.number(), status: v.literal('OPEN') });
+export const createdCaseResponse = v.object({
+  caseId: v.number(),
+  resourceId: v.number(),
+  status: v.literal('OPEN'),
+});
 export const caseResponse = v.object({
   caseId: v.number(),
   resourceId: v.number(),
@@ -121,7 +136,12 @@ export const taskResponse = v.object({
   completedBy: v.nullable(v.string()),
   completionNote: v.nullable(v.string()),
 });
-export const taskListResponse = v.object({ items: v.array(taskResponse), limit: v.number(), offset: v.number(), hasMore: v.boolean() });
+export const taskListResponse = v.object({
+  items: v.array(taskResponse),
+  limit: v.number(),
+  offset: v.number(),
+  hasMore: v.boolean(),
+});
 export const createdPrivacyRequestResponse = v.object({
   requestId: v.number(),
   status: v.literal('RECEIVED'),

@@ -4,7 +4,15 @@
  */
 import { and, asc, desc, eq, gt, type SQL } from 'drizzle-orm';
 import type { Db } from '../client';
-import { caseEffects, cases, evidence, interactions, privacyRequestEvidence, privacyRequests, tasks } from '../schema';
+import {
+  caseEffects,
+  cases,
+  evidence,
+  interactions,
+  privacyRequestEvidence,
+  privacyRequests,
+  tasks,
+} from '../schema';
 import { withTenantTransaction } from '../tenant-tx';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -12,7 +20,10 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 /** A case as the API shows it, or null. */
 export async function getCase(db: Db, tenantId: string, caseId: number) {
   const [row] = await withTenantTransaction(db, tenantId, (tx) =>
-    tx.select().from(cases).where(and(eq(cases.tenantId, tenantId), eq(cases.id, caseId))),
+    tx
+      .select()
+      .from(cases)
+      .where(and(eq(cases.tenantId, tenantId), eq(cases.id, caseId))),
   );
   if (!row) return null;
   return {
@@ -34,7 +45,12 @@ export async function getCase(db: Db, tenantId: string, caseId: number) {
  * `afterId` is the last id of the previous page. Returns `limit + 1` rows at most so the
  * caller can tell whether more follow.
  */
-export async function listCaseEffects(db: Db, tenantId: string, caseId: number, page: { afterId: number | null; limit: number }) {
+export async function listCaseEffects(
+  db: Db,
+  tenantId: string,
+  caseId: number,
+  page: { afterId: number | null; limit: number },
+) {
   const rows = await withTenantTransaction(db, tenantId, (tx) =>
     tx
       .select()
@@ -82,7 +98,10 @@ function taskView(row: typeof tasks.$inferSelect) {
 
 export async function getTask(db: Db, tenantId: string, taskId: number) {
   const [row] = await withTenantTransaction(db, tenantId, (tx) =>
-    tx.select().from(tasks).where(and(eq(tasks.tenantId, tenantId), eq(tasks.id, taskId))),
+    tx
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.tenantId, tenantId), eq(tasks.id, taskId))),
   );
   return row ? taskView(row) : null;
 }
@@ -91,7 +110,12 @@ export async function getTask(db: Db, tenantId: string, taskId: number) {
 export async function listTasks(
   db: Db,
   tenantId: string,
-  filter: { caseId?: number | undefined; status?: 'OPEN' | 'COMPLETED' | 'CANCELLED' | undefined; limit: number; offset: number },
+  filter: {
+    caseId?: number | undefined;
+    status?: 'OPEN' | 'COMPLETED' | 'CANCELLED' | undefined;
+    limit: number;
+    offset: number;
+  },
 ) {
   const conditions: (SQL | undefined)[] = [eq(tasks.tenantId, tenantId)];
   if (filter.caseId !== undefined) conditions.push(eq(tasks.caseId, filter.caseId));
@@ -110,7 +134,10 @@ export async function listTasks(
 
 export async function getInteraction(db: Db, tenantId: string, interactionId: number) {
   const [row] = await withTenantTransaction(db, tenantId, (tx) =>
-    tx.select().from(interactions).where(and(eq(interactions.tenantId, tenantId), eq(interactions.id, interactionId))),
+    tx
+      .select()
+      .from(interactions)
+      .where(and(eq(interactions.tenantId, tenantId), eq(interactions.id, interactionId))),
   );
   if (!row) return null;
   return {
@@ -128,7 +155,10 @@ export async function getInteraction(db: Db, tenantId: string, interactionId: nu
 
 export async function getEvidence(db: Db, tenantId: string, evidenceId: number) {
   const [row] = await withTenantTransaction(db, tenantId, (tx) =>
-    tx.select().from(evidence).where(and(eq(evidence.tenantId, tenantId), eq(evidence.id, evidenceId))),
+    tx
+      .select()
+      .from(evidence)
+      .where(and(eq(evidence.tenantId, tenantId), eq(evidence.id, evidenceId))),
   );
   if (!row) return null;
   return {
@@ -154,7 +184,9 @@ export async function getPrivacyRequest(db: Db, tenantId: string, requestId: num
     const attached = await tx
       .select({ evidenceId: privacyRequestEvidence.evidenceId })
       .from(privacyRequestEvidence)
-      .where(and(eq(privacyRequestEvidence.tenantId, tenantId), eq(privacyRequestEvidence.requestId, requestId)))
+      .where(
+        and(eq(privacyRequestEvidence.tenantId, tenantId), eq(privacyRequestEvidence.requestId, requestId)),
+      )
       .orderBy(asc(privacyRequestEvidence.evidenceId));
     return {
       requestId: row.id,

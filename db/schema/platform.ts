@@ -118,9 +118,7 @@ export const outboxEvents = pgTable(
     publishedAt: instant(),
   },
   (t) => [
-    index()
-      .on(t.id)
-      .where(sql`${t.publishedAt} is null`),
+    index().on(t.id).where(sql`${t.publishedAt} is null`),
     uniqueIndex('outbox_events_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
     tenantIsolation('outbox_events'),
   ],

@@ -98,7 +98,14 @@ export const tasks = pgTable(
   ],
 ).enableRLS();
 
-export const interactionChannel = pgEnum('interaction_channel', ['PHONE', 'SMS', 'EMAIL', 'CHAT', 'LETTER', 'VOICE']);
+export const interactionChannel = pgEnum('interaction_channel', [
+  'PHONE',
+  'SMS',
+  'EMAIL',
+  'CHAT',
+  'LETTER',
+  'VOICE',
+]);
 export const interactionDirection = pgEnum('interaction_direction', ['INBOUND', 'OUTBOUND']);
 
 export const interactions = pgTable(

@@ -15,8 +15,20 @@ export const privacyRequestTypes = [
 ] as const;
 export type PrivacyRequestType = (typeof privacyRequestTypes)[number];
 
-export const openPrivacyStatuses = ['RECEIVED', 'ACKNOWLEDGED', 'IN_PROGRESS', 'EXTENDED', 'OVERDUE'] as const;
-export const privacyOutcomes = ['FULFILLED', 'PARTIALLY_FULFILLED', 'DENIED', 'DENIED_EXEMPT', 'WITHDRAWN'] as const;
+export const openPrivacyStatuses = [
+  'RECEIVED',
+  'ACKNOWLEDGED',
+  'IN_PROGRESS',
+  'EXTENDED',
+  'OVERDUE',
+] as const;
+export const privacyOutcomes = [
+  'FULFILLED',
+  'PARTIALLY_FULFILLED',
+  'DENIED',
+  'DENIED_EXEMPT',
+  'WITHDRAWN',
+] as const;
 export type OpenPrivacyStatus = (typeof openPrivacyStatuses)[number];
 export type PrivacyOutcome = (typeof privacyOutcomes)[number];
 export type PrivacyRequestStatus = OpenPrivacyStatus | PrivacyOutcome;

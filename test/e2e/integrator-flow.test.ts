@@ -27,7 +27,12 @@ let temporalPort: number;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'lending-e2e-'));
   await chmod(dataDir, 0o755);
-  const [port, pgPort, tPort, uiPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [port, pgPort, tPort, uiPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   temporalPort = tPort;
   env = {
     ...process.env,
@@ -72,15 +77,29 @@ describe('npm start, admin CLI and the integrator flow', () => {
 
     const { stdout } = await run(
       tsx,
-      ['scripts/admin.ts', 'clients', 'create', '--tenant', 'e2e-bank', '--environment', 'sandbox', '--scopes', 'servicing:read servicing:write', '--permissions', 'ALL'],
+      [
+        'scripts/admin.ts',
+        'clients',
+        'create',
+        '--tenant',
+        'e2e-bank',
+        '--environment',
+        'sandbox',
+        '--scopes',
+        'servicing:read servicing:write',
+        '--permissions',
+        'ALL',
+      ],
       { cwd: projectRoot, env },
     );
     const credential = JSON.parse(stdout) as { clientId: string; clientSecret: string; tenant: string };
     expect(credential.clientSecret).toMatch(/^cs_test_/);
 
     const exchanges: { status: number; path: string }[] = [];
-    const result = await runDemoFlow(baseUrl, { tenant: 'e2e-bank', clientId: credential.clientId, clientSecret: credential.clientSecret }, (x) =>
-      exchanges.push({ status: x.status, path: x.path }),
+    const result = await runDemoFlow(
+      baseUrl,
+      { tenant: 'e2e-bank', clientId: credential.clientId, clientSecret: credential.clientSecret },
+      (x) => exchanges.push({ status: x.status, path: x.path }),
     );
     expect(exchanges.map((x) => x.status)).toEqual([200, 201, 201, 201, 201, 200, 200, 200]);
     expect(result.effects.map((e) => e.effectType)).toEqual([
@@ -103,7 +122,8 @@ describe('npm start, admin CLI and the integrator flow', () => {
       let listed: string[] = [];
       for (let i = 0; i < 50 && !listed.includes(result.workflowId); i++) {
         listed = [];
-        for await (const wf of client.workflow.list({ query: `TenantId = "e2e-bank"` })) listed.push(wf.workflowId);
+        for await (const wf of client.workflow.list({ query: `TenantId = "e2e-bank"` }))
+          listed.push(wf.workflowId);
         if (!listed.includes(result.workflowId)) await new Promise((r) => setTimeout(r, 200));
       }
       expect(listed).toContain(result.workflowId);

@@ -12,8 +12,8 @@ import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
 import { createTemporalGateway } from '../../api/temporal-gateway';
 import { createDb } from '../../db/client';
-import { installTemporalRuntime } from '../../workers/stack';
 import { createServicingWorker } from '../../workers/servicing';
+import { installTemporalRuntime } from '../../workers/stack';
 
 export const testSecrets = { secretPepper: 'test-pepper', cursorSigningKey: 'test-cursor-key' };
 
@@ -33,11 +33,18 @@ export function uniqueTenant(prefix = 't'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
 
-export async function createTestContext(options: { worker?: boolean; rateLimitPerSecond?: number } = {}): Promise<TestContext> {
+export async function createTestContext(
+  options: { worker?: boolean; rateLimitPerSecond?: number } = {},
+): Promise<TestContext> {
   installTemporalRuntime();
   const { db, close: closeDb } = createDb(inject('databaseUrl'), { maxConnections: 10 });
   const now: { value: Date | null } = { value: null };
-  const deps = { db, clock: () => now.value ?? new Date(), secretPepper: testSecrets.secretPepper, environment: 'sandbox' as const };
+  const deps = {
+    db,
+    clock: () => now.value ?? new Date(),
+    secretPepper: testSecrets.secretPepper,
+    environment: 'sandbox' as const,
+  };
   const activities = createActivities(deps);
   const platform = createPlatformOperations(deps);
   const connection = await Connection.connect({ address: inject('temporalAddress') });
@@ -126,6 +133,7 @@ export async function call(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field and checked by the caller
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await ctx.app.request(path, {
     method,

@@ -11,8 +11,8 @@ import type { TestProject } from 'vitest/node';
 import { createDb } from '../../db/client';
 import { freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { applyMigrations } from '../../db/migrate';
-import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
 import { workflowsPath } from '../../workers/servicing';
+import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -37,7 +37,11 @@ export default async function setup(project: TestProject) {
     bundleWorkflowCode({ workflowsPath, logger: quietLogger }),
   ] as const);
   const [pgResult, temporalResult, bundleResult] = started;
-  if (pgResult.status === 'rejected' || temporalResult.status === 'rejected' || bundleResult.status === 'rejected') {
+  if (
+    pgResult.status === 'rejected' ||
+    temporalResult.status === 'rejected' ||
+    bundleResult.status === 'rejected'
+  ) {
     if (pgResult.status === 'fulfilled') await pgResult.value.stop();
     if (temporalResult.status === 'fulfilled') await temporalResult.value.stop();
     const failure = started.find((r) => r.status === 'rejected') as PromiseRejectedResult;

@@ -12,7 +12,13 @@
  * Outcomes: FULFILLED, PARTIALLY_FULFILLED, DENIED, DENIED_EXEMPT, WITHDRAWN (returned, not thrown).
  * Id: `privacy-request/<tenant>/<requestId>`; search attributes TenantId, CustomerRef, CaseId.
  */
-import { ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { PrivacyOutcome, PrivacyRequestStatus } from '../../domain/servicing/privacy-request';
 import { dbWrite } from '../shared/activity-options';
@@ -31,7 +37,9 @@ async function waitUntil(done: () => boolean, untilMs: number): Promise<boolean>
   return condition(done, remainingMs);
 }
 
-export async function privacyRequestWorkflow(input: PrivacyRequestWorkflowInput): Promise<PrivacyRequestWorkflowResult> {
+export async function privacyRequestWorkflow(
+  input: PrivacyRequestWorkflowInput,
+): Promise<PrivacyRequestWorkflowResult> {
   let status: PrivacyRequestStatus = 'RECEIVED';
   let outcome: PrivacyOutcome | undefined;
   let fulfilling = false;

@@ -88,7 +88,10 @@ export const caseRoutes = factory
       const { caseId } = c.req.valid('param');
       const body = c.req.valid('json');
       const result = await c.get('deps').activities.closeCase({ ...operationContext(c), caseId, ...body });
-      return c.json({ resourceId: result.caseId, changes: { status: result.status, outcomeCode: result.outcomeCode } }, 200);
+      return c.json(
+        { resourceId: result.caseId, changes: { status: result.status, outcomeCode: result.outcomeCode } },
+        200,
+      );
     },
   )
   /**
@@ -113,7 +116,9 @@ export const caseRoutes = factory
       const { db, config } = c.get('deps');
       const tenantId = c.get('tenantId');
       const binding = { caseId: String(caseId) };
-      const afterId = cursor ? Number(decodeCursor(config.cursorSigningKey, effectsRoute, binding, cursor).id) : null;
+      const afterId = cursor
+        ? Number(decodeCursor(config.cursorSigningKey, effectsRoute, binding, cursor).id)
+        : null;
       if (!(await getCase(db, tenantId, caseId))) throw notFound('Case', caseId);
       const rows = await listCaseEffects(db, tenantId, caseId, { afterId, limit });
       const hasMore = rows.length > limit;
@@ -121,7 +126,10 @@ export const caseRoutes = factory
       const last = items.at(-1);
       const nextCursor =
         hasMore && last
-          ? encodeCursor(config.cursorSigningKey, effectsRoute, binding, { sortKey: String(last.effectId), id: String(last.effectId) })
+          ? encodeCursor(config.cursorSigningKey, effectsRoute, binding, {
+              sortKey: String(last.effectId),
+              id: String(last.effectId),
+            })
           : null;
       return c.json({ items, nextCursor, hasMore }, 200);
     },

@@ -5,7 +5,11 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
-import { createdInteractionResponse, createInteractionBody, interactionIdParam } from '../../schemas/servicing';
+import {
+  createdInteractionResponse,
+  createInteractionBody,
+  interactionIdParam,
+} from '../../schemas/servicing';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

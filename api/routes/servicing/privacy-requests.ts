@@ -8,7 +8,10 @@
 import { getPrivacyRequest } from '../../../db/queries/servicing';
 import { reminderLeadDays } from '../../../domain/deadlines';
 import { DomainError, notFound } from '../../../domain/errors';
-import { isTerminalPrivacyStatus, type PrivacyRequestWorkflowInput } from '../../../domain/servicing/privacy-request';
+import {
+  isTerminalPrivacyStatus,
+  type PrivacyRequestWorkflowInput,
+} from '../../../domain/servicing/privacy-request';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
@@ -72,7 +75,12 @@ export const privacyRequestRoutes = factory
       summary: 'Read a privacy request',
       scope: 'servicing:read',
       permission: 'READ_PRIVACYREQUEST',
-      responses: { 200: { description: 'The request with its status, due time and evidence ids', schema: privacyRequestResponse } },
+      responses: {
+        200: {
+          description: 'The request with its status, due time and evidence ids',
+          schema: privacyRequestResponse,
+        },
+      },
     }),
     requires('servicing:read', 'READ_PRIVACYREQUEST'),
     pathParams(requestIdParam),

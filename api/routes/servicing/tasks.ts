@@ -5,7 +5,13 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
-import { completeTaskBody, listTasksQuery, taskIdParam, taskListResponse, taskResponse } from '../../schemas/servicing';
+import {
+  completeTaskBody,
+  listTasksQuery,
+  taskIdParam,
+  taskListResponse,
+  taskResponse,
+} from '../../schemas/servicing';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -29,7 +35,12 @@ export const taskRoutes = factory
       const query = c.req.valid('query');
       const rows = await listTasks(c.get('deps').db, c.get('tenantId'), query);
       return c.json(
-        { items: rows.slice(0, query.limit), limit: query.limit, offset: query.offset, hasMore: rows.length > query.limit },
+        {
+          items: rows.slice(0, query.limit),
+          limit: query.limit,
+          offset: query.offset,
+          hasMore: rows.length > query.limit,
+        },
         200,
       );
     },
@@ -72,7 +83,9 @@ export const taskRoutes = factory
     async (c) => {
       const { taskId } = c.req.valid('param');
       const { note } = c.req.valid('json');
-      const result = await c.get('deps').activities.completeTask({ ...operationContext(c), taskId, note: note ?? null });
+      const result = await c
+        .get('deps')
+        .activities.completeTask({ ...operationContext(c), taskId, note: note ?? null });
       return c.json({ resourceId: result.taskId, changes: { status: result.status } }, 200);
     },
   );
