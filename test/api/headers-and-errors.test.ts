@@ -6,10 +6,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app';
-import { createTemporalGateway } from '../../api/temporal-gateway';
 import { type Credential, call, createTestContext, credentialFor, type TestContext, uniqueTenant } from '../support/context';
-import { authHeaders, expectShapeA, newKey, openCase, send } from './helpers';
+import { appWith, authHeaders, expectShapeA, newKey, openCase, send } from './helpers';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -228,21 +226,11 @@ describe('internal errors', () => {
       },
     });
     const secret = 'password=hunter2 at /srv/app/db/pool.ts:42';
-    const failing = createApp({
-      db: ctx.db,
+    const failing = appWith(ctx, {
       activities: {
-        ...ctx.activities,
         openCase: async () => {
           throw new Error(`connection refused: ${secret}`);
         },
-      },
-      platform: ctx.platform,
-      temporal: createTemporalGateway(ctx.client),
-      config: {
-        environment: 'sandbox',
-        cursorSigningKey: 'test-cursor-key',
-        docsUrl: 'https://docs.test/lending',
-        rateLimitPerSecond: 10_000,
       },
       logger: pino({ level: 'info' }, sink),
     });

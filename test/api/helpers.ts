@@ -5,9 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
+import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
+import { createApp } from '../../api/app';
+import { createTemporalGateway } from '../../api/temporal-gateway';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { type Credential, call, type TestContext } from '../support/context';
+import { type Credential, call, type TestContext, testSecrets } from '../support/context';
 
 export interface ApiResponse {
   status: number;
@@ -180,4 +183,36 @@ export async function openPrivacyRequest(
     reviewTaskId: res.body.reviewTaskId,
     body: res.body,
   };
+}
+
+/**
+ * A second app on the same database and Temporal client as `ctx.app`, wired the same way but
+ * with some operations replaced (to make one fail or wait) and an optional logger.
+ */
+export function appWith(
+  ctx: TestContext,
+  options: { activities?: Partial<TestContext['activities']>; logger?: Logger } = {},
+): TestContext['app'] {
+  return createApp({
+    db: ctx.db,
+    activities: { ...ctx.activities, ...options.activities },
+    platform: ctx.platform,
+    temporal: createTemporalGateway(ctx.client),
+    config: {
+      environment: 'sandbox',
+      cursorSigningKey: testSecrets.cursorSigningKey,
+      docsUrl: 'https://docs.test/lending',
+      rateLimitPerSecond: 10_000,
+    },
+    logger: options.logger ?? pino({ level: 'silent' }),
+  });
+}
+
+/** A promise with its resolve function, to hold an operation until the test lets it go. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
 }
