@@ -143,6 +143,11 @@ export const documentation = {
           },
         },
       },
+      basicClient: {
+        type: 'http',
+        scheme: 'basic',
+        description: 'Client id and client secret (token endpoint only).',
+      },
       bearer: {
         type: 'http',
         scheme: 'bearer',
