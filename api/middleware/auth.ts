@@ -35,7 +35,8 @@ function unauthenticated(c: Context<AppEnv>, message: string): Response {
 /** Resolves the bearer token and the tenant; sets `auth` and `tenantId`. */
 export const authenticate = factory.createMiddleware(async (c, next) => {
   const header = c.req.header('authorization');
-  const match = header ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header) : null;
+  // The scheme name is case-insensitive (RFC 7235 §2.1); the token is not.
+  const match = header ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header) : null;
   if (!match?.[1]) return unauthenticated(c, 'A bearer token is required.');
   const token = match[1];
   const environment = c.get('deps').config.environment;

@@ -9,7 +9,14 @@ import { clearTokenCache } from '../../api/middleware/auth';
 import { accessTokens } from '../../db/schema';
 import { withPlatformTransaction } from '../../db/tenant-tx';
 import { sha256Hex } from '../../domain/hash';
-import { type Credential, call, createTestContext, credentialFor, type TestContext, uniqueTenant } from '../support/context';
+import {
+  type Credential,
+  call,
+  createTestContext,
+  credentialFor,
+  type TestContext,
+  uniqueTenant,
+} from '../support/context';
 import {
   addEvidence,
   basic,
@@ -30,7 +37,10 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx?.close());
 
-async function newClient(tenant: string, grant: { scopes?: string[]; environment?: 'sandbox' | 'production' } = {}) {
+async function newClient(
+  tenant: string,
+  grant: { scopes?: string[]; environment?: 'sandbox' | 'production' } = {},
+) {
   return ctx.platform.createClient({
     tenantId: tenant,
     environment: grant.environment ?? 'sandbox',
@@ -151,7 +161,11 @@ describe('POST /oauth2/token', () => {
   it('rejects a missing grant_type, a JSON body and a repeated parameter with 400 invalid_request', async () => {
     const client = await newClient(uniqueTenant('tok'));
     const authorization = basic(client.clientId, client.clientSecret);
-    expectOAuthError(await tokenRequest(ctx, { authorization, body: 'scope=servicing%3Aread' }), 400, 'invalid_request');
+    expectOAuthError(
+      await tokenRequest(ctx, { authorization, body: 'scope=servicing%3Aread' }),
+      400,
+      'invalid_request',
+    );
     expectOAuthError(
       await tokenRequest(ctx, {
         authorization,
@@ -162,7 +176,10 @@ describe('POST /oauth2/token', () => {
       'invalid_request',
     );
     expectOAuthError(
-      await tokenRequest(ctx, { authorization, body: 'grant_type=client_credentials&grant_type=client_credentials' }),
+      await tokenRequest(ctx, {
+        authorization,
+        body: 'grant_type=client_credentials&grant_type=client_credentials',
+      }),
       400,
       'invalid_request',
     );
@@ -177,7 +194,9 @@ describe('bearer token', () => {
   }
 
   it('answers 401 without an Authorization header', async () => {
-    expectUnauthenticated(await send(ctx, '/v1/servicing/tasks', { headers: { 'service-tenant': cred.tenant } }));
+    expectUnauthenticated(
+      await send(ctx, '/v1/servicing/tasks', { headers: { 'service-tenant': cred.tenant } }),
+    );
   });
 
   it('answers 401 to malformed Authorization headers', async () => {
@@ -197,10 +216,27 @@ describe('bearer token', () => {
     }
   });
 
+  it('accepts the scheme name in any case, but not a token in another case', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+      const res = await send(ctx, '/v1/servicing/tasks', {
+        headers: { authorization: `${scheme} ${cred.token}`, 'service-tenant': cred.tenant },
+      });
+      expect(res.status, scheme).toBe(200);
+    }
+    const upper = `at_test_${cred.token.slice('at_test_'.length).toUpperCase()}`;
+    expectUnauthenticated(
+      await send(ctx, '/v1/servicing/tasks', {
+        headers: { authorization: `Bearer ${upper}`, 'service-tenant': cred.tenant },
+      }),
+    );
+  });
+
   it('answers 401 to an unknown token of the right shape', async () => {
     const token = `at_test_${randomBytes(32).toString('base64url')}`;
     expectUnauthenticated(
-      await send(ctx, '/v1/servicing/tasks', { headers: { authorization: `Bearer ${token}`, 'service-tenant': cred.tenant } }),
+      await send(ctx, '/v1/servicing/tasks', {
+        headers: { authorization: `Bearer ${token}`, 'service-tenant': cred.tenant },
+      }),
     );
   });
 
@@ -291,7 +327,9 @@ describe('bearer token', () => {
 
 describe('Service-Tenant', () => {
   it('is required (400 naming header.Service-Tenant)', async () => {
-    const res = await send(ctx, '/v1/servicing/tasks', { headers: { authorization: `Bearer ${cred.token}` } });
+    const res = await send(ctx, '/v1/servicing/tasks', {
+      headers: { authorization: `Bearer ${cred.token}` },
+    });
     const body = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['header.Service-Tenant']);
     expect(body.developerMessage).toMatch(/required/);
   });
@@ -301,7 +339,9 @@ describe('Service-Tenant', () => {
       const res = await send(ctx, '/v1/servicing/tasks', {
         headers: { authorization: `Bearer ${cred.token}`, 'service-tenant': tenant },
       });
-      const body = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['header.Service-Tenant']);
+      const body = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', [
+        'header.Service-Tenant',
+      ]);
       expect(body.errors[0]?.value).toBe(tenant);
     }
   });
@@ -349,7 +389,11 @@ describe('scopes and permissions', () => {
     expect(res.headers.get('www-authenticate')).toBe(
       'Bearer realm="lending", error="insufficient_scope", scope="servicing:write"',
     );
-    for (const path of ['/v1/servicing/interactions', '/v1/servicing/evidence', '/v1/servicing/privacy-requests']) {
+    for (const path of [
+      '/v1/servicing/interactions',
+      '/v1/servicing/evidence',
+      '/v1/servicing/privacy-requests',
+    ]) {
       const refused = await call(ctx, readOnly, 'POST', path, {});
       expectShapeA(refused, 403, 'error.msg.not.authorized');
       expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
@@ -376,9 +420,13 @@ describe('scopes and permissions', () => {
       outcomeCode: 'RESOLVED',
       closureReason: 'done',
     });
-    expect(expectShapeA(close, 403, 'error.msg.not.authorized').developerMessage).toMatch(/CLOSE_SERVICINGCASE/);
+    expect(expectShapeA(close, 403, 'error.msg.not.authorized').developerMessage).toMatch(
+      /CLOSE_SERVICINGCASE/,
+    );
     const effects = await call(ctx, reader, 'GET', `/v1/servicing/cases/${caseId}/effects`);
-    expect(expectShapeA(effects, 403, 'error.msg.not.authorized').developerMessage).toMatch(/READ_CASEEFFECT/);
+    expect(expectShapeA(effects, 403, 'error.msg.not.authorized').developerMessage).toMatch(
+      /READ_CASEEFFECT/,
+    );
     const tasks = await call(ctx, reader, 'GET', '/v1/servicing/tasks');
     expect(expectShapeA(tasks, 403, 'error.msg.not.authorized').developerMessage).toMatch(/READ_TASK/);
 
@@ -396,7 +444,13 @@ describe('scopes and permissions', () => {
 describe('tenant isolation', () => {
   let a: Credential;
   let b: Credential;
-  let ids: { caseId: number; interactionId: number; evidenceId: number; requestId: number; reviewTaskId: number };
+  let ids: {
+    caseId: number;
+    interactionId: number;
+    evidenceId: number;
+    requestId: number;
+    reviewTaskId: number;
+  };
 
   beforeAll(async () => {
     a = await credentialFor(ctx, uniqueTenant('iso-a'));
@@ -448,7 +502,9 @@ describe('tenant isolation', () => {
     );
     expect((await call(ctx, a, 'GET', `/v1/servicing/cases/${ids.caseId}`)).body.status).toBe('OPEN');
     expect((await call(ctx, a, 'GET', `/v1/servicing/tasks/${ids.reviewTaskId}`)).body.status).toBe('OPEN');
-    expect((await call(ctx, a, 'GET', `/v1/servicing/privacy-requests/${ids.requestId}`)).body.status).toBe('RECEIVED');
+    expect((await call(ctx, a, 'GET', `/v1/servicing/privacy-requests/${ids.requestId}`)).body.status).toBe(
+      'RECEIVED',
+    );
   });
 
   it("refuses references to A's records in B's writes (400 naming the field) and hides A's tasks from B's list", async () => {

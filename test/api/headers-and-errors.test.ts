@@ -6,7 +6,14 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Credential, call, createTestContext, credentialFor, type TestContext, uniqueTenant } from '../support/context';
+import {
+  type Credential,
+  call,
+  createTestContext,
+  credentialFor,
+  type TestContext,
+  uniqueTenant,
+} from '../support/context';
 import { appWith, authHeaders, expectShapeA, newKey, openCase, send } from './helpers';
 
 let ctx: TestContext;
@@ -77,7 +84,9 @@ describe('Service-Actor', () => {
       expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['header.Service-Actor']);
     }
     // Nothing was created by the rejected requests.
-    const tasks = await call(ctx, cred, 'GET', '/v1/servicing/tasks', undefined, { 'service-actor': 'a'.repeat(129) });
+    const tasks = await call(ctx, cred, 'GET', '/v1/servicing/tasks', undefined, {
+      'service-actor': 'a'.repeat(129),
+    });
     expectShapeA(tasks, 400, 'validation.msg.validation.errors.exist', ['header.Service-Actor']);
   });
 });
@@ -85,7 +94,9 @@ describe('Service-Actor', () => {
 describe('X-Request-Id', () => {
   it('echoes a sane incoming id and records it as the correlationId of effects', async () => {
     const requestId = `req-${newKey()}`;
-    const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', validCase, { 'x-request-id': requestId });
+    const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', validCase, {
+      'x-request-id': requestId,
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('x-request-id')).toBe(requestId);
     const effects = await call(ctx, cred, 'GET', `/v1/servicing/cases/${res.body.caseId}/effects`);
@@ -95,21 +106,29 @@ describe('X-Request-Id', () => {
   it('replaces an unusable id with a generated one, also on errors', async () => {
     const res = await send(ctx, '/v1/servicing/tasks', { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(res.status).toBe(401);
-    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(res.headers.get('x-request-id')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
   });
 });
 
 describe('request bodies', () => {
   it('answers malformed JSON with a Shape A 400 on body', async () => {
     for (const body of ['{"customerRef":', '', 'not json', "{'a':1}"]) {
-      const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', body, { 'content-type': 'application/json' });
+      const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', body, {
+        'content-type': 'application/json',
+      });
       const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['body']);
       expect(err.developerMessage).toMatch(/JSON/i);
     }
   });
 
   it('answers a body of another content type with 400 on header.Content-Type', async () => {
-    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+    for (const contentType of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
       const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', JSON.stringify(validCase), {
         'content-type': contentType,
       });
@@ -140,7 +159,10 @@ describe('request bodies', () => {
   it('names a missing required field as missing, not unknown', async () => {
     const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', { customerRef: 'cus_1' });
     const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['caseTypeCode', 'summary']);
-    expect(err.errors.map((e) => e.developerMessage)).toEqual(['caseTypeCode is required.', 'summary is required.']);
+    expect(err.errors.map((e) => e.developerMessage)).toEqual([
+      'caseTypeCode is required.',
+      'summary is required.',
+    ]);
   });
 
   it('names each field of the wrong type or format, with its value', async () => {
@@ -164,7 +186,9 @@ describe('request bodies', () => {
 
   it('rejects a JSON body that is not an object', async () => {
     for (const body of ['[]', '"text"', '42', 'null']) {
-      const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', body, { 'content-type': 'application/json' });
+      const res = await call(ctx, cred, 'POST', '/v1/servicing/cases', body, {
+        'content-type': 'application/json',
+      });
       expectShapeA(res, 400, 'validation.msg.validation.errors.exist');
     }
   });
@@ -210,7 +234,12 @@ describe('unknown routes', () => {
   });
 
   it('answers an unknown method on a known path and a path outside /v1 with a Shape A 404', async () => {
-    expectShapeA(await call(ctx, cred, 'DELETE', '/v1/servicing/cases/1'), 404, 'error.msg.resource.not.found', []);
+    expectShapeA(
+      await call(ctx, cred, 'DELETE', '/v1/servicing/cases/1'),
+      404,
+      'error.msg.resource.not.found',
+      [],
+    );
     expectShapeA(await send(ctx, '/v2/servicing/cases'), 404, 'error.msg.resource.not.found', []);
     expectShapeA(await send(ctx, '/'), 404, 'error.msg.resource.not.found', []);
   });
@@ -252,7 +281,9 @@ describe('internal errors', () => {
     const requestId = res.headers.get('x-request-id');
     const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.some((l) => l.msg === 'unhandled error' && l.requestId === requestId)).toBe(true);
-    expect(logged.some((l) => l.msg === 'request' && l.status === 500 && l.tenant === cred.tenant)).toBe(true);
+    expect(logged.some((l) => l.msg === 'request' && l.status === 500 && l.tenant === cred.tenant)).toBe(
+      true,
+    );
     expect(lines.join('\n')).not.toContain(cred.token);
 
     // A 5xx releases the key: the same request on the healthy app runs and succeeds.

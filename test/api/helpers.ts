@@ -8,13 +8,17 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../api/app';
-import { createTemporalGateway } from '../../api/temporal-gateway';
+import { createTemporalGateway, type TemporalGateway } from '../../api/temporal-gateway';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { type Credential, call, type TestContext, testSecrets } from '../support/context';
 
+/** A parsed JSON body: its shape is what the assertions check. */
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field, as in test/support.
+export type Json = any;
+
 export interface ApiResponse {
   status: number;
-  body: any;
+  body: Json;
   headers: Headers;
 }
 
@@ -38,11 +42,20 @@ export function expectShapeA(
   status: number,
   code: string,
   parameterNames?: string[],
-): { developerMessage: string; errors: { parameterName: string; developerMessage: string; value: unknown }[] } {
+): {
+  developerMessage: string;
+  errors: { parameterName: string; developerMessage: string; value: unknown }[];
+} {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(Object.keys(res.body).sort()).toEqual(
-    ['defaultUserMessage', 'developerMessage', 'errors', 'httpStatusCode', 'userMessageGlobalisationCode'].sort(),
+    [
+      'defaultUserMessage',
+      'developerMessage',
+      'errors',
+      'httpStatusCode',
+      'userMessageGlobalisationCode',
+    ].sort(),
   );
   expect(res.body.httpStatusCode).toBe(String(status));
   expect(res.body.userMessageGlobalisationCode).toBe(code);
@@ -163,7 +176,7 @@ export async function openPrivacyRequest(
   ctx: TestContext,
   cred: Credential,
   overrides: Record<string, unknown> = {},
-): Promise<{ caseId: number; interactionId: number; requestId: number; reviewTaskId: number; body: any }> {
+): Promise<{ caseId: number; interactionId: number; requestId: number; reviewTaskId: number; body: Json }> {
   const caseId = await openCase(ctx, cred, { caseTypeCode: 'PRIVACY', summary: 'DSR' });
   const interactionId = await logInteraction(ctx, cred, caseId);
   const res = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
@@ -191,13 +204,17 @@ export async function openPrivacyRequest(
  */
 export function appWith(
   ctx: TestContext,
-  options: { activities?: Partial<TestContext['activities']>; logger?: Logger } = {},
+  options: {
+    activities?: Partial<TestContext['activities']>;
+    temporal?: Partial<TemporalGateway>;
+    logger?: Logger;
+  } = {},
 ): TestContext['app'] {
   return createApp({
     db: ctx.db,
     activities: { ...ctx.activities, ...options.activities },
     platform: ctx.platform,
-    temporal: createTemporalGateway(ctx.client),
+    temporal: { ...createTemporalGateway(ctx.client), ...options.temporal },
     config: {
       environment: 'sandbox',
       cursorSigningKey: testSecrets.cursorSigningKey,

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type Credential, createTestContext, credentialFor, type TestContext, uniqueTenant } from '../support/context';
+import {
+  type Credential,
+  call,
+  createTestContext,
+  credentialFor,
+  type TestContext,
+  uniqueTenant,
+} from '../support/context';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -11,7 +18,11 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 async function openCaseWithInteraction() {
-  const kase = await call(ctx, cred, 'POST', '/v1/servicing/cases', { customerRef: 'cus_9', caseTypeCode: 'PRIVACY', summary: 'DSR' });
+  const kase = await call(ctx, cred, 'POST', '/v1/servicing/cases', {
+    customerRef: 'cus_9',
+    caseTypeCode: 'PRIVACY',
+    summary: 'DSR',
+  });
   const interaction = await call(ctx, cred, 'POST', '/v1/servicing/interactions', {
     customerRef: 'cus_9',
     caseId: kase.body.caseId,
@@ -55,7 +66,10 @@ describe('privacy requests', () => {
       outcomeReason: 'Deleted',
       evidenceIds: [evidence.body.evidenceId],
     });
-    expect(fulfilled).toMatchObject({ status: 200, body: { resourceId: requestId, changes: { status: 'FULFILLED' } } });
+    expect(fulfilled).toMatchObject({
+      status: 200,
+      body: { resourceId: requestId, changes: { status: 'FULFILLED' } },
+    });
     expect(await handle.result()).toMatchObject({ status: 'FULFILLED', wasOverdue: false });
 
     const again = await call(ctx, cred, 'POST', `/v1/servicing/privacy-requests/${requestId}/fulfill`, {
@@ -64,10 +78,16 @@ describe('privacy requests', () => {
       evidenceIds: [evidence.body.evidenceId],
     });
     expect(again.status).toBe(409);
-    expect(again.body.userMessageGlobalisationCode).toBe('error.msg.privacy.request.invalid.state.transition');
+    expect(again.body.userMessageGlobalisationCode).toBe(
+      'error.msg.privacy.request.invalid.state.transition',
+    );
 
     const read = await call(ctx, cred, 'GET', `/v1/servicing/privacy-requests/${requestId}`);
-    expect(read.body).toMatchObject({ status: 'FULFILLED', evidenceIds: [evidence.body.evidenceId], reviewTaskId: created.body.reviewTaskId });
+    expect(read.body).toMatchObject({
+      status: 'FULFILLED',
+      evidenceIds: [evidence.body.evidenceId],
+      reviewTaskId: created.body.reviewTaskId,
+    });
     const review = await call(ctx, cred, 'GET', `/v1/servicing/tasks/${created.body.reviewTaskId}`);
     expect(review.body).toMatchObject({ taskType: 'PRIVACY_REVIEW', status: 'COMPLETED' });
   });

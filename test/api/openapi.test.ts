@@ -1,0 +1,187 @@
+/**
+ * The published description and the operational routes: `GET /v1/openapi.json` (OpenAPI 3.1,
+ * generated from the routes), `GET /docs` and `GET /healthz`, none of which needs a token.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/context';
+import { appWith, type Json, send } from './helpers';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ worker: false });
+});
+afterAll(async () => ctx?.close());
+
+interface Operation {
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Record<string, unknown> }[];
+  responses: Record<string, unknown>;
+  requestBody?: { content: Record<string, unknown> };
+  description?: string;
+}
+
+const servicingOperations: [method: string, path: string, scope: string, mutation: boolean][] = [
+  ['post', '/v1/servicing/cases', 'servicing:write', true],
+  ['get', '/v1/servicing/cases/{caseId}', 'servicing:read', false],
+  ['post', '/v1/servicing/cases/{caseId}/close', 'servicing:write', true],
+  ['get', '/v1/servicing/cases/{caseId}/effects', 'servicing:read', false],
+  ['post', '/v1/servicing/interactions', 'servicing:write', true],
+  ['get', '/v1/servicing/interactions/{interactionId}', 'servicing:read', false],
+  ['post', '/v1/servicing/evidence', 'servicing:write', true],
+  ['get', '/v1/servicing/evidence/{evidenceId}', 'servicing:read', false],
+  ['get', '/v1/servicing/tasks', 'servicing:read', false],
+  ['get', '/v1/servicing/tasks/{taskId}', 'servicing:read', false],
+  ['post', '/v1/servicing/tasks/{taskId}/complete', 'servicing:write', true],
+  ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
+  ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
+  ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
+];
+
+describe('GET /v1/openapi.json', () => {
+  let doc: {
+    openapi: string;
+    info: { title: string; version: string };
+    paths: Record<string, Record<string, Operation>>;
+    components: {
+      securitySchemes: Record<string, Json>;
+      schemas: Record<string, Json>;
+      responses: Record<string, Json>;
+    };
+  };
+
+  beforeAll(async () => {
+    const res = await send(ctx, '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    doc = res.body;
+  });
+
+  it('is an OpenAPI 3.1 document served without a token', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+  });
+
+  it('describes every servicing route, the token endpoint and the health check', () => {
+    for (const [method, path] of servicingOperations) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(doc.paths['/oauth2/token']?.post).toBeDefined();
+    expect(doc.paths['/healthz']?.get).toBeDefined();
+    // Nothing undocumented, and the document does not describe itself or the docs page.
+    const described = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${path}`),
+    );
+    expect(described.sort()).toEqual(
+      [...servicingOperations.map(([m, p]) => `${m} ${p}`), 'post /oauth2/token', 'get /healthz'].sort(),
+    );
+  });
+
+  it('declares the OAuth 2.0 client-credentials and bearer security schemes', () => {
+    expect(doc.components.securitySchemes.oauth2).toMatchObject({
+      type: 'oauth2',
+      flows: {
+        clientCredentials: {
+          tokenUrl: '/oauth2/token',
+          scopes: expect.objectContaining({
+            'servicing:read': expect.any(String),
+            'servicing:write': expect.any(String),
+          }),
+        },
+      },
+    });
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('gives every servicing operation its scope, the Service-Tenant header and Shape A errors', () => {
+    for (const [method, path, scope, mutation] of servicingOperations) {
+      const op = doc.paths[path]?.[method] as Operation;
+      expect(op.security, `${method} ${path}`).toContainEqual({ oauth2: [scope] });
+      const tenant = op.parameters?.find((p) => p.name === 'Service-Tenant');
+      expect(tenant, `${method} ${path}`).toMatchObject({
+        in: 'header',
+        required: true,
+        schema: { type: 'string', pattern: '^[a-z0-9-]{1,64}$' },
+      });
+      const key = op.parameters?.find((p) => p.name === 'Idempotency-Key');
+      if (mutation) {
+        expect(key, `${method} ${path}`).toMatchObject({
+          in: 'header',
+          required: false,
+          schema: { minLength: 1, maxLength: 50 },
+        });
+        expect(op.responses['409']).toEqual({ $ref: '#/components/responses/ShapeAError' });
+        expect(op.responses['422']).toEqual({ $ref: '#/components/responses/ShapeAError' });
+        expect(op.requestBody?.content['application/json']).toBeDefined();
+      } else {
+        expect(key).toBeUndefined();
+      }
+      for (const status of ['400', '401', '403', '404', '429']) {
+        expect(op.responses[status], `${method} ${path} ${status}`).toEqual({
+          $ref: '#/components/responses/ShapeAError',
+        });
+      }
+      expect(op.description).toMatch(/permission `[A-Z_]+`/);
+    }
+    expect(doc.components.schemas.ShapeA.required).toEqual([
+      'developerMessage',
+      'httpStatusCode',
+      'defaultUserMessage',
+      'userMessageGlobalisationCode',
+      'errors',
+    ]);
+  });
+
+  it('documents the paging parameters of the effects and task lists', () => {
+    const effects = doc.paths['/v1/servicing/cases/{caseId}/effects']?.get as Operation;
+    expect(
+      effects.parameters
+        ?.filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['cursor', 'limit']);
+    const tasks = doc.paths['/v1/servicing/tasks']?.get as Operation;
+    expect(
+      tasks.parameters
+        ?.filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['caseId', 'limit', 'offset', 'status']);
+  });
+
+  it('describes the token endpoint with HTTP Basic and a form body', () => {
+    const token = doc.paths['/oauth2/token']?.post as Operation;
+    expect(token.security).toEqual([{ basicClient: [] }]);
+    expect(doc.components.securitySchemes.basicClient).toMatchObject({ type: 'http', scheme: 'basic' });
+    expect(token.requestBody?.content['application/x-www-form-urlencoded']).toBeDefined();
+    expect(Object.keys(token.responses).sort()).toEqual(['200', '400', '401']);
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves an HTML reference page pointing at the document, without a token', async () => {
+    const res = await send(ctx, '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.body).toMatch(/<html/i);
+    expect(res.body).toContain('/v1/openapi.json');
+  });
+});
+
+describe('GET /healthz', () => {
+  it('answers 200 {status: "ok", dependencies: {database: "up", temporal: "up"}} without a token', async () => {
+    const res = await send(ctx, '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok', dependencies: { database: 'up', temporal: 'up' } });
+  });
+
+  it('answers 503 "degraded" naming the dependency that is down', async () => {
+    const app = appWith(ctx, { temporal: { health: async () => false } });
+    const res = await app.request('/healthz');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      status: 'degraded',
+      dependencies: { database: 'up', temporal: 'down' },
+    });
+  });
+});
