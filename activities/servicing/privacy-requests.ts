@@ -155,8 +155,22 @@ export function openPrivacyRequest(deps: Deps) {
           updatedAt: now,
           requestKey: input.requestKey ?? null,
         })
+        .onConflictDoNothing({ target: [privacyRequests.tenantId, privacyRequests.requestKey] })
         .returning();
-      if (!row) throw new Error('insert returned no row');
+      if (!row) {
+        // A concurrent call with the same request key committed first: return its request.
+        const [existing] = await tx
+          .select()
+          .from(privacyRequests)
+          .where(
+            and(
+              eq(privacyRequests.tenantId, input.tenantId),
+              eq(privacyRequests.requestKey, input.requestKey ?? ''),
+            ),
+          );
+        if (!existing) throw new Error('privacy request vanished after a request-key conflict');
+        return resultOf(existing);
+      }
       const workflowId = privacyRequestWorkflowId(input.tenantId, row.id);
       const review = await openTask(tx, {
         tenantId: input.tenantId,

@@ -59,14 +59,20 @@ describe('encodeCursor / decodeCursor', () => {
     expect(err.code).toBe('validation.msg.cursor.query.mismatch');
     expect(err.status).toBe(400);
     expect(err.errors).toEqual([
-      expect.objectContaining({ parameterName: 'cursor', value: cursor, userMessageGlobalisationCode: 'validation.msg.cursor.query.mismatch' }),
+      expect.objectContaining({
+        parameterName: 'cursor',
+        value: cursor,
+        userMessageGlobalisationCode: 'validation.msg.cursor.query.mismatch',
+      }),
     ]);
   });
 
   it('rejects a cursor of another query with validation.msg.cursor.query.mismatch', () => {
     const cursor = encodeCursor(key, route, { status: 'OPEN' }, position);
     for (const other of [{ status: 'CLOSED' }, {}, { status: 'OPEN', customerRef: 'cus_1' }]) {
-      expect(domainErrorOf(() => decodeCursor(key, route, other, cursor)).code).toBe('validation.msg.cursor.query.mismatch');
+      expect(domainErrorOf(() => decodeCursor(key, route, other, cursor)).code).toBe(
+        'validation.msg.cursor.query.mismatch',
+      );
     }
   });
 
@@ -92,7 +98,9 @@ describe('encodeCursor / decodeCursor', () => {
 
   it('rejects a cursor signed with another key', () => {
     const cursor = encodeCursor('another-key', route, {}, position);
-    expect(domainErrorOf(() => decodeCursor(key, route, {}, cursor)).code).toBe('validation.msg.validation.errors.exist');
+    expect(domainErrorOf(() => decodeCursor(key, route, {}, cursor)).code).toBe(
+      'validation.msg.validation.errors.exist',
+    );
   });
 
   it('rejects a correctly signed payload of the wrong form', () => {
@@ -103,19 +111,25 @@ describe('encodeCursor / decodeCursor', () => {
     const good = { v: 1, r: route, q: queryHash({}), k: 'x', i: '1' };
     expect(decodeCursor(key, route, {}, sign(good))).toEqual({ sortKey: 'x', id: '1' });
     for (const bad of [{ ...good, v: 2 }, { ...good, k: 5 }, { ...good, i: 1 }, { v: 1 }]) {
-      expect(domainErrorOf(() => decodeCursor(key, route, {}, sign(bad))).code).toBe('validation.msg.validation.errors.exist');
+      expect(domainErrorOf(() => decodeCursor(key, route, {}, sign(bad))).code).toBe(
+        'validation.msg.validation.errors.exist',
+      );
     }
     const notJson = toBase64Url(new TextEncoder().encode('not json'));
     expect(
-      domainErrorOf(() => decodeCursor(key, route, {}, `${notJson}.${toBase64Url(hmacSha256(key, notJson))}`)).code,
+      domainErrorOf(() => decodeCursor(key, route, {}, `${notJson}.${toBase64Url(hmacSha256(key, notJson))}`))
+        .code,
     ).toBe('validation.msg.validation.errors.exist');
   });
 
-  it.each(['', '.', 'abc', 'a.', '.b', 'a.b.c', 'not base64!.sig'])('rejects the malformed cursor %j', (cursor) => {
-    const err = domainErrorOf(() => decodeCursor(key, route, {}, cursor));
-    expect(err.code).toBe('validation.msg.validation.errors.exist');
-    expect(err.errors[0]?.parameterName).toBe('cursor');
-  });
+  it.each(['', '.', 'abc', 'a.', '.b', 'a.b.c', 'not base64!.sig'])(
+    'rejects the malformed cursor %j',
+    (cursor) => {
+      const err = domainErrorOf(() => decodeCursor(key, route, {}, cursor));
+      expect(err.code).toBe('validation.msg.validation.errors.exist');
+      expect(err.errors[0]?.parameterName).toBe('cursor');
+    },
+  );
 });
 
 describe('queryHash', () => {

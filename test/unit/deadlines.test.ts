@@ -34,7 +34,11 @@ function oracleAddDays(date: string, days: number): string {
 describe('computePrivacyDeadlines — CCPA/CPRA (45 calendar days, America/Los_Angeles)', () => {
   it('counts 45 days from the receipt date and ends the due day at 23:59:59 PDT', () => {
     // 2026-03-02 10:00 PST → due day 2026-04-16, after DST started (−07:00).
-    const d = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-03-02T18:00:00Z'), timeZone: LA });
+    const d = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-03-02T18:00:00Z'),
+      timeZone: LA,
+    });
     expect(d.dueDate).toBe('2026-04-16');
     expect(d.statutoryDueAt).toBe('2026-04-16T23:59:59-07:00');
     expect(d.dueAtMs).toBe(Date.parse('2026-04-17T06:59:59Z'));
@@ -42,35 +46,59 @@ describe('computePrivacyDeadlines — CCPA/CPRA (45 calendar days, America/Los_A
 
   it('uses the local date: a late-evening receipt in UTC falls on the previous local day', () => {
     // 2026-01-01T05:00Z is 2025-12-31 21:00 PST: counting starts on 31 December.
-    const d = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-01-01T05:00:00Z'), timeZone: LA });
+    const d = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-01-01T05:00:00Z'),
+      timeZone: LA,
+    });
     expect(d.dueDate).toBe('2026-02-14');
     expect(d.statutoryDueAt).toBe('2026-02-14T23:59:59-08:00');
     expect(d.dueAtMs).toBe(Date.parse('2026-02-15T07:59:59Z'));
   });
 
   it('switches the local day exactly at local midnight', () => {
-    const before = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-03-03T07:59:59Z'), timeZone: LA });
-    const after = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-03-03T08:00:00Z'), timeZone: LA });
+    const before = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-03-03T07:59:59Z'),
+      timeZone: LA,
+    });
+    const after = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-03-03T08:00:00Z'),
+      timeZone: LA,
+    });
     expect(before.dueDate).toBe('2026-04-16');
     expect(after.dueDate).toBe('2026-04-17');
   });
 
   it('gets the offset right when DST starts between receipt and due', () => {
     // Received 2026-01-25 (PST), due 2026-03-11 (PDT).
-    const d = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-01-25T20:00:00Z'), timeZone: LA });
+    const d = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-01-25T20:00:00Z'),
+      timeZone: LA,
+    });
     expect(d.statutoryDueAt).toBe('2026-03-11T23:59:59-07:00');
     expect(d.dueAtMs).toBe(Date.parse('2026-03-12T06:59:59Z'));
   });
 
   it('gets the offset right when DST ends between receipt and due', () => {
     // Received 2026-09-20 (PDT), due 2026-11-04 (PST).
-    const d = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-09-20T16:00:00Z'), timeZone: LA });
+    const d = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-09-20T16:00:00Z'),
+      timeZone: LA,
+    });
     expect(d.statutoryDueAt).toBe('2026-11-04T23:59:59-08:00');
     expect(d.dueAtMs).toBe(Date.parse('2026-11-05T07:59:59Z'));
   });
 
   it('puts the reminder 10 × 24 h before the due time', () => {
-    const d = computePrivacyDeadlines({ regime: 'CCPA_CPRA', receivedAtMs: Date.parse('2026-03-02T18:00:00Z'), timeZone: LA });
+    const d = computePrivacyDeadlines({
+      regime: 'CCPA_CPRA',
+      receivedAtMs: Date.parse('2026-03-02T18:00:00Z'),
+      timeZone: LA,
+    });
     expect(reminderLeadDays).toBe(10);
     expect(d.reminderAtMs).toBe(Date.parse('2026-04-07T06:59:59Z'));
     expect(d.dueAtMs - d.reminderAtMs).toBe(10 * dayMs);
@@ -143,14 +171,21 @@ describe('computePrivacyDeadlines — GDPR / UK GDPR (one calendar month)', () =
 
   it('property: same day next month, or the last day of next month when it is shorter', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.parse('1990-01-01'), max: Date.parse('2060-01-01') }), (receivedAtMs) => {
-        const d = computePrivacyDeadlines({ regime: 'GDPR', receivedAtMs, timeZone: LA });
-        const [y, m, day] = oracleLocalDate(receivedAtMs, LA).split('-').map(Number) as [number, number, number];
-        const lastOfNext = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-        const expected = new Date(Date.UTC(y, m, Math.min(day, lastOfNext))).toISOString().slice(0, 10);
-        expect(d.dueDate).toBe(expected);
-        expect(Date.parse(d.statutoryDueAt)).toBe(d.dueAtMs);
-      }),
+      fc.property(
+        fc.integer({ min: Date.parse('1990-01-01'), max: Date.parse('2060-01-01') }),
+        (receivedAtMs) => {
+          const d = computePrivacyDeadlines({ regime: 'GDPR', receivedAtMs, timeZone: LA });
+          const [y, m, day] = oracleLocalDate(receivedAtMs, LA).split('-').map(Number) as [
+            number,
+            number,
+            number,
+          ];
+          const lastOfNext = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+          const expected = new Date(Date.UTC(y, m, Math.min(day, lastOfNext))).toISOString().slice(0, 10);
+          expect(d.dueDate).toBe(expected);
+          expect(Date.parse(d.statutoryDueAt)).toBe(d.dueAtMs);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -214,6 +249,8 @@ describe('regime table and helpers', () => {
   });
 
   it('rejects a due day that is not a calendar date', () => {
-    expect(() => computeExtendedDueAt({ regime: 'CCPA_CPRA', dueDate: '2026-02-30', timeZone: LA })).toThrow(RangeError);
+    expect(() => computeExtendedDueAt({ regime: 'CCPA_CPRA', dueDate: '2026-02-30', timeZone: LA })).toThrow(
+      RangeError,
+    );
   });
 });

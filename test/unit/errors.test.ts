@@ -75,7 +75,10 @@ describe('DomainError', () => {
 
   it('carries a developer message, field errors and a retry hint', () => {
     const cause = fieldError('charges[0].amount', '1.234', 'Too many decimals.');
-    const err = new DomainError('error.msg.rate.limited', 'slow down', { errors: [cause], retryAfterSeconds: 3 });
+    const err = new DomainError('error.msg.rate.limited', 'slow down', {
+      errors: [cause],
+      retryAfterSeconds: 3,
+    });
     expect(err.message).toBe('slow down');
     expect(err.errors).toEqual([cause]);
     expect(err.retryAfterSeconds).toBe(3);
@@ -100,7 +103,9 @@ describe('DomainError', () => {
 
   it('fieldError maps an absent value to null and keeps a given code', () => {
     expect(fieldError('x', undefined, 'missing').value).toBeNull();
-    expect(fieldError('x', 0, 'zero', 'validation.msg.x.zero', [1]).userMessageGlobalisationCode).toBe('validation.msg.x.zero');
+    expect(fieldError('x', 0, 'zero', 'validation.msg.x.zero', [1]).userMessageGlobalisationCode).toBe(
+      'validation.msg.x.zero',
+    );
     expect(fieldError('x', 0, 'zero', 'validation.msg.x.zero', [1]).args).toEqual([1]);
   });
 
@@ -114,7 +119,12 @@ describe('DomainError', () => {
 describe('OAuthError', () => {
   it('is 401 for invalid_client and 400 for the other RFC 6749 §5.2 codes', () => {
     expect(new OAuthError('invalid_client', 'x').status).toBe(401);
-    for (const code of ['invalid_request', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'] as const) {
+    for (const code of [
+      'invalid_request',
+      'invalid_grant',
+      'unsupported_grant_type',
+      'invalid_scope',
+    ] as const) {
       const err = new OAuthError(code, 'described');
       expect(err.status).toBe(400);
       expect(err.error).toBe(code);

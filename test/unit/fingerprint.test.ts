@@ -20,7 +20,13 @@ function shuffleKeys(value: unknown, random: () => number): unknown {
       [entries[i], entries[j]] = [entries[j]!, entries[i]!];
     }
     const out: Record<string, unknown> = {};
-    for (const [k, v] of entries) Object.defineProperty(out, k, { value: shuffleKeys(v, random), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of entries)
+      Object.defineProperty(out, k, {
+        value: shuffleKeys(v, random),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return value;
@@ -36,7 +42,12 @@ describe('requestFingerprint', () => {
       method: 'POST',
       routeTemplate: base.routeTemplate,
       pathParams: { caseId: '12' },
-      body: { nested: { y: [1, 2], x: 1 }, tags: ['a', 'b'], closureReason: 'Paid', outcomeCode: 'PROMISE_KEPT' },
+      body: {
+        nested: { y: [1, 2], x: 1 },
+        tags: ['a', 'b'],
+        closureReason: 'Paid',
+        outcomeCode: 'PROMISE_KEPT',
+      },
     };
     expect(requestFingerprint(reordered)).toBe(requestFingerprint(base));
   });
@@ -63,18 +74,24 @@ describe('requestFingerprint', () => {
   });
 
   it('distinguishes a number from its string form', () => {
-    expect(requestFingerprint({ ...base, body: { amount: 10 } })).not.toBe(requestFingerprint({ ...base, body: { amount: '10' } }));
+    expect(requestFingerprint({ ...base, body: { amount: 10 } })).not.toBe(
+      requestFingerprint({ ...base, body: { amount: '10' } }),
+    );
   });
 
   it('property: invariant under shuffling the keys of any JSON body', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })), (body, stream) => {
-        const it = stream[Symbol.iterator]();
-        const random = () => it.next().value as number;
-        const a = requestFingerprint({ ...base, body });
-        const b = requestFingerprint({ ...base, body: shuffleKeys(body, random) });
-        expect(b).toBe(a);
-      }),
+      fc.property(
+        fc.jsonValue(),
+        fc.infiniteStream(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
+        (body, stream) => {
+          const it = stream[Symbol.iterator]();
+          const random = () => it.next().value as number;
+          const a = requestFingerprint({ ...base, body });
+          const b = requestFingerprint({ ...base, body: shuffleKeys(body, random) });
+          expect(b).toBe(a);
+        },
+      ),
     );
   });
 

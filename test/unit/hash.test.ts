@@ -1,7 +1,14 @@
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromBase64Url, hmacSha256, hmacSha256Hex, sha256Hex, timingSafeEqualText, toBase64Url } from '../../domain/hash';
+import {
+  fromBase64Url,
+  hmacSha256,
+  hmacSha256Hex,
+  sha256Hex,
+  timingSafeEqualText,
+  toBase64Url,
+} from '../../domain/hash';
 
 describe('sha256Hex', () => {
   it('matches the FIPS 180-2 test vectors', () => {

@@ -83,12 +83,17 @@ describe('addDays', () => {
 
   it('property: adds exactly n days of UTC calendar and composes', () => {
     fc.assert(
-      fc.property(isoDate, fc.integer({ min: -5000, max: 5000 }), fc.integer({ min: -5000, max: 5000 }), (d, a, b) => {
-        const result = addDays(d, a);
-        expect(isIsoDate(result)).toBe(true);
-        expect((Date.parse(result) - Date.parse(d)) / dayMs).toBe(a);
-        expect(addDays(result, b)).toBe(addDays(d, a + b));
-      }),
+      fc.property(
+        isoDate,
+        fc.integer({ min: -5000, max: 5000 }),
+        fc.integer({ min: -5000, max: 5000 }),
+        (d, a, b) => {
+          const result = addDays(d, a);
+          expect(isIsoDate(result)).toBe(true);
+          expect((Date.parse(result) - Date.parse(d)) / dayMs).toBe(a);
+          expect(addDays(result, b)).toBe(addDays(d, a + b));
+        },
+      ),
     );
   });
 });
@@ -132,31 +137,49 @@ describe('addMonths', () => {
 
 describe('instantOfLocal / localDate / offsetMinutes', () => {
   it('resolves wall times in standard and daylight time', () => {
-    expect(instantOfLocal('2026-01-10', { hour: 23, minute: 59, second: 59 }, LA)).toBe(Date.parse('2026-01-11T07:59:59Z'));
-    expect(instantOfLocal('2026-07-10', { hour: 9, minute: 30, second: 0 }, LA)).toBe(Date.parse('2026-07-10T16:30:00Z'));
+    expect(instantOfLocal('2026-01-10', { hour: 23, minute: 59, second: 59 }, LA)).toBe(
+      Date.parse('2026-01-11T07:59:59Z'),
+    );
+    expect(instantOfLocal('2026-07-10', { hour: 9, minute: 30, second: 0 }, LA)).toBe(
+      Date.parse('2026-07-10T16:30:00Z'),
+    );
     expect(instantOfLocal('2026-07-10', { hour: 9, minute: 30, second: 0 }, 'Asia/Kolkata')).toBe(
       Date.parse('2026-07-10T04:00:00Z'),
     );
-    expect(instantOfLocal('2026-07-10', { hour: 0, minute: 0, second: 0 }, 'UTC')).toBe(Date.parse('2026-07-10T00:00:00Z'));
+    expect(instantOfLocal('2026-07-10', { hour: 0, minute: 0, second: 0 }, 'UTC')).toBe(
+      Date.parse('2026-07-10T00:00:00Z'),
+    );
   });
 
   it('resolves the wall times next to the DST transitions', () => {
     // 8 March 2026: 01:59:59 PST is the last second before the gap, 03:00 PDT the first after.
-    expect(instantOfLocal('2026-03-08', { hour: 1, minute: 59, second: 59 }, LA)).toBe(Date.parse('2026-03-08T09:59:59Z'));
-    expect(instantOfLocal('2026-03-08', { hour: 3, minute: 0, second: 0 }, LA)).toBe(Date.parse('2026-03-08T10:00:00Z'));
+    expect(instantOfLocal('2026-03-08', { hour: 1, minute: 59, second: 59 }, LA)).toBe(
+      Date.parse('2026-03-08T09:59:59Z'),
+    );
+    expect(instantOfLocal('2026-03-08', { hour: 3, minute: 0, second: 0 }, LA)).toBe(
+      Date.parse('2026-03-08T10:00:00Z'),
+    );
     // 1 November 2026: 00:59:59 PDT before the overlap, 02:00 PST after it.
-    expect(instantOfLocal('2026-11-01', { hour: 0, minute: 59, second: 59 }, LA)).toBe(Date.parse('2026-11-01T07:59:59Z'));
-    expect(instantOfLocal('2026-11-01', { hour: 2, minute: 0, second: 0 }, LA)).toBe(Date.parse('2026-11-01T10:00:00Z'));
+    expect(instantOfLocal('2026-11-01', { hour: 0, minute: 59, second: 59 }, LA)).toBe(
+      Date.parse('2026-11-01T07:59:59Z'),
+    );
+    expect(instantOfLocal('2026-11-01', { hour: 2, minute: 0, second: 0 }, LA)).toBe(
+      Date.parse('2026-11-01T10:00:00Z'),
+    );
   });
 
   it('takes the earlier instant of a wall time that occurs twice (overlap)', () => {
     // 01:30 on 1 November 2026 occurs at 08:30Z (PDT) and again at 09:30Z (PST).
-    expect(instantOfLocal('2026-11-01', { hour: 1, minute: 30, second: 0 }, LA)).toBe(Date.parse('2026-11-01T08:30:00Z'));
+    expect(instantOfLocal('2026-11-01', { hour: 1, minute: 30, second: 0 }, LA)).toBe(
+      Date.parse('2026-11-01T08:30:00Z'),
+    );
   });
 
   it('reads a wall time inside the DST gap with the later offset', () => {
     // 02:30 on 8 March 2026 does not exist in Los Angeles; the documented rule reads it at −07:00.
-    expect(instantOfLocal('2026-03-08', { hour: 2, minute: 30, second: 0 }, LA)).toBe(Date.parse('2026-03-08T02:30:00-07:00'));
+    expect(instantOfLocal('2026-03-08', { hour: 2, minute: 30, second: 0 }, LA)).toBe(
+      Date.parse('2026-03-08T02:30:00-07:00'),
+    );
   });
 
   it('rejects a date that is not a calendar date', () => {
@@ -186,7 +209,14 @@ describe('instantOfLocal / localDate / offsetMinutes', () => {
         fc.integer({ min: 0, max: 23 }),
         fc.integer({ min: 0, max: 59 }),
         fc.integer({ min: 0, max: 59 }),
-        fc.constantFrom(LA, 'Europe/Berlin', 'Asia/Kolkata', 'Australia/Sydney', 'Australia/Lord_Howe', 'UTC'),
+        fc.constantFrom(
+          LA,
+          'Europe/Berlin',
+          'Asia/Kolkata',
+          'Australia/Sydney',
+          'Australia/Lord_Howe',
+          'UTC',
+        ),
         (date, hour, minute, second, zone) => {
           const wall = `${date}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
           const instant = instantOfLocal(date, { hour, minute, second }, zone);

@@ -1,0 +1,111 @@
+/**
+ * Operations on the throw-away PostgreSQL of the global setup, with a clock the test moves, and
+ * readers that look at rows the way the application does (inside a tenant transaction, RLS on).
+ */
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { inject } from 'vitest';
+import { createActivities, createPlatformOperations, type Deps } from '../../activities';
+import { createDb } from '../../db/client';
+import { caseEffects, outboxEvents, tasks } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, type ErrorCode } from '../../domain/errors';
+
+export interface ActivityHarness {
+  deps: Deps;
+  db: Deps['db'];
+  activities: ReturnType<typeof createActivities>;
+  platform: ReturnType<typeof createPlatformOperations>;
+  /** The instant operations see; null means the real clock. */
+  now: { value: Date | null };
+  close(): Promise<void>;
+}
+
+export function createHarness(environment: 'sandbox' | 'production' = 'sandbox'): ActivityHarness {
+  const { db, close } = createDb(inject('databaseUrl'), { maxConnections: 6 });
+  const now: { value: Date | null } = { value: null };
+  const deps: Deps = {
+    db,
+    clock: () => now.value ?? new Date(),
+    secretPepper: 'activity-test-pepper',
+    environment,
+  };
+  return {
+    deps,
+    db,
+    activities: createActivities(deps),
+    platform: createPlatformOperations(deps),
+    now,
+    close,
+  };
+}
+
+/** A fresh tenant id (the tenant is not created). */
+export function newTenantId(prefix = 'act'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+/** Creates a tenant with its default case types and returns its id. */
+export async function newTenant(h: ActivityHarness, prefix = 'act'): Promise<string> {
+  const tenantId = newTenantId(prefix);
+  await h.platform.ensureTenant({ tenantId });
+  return tenantId;
+}
+
+/** A fresh request key in the `<clientId>/<Idempotency-Key>` form. */
+export function newRequestKey(): string {
+  return `cli_test/${randomBytes(8).toString('hex')}`;
+}
+
+/** The DomainError a promise rejects with (fails when it resolves or rejects with anything else). */
+export async function domainErrorOf(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  throw new Error('expected a DomainError, the operation succeeded');
+}
+
+/** Asserts the code of the DomainError a promise rejects with and returns the error. */
+export async function expectDomainError(promise: Promise<unknown>, code: ErrorCode): Promise<DomainError> {
+  const err = await domainErrorOf(promise);
+  if (err.code !== code) throw new Error(`expected ${code}, got ${err.code}: ${err.message}`);
+  return err;
+}
+
+export function effectsOf(h: ActivityHarness, tenantId: string, caseId: number, effectType?: string) {
+  return withTenantTransaction(h.db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(caseEffects)
+      .where(
+        and(
+          eq(caseEffects.caseId, caseId),
+          effectType === undefined ? undefined : eq(caseEffects.effectType, effectType),
+        ),
+      )
+      .orderBy(caseEffects.id),
+  );
+}
+
+export function tasksOf(h: ActivityHarness, tenantId: string, caseId: number, taskType?: string) {
+  return withTenantTransaction(h.db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.caseId, caseId), taskType === undefined ? undefined : eq(tasks.taskType, taskType)))
+      .orderBy(tasks.id),
+  );
+}
+
+export function outboxOf(h: ActivityHarness, tenantId: string, subjectId: string | number) {
+  return withTenantTransaction(h.db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.subjectId, String(subjectId)))
+      .orderBy(outboxEvents.id),
+  );
+}
