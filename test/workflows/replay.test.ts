@@ -1,0 +1,63 @@
+/**
+ * Replays recorded histories (test/workflows/histories/, written by
+ * scripts/record-workflow-history.ts) against today's workflow bundle: a change that would break
+ * workflows already running (non-determinism) fails here, not in production (STYLE §7).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import proto from '@temporalio/proto';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+
+const folder = path.join(path.dirname(new URL(import.meta.url).pathname), 'histories');
+
+beforeAll(() => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // A runtime is already installed in this process.
+  }
+});
+
+async function loadHistory(file: string) {
+  const json = JSON.parse(await readFile(path.join(folder, file), 'utf8'));
+  return proto.temporal.api.history.v1.History.fromObject(json);
+}
+
+describe('recorded privacy-request histories', async () => {
+  const files = (await readdir(folder)).filter((f) => f.endsWith('.json')).sort();
+
+  it('has fixtures to replay', () => {
+    expect(files).toContain('privacy-request-fulfilled-early.json');
+    expect(files).toContain('privacy-request-overdue-then-fulfilled.json');
+  });
+
+  it.each(files)('replays %s without non-determinism', async (file) => {
+    const history = await loadHistory(file);
+    const workflowId = `replay-${file}`;
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        history,
+        workflowId,
+      ),
+    ).resolves.toBeUndefined();
+  });
+
+  it('detects a change that would break a running workflow', async () => {
+    const history = await loadHistory('privacy-request-overdue-then-fulfilled.json');
+    // Same history, but the recorded reminder activity renamed: the workflow code no longer matches.
+    for (const event of history.events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled?.activityType?.name === 'raisePrivacyReminder')
+        scheduled.activityType.name = 'someOtherActivity';
+    }
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        history,
+        'replay-mutated',
+      ),
+    ).rejects.toThrow();
+  });
+});
