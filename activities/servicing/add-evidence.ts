@@ -3,7 +3,7 @@ import { cases, evidence } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { validationError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { recordEffect } from './records';
+import { recordEffect, rowOfRequestKey } from './records';
 
 export interface AddEvidenceInput extends OperationContext {
   caseId: number;
@@ -40,11 +40,7 @@ export function addEvidence(deps: Deps) {
         .onConflictDoNothing({ target: [evidence.tenantId, evidence.requestKey] })
         .returning({ id: evidence.id });
       if (!created) {
-        const [existing] = await tx
-          .select({ id: evidence.id })
-          .from(evidence)
-          .where(and(eq(evidence.tenantId, input.tenantId), eq(evidence.requestKey, input.requestKey ?? '')));
-        if (!existing) throw new Error('evidence vanished after a request-key conflict');
+        const existing = await rowOfRequestKey(tx, evidence, input.tenantId, input.requestKey);
         return { evidenceId: existing.id };
       }
       await recordEffect(tx, {

@@ -3,7 +3,7 @@ import { cases, interactions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { validationError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { recordEffect } from './records';
+import { recordEffect, rowOfRequestKey } from './records';
 
 export type InteractionChannel = 'PHONE' | 'SMS' | 'EMAIL' | 'CHAT' | 'LETTER' | 'VOICE';
 
@@ -48,16 +48,7 @@ export function logInteraction(deps: Deps) {
         .onConflictDoNothing({ target: [interactions.tenantId, interactions.requestKey] })
         .returning({ id: interactions.id });
       if (!created) {
-        const [existing] = await tx
-          .select({ id: interactions.id })
-          .from(interactions)
-          .where(
-            and(
-              eq(interactions.tenantId, input.tenantId),
-              eq(interactions.requestKey, input.requestKey ?? ''),
-            ),
-          );
-        if (!existing) throw new Error('interaction vanished after a request-key conflict');
+        const existing = await rowOfRequestKey(tx, interactions, input.tenantId, input.requestKey);
         return { interactionId: existing.id };
       }
       if (caseId !== null) {

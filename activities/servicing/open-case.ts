@@ -3,7 +3,7 @@ import { cases, caseTypes } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { validationError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { recordEffect } from './records';
+import { recordEffect, rowOfRequestKey } from './records';
 
 export interface OpenCaseInput extends OperationContext {
   customerRef: string;
@@ -47,11 +47,7 @@ export function openCase(deps: Deps) {
         .onConflictDoNothing({ target: [cases.tenantId, cases.requestKey] })
         .returning({ id: cases.id, status: cases.status });
       if (!created) {
-        const [existing] = await tx
-          .select({ id: cases.id, status: cases.status })
-          .from(cases)
-          .where(and(eq(cases.tenantId, input.tenantId), eq(cases.requestKey, input.requestKey ?? '')));
-        if (!existing) throw new Error('case vanished after a request-key conflict');
+        const existing = await rowOfRequestKey(tx, cases, input.tenantId, input.requestKey);
         return { caseId: existing.id, status: existing.status };
       }
       await recordEffect(tx, {

@@ -30,7 +30,7 @@ import {
   type PrivacyRequestWorkflowInput,
 } from '../../domain/servicing/privacy-request';
 import type { Deps, OperationContext } from '../deps';
-import { openTask, recordEffect } from './records';
+import { openTask, recordEffect, rowOfRequestKey } from './records';
 
 export interface OpenPrivacyRequestInput extends OperationContext {
   customerRef: string;
@@ -159,17 +159,7 @@ export function openPrivacyRequest(deps: Deps) {
         .returning();
       if (!row) {
         // A concurrent call with the same request key committed first: return its request.
-        const [existing] = await tx
-          .select()
-          .from(privacyRequests)
-          .where(
-            and(
-              eq(privacyRequests.tenantId, input.tenantId),
-              eq(privacyRequests.requestKey, input.requestKey ?? ''),
-            ),
-          );
-        if (!existing) throw new Error('privacy request vanished after a request-key conflict');
-        return resultOf(existing);
+        return resultOf(await rowOfRequestKey(tx, privacyRequests, input.tenantId, input.requestKey));
       }
       const workflowId = privacyRequestWorkflowId(input.tenantId, row.id);
       const review = await openTask(tx, {

@@ -4,7 +4,8 @@
  * tasks and outbox events. Always called inside the caller's transaction (STYLE §5).
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, getTableName } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { caseEffects, outboxEvents, tasks } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 
@@ -108,4 +109,25 @@ export async function writeOutboxEvent(tx: Tx, input: OutboxInput): Promise<void
       dedupeKey: input.dedupeKey,
     })
     .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] });
+}
+
+type RequestKeyedTable = PgTable & { tenantId: PgColumn; requestKey: PgColumn };
+
+/**
+ * The row that an earlier call with the same request key created, read after an insert's
+ * `ON CONFLICT DO NOTHING` returned nothing (a retry, or a concurrent duplicate that committed first).
+ */
+export async function rowOfRequestKey<T extends RequestKeyedTable>(
+  tx: Tx,
+  table: T,
+  tenantId: string,
+  requestKey: string | null | undefined,
+): Promise<T['$inferSelect']> {
+  const rows = await tx
+    .select()
+    .from(table as PgTable)
+    .where(and(eq(table.tenantId, tenantId), eq(table.requestKey, requestKey ?? '')));
+  const row = rows[0] as T['$inferSelect'] | undefined;
+  if (!row) throw new Error(`${getTableName(table)} row vanished after a request-key conflict`);
+  return row;
 }
