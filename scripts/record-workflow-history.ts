@@ -69,8 +69,11 @@ async function record(name: string, fulfilAfterDays: number) {
   process.stdout.write(`wrote ${path.relative(projectRoot, file)}\n`);
 }
 
-await worker.runUntil(async () => {
-  await record('fulfilled-early', 5);
-  await record('overdue-then-fulfilled', 50);
-});
-await env.teardown();
+try {
+  await worker.runUntil(async () => {
+    await record('fulfilled-early', 5);
+    await record('overdue-then-fulfilled', 50);
+  });
+} finally {
+  await env.teardown();
+}
