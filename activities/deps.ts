@@ -11,6 +11,8 @@ export interface Deps {
   clock: () => Date;
   /** Server pepper for client-secret digests (HMAC-SHA256); never logged. */
   secretPepper: string;
+  /** 64 hex characters (256 bits): AES-256-GCM key of government identifiers and the key of their digests; never logged. */
+  dataEncryptionKey: string;
   /** `sandbox` or `production`: the one environment this deployment serves (DESIGN §3). */
   environment: 'sandbox' | 'production';
 }

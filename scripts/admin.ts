@@ -13,7 +13,7 @@ import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { isPermission, isScope } from '../domain/auth';
 import { DomainError } from '../domain/errors';
-import { loadConfig } from '../workers/config';
+import { loadConfig, operationDeps } from '../workers/config';
 
 const usage = `usage:
   npm run admin -- clients create --tenant <t> --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]
@@ -47,12 +47,7 @@ const embedded = config.databaseUrl
 const { db, close } = createDb(config.databaseUrl ?? embedded!.url, { maxConnections: 2 });
 try {
   await applyMigrations(db);
-  const ops = createPlatformOperations({
-    db,
-    clock: () => new Date(),
-    secretPepper: config.secretPepper,
-    environment: config.environment,
-  });
+  const ops = createPlatformOperations(operationDeps(db, config));
   let result: unknown;
   if (command === 'create') {
     const environment = values.environment ?? config.environment;

@@ -7,7 +7,7 @@
 import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
-import { loadConfig } from '../workers/config';
+import { loadConfig, operationDeps } from '../workers/config';
 import { runDemoFlow } from './demo-flow';
 
 const config = loadConfig();
@@ -26,12 +26,7 @@ const embedded = config.databaseUrl
   ? null
   : await startEmbeddedPostgres({ dataDir: `${config.dataDir}/postgres`, port: config.embeddedPostgresPort });
 const { db, close } = createDb(config.databaseUrl ?? embedded!.url, { maxConnections: 2 });
-const platform = createPlatformOperations({
-  db,
-  clock: () => new Date(),
-  secretPepper: config.secretPepper,
-  environment: config.environment,
-});
+const platform = createPlatformOperations(operationDeps(db, config));
 const client = await platform.createClient({
   tenantId: 'demo',
   environment: config.environment,

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Deps } from '../activities/deps';
+import type { Db } from '../db/client';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,6 +27,8 @@ export interface ServiceConfig {
   dataDir: string;
   secretPepper: string;
   cursorSigningKey: string;
+  /** 64 hex characters: AES-256-GCM key of government identifiers. */
+  dataEncryptionKey: string;
   docsUrl: string;
   rateLimitPerSecond: number;
   logLevel: string;
@@ -33,17 +37,21 @@ export interface ServiceConfig {
 interface Keys {
   secretPepper: string;
   cursorSigningKey: string;
+  dataEncryptionKey: string;
 }
 
 function loadOrCreateKeys(dataDir: string): Keys {
   const file = path.join(dataDir, 'dev-keys.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Keys;
-  mkdirSync(dataDir, { recursive: true });
-  const keys = {
-    secretPepper: randomBytes(32).toString('hex'),
-    cursorSigningKey: randomBytes(32).toString('hex'),
+  const stored: Partial<Keys> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  const keys: Keys = {
+    secretPepper: stored.secretPepper ?? randomBytes(32).toString('hex'),
+    cursorSigningKey: stored.cursorSigningKey ?? randomBytes(32).toString('hex'),
+    dataEncryptionKey: stored.dataEncryptionKey ?? randomBytes(32).toString('hex'),
   };
-  writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
+  if (JSON.stringify(keys) !== JSON.stringify(stored)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
+  }
   return keys;
 }
 
@@ -61,13 +69,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   const dataDir = path.resolve(env.DATA_DIR ?? path.join(projectRoot, '.data'));
   let secretPepper = env.SECRET_PEPPER;
   let cursorSigningKey = env.CURSOR_SIGNING_KEY;
-  if (!secretPepper || !cursorSigningKey) {
-    if (environment === 'production')
-      throw new Error('production needs SECRET_PEPPER and CURSOR_SIGNING_KEY');
+  let dataEncryptionKey = env.DATA_ENCRYPTION_KEY;
+  if (!secretPepper || !cursorSigningKey || !dataEncryptionKey) {
+    if (environment === 'production') {
+      throw new Error('production needs SECRET_PEPPER, CURSOR_SIGNING_KEY and DATA_ENCRYPTION_KEY');
+    }
     const keys = loadOrCreateKeys(dataDir);
-    secretPepper ??= keys.secretPepper;
-    cursorSigningKey ??= keys.cursorSigningKey;
+    secretPepper ||= keys.secretPepper;
+    cursorSigningKey ||= keys.cursorSigningKey;
+    dataEncryptionKey ||= keys.dataEncryptionKey;
   }
+  if (!/^[0-9a-f]{64}$/i.test(dataEncryptionKey))
+    throw new Error('DATA_ENCRYPTION_KEY must be 64 hex characters');
   return {
     environment,
     port: intOf(env.PORT, 8080, 'PORT'),
@@ -80,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     dataDir,
     secretPepper,
     cursorSigningKey,
+    dataEncryptionKey,
     docsUrl: env.DOCS_URL ?? 'https://docs.example.invalid/lending',
     rateLimitPerSecond: intOf(
       env.RATE_LIMIT_PER_SECOND,
@@ -87,5 +101,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       'RATE_LIMIT_PER_SECOND',
     ),
     logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}
+
+/** The operations' dependencies from the configuration and an open database. */
+export function operationDeps(db: Db, config: ServiceConfig): Deps {
+  return {
+    db,
+    clock: () => new Date(),
+    secretPepper: config.secretPepper,
+    dataEncryptionKey: config.dataEncryptionKey,
+    environment: config.environment,
   };
 }

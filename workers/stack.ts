@@ -15,7 +15,7 @@ import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { searchAttributes } from '../domain/ids';
-import type { ServiceConfig } from './config';
+import { operationDeps, type ServiceConfig } from './config';
 import { createServicingWorker, startPrivacyStartSweep } from './servicing';
 import { startTemporalDevServer } from './temporal-server';
 
@@ -82,12 +82,7 @@ export async function startStack(
     const { db, close } = createDb(databaseUrl, { maxConnections: 20 });
     stops.push(close);
     await applyMigrations(db);
-    const deps = {
-      db,
-      clock: () => new Date(),
-      secretPepper: config.secretPepper,
-      environment: config.environment,
-    };
+    const deps = operationDeps(db, config);
     const activities = createActivities(deps);
     const platform = createPlatformOperations(deps);
     if (config.environment === 'sandbox')

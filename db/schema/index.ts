@@ -1,3 +1,5 @@
 /** Barrel of every bounded context's tables; drizzle-kit and db/client.ts read it. */
+export * from './customers';
+export * from './lending';
 export * from './platform';
 export * from './servicing';

@@ -28,6 +28,7 @@ export function createHarness(environment: 'sandbox' | 'production' = 'sandbox')
     db,
     clock: () => now.value ?? new Date(),
     secretPepper: 'activity-test-pepper',
+    dataEncryptionKey: 'a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf',
     environment,
   };
   return {

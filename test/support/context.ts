@@ -15,7 +15,11 @@ import { createDb } from '../../db/client';
 import { createServicingWorker } from '../../workers/servicing';
 import { installTemporalRuntime } from '../../workers/stack';
 
-export const testSecrets = { secretPepper: 'test-pepper', cursorSigningKey: 'test-cursor-key' };
+export const testSecrets = {
+  secretPepper: 'test-pepper',
+  cursorSigningKey: 'test-cursor-key',
+  dataEncryptionKey: '0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0',
+};
 
 export interface TestContext {
   db: ReturnType<typeof createDb>['db'];
@@ -43,6 +47,7 @@ export async function createTestContext(
     db,
     clock: () => now.value ?? new Date(),
     secretPepper: testSecrets.secretPepper,
+    dataEncryptionKey: testSecrets.dataEncryptionKey,
     environment: 'sandbox' as const,
   };
   const activities = createActivities(deps);

@@ -1,0 +1,369 @@
+/**
+ * Lending context (spec § Lending core; issue 3 §1, §3, §4): charges, loan products, loans with
+ * their installments, parties, fundings and payments recorded as external money, and the
+ * double-entry ledger (chart of accounts per tenant, append-only journal entries).
+ * Money is `numeric(19,6)` (decimal strings in code, DESIGN §3); dates are ISO calendar dates.
+ * Every table is tenant-owned under row-level security.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { createdAt, identityId, tenantId, tenantIsolation } from './columns';
+
+/** `numeric(19,6)`: every amount of money. */
+const money = () => numeric({ precision: 19, scale: 6 });
+/** A nominal rate in percent, `numeric(19,8)`. */
+const rate = () => numeric({ precision: 19, scale: 8 });
+
+export const charges = pgTable(
+  'charges',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    name: text().notNull(),
+    currencyCode: text().notNull(),
+    /** Flat amount, or the percentage for percentage charges. */
+    amount: money().notNull(),
+    /** Fineract: 1 loan. */
+    chargeAppliesTo: integer().notNull(),
+    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee. */
+    chargeTimeType: integer().notNull(),
+    /** Fineract: 1 flat, 2 % of amount, 3 % of amount + interest, 4 % of interest. */
+    chargeCalculationType: integer().notNull(),
+    penalty: boolean().notNull().default(false),
+    active: boolean().notNull().default(true),
+    createdAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    uniqueIndex('charges_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('charges'),
+  ],
+).enableRLS();
+
+export const loanProducts = pgTable(
+  'loan_products',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    name: text().notNull(),
+    shortName: text().notNull(),
+    currencyCode: text().notNull(),
+    digitsAfterDecimal: integer().notNull(),
+    inMultiplesOf: integer().notNull().default(0),
+    installmentAmountInMultiplesOf: integer(),
+    principal: money().notNull(),
+    minPrincipal: money(),
+    maxPrincipal: money(),
+    numberOfRepayments: integer().notNull(),
+    minNumberOfRepayments: integer(),
+    maxNumberOfRepayments: integer(),
+    interestRatePerPeriod: rate().notNull(),
+    minInterestRatePerPeriod: rate(),
+    maxInterestRatePerPeriod: rate(),
+    repaymentEvery: integer().notNull(),
+    repaymentFrequencyType: integer().notNull(),
+    interestRateFrequencyType: integer().notNull(),
+    interestType: integer().notNull(),
+    amortizationType: integer().notNull(),
+    interestCalculationPeriodType: integer().notNull(),
+    allowPartialPeriodInterestCalcualtion: boolean().notNull().default(false),
+    daysInYearType: integer().notNull(),
+    daysInMonthType: integer().notNull(),
+    graceOnPrincipalPayment: integer().notNull().default(0),
+    graceOnInterestPayment: integer().notNull().default(0),
+    transactionProcessingStrategyCode: text().notNull(),
+    /** Allocation rules of the advanced strategy (order of components per due-ness). */
+    paymentAllocation: jsonb().$type<unknown[]>(),
+    /** `{productClass, aprEnabled, aprRounding, aprTolerancePolicy, statementEnabled, statementLeadDays}`. */
+    lmsConfig: jsonb().notNull().$type<Record<string, unknown>>(),
+    /** CONFIGURED, or a state naming what approval still needs. */
+    configurationStatus: text().notNull(),
+    status: text().notNull().default('loanProduct.active'),
+    createdAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('loan_products'),
+  ],
+).enableRLS();
+
+export const loanProductCharges = pgTable(
+  'loan_product_charges',
+  {
+    tenantId: tenantId(),
+    productId: bigint({ mode: 'number' }).notNull(),
+    chargeId: bigint({ mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.productId, t.chargeId] }),
+    tenantIsolation('loan_product_charges'),
+  ],
+).enableRLS();
+
+export const loanStatus = pgEnum('loan_status', [
+  'SUBMITTED',
+  'APPROVED',
+  'ACTIVE',
+  'CLOSED_OBLIGATIONS_MET',
+  'OVERPAID',
+]);
+
+export const loans = pgTable(
+  'loans',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    /** Opaque ref used by the spec's `loanRef`, e.g. `LN-000123`. */
+    accountNo: text().notNull(),
+    clientId: bigint({ mode: 'number' }).notNull(),
+    productId: bigint({ mode: 'number' }).notNull(),
+    loanType: text().notNull(),
+    status: loanStatus().notNull().default('SUBMITTED'),
+    currencyCode: text().notNull(),
+    principal: money().notNull(),
+    approvedPrincipal: money(),
+    /** The creation body as accepted (Fineract terms), the schedule's input. */
+    terms: jsonb().notNull().$type<Record<string, unknown>>(),
+    transactionProcessingStrategyCode: text().notNull(),
+    submittedOnDate: date({ mode: 'string' }).notNull(),
+    expectedDisbursementDate: date({ mode: 'string' }).notNull(),
+    approvedOnDate: date({ mode: 'string' }),
+    disbursedOnDate: date({ mode: 'string' }),
+    externalId: text(),
+    /** The Regulation Z §1026.18 disclosure, frozen at approval. */
+    aprDisclosure: jsonb().$type<Record<string, unknown>>(),
+    approvedBy: text(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    uniqueIndex('loans_tenant_account_no_idx').on(t.tenantId, t.accountNo),
+    uniqueIndex('loans_tenant_external_id_idx').on(t.tenantId, t.externalId),
+    uniqueIndex('loans_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    index().on(t.tenantId, t.clientId),
+    tenantIsolation('loans'),
+  ],
+).enableRLS();
+
+/** The authoritative schedule of a loan, one row per installment; paid amounts follow the ledger. */
+export const loanInstallments = pgTable(
+  'loan_installments',
+  {
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    installmentNumber: integer().notNull(),
+    fromDate: date({ mode: 'string' }).notNull(),
+    dueDate: date({ mode: 'string' }).notNull(),
+    principalDue: money().notNull(),
+    interestDue: money().notNull(),
+    feeChargesDue: money().notNull(),
+    penaltyChargesDue: money().notNull(),
+    principalPaid: money().notNull().default('0'),
+    interestPaid: money().notNull().default('0'),
+    feeChargesPaid: money().notNull().default('0'),
+    penaltyChargesPaid: money().notNull().default('0'),
+    /** Date on which the installment became fully paid, null while it is not. */
+    obligationsMetOnDate: date({ mode: 'string' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.loanId, t.installmentNumber] }),
+    tenantIsolation('loan_installments'),
+  ],
+).enableRLS();
+
+export const loanParties = pgTable(
+  'loan_parties',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    customerId: bigint({ mode: 'number' }).notNull(),
+    /** CO_BORROWER, AUTHORIZED_PARTY, GUARANTOR. */
+    role: text().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('loan_parties_tenant_loan_customer_role_idx').on(t.tenantId, t.loanId, t.customerId, t.role),
+    tenantIsolation('loan_parties'),
+  ],
+).enableRLS();
+
+export const fundings = pgTable(
+  'fundings',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    amount: money().notNull(),
+    currencyCode: text().notNull(),
+    fundingType: text().notNull(),
+    recipientType: text().notNull(),
+    recipientRef: text().notNull(),
+    externalRecordRef: text().notNull(),
+    reason: text().notNull(),
+    fundingDate: date({ mode: 'string' }).notNull(),
+    /** RECORDED_EXTERNAL for money that moved outside the system. */
+    status: text().notNull(),
+    /** SHA-256 of the canonical content: a reused externalRecordRef with other content is a conflict. */
+    contentDigest: text().notNull(),
+    actorUsername: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('fundings_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
+    index().on(t.tenantId, t.loanId, t.id),
+    tenantIsolation('fundings'),
+  ],
+).enableRLS();
+
+export const paymentStatus = pgEnum('payment_status', [
+  'CREATED',
+  'SUBMITTED',
+  'POSTED',
+  'FAILED',
+  'RETURNED',
+  'CANCELLED',
+]);
+
+export const payments = pgTable(
+  'payments',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    amount: money().notNull(),
+    currencyCode: text().notNull(),
+    effectiveDate: date({ mode: 'string' }).notNull(),
+    status: paymentStatus().notNull(),
+    /** IMPORT for boarded history; the originating system otherwise. */
+    source: text().notNull(),
+    rationale: text(),
+    /** Unique per tenant for ever; the replay key of record-external. */
+    externalRecordRef: text(),
+    contentDigest: text(),
+    /** How the ledger allocated it (principal/interest/fee/penalty per installment, overpayment). */
+    allocation: jsonb().$type<Record<string, unknown>>(),
+    actorUsername: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('payments_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
+    index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),
+    tenantIsolation('payments'),
+  ],
+).enableRLS();
+
+export const glAccountType = pgEnum('gl_account_type', ['ASSET', 'LIABILITY', 'EQUITY', 'INCOME', 'EXPENSE']);
+
+export const glAccounts = pgTable(
+  'gl_accounts',
+  {
+    tenantId: tenantId(),
+    /** e.g. LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY. */
+    code: text().notNull(),
+    name: text().notNull(),
+    accountType: glAccountType().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.code] }), tenantIsolation('gl_accounts')],
+).enableRLS();
+
+/**
+ * Append-only journal: each money event posts balanced lines (Σ debit = Σ credit per
+ * `transactionRef`); a re-allocation reverses earlier lines with new ones, never edits them.
+ */
+export const journalEntries = pgTable(
+  'journal_entries',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }),
+    /** e.g. `funding/12`, `payment/7`, `payment/7/reversal/3`. */
+    transactionRef: text().notNull(),
+    accountCode: text().notNull(),
+    /** Value date of the money event. */
+    entryDate: date({ mode: 'string' }).notNull(),
+    debit: money().notNull().default('0'),
+    credit: money().notNull().default('0'),
+    currencyCode: text().notNull(),
+    /** Set on entries written to reverse an earlier posting. */
+    reversesEntryId: bigint({ mode: 'number' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index().on(t.tenantId, t.loanId, t.id),
+    index().on(t.tenantId, t.transactionRef),
+    tenantIsolation('journal_entries'),
+  ],
+).enableRLS();
+
+export const reconciliationItems = pgTable(
+  'reconciliation_items',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    /** FUNDING or PAYMENT. */
+    targetType: text().notNull(),
+    targetId: bigint({ mode: 'number' }).notNull(),
+    externalRecordRef: text().notNull(),
+    status: text().notNull().default('open'),
+    createdAt: createdAt(),
+    lastSeenAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('reconciliation_items_tenant_target_idx').on(t.tenantId, t.targetType, t.targetId),
+    index('reconciliation_items_open_idx').on(t.tenantId, t.id).where(sql`status = 'open'`),
+    tenantIsolation('reconciliation_items'),
+  ],
+).enableRLS();
+
+export const documents = pgTable(
+  'documents',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    title: text().notNull(),
+    documentType: text().notNull(),
+    loanId: bigint({ mode: 'number' }),
+    customerId: bigint({ mode: 'number' }),
+    /** Where the bytes live (a storage provider's reference); the service keeps metadata only. */
+    storageRef: text(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    uniqueIndex('documents_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('documents'),
+  ],
+).enableRLS();
+
+export const documentHistory = pgTable(
+  'document_history',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    documentId: bigint({ mode: 'number' }).notNull(),
+    /** DOCUMENT_CREATED, TITLE_CHANGED, … */
+    action: text().notNull(),
+    detail: jsonb().notNull().$type<Record<string, unknown>>(),
+    actorUsername: text(),
+    correlationId: text(),
+    occurredAt: createdAt(),
+  },
+  (t) => [index().on(t.tenantId, t.documentId, t.id), tenantIsolation('document_history')],
+).enableRLS();
