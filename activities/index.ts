@@ -3,7 +3,9 @@
  * directly for synchronous operations; workers register them as Temporal activities
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
+import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
+import { createLendingProductActivities } from './lending';
 import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
 import { issueAccessToken } from './platform/tokens';
@@ -38,6 +40,7 @@ export function createPlatformOperations(deps: Deps) {
 /** Business operations; every one is also a Temporal activity. Names are unique across workers. */
 export function createActivities(deps: Deps) {
   return {
+    ...createLendingProductActivities(deps),
     openCase: openCase(deps),
     closeCase: closeCase(deps),
     logInteraction: logInteraction(deps),
@@ -49,6 +52,7 @@ export function createActivities(deps: Deps) {
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
     listUnstartedPrivacyRequests: listUnstartedPrivacyRequests(deps),
+    ...createCustomerActivities(deps),
   };
 }
 

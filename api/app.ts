@@ -14,8 +14,14 @@ import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { documentation } from './openapi';
 import { healthRoutes } from './routes/health';
+import { chargeRoutes } from './routes/lending/charges';
+import { customerRoutes } from './routes/lending/customers';
+import { documentRoutes } from './routes/lending/documents';
+import { portfolioRoutes } from './routes/lending/portfolio';
+import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
 import { caseRoutes } from './routes/servicing/cases';
+import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
@@ -47,6 +53,12 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/evidence', evidenceRoutes);
   app.route('/v1/servicing/tasks', taskRoutes);
   app.route('/v1/servicing/privacy-requests', privacyRequestRoutes);
+  app.route('/v1/servicing/documents', servicingDocumentRoutes);
+  app.route('/v1/charges', chargeRoutes);
+  app.route('/v1/loanproducts', loanProductRoutes);
+  app.route('/v1/documents', documentRoutes);
+  app.route('/v1/customers', customerRoutes);
+  app.route('/v1/portfolio', portfolioRoutes);
 
   app.notFound((c) =>
     sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)),

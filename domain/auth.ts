@@ -60,6 +60,7 @@ export const permissions = [
   'READ_JOURNALENTRY',
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',
+  'UPDATE_DOCUMENT',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -60,6 +60,22 @@ export const errorCodes = {
     status: 409,
     message: 'This externalRecordRef was already used with other content.',
   },
+  'error.msg.customer.external.id.conflict': {
+    status: 409,
+    message: 'This externalId already belongs to another customer.',
+  },
+  'error.msg.customer.identifier.conflict': {
+    status: 409,
+    message: 'This identifier is already recorded for another customer.',
+  },
+  'error.msg.payment.instrument.conflict': {
+    status: 409,
+    message: 'This providerTokenRef is already recorded with other content.',
+  },
+  'error.msg.restriction.invalid.state.transition': {
+    status: 409,
+    message: 'The restriction is not in a state that allows this action.',
+  },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, CodeInfo>;

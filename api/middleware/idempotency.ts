@@ -9,13 +9,19 @@
 import { routePath } from 'hono/route';
 import { DomainError, fieldError } from '../../domain/errors';
 import { requestFingerprint } from '../../domain/fingerprint';
+import { hmacSha256Hex } from '../../domain/hash';
+import { findSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
 import { factory } from '../env';
 import { sendShapeA } from '../errors';
 
 /** Response headers worth replaying. */
 const replayedHeaders = ['location', 'content-type'];
 
-/** The `Idempotency-Key` header, checked: 1 to 50 characters, one instance. */
+/**
+ * The `Idempotency-Key` header, checked: 1 to 50 characters, one instance, and no government
+ * identifier or account number in it (spec § Boarding rules; domain/sensitive-data.ts). A key that
+ * looks like one → 400 naming `header.Idempotency-Key`, without echoing it.
+ */
 export function idempotencyKeyOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (header.length < 1 || header.length > 50 || header.includes(',')) {
@@ -27,7 +33,29 @@ export function idempotencyKeyOf(header: string | undefined): string | undefined
       },
     );
   }
+  const sensitive = findSensitiveData(header);
+  if (sensitive !== null) {
+    const message = `Idempotency-Key ${sensitiveDataMessage(sensitive)} Use a random value such as a UUID.`;
+    throw new DomainError('validation.msg.validation.errors.exist', message, {
+      errors: [fieldError('header.Idempotency-Key', null, message)],
+    });
+  }
   return header;
+}
+
+/**
+ * The body as fingerprinted: each top-level field named in `fields` (a government identifier) is
+ * replaced by a keyed HMAC, so the stored fingerprint cannot be brute-forced back to the value.
+ */
+function blinded(body: unknown, fields: readonly string[], key: string): unknown {
+  if (fields.length === 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of fields) {
+    const value = copy[field];
+    if (typeof value === 'string')
+      copy[field] = `hmac:${hmacSha256Hex(key, `idempotency-fingerprint|${field}|${value}`)}`;
+  }
+  return copy;
 }
 
 /** The operation-level key that makes a retried create a no-op: `<clientId>/<Idempotency-Key>`. */
@@ -35,7 +63,11 @@ export function requestKeyOf(clientId: string, key: string | undefined): string 
   return key === undefined ? null : `${clientId}/${key}`;
 }
 
-export const idempotent = () =>
+/**
+ * The idempotency middleware. `blindFields`: top-level body fields holding government identifiers,
+ * fingerprinted through a keyed HMAC (under the configured cursor-signing secret) instead of as is.
+ */
+export const idempotent = (options: { blindFields?: readonly string[] } = {}) =>
   factory.createMiddleware(async (c, next) => {
     const key = idempotencyKeyOf(c.req.header('idempotency-key'));
     if (key === undefined) return next();
@@ -56,7 +88,7 @@ export const idempotent = () =>
         method: c.req.method,
         routeTemplate,
         pathParams: c.req.param(),
-        body,
+        body: blinded(body, options.blindFields ?? [], c.get('deps').config.cursorSigningKey),
       }),
     });
     if (claim.kind === 'mismatch') {

@@ -36,6 +36,35 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
   ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
   ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
   ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
+  // Customers and portfolio search (issue 3 §2).
+  ['post', '/v1/customers', 'lending:write', true],
+  ['get', '/v1/customers', 'lending:read', false],
+  ['get', '/v1/customers/{customerId}', 'lending:read', false],
+  ['get', '/v1/customers/{customerId}/history', 'lending:read', false],
+  ['post', '/v1/customers/{customerId}/identifiers', 'lending:write', true],
+  ['post', '/v1/customers/{customerId}/consents', 'lending:write', true],
+  ['post', '/v1/customers/{customerId}/payment-instruments', 'lending:write', true],
+  [
+    'post',
+    '/v1/customers/{customerId}/payment-instruments/{instrumentId}/verification',
+    'lending:write',
+    true,
+  ],
+  ['post', '/v1/customers/{customerId}/restrictions', 'lending:write', true],
+  ['get', '/v1/customers/{customerId}/restrictions', 'lending:read', false],
+  ['post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release', 'lending:write', true],
+  ['get', '/v1/portfolio/search', 'lending:read', false],
+  // Charges, loan products and documents (issue 3 §1, §5).
+  ['put', '/v1/servicing/documents/{documentId}', 'servicing:write', true],
+  ['post', '/v1/charges', 'lending:write', true],
+  ['get', '/v1/charges', 'lending:read', false],
+  ['get', '/v1/charges/{chargeId}', 'lending:read', false],
+  ['post', '/v1/loanproducts', 'lending:write', true],
+  ['get', '/v1/loanproducts', 'lending:read', false],
+  ['get', '/v1/loanproducts/{productId}', 'lending:read', false],
+  ['post', '/v1/documents', 'lending:write', true],
+  ['get', '/v1/documents/{documentId}', 'lending:read', false],
+  ['get', '/v1/documents/{documentId}/history', 'lending:read', false],
 ];
 
 describe('GET /v1/openapi.json', () => {

@@ -1,0 +1,166 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { charges, loanProductCharges, loanProducts } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, type FieldError, fieldError } from '../../domain/errors';
+import {
+  type ConfigurationStatus,
+  configurationStatusOf,
+  type LoanProductDefinition,
+  loanProductErrors,
+  normalizeLmsConfig,
+  resolvedPaymentAllocation,
+} from '../../domain/lending/products';
+import type { Deps, OperationContext } from '../deps';
+import { rowOfRequestKey } from '../servicing/records';
+
+export interface CreateLoanProductInput extends OperationContext, LoanProductDefinition {
+  /** Charge definitions to attach, by id: each must be the tenant's, active, and in the product currency. */
+  charges: { id: number }[];
+}
+
+export interface CreateLoanProductResult {
+  productId: number;
+  /** `CONFIGURED`, or what loan approval still misses (domain/lending/products.ts `ConfigurationStatus`). */
+  configurationStatus: ConfigurationStatus;
+}
+
+/**
+ * Creates a loan product with Fineract's native calculation settings, its attached charges and `lmsConfig`
+ * (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`; issue 3 §1), in one transaction.
+ * Stores amounts and rates exactly (decimal strings into `numeric`), the advanced strategy's allocation rules
+ * (DESIGN §5's default order when none are given), `lmsConfig` with its defaults (booleans false, 21 statement
+ * lead days) and the `configurationStatus` computed by `configurationStatusOf`.
+ * Idempotent by `requestKey`: a retry returns the product the first call created.
+ * Errors: 400 `validation.msg.validation.errors.exist` with one field error per broken rule of
+ * `loanProductErrors` (codes, bounds, currency digits, grace, allocation rules, lmsConfig), and per attached
+ * charge (`charges[i].id`) listed twice, not found in the tenant, inactive, or in another currency.
+ */
+export function createLoanProduct(deps: Deps) {
+  return async (input: CreateLoanProductInput): Promise<CreateLoanProductResult> => {
+    const ruleErrors = loanProductErrors(input);
+    if (ruleErrors.length > 0) throw validationFailure(ruleErrors);
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const chargeIds = input.charges.map((c) => c.id);
+      const found =
+        chargeIds.length === 0
+          ? []
+          : await tx
+              .select({ id: charges.id, currencyCode: charges.currencyCode, active: charges.active })
+              .from(charges)
+              .where(and(eq(charges.tenantId, input.tenantId), inArray(charges.id, chargeIds)))
+              .for('share');
+      const byId = new Map(found.map((c) => [c.id, c]));
+      const chargeErrors: FieldError[] = [];
+      chargeIds.forEach((chargeId, index) => {
+        const at = `charges[${index}].id`;
+        const charge = byId.get(chargeId);
+        if (chargeIds.indexOf(chargeId) !== index) {
+          chargeErrors.push(
+            fieldError(
+              at,
+              chargeId,
+              `Charge ${chargeId} is listed more than once.`,
+              'validation.msg.loanproduct.charges.duplicate',
+            ),
+          );
+        } else if (!charge) {
+          chargeErrors.push(
+            fieldError(
+              at,
+              chargeId,
+              `Charge ${chargeId} was not found.`,
+              'validation.msg.loanproduct.charges.not.found',
+            ),
+          );
+        } else if (!charge.active) {
+          chargeErrors.push(
+            fieldError(
+              at,
+              chargeId,
+              `Charge ${chargeId} is not active.`,
+              'validation.msg.loanproduct.charges.inactive',
+            ),
+          );
+        } else if (charge.currencyCode !== input.currencyCode) {
+          chargeErrors.push(
+            fieldError(
+              at,
+              chargeId,
+              `Charge ${chargeId} is in ${charge.currencyCode}; the product is in ${input.currencyCode}.`,
+              'validation.msg.loanproduct.charges.currency.mismatch',
+            ),
+          );
+        }
+      });
+      if (chargeErrors.length > 0) throw validationFailure(chargeErrors);
+
+      const configurationStatus = configurationStatusOf(input.lmsConfig, input);
+      const [created] = await tx
+        .insert(loanProducts)
+        .values({
+          tenantId: input.tenantId,
+          name: input.name,
+          shortName: input.shortName,
+          currencyCode: input.currencyCode,
+          digitsAfterDecimal: input.digitsAfterDecimal,
+          inMultiplesOf: input.inMultiplesOf,
+          installmentAmountInMultiplesOf: input.installmentAmountInMultiplesOf,
+          principal: input.principal,
+          minPrincipal: input.minPrincipal,
+          maxPrincipal: input.maxPrincipal,
+          numberOfRepayments: input.numberOfRepayments,
+          minNumberOfRepayments: input.minNumberOfRepayments,
+          maxNumberOfRepayments: input.maxNumberOfRepayments,
+          interestRatePerPeriod: input.interestRatePerPeriod,
+          minInterestRatePerPeriod: input.minInterestRatePerPeriod,
+          maxInterestRatePerPeriod: input.maxInterestRatePerPeriod,
+          repaymentEvery: input.repaymentEvery,
+          repaymentFrequencyType: input.repaymentFrequencyType,
+          interestRateFrequencyType: input.interestRateFrequencyType,
+          interestType: input.interestType,
+          amortizationType: input.amortizationType,
+          interestCalculationPeriodType: input.interestCalculationPeriodType,
+          allowPartialPeriodInterestCalcualtion: input.allowPartialPeriodInterestCalcualtion,
+          daysInYearType: input.daysInYearType,
+          daysInMonthType: input.daysInMonthType,
+          graceOnPrincipalPayment: input.graceOnPrincipalPayment,
+          graceOnInterestPayment: input.graceOnInterestPayment,
+          transactionProcessingStrategyCode: input.transactionProcessingStrategyCode,
+          paymentAllocation: resolvedPaymentAllocation(
+            input.transactionProcessingStrategyCode,
+            input.paymentAllocation,
+          ),
+          lmsConfig: { ...normalizeLmsConfig(input.lmsConfig) },
+          configurationStatus,
+          createdAt: deps.clock(),
+          requestKey: input.requestKey ?? null,
+        })
+        .onConflictDoNothing({ target: [loanProducts.tenantId, loanProducts.requestKey] })
+        .returning({ id: loanProducts.id });
+      if (!created) {
+        const existing = await rowOfRequestKey(tx, loanProducts, input.tenantId, input.requestKey);
+        return {
+          productId: existing.id,
+          configurationStatus: existing.configurationStatus as ConfigurationStatus,
+        };
+      }
+      if (chargeIds.length > 0) {
+        await tx
+          .insert(loanProductCharges)
+          .values(
+            chargeIds.map((chargeId) => ({ tenantId: input.tenantId, productId: created.id, chargeId })),
+          )
+          .onConflictDoNothing();
+      }
+      return { productId: created.id, configurationStatus };
+    });
+  };
+}
+
+function validationFailure(errors: FieldError[]): DomainError {
+  return new DomainError(
+    'validation.msg.validation.errors.exist',
+    errors.map((e) => e.developerMessage).join(' '),
+    { errors },
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * Loan products (spec § Loan product; § Lending core reads and writes: `GET|POST /v1/loanproducts`; issue 3 §1):
+ * Fineract's native calculation settings, attached charges and `lmsConfig`. Mounted at `/v1/loanproducts`.
+ */
+import { getLoanProduct, listLoanProducts } from '../../../db/queries/products';
+import { notFound } from '../../../domain/errors';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
+import {
+  createdLoanProductResponse,
+  createLoanProductBody,
+  loanProductListResponse,
+  loanProductResponse,
+  productIdParam,
+} from '../../schemas/products';
+import { jsonBody, noQuery, pathParams } from '../../validation';
+import { operationContext } from '../context';
+
+const tags = ['Lending: loan products'];
+
+export const loanProductRoutes = factory
+  .createApp()
+  /**
+   * Creates a loan product → 201 `{resourceId, productId}`. 400 (Shape A, `parameterName` per cause) for an
+   * unknown code, bounds out of order (min > max, default outside), `digitsAfterDecimal` other than the
+   * currency's, amounts with too many fraction digits, grace not below `numberOfRepayments`, malformed
+   * `paymentAllocation`, `lmsConfig.statementLeadDays` outside 14–28 or not shorter than the repayment period,
+   * and attached charges (`charges[i].id`) unknown to the tenant, inactive or in another currency.
+   * The product's `configurationStatus` is `CONFIGURED` or names what approval still misses.
+   */
+  .post(
+    '/',
+    doc({
+      tags,
+      summary: 'Create a loan product',
+      scope: 'lending:write',
+      permission: 'CREATE_LOANPRODUCT',
+      mutation: true,
+      responses: { 201: { description: 'Product created', schema: createdLoanProductResponse } },
+    }),
+    requires('lending:write', 'CREATE_LOANPRODUCT'),
+    noQuery(),
+    ...jsonBody(createLoanProductBody),
+    idempotent(),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await c.get('deps').activities.createLoanProduct({
+        ...operationContext(c),
+        name: body.name,
+        shortName: body.shortName,
+        currencyCode: body.currencyCode,
+        digitsAfterDecimal: body.digitsAfterDecimal,
+        inMultiplesOf: body.inMultiplesOf ?? 0,
+        installmentAmountInMultiplesOf: body.installmentAmountInMultiplesOf ?? null,
+        principal: body.principal,
+        minPrincipal: body.minPrincipal ?? null,
+        maxPrincipal: body.maxPrincipal ?? null,
+        numberOfRepayments: body.numberOfRepayments,
+        minNumberOfRepayments: body.minNumberOfRepayments ?? null,
+        maxNumberOfRepayments: body.maxNumberOfRepayments ?? null,
+        interestRatePerPeriod: body.interestRatePerPeriod,
+        minInterestRatePerPeriod: body.minInterestRatePerPeriod ?? null,
+        maxInterestRatePerPeriod: body.maxInterestRatePerPeriod ?? null,
+        repaymentEvery: body.repaymentEvery,
+        repaymentFrequencyType: body.repaymentFrequencyType,
+        interestRateFrequencyType: body.interestRateFrequencyType,
+        interestType: body.interestType,
+        amortizationType: body.amortizationType,
+        interestCalculationPeriodType: body.interestCalculationPeriodType,
+        allowPartialPeriodInterestCalcualtion: body.allowPartialPeriodInterestCalcualtion ?? false,
+        daysInYearType: body.daysInYearType,
+        daysInMonthType: body.daysInMonthType,
+        graceOnPrincipalPayment: body.graceOnPrincipalPayment ?? 0,
+        graceOnInterestPayment: body.graceOnInterestPayment ?? 0,
+        transactionProcessingStrategyCode: body.transactionProcessingStrategyCode,
+        paymentAllocation: body.paymentAllocation ?? null,
+        charges: body.charges,
+        lmsConfig: body.lmsConfig ?? null,
+      });
+      return c.json({ resourceId: result.productId, productId: result.productId }, 201);
+    },
+  )
+  /** Every loan product of the tenant with its charges, oldest first: 200 array of loan products. */
+  .get(
+    '/',
+    doc({
+      tags,
+      summary: 'List loan products',
+      scope: 'lending:read',
+      permission: 'READ_LOANPRODUCT',
+      responses: { 200: { description: 'The loan products', schema: loanProductListResponse } },
+    }),
+    requires('lending:read', 'READ_LOANPRODUCT'),
+    noQuery(),
+    async (c) => c.json(await listLoanProducts(c.get('deps').db, c.get('tenantId')), 200),
+  )
+  /** One loan product with its charges; another tenant's → 404. */
+  .get(
+    '/:productId',
+    doc({
+      tags,
+      summary: 'Read a loan product',
+      scope: 'lending:read',
+      permission: 'READ_LOANPRODUCT',
+      responses: { 200: { description: 'The loan product', schema: loanProductResponse } },
+    }),
+    requires('lending:read', 'READ_LOANPRODUCT'),
+    pathParams(productIdParam),
+    noQuery(),
+    async (c) => {
+      const { productId } = c.req.valid('param');
+      const found = await getLoanProduct(c.get('deps').db, c.get('tenantId'), productId);
+      if (!found) throw notFound('Loan product', productId);
+      return c.json(found, 200);
+    },
+  );

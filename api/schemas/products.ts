@@ -1,0 +1,243 @@
+/**
+ * Request and response schemas of charge definitions and loan products (spec § Loan product; § Lending core
+ * writes: `POST /v1/charges`, `POST /v1/loanproducts`; § Lending core reads: `GET /v1/loanproducts`; issue 3 §1).
+ * Field names and integer codes are Apache Fineract's, so Fineract clients can send their usual bodies: amounts
+ * and rates as decimal strings or JSON numbers (a number becomes the decimal string JavaScript renders for it;
+ * one with an exponent is refused), `locale` and `dateFormat` accepted and ignored (amounts are always `.`
+ * decimals). Bodies are strict: any other field is a 400. This edge checks shapes and enumerations; the rules
+ * that span fields or need the currency (domain/lending/charges.ts, domain/lending/products.ts) and the database
+ * (attached charges) are checked by the operations, also as Shape A 400s with `parameterName`.
+ */
+import * as v from 'valibot';
+import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
+import { decimalTextOfNumber, isDecimalText } from '../../domain/lending/decimal-text';
+import {
+  amortizationTypes,
+  aprRoundings,
+  aprTolerancePolicies,
+  daysInMonthTypes,
+  daysInYearTypes,
+  futureInstallmentAllocationRules,
+  interestCalculationPeriodTypes,
+  interestRateFrequencyTypes,
+  interestTypes,
+  paymentAllocationTransactionTypes,
+  paymentAllocationTypes,
+  productClasses,
+  productLimits,
+  repaymentFrequencyTypes,
+  statementLeadDaysRange,
+  transactionProcessingStrategyCodes,
+} from '../../domain/lending/products';
+import { integerId, text } from '../validation';
+
+/** A non-negative decimal given as a string (`"12.5"`) or a JSON number (`12.5`); always a string after. */
+const decimal = v.pipe(
+  v.union([v.string(), v.number()], 'must be a decimal string or a number.'),
+  v.transform((value) => (typeof value === 'number' ? decimalTextOfNumber(value) : value)),
+  v.check(
+    isDecimalText,
+    'must be a non-negative decimal such as "1000" or "12.5" (no sign, exponent or separators).',
+  ),
+);
+
+const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be an integer.'),
+    v.integer('must be an integer.'),
+    v.minValue(min, `must be an integer from ${min} to ${max}.`),
+    v.maxValue(max, `must be an integer from ${min} to ${max}.`),
+  );
+
+const code = <const T extends readonly number[]>(values: T, meaning: string) =>
+  v.picklist(values, `must be one of: ${meaning}.`);
+
+const id = v.pipe(
+  v.number('must be an integer.'),
+  v.integer('must be an integer.'),
+  v.minValue(1, 'must be a positive integer.'),
+  v.maxValue(Number.MAX_SAFE_INTEGER),
+);
+
+const currencyCode = v.pipe(
+  v.string(),
+  v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three upper-case letters.'),
+);
+
+/** Formatting hints Fineract clients send with every write; accepted and ignored. */
+const fineractHints = {
+  locale: v.optional(v.pipe(v.string(), v.maxLength(35))),
+  dateFormat: v.optional(v.pipe(v.string(), v.maxLength(35))),
+};
+
+/** Path `{chargeId}`: a positive integer. */
+export const chargeIdParam = v.strictObject({ chargeId: integerId('chargeId') });
+/** Path `{productId}`: a positive integer. */
+export const productIdParam = v.strictObject({ productId: integerId('productId') });
+
+/** `POST /v1/charges` body (Fineract's charge fields; amount a decimal string or number). */
+export const createChargeBody = v.strictObject({
+  name: text(100),
+  currencyCode,
+  amount: decimal,
+  chargeAppliesTo: v.picklist([1], 'must be 1 (loan): only loan charges are supported.'),
+  chargeTimeType: code(chargeTimeTypes, '1 disbursement, 2 specified due date, 8 installment fee'),
+  chargeCalculationType: code(
+    chargeCalculationTypes,
+    '1 flat, 2 % of amount, 3 % of amount and interest, 4 % of interest',
+  ),
+  /** Fineract `ChargePaymentMode`: only 0 (regular) is supported; not stored. */
+  chargePaymentMode: v.optional(v.picklist([0], 'must be 0 (regular): account transfer is not supported.')),
+  penalty: v.optional(v.boolean(), false),
+  active: v.optional(v.boolean(), true),
+  ...fineractHints,
+});
+
+const paymentAllocationRule = v.strictObject({
+  transactionType: v.picklist(
+    paymentAllocationTransactionTypes,
+    'is not a payment allocation transaction type.',
+  ),
+  paymentAllocationOrder: v.pipe(
+    v.array(
+      v.strictObject({
+        paymentAllocationRule: v.picklist(paymentAllocationTypes, 'is not a payment allocation type.'),
+        order: integer(1, 12),
+      }),
+    ),
+    v.maxLength(12, 'must contain exactly 12 entries.'),
+  ),
+  futureInstallmentAllocationRule: v.picklist(
+    futureInstallmentAllocationRules,
+    `must be one of ${futureInstallmentAllocationRules.join(', ')}.`,
+  ),
+});
+
+/** `lmsConfig` of a product: every field optional; status rules in domain/lending/products.ts. */
+export const lmsConfigBody = v.strictObject({
+  productClass: v.nullish(v.picklist(productClasses, `must be one of ${productClasses.join(', ')}.`)),
+  aprEnabled: v.nullish(v.boolean()),
+  aprRounding: v.nullish(v.picklist(aprRoundings, `must be one of ${aprRoundings.join(', ')}.`)),
+  aprTolerancePolicy: v.nullish(
+    v.picklist(aprTolerancePolicies, `must be one of ${aprTolerancePolicies.join(', ')}.`),
+  ),
+  statementEnabled: v.nullish(v.boolean()),
+  statementLeadDays: v.nullish(integer(statementLeadDaysRange.min, statementLeadDaysRange.max)),
+});
+
+/** `POST /v1/loanproducts` body (Fineract's product fields plus `lmsConfig`). */
+export const createLoanProductBody = v.strictObject({
+  name: text(100),
+  shortName: text(4),
+  currencyCode,
+  digitsAfterDecimal: integer(0, 6),
+  inMultiplesOf: v.nullish(integer(0, productLimits.inMultiplesOf)),
+  installmentAmountInMultiplesOf: v.nullish(integer(1, productLimits.installmentAmountInMultiplesOf)),
+  principal: decimal,
+  minPrincipal: v.nullish(decimal),
+  maxPrincipal: v.nullish(decimal),
+  numberOfRepayments: integer(1, productLimits.numberOfRepayments),
+  minNumberOfRepayments: v.nullish(integer(1, productLimits.numberOfRepayments)),
+  maxNumberOfRepayments: v.nullish(integer(1, productLimits.numberOfRepayments)),
+  interestRatePerPeriod: decimal,
+  minInterestRatePerPeriod: v.nullish(decimal),
+  maxInterestRatePerPeriod: v.nullish(decimal),
+  repaymentEvery: integer(1, productLimits.repaymentEvery),
+  repaymentFrequencyType: code(repaymentFrequencyTypes, '0 days, 1 weeks, 2 months, 3 years'),
+  interestRateFrequencyType: code(
+    interestRateFrequencyTypes,
+    '0 per day, 1 per week, 2 per month, 3 per year, 4 per whole term',
+  ),
+  interestType: code(interestTypes, '0 declining balance, 1 flat'),
+  amortizationType: code(amortizationTypes, '0 equal principal, 1 equal installments'),
+  interestCalculationPeriodType: code(interestCalculationPeriodTypes, '0 daily, 1 same as repayment period'),
+  allowPartialPeriodInterestCalcualtion: v.nullish(v.boolean()),
+  daysInYearType: code(daysInYearTypes, '1 actual, 360, 364, 365'),
+  daysInMonthType: code(daysInMonthTypes, '1 actual, 30'),
+  graceOnPrincipalPayment: v.nullish(integer(0, productLimits.numberOfRepayments)),
+  graceOnInterestPayment: v.nullish(integer(0, productLimits.numberOfRepayments)),
+  transactionProcessingStrategyCode: v.picklist(
+    transactionProcessingStrategyCodes,
+    `must be one of ${transactionProcessingStrategyCodes.join(', ')}.`,
+  ),
+  paymentAllocation: v.nullish(
+    v.pipe(v.array(paymentAllocationRule), v.minLength(1, 'must not be empty.'), v.maxLength(13)),
+  ),
+  charges: v.optional(v.pipe(v.array(v.strictObject({ id })), v.maxLength(50, 'at most 50 charges.')), []),
+  lmsConfig: v.nullish(lmsConfigBody),
+  /** Interest recalculation is not supported: only `false` is accepted. */
+  isInterestRecalculationEnabled: v.optional(
+    v.literal(false, 'must be false: interest recalculation is not supported.'),
+  ),
+  ...fineractHints,
+});
+
+// Responses (for the OpenAPI document).
+const decimalString = v.pipe(v.string(), v.description('decimal string'));
+export const createdChargeResponse = v.object({ resourceId: v.number(), chargeId: v.number() });
+export const chargeResponse = v.object({
+  id: v.number(),
+  name: v.string(),
+  currency: v.object({ code: v.string(), digitsAfterDecimal: v.number() }),
+  amount: v.pipe(
+    v.string(),
+    v.description('flat: money with the currency digits; percentage: the percent without trailing zeros'),
+  ),
+  chargeAppliesTo: v.number(),
+  chargeTimeType: v.number(),
+  chargeCalculationType: v.number(),
+  penalty: v.boolean(),
+  active: v.boolean(),
+});
+export const chargeListResponse = v.array(chargeResponse);
+
+export const createdLoanProductResponse = v.object({ resourceId: v.number(), productId: v.number() });
+const allocationRuleResponse = v.object({
+  transactionType: v.string(),
+  paymentAllocationOrder: v.array(v.object({ paymentAllocationRule: v.string(), order: v.number() })),
+  futureInstallmentAllocationRule: v.string(),
+});
+export const loanProductResponse = v.object({
+  id: v.number(),
+  name: v.string(),
+  shortName: v.string(),
+  status: v.literal('loanProduct.active'),
+  currency: v.object({ code: v.string(), digitsAfterDecimal: v.number(), inMultiplesOf: v.number() }),
+  installmentAmountInMultiplesOf: v.nullable(v.number()),
+  principal: decimalString,
+  minPrincipal: v.nullable(decimalString),
+  maxPrincipal: v.nullable(decimalString),
+  numberOfRepayments: v.number(),
+  minNumberOfRepayments: v.nullable(v.number()),
+  maxNumberOfRepayments: v.nullable(v.number()),
+  interestRatePerPeriod: v.pipe(
+    v.number(),
+    v.description('nominal rate in percent per interestRateFrequencyType'),
+  ),
+  minInterestRatePerPeriod: v.nullable(v.number()),
+  maxInterestRatePerPeriod: v.nullable(v.number()),
+  repaymentEvery: v.number(),
+  repaymentFrequencyType: v.number(),
+  interestRateFrequencyType: v.number(),
+  interestType: v.number(),
+  amortizationType: v.number(),
+  interestCalculationPeriodType: v.number(),
+  allowPartialPeriodInterestCalcualtion: v.boolean(),
+  daysInYearType: v.number(),
+  daysInMonthType: v.number(),
+  graceOnPrincipalPayment: v.number(),
+  graceOnInterestPayment: v.number(),
+  transactionProcessingStrategyCode: v.string(),
+  paymentAllocation: v.nullable(v.array(allocationRuleResponse)),
+  charges: v.array(chargeResponse),
+  lmsConfig: v.object({
+    productClass: v.nullable(v.string()),
+    aprEnabled: v.boolean(),
+    aprRounding: v.nullable(v.string()),
+    aprTolerancePolicy: v.nullable(v.string()),
+    statementEnabled: v.boolean(),
+    statementLeadDays: v.number(),
+  }),
+  configurationStatus: v.string(),
+});
+export const loanProductListResponse = v.array(loanProductResponse);

@@ -1,0 +1,420 @@
+/**
+ * Read queries of the customers context (issue 3 §2). Each runs in a tenant-scoped read
+ * transaction (row-level security confines it to `tenantId`), except `getInstrumentForPayment`,
+ * which also runs inside a caller's transaction. Identifier reads never select the ciphertext or
+ * the digest: the mask is the only form that leaves the database. Every list is served by an index
+ * of db/schema/customers.ts (no per-request scan of a growing table), except the restriction list,
+ * which reads the customer's restrictions without an index on (tenant, customer).
+ */
+import { and, asc, desc, eq, gt, gte, like, lt, sql } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import type { ContactType } from '../../domain/customers/contact-points';
+import { prefixUpperBound } from '../../domain/customers/search';
+import type { Db } from '../client';
+import {
+  consents,
+  contactPoints,
+  customerAddresses,
+  customerHistory,
+  customerIdentifiers,
+  customers,
+  paymentInstruments,
+  restrictions,
+} from '../schema';
+import { type DbExecutor, type Tx, withTenantTransaction } from '../tenant-tx';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** A restriction's status at the database's current time: a lapsed ACTIVE one reads EXPIRED. */
+const restrictionStatusNow = sql<
+  'ACTIVE' | 'RELEASED' | 'EXPIRED'
+>`case when ${restrictions.status} = 'ACTIVE' and ${restrictions.expiresAt} <= now() then 'EXPIRED' else ${restrictions.status}::text end`;
+
+function customerSummary(row: typeof customers.$inferSelect) {
+  return {
+    customerId: row.id,
+    resourceId: row.id,
+    externalId: row.externalId,
+    firstName: row.firstName,
+    middleName: row.middleName,
+    lastName: row.lastName,
+    /** ISO calendar date or null. */
+    dateOfBirth: row.dateOfBirth,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function restrictionView(row: typeof restrictions.$inferSelect & { currentStatus: string }) {
+  return {
+    restrictionId: row.id,
+    resourceId: row.id,
+    customerId: row.customerId,
+    loanId: row.loanId,
+    restrictionType: row.restrictionType,
+    status: row.currentStatus as 'ACTIVE' | 'RELEASED' | 'EXPIRED',
+    reason: row.reason,
+    effectiveAt: row.effectiveAt.toISOString(),
+    expiresAt: iso(row.expiresAt),
+    releasedAt: iso(row.releasedAt),
+    releaseReason: row.releaseReason,
+  };
+}
+
+/** True when the customer exists in the tenant. */
+export async function customerExists(db: Db, tenantId: string, customerId: number): Promise<boolean> {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.tenantId, tenantId), eq(customers.id, customerId))),
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The customer aggregate as the API shows it, or null when it is not the tenant's: the customer,
+ * its addresses, contact points, identifiers (masks only), consents, payment instruments and the
+ * restrictions in force now (ACTIVE and not past `expiresAt`). Collections are in creation order.
+ */
+export async function getCustomer(db: Db, tenantId: string, customerId: number) {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [customer] = await tx
+      .select()
+      .from(customers)
+      .where(and(eq(customers.tenantId, tenantId), eq(customers.id, customerId)));
+    if (!customer) return null;
+    const addresses = await tx
+      .select()
+      .from(customerAddresses)
+      .where(and(eq(customerAddresses.tenantId, tenantId), eq(customerAddresses.customerId, customerId)))
+      .orderBy(customerAddresses.id);
+    const contacts = await tx
+      .select()
+      .from(contactPoints)
+      .where(and(eq(contactPoints.tenantId, tenantId), eq(contactPoints.customerId, customerId)))
+      .orderBy(contactPoints.id);
+    const identifiers = await tx
+      .select({
+        id: customerIdentifiers.id,
+        identifierType: customerIdentifiers.identifierType,
+        issuingCountry: customerIdentifiers.issuingCountry,
+        mask: customerIdentifiers.mask,
+        verificationStatus: customerIdentifiers.verificationStatus,
+        createdAt: customerIdentifiers.createdAt,
+      })
+      .from(customerIdentifiers)
+      .where(and(eq(customerIdentifiers.tenantId, tenantId), eq(customerIdentifiers.customerId, customerId)))
+      .orderBy(customerIdentifiers.id);
+    const consentRows = await tx
+      .select()
+      .from(consents)
+      .where(and(eq(consents.tenantId, tenantId), eq(consents.customerId, customerId)))
+      .orderBy(consents.id);
+    const instruments = await tx
+      .select()
+      .from(paymentInstruments)
+      .where(and(eq(paymentInstruments.tenantId, tenantId), eq(paymentInstruments.customerId, customerId)))
+      .orderBy(paymentInstruments.id);
+    const active = await tx
+      .select()
+      .from(restrictions)
+      .where(
+        and(
+          eq(restrictions.tenantId, tenantId),
+          eq(restrictions.customerId, customerId),
+          sql`${restrictions.status} = 'ACTIVE'`,
+          sql`(${restrictions.expiresAt} is null or ${restrictions.expiresAt} > now())`,
+        ),
+      )
+      .orderBy(restrictions.effectiveAt, restrictions.id);
+    return {
+      ...customerSummary(customer),
+      addresses: addresses.map((a) => ({
+        addressId: a.id,
+        addressType: a.addressType,
+        line1: a.line1,
+        line2: a.line2,
+        city: a.city,
+        region: a.region,
+        postalCode: a.postalCode,
+        countryCode: a.countryCode,
+      })),
+      contactPoints: contacts.map((cp) => ({
+        contactPointId: cp.id,
+        contactType: cp.contactType,
+        value: cp.value,
+        normalizedValue: cp.normalizedValue,
+        verificationStatus: cp.verificationStatus,
+        canReceiveSms: cp.canReceiveSms,
+      })),
+      identifiers: identifiers.map((i) => ({
+        identifierId: i.id,
+        identifierType: i.identifierType,
+        issuingCountry: i.issuingCountry,
+        mask: i.mask,
+        verificationStatus: i.verificationStatus,
+        createdAt: i.createdAt.toISOString(),
+      })),
+      consents: consentRows.map((cn) => ({
+        consentId: cn.id,
+        consentType: cn.consentType,
+        granted: cn.granted,
+        captureMethod: cn.captureMethod,
+        evidenceRef: cn.evidenceRef,
+        capturedAt: cn.capturedAt.toISOString(),
+      })),
+      paymentInstruments: instruments.map(instrumentView),
+      restrictions: active.map((r) => restrictionView({ ...r, currentStatus: 'ACTIVE' })),
+    };
+  });
+}
+
+function instrumentView(row: typeof paymentInstruments.$inferSelect) {
+  return {
+    instrumentId: row.id,
+    instrumentType: row.instrumentType,
+    providerTokenRef: row.providerTokenRef,
+    lastFour: row.lastFour,
+    verificationStatus: row.verificationStatus,
+    state: row.state,
+    verifiedAt: iso(row.verifiedAt),
+    verificationSource: row.verificationSource,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Customers newest-modified first (`updated_at` desc, then id desc; spec § Limits "customer lists
+ * newest-modified first"), offset-paged on the (tenant, updated_at, id) index.
+ */
+export async function listCustomers(db: Db, tenantId: string, page: { limit: number; offset: number }) {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(customers)
+      .where(eq(customers.tenantId, tenantId))
+      .orderBy(desc(customers.updatedAt), desc(customers.id))
+      .limit(page.limit)
+      .offset(page.offset),
+  );
+  return rows.map(customerSummary);
+}
+
+/**
+ * One page of a customer's history in the order it happened, keyset-paged on the entry id
+ * (`afterId`: the last id of the previous page). Returns `limit + 1` rows at most so the caller
+ * can tell whether more follow; `historyId` is for the cursor only.
+ */
+export async function listCustomerHistory(
+  db: Db,
+  tenantId: string,
+  customerId: number,
+  page: { afterId: number | null; limit: number },
+) {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(customerHistory)
+      .where(
+        and(
+          eq(customerHistory.tenantId, tenantId),
+          eq(customerHistory.customerId, customerId),
+          page.afterId === null ? undefined : gt(customerHistory.id, page.afterId),
+        ),
+      )
+      .orderBy(asc(customerHistory.id))
+      .limit(page.limit + 1),
+  );
+  return rows.map((row) => ({
+    historyId: row.id,
+    action: row.action,
+    detail: row.detail,
+    actorUsername: row.actorUsername,
+    correlationId: row.correlationId,
+    occurredAt: row.occurredAt.toISOString(),
+  }));
+}
+
+/**
+ * A customer's restrictions newest first (effective time desc, then id desc), offset-paged, with
+ * the status they have now (a lapsed ACTIVE one reads EXPIRED).
+ */
+export async function listCustomerRestrictions(
+  db: Db,
+  tenantId: string,
+  customerId: number,
+  page: { limit: number; offset: number },
+) {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx
+      .select({ row: restrictions, currentStatus: restrictionStatusNow })
+      .from(restrictions)
+      .where(and(eq(restrictions.tenantId, tenantId), eq(restrictions.customerId, customerId)))
+      .orderBy(desc(restrictions.effectiveAt), desc(restrictions.id))
+      .limit(page.limit)
+      .offset(page.offset),
+  );
+  return rows.map(({ row, currentStatus }) => restrictionView({ ...row, currentStatus }));
+}
+
+/** One search hit: `sortKey` and `id` position the next page's cursor. */
+export interface SearchHit {
+  customerId: number;
+  displayName: string;
+  matchedOn: 'NAME' | 'EMAIL' | 'PHONE';
+  sortKey: string;
+  id: number;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * Customers whose search key (folded "first last", domain/customers/search.ts) starts with
+ * `prefix`, ordered by (search key, id) and keyset-paged after `after`. A range scan of the
+ * (tenant, search_name, id) index: `[prefix, prefixUpperBound(prefix))` bounds it in code-point
+ * order (the order of the C and C.UTF-8 collations; under a linguistic collation the LIKE guard
+ * keeps results exact but the range may miss names whose prefix ends in punctuation or a space).
+ * Returns `limit + 1` rows at most.
+ */
+export async function searchCustomersByName(
+  db: Db,
+  tenantId: string,
+  prefix: string,
+  page: { after: { sortKey: string; id: number } | null; limit: number },
+): Promise<SearchHit[]> {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx
+      .select({
+        id: customers.id,
+        firstName: customers.firstName,
+        lastName: customers.lastName,
+        searchName: customers.searchName,
+      })
+      .from(customers)
+      .where(
+        and(
+          eq(customers.tenantId, tenantId),
+          gte(customers.searchName, prefix),
+          lt(customers.searchName, prefixUpperBound(prefix)),
+          like(customers.searchName, `${escapeLike(prefix)}%`),
+          page.after === null
+            ? undefined
+            : sql`(${customers.searchName}, ${customers.id}) > (${page.after.sortKey}, ${page.after.id})`,
+        ),
+      )
+      .orderBy(asc(customers.searchName), asc(customers.id))
+      .limit(page.limit + 1),
+  );
+  return rows.map((row) => ({
+    customerId: row.id,
+    displayName: `${row.firstName} ${row.lastName}`,
+    matchedOn: 'NAME',
+    sortKey: row.searchName,
+    id: row.id,
+  }));
+}
+
+/**
+ * Customers with a contact point of `contactType` whose normalized value (lower-cased e-mail or
+ * E.164 phone) equals `normalizedValue`, through the (tenant, normalized_value) index, ordered by
+ * contact point id and keyset-paged after `afterId`. Returns `limit + 1` rows at most.
+ */
+export async function searchCustomersByContact(
+  db: Db,
+  tenantId: string,
+  contactType: ContactType,
+  normalizedValue: string,
+  page: { afterId: number | null; limit: number },
+): Promise<SearchHit[]> {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx
+      .select({
+        contactPointId: contactPoints.id,
+        customerId: customers.id,
+        firstName: customers.firstName,
+        lastName: customers.lastName,
+      })
+      .from(contactPoints)
+      .innerJoin(
+        customers,
+        and(eq(customers.tenantId, contactPoints.tenantId), eq(customers.id, contactPoints.customerId)),
+      )
+      .where(
+        and(
+          eq(contactPoints.tenantId, tenantId),
+          eq(contactPoints.normalizedValue, normalizedValue),
+          eq(contactPoints.contactType, contactType),
+          page.afterId === null ? undefined : gt(contactPoints.id, page.afterId),
+        ),
+      )
+      .orderBy(asc(contactPoints.id))
+      .limit(page.limit + 1),
+  );
+  return rows.map((row) => ({
+    customerId: row.customerId,
+    displayName: `${row.firstName} ${row.lastName}`,
+    matchedOn: contactType,
+    sortKey: String(row.contactPointId),
+    id: row.contactPointId,
+  }));
+}
+
+/** What a payment needs to know about an instrument. */
+export interface InstrumentForPayment {
+  instrumentId: number;
+  /** The owner; the payment must check it is the loan's borrower. */
+  customerId: number;
+  instrumentType: string;
+  /** The vault token the rail is called with. */
+  providerTokenRef: string;
+  lastFour: string | null;
+  verificationStatus: 'UNVERIFIED' | 'VERIFIED';
+  state: 'ACTIVE' | 'INACTIVE';
+  /** ISO 8601 instant of the verification, or null. */
+  verifiedAt: string | null;
+  /** VERIFIED and ACTIVE: "required before money moves" (spec § States). */
+  eligible: boolean;
+}
+
+/**
+ * The payment instrument `instrumentId` of the tenant as a payment sees it, or null when it is
+ * not the tenant's. Given the pool it reads in its own tenant transaction; given a transaction
+ * (the payment's own, tenant already set) it reads there, optionally locking the row
+ * (`lock: 'share'` keeps it from being changed until the payment commits), so the
+ * "verified and owned by the borrower" rule is checked against the row the payment commits with.
+ */
+export async function getInstrumentForPayment(
+  db: DbExecutor,
+  tenantId: string,
+  instrumentId: number,
+  options: { lock?: 'share' | 'update' } = {},
+): Promise<InstrumentForPayment | null> {
+  const read = async (tx: Tx) => {
+    const query = tx
+      .select()
+      .from(paymentInstruments)
+      .where(and(eq(paymentInstruments.tenantId, tenantId), eq(paymentInstruments.id, instrumentId)));
+    const [row] = options.lock ? await query.for(options.lock) : await query;
+    return row;
+  };
+  const row =
+    db instanceof PgTransaction
+      ? await read(db as Tx)
+      : await withTenantTransaction(db as Db, tenantId, read);
+  if (!row) return null;
+  return {
+    instrumentId: row.id,
+    customerId: row.customerId,
+    instrumentType: row.instrumentType,
+    providerTokenRef: row.providerTokenRef,
+    lastFour: row.lastFour,
+    verificationStatus: row.verificationStatus,
+    state: row.state,
+    verifiedAt: iso(row.verifiedAt),
+    eligible: row.verificationStatus === 'VERIFIED' && row.state === 'ACTIVE',
+  };
+}
+
+export type CustomerAggregate = NonNullable<Awaited<ReturnType<typeof getCustomer>>>;

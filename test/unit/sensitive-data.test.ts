@@ -1,0 +1,127 @@
+/**
+ * Detection of government identifiers and account/card numbers in text that must not carry them
+ * (spec § Boarding rules; domain/sensitive-data.ts). Published test numbers: Visa 4111 1111 1111
+ * 1111 and Amex 3782 822463 10005 (card networks' test PANs), GB82 WEST 1234 5698 7654 32 and
+ * DE89 3704 0044 0532 0130 00 (the IBAN registry's examples), 021000021 (a real ABA routing number).
+ */
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../../domain/errors';
+import {
+  assertNoSensitiveData,
+  findSensitiveData,
+  isAbaRoutingNumber,
+  isIban,
+  noSensitiveData,
+  passesLuhn,
+} from '../../domain/sensitive-data';
+
+describe('findSensitiveData: caught', () => {
+  it.each([
+    ['123-45-6789', 'SSN_OR_ITIN'],
+    ['123 45 6789', 'SSN_OR_ITIN'],
+    ['ssn is 078-05-1120 per file', 'SSN_OR_ITIN'],
+    ['ORD-123-45-6789', 'SSN_OR_ITIN'],
+    ['912-70-1234', 'SSN_OR_ITIN'],
+    ['12-3456789', 'EIN'],
+    ['GB82WEST12345698765432', 'IBAN'],
+    ['GB82 WEST 1234 5698 7654 32', 'IBAN'],
+    ['gb82west12345698765432', 'IBAN'],
+    ['iban DE89370400440532013000.', 'IBAN'],
+    ['DE89 3704 0044 0532 0130 00', 'IBAN'],
+    ['NL91ABNA0417164300', 'IBAN'],
+    ['4111 1111 1111 1111', 'CARD_NUMBER'],
+    ['4111-1111-1111-1111', 'CARD_NUMBER'],
+    ['4111111111111111', 'CARD_NUMBER'],
+    ['card 3782 822463 10005 exp 12/27', 'CARD_NUMBER'],
+    ['４１１１１１１１１１１１１１１１', 'CARD_NUMBER'],
+    ['021000021', 'ABA_ROUTING_NUMBER'],
+    ['routing 011000015', 'ABA_ROUTING_NUMBER'],
+    ['123456789', 'NINE_DIGIT_NUMBER'],
+    ['12345678', 'LONG_DIGIT_RUN'],
+    ['ACCT12345678', 'LONG_DIGIT_RUN'],
+    ['acct-000123456789012', 'LONG_DIGIT_RUN'],
+    ['4111111111111112', 'LONG_DIGIT_RUN'],
+    ['abc12345678', 'LONG_DIGIT_RUN'],
+  ])('%s → %s', (text, kind) => {
+    expect(findSensitiveData(text)).toBe(kind);
+  });
+});
+
+describe('findSensitiveData: ordinary references pass', () => {
+  it.each([
+    'ORD-2024-001',
+    'LN-000123',
+    'cus_demo_m3xk9z2a',
+    'INV 2024 0001',
+    '2024-01-15',
+    '2024-01-15T10:30:00Z',
+    '1234567',
+    '+1 415-555-2671',
+    'call back on 415 555 2671',
+    'Customer in hospital until March',
+    'k-3f2a12345678bc90',
+    '3f2a9c1e-8b7d-4a6f-9e0c-123456789012',
+    '3f2a9c1e8b7d4a6f9e0c123456789012',
+    'tok_1NXWjK2eZvKYlo2C0xq3h8Ab',
+    'GB82 WEST 1234 5698 7654 33',
+    '4111 1111 1111 1112',
+    '',
+  ])('%j → null', (text) => {
+    expect(findSensitiveData(text)).toBeNull();
+  });
+});
+
+describe('checksums', () => {
+  it('Luhn accepts valid PANs and rejects a changed digit', () => {
+    expect(passesLuhn('4111111111111111')).toBe(true);
+    expect(passesLuhn('378282246310005')).toBe(true);
+    expect(passesLuhn('4111111111111121')).toBe(false);
+    expect(passesLuhn('')).toBe(false);
+  });
+
+  it('IBAN needs a registered country, its exact length and MOD 97-10', () => {
+    expect(isIban('GB82WEST12345698765432')).toBe(true);
+    expect(isIban('GB82WEST1234569876543')).toBe(false);
+    expect(isIban('GB83WEST12345698765432')).toBe(false);
+    expect(isIban('ZZ82WEST12345698765432')).toBe(false);
+  });
+
+  it('ABA needs a Federal Reserve prefix and the 3-7-1 checksum', () => {
+    expect(isAbaRoutingNumber('021000021')).toBe(true);
+    expect(isAbaRoutingNumber('021000022')).toBe(false);
+    expect(isAbaRoutingNumber('991000021')).toBe(false);
+    expect(isAbaRoutingNumber('02100002')).toBe(false);
+  });
+});
+
+describe('schema action and assertion', () => {
+  const schema = v.pipe(v.string(), noSensitiveData());
+
+  it('the valibot action fails with the kind, never the value', () => {
+    const result = v.safeParse(schema, 'ref 123-45-6789');
+    expect(result.success).toBe(false);
+    const message = result.issues?.[0]?.message ?? '';
+    expect(message).toContain('SSN');
+    expect(message).not.toContain('6789');
+    expect(v.safeParse(schema, 'ORD-2024-001').success).toBe(true);
+  });
+
+  it('assertNoSensitiveData throws a 400 naming the parameter with a null value', () => {
+    expect(() => assertNoSensitiveData('externalId', 'ORD-2024-001')).not.toThrow();
+    expect(() => assertNoSensitiveData('externalId', null)).not.toThrow();
+    let caught: unknown;
+    try {
+      assertNoSensitiveData('externalId', '4111 1111 1111 1111');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(DomainError);
+    const err = caught as DomainError;
+    expect(err.code).toBe('validation.msg.validation.errors.exist');
+    expect(err.errors).toHaveLength(1);
+    expect(err.errors[0]).toMatchObject({ parameterName: 'externalId', value: null });
+    expect(err.message).toContain('card number');
+    expect(err.message).not.toContain('4111');
+  });
+});
