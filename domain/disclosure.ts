@@ -230,23 +230,33 @@ interface Civil {
   day: number;
 }
 
-const isoDatePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-function parseDate(date: string, what: string): Civil {
-  const match = isoDatePattern.exec(date);
-  const civil = match && { year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) };
-  if (!civil || civil.month < 1 || civil.month > 12 || civil.day < 1) {
-    throw new RangeError(`${what}: not an ISO calendar date: ${JSON.stringify(date)}`);
+/** The number written by the digits of `text` from `from` to `to` (exclusive); NaN if one is not a digit. */
+function digitsAt(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const d = text.charCodeAt(k) - 48;
+    if (!(d >= 0 && d <= 9)) return Number.NaN;
+    n = n * 10 + d;
   }
-  if (civil.day > daysInMonth(civil.year, civil.month)) {
-    throw new RangeError(`${what}: not an ISO calendar date: ${JSON.stringify(date)}`);
+  return n;
+}
+
+/** `YYYY-MM-DD`, a real calendar date; RangeError otherwise. Read by character: it runs per installment. */
+function parseDate(date: unknown, what: string): Civil {
+  if (typeof date === 'string' && date.length === 10 && date[4] === '-' && date[7] === '-') {
+    const year = digitsAt(date, 0, 4);
+    const month = digitsAt(date, 5, 7);
+    const day = digitsAt(date, 8, 10);
+    if (year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)) {
+      return { year, month, day };
+    }
   }
-  return civil;
+  throw new RangeError(`${what}: not an ISO calendar date: ${JSON.stringify(date)}`);
 }
 
 /** Days since 1970-01-01 (H. Hinnant, days_from_civil). */
@@ -273,8 +283,11 @@ function isRegularInterval(from: Civil, to: Civil, frequency: RepaymentFrequency
   }
   const months = frequency.every * (frequency.unit === 'YEARS' ? 12 : 1);
   if (to.year * 12 + to.month - (from.year * 12 + from.month) !== months) return false;
-  const monthEnd = (c: Civil) => c.day === daysInMonth(c.year, c.month);
-  return to.day === from.day || monthEnd(from) || monthEnd(to);
+  return to.day === from.day || isMonthEnd(from) || isMonthEnd(to);
+}
+
+function isMonthEnd(c: Civil): boolean {
+  return c.day === daysInMonth(c.year, c.month);
 }
 
 function parseMoneyText(amount: unknown, scale: number, what: string): bigint {

@@ -56,6 +56,10 @@ export const errorCodes = {
     status: 409,
     message: 'The privacy request is not in a state that allows this action.',
   },
+  'error.msg.loan.apr.disclosure.unavailable': {
+    status: 409,
+    message: 'The APR disclosure cannot be produced, so the loan cannot be approved.',
+  },
   'error.msg.external.record.ref.conflict': {
     status: 409,
     message: 'This externalRecordRef was already used with other content.',

@@ -10,12 +10,22 @@
  * - Constructed: level payments computed here from a known unit-period rate give that rate back; a larger
  *   payment gives a larger APR.
  * - Negative space: every RangeError of the contract.
+ * - Fast path: computeApr's certified fast path against computeAprReference (the straightforward 40-digit
+ *   solver) and against a 60-digit evaluation of App. J (b)(8) written in this file, on random schedules.
  */
 import { readFileSync } from 'node:fs';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AprInput, computeApr, type NamedUnitPeriod, type UnitPeriod } from '../../domain/apr';
+import {
+  type AprInput,
+  type AprResult,
+  computeApr,
+  computeAprFast,
+  computeAprReference,
+  type NamedUnitPeriod,
+  type UnitPeriod,
+} from '../../domain/apr';
 
 interface VectorPayment {
   index: number;
@@ -126,6 +136,12 @@ function plusMonths(date: string, months: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   if (d > 28) throw new Error('plusMonths is for days 1–28');
   return isoOf(Date.UTC(y, m - 1 + months, d));
+}
+/** Same day of a later month, or that month's last day when it is shorter. */
+function plusMonthsAnyDay(date: string, months: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const lastDay = new Date(Date.UTC(y, m - 1 + months + 1, 0)).getUTCDate();
+  return isoOf(Date.UTC(y, m - 1 + months, Math.min(d, lastDay)));
 }
 function lastDayOf(year: number, month: number): string {
   return isoOf(Date.UTC(year, month, 0));
@@ -572,5 +588,191 @@ describe('computeApr — invalid input throws RangeError', () => {
     expect(call({ unitPeriod: { days: 30 }, payments: [{ amount: '1010.00', date: '2026-02-15' }] })).toThrow(
       /payment is 31 days after the advance/,
     );
+  });
+});
+
+/*
+ * The fast path of computeApr (doubles to locate the root, exact integer bounds to certify it) against the
+ * straightforward solver, computeAprReference (every payment discounted one by one in 40-digit decimals),
+ * and against an evaluation written here at 60 digits: the exact root must lie within 1e-10 of the
+ * returned APR, i.e. the equation of App. J (b)(8) changes sign across [apr − 1e-10, apr + 1e-10].
+ */
+describe('computeApr — fast path against the reference solver', () => {
+  const D60 = Decimal.clone({ precision: 60 });
+
+  /** Σ P / ((1 + f·i)(1 + i)^t) − A at 60 digits, one power per payment. */
+  function residual60(amountFinanced: string, payments: TfPayment[], i: Decimal): Decimal {
+    const rate = new D60(i);
+    let sum = new D60(0);
+    for (const p of payments) {
+      const [num, den = '1'] = p.f.split('/');
+      const f = new D60(num!).div(den);
+      sum = sum.plus(new D60(p.amount).div(new D60(1).plus(f.times(rate)).times(rate.plus(1).pow(p.t))));
+    }
+    return sum.minus(amountFinanced);
+  }
+
+  /** The payments of one random schedule: streams of level or varying payments, gaps, one fraction. */
+  const schedule = fc
+    .record({
+      streams: fc.array(
+        fc.record({
+          count: fc.integer({ min: 1, max: 120 }),
+          cents: fc.integer({ min: 1, max: 10_000_000 }),
+          level: fc.boolean(),
+          gap: fc.integer({ min: 0, max: 3 }),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+      firstT: fc.integer({ min: 0, max: 3 }),
+      fraction: fc.constantFrom('0', '1/2', '19/30', '6/15', '4/7', '17/365', '0.25', '30/30'),
+      salt: fc.integer({ min: 0, max: 1_000_000 }),
+    })
+    .map(({ streams, firstT, fraction, salt }) => {
+      const payments: TfPayment[] = [];
+      let t = firstT;
+      for (const s of streams) {
+        t += s.gap;
+        for (let k = 0; k < s.count; k++) {
+          // Varying payments differ from one another like a declining-balance schedule's do.
+          const cents = s.level ? s.cents : s.cents + ((salt + 7919 * (t + k)) % (s.cents + 1));
+          payments.push({ amount: new Decimal(cents).div(100).toFixed(2), t: t + k, f: fraction });
+        }
+        t += s.count;
+      }
+      return payments;
+    });
+
+  it('certifies random schedules and agrees with the reference to 1e-10 (in fact digit for digit)', () => {
+    fc.assert(
+      fc.property(
+        schedule,
+        fc.constantFrom(...namedList),
+        fc.integer({ min: 300, max: 1_150 }), // amount financed as ‰ of the payments: rates from high to negative
+        (payments, unit, permille) => {
+          const total = payments.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
+          const amountFinanced = total.times(permille).div(1000).toDecimalPlaces(2);
+          fc.pre(amountFinanced.greaterThan(0));
+          const input: AprInput = {
+            amountFinanced: amountFinanced.toFixed(2),
+            advanceDate: '2026-01-15',
+            unitPeriod: unit,
+            payments,
+          };
+          let reference: AprResult;
+          try {
+            reference = computeAprReference(input);
+          } catch (error) {
+            // Only a negative rate beyond any bracket: then computeApr reports the same.
+            expect(() => computeApr(input)).toThrow((error as Error).message);
+            return;
+          }
+          const fast = computeAprFast(input);
+          expect(fast).toBeDefined();
+          expect(computeApr(input)).toEqual(fast);
+          for (const key of ['apr', 'unitPeriodRate'] as const) {
+            expect(new Decimal(fast![key]).minus(reference[key]).abs().toNumber()).toBeLessThanOrEqual(1e-10);
+          }
+          expect(fast).toEqual(reference);
+
+          const toRate = (apr: Decimal) => apr.div(perYear[unit] * 100);
+          const apr = new D60(fast!.apr);
+          expect(residual60(input.amountFinanced, payments, toRate(apr.minus('1e-10'))).isPositive()).toBe(
+            true,
+          );
+          expect(residual60(input.amountFinanced, payments, toRate(apr.plus('1e-10'))).isNegative()).toBe(
+            true,
+          );
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('certifies dated monthly and weekly schedules of up to 360 payments, as the reference solves them', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 360 }),
+        fc.integer({ min: 1, max: 28 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.boolean(),
+        fc.integer({ min: 800, max: 999 }),
+        (n, day, oddDays, monthly, permille) => {
+          const advanceDate = `2026-01-${String(day).padStart(2, '0')}`;
+          const first = monthly
+            ? plusDays(plusMonths(advanceDate, 1), oddDays % 28)
+            : plusDays(advanceDate, 7);
+          const payments = Array.from({ length: n }, (_, k) => ({
+            // Equal principal plus falling interest: every payment different.
+            amount: new Decimal(100_000 + 731 * (n - k)).div(100).toFixed(2),
+            date: monthly ? plusMonthsAnyDay(first, k) : plusDays(first, 7 * k),
+          }));
+          const total = payments.reduce((sum, p) => sum.plus(p.amount), new Decimal(0));
+          const input: AprInput = {
+            amountFinanced: total.times(permille).div(1000).toFixed(2),
+            advanceDate,
+            unitPeriod: monthly ? 'MONTH' : 'WEEK',
+            payments,
+          };
+          const fast = computeAprFast(input);
+          expect(fast).toBeDefined();
+          expect(fast).toEqual(computeAprReference(input));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('certifies every published App. J case on the fast path, with the reference digits', () => {
+    for (const c of vectors.cases) {
+      const input: AprInput = {
+        amountFinanced: c.amountFinanced,
+        advanceDate: c.advanceDate,
+        unitPeriod: unitPeriodOf(c),
+        payments: c.payments.map((p) => ({ amount: p.amount, t: p.t, f: p.f })),
+      };
+      const fast = computeAprFast(input);
+      expect(fast, c.id).toBeDefined();
+      expect(fast, c.id).toEqual(computeAprReference(input));
+    }
+  });
+
+  it('hands over to the reference solver where doubles cannot locate the root', () => {
+    // 100 / (1 + i/2) = 200 − 1e-13 needs 1 + i = 1e-13 / (200 − 1e-13) ≈ 5e-16, below the 2^-40 the
+    // doubles' bracket goes to: the fast path declines and computeApr gives the reference result.
+    const nearMinusOne: AprInput = {
+      amountFinanced: '199.9999999999999',
+      advanceDate: '2026-01-15',
+      unitPeriod: 'MONTH',
+      payments: [{ amount: '100.00', t: 0, f: '1/2' }],
+    };
+    expect(computeAprFast(nearMinusOne)).toBeUndefined();
+    expect(computeApr(nearMinusOne)).toEqual(computeAprReference(nearMinusOne));
+    expect(computeApr(nearMinusOne)).toEqual({ apr: '-1200.0000000000', unitPeriodRate: '-1.0000000000' });
+  });
+
+  it('returns exactly zero when the payments total the amount financed, on both paths', () => {
+    const input: AprInput = {
+      amountFinanced: '1000.00',
+      advanceDate: '2026-01-15',
+      unitPeriod: 'WEEK',
+      payments: series('250.00', 4, 1, '3/7'),
+    };
+    expect(computeAprFast(input)).toEqual({ apr: '0.0000000000', unitPeriodRate: '0.0000000000' });
+    expect(computeAprReference(input)).toEqual(computeAprFast(input));
+  });
+
+  it('takes the fast path for 360 different monthly payments (the DESIGN §6 workload)', () => {
+    // Not a timing assertion (bench/schedule.ts measures); it only pins that this input takes the fast path.
+    const input: AprInput = {
+      amountFinanced: '247500.00',
+      advanceDate: '2026-01-15',
+      unitPeriod: 'MONTH',
+      payments: Array.from({ length: 360 }, (_, k) => ({
+        amount: new Decimal(69_444 + 135_417 - 376 * k).div(100).toFixed(2),
+        date: plusMonthsAnyDay('2026-02-15', k),
+      })),
+    };
+    expect(computeAprFast(input)).toEqual(computeAprReference(input));
   });
 });
