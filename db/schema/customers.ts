@@ -190,6 +190,7 @@ export const restrictions = pgTable(
     requestKey: text(),
   },
   (t) => [
+    index('restrictions_tenant_customer_effective_idx').on(t.tenantId, t.customerId, t.effectiveAt, t.id),
     index('restrictions_tenant_customer_active_idx')
       .on(t.tenantId, t.customerId, t.restrictionType)
       .where(sql`status = 'ACTIVE'`),

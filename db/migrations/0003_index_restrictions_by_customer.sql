@@ -1,0 +1,1 @@
+CREATE INDEX "restrictions_tenant_customer_effective_idx" ON "restrictions" USING btree ("tenant_id","customer_id","effective_at","id");
