@@ -19,7 +19,7 @@ process.stdout.write(
     `  API:          ${stack.baseUrl}   (reference: ${stack.baseUrl}/docs, OpenAPI: ${stack.baseUrl}/v1/openapi.json)`,
     `  Health:       ${stack.baseUrl}/healthz`,
     `  Temporal UI:  ${stack.temporalUiUrl ?? `(external Temporal at ${stack.temporalAddress})`}`,
-    `  Credential:   npm run admin -- clients create --tenant demo --environment ${config.environment} --scopes "servicing:read servicing:write" --permissions ALL`,
+    `  Credential:   npm run admin -- clients create --tenant demo --environment ${config.environment} --scopes "servicing:read servicing:write lending:read lending:write" --permissions ALL`,
     `  Demo flow:    npm run demo`,
     '',
   ].join('\n'),
