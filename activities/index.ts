@@ -5,7 +5,9 @@
  */
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
+import { createLedgerActivities } from './ledger';
 import { createLendingProductActivities } from './lending';
+import { createLoanActivities } from './loans';
 import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
 import { issueAccessToken } from './platform/tokens';
@@ -53,6 +55,8 @@ export function createActivities(deps: Deps) {
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
     listUnstartedPrivacyRequests: listUnstartedPrivacyRequests(deps),
     ...createCustomerActivities(deps),
+    ...createLoanActivities(deps),
+    ...createLedgerActivities(deps),
   };
 }
 

@@ -17,6 +17,9 @@ import { healthRoutes } from './routes/health';
 import { chargeRoutes } from './routes/lending/charges';
 import { customerRoutes } from './routes/lending/customers';
 import { documentRoutes } from './routes/lending/documents';
+import { journalEntryRoutes } from './routes/lending/journal-entries';
+import { loanMoneyRoutes } from './routes/lending/loan-money';
+import { loanRoutes } from './routes/lending/loans';
 import { portfolioRoutes } from './routes/lending/portfolio';
 import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
@@ -59,6 +62,10 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/documents', documentRoutes);
   app.route('/v1/customers', customerRoutes);
   app.route('/v1/portfolio', portfolioRoutes);
+  app.route('/v1/loans', loanRoutes);
+  // After the loans sub-app (it owns /v1/loans, /v1/loans/:loanId, /v1/loans/:loanId/parties).
+  app.route('/v1/loans', loanMoneyRoutes);
+  app.route('/v1/journalentries', journalEntryRoutes);
 
   app.notFound((c) =>
     sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)),

@@ -60,9 +60,29 @@ export const errorCodes = {
     status: 409,
     message: 'The APR disclosure cannot be produced, so the loan cannot be approved.',
   },
+  'error.msg.loan.disbursement.hold.active': {
+    status: 409,
+    message: 'A DISBURSEMENT_HOLD is active for the borrower or the loan, so no funding can be recorded.',
+  },
+  'error.msg.loan.funding.exceeds.approved.principal': {
+    status: 409,
+    message: 'The fundings of the loan would exceed its approved principal.',
+  },
+  'validation.msg.payment.currency.mismatch': {
+    status: 400,
+    message: "The currency differs from the loan's currency.",
+  },
+  'error.msg.loan.invalid.state.transition': {
+    status: 409,
+    message: 'The loan is not in a state that allows this action.',
+  },
   'error.msg.external.record.ref.conflict': {
     status: 409,
     message: 'This externalRecordRef was already used with other content.',
+  },
+  'error.msg.loan.external.id.conflict': {
+    status: 409,
+    message: 'This externalId already belongs to another loan.',
   },
   'error.msg.customer.external.id.conflict': {
     status: 409,

@@ -32,7 +32,7 @@ import {
 import { integerId, text } from '../validation';
 
 /** A non-negative decimal given as a string (`"12.5"`) or a JSON number (`12.5`); always a string after. */
-const decimal = v.pipe(
+export const decimal = v.pipe(
   v.union([v.string(), v.number()], 'must be a decimal string or a number.'),
   v.transform((value) => (typeof value === 'number' ? decimalTextOfNumber(value) : value)),
   v.check(
@@ -41,7 +41,8 @@ const decimal = v.pipe(
   ),
 );
 
-const integer = (min: number, max: number) =>
+/** An integer from `min` to `max`. */
+export const integer = (min: number, max: number) =>
   v.pipe(
     v.number('must be an integer.'),
     v.integer('must be an integer.'),
@@ -49,10 +50,12 @@ const integer = (min: number, max: number) =>
     v.maxValue(max, `must be an integer from ${min} to ${max}.`),
   );
 
-const code = <const T extends readonly number[]>(values: T, meaning: string) =>
+/** One of Fineract's integer codes `values`, described by `meaning` in the error. */
+export const code = <const T extends readonly number[]>(values: T, meaning: string) =>
   v.picklist(values, `must be one of: ${meaning}.`);
 
-const id = v.pipe(
+/** A positive integer id in a body. */
+export const id = v.pipe(
   v.number('must be an integer.'),
   v.integer('must be an integer.'),
   v.minValue(1, 'must be a positive integer.'),

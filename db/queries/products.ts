@@ -63,7 +63,14 @@ function chargeView(row: ChargeRow): ChargeView {
   };
 }
 
-function chargeAmountText(row: ChargeRow, currencyDigits: number): string {
+/**
+ * The stored `amount` of a charge definition as text: a flat charge as money with `currencyDigits` (`"25.00"`),
+ * a percentage as the percent without trailing zeros (`"1.5"`). Also used by db/queries/loans.ts.
+ */
+export function chargeAmountText(
+  row: Pick<ChargeRow, 'amount' | 'chargeCalculationType'>,
+  currencyDigits: number,
+): string {
   return row.chargeCalculationType === 1
     ? fixDecimalText(row.amount, currencyDigits)
     : trimDecimalText(row.amount);

@@ -65,6 +65,19 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
   ['post', '/v1/documents', 'lending:write', true],
   ['get', '/v1/documents/{documentId}', 'lending:read', false],
   ['get', '/v1/documents/{documentId}/history', 'lending:read', false],
+  // Loans: preview, submission, approval, reads, parties (issue 4).
+  ['post', '/v1/loans', 'lending:write', true],
+  ['get', '/v1/loans', 'lending:read', false],
+  ['get', '/v1/loans/{loanId}', 'lending:read', false],
+  ['post', '/v1/loans/{loanId}', 'lending:write', true],
+  ['post', '/v1/loans/{loanId}/parties', 'lending:write', true],
+  // A loan's money and the journal (record-external fundings and payments, summary).
+  ['post', '/v1/loans/{loanId}/fundings/record-external', 'lending:write', true],
+  ['get', '/v1/loans/{loanId}/fundings', 'lending:read', false],
+  ['post', '/v1/loans/{loanId}/payments/record-external', 'lending:write', true],
+  ['get', '/v1/loans/{loanId}/payments', 'lending:read', false],
+  ['get', '/v1/loans/{loanId}/summary', 'lending:read', false],
+  ['get', '/v1/journalentries', 'lending:read', false],
 ];
 
 describe('GET /v1/openapi.json', () => {

@@ -1,0 +1,267 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/loans';
+import { fundings, reconciliationItems } from '../../db/schema';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
+import { latestDateInForce } from '../../domain/customers/customer';
+import { DomainError, fieldError, validationError } from '../../domain/errors';
+import { minorOf } from '../../domain/lending/loan-allocation';
+import { formatMinor, minorUnitDigits } from '../../domain/money';
+import { assertNoSensitiveData } from '../../domain/sensitive-data';
+import { activeRestrictions } from '../customers/restrictions';
+import type { Deps, OperationContext } from '../deps';
+import { writeOutboxEvent } from '../servicing/records';
+import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
+import { repostLoan } from './repost-loan';
+
+export interface RecordExternalFundingInput extends OperationContext {
+  loanId: number;
+  /** Decimal string > 0 with at most the currency's minor-unit digits (`"1000.00"`). */
+  amount: string;
+  /** ISO 4217 code; must be the loan's. */
+  currency: string;
+  /** Spec: `DISBURSEMENT`. */
+  fundingType: 'DISBURSEMENT';
+  /** Spec: `BORROWER`. */
+  recipientType: 'BORROWER';
+  /** Who received the money (an opaque reference; never an account number). */
+  recipientRef: string;
+  /** The source system's unique reference of this money movement: unique per tenant for ever. */
+  externalRecordRef: string;
+  /** Why the money moved (free text; never an identifier or account number). */
+  reason: string;
+  /** ISO date the money moved; absent/null = the loan's `expectedDisbursementDate`. */
+  fundingDate?: string | null;
+}
+
+/** The funding as recorded (also the answer to a replay). */
+export interface RecordExternalFundingResult {
+  fundingId: number;
+  loanId: number;
+  /** The loan's `accountNo` (spec `loanRef`). */
+  loanRef: string;
+  status: 'RECORDED_EXTERNAL';
+  /** Decimal string with the currency's digits. */
+  amount: string;
+  currency: string;
+  fundingType: string;
+  recipientType: string;
+  /** ISO date the disbursement is value-dated to. */
+  fundingDate: string;
+  /** True when this call recorded it, false for a replay of an earlier call. */
+  created: boolean;
+}
+
+/**
+ * Records money lent outside the system as the loan's disbursement (spec § States: funding
+ * `POST loans/{loanId}/fundings/record-external` — "loan approved, amount not above approved principal, no active
+ * DISBURSEMENT_HOLD → RECORDED_EXTERNAL; enters reconciliation; disbursement posts value-dated to the original
+ * funding date and the loan is active as of that date"; spec § Limits: "disbursement record may not exceed
+ * approved principal"; DESIGN §5 Holds and rejection codes).
+ *
+ * One transaction: locks the loan (db/queries/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
+ * rules, inserts the funding (`RECORDED_EXTERNAL`) and its reconciliation item (`FUNDING`, `open`), re-runs the
+ * loan's allocation and appends the disbursement's journal entry value-dated to `fundingDate` (repost-loan.ts:
+ * Dr LOAN_PORTFOLIO / Cr EXTERNAL_CLEARING), makes the loan ACTIVE with `disbursedOnDate` = its earliest funding
+ * date, and writes the outbox event `funding.posted` (data `{fundingId, loanRef, status, amount, currency,
+ * fundingDate, fundingType, recipientType}`, subject `funding`/`<fundingId>`).
+ *
+ * Idempotent by `externalRecordRef` (unique per tenant, for ever): the same content (SHA-256 of the canonical
+ * `{loanId, amount, currency, fundingType, recipientType, recipientRef, reason, fundingDate}`, the amount at the
+ * currency's digits and the date after its default) returns the recorded funding with `created: false`, whatever
+ * the loan's state is by then. A retry under the same request key is such a replay too (the key is not stored:
+ * the API's Idempotency-Key middleware answers it first).
+ *
+ * Errors: 400 `validation.msg.validation.errors.exist` for a malformed or over-precise amount, an unknown
+ * currency, a malformed date, a `fundingDate` in the future (after today anywhere on earth) or before the loan's
+ * approval date, and an `externalRecordRef`, `recipientRef` or `reason` that looks like an identifier or account
+ * number (not echoed); 400 `validation.msg.payment.currency.mismatch` when `currency` is not the loan's;
+ * 404 when the tenant has no such loan; 409 `error.msg.external.record.ref.conflict` for a reused
+ * `externalRecordRef` with other content; 409 `error.msg.loan.invalid.state.transition` unless the loan is
+ * APPROVED or ACTIVE; 409 `error.msg.loan.funding.exceeds.approved.principal` when the loan's fundings with this
+ * one would exceed its approved principal; 409 `error.msg.loan.disbursement.hold.active` while a
+ * DISBURSEMENT_HOLD is active for the borrower (customer-wide or on this loan).
+ */
+export function recordExternalFunding(deps: Deps) {
+  return async (input: RecordExternalFundingInput): Promise<RecordExternalFundingResult> => {
+    assertNoSensitiveData('externalRecordRef', input.externalRecordRef);
+    assertNoSensitiveData('recipientRef', input.recipientRef);
+    assertNoSensitiveData('reason', input.reason);
+    const money = moneyOfInput(input.amount, input.currency);
+    if (input.fundingDate !== undefined && input.fundingDate !== null) {
+      assertIsoDate('fundingDate', input.fundingDate);
+    }
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+      const now = deps.clock();
+      const fundingDate = input.fundingDate ?? loan.expectedDisbursementDate;
+      const contentDigest = contentDigestOf({
+        kind: 'funding',
+        loanId: loan.id,
+        amount: money.text,
+        currency: input.currency,
+        fundingType: input.fundingType,
+        recipientType: input.recipientType,
+        recipientRef: input.recipientRef,
+        reason: input.reason,
+        fundingDate,
+      });
+      const earlier = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
+      if (earlier) return replayOf(earlier, contentDigest, loan);
+
+      if (loan.status !== 'APPROVED' && loan.status !== 'ACTIVE') {
+        throw new DomainError(
+          'error.msg.loan.invalid.state.transition',
+          `Loan ${loan.id} is ${loan.status}: only an APPROVED or ACTIVE loan can be funded.`,
+        );
+      }
+      if (input.currency !== loan.currencyCode) {
+        const message = `currency ${input.currency} differs from the loan's currency ${loan.currencyCode}.`;
+        throw new DomainError('validation.msg.payment.currency.mismatch', message, {
+          errors: [
+            fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch'),
+          ],
+        });
+      }
+      if (fundingDate > latestDateInForce(now)) {
+        throw validationError('fundingDate', fundingDate, 'fundingDate must not be in the future.');
+      }
+      if (loan.approvedOnDate !== null && fundingDate < loan.approvedOnDate) {
+        throw validationError(
+          'fundingDate',
+          fundingDate,
+          `fundingDate must not be before the loan's approval date ${loan.approvedOnDate}.`,
+        );
+      }
+      const [funded] = await tx
+        .select({ total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text` })
+        .from(fundings)
+        .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
+      const fundedMinor = minorOf(funded?.total ?? '0', loan.currencyCode);
+      const approvedMinor =
+        loan.approvedPrincipal === null ? 0n : minorOf(loan.approvedPrincipal, loan.currencyCode);
+      if (fundedMinor + money.minor > approvedMinor) {
+        const digits = minorUnitDigits(loan.currencyCode);
+        throw new DomainError(
+          'error.msg.loan.funding.exceeds.approved.principal',
+          `Loan ${loan.id} has ${formatMinor(fundedMinor, digits)} funded of ${formatMinor(approvedMinor, digits)} approved; ${money.text} more would exceed it.`,
+        );
+      }
+      const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
+        at: now,
+        types: ['DISBURSEMENT_HOLD'],
+      });
+      if (holds.length > 0) {
+        throw new DomainError(
+          'error.msg.loan.disbursement.hold.active',
+          `Restriction ${holds[0]!.restrictionId} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
+        );
+      }
+
+      const [created] = await tx
+        .insert(fundings)
+        .values({
+          tenantId: input.tenantId,
+          loanId: loan.id,
+          amount: money.text,
+          currencyCode: input.currency,
+          fundingType: input.fundingType,
+          recipientType: input.recipientType,
+          recipientRef: input.recipientRef,
+          externalRecordRef: input.externalRecordRef,
+          reason: input.reason,
+          fundingDate,
+          status: 'RECORDED_EXTERNAL',
+          contentDigest,
+          actorUsername: input.actor ?? null,
+          createdAt: now,
+        })
+        .onConflictDoNothing({ target: [fundings.tenantId, fundings.externalRecordRef] })
+        .returning();
+      if (!created) {
+        // The same ref committed meanwhile by a call on another loan (this loan's lock excludes this one's).
+        const winner = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
+        if (!winner) throw new Error('funding vanished after an externalRecordRef conflict');
+        return replayOf(winner, contentDigest, loan);
+      }
+      await tx
+        .insert(reconciliationItems)
+        .values({
+          tenantId: input.tenantId,
+          targetType: 'FUNDING',
+          targetId: created.id,
+          externalRecordRef: created.externalRecordRef,
+          status: 'open',
+          createdAt: now,
+          lastSeenAt: now,
+        })
+        .onConflictDoNothing({
+          target: [
+            reconciliationItems.tenantId,
+            reconciliationItems.targetType,
+            reconciliationItems.targetId,
+          ],
+        });
+      await repostLoan(tx, { tenantId: input.tenantId, loan, now });
+      const result = resultOf(created, loan, true);
+      await writeOutboxEvent(tx, {
+        tenantId: input.tenantId,
+        eventType: 'funding.posted',
+        subjectType: 'funding',
+        subjectId: created.id,
+        data: {
+          fundingId: result.fundingId,
+          loanRef: result.loanRef,
+          status: result.status,
+          amount: result.amount,
+          currency: result.currency,
+          fundingDate: result.fundingDate,
+          fundingType: result.fundingType,
+          recipientType: result.recipientType,
+        },
+        occurredAt: now,
+        dedupeKey: `funding/${created.id}/posted`,
+      });
+      return result;
+    });
+  };
+}
+
+type FundingRow = typeof fundings.$inferSelect;
+
+async function fundingOfRef(
+  tx: Tx,
+  tenantId: string,
+  externalRecordRef: string,
+): Promise<FundingRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(fundings)
+    .where(and(eq(fundings.tenantId, tenantId), eq(fundings.externalRecordRef, externalRecordRef)));
+  return row;
+}
+
+/** The earlier funding under the same ref: the original result when the content matches, else 409. */
+function replayOf(row: FundingRow, contentDigest: string, loan: LoanForMoney): RecordExternalFundingResult {
+  if (row.contentDigest !== contentDigest || row.loanId !== loan.id) {
+    throw new DomainError(
+      'error.msg.external.record.ref.conflict',
+      'This externalRecordRef was already used for a funding with other content.',
+    );
+  }
+  return resultOf(row, loan, false);
+}
+
+function resultOf(row: FundingRow, loan: LoanForMoney, created: boolean): RecordExternalFundingResult {
+  return {
+    fundingId: row.id,
+    loanId: row.loanId,
+    loanRef: loan.accountNo,
+    status: 'RECORDED_EXTERNAL',
+    amount: formatMinor(minorOf(row.amount, row.currencyCode), minorUnitDigits(row.currencyCode)),
+    currency: row.currencyCode,
+    fundingType: row.fundingType,
+    recipientType: row.recipientType,
+    fundingDate: row.fundingDate,
+    created,
+  };
+}

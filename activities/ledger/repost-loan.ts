@@ -1,0 +1,303 @@
+/**
+ * `repostLoan`: after a money event of a loan was recorded, re-runs the allocation of all its money events and
+ * brings everything derived from it up to date, inside the caller's transaction, under the caller's loan lock
+ * (db/queries/loans.ts `lockLoanForMoney`). Source: issue ("A back-dated payment re-runs allocation of the later
+ * transactions so the ledger equals what it would have been in date order … Every money event writes balanced
+ * journal entries … Trial balance is zero after every operation"); spec § States ("allocation performed by the
+ * ledger, value-dated to effectiveDate"); STYLE §8 (immutable journal, corrections as reversing entries).
+ *
+ * Steps, each a no-op when nothing changed (so a repost with nothing new writes nothing):
+ * 1. read the loan's installments, fundings, POSTED payments and whole journal (one pipelined round trip);
+ * 2. `allocatePayments` (domain/allocation.ts) over every funding and posted payment, in value-date order;
+ * 3. update `loan_installments` paid columns and `obligations_met_on_date` (one statement for the changed rows);
+ * 4. store each payment's allocation payload in `payments.allocation` (one statement for the changed rows);
+ * 5. make sure the tenant's chart exists (`defaultChartOfAccounts`, insert … on conflict do nothing), append
+ *    `diffPostings(journal, postingsForAllocation(result))` to `journal_entries` (reversal lines point at the
+ *    line they cancel through `reverses_entry_id`), and check every appended entry and the loan's whole journal
+ *    balance (RangeError otherwise, which rolls the transaction back);
+ * 6. set the loan's status (OVERPAID with an overpayment, CLOSED_OBLIGATIONS_MET when every installment is met,
+ *    else ACTIVE — also back to ACTIVE when a back-dated change reopens it) and `disbursed_on_date` (the earliest
+ *    funding date), once a first funding exists.
+ */
+import canonicalize from 'canonicalize';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { LoanForMoney } from '../../db/queries/loans';
+import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
+import type { Tx } from '../../db/tenant-tx';
+import {
+  type AllocationResult,
+  allocatePayments,
+  type PaymentAllocationPayload,
+  paymentAllocationPayload,
+} from '../../domain/allocation';
+import {
+  assertBalanced,
+  defaultChartOfAccounts,
+  diffPostings,
+  type JournalEntry,
+  type JournalLine,
+  journalLinePayload,
+  parseTransactionRef,
+  postingsForAllocation,
+  transactionRefOf,
+  trialBalance,
+} from '../../domain/ledger';
+import { allocationInputOf, allocationStrategyOf, minorOf } from '../../domain/lending/loan-allocation';
+import { formatMinor, minorUnitDigits } from '../../domain/money';
+
+type LoanStatus = (typeof loans.$inferSelect)['status'];
+
+export interface RepostInput {
+  tenantId: string;
+  /** The loan, locked by the caller in this transaction. */
+  loan: LoanForMoney;
+  /** Instant of the operation (`deps.clock()`): `created_at` of appended journal lines, `updated_at` of the loan. */
+  now: Date;
+}
+
+export interface RepostResult {
+  /** The replay of every funding and posted payment (minor units). */
+  allocation: AllocationResult;
+  /** The stored allocation payload of each posted payment, by payment id. */
+  allocations: Map<number, PaymentAllocationPayload>;
+  /** The loan's status after the repost. */
+  status: LoanStatus;
+  /** ISO date of the first funding, null without fundings. */
+  disbursedOnDate: string | null;
+  /** Journal lines appended by this repost. */
+  appendedLineCount: number;
+}
+
+/**
+ * Re-allocates the loan's money events and appends the journal corrections (module note). Call it after the new
+ * funding or payment row is inserted, in the same transaction, with the loan locked. Throws an Error when the
+ * stored loan cannot be replayed (e.g. fundings above its installments' principal, an unsupported strategy),
+ * which is a data defect, never a caller's mistake.
+ */
+export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResult> {
+  const { tenantId, loan, now } = input;
+  const currency = loan.currencyCode;
+  const [installmentRows, fundingRows, paymentRows, journalRows] = await Promise.all([
+    tx
+      .select()
+      .from(loanInstallments)
+      .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+      .orderBy(asc(loanInstallments.installmentNumber)),
+    tx
+      .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
+      .from(fundings)
+      .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
+    tx
+      .select({
+        id: payments.id,
+        valueDate: payments.effectiveDate,
+        amount: payments.amount,
+        allocation: payments.allocation,
+      })
+      .from(payments)
+      .where(
+        and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
+      ),
+    tx
+      .select()
+      .from(journalEntries)
+      .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.id)))
+      .orderBy(asc(journalEntries.id)),
+  ]);
+
+  let allocation: AllocationResult;
+  try {
+    allocation = allocatePayments(
+      allocationInputOf({
+        currency,
+        installments: installmentRows,
+        fundings: fundingRows,
+        payments: paymentRows,
+        strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
+      }),
+    );
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new Error(`loan ${loan.id} cannot be re-allocated: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+  const digits = minorUnitDigits(currency);
+  const text = (minor: bigint) => formatMinor(minor, digits);
+
+  // 3. installments
+  const storedInstallments = new Map(installmentRows.map((row) => [row.installmentNumber, row]));
+  const changedInstallments = allocation.installments.filter((state) => {
+    const row = storedInstallments.get(state.installmentNumber);
+    return (
+      !row ||
+      minorOf(row.principalPaid, currency) !== state.principalPaidMinor ||
+      minorOf(row.interestPaid, currency) !== state.interestPaidMinor ||
+      minorOf(row.feeChargesPaid, currency) !== state.feePaidMinor ||
+      minorOf(row.penaltyChargesPaid, currency) !== state.penaltyPaidMinor ||
+      row.obligationsMetOnDate !== state.obligationsMetOnDate
+    );
+  });
+  if (changedInstallments.length > 0) {
+    const values = changedInstallments.map(
+      (s) =>
+        sql`(${s.installmentNumber}::int, ${text(s.principalPaidMinor)}::numeric, ${text(s.interestPaidMinor)}::numeric, ${text(s.feePaidMinor)}::numeric, ${text(s.penaltyPaidMinor)}::numeric, ${s.obligationsMetOnDate}::date)`,
+    );
+    await tx.execute(sql`
+      update loan_installments as li
+         set principal_paid = v.principal_paid,
+             interest_paid = v.interest_paid,
+             fee_charges_paid = v.fee_charges_paid,
+             penalty_charges_paid = v.penalty_charges_paid,
+             obligations_met_on_date = v.obligations_met_on_date
+        from (values ${sql.join(values, sql`, `)})
+          as v(installment_number, principal_paid, interest_paid, fee_charges_paid, penalty_charges_paid, obligations_met_on_date)
+       where li.tenant_id = ${tenantId} and li.loan_id = ${loan.id} and li.installment_number = v.installment_number`);
+  }
+
+  // 4. payment allocations
+  const allocations = new Map<number, PaymentAllocationPayload>();
+  const storedAllocation = new Map(paymentRows.map((row) => [row.id, row.allocation]));
+  const changedAllocations: PaymentAllocationPayload[] = [];
+  for (const payment of allocation.payments) {
+    const payload = paymentAllocationPayload(payment, currency);
+    allocations.set(payment.paymentId, payload);
+    if (canonicalize(storedAllocation.get(payment.paymentId) ?? null) !== canonicalize(payload)) {
+      changedAllocations.push(payload);
+    }
+  }
+  if (changedAllocations.length > 0) {
+    const values = changedAllocations.map(
+      (payload) => sql`(${payload.paymentId}::bigint, ${JSON.stringify(payload)}::jsonb)`,
+    );
+    await tx.execute(sql`
+      update payments as p
+         set allocation = v.allocation
+        from (values ${sql.join(values, sql`, `)}) as v(id, allocation)
+       where p.tenant_id = ${tenantId} and p.id = v.id`);
+  }
+
+  // 5. journal
+  const previous = journalOf(journalRows, currency);
+  const appended = diffPostings(previous.entries, postingsForAllocation(allocation));
+  for (const entry of appended) assertBalanced(entry);
+  const balance = trialBalance([
+    ...previous.entries.flatMap((entry) => entry.lines),
+    ...appended.flatMap((entry) => entry.lines),
+  ]);
+  if (!balance.balanced) throw new RangeError(`the journal of loan ${loan.id} does not balance`);
+  let appendedLineCount = 0;
+  if (appended.length > 0) {
+    await tx
+      .insert(glAccounts)
+      .values(
+        defaultChartOfAccounts.map((account) => ({
+          tenantId,
+          code: account.code,
+          name: account.name,
+          accountType: account.accountType,
+        })),
+      )
+      .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
+    const rows = appended.flatMap((entry) =>
+      entry.lines.map((line) => {
+        const amounts = journalLinePayload(line);
+        let reversesEntryId: number | null = null;
+        if (line.reverses) {
+          const id = previous.lineIds.get(`${line.reverses.transactionRef}#${line.reverses.lineIndex}`);
+          if (id === undefined) throw new RangeError(`no journal line ${line.reverses.transactionRef}`);
+          reversesEntryId = id;
+        }
+        return {
+          tenantId,
+          loanId: loan.id,
+          transactionRef: entry.transactionRef,
+          accountCode: line.accountCode,
+          entryDate: entry.valueDate,
+          debit: amounts.debit,
+          credit: amounts.credit,
+          currencyCode: line.currency,
+          reversesEntryId,
+          createdAt: now,
+        };
+      }),
+    );
+    await tx.insert(journalEntries).values(rows);
+    appendedLineCount = rows.length;
+  }
+
+  // 6. loan status and first funding date
+  let status = loan.status;
+  let disbursedOnDate: string | null = null;
+  for (const funding of allocation.disbursements) {
+    if (disbursedOnDate === null || funding.valueDate < disbursedOnDate) disbursedOnDate = funding.valueDate;
+  }
+  if (disbursedOnDate !== null && status !== 'SUBMITTED') {
+    if (allocation.overpaymentMinor > 0n) status = 'OVERPAID';
+    else if (allocation.installments.every((i) => i.outstandingMinor === 0n))
+      status = 'CLOSED_OBLIGATIONS_MET';
+    else status = 'ACTIVE';
+  }
+  if (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate) {
+    await tx
+      .update(loans)
+      .set({ status, disbursedOnDate, updatedAt: now })
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  }
+
+  return { allocation, allocations, status, disbursedOnDate, appendedLineCount };
+}
+
+/**
+ * The loan's journal rows as domain/ledger.ts entries (grouped by `transaction_ref`, lines in id order), and the
+ * id of each line by `<transactionRef>#<lineIndex>` (for `reverses_entry_id` of the reversals appended next).
+ */
+function journalOf(
+  rows: readonly (typeof journalEntries.$inferSelect)[],
+  currency: string,
+): { entries: JournalEntry[]; lineIds: Map<string, number> } {
+  const byRef = new Map<string, (typeof journalEntries.$inferSelect)[]>();
+  for (const row of rows) {
+    const group = byRef.get(row.transactionRef);
+    if (group) group.push(row);
+    else byRef.set(row.transactionRef, [row]);
+  }
+  const refOfLineId = new Map<number, { transactionRef: string; lineIndex: number }>();
+  const lineIds = new Map<string, number>();
+  for (const [transactionRef, group] of byRef) {
+    group.forEach((row, lineIndex) => {
+      refOfLineId.set(row.id, { transactionRef, lineIndex });
+      lineIds.set(`${transactionRef}#${lineIndex}`, row.id);
+    });
+  }
+  const entries: JournalEntry[] = [];
+  for (const [transactionRef, group] of byRef) {
+    const parsed = parseTransactionRef(transactionRef);
+    const first = group[0]!;
+    if (first.currencyCode !== currency) {
+      throw new RangeError(
+        `journal entry ${transactionRef} is in ${first.currencyCode}, the loan in ${currency}`,
+      );
+    }
+    entries.push({
+      transactionRef,
+      source: parsed.source,
+      kind: parsed.kind,
+      revision: parsed.revision,
+      valueDate: first.entryDate,
+      currency: first.currencyCode,
+      reversesTransactionRef:
+        parsed.kind === 'REVERSAL' ? transactionRefOf(parsed.source, 'POSTING', parsed.revision) : null,
+      lines: group.map(
+        (row): JournalLine => ({
+          accountCode: row.accountCode as JournalLine['accountCode'],
+          debitMinor: minorOf(row.debit, row.currencyCode),
+          creditMinor: minorOf(row.credit, row.currencyCode),
+          currency: row.currencyCode,
+          reverses: row.reversesEntryId === null ? null : (refOfLineId.get(row.reversesEntryId) ?? null),
+        }),
+      ),
+    });
+  }
+  return { entries, lineIds };
+}

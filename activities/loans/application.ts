@@ -1,0 +1,120 @@
+/**
+ * What the preview (`calculateLoanSchedule`) and the creation (`createLoan`) of a loan share: reading the
+ * application's product, borrower and charge definitions inside the operation's transaction and resolving the
+ * application against them (domain/lending/loan-terms.ts), and the schedule as the API shows it. Always called
+ * inside the caller's transaction (STYLE §5).
+ */
+import { and, eq } from 'drizzle-orm';
+import { readLoanChargeDefinitions } from '../../db/queries/loans';
+import { type ProductForLoan, readProductForLoan } from '../../db/queries/products';
+import { customers } from '../../db/schema';
+import type { Tx } from '../../db/tenant-tx';
+import { DomainError, type FieldError, fieldError } from '../../domain/errors';
+import {
+  type LoanApplication,
+  latestCalendarDate,
+  type ResolvedLoanApplication,
+  resolveLoanApplication,
+} from '../../domain/lending/loan-terms';
+import { formatMinor, parseDecimalToMinor } from '../../domain/money';
+import type { DisbursementPeriod, RepaymentPeriod, Schedule } from '../../domain/schedule';
+
+/** A 400 `validation.msg.validation.errors.exist` carrying `errors`. */
+export function loanValidationFailure(errors: FieldError[]): DomainError {
+  return new DomainError(
+    'validation.msg.validation.errors.exist',
+    errors.map((e) => e.developerMessage).join(' '),
+    { errors },
+  );
+}
+
+/**
+ * Reads the product and the charge definitions the application names, checks that `clientId` is a customer of
+ * the tenant (locking its row `FOR UPDATE` when `lockBorrower`, as a creation appends to its history), and
+ * resolves the application. Throws 400 naming `clientId` / `productId` when they are not the tenant's, and 400
+ * with every broken rule of the terms otherwise (domain/lending/loan-terms.ts).
+ */
+export async function resolveApplicationInTx(
+  tx: Tx,
+  tenantId: string,
+  application: LoanApplication,
+  now: Date,
+  options: { lockBorrower: boolean },
+): Promise<{ product: ProductForLoan; resolved: ResolvedLoanApplication }> {
+  const borrowerQuery = tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.tenantId, tenantId), eq(customers.id, application.clientId)));
+  const [borrower] = await (options.lockBorrower ? borrowerQuery.for('update') : borrowerQuery);
+  const product = await readProductForLoan(tx, tenantId, application.productId);
+  const errors: FieldError[] = [];
+  if (!borrower) {
+    errors.push(
+      fieldError(
+        'clientId',
+        application.clientId,
+        `Client ${application.clientId} is not a customer of this tenant.`,
+        'validation.msg.loan.clientId.not.found',
+      ),
+    );
+  }
+  if (!product) {
+    errors.push(
+      fieldError(
+        'productId',
+        application.productId,
+        `Loan product ${application.productId} was not found.`,
+        'validation.msg.loan.productId.not.found',
+      ),
+    );
+  }
+  if (!product || errors.length > 0) throw loanValidationFailure(errors);
+  const definitions = await readLoanChargeDefinitions(
+    tx,
+    tenantId,
+    (application.charges ?? []).map((c) => c.chargeId),
+  );
+  const resolution = resolveLoanApplication(application, product, definitions, latestCalendarDate(now));
+  if (!resolution.ok) throw loanValidationFailure(resolution.errors);
+  return { product, resolved: resolution.value };
+}
+
+/** The disbursement row of a preview (no `period`), with what is paid (nothing) and outstanding. */
+export interface DisbursementPreviewRow extends DisbursementPeriod {
+  totalPaidForPeriod: string;
+  totalOutstandingForPeriod: string;
+}
+
+/** An installment of a preview, with what is paid (nothing) and outstanding (all of it). */
+export interface InstallmentPreviewRow extends RepaymentPeriod {
+  totalPaidForPeriod: string;
+  totalOutstandingForPeriod: string;
+}
+
+/** A schedule as `calculateLoanSchedule` shows it: domain/schedule.ts's `Schedule`, rows with paid/outstanding. */
+export interface SchedulePreview extends Omit<Schedule, 'periods'> {
+  periods: [DisbursementPreviewRow, ...InstallmentPreviewRow[]];
+}
+
+/** `schedule` with `totalPaidForPeriod` zero and `totalOutstandingForPeriod` = due on every row (Fineract's). */
+export function schedulePreviewOf(schedule: Schedule): SchedulePreview {
+  const digits = schedule.currency.digitsAfterDecimal;
+  const zero = formatMinor(0n, digits);
+  const [disbursement, ...installments] = schedule.periods;
+  const due = (text: string) => formatMinor(parseDecimalToMinor(text, digits), digits);
+  return {
+    ...schedule,
+    periods: [
+      {
+        ...disbursement,
+        totalPaidForPeriod: zero,
+        totalOutstandingForPeriod: due(disbursement.totalDueForPeriod),
+      },
+      ...installments.map((period) => ({
+        ...period,
+        totalPaidForPeriod: zero,
+        totalOutstandingForPeriod: due(period.totalDueForPeriod),
+      })),
+    ],
+  };
+}

@@ -1,0 +1,201 @@
+import { and, eq } from 'drizzle-orm';
+import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/loans';
+import { readProductForLoan } from '../../db/queries/products';
+import { loanInstallments, loans } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import type { AprDisclosure } from '../../domain/disclosure';
+import { DomainError, errorCodes } from '../../domain/errors';
+import {
+  type ApprovalInput,
+  latestCalendarDate,
+  loanAprDisclosure,
+  resolveApproval,
+  scheduleOf,
+} from '../../domain/lending/loan-terms';
+import { assertNoSensitiveData } from '../../domain/sensitive-data';
+import { recordCustomerChange } from '../customers/records';
+import type { Deps, OperationContext } from '../deps';
+import { writeOutboxEvent } from '../servicing/records';
+import { loanValidationFailure } from './application';
+import { installmentRowsOf } from './create-loan';
+
+export interface ApproveLoanInput extends OperationContext, ApprovalInput {
+  loanId: number;
+  /** Free text kept in the borrower's history; never a government identifier or account number. */
+  note?: string | null;
+}
+
+/** The disclosure as frozen on the loan: domain/disclosure.ts's, stamped with the approval instant. */
+export type FrozenAprDisclosure = AprDisclosure & {
+  /** ISO instant (UTC) at which approval froze it (`deps.clock()`). */
+  finalizedAt: string;
+};
+
+export interface ApproveLoanResult {
+  loanId: number;
+  clientId: number;
+  accountNo: string;
+  status: 'APPROVED';
+  /** ISO date. */
+  approvedOnDate: string;
+  /** Decimal string with the currency's digits. */
+  approvedPrincipal: string;
+  currency: string;
+  /** ISO date the schedule is built from (moved when the approval gave one). */
+  expectedDisbursementDate: string;
+  /** Null for a product without `lmsConfig.aprEnabled`. */
+  aprDisclosure: FrozenAprDisclosure | null;
+}
+
+/**
+ * Approves a submitted loan (spec § States: "loan submitted → approved: APR disclosure computed and finalized;
+ * if it cannot be produced the approval fails"; § Lending core writes: `POST /v1/loans/{loanId}?command=approve`;
+ * DESIGN §5 APR; issue 4 §4), in one transaction under the loan's row lock (`lockLoanForMoney`):
+ * 1. the loan must be SUBMITTED (else 409 `error.msg.loan.invalid.state.transition`);
+ * 2. `resolveApproval`: `approvedLoanAmount` > 0 and not above the principal, `approvedOnDate` from
+ *    `submittedOnDate` to today, an optional new `expectedDisbursementDate` (400 naming the field);
+ * 3. the schedule is generated again with the approved principal and disbursement date, and replaces the
+ *    installments (nothing can be paid on a submitted loan);
+ * 4. the product (read now) must be CONFIGURED, and for `lmsConfig.aprEnabled` the §1026.18 disclosure must
+ *    build (`loanAprDisclosure`); otherwise 409 `error.msg.loan.apr.disclosure.unavailable` whose
+ *    `developerMessage` names the reason (PRODUCT_NOT_CONFIGURED, AMOUNT_FINANCED_NOT_POSITIVE,
+ *    FINANCE_CHARGE_NEGATIVE, APR_NOT_COMPUTABLE, APR_OUTSIDE_TOLERANCE, UNSUPPORTED_REPAYMENT_FREQUENCY) —
+ *    the transaction rolls back and the loan stays SUBMITTED;
+ * 5. the loan becomes APPROVED with `approvedPrincipal`, `approvedOnDate`, `approvedBy` = the actor and the
+ *    disclosure frozen with `finalizedAt` = `deps.clock()`; `LOAN_APPROVED` goes to the borrower's history
+ *    (with the note) and `loan.approved` to the outbox.
+ * A second approval answers 409 (the state check), so a retried command never approves twice.
+ * Errors: 404 for a loan that is not the tenant's; 400; 409 as above.
+ */
+export function approveLoan(deps: Deps) {
+  return async (input: ApproveLoanInput): Promise<ApproveLoanResult> => {
+    assertNoSensitiveData('note', input.note);
+    const now = deps.clock();
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+      if (loan.status !== 'SUBMITTED') {
+        throw new DomainError(
+          'error.msg.loan.invalid.state.transition',
+          `Loan ${loan.id} is ${loan.status}: only a SUBMITTED loan can be approved.`,
+        );
+      }
+      const [row] = await tx
+        .select({ terms: loans.terms, submittedOnDate: loans.submittedOnDate })
+        .from(loans)
+        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+      if (!row) throw new Error(`loan ${loan.id} vanished under its row lock`);
+      const terms = row.terms as unknown as StoredLoanTerms;
+
+      const approval = resolveApproval(
+        input,
+        {
+          principal: loan.principal,
+          digitsAfterDecimal: loan.digitsAfterDecimal,
+          submittedOnDate: row.submittedOnDate,
+          expectedDisbursementDate: loan.expectedDisbursementDate,
+        },
+        latestCalendarDate(now),
+      );
+      if (!approval.ok) throw loanValidationFailure(approval.errors);
+      const { approvedPrincipal, approvedOnDate, expectedDisbursementDate } = approval.value;
+      const scheduled = scheduleOf(terms, approvedPrincipal, expectedDisbursementDate, 'approvedLoanAmount');
+      if (!scheduled.ok) throw loanValidationFailure(scheduled.errors);
+      const schedule = scheduled.value;
+
+      const product = await readProductForLoan(tx, input.tenantId, loan.productId);
+      if (!product) throw new Error(`product ${loan.productId} of loan ${loan.id} is missing`);
+      let aprDisclosure: FrozenAprDisclosure | null = null;
+      const unavailable = (reason: string, message: string) =>
+        new DomainError(
+          'error.msg.loan.apr.disclosure.unavailable',
+          `${errorCodes['error.msg.loan.apr.disclosure.unavailable'].message} ${reason}: ${message}.`,
+        );
+      if (product.configurationStatus !== 'CONFIGURED') {
+        throw unavailable(
+          'PRODUCT_NOT_CONFIGURED',
+          `loan product ${product.productId} is ${product.configurationStatus}`,
+        );
+      }
+      if (product.lmsConfig.aprEnabled) {
+        const result = loanAprDisclosure(
+          product,
+          terms,
+          approvedPrincipal,
+          expectedDisbursementDate,
+          schedule,
+        );
+        if (!result.ok) throw unavailable(result.reason, result.message);
+        aprDisclosure = { ...result.disclosure, finalizedAt: now.toISOString() };
+      }
+
+      const storedTerms: StoredLoanTerms = {
+        ...terms,
+        disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
+      };
+      await tx
+        .delete(loanInstallments)
+        .where(and(eq(loanInstallments.tenantId, input.tenantId), eq(loanInstallments.loanId, loan.id)));
+      await tx.insert(loanInstallments).values(installmentRowsOf(input.tenantId, loan.id, schedule));
+      await tx
+        .update(loans)
+        .set({
+          status: 'APPROVED',
+          approvedPrincipal,
+          approvedOnDate,
+          expectedDisbursementDate,
+          terms: storedTerms as unknown as Record<string, unknown>,
+          aprDisclosure: aprDisclosure as unknown as Record<string, unknown> | null,
+          approvedBy: input.actor ?? null,
+          updatedAt: now,
+        })
+        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+      await recordCustomerChange(tx, {
+        tenantId: input.tenantId,
+        customerId: loan.clientId,
+        action: 'LOAN_APPROVED',
+        detail: {
+          loanId: loan.id,
+          accountNo: loan.accountNo,
+          approvedOnDate,
+          approvedPrincipal,
+          currency: loan.currencyCode,
+          annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+          note: input.note ?? null,
+        },
+        actor: input.actor,
+        correlationId: input.correlationId,
+        occurredAt: now,
+      });
+      await writeOutboxEvent(tx, {
+        tenantId: input.tenantId,
+        eventType: 'loan.approved',
+        subjectType: 'loan',
+        subjectId: loan.id,
+        data: {
+          loanId: loan.id,
+          loanRef: loan.accountNo,
+          clientId: loan.clientId,
+          status: 'APPROVED',
+          approvedOnDate,
+          approvedPrincipal,
+          currency: loan.currencyCode,
+          expectedDisbursementDate,
+          annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+        },
+        occurredAt: now,
+        dedupeKey: `loan/${loan.id}/approved`,
+      });
+      return {
+        loanId: loan.id,
+        clientId: loan.clientId,
+        accountNo: loan.accountNo,
+        status: 'APPROVED',
+        approvedOnDate,
+        approvedPrincipal,
+        currency: loan.currencyCode,
+        expectedDisbursementDate,
+        aprDisclosure,
+      };
+    });
+  };
+}

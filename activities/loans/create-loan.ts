@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { StoredLoanTerms } from '../../db/queries/loans';
+import { loanInstallments, loans } from '../../db/schema';
+import type { Tx } from '../../db/tenant-tx';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError } from '../../domain/errors';
+import type { LoanStatus } from '../../domain/lending/loan-status';
+import type { LoanApplication } from '../../domain/lending/loan-terms';
+import type { RepaymentPeriod, Schedule } from '../../domain/schedule';
+import { assertNoSensitiveData } from '../../domain/sensitive-data';
+import { recordCustomerChange } from '../customers/records';
+import type { Deps, OperationContext } from '../deps';
+import { writeOutboxEvent } from '../servicing/records';
+import { resolveApplicationInTx } from './application';
+
+export interface CreateLoanInput extends OperationContext, LoanApplication {}
+
+export interface CreateLoanResult {
+  loanId: number;
+  /** Zero-padded loan id (Fineract style, `"000000042"`); the spec's `loanRef`. */
+  accountNo: string;
+  clientId: number;
+  /** SUBMITTED for a new loan; the current status when a retry returns an earlier one. */
+  status: LoanStatus;
+}
+
+/** Digits of a Fineract account number (`AccountNumberGenerator` pads ids to 9). */
+const accountNoDigits = 9;
+
+/** A loan's account number from its id. */
+export function accountNoOf(loanId: number): string {
+  return String(loanId).padStart(accountNoDigits, '0');
+}
+
+/**
+ * The installments of `schedule` as `loan_installments` rows of loan `loanId` (nothing paid). Also used by the
+ * approval when it generates the schedule again.
+ */
+export function installmentRowsOf(tenantId: string, loanId: number, schedule: Schedule) {
+  return (schedule.periods.slice(1) as RepaymentPeriod[]).map((period) => ({
+    tenantId,
+    loanId,
+    installmentNumber: period.period,
+    fromDate: period.fromDate,
+    dueDate: period.dueDate,
+    principalDue: period.principalDue,
+    interestDue: period.interestDue,
+    feeChargesDue: period.feeChargesDue,
+    penaltyChargesDue: period.penaltyChargesDue,
+  }));
+}
+
+/**
+ * Submits a loan application (spec § Lending core writes: `POST /v1/loans`; issue 4 §3): validates it against
+ * its product as the preview does (activities/loans/application.ts), then, in one transaction, stores the loan
+ * SUBMITTED with its terms (`StoredLoanTerms`) and its installments (`loan_installments`, from the generated
+ * schedule), gives it the account number `accountNoOf(id)`, appends `LOAN_SUBMITTED` to the borrower's history
+ * and writes the outbox event `loan.submitted`.
+ *
+ * Idempotent by `requestKey`: a retry returns the loan the first call created (one loan, one set of
+ * installments). The borrower's row is locked `FOR UPDATE` first.
+ * Errors: 400 `validation.msg.validation.errors.exist` (a `clientId` or `productId` that is not the tenant's, any
+ * rule of the terms, an `externalId` that looks like a government identifier or account number — not echoed);
+ * 409 `error.msg.loan.external.id.conflict` when another loan of the tenant has `externalId`.
+ */
+export function createLoan(deps: Deps) {
+  return async (input: CreateLoanInput): Promise<CreateLoanResult> => {
+    assertNoSensitiveData('externalId', input.externalId);
+    const now = deps.clock();
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const { resolved } = await resolveApplicationInTx(tx, input.tenantId, input, now, {
+        lockBorrower: true,
+      });
+      const { schedule, terms } = resolved;
+      const storedTerms: StoredLoanTerms = {
+        ...terms,
+        disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
+      };
+      const [created] = await tx
+        .insert(loans)
+        .values({
+          tenantId: input.tenantId,
+          // replaced by the id-based number below, in this transaction; unique meanwhile
+          accountNo: `pending/${randomUUID()}`,
+          clientId: resolved.clientId,
+          productId: resolved.productId,
+          loanType: terms.loanType,
+          status: 'SUBMITTED',
+          currencyCode: terms.currency.code,
+          principal: resolved.principal,
+          terms: storedTerms as unknown as Record<string, unknown>,
+          transactionProcessingStrategyCode: terms.transactionProcessingStrategyCode,
+          submittedOnDate: resolved.submittedOnDate,
+          expectedDisbursementDate: resolved.expectedDisbursementDate,
+          externalId: resolved.externalId,
+          createdAt: now,
+          updatedAt: now,
+          requestKey: input.requestKey ?? null,
+        })
+        .onConflictDoNothing()
+        .returning({ id: loans.id });
+      if (!created) return existingLoan(tx, input);
+
+      const accountNo = accountNoOf(created.id);
+      await tx
+        .update(loans)
+        .set({ accountNo })
+        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
+      await tx.insert(loanInstallments).values(installmentRowsOf(input.tenantId, created.id, schedule));
+      await recordCustomerChange(tx, {
+        tenantId: input.tenantId,
+        customerId: resolved.clientId,
+        action: 'LOAN_SUBMITTED',
+        detail: {
+          loanId: created.id,
+          accountNo,
+          productId: resolved.productId,
+          principal: resolved.principal,
+          currency: terms.currency.code,
+        },
+        actor: input.actor,
+        correlationId: input.correlationId,
+        occurredAt: now,
+      });
+      await writeOutboxEvent(tx, {
+        tenantId: input.tenantId,
+        eventType: 'loan.submitted',
+        subjectType: 'loan',
+        subjectId: created.id,
+        data: {
+          loanId: created.id,
+          loanRef: accountNo,
+          clientId: resolved.clientId,
+          productId: resolved.productId,
+          status: 'SUBMITTED',
+          principal: resolved.principal,
+          currency: terms.currency.code,
+          submittedOnDate: resolved.submittedOnDate,
+          expectedDisbursementDate: resolved.expectedDisbursementDate,
+        },
+        occurredAt: now,
+        dedupeKey: `loan/${created.id}/submitted`,
+      });
+      return { loanId: created.id, accountNo, clientId: resolved.clientId, status: 'SUBMITTED' };
+    });
+  };
+}
+
+/** After an insert that hit a unique index: the loan of this request key (a retry), else an externalId conflict. */
+async function existingLoan(tx: Tx, input: CreateLoanInput): Promise<CreateLoanResult> {
+  if (input.requestKey) {
+    const [same] = await tx
+      .select({ id: loans.id, accountNo: loans.accountNo, clientId: loans.clientId, status: loans.status })
+      .from(loans)
+      .where(and(eq(loans.tenantId, input.tenantId), eq(loans.requestKey, input.requestKey)));
+    if (same)
+      return { loanId: same.id, accountNo: same.accountNo, clientId: same.clientId, status: same.status };
+  }
+  if (input.externalId) {
+    throw new DomainError(
+      'error.msg.loan.external.id.conflict',
+      'Another loan of this tenant already has this externalId.',
+    );
+  }
+  throw new Error('loan insert conflicted on neither its request key nor its externalId');
+}

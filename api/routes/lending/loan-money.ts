@@ -1,0 +1,247 @@
+/**
+ * A loan's money (spec § Lending core writes: fundings and payments recorded as external; § Lending core reads:
+ * payments, summary; § States; § Limits). Mounted at `/v1/loans` after the loans sub-app, which owns `/v1/loans`,
+ * `/v1/loans/{loanId}` and `/v1/loans/{loanId}/parties`; this one defines only the sub-resources below.
+ *
+ * Replays: the Idempotency-Key middleware answers a retry under the same key with the original status and body
+ * (`x-served-from-cache: true`). A retry under another key (or none) with the same `externalRecordRef` and the
+ * same content is answered by the operation with the same status, 201, and the record as it stands (for a
+ * payment, its current allocation); the same `externalRecordRef` with other content → 409
+ * `error.msg.external.record.ref.conflict`.
+ */
+import { validator } from 'hono-openapi';
+import type * as v from 'valibot';
+import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/ledger';
+import { DomainError, notFound } from '../../../domain/errors';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
+import {
+  fundingListResponse,
+  listFundingsQuery,
+  listPaymentsQuery,
+  loanIdParam,
+  loanSummaryResponse,
+  paymentListResponse,
+  recordedFundingResponse,
+  recordedPaymentResponse,
+  recordFundingBody,
+  recordPaymentBody,
+  redactedMoneyFields,
+  summaryQuery,
+} from '../../schemas/money';
+import { issuesToError, jsonBody, noQuery, pathParams, queryParams } from '../../validation';
+import { operationContext } from '../context';
+
+const tags = ['Lending: loan money'];
+
+/**
+ * `jsonBody` whose field errors on `redactedMoneyFields` carry a null `value`, so a rejected reference or note
+ * that looks like an identifier or account number is never echoed (spec § Boarding rules).
+ */
+function redactingJsonBody<S extends v.GenericSchema>(schema: S) {
+  const [contentType] = jsonBody(schema);
+  const check = validator('json', schema, (result) => {
+    if (result.success) return;
+    const err = issuesToError('json', result.error, result.data);
+    const errors = err.errors.map((e) =>
+      (redactedMoneyFields as readonly string[]).includes(e.parameterName) ? { ...e, value: null } : e,
+    );
+    throw new DomainError(err.code, err.message, { errors });
+  });
+  return [contentType, check] as const;
+}
+
+export const loanMoneyRoutes = factory
+  .createApp()
+  /**
+   * Records a disbursement made outside the system → 201 `{resourceId, fundingId, loanId, status:
+   * "RECORDED_EXTERNAL", amount, currency, fundingDate}` (activities/ledger/record-external-funding.ts). The loan
+   * must be APPROVED or ACTIVE (else 409 `error.msg.loan.invalid.state.transition`), all its fundings together
+   * not above the approved principal (409 `error.msg.loan.funding.exceeds.approved.principal`), no
+   * DISBURSEMENT_HOLD active (409 `error.msg.loan.disbursement.hold.active`), the currency the loan's (400
+   * `validation.msg.payment.currency.mismatch`). 400 for too many decimals for the currency, a future
+   * `fundingDate` or one before approval, identifier-looking text; 404 for another tenant's loan.
+   */
+  .post(
+    '/:loanId/fundings/record-external',
+    doc({
+      tags,
+      summary: 'Record an external funding (disbursement)',
+      description:
+        "The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.",
+      scope: 'lending:write',
+      permission: 'RECORD_LMS_FUNDING',
+      mutation: true,
+      responses: {
+        201: {
+          description: 'Funding recorded (or the same record replayed)',
+          schema: recordedFundingResponse,
+        },
+      },
+    }),
+    requires('lending:write', 'RECORD_LMS_FUNDING'),
+    pathParams(loanIdParam),
+    noQuery(),
+    ...redactingJsonBody(recordFundingBody),
+    idempotent(),
+    async (c) => {
+      const { loanId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const result = await c.get('deps').activities.recordExternalFunding({
+        ...operationContext(c),
+        loanId,
+        amount: body.amount,
+        currency: body.currency,
+        fundingType: body.fundingType,
+        recipientType: body.recipientType,
+        recipientRef: body.recipientRef,
+        externalRecordRef: body.externalRecordRef,
+        reason: body.reason,
+        fundingDate: body.fundingDate ?? null,
+      });
+      return c.json(
+        {
+          resourceId: result.fundingId,
+          fundingId: result.fundingId,
+          loanId: result.loanId,
+          status: result.status,
+          amount: result.amount,
+          currency: result.currency,
+          fundingDate: result.fundingDate,
+        },
+        201,
+      );
+    },
+  )
+  /** The loan's fundings newest first: `limit` (1–200, default 50), `offset` → `{items}`; another tenant's loan → 404. */
+  .get(
+    '/:loanId/fundings',
+    doc({
+      tags,
+      summary: "List a loan's fundings",
+      scope: 'lending:read',
+      permission: 'READ_LMS_FUNDING',
+      responses: { 200: { description: 'One page of fundings, newest first', schema: fundingListResponse } },
+    }),
+    requires('lending:read', 'READ_LMS_FUNDING'),
+    pathParams(loanIdParam),
+    queryParams(listFundingsQuery),
+    async (c) => {
+      const { loanId } = c.req.valid('param');
+      const page = c.req.valid('query');
+      const items = await listLoanFundings(c.get('deps').db, c.get('tenantId'), loanId, page);
+      if (items === null) throw notFound('Loan', loanId);
+      return c.json({ items }, 200);
+    },
+  )
+  /**
+   * Records a payment received outside the system and posts it → 201 `{resourceId, paymentId, loanId, status:
+   * "POSTED", amount, currency, effectiveDate, allocation: {principal, interest, fee, penalty, overpayment}}`
+   * (activities/ledger/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
+   * strategy; a back-dated payment re-allocates the later ones. The loan must be ACTIVE (else 409
+   * `error.msg.loan.invalid.state.transition`); a PAYMENT_HOLD does not block it. 400 for too many decimals, a
+   * currency other than the loan's (`validation.msg.payment.currency.mismatch`), an `effectiveDate` before the
+   * first funding or in the future, identifier-looking text; 404 for another tenant's loan.
+   */
+  .post(
+    '/:loanId/payments/record-external',
+    doc({
+      tags,
+      summary: 'Record an external payment',
+      description:
+        "Posted to the ledger value-dated to `effectiveDate` and allocated across installments by the loan's strategy; a back-dated payment re-allocates the later ones (reversing and re-posting their journal entries). `source` is `IMPORT` for boarded history. `externalRecordRef` is unique per tenant for ever: the same content returns the payment as it stands (201), other content → 409. `payment.posted` is emitted.",
+      scope: 'lending:write',
+      permission: 'RECORD_LMS_PAYMENT',
+      mutation: true,
+      responses: {
+        201: { description: 'Payment posted (or the same record replayed)', schema: recordedPaymentResponse },
+      },
+    }),
+    requires('lending:write', 'RECORD_LMS_PAYMENT'),
+    pathParams(loanIdParam),
+    noQuery(),
+    ...redactingJsonBody(recordPaymentBody),
+    idempotent(),
+    async (c) => {
+      const { loanId } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const result = await c.get('deps').activities.recordExternalPayment({
+        ...operationContext(c),
+        loanId,
+        amount: body.amount,
+        currency: body.currency,
+        effectiveDate: body.effectiveDate,
+        externalRecordRef: body.externalRecordRef,
+        source: body.source,
+        rationale: body.rationale ?? null,
+      });
+      return c.json(
+        {
+          resourceId: result.paymentId,
+          paymentId: result.paymentId,
+          loanId: result.loanId,
+          status: result.status,
+          amount: result.amount,
+          currency: result.currency,
+          effectiveDate: result.effectiveDate,
+          allocation: result.allocation,
+        },
+        201,
+      );
+    },
+  )
+  /**
+   * The loan's payments newest first (effective date, then recording order): `status`, `limit` (1–200, default
+   * 50), `offset` → `{items: [{paymentId, loanRef, status, amount, currency, effectiveDate, allocation}]}`;
+   * another tenant's loan → 404.
+   */
+  .get(
+    '/:loanId/payments',
+    doc({
+      tags,
+      summary: "List a loan's payments",
+      scope: 'lending:read',
+      permission: 'READ_LMS_PAYMENT',
+      responses: { 200: { description: 'One page of payments, newest first', schema: paymentListResponse } },
+    }),
+    requires('lending:read', 'READ_LMS_PAYMENT'),
+    pathParams(loanIdParam),
+    queryParams(listPaymentsQuery),
+    async (c) => {
+      const { loanId } = c.req.valid('param');
+      const filter = c.req.valid('query');
+      const items = await listLoanPayments(c.get('deps').db, c.get('tenantId'), loanId, filter);
+      if (items === null) throw notFound('Loan', loanId);
+      return c.json({ items }, 200);
+    },
+  )
+  /**
+   * The loan summary as of `asOfDate` (default: today in UTC): balances outstanding by component, overdue
+   * components with `daysPastDue`, the payoff projection at `asOfDate`, the frozen APR disclosure and the
+   * restrictions in force — one read statement (db/queries/ledger.ts `getLoanSummary`). Another tenant's loan → 404.
+   */
+  .get(
+    '/:loanId/summary',
+    doc({
+      tags,
+      summary: 'Read a loan summary',
+      description:
+        'Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the unpaid interest of the current period.',
+      scope: 'lending:read',
+      permission: 'READ_LOAN',
+      responses: { 200: { description: 'The loan summary', schema: loanSummaryResponse } },
+    }),
+    requires('lending:read', 'READ_LOAN'),
+    pathParams(loanIdParam),
+    queryParams(summaryQuery),
+    async (c) => {
+      const { loanId } = c.req.valid('param');
+      // The API has no injected clock; "today" is a display default, never stored.
+      const asOfDate = c.req.valid('query').asOfDate ?? new Date().toISOString().slice(0, 10);
+      const summary = await getLoanSummary(c.get('deps').db, c.get('tenantId'), loanId, asOfDate);
+      if (summary === null) throw notFound('Loan', loanId);
+      return c.json(summary, 200);
+    },
+  );

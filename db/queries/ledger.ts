@@ -1,0 +1,429 @@
+/**
+ * Read queries of a loan's money (issue: `GET /v1/loans/{loanId}/fundings`, `GET /v1/loans/{loanId}/payments`,
+ * `GET /v1/journalentries`, `GET /v1/loans/{loanId}/summary`; spec § Lending core reads, § Payment, § Limits
+ * paging shapes). Each runs in one tenant-scoped read transaction (row-level security), its statements pipelined.
+ * Stored `numeric(19,6)` amounts are rendered with exactly the currency's minor-unit digits (never via a float).
+ * A loan of another tenant is invisible: the functions answer null, which the routes turn into 404.
+ */
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import type { PaymentAllocationPayload } from '../../domain/allocation';
+import { outstandingSummary } from '../../domain/allocation';
+import {
+  allocationAmountsOf,
+  allocationInputOf,
+  allocationStrategyOf,
+  minorOf,
+  type PaymentAllocationAmounts,
+  type StoredInstallment,
+  type StoredMoneyEvent,
+} from '../../domain/lending/loan-allocation';
+import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../domain/lending/loan-status';
+import { formatMinor, minorUnitDigits } from '../../domain/money';
+import type { Db } from '../client';
+import { fundings, journalEntries, loans, payments } from '../schema';
+import { type Tx, withTenantTransaction } from '../tenant-tx';
+
+type PaymentStatus = (typeof payments.$inferSelect)['status'];
+
+/** Decimal string as stored → decimal string with exactly the currency's digits. */
+function moneyText(amount: string, currency: string): string {
+  return formatMinor(minorOf(amount, currency), minorUnitDigits(currency));
+}
+
+async function loanRefOf(tx: Tx, tenantId: string, loanId: number): Promise<string | null> {
+  const [row] = await tx
+    .select({ accountNo: loans.accountNo })
+    .from(loans)
+    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+  return row?.accountNo ?? null;
+}
+
+/** A funding as listed (spec § Payment instrument, funding, restriction values: funding). */
+export interface FundingView {
+  fundingId: number;
+  loanId: number;
+  loanRef: string;
+  /** DISBURSEMENT. */
+  fundingType: string;
+  /** BORROWER. */
+  recipientType: string;
+  recipientRef: string;
+  /** RECORDED_EXTERNAL. */
+  status: string;
+  /** Decimal string with the currency's digits. */
+  amount: string;
+  currency: string;
+  /** ISO date the disbursement is value-dated to. */
+  fundingDate: string;
+  externalRecordRef: string;
+  reason: string;
+  /** ISO 8601 instant (UTC) it was recorded. */
+  createdAt: string;
+}
+
+/**
+ * One page of the loan's fundings, newest first (funding date, then recording order), or null when the tenant
+ * has no loan `loanId`. `limit` 1–200, `offset` ≥ 0 (checked by the route).
+ */
+export async function listLoanFundings(
+  db: Db,
+  tenantId: string,
+  loanId: number,
+  page: { limit: number; offset: number },
+): Promise<FundingView[] | null> {
+  const [loanRef, rows] = await withTenantTransaction(db, tenantId, (tx) =>
+    Promise.all([
+      loanRefOf(tx, tenantId, loanId),
+      tx
+        .select()
+        .from(fundings)
+        .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loanId)))
+        .orderBy(desc(fundings.fundingDate), desc(fundings.id))
+        .limit(page.limit)
+        .offset(page.offset),
+    ]),
+  );
+  if (loanRef === null) return null;
+  return rows.map((row) => ({
+    fundingId: row.id,
+    loanId: row.loanId,
+    loanRef,
+    fundingType: row.fundingType,
+    recipientType: row.recipientType,
+    recipientRef: row.recipientRef,
+    status: row.status,
+    amount: moneyText(row.amount, row.currencyCode),
+    currency: row.currencyCode,
+    fundingDate: row.fundingDate,
+    externalRecordRef: row.externalRecordRef,
+    reason: row.reason,
+    createdAt: row.createdAt.toISOString(),
+  }));
+}
+
+/** A payment as listed and as carried in events (spec § Payment), plus how it was allocated. */
+export interface PaymentView {
+  paymentId: number;
+  loanRef: string;
+  status: PaymentStatus;
+  /** Decimal string with the currency's digits. */
+  amount: string;
+  currency: string;
+  /** ISO date. */
+  effectiveDate: string;
+  /** The current split of a posted payment; null while it is not allocated (not posted). */
+  allocation: PaymentAllocationAmounts | null;
+}
+
+/**
+ * One page of the loan's payments, newest first (effective date, then recording order), optionally of one
+ * `status`, or null when the tenant has no loan `loanId`.
+ */
+export async function listLoanPayments(
+  db: Db,
+  tenantId: string,
+  loanId: number,
+  filter: { status?: PaymentStatus | undefined; limit: number; offset: number },
+): Promise<PaymentView[] | null> {
+  const [loanRef, rows] = await withTenantTransaction(db, tenantId, (tx) =>
+    Promise.all([
+      loanRefOf(tx, tenantId, loanId),
+      tx
+        .select()
+        .from(payments)
+        .where(
+          and(
+            eq(payments.tenantId, tenantId),
+            eq(payments.loanId, loanId),
+            filter.status === undefined ? undefined : eq(payments.status, filter.status),
+          ),
+        )
+        .orderBy(desc(payments.effectiveDate), desc(payments.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+    ]),
+  );
+  if (loanRef === null) return null;
+  return rows.map((row) => ({
+    paymentId: row.id,
+    loanRef,
+    status: row.status,
+    amount: moneyText(row.amount, row.currencyCode),
+    currency: row.currencyCode,
+    effectiveDate: row.effectiveDate,
+    allocation:
+      row.allocation === null
+        ? null
+        : allocationAmountsOf(row.allocation as Partial<PaymentAllocationPayload>, row.currencyCode),
+  }));
+}
+
+/** One journal line (one `journal_entries` row). */
+export interface JournalEntryView {
+  id: number;
+  /** `funding/<id>`, `payment/<id>`, `<base>/revision/<n>`, `<base>/reversal/<n>` (domain/ledger.ts). */
+  transactionRef: string;
+  /** Code of the tenant's chart (domain/ledger.ts `accountCodes`). */
+  accountCode: string;
+  /** ISO date: value date of the money event. */
+  entryDate: string;
+  /** Decimal strings with the currency's digits; exactly one is above zero. */
+  debit: string;
+  credit: string;
+  currency: string;
+  /** The line this one reverses, null for a posting line. */
+  reversesEntryId: number | null;
+  /** ISO 8601 instant (UTC) it was appended. */
+  createdAt: string;
+}
+
+/**
+ * The tenant's journal lines in the order they were appended, optionally of one loan: `{totalFilteredRecords,
+ * pageItems}` (spec § Limits: journal-entry lists report a total), or null when `loanId` is given and the tenant
+ * has no such loan.
+ */
+export async function listJournalEntries(
+  db: Db,
+  tenantId: string,
+  filter: { loanId?: number | undefined; limit: number; offset: number },
+): Promise<{ totalFilteredRecords: number; pageItems: JournalEntryView[] } | null> {
+  const where = and(
+    eq(journalEntries.tenantId, tenantId),
+    filter.loanId === undefined ? undefined : eq(journalEntries.loanId, filter.loanId),
+  );
+  const [loanRef, total, rows] = await withTenantTransaction(db, tenantId, (tx) =>
+    Promise.all([
+      filter.loanId === undefined ? Promise.resolve('') : loanRefOf(tx, tenantId, filter.loanId),
+      tx.select({ n: count() }).from(journalEntries).where(where),
+      tx
+        .select()
+        .from(journalEntries)
+        .where(where)
+        .orderBy(asc(journalEntries.id))
+        .limit(filter.limit)
+        .offset(filter.offset),
+    ]),
+  );
+  if (loanRef === null) return null;
+  return {
+    totalFilteredRecords: total[0]?.n ?? 0,
+    pageItems: rows.map((row) => ({
+      id: row.id,
+      transactionRef: row.transactionRef,
+      accountCode: row.accountCode,
+      entryDate: row.entryDate,
+      debit: moneyText(row.debit, row.currencyCode),
+      credit: moneyText(row.credit, row.currencyCode),
+      currency: row.currencyCode,
+      reversesEntryId: row.reversesEntryId,
+      createdAt: row.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** Amounts by component, decimal strings with the currency's digits. */
+export interface ComponentAmountsView {
+  principal: string;
+  interest: string;
+  fee: string;
+  penalty: string;
+  total: string;
+}
+
+/** A restriction in force on the loan (the borrower's customer-wide ones and those of this loan). */
+export interface SummaryRestrictionView {
+  restrictionId: number;
+  restrictionType: string;
+  /** The loan it is limited to, null when it covers every loan of the borrower. */
+  loanId: number | null;
+  reason: string;
+  /** ISO 8601 instants (UTC). */
+  effectiveAt: string;
+  expiresAt: string | null;
+}
+
+/** `GET /v1/loans/{loanId}/summary`: balances, overdue, payoff, APR disclosure and restrictions in one response. */
+export interface LoanSummaryView {
+  loanId: number;
+  loanRef: string;
+  /** Fineract's form, e.g. `{id: 300, code: "loanStatusType.active", value: "Active"}`. */
+  status: LoanStatusView;
+  currency: string;
+  /** ISO date the figures are as of (end of that day: money events value-dated after it are left out). */
+  asOfDate: string;
+  /** Outstanding: principal disbursed and not repaid; scheduled interest, fees, penalties not paid. */
+  balances: {
+    principalOutstanding: string;
+    interestOutstanding: string;
+    feeOutstanding: string;
+    penaltyOutstanding: string;
+    totalOutstanding: string;
+    /** Overpayments held for the borrower (a liability; not netted from the figures above). */
+    overpayment: string;
+  };
+  /** Unpaid components of installments due before `asOfDate`. */
+  overdue: ComponentAmountsView & {
+    /** Due date of the oldest installment with something overdue, null when nothing is. */
+    oldestOverdueDueDate: string | null;
+    /** Calendar days from `oldestOverdueDueDate` to `asOfDate`, 0 when nothing is overdue. */
+    daysPastDue: number;
+  };
+  /**
+   * What pays the loan off on `asOfDate` (domain/allocation.ts `outstandingSummary`): outstanding principal, the
+   * unpaid interest, fees and penalties of installments due on or before it, and the unpaid interest of the period
+   * that contains it.
+   */
+  payoff: ComponentAmountsView & {
+    asOfDate: string;
+    /** The installment whose period strictly contains `asOfDate`, null when none does. */
+    currentInstallmentNumber: number | null;
+    currentPeriodInterest: string;
+  };
+  /** The Regulation Z §1026.18 disclosure frozen at approval (DESIGN §5 APR), null before approval. */
+  aprDisclosure: Record<string, unknown> | null;
+  /** Restrictions in force now, oldest first. */
+  activeRestrictions: SummaryRestrictionView[];
+}
+
+interface SummaryRow extends Record<string, unknown> {
+  id: number;
+  account_no: string;
+  status: LoanStatus;
+  currency_code: string;
+  strategy_code: string;
+  apr_disclosure: Record<string, unknown> | null;
+  payment_allocation: unknown[] | null;
+  installments: StoredInstallment[];
+  fundings: StoredMoneyEvent[];
+  payments: StoredMoneyEvent[];
+  restrictions: {
+    restrictionId: number;
+    restrictionType: string;
+    loanId: number | null;
+    reason: string;
+    effectiveAt: string;
+    expiresAt: string | null;
+  }[];
+}
+
+/**
+ * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. One statement: the
+ * loan with its product's allocation rules, installments, fundings, posted payments and the restrictions in force
+ * now (status ACTIVE, not expired, customer-wide or on this loan) come back in one row; the figures are the replay
+ * of the money events value-dated on or before `asOfDate` (domain/allocation.ts `outstandingSummary`, the same
+ * replay the operations post from).
+ */
+export async function getLoanSummary(
+  db: Db,
+  tenantId: string,
+  loanId: number,
+  asOfDate: string,
+): Promise<LoanSummaryView | null> {
+  const rows = await withTenantTransaction(db, tenantId, (tx) =>
+    tx.execute<SummaryRow>(sql`
+      select l.id, l.account_no, l.status, l.currency_code,
+             l.transaction_processing_strategy_code as strategy_code,
+             l.apr_disclosure, p.payment_allocation,
+             coalesce((select json_agg(json_build_object(
+                         'installmentNumber', i.installment_number, 'fromDate', i.from_date::text,
+                         'dueDate', i.due_date::text, 'principalDue', i.principal_due::text,
+                         'interestDue', i.interest_due::text, 'feeChargesDue', i.fee_charges_due::text,
+                         'penaltyChargesDue', i.penalty_charges_due::text) order by i.installment_number)
+                         from loan_installments i
+                        where i.tenant_id = l.tenant_id and i.loan_id = l.id), '[]'::json) as installments,
+             coalesce((select json_agg(json_build_object(
+                         'id', f.id, 'valueDate', f.funding_date::text, 'amount', f.amount::text))
+                         from fundings f
+                        where f.tenant_id = l.tenant_id and f.loan_id = l.id), '[]'::json) as fundings,
+             coalesce((select json_agg(json_build_object(
+                         'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
+                         from payments pm
+                        where pm.tenant_id = l.tenant_id and pm.loan_id = l.id
+                          and pm.status = 'POSTED'), '[]'::json) as payments,
+             coalesce((select json_agg(json_build_object(
+                         'restrictionId', r.id, 'restrictionType', r.restriction_type, 'loanId', r.loan_id,
+                         'reason', r.reason, 'effectiveAt', r.effective_at, 'expiresAt', r.expires_at)
+                         order by r.effective_at, r.id)
+                         from restrictions r
+                        where r.tenant_id = l.tenant_id and r.customer_id = l.client_id
+                          and r.status = 'ACTIVE'
+                          and (r.loan_id is null or r.loan_id = l.id)
+                          and (r.expires_at is null or r.expires_at > now())), '[]'::json) as restrictions
+        from loans l
+        left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
+       where l.tenant_id = ${tenantId} and l.id = ${loanId}`),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const currency = row.currency_code;
+  const digits = minorUnitDigits(currency);
+  const text = (minor: bigint) => formatMinor(minor, digits);
+  const zero = text(0n);
+
+  let figures: ReturnType<typeof outstandingSummary> | null = null;
+  if (row.installments.length > 0) {
+    figures = outstandingSummary(
+      allocationInputOf({
+        currency,
+        installments: row.installments,
+        fundings: row.fundings,
+        payments: row.payments,
+        strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
+      }),
+      asOfDate,
+    );
+  }
+  const components = (
+    amounts:
+      | {
+          principalMinor: bigint;
+          interestMinor: bigint;
+          feeMinor: bigint;
+          penaltyMinor: bigint;
+          totalMinor: bigint;
+        }
+      | undefined,
+  ): ComponentAmountsView => ({
+    principal: amounts ? text(amounts.principalMinor) : zero,
+    interest: amounts ? text(amounts.interestMinor) : zero,
+    fee: amounts ? text(amounts.feeMinor) : zero,
+    penalty: amounts ? text(amounts.penaltyMinor) : zero,
+    total: amounts ? text(amounts.totalMinor) : zero,
+  });
+  const outstanding = components(figures?.outstanding);
+  return {
+    loanId: Number(row.id),
+    loanRef: row.account_no,
+    status: loanStatusView(row.status),
+    currency,
+    asOfDate,
+    balances: {
+      principalOutstanding: outstanding.principal,
+      interestOutstanding: outstanding.interest,
+      feeOutstanding: outstanding.fee,
+      penaltyOutstanding: outstanding.penalty,
+      totalOutstanding: outstanding.total,
+      overpayment: figures ? text(figures.overpaymentMinor) : zero,
+    },
+    overdue: {
+      ...components(figures?.overdue),
+      oldestOverdueDueDate: figures?.overdue.oldestOverdueDueDate ?? null,
+      daysPastDue: figures?.overdue.daysPastDue ?? 0,
+    },
+    payoff: {
+      asOfDate,
+      ...components(figures?.payoff),
+      currentInstallmentNumber: figures?.payoff.currentInstallmentNumber ?? null,
+      currentPeriodInterest: figures ? text(figures.payoff.currentPeriodInterestMinor) : zero,
+    },
+    aprDisclosure: row.apr_disclosure ?? null,
+    activeRestrictions: row.restrictions.map((r) => ({
+      restrictionId: Number(r.restrictionId),
+      restrictionType: r.restrictionType,
+      loanId: r.loanId === null ? null : Number(r.loanId),
+      reason: r.reason,
+      effectiveAt: new Date(r.effectiveAt).toISOString(),
+      expiresAt: r.expiresAt === null ? null : new Date(r.expiresAt).toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The bridge between a loan as stored (db/schema/lending.ts: `loans`, `loan_products.payment_allocation`,
+ * `loan_installments`, `fundings`, posted `payments`) and domain/allocation.ts: the allocation strategy of a loan
+ * and the `AllocationInput` of its money events. Used by the money operations (activities/ledger/repost-loan.ts)
+ * and by the loan summary read (db/queries/ledger.ts), so both replay the same events the same way.
+ *
+ * Pure. Stored amounts are `numeric(19,6)` decimal strings (always 6 fraction digits when read back from
+ * PostgreSQL); they are converted to minor units of the loan currency (domain/money.ts `minorUnitDigits`),
+ * accepting only zeros beyond the currency's digits. Dates are ISO calendar dates.
+ */
+import type {
+  AllocationInput,
+  AllocationStrategy,
+  MoneyEvent,
+  PaymentAllocationPayload,
+  PaymentAllocationRuleSet,
+  PaymentAllocationRule as RuleName,
+} from '../allocation';
+import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
+
+/**
+ * Fineract's `due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy` expressed as
+ * advanced-strategy rules: installments oldest first, each paid penalty, interest, principal, fee, first the
+ * late and due ones, then in advance (next installment first). Source: Fineract
+ * `DuePenIntPriFeeInAdvancePenIntPriFeeLoanRepaymentScheduleTransactionProcessor` (late and on-time payments are
+ * handled installment by installment in that order). Fineract's in-advance branch first pays loan charges already
+ * due by the transaction date and then penalty, interest, principal, fee of the next installment; with the charges
+ * this engine schedules (installment fees and penalties fall due with their installment, none is due before it)
+ * the first step pays nothing, so these rules give the same split. Not checked against Fineract for charges due on
+ * a specified date before the installment's due date.
+ */
+export const duePenIntPriFeePaymentAllocation: readonly PaymentAllocationRuleSet[] = [
+  {
+    transactionType: 'DEFAULT',
+    paymentAllocationOrder: (['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const).flatMap((dueType, group) =>
+      (['PENALTY', 'INTEREST', 'PRINCIPAL', 'FEE'] as const).map((component, index) => ({
+        paymentAllocationRule: `${dueType}_${component}` as RuleName,
+        order: group * 4 + index + 1,
+      })),
+    ),
+    futureInstallmentAllocationRule: 'NEXT_INSTALLMENT',
+  },
+];
+
+/**
+ * The allocation strategy of a loan from its `transactionProcessingStrategyCode` and its product's stored
+ * `paymentAllocation` (Fineract JSON, used by the advanced strategy only; null → DESIGN §5 default).
+ * RangeError for a code domain/allocation.ts cannot replay.
+ */
+export function allocationStrategyOf(strategyCode: string, paymentAllocation: unknown): AllocationStrategy {
+  switch (strategyCode) {
+    case 'advanced-payment-allocation-strategy':
+      return {
+        code: 'advanced-payment-allocation-strategy',
+        paymentAllocation: (paymentAllocation as PaymentAllocationRuleSet[] | null | undefined) ?? null,
+      };
+    case 'mifos-standard-strategy':
+      return { code: 'mifos-standard-strategy' };
+    case 'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy':
+      return {
+        code: 'advanced-payment-allocation-strategy',
+        paymentAllocation: duePenIntPriFeePaymentAllocation,
+        loanScheduleProcessingType: 'HORIZONTAL',
+      };
+    default:
+      throw new RangeError(`no payment allocation for strategy ${strategyCode}`);
+  }
+}
+
+/** One `loan_installments` row as read (amounts are decimal strings). */
+export interface StoredInstallment {
+  installmentNumber: number;
+  fromDate: string;
+  dueDate: string;
+  principalDue: string;
+  interestDue: string;
+  feeChargesDue: string;
+  penaltyChargesDue: string;
+}
+
+/** A funding or posted payment as read: identity, value date (ISO) and amount (decimal string, > 0). */
+export interface StoredMoneyEvent {
+  id: number;
+  valueDate: string;
+  amount: string;
+}
+
+/** What `allocationInputOf` needs of one loan. */
+export interface StoredLoanMoney {
+  /** ISO 4217 code of the loan; every amount is in it. */
+  currency: string;
+  installments: readonly StoredInstallment[];
+  /** Fundings (disbursements) of the loan. */
+  fundings: readonly StoredMoneyEvent[];
+  /** Payments of the loan with status POSTED. */
+  payments: readonly StoredMoneyEvent[];
+  strategy: AllocationStrategy;
+}
+
+/**
+ * Decimal string (as stored or as sent) → minor units of `currency`; RangeError when it has non-zero digits
+ * beyond the currency's.
+ */
+export function minorOf(amount: string, currency: string): bigint {
+  return parseDecimalToMinor(amount, minorUnitDigits(currency), { allowTrailingZeros: true });
+}
+
+/** The `AllocationInput` of a stored loan (RangeError as `minorOf`). */
+export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
+  const minor = (amount: string) => minorOf(amount, loan.currency);
+  const events: MoneyEvent[] = [
+    ...loan.fundings.map(
+      (f): MoneyEvent => ({
+        kind: 'DISBURSEMENT',
+        id: f.id,
+        valueDate: f.valueDate,
+        amountMinor: minor(f.amount),
+      }),
+    ),
+    ...loan.payments.map(
+      (p): MoneyEvent => ({
+        kind: 'PAYMENT',
+        id: p.id,
+        valueDate: p.valueDate,
+        amountMinor: minor(p.amount),
+      }),
+    ),
+  ];
+  return {
+    currency: loan.currency,
+    installments: loan.installments.map((i) => ({
+      installmentNumber: i.installmentNumber,
+      fromDate: i.fromDate,
+      dueDate: i.dueDate,
+      principalDueMinor: minor(i.principalDue),
+      interestDueMinor: minor(i.interestDue),
+      feeDueMinor: minor(i.feeChargesDue),
+      penaltyDueMinor: minor(i.penaltyChargesDue),
+    })),
+    events,
+    strategy: loan.strategy,
+  };
+}
+
+/** How a payment was split, decimal strings with the currency's digits (Σ = the payment's amount). */
+export interface PaymentAllocationAmounts {
+  principal: string;
+  interest: string;
+  fee: string;
+  penalty: string;
+  overpayment: string;
+}
+
+/**
+ * The split of a stored allocation payload (`payments.allocation`, domain/allocation.ts
+ * `paymentAllocationPayload`); every part zero when the payment is not allocated (null payload).
+ */
+export function allocationAmountsOf(
+  payload: Partial<PaymentAllocationPayload> | null | undefined,
+  currency: string,
+): PaymentAllocationAmounts {
+  const zero = formatMinor(0n, minorUnitDigits(currency));
+  return {
+    principal: payload?.principal ?? zero,
+    interest: payload?.interest ?? zero,
+    fee: payload?.fee ?? zero,
+    penalty: payload?.penalty ?? zero,
+    overpayment: payload?.overpayment ?? zero,
+  };
+}
