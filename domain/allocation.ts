@@ -165,8 +165,14 @@ export interface DisbursementEvent {
   id: number;
   /** ISO date the money moved (the original funding date). */
   valueDate: string;
-  /** Minor units, > 0. */
+  /** Minor units, > 0: the principal lent (the loan portfolio grows by it). */
   amountMinor: bigint;
+  /**
+   * Charges due at disbursement withheld from these proceeds (minor units, 0 ≤ withheld ≤ amount; absent = 0):
+   * the borrower receives `amountMinor − chargesWithheldMinor` and the charges are paid at once (DESIGN §5 APR
+   * itemization: prepaid finance charges withheld from the amount financed, 12 CFR 1026.18(b)-(c)).
+   */
+  chargesWithheldMinor?: bigint;
 }
 
 /** Money received: a repayment (`record-external` or a settled payment). */
@@ -382,8 +388,8 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
 
 /**
  * The installments of a `generateSchedule` result (domain/schedule.ts), its decimal strings turned into minor
- * units at the schedule's `digitsAfterDecimal`. RangeError when the disbursement period carries charges (charges
- * due at disbursement are not allocated by this module yet).
+ * units at the schedule's `digitsAfterDecimal`. RangeError when the disbursement period carries charges: those
+ * are not installments; pass them as the first disbursement's `chargesWithheldMinor` instead.
  */
 export function installmentsFromSchedule(schedule: Schedule): InstallmentDue[] {
   const digits = schedule.currency.digitsAfterDecimal;
@@ -509,6 +515,7 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
         id: event.id,
         valueDate: event.valueDate,
         amountMinor: event.amountMinor,
+        ...(event.chargesWithheldMinor ? { chargesWithheldMinor: event.chargesWithheldMinor } : {}),
       });
       continue;
     }
@@ -618,8 +625,15 @@ function normalize(input: AllocationInput): NormalizedLoan {
 
   let disbursed = 0n;
   for (const event of events) {
-    if (event.kind === 'DISBURSEMENT') disbursed += event.amountMinor;
-    else if (disbursed === 0n) {
+    if (event.kind === 'DISBURSEMENT') {
+      disbursed += event.amountMinor;
+      const withheld = event.chargesWithheldMinor ?? 0n;
+      if (withheld < 0n || withheld > event.amountMinor) {
+        throw new RangeError(
+          `disbursement ${event.id}: chargesWithheldMinor must be between 0 and the disbursed amount`,
+        );
+      }
+    } else if (disbursed === 0n) {
       throw new RangeError(
         `payment ${event.id} is value-dated ${event.valueDate}, before the first disbursement`,
       );

@@ -130,14 +130,18 @@ export interface JournalEntry {
 
 /** Posting of a disbursement: Dr LOAN_PORTFOLIO / Cr EXTERNAL_CLEARING. */
 export function disbursementPosting(disbursement: DisbursementEvent, currency: string): ProposedPosting {
+  const withheld = disbursement.chargesWithheldMinor ?? 0n;
+  const lines: PostingLine[] = [
+    { accountCode: 'LOAN_PORTFOLIO', debitMinor: disbursement.amountMinor, creditMinor: 0n },
+    { accountCode: 'EXTERNAL_CLEARING', debitMinor: 0n, creditMinor: disbursement.amountMinor - withheld },
+  ];
+  // Charges withheld from the proceeds are earned when the money moves (cash basis).
+  if (withheld > 0n) lines.push({ accountCode: 'FEE_INCOME', debitMinor: 0n, creditMinor: withheld });
   return {
     source: { kind: 'DISBURSEMENT', id: disbursement.id },
     valueDate: disbursement.valueDate,
     currency,
-    lines: [
-      { accountCode: 'LOAN_PORTFOLIO', debitMinor: disbursement.amountMinor, creditMinor: 0n },
-      { accountCode: 'EXTERNAL_CLEARING', debitMinor: 0n, creditMinor: disbursement.amountMinor },
-    ],
+    lines,
   };
 }
 

@@ -114,6 +114,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         fundings: fundingRows,
         payments: paymentRows,
         strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
+        disbursementChargesDue: loan.disbursementChargesDue,
       }),
     );
   } catch (err) {

@@ -6,7 +6,7 @@
  * the caller's. Stored `numeric(19,6)` money is re-rendered with the loan currency's digits (never through a
  * float); dates are ISO calendar dates.
  */
-import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { notFound } from '../../domain/errors';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../domain/lending/decimal-text';
@@ -51,6 +51,11 @@ export interface LoanForMoney {
   approvedOnDate: string | null;
   /** ISO date of the first disbursement, null until disbursed. */
   disbursedOnDate: string | null;
+  /**
+   * Charges due at disbursement of the current schedule (decimal string, currency digits): withheld from the
+   * first funding's proceeds (`loans.terms.disbursementFeeChargesDue`).
+   */
+  disbursementChargesDue: string;
 }
 
 /**
@@ -76,6 +81,7 @@ export async function lockLoanForMoney(tx: Tx, tenantId: string, loanId: number)
       expectedDisbursementDate: loans.expectedDisbursementDate,
       approvedOnDate: loans.approvedOnDate,
       disbursedOnDate: loans.disbursedOnDate,
+      disbursementChargesDue: sql<string>`coalesce(${loans.terms}->>'disbursementFeeChargesDue', '0')`,
     })
     .from(loans)
     .innerJoin(
@@ -91,6 +97,7 @@ export async function lockLoanForMoney(tx: Tx, tenantId: string, loanId: number)
     digitsAfterDecimal: digits,
     principal: fixDecimalText(row.principal, digits),
     approvedPrincipal: row.approvedPrincipal === null ? null : fixDecimalText(row.approvedPrincipal, digits),
+    disbursementChargesDue: fixDecimalText(row.disbursementChargesDue, digits),
     paymentAllocation: (row.paymentAllocation as PaymentAllocationRule[] | null) ?? null,
   };
 }

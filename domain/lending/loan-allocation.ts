@@ -95,6 +95,8 @@ export interface StoredLoanMoney {
   /** Payments of the loan with status POSTED. */
   payments: readonly StoredMoneyEvent[];
   strategy: AllocationStrategy;
+  /** Charges due at disbursement (decimal string; absent = none), withheld from the first funding. */
+  disbursementChargesDue?: string;
 }
 
 /**
@@ -108,6 +110,11 @@ export function minorOf(amount: string, currency: string): bigint {
 /** The `AllocationInput` of a stored loan (RangeError as `minorOf`). */
 export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
   const minor = (amount: string) => minorOf(amount, loan.currency);
+  const withheld = minor(loan.disbursementChargesDue ?? '0');
+  // The first funding in replay order (value date, then id) pays the charges due at disbursement.
+  const first = [...loan.fundings].sort((a, b) =>
+    a.valueDate === b.valueDate ? a.id - b.id : a.valueDate < b.valueDate ? -1 : 1,
+  )[0];
   const events: MoneyEvent[] = [
     ...loan.fundings.map(
       (f): MoneyEvent => ({
@@ -115,6 +122,7 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
         id: f.id,
         valueDate: f.valueDate,
         amountMinor: minor(f.amount),
+        ...(f === first && withheld > 0n ? { chargesWithheldMinor: withheld } : {}),
       }),
     ),
     ...loan.payments.map(

@@ -169,6 +169,90 @@ describe('posting rules', () => {
   });
 });
 
+describe('charges withheld at disbursement', () => {
+  it('books the principal lent, the net proceeds and the fee income, balanced', () => {
+    // Principal 1200.00 lent, a 25.00 origination fee withheld: the borrower receives 1175.00.
+    const posting = disbursementPosting(
+      {
+        kind: 'DISBURSEMENT',
+        id: 9,
+        valueDate: '2025-01-15',
+        amountMinor: 120000n,
+        chargesWithheldMinor: 2500n,
+      },
+      'USD',
+    );
+    expect(posting.lines).toEqual([
+      { accountCode: 'LOAN_PORTFOLIO', debitMinor: 120000n, creditMinor: 0n },
+      { accountCode: 'EXTERNAL_CLEARING', debitMinor: 0n, creditMinor: 117500n },
+      { accountCode: 'FEE_INCOME', debitMinor: 0n, creditMinor: 2500n },
+    ]);
+    expect(() => assertBalanced(posting)).not.toThrow();
+  });
+
+  it('carries the withheld charges through allocation to the first disbursement only', () => {
+    const result = allocatePayments({
+      currency: 'USD',
+      installments: [
+        {
+          installmentNumber: 1,
+          fromDate: '2025-01-15',
+          dueDate: '2025-02-15',
+          principalDueMinor: 120000n,
+          interestDueMinor: 1200n,
+          feeDueMinor: 0n,
+          penaltyDueMinor: 0n,
+        },
+      ],
+      events: [
+        {
+          kind: 'DISBURSEMENT',
+          id: 1,
+          valueDate: '2025-01-15',
+          amountMinor: 120000n,
+          chargesWithheldMinor: 2500n,
+        },
+      ],
+      strategy: { code: 'mifos-standard-strategy' },
+    });
+    expect(result.disbursements[0]?.chargesWithheldMinor).toBe(2500n);
+    const lines = postingsForAllocation(result).flatMap((p) => p.lines);
+    const credit = (code: string) =>
+      lines.filter((l) => l.accountCode === code).reduce((s, l) => s + l.creditMinor, 0n);
+    expect(credit('FEE_INCOME')).toBe(2500n);
+    expect(credit('EXTERNAL_CLEARING')).toBe(117500n);
+  });
+
+  it('refuses withheld charges above the disbursed amount', () => {
+    expect(() =>
+      allocatePayments({
+        currency: 'USD',
+        installments: [
+          {
+            installmentNumber: 1,
+            fromDate: '2025-01-15',
+            dueDate: '2025-02-15',
+            principalDueMinor: 100n,
+            interestDueMinor: 0n,
+            feeDueMinor: 0n,
+            penaltyDueMinor: 0n,
+          },
+        ],
+        events: [
+          {
+            kind: 'DISBURSEMENT',
+            id: 1,
+            valueDate: '2025-01-15',
+            amountMinor: 100n,
+            chargesWithheldMinor: 101n,
+          },
+        ],
+        strategy: { code: 'mifos-standard-strategy' },
+      }),
+    ).toThrow(RangeError);
+  });
+});
+
 describe('diffPostings', () => {
   it('first postings get the base refs and revision 1', () => {
     const journal = diffPostings([], proposalsFor([funding, paymentA]));
