@@ -156,6 +156,7 @@ export const loans = pgTable(
     uniqueIndex('loans_tenant_external_id_idx').on(t.tenantId, t.externalId),
     uniqueIndex('loans_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.clientId),
+    index('loans_tenant_submitted_on_idx').on(t.tenantId, t.submittedOnDate, t.id),
     tenantIsolation('loans'),
   ],
 ).enableRLS();

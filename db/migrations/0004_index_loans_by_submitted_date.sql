@@ -1,0 +1,1 @@
+CREATE INDEX "loans_tenant_submitted_on_idx" ON "loans" USING btree ("tenant_id","submitted_on_date","id");
