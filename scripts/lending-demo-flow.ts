@@ -1,0 +1,408 @@
+/**
+ * The lending integrator flow of issue 3 §6 over plain HTTP: how a migration team boards one loan with its
+ * history (spec § Lending core writes, Boarding rules: products and charges first, then parties, the loan,
+ * its funding, the payment history in date order, then verification by reading it back).
+ *
+ * token → charge (a flat installment fee) → loan product (COVERED_CONSUMER, APR enabled, monthly, 12 repayments,
+ * declining balance, equal installments) → customer with an address and contact points → SSN → consent →
+ * payment instrument (vault token) → its verification → loan (submitted and expected to disburse about a year
+ * ago) → approval (freezes the Regulation Z disclosure) → the schedule read back → the funding recorded as
+ * external on the disbursement date → the 12 historical payments recorded as external in date order (each the
+ * installment's `totalDueForPeriod`, value-dated to its due date, source `IMPORT`) → summary, the loan with its
+ * schedule and transactions, its journal entries.
+ *
+ * The fee is an installment fee, not a disbursement fee: charges due at disbursement are not booked by the
+ * ledger (the allocation replays installments 1…n only, so a disbursement fee would never reach FEE_INCOME).
+ *
+ * Every mutation carries an `Idempotency-Key`; keys and `externalRecordRef`s are letters plus short numbers
+ * (never 8 or more digits in a row, which the service refuses as possible account numbers). A 429 is retried
+ * after its `Retry-After` under the same key. Used by `npm run demo` (which prints every exchange) and by
+ * test/e2e/boarding.test.ts. Throws when a step answers other than expected.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DemoCredential, Exchange } from './demo-flow';
+
+/** What the flow boards (inputs, not answers of the service). */
+export const lendingDemoTerms = {
+  currency: 'USD',
+  principal: '1200.00',
+  /** Nominal annual rate in percent. */
+  annualInterestRate: '12',
+  numberOfRepayments: 12,
+  /** Flat fee due with every installment. */
+  installmentFee: '2.00',
+} as const;
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field and checked by the caller
+export type JsonBody = Record<string, any>;
+
+export interface LendingDemoResult {
+  runId: string;
+  chargeId: number;
+  productId: number;
+  customerId: number;
+  identifierId: number;
+  consentId: number;
+  instrumentId: number;
+  loanId: number;
+  fundingId: number;
+  paymentIds: number[];
+  /** ISO date of the disbursement (= submission, approval and funding date). */
+  disbursementDate: string;
+  /** The 201 bodies of the 12 payments, in the order they were recorded. */
+  payments: JsonBody[];
+  /** `GET /v1/loans/{loanId}/summary` after the history. */
+  summary: JsonBody;
+  /** `GET /v1/loans/{loanId}?associations=repaymentSchedule,transactions` after the history. */
+  loan: JsonBody;
+  /** `loan.repaymentSchedule`. */
+  schedule: JsonBody;
+  /** Every line of `GET /v1/journalentries?loanId=` (all pages): `{totalFilteredRecords, pageItems}`. */
+  journal: { totalFilteredRecords: number; pageItems: JsonBody[] };
+}
+
+/** `count` random lower-case letters: no digits, so no reference built from it can look like an account. */
+function randomLetters(count: number): string {
+  return [...randomBytes(count)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
+}
+
+/** ISO date of today (UTC) minus 13 months, on day min(today's day, 28), so no due date is moved or in the future. */
+export function defaultDisbursementDate(today: Date = new Date()): string {
+  const day = Math.min(today.getUTCDate(), 28);
+  return new Date(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth() - 1, day))
+    .toISOString()
+    .slice(0, 10);
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+export async function runLendingDemoFlow(
+  baseUrl: string,
+  credential: DemoCredential,
+  onExchange: (exchange: Exchange) => void = () => {},
+  options: { disbursementDate?: string } = {},
+): Promise<LendingDemoResult> {
+  const runId = randomLetters(10);
+  const disbursementDate = options.disbursementDate ?? defaultDisbursementDate();
+  const terms = lendingDemoTerms;
+  const scope = 'lending:read lending:write';
+
+  const tokenBodyText = `grant_type=client_credentials&scope=${scope}`;
+  const tokenResponse = await fetch(`${baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: tokenBodyText,
+  });
+  const tokenBody = (await tokenResponse.json()) as { access_token: string };
+  onExchange({
+    method: 'POST',
+    path: '/oauth2/token',
+    requestBody: tokenBodyText,
+    status: tokenResponse.status,
+    responseBody: { ...tokenBody, access_token: `${tokenBody.access_token?.slice(0, 12)}…` },
+  });
+  if (tokenResponse.status !== 200) throw new Error(`token request answered ${tokenResponse.status}`);
+
+  const send = async (
+    method: string,
+    path: string,
+    body: unknown,
+    expected: number,
+    idempotencyKey?: string,
+    /** What `onExchange` is shown instead of `body` (a government identifier is never reported). */
+    shownBody: unknown = body,
+  ): Promise<JsonBody> => {
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${tokenBody.access_token}`,
+          'service-tenant': credential.tenant,
+          'service-actor': 'migration.agent',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const responseBody = (await response.json()) as JsonBody;
+      onExchange({ method, path, requestBody: shownBody, status: response.status, responseBody });
+      // a 429, or a 409 for the same key still in flight, says when to try again; anything else is the answer
+      const retryable =
+        response.status === 429 ||
+        (response.status === 409 &&
+          responseBody.userMessageGlobalisationCode === 'idempotency.request.in.flight');
+      if (retryable && attempt < 5) {
+        const seconds = Number(response.headers.get('retry-after'));
+        await new Promise((r) => setTimeout(r, (seconds > 0 ? seconds : 1) * 1000));
+        continue;
+      }
+      if (response.status !== expected)
+        throw new Error(
+          `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(responseBody)}`,
+        );
+      return responseBody;
+    }
+  };
+  const key = (what: string) => `lend-${runId}-${what}`;
+
+  // 1. product mapping: the charge, then the product that attaches it
+  const charge = await send(
+    'POST',
+    '/v1/charges',
+    {
+      name: `Monthly service fee ${runId}`,
+      currencyCode: terms.currency,
+      amount: terms.installmentFee,
+      chargeAppliesTo: 1,
+      chargeTimeType: 8,
+      chargeCalculationType: 1,
+      chargePaymentMode: 0,
+      penalty: false,
+      active: true,
+      locale: 'en',
+    },
+    201,
+    key('charge'),
+  );
+  const product = await send(
+    'POST',
+    '/v1/loanproducts',
+    {
+      name: `Personal installment loan ${runId}`,
+      shortName: 'PIL',
+      currencyCode: terms.currency,
+      digitsAfterDecimal: 2,
+      inMultiplesOf: 0,
+      principal: terms.principal,
+      minPrincipal: '500.00',
+      maxPrincipal: '25000.00',
+      numberOfRepayments: terms.numberOfRepayments,
+      minNumberOfRepayments: 6,
+      maxNumberOfRepayments: 36,
+      interestRatePerPeriod: terms.annualInterestRate,
+      repaymentEvery: 1,
+      repaymentFrequencyType: 2,
+      interestRateFrequencyType: 3,
+      interestType: 0,
+      amortizationType: 1,
+      interestCalculationPeriodType: 1,
+      daysInYearType: 1,
+      daysInMonthType: 1,
+      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      isInterestRecalculationEnabled: false,
+      charges: [{ id: charge.chargeId }],
+      lmsConfig: {
+        productClass: 'COVERED_CONSUMER',
+        aprEnabled: true,
+        aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
+        aprTolerancePolicy: 'REGULAR',
+        statementEnabled: true,
+        statementLeadDays: 21,
+      },
+      locale: 'en',
+    },
+    201,
+    key('product'),
+  );
+  const productRead = await send('GET', `/v1/loanproducts/${product.productId}`, undefined, 200);
+  if (productRead.configurationStatus !== 'CONFIGURED')
+    throw new Error(`product ${product.productId} is ${productRead.configurationStatus}, not CONFIGURED`);
+
+  // 2. the borrower: customer, identifier, consent, instrument and its verification
+  const customer = await send(
+    'POST',
+    '/v1/customers',
+    {
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      dateOfBirth: '1986-12-09',
+      externalId: `LEGACY-CUS-${runId}`,
+      addresses: [
+        {
+          addressType: 'HOME',
+          line1: '500 Market Street',
+          line2: 'Apt 4',
+          city: 'San Francisco',
+          region: 'CA',
+          postalCode: '94105',
+          countryCode: 'US',
+        },
+      ],
+      contactPoints: [
+        { contactType: 'EMAIL', value: `grace.${runId}@example.com` },
+        { contactType: 'PHONE', value: '+14155552671' },
+      ],
+    },
+    201,
+    key('customer'),
+  );
+  const customerPath = `/v1/customers/${customer.customerId}`;
+  // a made-up number of a valid SSA form (area not 000, 666 or 9xx; group not 00; serial not 0000)
+  const demoSsn = '536-22-4871';
+  const identifier = await send(
+    'POST',
+    `${customerPath}/identifiers`,
+    { identifierType: 'SSN', value: demoSsn, issuingCountry: 'US' },
+    201,
+    key('ssn'),
+    {
+      identifierType: 'SSN',
+      value: `***-**-${demoSsn.slice(-4)} (sent in full, not shown)`,
+      issuingCountry: 'US',
+    },
+  );
+  const consent = await send(
+    'POST',
+    `${customerPath}/consents`,
+    {
+      consentType: 'ESIGN',
+      granted: true,
+      captureMethod: 'WEB_FORM',
+      evidenceRef: `legacy-esign-${runId}`,
+      capturedAt: `${disbursementDate}T15:00:00Z`,
+    },
+    201,
+    key('consent'),
+  );
+  const instrument = await send(
+    'POST',
+    `${customerPath}/payment-instruments`,
+    { instrumentType: 'BANK_ACCOUNT', providerTokenRef: `tok_vault_${runId}`, lastFour: '6789' },
+    201,
+    key('instrument'),
+  );
+  await send(
+    'POST',
+    `${customerPath}/payment-instruments/${instrument.instrumentId}/verification`,
+    { verificationSource: 'LEGACY_SYSTEM_MICRO_DEPOSITS', verifiedAt: `${disbursementDate}T16:00:00Z` },
+    200,
+    key('verify'),
+  );
+
+  // 3. the loan, approved as it was a year ago
+  const loan = await send(
+    'POST',
+    '/v1/loans',
+    {
+      clientId: customer.customerId,
+      productId: product.productId,
+      loanType: 'individual',
+      principal: terms.principal,
+      loanTermFrequency: terms.numberOfRepayments,
+      loanTermFrequencyType: 2,
+      numberOfRepayments: terms.numberOfRepayments,
+      repaymentEvery: 1,
+      repaymentFrequencyType: 2,
+      interestRatePerPeriod: terms.annualInterestRate,
+      interestType: 0,
+      interestCalculationPeriodType: 1,
+      amortizationType: 1,
+      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      expectedDisbursementDate: disbursementDate,
+      submittedOnDate: disbursementDate,
+      externalId: `LEGACY-LN-${runId}`,
+      charges: [{ chargeId: charge.chargeId }],
+      dateFormat: 'yyyy-MM-dd',
+      locale: 'en',
+    },
+    201,
+    key('loan'),
+  );
+  const loanPath = `/v1/loans/${loan.loanId}`;
+  await send(
+    'POST',
+    `${loanPath}?command=approve`,
+    {
+      approvedOnDate: disbursementDate,
+      approvedLoanAmount: terms.principal,
+      note: 'Boarded from the legacy servicing system',
+    },
+    200,
+    key('approve'),
+  );
+
+  // 4. money history: the funding, then the payments in date order, from the authoritative schedule
+  const funding = await send(
+    'POST',
+    `${loanPath}/fundings/record-external`,
+    {
+      amount: terms.principal,
+      currency: terms.currency,
+      fundingType: 'DISBURSEMENT',
+      recipientType: 'BORROWER',
+      recipientRef: 'borrower-primary',
+      externalRecordRef: `IMPORT-${runId}-FUND`,
+      reason: 'Disbursed by the originating bank before migration',
+      fundingDate: disbursementDate,
+    },
+    201,
+    key('funding'),
+  );
+  const beforeHistory = await send('GET', `${loanPath}?associations=repaymentSchedule`, undefined, 200);
+  const installments = (beforeHistory.repaymentSchedule.periods as JsonBody[]).filter(
+    (p) => typeof p.period === 'number',
+  );
+  const payments: JsonBody[] = [];
+  for (const installment of installments) {
+    const n = two(installment.period);
+    payments.push(
+      await send(
+        'POST',
+        `${loanPath}/payments/record-external`,
+        {
+          amount: installment.totalDueForPeriod,
+          currency: terms.currency,
+          effectiveDate: installment.dueDate,
+          externalRecordRef: `IMPORT-${runId}-PMT-${n}`,
+          source: 'IMPORT',
+          rationale: `Boarded history: installment ${n} paid on its due date`,
+        },
+        201,
+        key(`pmt-${n}`),
+      ),
+    );
+  }
+
+  // 5. verification: read everything back
+  const summary = await send('GET', `${loanPath}/summary`, undefined, 200);
+  const loanRead = await send(
+    'GET',
+    `${loanPath}?associations=repaymentSchedule,transactions`,
+    undefined,
+    200,
+  );
+  const journal: LendingDemoResult['journal'] = { totalFilteredRecords: 0, pageItems: [] };
+  for (let offset = 0; ; offset += 200) {
+    const page = await send(
+      'GET',
+      `/v1/journalentries?loanId=${loan.loanId}&limit=200&offset=${offset}`,
+      undefined,
+      200,
+    );
+    journal.totalFilteredRecords = page.totalFilteredRecords;
+    journal.pageItems.push(...page.pageItems);
+    if (page.pageItems.length < 200) break;
+  }
+
+  return {
+    runId,
+    chargeId: charge.chargeId,
+    productId: product.productId,
+    customerId: customer.customerId,
+    identifierId: identifier.identifierId,
+    consentId: consent.consentId,
+    instrumentId: instrument.instrumentId,
+    loanId: loan.loanId,
+    fundingId: funding.fundingId,
+    paymentIds: payments.map((p) => p.paymentId),
+    disbursementDate,
+    payments,
+    summary,
+    loan: loanRead,
+    schedule: loanRead.repaymentSchedule,
+    journal,
+  };
+}

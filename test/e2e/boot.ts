@@ -1,0 +1,128 @@
+/**
+ * What the end-to-end files share: the service started exactly as `npm start` starts it (`tsx scripts/start.ts`
+ * with its own embedded PostgreSQL and Temporal dev server on free ports, in a fresh data folder), a credential
+ * from the admin CLI, and the clean-up. Not a test file.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../db/embedded';
+import { projectRoot } from '../../workers/config';
+
+const run = promisify(execFile);
+const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
+
+export interface BootedService {
+  dataDir: string;
+  /** The environment the service (and the admin CLI) run with. */
+  env: NodeJS.ProcessEnv;
+  service: ChildProcess;
+  baseUrl: string;
+  temporalPort: number;
+  /** Everything the service printed so far (stdout and stderr). */
+  output(): string;
+  /** Stops the service if it still runs (SIGINT, then SIGKILL after 30 s) and removes the data folder. */
+  stop(): Promise<void>;
+}
+
+export interface AdminCredential {
+  clientId: string;
+  clientSecret: string;
+  tenant: string;
+}
+
+/** Starts `npm start`'s stack in a fresh data folder (mode 755, PostgreSQL may run as `postgres`) and waits until ready. */
+export async function bootService(prefix = 'lending-e2e-'): Promise<BootedService> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  await chmod(dataDir, 0o755);
+  const [port, pgPort, temporalPort, uiPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    EMBEDDED_POSTGRES_PORT: String(pgPort),
+    TEMPORAL_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(uiPort),
+    LOG_LEVEL: 'warn',
+  };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  let output = '';
+  const service = spawn(tsx, ['scripts/start.ts'], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  service.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  service.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+
+  const stop = async () => {
+    if (service.exitCode === null && service.signalCode === null) {
+      const exited = new Promise<void>((resolve) => service.once('exit', () => resolve()));
+      service.kill('SIGINT');
+      const timer = setTimeout(() => service.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    const deadline = Date.now() + 90_000;
+    while (!output.includes('ready in')) {
+      if (service.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`npm start was not ready in 90 s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    dataDir,
+    env,
+    service,
+    baseUrl: `http://127.0.0.1:${port}`,
+    temporalPort,
+    output: () => output,
+    stop,
+  };
+}
+
+/** `npm run admin -- clients create …` against the booted service's database: the parsed JSON it prints. */
+export async function createClientWithAdminCli(
+  booted: BootedService,
+  tenant: string,
+  scopes: string,
+  permissions = 'ALL',
+): Promise<AdminCredential> {
+  const { stdout } = await run(
+    tsx,
+    [
+      'scripts/admin.ts',
+      'clients',
+      'create',
+      '--tenant',
+      tenant,
+      '--environment',
+      'sandbox',
+      '--scopes',
+      scopes,
+      '--permissions',
+      permissions,
+    ],
+    { cwd: projectRoot, env: booted.env },
+  );
+  return JSON.parse(stdout) as AdminCredential;
+}
