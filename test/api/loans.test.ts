@@ -4,13 +4,12 @@
  * § Native loan list item; § Limits: native lists; § Errors: Shape A with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay).
  *
- * Oracle of the preview: every case of /work/shared/vectors/fineract-schedules.json (Apache Fineract's own tests,
+ * Oracle of the preview: every case of ../shared/vectors/fineract-schedules.json (Apache Fineract's own tests,
  * commit 4198b0bc): the product is created from the case's settings through `POST /v1/loanproducts`, the case's
  * loan is previewed through `POST /v1/loans?command=calculateLoanSchedule`, and every field the source asserts
  * (non-null) must match. The read's paid and outstanding amounts are checked against rows written here the way
  * the ledger writes them (installment paid columns, a funding, a payment with its allocation).
  */
-import { readFileSync } from 'node:fs';
 import Decimal from 'decimal.js';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
+import { readVector } from '../support/vectors';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
 
 const lendingScopes = { scopes: ['lending:read', 'lending:write'] };
@@ -161,9 +161,9 @@ interface VectorCase {
     totals: Record<string, string> | null;
   };
 }
-const vectors = JSON.parse(readFileSync('/work/shared/vectors/fineract-schedules.json', 'utf8')) as {
+const vectors = readVector<{
   cases: VectorCase[];
-};
+}>('fineract-schedules.json');
 
 /** The product a vector case's loan was made from, in `POST /v1/loanproducts` terms. */
 function productOfCase(c: VectorCase): Json {

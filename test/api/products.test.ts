@@ -2,10 +2,9 @@
  * Charge definitions and loan products through the app on the real database (spec § Loan product; § Lending
  * core reads and writes: /v1/charges, /v1/loanproducts; Shape A errors with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay), and `getProductForLoan`: the product built from each case's settings of
- * /work/shared/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/schedule.ts, give the
+ * ../shared/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/schedule.ts, give the
  * schedule Fineract asserted.
  */
-import { readFileSync } from 'node:fs';
 import Decimal from 'decimal.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
+import { readVector } from '../support/vectors';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
 
 const lendingScopes = { scopes: ['lending:read', 'lending:write', 'servicing:read', 'servicing:write'] };
@@ -578,10 +578,10 @@ interface VectorCase {
     periods: { period: number; dueDate: string; principalDue?: string | null; interestDue?: string | null }[];
   };
 }
-const vectors = JSON.parse(readFileSync('/work/shared/vectors/fineract-schedules.json', 'utf8')) as {
+const vectors = readVector<{
   e2eProductSettings: Json;
   cases: VectorCase[];
-};
+}>('fineract-schedules.json');
 
 /** The product a vector case's loan was made from: its settings in `POST /v1/loanproducts` terms. */
 function productOfCase(c: VectorCase): Json {

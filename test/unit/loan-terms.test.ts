@@ -2,7 +2,7 @@
  * Loan applications against their product (domain/lending/loan-terms.ts).
  *
  * Oracles:
- * - Published: every case of /work/shared/vectors/fineract-schedules.json, given as a loan application on a
+ * - Published: every case of ../shared/vectors/fineract-schedules.json, given as a loan application on a
  *   product with the case's settings, resolves to exactly the schedule domain/schedule.ts gives for the case's
  *   inputs (which unit/schedule.test.ts checks against Fineract's asserted rows).
  * - Fineract's rules and codes (`LoanApplicationValidator`, `LoanScheduleValidator`, commit 4198b0bc): each
