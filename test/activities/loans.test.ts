@@ -406,6 +406,7 @@ describe('lockLoanForMoney', () => {
       expectedDisbursementDate: '2025-03-15',
       approvedOnDate: null,
       disbursedOnDate: null,
+      disbursementChargesDue: '0.00',
     });
     await expectDomainError(
       rowsOf((tx) => lockLoanForMoney(tx, otherTenantId, loanId), otherTenantId),
