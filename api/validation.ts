@@ -9,7 +9,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { MiddlewareHandler, ValidationTargets } from 'hono';
 import { validator } from 'hono-openapi';
 import * as v from 'valibot';
-import { DomainError, fieldError } from '../domain/errors';
+import { DomainError, type FieldError, fieldError } from '../domain/errors';
 import type { AppEnv } from './env';
 
 function parameterName(target: string, path: StandardSchemaV1.Issue['path']): string {
@@ -86,6 +86,39 @@ export function jsonBody<S extends v.GenericSchema>(schema: S) {
     await next();
   };
   return [check, validate('json', schema)] as const;
+}
+
+/** Removes every occurrence of `value` (as text) from `message`; a blank value has nothing to hide. */
+function scrub(message: string, value: unknown): string {
+  if ((typeof value !== 'string' && typeof value !== 'number') || String(value).trim().length === 0)
+    return message;
+  return message.split(String(value)).join('[redacted]');
+}
+
+/**
+ * `jsonBody` whose field errors on the `redacted` parameters carry a null `value` and a message scrubbed of it,
+ * so a rejected sensitive value is never echoed (DESIGN §5 Error details: "identifier values are masked"; spec §
+ * Boarding rules). `replace`, when given, is asked first for every field error and may return the error to show
+ * instead (shown as returned, not scrubbed), or null to keep the usual handling.
+ */
+export function redactingJsonBody<S extends v.GenericSchema>(
+  schema: S,
+  redacted: readonly string[],
+  replace?: (error: FieldError) => FieldError | null,
+) {
+  const [contentType] = jsonBody(schema);
+  const check = validator('json', schema, (result) => {
+    if (result.success) return;
+    const err = issuesToError('json', result.error, result.data);
+    const errors = err.errors.map((e) => {
+      const replaced = replace?.(e);
+      if (replaced) return replaced;
+      if (!redacted.includes(e.parameterName)) return e;
+      return fieldError(e.parameterName, null, scrub(e.developerMessage, e.value));
+    });
+    throw new DomainError(err.code, errors.map((e) => e.developerMessage).join(' '), { errors });
+  });
+  return [contentType, check] as const;
 }
 
 /** Validates the query string against a strict object (unknown parameters → 400). */

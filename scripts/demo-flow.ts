@@ -4,19 +4,9 @@
  * exchange) and by the end-to-end test. Throws when a step answers other than expected.
  */
 
-export interface DemoCredential {
-  tenant: string;
-  clientId: string;
-  clientSecret: string;
-}
+import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
 
-export interface Exchange {
-  method: string;
-  path: string;
-  requestBody?: unknown;
-  status: number;
-  responseBody: unknown;
-}
+export type { DemoCredential, Exchange } from './http-client';
 
 export interface DemoResult {
   caseId: number;
@@ -33,23 +23,12 @@ export async function runDemoFlow(
   onExchange: (exchange: Exchange) => void = () => {},
 ): Promise<DemoResult> {
   const runId = Date.now().toString(36);
-  const tokenResponse = await fetch(`${baseUrl}/oauth2/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials&scope=servicing:read servicing:write',
-  });
-  const tokenBody = (await tokenResponse.json()) as { access_token: string };
-  onExchange({
-    method: 'POST',
-    path: '/oauth2/token',
-    requestBody: 'grant_type=client_credentials&scope=servicing:read servicing:write',
-    status: tokenResponse.status,
-    responseBody: { ...tokenBody, access_token: `${tokenBody.access_token?.slice(0, 12)}…` },
-  });
-  if (tokenResponse.status !== 200) throw new Error(`token request answered ${tokenResponse.status}`);
+  const session = {
+    baseUrl,
+    accessToken: await requestToken(baseUrl, credential, 'servicing:read servicing:write', onExchange),
+    tenant: credential.tenant,
+    actor: 'demo.agent',
+  };
 
   const send = async (
     method: string,
@@ -58,17 +37,7 @@ export async function runDemoFlow(
     expected: number,
     idempotencyKey?: string,
   ) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${tokenBody.access_token}`,
-        'service-tenant': credential.tenant,
-        'service-actor': 'demo.agent',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    const response = await apiRequest(session, method, path, body, idempotencyKey);
     // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field and checked by the caller
     const responseBody = (await response.json()) as Record<string, any>;
     onExchange({ method, path, requestBody: body, status: response.status, responseBody });

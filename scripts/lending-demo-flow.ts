@@ -20,7 +20,7 @@
  * test/e2e/boarding.test.ts. Throws when a step answers other than expected.
  */
 import { randomBytes } from 'node:crypto';
-import type { DemoCredential, Exchange } from './demo-flow';
+import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
 
 /** What the flow boards (inputs, not answers of the service). */
 export const lendingDemoTerms = {
@@ -87,24 +87,12 @@ export async function runLendingDemoFlow(
   const terms = lendingDemoTerms;
   const scope = 'lending:read lending:write';
 
-  const tokenBodyText = `grant_type=client_credentials&scope=${scope}`;
-  const tokenResponse = await fetch(`${baseUrl}/oauth2/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: tokenBodyText,
-  });
-  const tokenBody = (await tokenResponse.json()) as { access_token: string };
-  onExchange({
-    method: 'POST',
-    path: '/oauth2/token',
-    requestBody: tokenBodyText,
-    status: tokenResponse.status,
-    responseBody: { ...tokenBody, access_token: `${tokenBody.access_token?.slice(0, 12)}…` },
-  });
-  if (tokenResponse.status !== 200) throw new Error(`token request answered ${tokenResponse.status}`);
+  const session = {
+    baseUrl,
+    accessToken: await requestToken(baseUrl, credential, scope, onExchange),
+    tenant: credential.tenant,
+    actor: 'migration.agent',
+  };
 
   const send = async (
     method: string,
@@ -116,17 +104,7 @@ export async function runLendingDemoFlow(
     shownBody: unknown = body,
   ): Promise<JsonBody> => {
     for (let attempt = 1; ; attempt++) {
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${tokenBody.access_token}`,
-          'service-tenant': credential.tenant,
-          'service-actor': 'migration.agent',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      const response = await apiRequest(session, method, path, body, idempotencyKey);
       const responseBody = (await response.json()) as JsonBody;
       onExchange({ method, path, requestBody: shownBody, status: response.status, responseBody });
       // a 429, or a 409 for the same key still in flight, says when to try again; anything else is the answer

@@ -9,7 +9,12 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../domain/lending/decimal-text';
-import type { ConfigurationStatus, LmsConfig, PaymentAllocationRule } from '../../domain/lending/products';
+import type {
+  ConfigurationStatus,
+  LmsConfig,
+  LoanProductSettings,
+  PaymentAllocationRule,
+} from '../../domain/lending/products';
 import {
   amortizationTypes,
   daysInMonthTypes,
@@ -96,7 +101,7 @@ export async function listCharges(db: Db, tenantId: string): Promise<ChargeView[
 }
 
 /** A loan product as the API shows it (spec § Loan product, plus the calculation settings and charges). */
-export interface LoanProductView {
+export interface LoanProductView extends LoanProductSettings {
   id: number;
   name: string;
   shortName: string;
@@ -107,25 +112,10 @@ export interface LoanProductView {
   principal: string;
   minPrincipal: string | null;
   maxPrincipal: string | null;
-  numberOfRepayments: number;
-  minNumberOfRepayments: number | null;
-  maxNumberOfRepayments: number | null;
   /** Nominal rate in percent per `interestRateFrequencyType` (a JSON number, spec § Loan product). */
   interestRatePerPeriod: number;
   minInterestRatePerPeriod: number | null;
   maxInterestRatePerPeriod: number | null;
-  repaymentEvery: number;
-  repaymentFrequencyType: number;
-  interestRateFrequencyType: number;
-  interestType: number;
-  amortizationType: number;
-  interestCalculationPeriodType: number;
-  allowPartialPeriodInterestCalcualtion: boolean;
-  daysInYearType: number;
-  daysInMonthType: number;
-  graceOnPrincipalPayment: number;
-  graceOnInterestPayment: number;
-  transactionProcessingStrategyCode: string;
   /** The advanced strategy's rules (null for other strategies). */
   paymentAllocation: PaymentAllocationRule[] | null;
   charges: ChargeView[];

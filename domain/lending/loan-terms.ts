@@ -74,6 +74,8 @@ import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateD
 import {
   amortizationTypes,
   type ConfigurationStatus,
+  decimalRule,
+  type Fail,
   interestCalculationPeriodTypes,
   interestTypes,
   type LmsConfig,
@@ -318,8 +320,6 @@ export function parseLoanDate(
 
 // ---- the application ------------------------------------------------------------------------------------------
 
-type Fail = (parameterName: string, value: unknown, message: string, rule: string) => void;
-
 function collector(errors: FieldError[]): Fail {
   return (parameterName, value, message, rule) =>
     errors.push(
@@ -340,34 +340,8 @@ function moneyOf(
   fail: Fail,
   options: { positive: boolean },
 ): bigint | null {
-  const shape = decimalShape(value);
-  if (!shape) {
-    fail(
-      name,
-      value,
-      `${name} must be a non-negative decimal number such as "1000" or "12.5".`,
-      'invalid.decimal',
-    );
-    return null;
-  }
-  if (options.positive && isZeroDecimalText(value)) {
-    fail(name, value, `${name} must be greater than zero.`, 'not.greater.than.zero');
-    return null;
-  }
-  if (shape.integerDigits > moneyDigits.integer) {
-    fail(name, value, `${name} must have at most ${moneyDigits.integer} integer digits.`, 'too.large');
-    return null;
-  }
-  if (shape.fractionDigits > digits) {
-    fail(
-      name,
-      value,
-      `${name} has more fraction digits than the currency allows (${digits}).`,
-      'too.many.fraction.digits',
-    );
-    return null;
-  }
-  return parseDecimalToMinor(value, digits);
+  const limits = { positive: options.positive, ...moneyDigits, currencyDigits: digits };
+  return decimalRule(value, name, limits, fail) ? parseDecimalToMinor(value, digits) : null;
 }
 
 function inRange<T>(

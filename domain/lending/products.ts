@@ -17,6 +17,7 @@
  * minor unit and amounts may not carry more fraction digits (DESIGN §5 Currencies), and with no fraction digits
  * and `inMultiplesOf` > 0 the default principal must be a multiple of it (domain/schedule.ts rejects others).
  */
+import { type PaymentAllocationRule as AllocationRuleName, paymentAllocationRules } from '../allocation';
 import { type FieldError, fieldError } from '../errors';
 import { minorUnitDigits, parseDecimalToMinor } from '../money';
 import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateDigits } from './decimal-text';
@@ -57,22 +58,13 @@ export type TransactionProcessingStrategyCode = (typeof transactionProcessingStr
 /** The strategy whose order comes from `paymentAllocation`. */
 export const advancedPaymentAllocationStrategy = 'advanced-payment-allocation-strategy';
 
-/** Fineract `PaymentAllocationType`: a due-ness (past due, due, in advance) and a component. */
-export const paymentAllocationTypes = [
-  'PAST_DUE_PENALTY',
-  'PAST_DUE_FEE',
-  'PAST_DUE_PRINCIPAL',
-  'PAST_DUE_INTEREST',
-  'DUE_PENALTY',
-  'DUE_FEE',
-  'DUE_PRINCIPAL',
-  'DUE_INTEREST',
-  'IN_ADVANCE_PENALTY',
-  'IN_ADVANCE_FEE',
-  'IN_ADVANCE_PRINCIPAL',
-  'IN_ADVANCE_INTEREST',
-] as const;
-export type PaymentAllocationType = (typeof paymentAllocationTypes)[number];
+/**
+ * Fineract `PaymentAllocationType`: a due-ness (past due, due, in advance) and a component. The one list is
+ * domain/allocation.ts `paymentAllocationRules`.
+ */
+export const paymentAllocationTypes = paymentAllocationRules;
+/** One of `paymentAllocationTypes` (domain/allocation.ts `PaymentAllocationRule`). */
+export type PaymentAllocationType = AllocationRuleName;
 
 /** Fineract `PaymentAllocationTransactionType`: which transactions a rule allocates (DEFAULT: all others). */
 export const paymentAllocationTransactionTypes = [
@@ -226,8 +218,32 @@ export const productLimits = {
   installmentAmountInMultiplesOf: 1_000_000,
 } as const;
 
+/**
+ * A product's repayment and interest settings as Fineract codes, the same in the definition it is created from
+ * (`LoanProductDefinition`) and the view it is read back as (db/queries/products.ts `LoanProductView`).
+ */
+export interface LoanProductSettings {
+  /** Integers ≥ 1. */
+  numberOfRepayments: number;
+  minNumberOfRepayments: number | null;
+  maxNumberOfRepayments: number | null;
+  repaymentEvery: number;
+  repaymentFrequencyType: number;
+  interestRateFrequencyType: number;
+  interestType: number;
+  amortizationType: number;
+  interestCalculationPeriodType: number;
+  allowPartialPeriodInterestCalcualtion: boolean;
+  daysInYearType: number;
+  daysInMonthType: number;
+  /** Integers ≥ 0 and below `numberOfRepayments`. */
+  graceOnPrincipalPayment: number;
+  graceOnInterestPayment: number;
+  transactionProcessingStrategyCode: string;
+}
+
 /** A loan product as `POST /v1/loanproducts` takes it, after JSON numbers became decimal strings. */
-export interface LoanProductDefinition {
+export interface LoanProductDefinition extends LoanProductSettings {
   /** 1–100 characters. */
   name: string;
   /** 1–4 characters (Fineract `shortName`). */
@@ -244,27 +260,10 @@ export interface LoanProductDefinition {
   principal: string;
   minPrincipal: string | null;
   maxPrincipal: string | null;
-  /** Integers ≥ 1. */
-  numberOfRepayments: number;
-  minNumberOfRepayments: number | null;
-  maxNumberOfRepayments: number | null;
   /** Nominal rates in percent per `interestRateFrequencyType`, decimal strings ≥ 0 (≤ 8 fraction digits). */
   interestRatePerPeriod: string;
   minInterestRatePerPeriod: string | null;
   maxInterestRatePerPeriod: string | null;
-  repaymentEvery: number;
-  repaymentFrequencyType: number;
-  interestRateFrequencyType: number;
-  interestType: number;
-  amortizationType: number;
-  interestCalculationPeriodType: number;
-  allowPartialPeriodInterestCalcualtion: boolean;
-  daysInYearType: number;
-  daysInMonthType: number;
-  /** Integers ≥ 0 and below `numberOfRepayments`. */
-  graceOnPrincipalPayment: number;
-  graceOnInterestPayment: number;
-  transactionProcessingStrategyCode: string;
   /** Advanced strategy only; null = DESIGN §5's default order. */
   paymentAllocation: PaymentAllocationRule[] | null;
   lmsConfig: LmsConfigInput | null;
@@ -643,7 +642,8 @@ function lmsConfigErrors(
   return errors;
 }
 
-type Fail = (parameterName: string, value: unknown, message: string, rule: string) => void;
+/** Records one field error: the parameter, the value refused, the message and the Fineract rule suffix. */
+export type Fail = (parameterName: string, value: unknown, message: string, rule: string) => void;
 
 function textRule(value: string, name: string, max: number, fail: Fail): void {
   if (value.trim().length === 0) fail(name, value, `${name} must not be blank.`, 'cannot.be.blank');
@@ -670,7 +670,12 @@ function codeRule(
     fail(name, value, `${name} must be one of: ${meaning}.`, 'is.not.one.of.expected.enumerations');
 }
 
-function decimalRule(
+/**
+ * Checks a decimal text against its storage limits, reporting the first broken rule through `fail`: the shape,
+ * zero when `positive`, the integer digits, then the fraction digits (`currencyDigits` when given, with the
+ * currency message, else `fraction`). True when acceptable.
+ */
+export function decimalRule(
   value: string,
   name: string,
   limits: { positive: boolean; integer: number; fraction: number; currencyDigits: number | null },

@@ -7,7 +7,6 @@
  * "identifier values are masked"), and a raw account or card number field gets a message saying
  * where such numbers belong.
  */
-import { validator } from 'hono-openapi';
 import type * as v from 'valibot';
 import {
   customerExists,
@@ -16,8 +15,9 @@ import {
   listCustomerRestrictions,
   listCustomers,
 } from '../../../db/queries/customers';
+import type { Permission } from '../../../domain/auth';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
-import { DomainError, fieldError, notFound } from '../../../domain/errors';
+import { type FieldError, fieldError, notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
@@ -48,7 +48,7 @@ import {
   verifiedInstrumentResponse,
   verifyInstrumentBody,
 } from '../../schemas/customers';
-import { issuesToError, jsonBody, noQuery, pathParams, queryParams } from '../../validation';
+import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
 
 const tags = ['Lending: customers'];
@@ -57,32 +57,36 @@ const historyRoute = '/v1/customers/:customerId/history';
 /** Fields a vault keeps: sending one is refused with a message pointing at `providerTokenRef`. */
 const rawAccountFields = new Set(['accountNumber', 'cardNumber', 'routingNumber', 'pan', 'iban', 'cvv']);
 
-/** Removes every occurrence of `value` (as text) from `message`. */
-function scrub(message: string, value: unknown): string {
-  if ((typeof value !== 'string' && typeof value !== 'number') || String(value).length === 0) return message;
-  return message.split(String(value)).join('[redacted]');
+/** The vault's explanation for a raw account or card number field; null for any other field error. */
+function rawAccountFieldError(error: FieldError): FieldError | null {
+  if (!rawAccountFields.has(error.parameterName)) return null;
+  const message = `${error.parameterName} must never be sent: raw account and card numbers stay with the vault provider; send its providerTokenRef.`;
+  return fieldError(error.parameterName, null, message);
+}
+
+/** `redactingJsonBody` that also answers raw account fields with `rawAccountFieldError`. */
+function guardedJsonBody<S extends v.GenericSchema>(schema: S, redacted: readonly string[]) {
+  return redactingJsonBody(schema, redacted, rawAccountFieldError);
 }
 
 /**
- * A JSON body validator like `jsonBody` whose field errors on `redacted` parameters carry a null
- * `value` and a message scrubbed of it.
+ * The middleware of a write on a customer's sub-resource, after its `doc`: the `lending:write` permission check,
+ * the path (`params`), no query, the body through `guardedJsonBody` and Idempotency-Key replays.
  */
-function guardedJsonBody<S extends v.GenericSchema>(schema: S, redacted: readonly string[]) {
-  const [contentType] = jsonBody(schema);
-  const check = validator('json', schema, (result) => {
-    if (result.success) return;
-    const err = issuesToError('json', result.error, result.data);
-    const errors = err.errors.map((e) => {
-      if (rawAccountFields.has(e.parameterName)) {
-        const message = `${e.parameterName} must never be sent: raw account and card numbers stay with the vault provider; send its providerTokenRef.`;
-        return fieldError(e.parameterName, null, message);
-      }
-      if (!redacted.includes(e.parameterName)) return e;
-      return fieldError(e.parameterName, null, scrub(e.developerMessage, e.value));
-    });
-    throw new DomainError(err.code, errors.map((e) => e.developerMessage).join(' '), { errors });
-  });
-  return [contentType, check] as const;
+function customerWrite<P extends v.GenericSchema, S extends v.GenericSchema>(
+  permission: Permission,
+  params: P,
+  body: S,
+  redacted: readonly string[],
+  idempotency: { blindFields?: readonly string[] } = {},
+) {
+  return [
+    requires('lending:write', permission),
+    pathParams(params),
+    noQuery(),
+    ...guardedJsonBody(body, redacted),
+    idempotent(idempotency),
+  ] as const;
 }
 
 export const customerRoutes = factory
@@ -174,11 +178,9 @@ export const customerRoutes = factory
       mutation: true,
       responses: { 201: { description: 'Identifier recorded', schema: createdIdentifierResponse } },
     }),
-    requires('lending:write', 'CREATE_CUSTOMERIDENTIFIER'),
-    pathParams(customerIdParam),
-    noQuery(),
-    ...guardedJsonBody(createIdentifierBody, ['value']),
-    idempotent({ blindFields: ['value'] }),
+    ...customerWrite('CREATE_CUSTOMERIDENTIFIER', customerIdParam, createIdentifierBody, ['value'], {
+      blindFields: ['value'],
+    }),
     async (c) => {
       const { customerId } = c.req.valid('param');
       const body = c.req.valid('json');
@@ -210,11 +212,7 @@ export const customerRoutes = factory
       mutation: true,
       responses: { 201: { description: 'Consent recorded', schema: createdConsentResponse } },
     }),
-    requires('lending:write', 'CREATE_CUSTOMERCONSENT'),
-    pathParams(customerIdParam),
-    noQuery(),
-    ...guardedJsonBody(createConsentBody, ['evidenceRef']),
-    idempotent(),
+    ...customerWrite('CREATE_CUSTOMERCONSENT', customerIdParam, createConsentBody, ['evidenceRef']),
     async (c) => {
       const { customerId } = c.req.valid('param');
       const body = c.req.valid('json');
@@ -242,11 +240,10 @@ export const customerRoutes = factory
       mutation: true,
       responses: { 201: { description: 'Instrument recorded', schema: createdInstrumentResponse } },
     }),
-    requires('lending:write', 'CREATE_PAYMENTINSTRUMENT'),
-    pathParams(customerIdParam),
-    noQuery(),
-    ...guardedJsonBody(createInstrumentBody, ['providerTokenRef', 'lastFour']),
-    idempotent(),
+    ...customerWrite('CREATE_PAYMENTINSTRUMENT', customerIdParam, createInstrumentBody, [
+      'providerTokenRef',
+      'lastFour',
+    ]),
     async (c) => {
       const { customerId } = c.req.valid('param');
       const body = c.req.valid('json');
@@ -280,11 +277,9 @@ export const customerRoutes = factory
       mutation: true,
       responses: { 200: { description: 'Instrument verified', schema: verifiedInstrumentResponse } },
     }),
-    requires('lending:write', 'VERIFY_PAYMENTINSTRUMENT'),
-    pathParams(instrumentParams),
-    noQuery(),
-    ...guardedJsonBody(verifyInstrumentBody, ['verificationSource']),
-    idempotent(),
+    ...customerWrite('VERIFY_PAYMENTINSTRUMENT', instrumentParams, verifyInstrumentBody, [
+      'verificationSource',
+    ]),
     async (c) => {
       const { customerId, instrumentId } = c.req.valid('param');
       const body = c.req.valid('json');
@@ -311,11 +306,7 @@ export const customerRoutes = factory
       mutation: true,
       responses: { 201: { description: 'Restriction applied', schema: appliedRestrictionResponse } },
     }),
-    requires('lending:write', 'CREATE_RESTRICTION'),
-    pathParams(customerIdParam),
-    noQuery(),
-    ...guardedJsonBody(applyRestrictionBody, ['reason']),
-    idempotent(),
+    ...customerWrite('CREATE_RESTRICTION', customerIdParam, applyRestrictionBody, ['reason']),
     async (c) => {
       const { customerId } = c.req.valid('param');
       const body = c.req.valid('json');
@@ -363,11 +354,7 @@ export const customerRoutes = factory
       mutation: true,
       responses: { 200: { description: 'Restriction released', schema: releasedRestrictionResponse } },
     }),
-    requires('lending:write', 'RELEASE_RESTRICTION'),
-    pathParams(restrictionParams),
-    noQuery(),
-    ...guardedJsonBody(releaseRestrictionBody, ['reason']),
-    idempotent(),
+    ...customerWrite('RELEASE_RESTRICTION', restrictionParams, releaseRestrictionBody, ['reason']),
     async (c) => {
       const { customerId, restrictionId } = c.req.valid('param');
       const { reason } = c.req.valid('json');

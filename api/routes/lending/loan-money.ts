@@ -9,10 +9,8 @@
  * payment, its current allocation); the same `externalRecordRef` with other content → 409
  * `error.msg.external.record.ref.conflict`.
  */
-import { validator } from 'hono-openapi';
-import type * as v from 'valibot';
 import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/ledger';
-import { DomainError, notFound } from '../../../domain/errors';
+import { notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
@@ -31,27 +29,10 @@ import {
   redactedMoneyFields,
   summaryQuery,
 } from '../../schemas/money';
-import { issuesToError, jsonBody, noQuery, pathParams, queryParams } from '../../validation';
+import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
 
 const tags = ['Lending: loan money'];
-
-/**
- * `jsonBody` whose field errors on `redactedMoneyFields` carry a null `value`, so a rejected reference or note
- * that looks like an identifier or account number is never echoed (spec § Boarding rules).
- */
-function redactingJsonBody<S extends v.GenericSchema>(schema: S) {
-  const [contentType] = jsonBody(schema);
-  const check = validator('json', schema, (result) => {
-    if (result.success) return;
-    const err = issuesToError('json', result.error, result.data);
-    const errors = err.errors.map((e) =>
-      (redactedMoneyFields as readonly string[]).includes(e.parameterName) ? { ...e, value: null } : e,
-    );
-    throw new DomainError(err.code, err.message, { errors });
-  });
-  return [contentType, check] as const;
-}
 
 export const loanMoneyRoutes = factory
   .createApp()
@@ -84,7 +65,7 @@ export const loanMoneyRoutes = factory
     requires('lending:write', 'RECORD_LMS_FUNDING'),
     pathParams(loanIdParam),
     noQuery(),
-    ...redactingJsonBody(recordFundingBody),
+    ...redactingJsonBody(recordFundingBody, redactedMoneyFields),
     idempotent(),
     async (c) => {
       const { loanId } = c.req.valid('param');
@@ -162,7 +143,7 @@ export const loanMoneyRoutes = factory
     requires('lending:write', 'RECORD_LMS_PAYMENT'),
     pathParams(loanIdParam),
     noQuery(),
-    ...redactingJsonBody(recordPaymentBody),
+    ...redactingJsonBody(recordPaymentBody, redactedMoneyFields),
     idempotent(),
     async (c) => {
       const { loanId } = c.req.valid('param');

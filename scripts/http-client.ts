@@ -1,0 +1,80 @@
+/**
+ * The plain-HTTP client the demo flows share (scripts/demo-flow.ts, scripts/lending-demo-flow.ts): the
+ * client-credentials token request and one authenticated JSON request. Checking the answers is the flows' job.
+ */
+
+/** A tenant's API client as the flows authenticate with it. */
+export interface DemoCredential {
+  tenant: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** One request and its answer, as the flows report them to `onExchange`. */
+export interface Exchange {
+  method: string;
+  path: string;
+  requestBody?: unknown;
+  status: number;
+  responseBody: unknown;
+}
+
+/** Who a flow's requests go to and come from: the bearer token, the tenant and the `Service-Actor`. */
+export interface ApiSession {
+  baseUrl: string;
+  accessToken: string;
+  tenant: string;
+  actor: string;
+}
+
+/**
+ * Requests a client-credentials token for `scope` and reports the exchange (the token shortened to 12
+ * characters). Throws unless the answer is 200; returns the access token.
+ */
+export async function requestToken(
+  baseUrl: string,
+  credential: DemoCredential,
+  scope: string,
+  onExchange: (exchange: Exchange) => void,
+): Promise<string> {
+  const tokenBodyText = `grant_type=client_credentials&scope=${scope}`;
+  const tokenResponse = await fetch(`${baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: tokenBodyText,
+  });
+  const tokenBody = (await tokenResponse.json()) as { access_token: string };
+  onExchange({
+    method: 'POST',
+    path: '/oauth2/token',
+    requestBody: tokenBodyText,
+    status: tokenResponse.status,
+    responseBody: { ...tokenBody, access_token: `${tokenBody.access_token?.slice(0, 12)}…` },
+  });
+  if (tokenResponse.status !== 200) throw new Error(`token request answered ${tokenResponse.status}`);
+  return tokenBody.access_token;
+}
+
+/** One authenticated request of `session`, with a JSON body unless `body` is undefined. */
+export function apiRequest(
+  session: ApiSession,
+  method: string,
+  path: string,
+  body: unknown,
+  idempotencyKey?: string,
+): Promise<Response> {
+  return fetch(`${session.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${session.accessToken}`,
+      'service-tenant': session.tenant,
+      'service-actor': session.actor,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
