@@ -12,6 +12,7 @@ export default defineConfig({
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: '.data/vitest-report.json' }]]
       : ['default'],
+    setupFiles: ['test/support/fast-check-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
