@@ -19,7 +19,7 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
-import { readVector } from '../support/vectors';
+import { productBodyOfVectorCase, readVector } from '../support/vectors';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
 
 const lendingScopes = { scopes: ['lending:read', 'lending:write', 'servicing:read', 'servicing:write'] };
@@ -583,37 +583,8 @@ const vectors = readVector<{
   cases: VectorCase[];
 }>('fineract-schedules.json');
 
-/** The product a vector case's loan was made from: its settings in `POST /v1/loanproducts` terms. */
-function productOfCase(c: VectorCase): Json {
-  const i = c.inputs;
-  return {
-    name: `Vector ${c.id}`.slice(0, 100),
-    shortName: 'VEC',
-    currencyCode: i.currency.code,
-    digitsAfterDecimal: i.currency.digitsAfterDecimal,
-    inMultiplesOf: i.currency.inMultiplesOf,
-    installmentAmountInMultiplesOf: i.installmentAmountInMultiplesOf,
-    principal: i.principal,
-    numberOfRepayments: i.numberOfRepayments,
-    interestRatePerPeriod: i.interestRatePerPeriod,
-    repaymentEvery: i.repaymentEvery,
-    repaymentFrequencyType: i.repaymentFrequencyType,
-    interestRateFrequencyType: i.interestRateFrequencyType,
-    interestType: i.interestType,
-    amortizationType: i.amortizationType,
-    interestCalculationPeriodType: i.interestCalculationPeriodType,
-    allowPartialPeriodInterestCalcualtion: i.allowPartialPeriodInterestCalcualtion,
-    daysInYearType: i.daysInYearType,
-    daysInMonthType: i.daysInMonthType,
-    graceOnPrincipalPayment: i.graceOnPrincipalPayment,
-    graceOnInterestPayment: i.graceOnInterestPayment,
-    transactionProcessingStrategyCode: i.transactionProcessingStrategyCode,
-    isInterestRecalculationEnabled: i.isInterestRecalculationEnabled,
-    charges: i.charges,
-    locale: 'en',
-    lmsConfig: consumerConfig,
-  };
-}
+/** The product a vector case's loan was made from, in `POST /v1/loanproducts` terms. */
+const productOfCase = (c: VectorCase): Json => productBodyOfVectorCase(c, consumerConfig);
 
 describe('getProductForLoan', () => {
   it('finds the published vectors’ products in e2eProductSettings terms', () => {
