@@ -3,3 +3,4 @@ export * from './customers';
 export * from './lending';
 export * from './platform';
 export * from './servicing';
+export * from './webhooks';

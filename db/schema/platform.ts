@@ -4,7 +4,7 @@
  * look-up), so they carry no row-level security; the idempotency store does.
  */
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
 
 export const serviceEnvironment = pgEnum('service_environment', ['sandbox', 'production']);
@@ -115,6 +115,8 @@ export const outboxEvents = pgTable(
     data: jsonb().notNull(),
     /** Business key that makes a retried write a no-op, e.g. `case/12/closed`. */
     dedupeKey: text().notNull(),
+    /** Set for `webhook.test`: delivered to this subscription only, whatever its event types. */
+    targetSubscriptionId: bigint({ mode: 'number' }),
     publishedAt: instant(),
   },
   (t) => [
