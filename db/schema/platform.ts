@@ -4,7 +4,17 @@
  * look-up), so they carry no row-level security; the idempotency store does.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
 
 export const serviceEnvironment = pgEnum('service_environment', ['sandbox', 'production']);
