@@ -1,0 +1,98 @@
+/**
+ * Where webhooks may be sent (DESIGN-processes P2 URLs; OWASP SSRF Prevention Cheat Sheet).
+ *
+ * - production: `https` only, and never to loopback, private (RFC 1918, RFC 4193 unique-local),
+ *   link-local (incl. the cloud metadata address 169.254.169.254 and fd00:ec2::254), carrier-grade
+ *   NAT, unspecified, multicast, broadcast or reserved addresses;
+ * - sandbox: `http` is also allowed, and so are loopback addresses and `localhost`, so integrators
+ *   can develop against a receiver on their own machine. The other blocked ranges stay blocked.
+ *
+ * `checkWebhookUrl` judges the URL as written (at create and PATCH); `checkResolvedAddress` judges
+ * each address the host resolves to, at delivery time, after DNS (a name may point anywhere).
+ * Pure: no DNS here; the delivery activity resolves and calls `checkResolvedAddress`.
+ */
+import ipaddr from 'ipaddr.js';
+
+export type WebhookEnvironment = 'sandbox' | 'production';
+
+export type UrlVerdict = { ok: true } | { ok: false; reason: string };
+
+/** ipaddr.js ranges that are never a webhook destination, in any environment. */
+const alwaysBlocked = new Set([
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'private',
+  'uniqueLocal',
+  'carrierGradeNat',
+  'reserved',
+  'benchmarking',
+  'amt',
+  'as112',
+  'as112v6',
+  'deprecated',
+  'orchid2',
+  'droneRemoteIdProtocolEntityTags',
+  'ipv4Mapped',
+  'rfc6145',
+  'rfc6052',
+  '6to4',
+  'teredo',
+  'discard',
+]);
+
+const maxUrlLength = 2048;
+
+/**
+ * Whether `address` (an IP literal) may receive a webhook in `environment`. IPv4-mapped IPv6
+ * addresses are judged as the IPv4 address they carry. A string that is not an IP → not ok.
+ */
+export function checkResolvedAddress(address: string, environment: WebhookEnvironment): UrlVerdict {
+  if (!ipaddr.isValid(address)) return { ok: false, reason: 'not an IP address' };
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  if (range === 'loopback') {
+    return environment === 'sandbox'
+      ? { ok: true }
+      : { ok: false, reason: 'loopback addresses are not allowed in production' };
+  }
+  if (alwaysBlocked.has(range)) return { ok: false, reason: `${range} addresses are not allowed` };
+  return { ok: true };
+}
+
+/** The host of a URL without IPv6 brackets, lower-cased. */
+function hostOf(url: URL): string {
+  const host = url.hostname.toLowerCase();
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+/**
+ * Whether `raw` may be a subscription's URL in `environment`: an absolute `https` URL (or `http`
+ * in sandbox) without credentials, at most 2048 characters, whose host, when it is an IP literal
+ * or `localhost`, passes `checkResolvedAddress`. Names are checked again after DNS at delivery.
+ */
+export function checkWebhookUrl(raw: string, environment: WebhookEnvironment): UrlVerdict {
+  if (raw.length > maxUrlLength) return { ok: false, reason: `longer than ${maxUrlLength} characters` };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'not an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && !(environment === 'sandbox' && url.protocol === 'http:')) {
+    return {
+      ok: false,
+      reason: environment === 'production' ? 'must use https' : 'must use https or http',
+    };
+  }
+  if (url.username || url.password) return { ok: false, reason: 'must not carry credentials' };
+  const host = hostOf(url);
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    return environment === 'sandbox'
+      ? { ok: true }
+      : { ok: false, reason: 'loopback addresses are not allowed in production' };
+  }
+  if (ipaddr.isValid(host)) return checkResolvedAddress(host, environment);
+  return { ok: true };
+}
