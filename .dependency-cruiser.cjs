@@ -1,0 +1,102 @@
+/**
+ * Layer rules (DESIGN §1 folder table, STYLE §3, DESIGN-processes P0 "Layer rules are linted"),
+ * checked by `npm run lint` with dependency-cruiser. Biome's `noRestrictedImports` cannot tell a
+ * type-only import from a value import; these rules can, which is what "workflows import only types
+ * from activities/" needs. `test/unit/layer-rules.test.ts` shows each rule failing on a violation.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ imports nothing of ours outside domain/ (DESIGN §1).',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { path: '^(activities|api|db|workers|workflows|scripts|test|receiver|bench)/' },
+    },
+    {
+      name: 'domain-no-io-libraries',
+      comment: 'domain/ is deterministic: no database, HTTP, Temporal or logging library.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: {
+        path: 'node_modules/(drizzle-orm|postgres|hono|@hono|@temporalio|pino)/',
+      },
+    },
+    {
+      name: 'workflow-imports-only-types-of-io-layers',
+      comment:
+        'workflows/ (except the client ports) import activities/, db/, api/ and workers/ as types only; values would pull I/O into the deterministic bundle (STYLE §3, §13.1).',
+      severity: 'error',
+      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|shared/client-[^/]+)\\.ts$' },
+      to: { path: '^(activities|db|api|workers|scripts)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'workflow-never-imports-a-client-port',
+      comment:
+        'client.ts starts and signals processes with @temporalio/client: never part of the workflow bundle.',
+      severity: 'error',
+      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|shared/client-[^/]+)\\.ts$' },
+      to: {
+        path: '^workflows/([^/]+/client|shared/client-[^/]+)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'workflow-no-client-or-worker-sdk',
+      comment: 'Workflow code runs in the sandbox: only @temporalio/workflow and @temporalio/common.',
+      severity: 'error',
+      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|shared/client-[^/]+)\\.ts$' },
+      to: {
+        path: 'node_modules/@temporalio/(client|worker|activity|testing)/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'api-no-transactions-or-sql',
+      comment:
+        'api/ reads through db/queries and writes through activities/: no transaction helper, no query builder, no driver (STYLE §3).',
+      severity: 'error',
+      from: { path: '^api/' },
+      to: {
+        path: ['^db/tenant-tx\\.ts$', 'node_modules/(drizzle-orm|postgres)/'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'api-no-workflow-code',
+      comment:
+        'api/ reaches a process through its client.ts, messages.ts and types.ts, never its workflow.ts as a value.',
+      severity: 'error',
+      from: { path: '^api/' },
+      to: { path: '^workflows/[^/]+/workflow\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'operations-do-not-know-the-edges',
+      comment: 'activities/ and db/ never import the HTTP layer, the workers or scripts.',
+      severity: 'error',
+      from: { path: '^(activities|db)/' },
+      to: { path: '^(api|workers|scripts)/' },
+    },
+    {
+      name: 'db-below-activities',
+      comment: 'db/ imports only domain/ and db/.',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^(activities|workflows)/' },
+    },
+    {
+      name: 'receiver-is-dependency-free',
+      comment: 'receiver/ is copied by integrators: Node built-ins only.',
+      severity: 'error',
+      from: { path: '^receiver/' },
+      to: { dependencyTypesNot: ['core'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|\\.data|\\.tools)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,104 @@
+/**
+ * The layer rules of `.dependency-cruiser.cjs` (DESIGN-processes P0 "Layer rules are linted") fail
+ * on a violating import: probe files with one violation each are written into the real folders,
+ * checked with the same command `npm run lint` runs, and removed. The allowed forms (type-only
+ * imports of activities/ from a workflow, a workflow importing domain/) must pass.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../workers/config';
+
+interface Probe {
+  file: string;
+  source: string;
+  /** The rule that must report it, or null when the probe is allowed. */
+  rule: string | null;
+}
+
+function runDepcruise(files: string[]): { status: number | null; output: string } {
+  const result = spawnSync(
+    path.join(projectRoot, 'node_modules', '.bin', 'depcruise'),
+    ['--config', '.dependency-cruiser.cjs', ...files],
+    { cwd: projectRoot, encoding: 'utf8' },
+  );
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describe('layer rules', () => {
+  it('reports each forbidden import and accepts the allowed ones', () => {
+    const tag = randomBytes(4).toString('hex');
+    const probes: Probe[] = [
+      {
+        file: `domain/zz-probe-${tag}-db.ts`,
+        source: "import { createDb } from '../db/client';\nexport const probe = createDb;\n",
+        rule: 'domain-is-pure',
+      },
+      {
+        file: `domain/zz-probe-${tag}-io.ts`,
+        source: "import { sql } from 'drizzle-orm';\nexport const probe = sql;\n",
+        rule: 'domain-no-io-libraries',
+      },
+      {
+        file: `workflows/shared/zz-probe-${tag}-value.ts`,
+        source:
+          "import { createActivities } from '../../activities';\nexport const probe = createActivities;\n",
+        rule: 'workflow-imports-only-types-of-io-layers',
+      },
+      {
+        file: `workflows/shared/zz-probe-${tag}-sdk.ts`,
+        source: "import { Client } from '@temporalio/client';\nexport const probe = Client;\n",
+        rule: 'workflow-no-client-or-worker-sdk',
+      },
+      {
+        file: `api/zz-probe-${tag}-tx.ts`,
+        source:
+          "import { withTenantTransaction } from '../db/tenant-tx';\nexport const probe = withTenantTransaction;\n",
+        rule: 'api-no-transactions-or-sql',
+      },
+      {
+        file: `api/zz-probe-${tag}-sql.ts`,
+        source: "import postgres from 'postgres';\nexport const probe = postgres;\n",
+        rule: 'api-no-transactions-or-sql',
+      },
+      {
+        file: `activities/zz-probe-${tag}-edge.ts`,
+        source: "import { createApp } from '../api/app';\nexport const probe = createApp;\n",
+        rule: 'operations-do-not-know-the-edges',
+      },
+      {
+        file: `workflows/shared/zz-probe-${tag}-types.ts`,
+        source:
+          "import type { Activities } from '../../activities';\nimport { workflowNow } from './time';\nexport type Probe = Activities;\nexport const probe = workflowNow;\n",
+        rule: null,
+      },
+    ];
+    try {
+      for (const probe of probes) writeFileSync(path.join(projectRoot, probe.file), probe.source);
+      const { status, output } = runDepcruise(probes.map((p) => p.file));
+      expect(status).not.toBe(0);
+      for (const probe of probes) {
+        const reported = output
+          .split('\n')
+          .filter((line) => line.includes(`${probe.file} →`))
+          .map((line) => line.trim());
+        if (probe.rule === null) expect(reported, probe.file).toEqual([]);
+        else
+          expect(
+            reported.some((line) => line.startsWith(`error ${probe.rule}:`)),
+            output,
+          ).toBe(true);
+      }
+    } finally {
+      for (const probe of probes) rmSync(path.join(projectRoot, probe.file), { force: true });
+    }
+  }, 30_000);
+
+  it('passes on the project as it is', () => {
+    const { status, output } = runDepcruise(['.']);
+    expect(output).toContain('no dependency violations found');
+    expect(status).toBe(0);
+  }, 30_000);
+});
