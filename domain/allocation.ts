@@ -50,9 +50,10 @@
  * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
  * disbursement, or more disbursed than the installments' principal.
  */
+
+import { epochDayOf } from './calendar';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from './money';
 import type { Schedule } from './schedule';
-import { parseIsoDate } from './time-zone';
 
 /** The four components of an installment, as journal and allocation lines name them. */
 export const allocationComponents = ['PRINCIPAL', 'INTEREST', 'FEE', 'PENALTY'] as const;
@@ -789,17 +790,9 @@ function orderedRules(
 /** Days since 1970-01-01 of an ISO date; RangeError naming `label` when it is not one. */
 function epochDay(date: string, label: string): number {
   if (typeof date !== 'string') throw new RangeError(`${label} must be an ISO date`);
-  let parts: { year: number; month: number; day: number };
   try {
-    parts = parseIsoDate(date);
+    return epochDayOf(date);
   } catch {
     throw new RangeError(`${label} is not an ISO calendar date: ${date}`);
   }
-  // days from civil (proleptic Gregorian), exact for every four-digit year
-  const year = parts.month <= 2 ? parts.year - 1 : parts.year;
-  const era = Math.floor(year / 400);
-  const yearOfEra = year - era * 400;
-  const dayOfYear = Math.floor((153 * (parts.month + (parts.month > 2 ? -3 : 9)) + 2) / 5) + parts.day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
 }

@@ -64,7 +64,9 @@
  * than one payment or a term other than n days, t/f out of range, a rate below −100 % + 2⁻⁶⁰ per
  * unit-period (no negative-rate bracket) or above 2⁴⁰ per unit-period, or a solver that does not converge.
  */
+
 import Decimal from 'decimal.js';
+import { type Civil, daysInMonth, epochDayOfCivil, isLastDayOfMonth, parseIsoDate } from './calendar';
 
 export type NamedUnitPeriod =
   | 'WEEK'
@@ -207,60 +209,6 @@ function parseFraction(value: unknown, what: string): Fraction {
   return f;
 }
 
-interface Civil {
-  year: number;
-  month: number;
-  day: number;
-}
-
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function daysInMonth(year: number, month: number): number {
-  if (month !== 2) return MONTH_DAYS[month - 1]!;
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-}
-
-/** The number of the digits of `text` at `from`…`to` (exclusive), or NaN when one is not a digit. */
-function digitsAt(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let k = from; k < to; k++) {
-    const d = text.charCodeAt(k) - 48;
-    if (!(d >= 0 && d <= 9)) return Number.NaN;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-/**
- * Parses `YYYY-MM-DD` (a real calendar date); RangeError otherwise, with the message of time-zone.ts's
- * `parseIsoDate`. Read character by character: the `Date`-based check there costs more than the solve.
- */
-function parseDate(date: unknown): Civil {
-  if (typeof date === 'string' && date.length === 10 && date[4] === '-' && date[7] === '-') {
-    const year = digitsAt(date, 0, 4);
-    const month = digitsAt(date, 5, 7);
-    const day = digitsAt(date, 8, 10);
-    if (year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)) {
-      return { year, month, day };
-    }
-  }
-  throw new RangeError(`not an ISO calendar date: ${String(date)}`);
-}
-
-/** Days since 1970-01-01, proleptic Gregorian (H. Hinnant, days_from_civil). */
-function epochDay(c: Civil): number {
-  const y = c.month <= 2 ? c.year - 1 : c.year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * ((c.month + 9) % 12) + 2) / 5) + c.day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-function isLastDayOfMonth(c: Civil): boolean {
-  return c.day === daysInMonth(c.year, c.month);
-}
-
 /** The date `months` months before `from` on `nominalDay`, or the month's last day when it is shorter ((b)(3)). */
 function monthsBefore(from: Civil, months: number, nominalDay: number): Civil {
   const index = from.year * 12 + (from.month - 1) - months;
@@ -277,11 +225,11 @@ function countMonthsBack(advance: Civil, advanceDay: number, payment: Civil, nom
   let months = payment.year * 12 + payment.month - (advance.year * 12 + advance.month);
   let reached = monthsBefore(payment, months, nominalDay);
   // Landing in the advance's own month but before the advance day: one month fewer fits.
-  if (epochDay(reached) < advanceDay) {
+  if (epochDayOfCivil(reached) < advanceDay) {
     months -= 1;
     reached = monthsBefore(payment, months, nominalDay);
   }
-  return { months, reached, oddDays: epochDay(reached) - advanceDay };
+  return { months, reached, oddDays: epochDayOfCivil(reached) - advanceDay };
 }
 
 /** Whole unit-periods `t` and the fraction `num/den` of one more. */
@@ -301,11 +249,11 @@ function placeByDate(
 ): Placement {
   switch (rule.kind) {
     case 'days': {
-      const days = epochDay(payment) - advanceDay;
+      const days = epochDayOfCivil(payment) - advanceDay;
       return { t: Math.floor(days / rule.days), num: days % rule.days, den: rule.days };
     }
     case 'term': {
-      const days = epochDay(payment) - advanceDay;
+      const days = epochDayOfCivil(payment) - advanceDay;
       if (days !== rule.days) {
         return fail(
           `the { days: ${rule.days} } unit period is the term, but the payment is ${days} days after the advance`,
@@ -327,7 +275,7 @@ function placeByDate(
       const years = Math.floor(months / 12);
       if (oddDays === 0) return { t: years, num: months - 12 * years, den: 12 };
       const yearStart = monthsBefore(payment, 12 * years, nominalDay);
-      return { t: years, num: epochDay(yearStart) - advanceDay, den: 365 };
+      return { t: years, num: epochDayOfCivil(yearStart) - advanceDay, den: 365 };
     }
   }
 }
@@ -352,8 +300,8 @@ interface ParsedInput {
 function parseInput(input: AprInput): ParsedInput {
   const amountFinanced = parsePositive(input.amountFinanced, 'amountFinanced');
   const { rule, perYear } = unitRuleOf(input.unitPeriod);
-  const advance = parseDate(input.advanceDate);
-  const advanceDay = epochDay(advance);
+  const advance = parseIsoDate(input.advanceDate);
+  const advanceDay = epochDayOfCivil(advance);
   if (!Array.isArray(input.payments) || input.payments.length === 0) {
     return fail('payments must not be empty');
   }
@@ -362,7 +310,7 @@ function parseInput(input: AprInput): ParsedInput {
   }
 
   const dated = input.payments.map((p) =>
-    'date' in p && p.date !== undefined ? parseDate(p.date) : undefined,
+    'date' in p && p.date !== undefined ? parseIsoDate(p.date) : undefined,
   );
   let largestDay = 0;
   for (const c of dated) if (c !== undefined && c.day > largestDay) largestDay = c.day;
@@ -379,7 +327,7 @@ function parseInput(input: AprInput): ParsedInput {
     let fKey: string;
     if (date !== undefined) {
       if ('t' in p || 'f' in p) fail(`${label} gives both a date and t/f`);
-      if (epochDay(date) < advanceDay) {
+      if (epochDayOfCivil(date) < advanceDay) {
         fail(`${label} (${(p as { date: string }).date}) is before the advance date ${input.advanceDate}`);
       }
       // A payment on a short month's last day was scheduled for a later day of the month when the

@@ -9,7 +9,8 @@
  * The due time is the end of the due day (23:59:59) in the compliance time zone, rendered with its offset.
  * The reminder falls `reminderLeadDays` (10) before the due time.
  */
-import { addDays, addMonths, formatWithOffset, instantOfLocal, localDate } from './time-zone';
+import { addDays, addMonths } from './calendar';
+import { formatWithOffset, instantOfLocal, localDate } from './time-zone';
 
 export const privacyRegimes = ['CCPA_CPRA', 'GDPR', 'UK_GDPR', 'VCDPA', 'CPA_CO', 'CTDPA'] as const;
 export type PrivacyRegime = (typeof privacyRegimes)[number];

@@ -52,7 +52,9 @@
  * when the inputs are well-formed but no lawful disclosure exists (DESIGN §5: HTTP 409
  * `error.msg.loan.apr.disclosure.unavailable`).
  */
+
 import { type AprPayment, computeApr, type NamedUnitPeriod, type UnitPeriod } from './apr';
+import { type Civil, epochDayOfCivil, isLastDayOfMonth, parseIsoDate } from './calendar';
 import { formatMinor, parseDecimalToMinor } from './money';
 import type { PeriodFrequencyType, Schedule } from './schedule';
 
@@ -224,70 +226,24 @@ export function aprUnitPeriodOf(frequency: RepaymentFrequency): NamedUnitPeriod 
   return named;
 }
 
-interface Civil {
-  year: number;
-  month: number;
-  day: number;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-/** The number written by the digits of `text` from `from` to `to` (exclusive); NaN if one is not a digit. */
-function digitsAt(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let k = from; k < to; k++) {
-    const d = text.charCodeAt(k) - 48;
-    if (!(d >= 0 && d <= 9)) return Number.NaN;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-/** `YYYY-MM-DD`, a real calendar date; RangeError otherwise. Read by character: it runs per installment. */
+/** `YYYY-MM-DD`, a real calendar date; RangeError naming `what` otherwise. */
 function parseDate(date: unknown, what: string): Civil {
-  if (typeof date === 'string' && date.length === 10 && date[4] === '-' && date[7] === '-') {
-    const year = digitsAt(date, 0, 4);
-    const month = digitsAt(date, 5, 7);
-    const day = digitsAt(date, 8, 10);
-    if (year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)) {
-      return { year, month, day };
-    }
+  try {
+    return parseIsoDate(date);
+  } catch {
+    throw new RangeError(`${what}: not an ISO calendar date: ${JSON.stringify(date)}`);
   }
-  throw new RangeError(`${what}: not an ISO calendar date: ${JSON.stringify(date)}`);
-}
-
-/** Days since 1970-01-01 (H. Hinnant, days_from_civil). */
-function epochDay({ year, month, day }: Civil): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
-  return (
-    era * 146_097 +
-    yearOfEra * 365 +
-    Math.floor(yearOfEra / 4) -
-    Math.floor(yearOfEra / 100) +
-    dayOfYear -
-    719_468
-  );
 }
 
 /** True when `to` is one repayment period after `from` (a month-based series may use a month's last day). */
 function isRegularInterval(from: Civil, to: Civil, frequency: RepaymentFrequency): boolean {
   if (frequency.unit === 'DAYS' || frequency.unit === 'WEEKS') {
     const days = frequency.every * (frequency.unit === 'WEEKS' ? 7 : 1);
-    return epochDay(to) - epochDay(from) === days;
+    return epochDayOfCivil(to) - epochDayOfCivil(from) === days;
   }
   const months = frequency.every * (frequency.unit === 'YEARS' ? 12 : 1);
   if (to.year * 12 + to.month - (from.year * 12 + from.month) !== months) return false;
-  return to.day === from.day || isMonthEnd(from) || isMonthEnd(to);
-}
-
-function isMonthEnd(c: Civil): boolean {
-  return c.day === daysInMonth(c.year, c.month);
+  return to.day === from.day || isLastDayOfMonth(from) || isLastDayOfMonth(to);
 }
 
 function parseMoneyText(amount: unknown, scale: number, what: string): bigint {
@@ -388,7 +344,7 @@ export function buildAprDisclosure(input: AprDisclosureInput): AprDisclosure {
   const amounts: bigint[] = [];
   const dates: Civil[] = [];
   let totalOfPayments = 0n;
-  let previousDay = epochDay(disbursementCivil);
+  let previousDay = epochDayOfCivil(disbursementCivil);
   for (const installment of installments) {
     const amount = parseMoneyText(
       installment.totalDueForPeriod,
@@ -398,7 +354,7 @@ export function buildAprDisclosure(input: AprDisclosureInput): AprDisclosure {
     if (amount < 0n) throw new RangeError(`period ${installment.period} has a negative total due`);
     if (amount === 0n) continue;
     const civil = parseDate(installment.dueDate, `period ${installment.period} dueDate`);
-    const day = epochDay(civil);
+    const day = epochDayOfCivil(civil);
     if (day < previousDay) {
       throw new RangeError(
         `period ${installment.period} falls due before the disbursement or the period before`,
@@ -431,7 +387,7 @@ export function buildAprDisclosure(input: AprDisclosureInput): AprDisclosure {
   // A single payment is a single-advance, single-payment transaction: its term is the unit-period.
   let unitPeriod: UnitPeriod;
   if (payments.length === 1) {
-    const termDays = epochDay(dates[0]!) - epochDay(disbursementCivil);
+    const termDays = epochDayOfCivil(dates[0]!) - epochDayOfCivil(disbursementCivil);
     unitPeriod = termDays >= 1 && termDays <= 365 ? { days: termDays } : 'YEAR';
   } else {
     unitPeriod = aprUnitPeriodOf(repaymentFrequency);

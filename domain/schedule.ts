@@ -85,8 +85,15 @@
  * a specified-due-date charge outside the schedule.
  */
 import Decimal from 'decimal.js';
+import {
+  addMonthsToEpochDay,
+  civilOfEpochDay,
+  daysInMonth,
+  epochDayOf,
+  isoDateOfEpochDay,
+  monthsBetweenEpochDays,
+} from './calendar';
 import { formatMinor, parseDecimalToMinor } from './money';
-import { parseIsoDate } from './time-zone';
 
 /** Fineract `PeriodFrequencyType`: 0 DAYS, 1 WEEKS, 2 MONTHS, 3 YEARS. */
 export type PeriodFrequencyType = 0 | 1 | 2 | 3;
@@ -314,92 +321,14 @@ function decimalParts(text: string, label: string): { coefficient: bigint; scale
   return { coefficient: BigInt((match[1] ?? '0') + fraction), scale: fraction.length };
 }
 
-/*
- * Calendar arithmetic on epoch days (days since 1970-01-01, proleptic Gregorian). The loop runs once per
- * installment, so it works on integers instead of ISO strings: same results as `addDays` / `addMonths` of
- * time-zone.ts (a month step clamps to the last day of a shorter month, like Java's `plusMonths`), which build
- * a `Date` per call and dominated the run time. Algorithms: H. Hinnant, "chrono-Compatible Low-Level Date
- * Algorithms" (days_from_civil, civil_from_days).
- */
-interface Civil {
-  year: number;
-  month: number;
-  day: number;
-}
-
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
-function monthLength(year: number, month: number): number {
-  return month === 2
-    ? isLeapYear(year)
-      ? 29
-      : 28
-    : month === 4 || month === 6 || month === 9 || month === 11
-      ? 30
-      : 31;
-}
-
-function dayFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146097 + dayOfEra - 719468;
-}
-
-function civilFromDay(epochDay: number): Civil {
-  const z = epochDay + 719468;
-  const era = Math.floor(z / 146097);
-  const dayOfEra = z - era * 146097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) /
-      365,
-  );
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
-  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
-  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
-/** Epoch day of an ISO date; RangeError (from `parseIsoDate`) when it is not a calendar date. */
-function epochDayOf(date: string): number {
-  const { year, month, day } = parseIsoDate(date);
-  return dayFromCivil(year, month, day);
-}
-
-function isoDate(epochDay: number): string {
-  const { year, month, day } = civilFromDay(epochDay);
-  return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
-}
-
-/** `epochDay` plus `months` calendar months, clamped to the target month's last day (Java `plusMonths`). */
-function addMonthsToDay(epochDay: number, months: number): number {
-  const { year, month, day } = civilFromDay(epochDay);
-  const index = year * 12 + month - 1 + months;
-  const targetYear = Math.floor(index / 12);
-  const targetMonth = index - targetYear * 12 + 1;
-  return dayFromCivil(targetYear, targetMonth, Math.min(day, monthLength(targetYear, targetMonth)));
-}
-
-/** Java `LocalDate.until(end, MONTHS)`: whole months, truncated towards zero. */
-function monthsBetween(startDay: number, endDay: number): number {
-  const a = civilFromDay(startDay);
-  const b = civilFromDay(endDay);
-  const packedA = (a.year * 12 + a.month - 1) * 32 + a.day;
-  const packedB = (b.year * 12 + b.month - 1) * 32 + b.day;
-  return Math.trunc((packedB - packedA) / 32);
-}
+/* Schedule dates are epoch days (domain/calendar.ts): the loop runs once per installment, on integers. */
 
 /** `CalendarUtils.adjustDate` for monthly loans: restore the seed day (29–31) on days ≥ 28 when the month allows. */
 function adjustToSeed(epochDay: number, seedDayOfMonth: number): number {
   if (seedDayOfMonth <= 28) return epochDay;
-  const { year, month, day } = civilFromDay(epochDay);
+  const { year, month, day } = civilOfEpochDay(epochDay);
   if (day < 28) return epochDay;
-  return epochDay + Math.min(monthLength(year, month), seedDayOfMonth) - day;
+  return epochDay + Math.min(daysInMonth(year, month), seedDayOfMonth) - day;
 }
 
 function plusUnits(epochDay: number, frequency: PeriodFrequencyType, units: number): number {
@@ -409,9 +338,9 @@ function plusUnits(epochDay: number, frequency: PeriodFrequencyType, units: numb
     case WEEKS:
       return epochDay + 7 * units;
     case MONTHS:
-      return addMonthsToDay(epochDay, units);
+      return addMonthsToEpochDay(epochDay, units);
     default:
-      return addMonthsToDay(epochDay, 12 * units);
+      return addMonthsToEpochDay(epochDay, 12 * units);
   }
 }
 
@@ -519,10 +448,12 @@ export function generateSchedule(input: ScheduleInput): Schedule {
   if (startingFromDay !== null && startingFromDay <= disbursementDay) {
     throw new RangeError('repaymentsStartingFromDate must be after expectedDisbursementDate');
   }
-  const seedDay = civilFromDay(startingFromDay ?? disbursementDay).day;
+  const seedDay = civilOfEpochDay(startingFromDay ?? disbursementDay).day;
   const monthly = frequency === MONTHS;
   const nextDueDay = (previous: number): number =>
-    monthly ? adjustToSeed(addMonthsToDay(previous, every), seedDay) : plusUnits(previous, frequency, every);
+    monthly
+      ? adjustToSeed(addMonthsToEpochDay(previous, every), seedDay)
+      : plusUnits(previous, frequency, every);
   const firstDueDay = startingFromDay ?? plusUnits(disbursementDay, frequency, every);
   const idealDisbursementDay = plusUnits(firstDueDay, frequency, -every);
 
@@ -597,15 +528,15 @@ export function generateSchedule(input: ScheduleInput): Schedule {
         return { whole: weeks, num: days - 7 * weeks, den: 7 };
       }
       case MONTHS: {
-        const months = monthsBetween(start, end);
-        const from = adjustToSeed(addMonthsToDay(start, months), seedDay);
-        const to = adjustToSeed(addMonthsToDay(start, months + 1), seedDay);
+        const months = monthsBetweenEpochDays(start, end);
+        const from = adjustToSeed(addMonthsToEpochDay(start, months), seedDay);
+        const to = adjustToSeed(addMonthsToEpochDay(start, months + 1), seedDay);
         return { whole: months, num: end - from, den: to - from };
       }
       default: {
-        const years = Math.trunc(monthsBetween(start, end) / 12);
-        const from = addMonthsToDay(start, 12 * years);
-        return { whole: years, num: end - from, den: addMonthsToDay(start, 12 * years + 12) - from };
+        const years = Math.trunc(monthsBetweenEpochDays(start, end) / 12);
+        const from = addMonthsToEpochDay(start, 12 * years);
+        return { whole: years, num: end - from, den: addMonthsToEpochDay(start, 12 * years + 12) - from };
       }
     }
   };
@@ -915,7 +846,7 @@ export function generateSchedule(input: ScheduleInput): Schedule {
   ];
   let fromDate = input.expectedDisbursementDate;
   for (const i of installments) {
-    const dueDate = isoDate(i.dueDay);
+    const dueDate = isoDateOfEpochDay(i.dueDay);
     totalPrincipal += i.principal;
     totalInterest += i.interest;
     totalFees += i.fee;

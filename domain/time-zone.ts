@@ -3,6 +3,7 @@
  * (epoch milliseconds) or ISO calendar dates as parameters. Uses the runtime's tz database
  * through `Intl.DateTimeFormat` (time zones only; currencies never go through Intl, DESIGN §5).
  */
+import { parseIsoDate } from './calendar';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -95,54 +96,6 @@ export function formatWithOffset(instantMs: number, timeZone: string): string {
   const sign = offset < 0 ? '-' : '+';
   const abs = Math.abs(offset);
   return `${String(w.year).padStart(4, '0')}-${pad2(w.month)}-${pad2(w.day)}T${pad2(w.hour)}:${pad2(w.minute)}:${pad2(w.second)}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
-}
-
-/** Parses `YYYY-MM-DD`; throws RangeError when it is not a real calendar date. */
-export function parseIsoDate(date: string): { year: number; month: number; day: number } {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!match) throw new RangeError(`not an ISO calendar date: ${date}`);
-  const year = Number(match[1]);
-  const month = Number(match[2]);
-  const day = Number(match[3]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
-    throw new RangeError(`not an ISO calendar date: ${date}`);
-  }
-  return { year, month, day };
-}
-
-/** True when `date` is a real `YYYY-MM-DD` calendar date. */
-export function isIsoDate(date: string): boolean {
-  try {
-    parseIsoDate(date);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Days in a month of the proleptic Gregorian calendar (month 1–12). */
-export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-/** `date` plus `days` calendar days (negative allowed). */
-export function addDays(date: string, days: number): string {
-  const { year, month, day } = parseIsoDate(date);
-  const d = new Date(Date.UTC(year, month - 1, day + days));
-  return d.toISOString().slice(0, 10);
-}
-
-/**
- * `date` plus `months` calendar months; when the target month is shorter the last day of that
- * month is used (Regulation (EEC, Euratom) 1182/71 Art. 3(2)(c), used for GDPR Art. 12(3)).
- */
-export function addMonths(date: string, months: number): string {
-  const { year, month, day } = parseIsoDate(date);
-  const index = year * 12 + (month - 1) + months;
-  const targetYear = Math.floor(index / 12);
-  const targetMonth = (index % 12) + 1;
-  const targetDay = Math.min(day, daysInMonth(targetYear, targetMonth));
-  return `${String(targetYear).padStart(4, '0')}-${pad2(targetMonth)}-${pad2(targetDay)}`;
 }
 
 function pad2(n: number): string {

@@ -6,7 +6,9 @@
  * the caller's. Stored `numeric(19,6)` money is re-rendered with the loan currency's digits (never through a
  * float); dates are ISO calendar dates.
  */
+
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { daysBetween } from '../../domain/calendar';
 import { notFound } from '../../domain/errors';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../domain/lending/decimal-text';
@@ -474,11 +476,6 @@ export async function getLoan(
 
 type LoanRow = typeof loans.$inferSelect;
 type InstallmentRow = typeof loanInstallments.$inferSelect;
-
-/** Days between two ISO dates (UTC calendar arithmetic). */
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
 
 function repaymentScheduleOf(
   loan: LoanRow,

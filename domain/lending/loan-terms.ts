@@ -42,6 +42,8 @@
  * `yyyy` and the separators space, `-`, `/`, `.`, e.g. Fineract's usual `"dd MMMM yyyy"`), month names in English
  * only (`locale` absent or `en…`). Field errors name the parameter (`principal`, `charges[0].amount`).
  */
+
+import { isIsoDate } from '../calendar';
 import {
   type AprDisclosure,
   type AprRounding,
@@ -69,7 +71,6 @@ import {
   type ScheduleCharge,
   type ScheduleInput,
 } from '../schedule';
-import { isIsoDate } from '../time-zone';
 import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateDigits } from './decimal-text';
 import {
   amortizationTypes,

@@ -31,9 +31,9 @@ import {
   paymentAllocationPayload,
   paymentAllocationRules,
 } from '../../domain/allocation';
+import { addDays } from '../../domain/calendar';
 import { parseDecimalToMinor } from '../../domain/money';
 import { generateSchedule } from '../../domain/schedule';
-import { addDays } from '../../domain/time-zone';
 
 // ---- fixtures -------------------------------------------------------------------------------------------------
 

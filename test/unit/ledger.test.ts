@@ -21,6 +21,7 @@ import {
   type MoneyEvent,
   paymentAllocationRules,
 } from '../../domain/allocation';
+import { addDays } from '../../domain/calendar';
 import {
   assertBalanced,
   defaultChartOfAccounts,
@@ -38,7 +39,6 @@ import {
   trialBalance,
 } from '../../domain/ledger';
 import { parseDecimalToMinor } from '../../domain/money';
-import { addDays } from '../../domain/time-zone';
 
 const usd = (amount: string): bigint => parseDecimalToMinor(amount, 2);
 

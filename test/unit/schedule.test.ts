@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addDays, addMonths } from '../../domain/calendar';
 import {
   generateSchedule,
   type RepaymentPeriod,
@@ -23,7 +24,6 @@ import {
   type ScheduleCharge,
   type ScheduleInput,
 } from '../../domain/schedule';
-import { addDays, addMonths } from '../../domain/time-zone';
 
 // ---- published vectors ----------------------------------------------------------------------------------------
 

@@ -1,16 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addDays, addMonths, daysInMonth, isIsoDate, parseIsoDate } from '../../domain/calendar';
 import {
-  addDays,
-  addMonths,
-  daysInMonth,
   formatWithOffset,
   instantOfLocal,
-  isIsoDate,
   isValidTimeZone,
   localDate,
   offsetMinutes,
-  parseIsoDate,
 } from '../../domain/time-zone';
 
 const LA = 'America/Los_Angeles';
