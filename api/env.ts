@@ -25,6 +25,8 @@ export interface AppDeps {
   temporal: TemporalGateway;
   config: ApiConfig;
   logger: Logger;
+  /** Current instant, the same clock the operations use (`Deps.clock`); reads that depend on time take it. */
+  clock: () => Date;
 }
 
 /** Who is calling, resolved from the bearer token. */

@@ -135,6 +135,7 @@ export async function startStack(
         rateLimitPerSecond: config.rateLimitPerSecond,
       },
       logger,
+      clock: deps.clock,
     });
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
       const s = serve({ fetch: app.fetch, port: config.port, hostname: '127.0.0.1' }, () => resolve(s));

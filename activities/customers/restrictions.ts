@@ -8,7 +8,8 @@
  * on the same customer serialize: a command that saw no hold commits before the hold's effective
  * time, and a command that starts after a hold was applied waits for it and sees it.
  */
-import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { restrictionInForce } from '../../db/queries/restrictions';
 import { customers, restrictions } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import type { RestrictionType } from '../../domain/customers/customer';
@@ -26,15 +27,15 @@ export interface ActiveRestriction {
 }
 
 export interface ActiveRestrictionOptions {
-  /** The instant to evaluate expiry at (the guarded command's `deps.clock()`); default: the transaction's start time. */
-  at?: Date;
+  /** The instant to evaluate expiry at: the guarded command's `deps.clock()` (one clock, db/queries/restrictions.ts). */
+  at: Date;
   /** Only these types (default: every type). */
   types?: readonly RestrictionType[];
 }
 
 /**
- * The restrictions in force for `customerId`, oldest first: status ACTIVE and not past
- * `expiresAt`. With `loanId`, those covering that loan (customer-wide ones and that loan's);
+ * The restrictions in force for `customerId` at `options.at`, oldest first (the rule of
+ * db/queries/restrictions.ts `restrictionInForce`). With `loanId`, those covering that loan (customer-wide ones and that loan's);
  * without it, all of the customer's. Takes the customer row `FOR SHARE` until the caller's
  * transaction ends (see the module comment); call it before the guarded write.
  *
@@ -46,8 +47,8 @@ export async function activeRestrictions(
   tx: Tx,
   tenantId: string,
   customerId: number,
-  loanId?: number | null,
-  options: ActiveRestrictionOptions = {},
+  loanId: number | null | undefined,
+  options: ActiveRestrictionOptions,
 ): Promise<ActiveRestriction[]> {
   const [customer] = await tx
     .select({ id: customers.id })
@@ -55,7 +56,6 @@ export async function activeRestrictions(
     .where(and(eq(customers.tenantId, tenantId), eq(customers.id, customerId)))
     .for('share');
   if (!customer) throw notFound('Customer', customerId);
-  const at = options.at ? sql`${options.at.toISOString()}::timestamptz` : sql`now()`;
   const rows = await tx
     .select()
     .from(restrictions)
@@ -63,13 +63,11 @@ export async function activeRestrictions(
       and(
         eq(restrictions.tenantId, tenantId),
         eq(restrictions.customerId, customerId),
-        // A literal, not a parameter, so the planner can use the partial index on ACTIVE rows.
-        sql`${restrictions.status} = 'ACTIVE'`,
+        restrictionInForce(options.at),
         options.types ? inArray(restrictions.restrictionType, [...options.types]) : undefined,
         loanId === undefined || loanId === null
           ? undefined
           : or(isNull(restrictions.loanId), eq(restrictions.loanId, loanId)),
-        or(isNull(restrictions.expiresAt), gt(restrictions.expiresAt, at)),
       ),
     )
     .orderBy(restrictions.effectiveAt, restrictions.id);

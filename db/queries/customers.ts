@@ -22,13 +22,9 @@ import {
   restrictions,
 } from '../schema';
 import { type DbExecutor, type Tx, withTenantTransaction } from '../tenant-tx';
+import { restrictionInForce, restrictionStatusAtSql } from './restrictions';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-/** A restriction's status at the database's current time: a lapsed ACTIVE one reads EXPIRED. */
-const restrictionStatusNow = sql<
-  'ACTIVE' | 'RELEASED' | 'EXPIRED'
->`case when ${restrictions.status} = 'ACTIVE' and ${restrictions.expiresAt} <= now() then 'EXPIRED' else ${restrictions.status}::text end`;
 
 function customerSummary(row: typeof customers.$inferSelect) {
   return {
@@ -76,9 +72,9 @@ export async function customerExists(db: Db, tenantId: string, customerId: numbe
 /**
  * The customer aggregate as the API shows it, or null when it is not the tenant's: the customer,
  * its addresses, contact points, identifiers (masks only), consents, payment instruments and the
- * restrictions in force now (ACTIVE and not past `expiresAt`). Collections are in creation order.
+ * restrictions in force at `at` (db/queries/restrictions.ts). Collections are in creation order.
  */
-export async function getCustomer(db: Db, tenantId: string, customerId: number) {
+export async function getCustomer(db: Db, tenantId: string, customerId: number, at: Date) {
   return withTenantTransaction(db, tenantId, async (tx) => {
     const [customer] = await tx
       .select()
@@ -124,8 +120,7 @@ export async function getCustomer(db: Db, tenantId: string, customerId: number) 
         and(
           eq(restrictions.tenantId, tenantId),
           eq(restrictions.customerId, customerId),
-          sql`${restrictions.status} = 'ACTIVE'`,
-          sql`(${restrictions.expiresAt} is null or ${restrictions.expiresAt} > now())`,
+          restrictionInForce(at),
         ),
       )
       .orderBy(restrictions.effectiveAt, restrictions.id);
@@ -239,17 +234,18 @@ export async function listCustomerHistory(
 
 /**
  * A customer's restrictions newest first (effective time desc, then id desc), offset-paged, with
- * the status they have now (a lapsed ACTIVE one reads EXPIRED).
+ * the status they have at `at` (a lapsed ACTIVE one reads EXPIRED).
  */
 export async function listCustomerRestrictions(
   db: Db,
   tenantId: string,
   customerId: number,
   page: { limit: number; offset: number },
+  at: Date,
 ) {
   const rows = await withTenantTransaction(db, tenantId, (tx) =>
     tx
-      .select({ row: restrictions, currentStatus: restrictionStatusNow })
+      .select({ row: restrictions, currentStatus: restrictionStatusAtSql(at) })
       .from(restrictions)
       .where(and(eq(restrictions.tenantId, tenantId), eq(restrictions.customerId, customerId)))
       .orderBy(desc(restrictions.effectiveAt), desc(restrictions.id))

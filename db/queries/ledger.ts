@@ -22,6 +22,7 @@ import { formatMinor, minorUnitDigits } from '../../domain/money';
 import type { Db } from '../client';
 import { fundings, journalEntries, loans, payments } from '../schema';
 import { type Tx, withTenantTransaction } from '../tenant-tx';
+import { restrictionInForce } from './restrictions';
 
 type PaymentStatus = (typeof payments.$inferSelect)['status'];
 
@@ -309,7 +310,7 @@ interface SummaryRow extends Record<string, unknown> {
 /**
  * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. One statement: the
  * loan with its product's allocation rules, installments, fundings, posted payments and the restrictions in force
- * now (status ACTIVE, not expired, customer-wide or on this loan) come back in one row; the figures are the replay
+ * at `at` (db/queries/restrictions.ts: status ACTIVE, not expired, customer-wide or on this loan) come back in one row; the figures are the replay
  * of the money events value-dated on or before `asOfDate` (domain/allocation.ts `outstandingSummary`, the same
  * replay the operations post from).
  */
@@ -318,6 +319,7 @@ export async function getLoanSummary(
   tenantId: string,
   loanId: number,
   asOfDate: string,
+  at: Date,
 ): Promise<LoanSummaryView | null> {
   const rows = await withTenantTransaction(db, tenantId, (tx) =>
     tx.execute<SummaryRow>(sql`
@@ -341,14 +343,14 @@ export async function getLoanSummary(
                         where pm.tenant_id = l.tenant_id and pm.loan_id = l.id
                           and pm.status = 'POSTED'), '[]'::json) as payments,
              coalesce((select json_agg(json_build_object(
-                         'restrictionId', r.id, 'restrictionType', r.restriction_type, 'loanId', r.loan_id,
-                         'reason', r.reason, 'effectiveAt', r.effective_at, 'expiresAt', r.expires_at)
-                         order by r.effective_at, r.id)
-                         from restrictions r
-                        where r.tenant_id = l.tenant_id and r.customer_id = l.client_id
-                          and r.status = 'ACTIVE'
-                          and (r.loan_id is null or r.loan_id = l.id)
-                          and (r.expires_at is null or r.expires_at > now())), '[]'::json) as restrictions
+                         'restrictionId', restrictions.id, 'restrictionType', restrictions.restriction_type,
+                         'loanId', restrictions.loan_id, 'reason', restrictions.reason,
+                         'effectiveAt', restrictions.effective_at, 'expiresAt', restrictions.expires_at)
+                         order by restrictions.effective_at, restrictions.id)
+                         from restrictions
+                        where restrictions.tenant_id = l.tenant_id and restrictions.customer_id = l.client_id
+                          and (restrictions.loan_id is null or restrictions.loan_id = l.id)
+                          and ${restrictionInForce(at)}), '[]'::json) as restrictions
         from loans l
         left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
        where l.tenant_id = ${tenantId} and l.id = ${loanId}`),

@@ -31,6 +31,9 @@ import {
   outboxOf,
 } from './helpers';
 
+/** The instant the operations see (the harness's controllable clock). */
+const clockOf = (h: { now: { value: Date | null } }) => h.now.value ?? new Date();
+
 let h: ActivityHarness;
 let tenant: string;
 let otherTenant: string;
@@ -221,7 +224,7 @@ describe('addCustomerIdentifier', () => {
         tx.select().from(customers).where(eq(customers.id, customerId)),
       );
       expect(customer?.updatedAt.toISOString()).toBe('2030-01-02T03:04:05.000Z');
-      const aggregate = await getCustomer(h.db, tenant, customerId);
+      const aggregate = await getCustomer(h.db, tenant, customerId, clockOf(h));
       expect(aggregate?.identifiers).toEqual([
         {
           identifierId: first.identifierId,
@@ -421,7 +424,7 @@ describe('restrictions', () => {
         'error.msg.restriction.invalid.state.transition',
       );
       const after = await withTenantTransaction(h.db, tenant, (tx) =>
-        activeRestrictions(tx, tenant, customerId),
+        activeRestrictions(tx, tenant, customerId, null, { at: clockOf(h) }),
       );
       expect(after).toEqual([]);
       const events = (await outboxOf(h, tenant, first.restrictionId)).filter(
@@ -478,10 +481,10 @@ describe('restrictions', () => {
       'validation.msg.validation.errors.exist',
     );
     const forLoan = await withTenantTransaction(h.db, tenant, (tx) =>
-      activeRestrictions(tx, tenant, customerId, loanId),
+      activeRestrictions(tx, tenant, customerId, loanId, { at: clockOf(h) }),
     );
     const forOtherLoan = await withTenantTransaction(h.db, tenant, (tx) =>
-      activeRestrictions(tx, tenant, customerId, loanId + 1000),
+      activeRestrictions(tx, tenant, customerId, loanId + 1000, { at: clockOf(h) }),
     );
     expect(forLoan.map((r) => r.restrictionId)).toEqual([scoped.restrictionId]);
     expect(forOtherLoan).toEqual([]);
@@ -535,7 +538,10 @@ describe('restrictions', () => {
       checked = resolve;
     });
     const guarded = withTenantTransaction(h.db, tenant, async (tx) => {
-      const seen = await activeRestrictions(tx, tenant, customerId, null, { types: ['PAYMENT_HOLD'] });
+      const seen = await activeRestrictions(tx, tenant, customerId, null, {
+        at: clockOf(h),
+        types: ['PAYMENT_HOLD'],
+      });
       checked();
       await held;
       return seen;
@@ -559,7 +565,7 @@ describe('restrictions', () => {
     expect(await guarded).toEqual([]);
     const hold = await apply;
     const next = await withTenantTransaction(h.db, tenant, (tx) =>
-      activeRestrictions(tx, tenant, customerId, null, { types: ['PAYMENT_HOLD'] }),
+      activeRestrictions(tx, tenant, customerId, null, { at: clockOf(h), types: ['PAYMENT_HOLD'] }),
     );
     expect(next.map((r) => r.restrictionId)).toEqual([hold.restrictionId]);
   });
@@ -576,7 +582,7 @@ describe('row-level security', () => {
       identifierType: 'ITIN',
       value: '912-70-1234',
     });
-    expect(await getCustomer(h.db, otherTenant, customerId)).toBeNull();
+    expect(await getCustomer(h.db, otherTenant, customerId, clockOf(h))).toBeNull();
     const seen = await withTenantTransaction(h.db, otherTenant, async (tx) => ({
       customers: await tx.select().from(customers).where(eq(customers.id, customerId)),
       contacts: await tx.select().from(contactPoints).where(eq(contactPoints.customerId, customerId)),
@@ -597,7 +603,9 @@ describe('row-level security', () => {
       'error.msg.resource.not.found',
     );
     await expectDomainError(
-      withTenantTransaction(h.db, otherTenant, (tx) => activeRestrictions(tx, otherTenant, customerId)),
+      withTenantTransaction(h.db, otherTenant, (tx) =>
+        activeRestrictions(tx, otherTenant, customerId, null, { at: clockOf(h) }),
+      ),
       'error.msg.resource.not.found',
     );
     const instrumentRows = await withTenantTransaction(h.db, otherTenant, (tx) =>

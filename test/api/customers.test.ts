@@ -1006,3 +1006,31 @@ describe('GET /v1/portfolio/search', () => {
     expect(short.body.errors[0]?.parameterName).toBe('q');
   });
 });
+
+describe('restrictions in force follow the service clock', () => {
+  it('a restriction past its expiresAt by the injected clock is no longer in force on any read', async () => {
+    const customerId = await createCustomer(cred);
+    const start = new Date('2031-05-01T10:00:00.000Z');
+    ctx.now.value = start;
+    try {
+      const applied = await call(ctx, cred, 'POST', `/v1/customers/${customerId}/restrictions`, {
+        restrictionType: 'PAYMENT_HOLD',
+        reason: 'Borrower asked for a pause',
+        expiresAt: '2031-05-01T11:00:00.000Z',
+      });
+      expect(applied.status).toBe(201);
+      const during = await call(ctx, cred, 'GET', `/v1/customers/${customerId}`);
+      expect(during.body.restrictions.map((r: { restrictionId: number }) => r.restrictionId)).toEqual([
+        applied.body.restrictionId,
+      ]);
+      // The database's own now() is years earlier than this clock: only the injected clock can expire it.
+      ctx.now.value = new Date('2031-05-01T12:00:00.000Z');
+      const after = await call(ctx, cred, 'GET', `/v1/customers/${customerId}`);
+      expect(after.body.restrictions).toEqual([]);
+      const list = await call(ctx, cred, 'GET', `/v1/customers/${customerId}/restrictions`);
+      expect(list.body.items.map((r: { status: string }) => r.status)).toEqual(['EXPIRED']);
+    } finally {
+      ctx.now.value = null;
+    }
+  });
+});

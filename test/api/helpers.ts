@@ -225,6 +225,7 @@ export function appWith(
       rateLimitPerSecond: 10_000,
     },
     logger: options.logger ?? pino({ level: 'silent' }),
+    clock: () => ctx.now.value ?? new Date(),
   });
 }
 

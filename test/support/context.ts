@@ -79,6 +79,7 @@ export async function createTestContext(
       rateLimitPerSecond: options.rateLimitPerSecond ?? 10_000,
     },
     logger: pino({ level: 'silent' }),
+    clock: deps.clock,
   });
   return {
     db,

@@ -155,7 +155,7 @@ export const customerRoutes = factory
     noQuery(),
     async (c) => {
       const { customerId } = c.req.valid('param');
-      const found = await getCustomer(c.get('deps').db, c.get('tenantId'), customerId);
+      const found = await getCustomer(c.get('deps').db, c.get('tenantId'), customerId, c.get('deps').clock());
       if (!found) throw notFound('Customer', customerId);
       return c.json(found, 200);
     },
@@ -335,7 +335,13 @@ export const customerRoutes = factory
       const { db } = c.get('deps');
       const tenantId = c.get('tenantId');
       if (!(await customerExists(db, tenantId, customerId))) throw notFound('Customer', customerId);
-      const items = await listCustomerRestrictions(db, tenantId, customerId, { limit, offset });
+      const items = await listCustomerRestrictions(
+        db,
+        tenantId,
+        customerId,
+        { limit, offset },
+        c.get('deps').clock(),
+      );
       return c.json({ items }, 200);
     },
   )

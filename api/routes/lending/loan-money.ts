@@ -219,9 +219,9 @@ export const loanMoneyRoutes = factory
     queryParams(summaryQuery),
     async (c) => {
       const { loanId } = c.req.valid('param');
-      // The API has no injected clock; "today" is a display default, never stored.
-      const asOfDate = c.req.valid('query').asOfDate ?? new Date().toISOString().slice(0, 10);
-      const summary = await getLoanSummary(c.get('deps').db, c.get('tenantId'), loanId, asOfDate);
+      const now = c.get('deps').clock();
+      const asOfDate = c.req.valid('query').asOfDate ?? now.toISOString().slice(0, 10);
+      const summary = await getLoanSummary(c.get('deps').db, c.get('tenantId'), loanId, asOfDate, now);
       if (summary === null) throw notFound('Loan', loanId);
       return c.json(summary, 200);
     },
