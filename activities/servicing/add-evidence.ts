@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { cases, evidence } from '../../db/schema';
+import { cases, documents, evidence } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { validationError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
@@ -14,7 +14,8 @@ export interface AddEvidenceInput extends OperationContext {
 
 /**
  * Records evidence metadata on a case and appends `EVIDENCE_ADDED` to its effects (issue 2 §6).
- * Idempotent by `requestKey`. Errors: 400 (parameterName `caseId`) when the case is not the tenant's.
+ * Idempotent by `requestKey`. Errors: 400 (parameterName `caseId`) when the case is not the tenant's;
+ * 400 (parameterName `documentId`) when `documentId` is not a document of the tenant.
  */
 export function addEvidence(deps: Deps) {
   return async (input: AddEvidenceInput): Promise<{ evidenceId: number }> =>
@@ -24,6 +25,18 @@ export function addEvidence(deps: Deps) {
         .from(cases)
         .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)));
       if (!found) throw validationError('caseId', input.caseId, `Case ${input.caseId} was not found.`);
+      if (input.documentId !== undefined && input.documentId !== null) {
+        const [document] = await tx
+          .select({ id: documents.id })
+          .from(documents)
+          .where(and(eq(documents.tenantId, input.tenantId), eq(documents.id, input.documentId)));
+        if (!document)
+          throw validationError(
+            'documentId',
+            input.documentId,
+            `Document ${input.documentId} was not found.`,
+          );
+      }
       const now = deps.clock();
       const [created] = await tx
         .insert(evidence)

@@ -1,6 +1,6 @@
 /** Column helpers shared by the schema files. */
 import { sql } from 'drizzle-orm';
-import { bigint, pgPolicy, text, timestamp } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, foreignKey, pgPolicy, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 /** `bigint` identity primary key, exposed as an integer id by the spec. */
 export const identityId = () => bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity();
@@ -26,5 +26,23 @@ export const tenantIsolation = (table: string) =>
     using: sql`tenant_id = current_setting('app.tenant_id', true)`,
     withCheck: sql`tenant_id = current_setting('app.tenant_id', true)`,
   });
+
+/**
+ * `unique (tenant_id, id)` of a parent table: what tenant-consistent foreign keys reference, so a
+ * child can only point at a parent of its own tenant (DESIGN-processes P0: the database enforces it).
+ */
+export const tenantKey = (table: string, t: { tenantId: AnyPgColumn; id: AnyPgColumn }) =>
+  unique(`${table}_tenant_id_id_key`).on(t.tenantId, t.id);
+
+/**
+ * Tenant-consistent foreign key `(tenant_id, column) → parent (tenant_id, id)`; a null `column`
+ * references nothing (MATCH SIMPLE). The parent carries `tenantKey`.
+ */
+export const tenantReference = (
+  name: string,
+  t: { tenantId: AnyPgColumn },
+  column: AnyPgColumn,
+  parent: { tenantId: AnyPgColumn; id: AnyPgColumn },
+) => foreignKey({ name, columns: [t.tenantId, column], foreignColumns: [parent.tenantId, parent.id] });
 
 export { text };

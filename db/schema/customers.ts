@@ -7,7 +7,16 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, date, index, jsonb, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+import {
+  createdAt,
+  identityId,
+  instant,
+  tenantId,
+  tenantIsolation,
+  tenantKey,
+  tenantReference,
+} from './columns';
+import { loans } from './lending';
 
 export const verificationStatus = pgEnum('verification_status', ['UNVERIFIED', 'VERIFIED']);
 
@@ -30,6 +39,7 @@ export const customers = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('customers', t),
     uniqueIndex('customers_tenant_external_id_idx').on(t.tenantId, t.externalId),
     uniqueIndex('customers_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index('customers_tenant_updated_idx').on(t.tenantId, t.updatedAt, t.id),
@@ -54,7 +64,11 @@ export const customerAddresses = pgTable(
     countryCode: text().notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index().on(t.tenantId, t.customerId), tenantIsolation('customer_addresses')],
+  (t) => [
+    tenantReference('customer_addresses_customer_fk', t, t.customerId, customers),
+    index().on(t.tenantId, t.customerId),
+    tenantIsolation('customer_addresses'),
+  ],
 ).enableRLS();
 
 export const contactPointType = pgEnum('contact_point_type', ['EMAIL', 'PHONE']);
@@ -75,6 +89,7 @@ export const contactPoints = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantReference('contact_points_customer_fk', t, t.customerId, customers),
     index().on(t.tenantId, t.customerId),
     index('contact_points_tenant_normalized_idx').on(t.tenantId, t.normalizedValue),
     tenantIsolation('contact_points'),
@@ -101,6 +116,7 @@ export const customerIdentifiers = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantReference('customer_identifiers_customer_fk', t, t.customerId, customers),
     index().on(t.tenantId, t.customerId),
     uniqueIndex('customer_identifiers_tenant_type_digest_idx').on(
       t.tenantId,
@@ -128,6 +144,7 @@ export const consents = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantReference('consents_customer_fk', t, t.customerId, customers),
     index().on(t.tenantId, t.customerId),
     uniqueIndex('consents_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('consents'),
@@ -155,6 +172,7 @@ export const paymentInstruments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantReference('payment_instruments_customer_fk', t, t.customerId, customers),
     index().on(t.tenantId, t.customerId),
     uniqueIndex('payment_instruments_tenant_token_idx').on(t.tenantId, t.providerTokenRef),
     tenantIsolation('payment_instruments'),
@@ -190,6 +208,8 @@ export const restrictions = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantReference('restrictions_customer_fk', t, t.customerId, customers),
+    tenantReference('restrictions_loan_fk', t, t.loanId, loans),
     index('restrictions_tenant_customer_effective_idx').on(t.tenantId, t.customerId, t.effectiveAt, t.id),
     index('restrictions_tenant_customer_active_idx')
       .on(t.tenantId, t.customerId, t.restrictionType)
@@ -212,5 +232,9 @@ export const customerHistory = pgTable(
     correlationId: text(),
     occurredAt: createdAt(),
   },
-  (t) => [index().on(t.tenantId, t.customerId, t.id), tenantIsolation('customer_history')],
+  (t) => [
+    tenantReference('customer_history_customer_fk', t, t.customerId, customers),
+    index().on(t.tenantId, t.customerId, t.id),
+    tenantIsolation('customer_history'),
+  ],
 ).enableRLS();

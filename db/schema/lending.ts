@@ -10,6 +10,7 @@ import {
   bigint,
   boolean,
   date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -20,7 +21,8 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, tenantId, tenantIsolation } from './columns';
+import { createdAt, identityId, tenantId, tenantIsolation, tenantKey, tenantReference } from './columns';
+import { customers } from './customers';
 
 /** `numeric(19,6)`: every amount of money. */
 const money = () => numeric({ precision: 19, scale: 6 });
@@ -48,6 +50,7 @@ export const charges = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('charges', t),
     uniqueIndex('charges_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('charges'),
   ],
@@ -96,6 +99,7 @@ export const loanProducts = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('loan_products', t),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),
   ],
@@ -109,6 +113,8 @@ export const loanProductCharges = pgTable(
     chargeId: bigint({ mode: 'number' }).notNull(),
   },
   (t) => [
+    tenantReference('loan_product_charges_product_fk', t, t.productId, loanProducts),
+    tenantReference('loan_product_charges_charge_fk', t, t.chargeId, charges),
     primaryKey({ columns: [t.tenantId, t.productId, t.chargeId] }),
     tenantIsolation('loan_product_charges'),
   ],
@@ -152,6 +158,9 @@ export const loans = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('loans', t),
+    tenantReference('loans_client_fk', t, t.clientId, customers),
+    tenantReference('loans_product_fk', t, t.productId, loanProducts),
     uniqueIndex('loans_tenant_account_no_idx').on(t.tenantId, t.accountNo),
     uniqueIndex('loans_tenant_external_id_idx').on(t.tenantId, t.externalId),
     uniqueIndex('loans_tenant_request_key_idx').on(t.tenantId, t.requestKey),
@@ -182,6 +191,7 @@ export const loanInstallments = pgTable(
     obligationsMetOnDate: date({ mode: 'string' }),
   },
   (t) => [
+    tenantReference('loan_installments_loan_fk', t, t.loanId, loans),
     primaryKey({ columns: [t.tenantId, t.loanId, t.installmentNumber] }),
     tenantIsolation('loan_installments'),
   ],
@@ -199,6 +209,8 @@ export const loanParties = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantReference('loan_parties_loan_fk', t, t.loanId, loans),
+    tenantReference('loan_parties_customer_fk', t, t.customerId, customers),
     uniqueIndex('loan_parties_tenant_loan_customer_role_idx').on(t.tenantId, t.loanId, t.customerId, t.role),
     tenantIsolation('loan_parties'),
   ],
@@ -226,6 +238,7 @@ export const fundings = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantReference('fundings_loan_fk', t, t.loanId, loans),
     uniqueIndex('fundings_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
     index().on(t.tenantId, t.loanId, t.id),
     tenantIsolation('fundings'),
@@ -263,6 +276,7 @@ export const payments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantReference('payments_loan_fk', t, t.loanId, loans),
     uniqueIndex('payments_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
     index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),
     tenantIsolation('payments'),
@@ -306,6 +320,14 @@ export const journalEntries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantKey('journal_entries', t),
+    tenantReference('journal_entries_loan_fk', t, t.loanId, loans),
+    tenantReference('journal_entries_reverses_fk', t, t.reversesEntryId, t),
+    foreignKey({
+      name: 'journal_entries_account_fk',
+      columns: [t.tenantId, t.accountCode],
+      foreignColumns: [glAccounts.tenantId, glAccounts.code],
+    }),
     index().on(t.tenantId, t.loanId, t.id),
     index().on(t.tenantId, t.transactionRef),
     tenantIsolation('journal_entries'),
@@ -348,6 +370,9 @@ export const documents = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('documents', t),
+    tenantReference('documents_loan_fk', t, t.loanId, loans),
+    tenantReference('documents_customer_fk', t, t.customerId, customers),
     uniqueIndex('documents_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('documents'),
   ],
@@ -366,5 +391,9 @@ export const documentHistory = pgTable(
     correlationId: text(),
     occurredAt: createdAt(),
   },
-  (t) => [index().on(t.tenantId, t.documentId, t.id), tenantIsolation('document_history')],
+  (t) => [
+    tenantReference('document_history_document_fk', t, t.documentId, documents),
+    index().on(t.tenantId, t.documentId, t.id),
+    tenantIsolation('document_history'),
+  ],
 ).enableRLS();

@@ -5,8 +5,27 @@
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, index, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+import {
+  bigint,
+  foreignKey,
+  index,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import {
+  createdAt,
+  identityId,
+  instant,
+  tenantId,
+  tenantIsolation,
+  tenantKey,
+  tenantReference,
+} from './columns';
+import { documents } from './lending';
 
 export const caseTypes = pgTable(
   'case_types',
@@ -39,6 +58,12 @@ export const cases = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('cases', t),
+    foreignKey({
+      name: 'cases_case_type_fk',
+      columns: [t.tenantId, t.caseTypeCode],
+      foreignColumns: [caseTypes.tenantId, caseTypes.code],
+    }),
     index().on(t.tenantId, t.customerRef),
     uniqueIndex('cases_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('cases'),
@@ -63,6 +88,7 @@ export const caseEffects = pgTable(
     dedupeKey: text().notNull(),
   },
   (t) => [
+    tenantReference('case_effects_case_fk', t, t.caseId, cases),
     index().on(t.tenantId, t.caseId, t.id),
     uniqueIndex('case_effects_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
     tenantIsolation('case_effects'),
@@ -91,6 +117,8 @@ export const tasks = pgTable(
     dedupeKey: text().notNull(),
   },
   (t) => [
+    tenantKey('tasks', t),
+    tenantReference('tasks_case_fk', t, t.caseId, cases),
     index().on(t.tenantId, t.caseId, t.status, t.id),
     index().on(t.tenantId, t.status, t.id),
     uniqueIndex('tasks_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
@@ -123,6 +151,8 @@ export const interactions = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('interactions', t),
+    tenantReference('interactions_case_fk', t, t.caseId, cases),
     index().on(t.tenantId, t.customerRef),
     uniqueIndex('interactions_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('interactions'),
@@ -143,6 +173,9 @@ export const evidence = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('evidence', t),
+    tenantReference('evidence_case_fk', t, t.caseId, cases),
+    tenantReference('evidence_document_fk', t, t.documentId, documents),
     index().on(t.tenantId, t.caseId),
     uniqueIndex('evidence_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('evidence'),
@@ -194,6 +227,10 @@ export const privacyRequests = pgTable(
     requestKey: text(),
   },
   (t) => [
+    tenantKey('privacy_requests', t),
+    tenantReference('privacy_requests_case_fk', t, t.caseId, cases),
+    tenantReference('privacy_requests_interaction_fk', t, t.sourceInteractionId, interactions),
+    tenantReference('privacy_requests_review_task_fk', t, t.reviewTaskId, tasks),
     index().on(t.tenantId, t.caseId),
     index('privacy_requests_unstarted_idx').on(t.receivedAt).where(sql`workflow_started_at is null`),
     uniqueIndex('privacy_requests_tenant_request_key_idx').on(t.tenantId, t.requestKey),
@@ -210,6 +247,8 @@ export const privacyRequestEvidence = pgTable(
     attachedAt: createdAt(),
   },
   (t) => [
+    tenantReference('privacy_request_evidence_request_fk', t, t.requestId, privacyRequests),
+    tenantReference('privacy_request_evidence_evidence_fk', t, t.evidenceId, evidence),
     primaryKey({ columns: [t.tenantId, t.requestId, t.evidenceId] }),
     tenantIsolation('privacy_request_evidence'),
   ],

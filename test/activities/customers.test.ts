@@ -26,6 +26,7 @@ import {
   createHarness,
   domainErrorOf,
   expectDomainError,
+  insertBareLoanProduct,
   newRequestKey,
   newTenant,
   outboxOf,
@@ -443,14 +444,14 @@ describe('restrictions', () => {
 
   it('a loan-scoped hold covers that loan only; an expired hold is not in force and cannot be released', async () => {
     const customerId = await newCustomer();
-    const [loan] = await withTenantTransaction(h.db, tenant, (tx) =>
+    const [loan] = await withTenantTransaction(h.db, tenant, async (tx) =>
       tx
         .insert(loans)
         .values({
           tenantId: tenant,
           accountNo: `LN-${newRequestKey().slice(-8)}`,
           clientId: customerId,
-          productId: 1,
+          productId: await insertBareLoanProduct(tx, tenant),
           loanType: 'individual',
           currencyCode: 'USD',
           principal: '1000',

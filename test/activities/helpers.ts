@@ -7,8 +7,8 @@ import { and, eq } from 'drizzle-orm';
 import { inject } from 'vitest';
 import { createActivities, createPlatformOperations, type Deps } from '../../activities';
 import { createDb } from '../../db/client';
-import { caseEffects, outboxEvents, tasks } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { caseEffects, loanProducts, outboxEvents, tasks } from '../../db/schema';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, type ErrorCode } from '../../domain/errors';
 
 export interface ActivityHarness {
@@ -110,4 +110,36 @@ export function outboxOf(h: ActivityHarness, tenantId: string, subjectId: string
       .where(eq(outboxEvents.subjectId, String(subjectId)))
       .orderBy(outboxEvents.id),
   );
+}
+
+/**
+ * A bare loan-product row of `tenant` written directly, for tests that need a loan to exist
+ * (loans reference their product by a tenant-consistent foreign key) but not its terms.
+ */
+export async function insertBareLoanProduct(tx: Tx, tenantId: string): Promise<number> {
+  const [row] = await tx
+    .insert(loanProducts)
+    .values({
+      tenantId,
+      name: `Bare product ${randomBytes(3).toString('hex')}`,
+      shortName: 'BARE',
+      currencyCode: 'USD',
+      digitsAfterDecimal: 2,
+      principal: '1000',
+      numberOfRepayments: 12,
+      interestRatePerPeriod: '1',
+      repaymentEvery: 1,
+      repaymentFrequencyType: 2,
+      interestRateFrequencyType: 2,
+      interestType: 0,
+      amortizationType: 1,
+      interestCalculationPeriodType: 1,
+      daysInYearType: 1,
+      daysInMonthType: 1,
+      transactionProcessingStrategyCode: 'mifos-standard-strategy',
+      lmsConfig: {},
+      configurationStatus: 'MISSING_PRODUCT_CLASS',
+    })
+    .returning({ id: loanProducts.id });
+  return row!.id;
 }

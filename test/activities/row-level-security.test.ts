@@ -129,7 +129,8 @@ describe('row-level security', () => {
   it("a transaction of tenant B cannot change or delete tenant A's rows", async () => {
     const result = await withTenantTransaction(h.db, tenantB, async (tx) => ({
       updated: await tx.update(cases).set({ summary: 'hijacked' }).where(eq(cases.id, caseA)).returning(),
-      deleted: await tx.delete(caseEffects).where(eq(caseEffects.caseId, caseA)).returning(),
+      // case_effects is append-only (no DELETE at all); tasks are deletable, but not across tenants.
+      deleted: await tx.delete(tasks).where(eq(tasks.caseId, caseA)).returning(),
     }));
     expect(result).toEqual({ updated: [], deleted: [] });
     const [row] = await withTenantTransaction(h.db, tenantA, (tx) =>

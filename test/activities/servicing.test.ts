@@ -184,6 +184,11 @@ describe('logInteraction', () => {
 describe('addEvidence', () => {
   it('twice with the same request key adds one evidence row and one EVIDENCE_ADDED effect', async () => {
     const { caseId } = await openCase(tenant);
+    const { documentId } = await h.activities.createDocument({
+      tenantId: tenant,
+      title: 'Hardship letter',
+      documentType: 'LETTER',
+    });
     const requestKey = newRequestKey();
     const input = {
       tenantId: tenant,
@@ -191,7 +196,7 @@ describe('addEvidence', () => {
       caseId,
       evidenceType: 'LETTER',
       description: 'Hardship letter',
-      documentId: 99,
+      documentId,
     };
     const first = await h.activities.addEvidence(input);
     expect(await h.activities.addEvidence(input)).toEqual(first);
@@ -199,10 +204,31 @@ describe('addEvidence', () => {
       tx.select().from(evidence).where(eq(evidence.requestKey, requestKey)),
     );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: first.evidenceId, caseId, evidenceType: 'LETTER', documentId: 99 });
+    expect(rows[0]).toMatchObject({ id: first.evidenceId, caseId, evidenceType: 'LETTER', documentId });
     const added = await effectsOf(h, tenant, caseId, 'EVIDENCE_ADDED');
     expect(added).toHaveLength(1);
-    expect(added[0]?.detail).toEqual({ evidenceType: 'LETTER', documentId: 99 });
+    expect(added[0]?.detail).toEqual({ evidenceType: 'LETTER', documentId });
+  });
+
+  it("rejects a document that is not the tenant's as a field error, writing nothing", async () => {
+    const { caseId } = await openCase(tenant);
+    const { documentId } = await h.activities.createDocument({
+      tenantId: otherTenant,
+      title: 'Elsewhere',
+      documentType: 'LETTER',
+    });
+    const err = await expectDomainError(
+      h.activities.addEvidence({
+        tenantId: tenant,
+        caseId,
+        evidenceType: 'LETTER',
+        description: 'x',
+        documentId,
+      }),
+      'validation.msg.validation.errors.exist',
+    );
+    expect(err.errors[0]?.parameterName).toBe('documentId');
+    expect(await effectsOf(h, tenant, caseId, 'EVIDENCE_ADDED')).toHaveLength(0);
   });
 
   it("rejects another tenant's case as a field error", async () => {

@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customers, documentHistory, documents, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { insertBareLoanProduct } from '../activities/helpers';
 import {
   type Credential,
   call,
@@ -59,14 +60,14 @@ async function insertCustomer(tenant: string): Promise<number> {
 
 /** A loan row of `tenant`, written directly (loans are another module; only its existence matters here). */
 async function insertLoan(tenant: string, customerId: number): Promise<number> {
-  const [row] = await withTenantTransaction(ctx.db, tenant, (tx) =>
+  const [row] = await withTenantTransaction(ctx.db, tenant, async (tx) =>
     tx
       .insert(loans)
       .values({
         tenantId: tenant,
         accountNo: `LN-${newKey()}`,
         clientId: customerId,
-        productId: 1,
+        productId: await insertBareLoanProduct(tx, tenant),
         loanType: 'individual',
         currencyCode: 'USD',
         principal: '1000',

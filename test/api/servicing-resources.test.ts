@@ -294,12 +294,17 @@ describe('interactions', () => {
 describe('evidence', () => {
   it('records evidence on a case: 201 {evidenceId, resourceId}, readable, with an EVIDENCE_ADDED effect', async () => {
     const caseId = await openCase(ctx, cred);
+    const { documentId } = await ctx.activities.createDocument({
+      tenantId: cred.tenant,
+      title: 'Call recording',
+      documentType: 'CALL_RECORDING',
+    });
     const res = await call(
       ctx,
       cred,
       'POST',
       '/v1/servicing/evidence',
-      { caseId, evidenceType: 'CALL_RECORDING', description: 'Recording of the call', documentId: 77 },
+      { caseId, evidenceType: 'CALL_RECORDING', description: 'Recording of the call', documentId },
       { 'service-actor': 'agent-9' },
     );
     expect(res.status).toBe(201);
@@ -311,7 +316,7 @@ describe('evidence', () => {
       caseId,
       evidenceType: 'CALL_RECORDING',
       description: 'Recording of the call',
-      documentId: 77,
+      documentId,
       actorUsername: 'agent-9',
       createdAt: expect.stringMatching(isoInstant),
     });
@@ -323,7 +328,7 @@ describe('evidence', () => {
         effectType: 'EVIDENCE_ADDED',
         subjectType: 'evidence',
         subjectId: String(res.body.evidenceId),
-        detail: { evidenceType: 'CALL_RECORDING', documentId: 77 },
+        detail: { evidenceType: 'CALL_RECORDING', documentId },
       },
       { effectType: 'EVIDENCE_ADDED', subjectId: String(without) },
     ]);
