@@ -3,6 +3,13 @@
  * directly for synchronous operations; workers register them as Temporal activities
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
+import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
+import {
+  createChannelGateway,
+  gatewaySecretsAt,
+  listChannelGateways,
+  rotateChannelGatewaySecret,
+} from './channels/gateways';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLedgerActivities } from './ledger';
@@ -36,6 +43,11 @@ export function createPlatformOperations(deps: Deps) {
     claimIdempotencyKey: claimIdempotencyKey(deps),
     completeIdempotencyKey: completeIdempotencyKey(deps),
     releaseIdempotencyKey: releaseIdempotencyKey(deps),
+    createChannelGateway: createChannelGateway(deps),
+    rotateChannelGatewaySecret: rotateChannelGatewaySecret(deps),
+    listChannelGateways: listChannelGateways(deps),
+    /** Tenant and valid secrets of a gateway at an instant (null: no such enabled gateway). */
+    gatewaySecretsAt: (code: string, at: Date) => gatewaySecretsAt(deps, code, at),
   };
 }
 
@@ -54,6 +66,8 @@ export function createActivities(deps: Deps) {
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
     listUnstartedPrivacyRequests: listUnstartedPrivacyRequests(deps),
+    recordChannelEvent: recordChannelEvent(deps),
+    processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),
     ...createLoanActivities(deps),
     ...createLedgerActivities(deps),

@@ -24,6 +24,7 @@ import { portfolioRoutes } from './routes/lending/portfolio';
 import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
 import { caseRoutes } from './routes/servicing/cases';
+import { channelEventRoutes } from './routes/servicing/channel-events';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { interactionRoutes } from './routes/servicing/interactions';
@@ -50,6 +51,8 @@ export function createApp(deps: AppDeps) {
   );
   app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'Lending and Servicing API' }));
 
+  // Signed gateway callbacks authenticate by signature, not bearer token: mounted before the bearer middleware.
+  app.route('/v1/servicing/channel-events', channelEventRoutes);
   app.use('/v1/*', authenticate, rateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);

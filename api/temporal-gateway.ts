@@ -14,8 +14,6 @@ import {
 import {
   ActivityFailure,
   ApplicationFailure,
-  defineSearchAttributeKey,
-  SearchAttributeType,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/common';
@@ -26,12 +24,11 @@ import type {
   FulfilPrivacyRequestResult,
   PrivacyRequestWorkflowInput,
 } from '../domain/servicing/privacy-request';
+import { startChannelEventWorkflow } from '../workflows/channel-event/client';
+import type { ChannelEventWorkflowInput } from '../workflows/channel-event/types';
 import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
 import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
-
-export const tenantIdKey = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
-export const customerRefKey = defineSearchAttributeKey('CustomerRef', SearchAttributeType.KEYWORD);
-export const caseIdKey = defineSearchAttributeKey('CaseId', SearchAttributeType.INT);
+import { caseIdKey, customerRefKey, tenantIdKey } from '../workflows/shared/client-search-attributes';
 
 export interface PrivacyWorkflowStart {
   workflowId: string;
@@ -49,6 +46,8 @@ export interface TemporalGateway {
     start: PrivacyWorkflowStart,
     args: FulfilPrivacyRequestArgs,
   ): Promise<FulfilPrivacyRequestResult>;
+  /** Starts the processing of a recorded channel event (idempotent by its workflow id). */
+  startChannelEvent(input: ChannelEventWorkflowInput): Promise<void>;
   /** True when the Temporal frontend answers. */
   health(): Promise<boolean>;
 }
@@ -128,6 +127,13 @@ export function createTemporalGateway(client: Client): TemporalGateway {
             `Privacy request ${start.input.requestId} already has an outcome.`,
           );
         }
+        throw toDomainError(err);
+      }
+    },
+    async startChannelEvent(input) {
+      try {
+        await startChannelEventWorkflow(client, input);
+      } catch (err) {
         throw toDomainError(err);
       }
     },

@@ -21,7 +21,7 @@ export interface FieldError {
 }
 
 interface CodeInfo {
-  status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 428 | 429 | 500 | 503;
   message: string;
 }
 
@@ -100,6 +100,11 @@ export const errorCodes = {
     status: 409,
     message: 'The restriction is not in a state that allows this action.',
   },
+  'error.msg.channel.gateway.duplicate': {
+    status: 409,
+    message: 'A channel gateway with this code already exists.',
+  },
+  'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, CodeInfo>;

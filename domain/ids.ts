@@ -25,3 +25,8 @@ export const searchAttributes = {
   CaseId: 'Int',
   LoanId: 'Keyword',
 } as const;
+
+/** `channel-event/<tenant>/<gatewayCode>/<eventId>`. */
+export function channelEventWorkflowId(tenantId: string, gatewayCode: string, eventId: string): string {
+  return `channel-event/${tenantId}/${gatewayCode}/${eventId}`;
+}

@@ -4,7 +4,10 @@
  *   clients create --tenant <t> --environment sandbox|production --scopes "<s1 s2>" --permissions "<P1 P2>|ALL" [--rate-limit <n>]
  *   clients rotate-secret --client <id> [--overlap-seconds <n>]
  *   clients list --tenant <t>
- * Prints one JSON object (or array) on stdout; the client secret is shown once.
+ *   gateways create --tenant <t> --code <gatewayCode>
+ *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
+ *   gateways list --tenant <t>
+ * Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
  */
 import { parseArgs } from 'node:util';
 import { createPlatformOperations } from '../activities';
@@ -18,11 +21,16 @@ import { loadConfig, operationDeps } from '../workers/config';
 const usage = `usage:
   npm run admin -- clients create --tenant <t> --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]
   npm run admin -- clients rotate-secret --client <id> [--overlap-seconds <n>]
-  npm run admin -- clients list --tenant <t>`;
+  npm run admin -- clients list --tenant <t>
+  npm run admin -- gateways create --tenant <t> --code <gatewayCode>
+  npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
+  npm run admin -- gateways list --tenant <t>`;
+
+/** A usage or business error: printed with the usage after the database is closed, exit code 2. */
+class UsageError extends Error {}
 
 function fail(message: string): never {
-  process.stderr.write(`${message}\n${usage}\n`);
-  process.exit(2);
+  throw new UsageError(message);
 }
 
 const { positionals, values } = parseArgs({
@@ -35,10 +43,14 @@ const { positionals, values } = parseArgs({
     client: { type: 'string' },
     'rate-limit': { type: 'string' },
     'overlap-seconds': { type: 'string' },
+    code: { type: 'string' },
   },
 });
 const [group, command] = positionals;
-if (group !== 'clients' || !command) fail('unknown command');
+if ((group !== 'clients' && group !== 'gateways') || !command) {
+  process.stderr.write(`unknown command\n${usage}\n`);
+  process.exit(2);
+}
 
 const config = loadConfig();
 const embedded = config.databaseUrl
@@ -49,7 +61,24 @@ try {
   await applyMigrations(db);
   const ops = createPlatformOperations(operationDeps(db, config));
   let result: unknown;
-  if (command === 'create') {
+  const overlapOption = values['overlap-seconds'];
+  if (group === 'gateways') {
+    if (command === 'create') {
+      if (!values.tenant || !values.code) fail('--tenant and --code are required');
+      result = await ops.createChannelGateway({ tenantId: values.tenant, code: values.code });
+    } else if (command === 'rotate-secret') {
+      if (!values.code) fail('--code is required');
+      result = await ops.rotateChannelGatewaySecret({
+        code: values.code,
+        ...(overlapOption ? { overlapSeconds: Number(overlapOption) } : {}),
+      });
+    } else if (command === 'list') {
+      if (!values.tenant) fail('--tenant is required');
+      result = await ops.listChannelGateways({ tenantId: values.tenant });
+    } else {
+      fail(`unknown command gateways ${command}`);
+    }
+  } else if (command === 'create') {
     const environment = values.environment ?? config.environment;
     if (environment !== 'sandbox' && environment !== 'production')
       fail('--environment must be sandbox or production');
@@ -85,8 +114,9 @@ try {
   }
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (err) {
-  if (err instanceof DomainError) fail(err.message);
-  throw err;
+  if (!(err instanceof DomainError || err instanceof UsageError)) throw err;
+  process.stderr.write(`${err.message}\n${usage}\n`);
+  process.exitCode = 2;
 } finally {
   await close();
   // The embedded server belongs to `npm start` when it runs; stop it only if this command started it.

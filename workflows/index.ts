@@ -1,2 +1,4 @@
 /** The single `workflowsPath` entry: every workflow function the workers run. */
+
+export { channelEventWorkflow } from './channel-event/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';

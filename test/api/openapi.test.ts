@@ -115,8 +115,24 @@ describe('GET /v1/openapi.json', () => {
       Object.keys(ops).map((m) => `${m} ${path}`),
     );
     expect(described.sort()).toEqual(
-      [...servicingOperations.map(([m, p]) => `${m} ${p}`), 'post /oauth2/token', 'get /healthz'].sort(),
+      [
+        ...servicingOperations.map(([m, p]) => `${m} ${p}`),
+        'post /oauth2/token',
+        'get /healthz',
+        'post /v1/servicing/channel-events/{gatewayCode}',
+      ].sort(),
     );
+  });
+
+  it('describes the channel-event callback as signed, not bearer-authenticated', () => {
+    const op = doc.paths['/v1/servicing/channel-events/{gatewayCode}']?.post as Operation;
+    expect(op.security).toEqual([]);
+    expect(op.parameters?.map((p) => [p.name, p.in, p.required])).toContainEqual([
+      'X-Service-Gateway-Signature',
+      'header',
+      true,
+    ]);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '202', '400', '401', '413', '503']);
   });
 
   it('declares the OAuth 2.0 client-credentials and bearer security schemes', () => {

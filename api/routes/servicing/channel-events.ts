@@ -1,0 +1,147 @@
+/**
+ * `POST /v1/servicing/channel-events/{gatewayCode}`: the closed, signed callback of messaging and
+ * voice gateways (spec § Events 1, § Authentication 6; DESIGN §5 "Inbound channel events";
+ * DESIGN-processes P2). No bearer token and no tenant header: the gateway code selects the tenant.
+ *
+ * Order (spec § Events 5): read the raw bytes → check the `X-Service-Gateway-Signature` (HMAC over
+ * `<t>.<raw body>`, 300 s window, any valid secret of the gateway) → parse and validate →
+ * insert durably, unique per (gateway, eventId) → answer → start the processing workflow.
+ * Answers: 202 `{eventId, duplicate: false}`; a duplicate 200 `{eventId, duplicate: true}`;
+ * any authentication failure (unknown gateway, malformed or stale signature, wrong secret) 401
+ * Shape A `error.msg.not.authenticated` without saying which part failed; an authenticated but
+ * invalid body 400; a body over 64 KiB 413. Mounted before the bearer middleware (api/app.ts).
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { describeRoute, resolver } from 'hono-openapi';
+import * as v from 'valibot';
+import { gatewaySignatureHeader, verifyGatewaySignature } from '../../../domain/channels/gateway-signature';
+import { DomainError, fieldError } from '../../../domain/errors';
+import type { AppEnv } from '../../env';
+import { sendShapeA } from '../../errors';
+import { channelEventAccepted, channelEventBody, channelEventData } from '../../schemas/channel-events';
+import { issuesToError } from '../../validation';
+
+const bodyBytesMax = 64 * 1024;
+
+/** The Standard Schema issues of `value` against `schema` (what `issuesToError` reads); synchronous schemas only. */
+function standardIssues(schema: v.GenericSchema, value: unknown): readonly StandardSchemaV1.Issue[] {
+  const result = schema['~standard'].validate(value) as StandardSchemaV1.Result<unknown>;
+  return result.issues ?? [];
+}
+
+const unauthenticated = () =>
+  new DomainError('error.msg.not.authenticated', 'The channel event could not be authenticated.');
+
+export const channelEventRoutes = new Hono<AppEnv>().post(
+  '/:gatewayCode',
+  describeRoute({
+    tags: ['Servicing: channel events'],
+    summary: 'Receive a signed channel event from a gateway',
+    description:
+      'Closed callback for registered messaging and voice gateways. Sign `<t>.<raw body>` with HMAC-SHA256 under the gateway secret and send `X-Service-Gateway-Signature: t=<unix seconds>,v1=<hex>` (several `v1` during a rotation); accepted within 300 s. Body `{eventId, eventType, occurredAt, data}`; handled types: `sms.inbound` `{from, text}` (an opt-out word such as STOP revokes SMS consent at once), `message.delivery_status` `{messageId, status}`, `voice.call.completed` `{customerRef, direction?, durationSeconds?, summary?, caseId?}`. The event is stored before the answer; resending the same eventId answers 200 with `duplicate: true`.',
+    security: [],
+    parameters: [
+      {
+        name: 'X-Service-Gateway-Signature',
+        in: 'header',
+        required: true,
+        schema: { type: 'string', pattern: '^t=[0-9]+(,v1=[0-9a-f]{64})+$' },
+      },
+    ],
+    responses: {
+      202: {
+        description: 'Recorded; processing follows',
+        content: { 'application/json': { schema: resolver(channelEventAccepted) } },
+      },
+      200: {
+        description: 'Already recorded (duplicate eventId)',
+        content: { 'application/json': { schema: resolver(channelEventAccepted) } },
+      },
+      400: { $ref: '#/components/responses/ShapeAError' },
+      401: { $ref: '#/components/responses/ShapeAError' },
+      413: { $ref: '#/components/responses/ShapeAError' },
+      503: { $ref: '#/components/responses/ShapeAError' },
+    } as never,
+  }),
+  bodyLimit({
+    maxSize: bodyBytesMax,
+    onError: (c) =>
+      sendShapeA(
+        c,
+        new DomainError(
+          'error.msg.payload.too.large',
+          `A channel event body is at most ${bodyBytesMax} bytes.`,
+        ),
+      ),
+  }),
+  async (c) => {
+    const deps = c.get('deps');
+    const gatewayCode = c.req.param('gatewayCode');
+    const rawBody = new Uint8Array(await c.req.arrayBuffer());
+    const now = deps.clock();
+    const gateway = await deps.platform.gatewaySecretsAt(gatewayCode, now);
+    const verdict = gateway
+      ? verifyGatewaySignature(c.req.header(gatewaySignatureHeader), rawBody, gateway.secrets, now.getTime())
+      : ({ ok: false, reason: 'unknown-gateway' } as const);
+    if (!verdict.ok || !gateway) {
+      deps.logger.warn(
+        {
+          requestId: c.get('requestId'),
+          gatewayCode,
+          reason: verdict.ok ? 'unknown-gateway' : verdict.reason,
+        },
+        'channel event refused',
+      );
+      return sendShapeA(c, unauthenticated());
+    }
+    c.set('tenantId', gateway.tenantId);
+
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(rawBody));
+    } catch {
+      throw new DomainError('validation.msg.validation.errors.exist', 'The body is not valid UTF-8 JSON.', {
+        errors: [fieldError('body', null, 'The body is not valid UTF-8 JSON.')],
+      });
+    }
+    const envelope = v.safeParse(channelEventBody, parsed);
+    if (!envelope.success) throw issuesToError('json', standardIssues(channelEventBody, parsed), parsed);
+    const dataSchema = channelEventData[envelope.output.eventType];
+    if (dataSchema && !v.is(dataSchema, envelope.output.data)) {
+      const issues = standardIssues(dataSchema, envelope.output.data).map((issue) => ({
+        ...issue,
+        path: ['data', ...(issue.path ?? [])],
+      }));
+      throw issuesToError('json', issues, parsed);
+    }
+    const event = envelope.output;
+    const recorded = await deps.activities.recordChannelEvent({
+      tenantId: gateway.tenantId,
+      gatewayCode,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      occurredAt: event.occurredAt,
+      data: event.data,
+    });
+    if (recorded.status === 'RECEIVED') {
+      // The event is durable: a failed start is logged, and the gateway's retry of the same
+      // eventId (a duplicate) starts it again.
+      try {
+        await deps.temporal.startChannelEvent({
+          tenantId: gateway.tenantId,
+          gatewayCode,
+          eventId: event.eventId,
+          eventType: event.eventType,
+        });
+      } catch (err) {
+        deps.logger.error(
+          { err, requestId: c.get('requestId'), gatewayCode, eventId: event.eventId },
+          'channel event recorded but its processing did not start',
+        );
+      }
+    }
+    return c.json({ eventId: event.eventId, duplicate: recorded.duplicate }, recorded.duplicate ? 200 : 202);
+  },
+);

@@ -1,0 +1,39 @@
+/**
+ * Inbound channel-event bodies (DESIGN-processes P2: `{eventId, eventType, occurredAt, data}`) and
+ * the `data` each handled type needs. Unknown event types are accepted with any object as `data`
+ * (kept and marked IGNORED), so gateways can send new types before we handle them.
+ */
+import * as v from 'valibot';
+
+const instant = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp with a zone offset or Z.'));
+
+export const channelEventBody = v.strictObject({
+  eventId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 of A–Z a–z 0–9 . _ : -')),
+  eventType: v.pipe(
+    v.string(),
+    v.regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, 'must look like sms.inbound'),
+  ),
+  occurredAt: instant,
+  data: v.record(v.string(), v.unknown()),
+});
+
+/** `data` of the handled types; other fields are kept as sent. */
+export const channelEventData: Record<string, v.GenericSchema> = {
+  'sms.inbound': v.looseObject({
+    from: v.pipe(v.string(), v.minLength(1), v.maxLength(32)),
+    text: v.pipe(v.string(), v.maxLength(2000)),
+  }),
+  'message.delivery_status': v.looseObject({
+    messageId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+    status: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  }),
+  'voice.call.completed': v.looseObject({
+    customerRef: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+    direction: v.optional(v.picklist(['INBOUND', 'OUTBOUND'])),
+    durationSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    summary: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2000))),
+    caseId: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  }),
+};
+
+export const channelEventAccepted = v.object({ eventId: v.string(), duplicate: v.boolean() });
