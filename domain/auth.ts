@@ -70,8 +70,6 @@ export function isPermission(value: string): value is Permission | 'ALL' {
 
 /** Access-token lifetime (spec § Authentication 3: 3600 seen). */
 export const accessTokenLifetimeSeconds = 3600;
-/** Default and maximum overlap of an old client secret after rotation. */
-export const secretRotationOverlapSeconds = { default: 24 * 3600, max: 7 * 24 * 3600 } as const;
 
 export type ServiceEnvironment = 'sandbox' | 'production';
 

@@ -12,9 +12,13 @@ import { randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
 import { channelGatewaySecrets, channelGateways, tenants } from '../../db/schema';
 import { type DbExecutor, withPlatformTransaction } from '../../db/tenant-tx';
-import { secretRotationOverlapSeconds } from '../../domain/auth';
 import { DomainError, notFound, validationError } from '../../domain/errors';
 import { toBase64Url } from '../../domain/hash';
+import {
+  isValidOverlapSeconds,
+  rotationExpiries,
+  secretRotationOverlapSeconds,
+} from '../../domain/secret-rotation';
 import { decryptIdentifier, encryptIdentifier } from '../customers/identifier-crypto';
 import type { Deps } from '../deps';
 
@@ -78,7 +82,7 @@ export function rotateChannelGatewaySecret(deps: Deps) {
     overlapSeconds?: number;
   }): Promise<{ gatewayCode: string; gatewaySecret: string; previousSecretExpiresAt: string }> => {
     const overlap = input.overlapSeconds ?? secretRotationOverlapSeconds.default;
-    if (!Number.isInteger(overlap) || overlap < 0 || overlap > secretRotationOverlapSeconds.max)
+    if (!isValidOverlapSeconds(overlap))
       throw validationError(
         'overlapSeconds',
         overlap,
@@ -92,22 +96,23 @@ export function rotateChannelGatewaySecret(deps: Deps) {
         .for('update');
       if (!gateway) throw notFound('Gateway', input.code);
       const now = deps.clock();
-      const expiresAt = new Date(now.getTime() + overlap * 1000);
       const active = await activeSecretRows(tx, input.code, now);
-      for (const [index, secret] of active.entries()) {
-        const end = index === active.length - 1 ? expiresAt : now;
-        if (secret.expiresAt === null || secret.expiresAt > end)
-          await tx
-            .update(channelGatewaySecrets)
-            .set({ expiresAt: end })
-            .where(eq(channelGatewaySecrets.id, secret.id));
-      }
+      const { updates, previousSecretExpiresAt } = rotationExpiries(active, now, overlap);
+      for (const update of updates)
+        await tx
+          .update(channelGatewaySecrets)
+          .set({ expiresAt: update.expiresAt })
+          .where(eq(channelGatewaySecrets.id, update.id));
       const gatewaySecret = newGatewaySecret();
       await tx.insert(channelGatewaySecrets).values({
         gatewayCode: input.code,
         secretCiphertext: encryptIdentifier(deps.dataEncryptionKey, secretContext(input.code), gatewaySecret),
       });
-      return { gatewayCode: input.code, gatewaySecret, previousSecretExpiresAt: expiresAt.toISOString() };
+      return {
+        gatewayCode: input.code,
+        gatewaySecret,
+        previousSecretExpiresAt: previousSecretExpiresAt.toISOString(),
+      };
     });
   };
 }

@@ -6,9 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
 import { apiClients, caseTypes, clientSecrets, tenants } from '../../db/schema';
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
-import { credentialPrefix, type ServiceEnvironment, secretRotationOverlapSeconds } from '../../domain/auth';
+import { credentialPrefix, type ServiceEnvironment } from '../../domain/auth';
 import { DomainError, notFound, validationError } from '../../domain/errors';
 import { hmacSha256Hex, toBase64Url } from '../../domain/hash';
+import {
+  isValidOverlapSeconds,
+  rotationExpiries,
+  secretRotationOverlapSeconds,
+} from '../../domain/secret-rotation';
 import type { Deps } from '../deps';
 
 /** Case types every new tenant starts with. */
@@ -123,7 +128,7 @@ export function rotateClientSecret(deps: Deps) {
     overlapSeconds?: number;
   }): Promise<{ clientId: string; clientSecret: string; previousSecretExpiresAt: string }> => {
     const overlap = input.overlapSeconds ?? secretRotationOverlapSeconds.default;
-    if (!Number.isInteger(overlap) || overlap < 0 || overlap > secretRotationOverlapSeconds.max) {
+    if (!isValidOverlapSeconds(overlap)) {
       throw validationError(
         'overlapSeconds',
         overlap,
@@ -138,9 +143,8 @@ export function rotateClientSecret(deps: Deps) {
         .for('update');
       if (!client) throw notFound('Client', input.clientId);
       const now = deps.clock();
-      const expiresAt = new Date(now.getTime() + overlap * 1000);
       const active = await tx
-        .select()
+        .select({ id: clientSecrets.id, expiresAt: clientSecrets.expiresAt })
         .from(clientSecrets)
         .where(
           and(
@@ -149,19 +153,21 @@ export function rotateClientSecret(deps: Deps) {
           ),
         )
         .orderBy(asc(clientSecrets.id));
-      // Keep at most one previous secret: the newest active one overlaps, older ones end now.
-      for (const [index, secret] of active.entries()) {
-        const keep = index === active.length - 1;
-        const end = keep ? expiresAt : now;
-        if (secret.expiresAt === null || secret.expiresAt > end) {
-          await tx.update(clientSecrets).set({ expiresAt: end }).where(eq(clientSecrets.id, secret.id));
-        }
-      }
+      const { updates, previousSecretExpiresAt } = rotationExpiries(active, now, overlap);
+      for (const update of updates)
+        await tx
+          .update(clientSecrets)
+          .set({ expiresAt: update.expiresAt })
+          .where(eq(clientSecrets.id, update.id));
       const clientSecret = credentialPrefix('cs', client.environment) + toBase64Url(randomBytes(32));
       await tx
         .insert(clientSecrets)
         .values({ clientId: input.clientId, secretDigest: secretDigest(deps.secretPepper, clientSecret) });
-      return { clientId: input.clientId, clientSecret, previousSecretExpiresAt: expiresAt.toISOString() };
+      return {
+        clientId: input.clientId,
+        clientSecret,
+        previousSecretExpiresAt: previousSecretExpiresAt.toISOString(),
+      };
     });
   };
 }
