@@ -21,7 +21,7 @@ export interface FieldError {
 }
 
 interface CodeInfo {
-  status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 409 | 422 | 428 | 429 | 500 | 503;
   message: string;
 }
 
@@ -99,6 +99,18 @@ export const errorCodes = {
   'error.msg.restriction.invalid.state.transition': {
     status: 409,
     message: 'The restriction is not in a state that allows this action.',
+  },
+  'error.msg.precondition.required': {
+    status: 428,
+    message: 'This request must be conditional: send If-Match with the ETag of your last read (RFC 6585 §3).',
+  },
+  'error.msg.webhook.subscription.version.conflict': {
+    status: 409,
+    message: 'The webhook subscription changed since the version named in If-Match; read it again.',
+  },
+  'error.msg.webhook.subscription.invalid.state.transition': {
+    status: 409,
+    message: 'The webhook subscription is not in a state that allows this action.',
   },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
