@@ -9,6 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningSecrets } from '../../activities/webhooks/secrets';
 import {
+  idempotencyKeys,
   outboxEvents,
   webhookDeliveries,
   webhookDeliveryAttempts,
@@ -28,6 +29,18 @@ import {
 import { type ApiResponse, countRows, expectShapeA, type Json, newKey } from './helpers';
 
 const base = '/v1/servicing/webhook-subscriptions';
+
+/** The stored response of an Idempotency-Key, as text. */
+async function storedResponse(as: Credential, key: string): Promise<string> {
+  const rows = await withTenantTransaction(ctx.db, as.tenant, (tx) =>
+    tx
+      .select({ body: idempotencyKeys.responseBody })
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.clientId, as.clientId), eq(idempotencyKeys.key, key))),
+  );
+  expect(rows).toHaveLength(1);
+  return JSON.stringify(rows[0]?.body);
+}
 
 let ctx: TestContext;
 let cred: Credential;
@@ -124,7 +137,13 @@ describe('POST /v1/servicing/webhook-subscriptions', () => {
     expect(second.status).toBe(201);
     expect(second.headers.get('x-served-from-cache')).toBe('true');
     expect(second.body).toEqual(first.body);
+    expect(second.body.signingSecret).toMatch(/^whsec_/);
     expect(await subscriptionCount(cred)).toBe(before + 1);
+    // The key store keeps the answer for the replay, but never the secret in clear.
+    const stored = await storedResponse(cred, key);
+    expect(stored).toContain(String(first.body.subscriptionId));
+    expect(stored).not.toContain(first.body.signingSecret);
+    expect(stored).not.toContain('whsec_');
     const rows = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
       tx
         .select()
@@ -392,6 +411,7 @@ describe('POST /v1/servicing/webhook-subscriptions/{id}/rotate-secret', () => {
     const replay = await call(ctx, cred, 'POST', `${path}/rotate-secret`, {}, { 'idempotency-key': key });
     expect(replay.headers.get('x-served-from-cache')).toBe('true');
     expect(replay.body).toEqual(res.body);
+    expect(await storedResponse(cred, key)).not.toContain(res.body.signingSecret.slice(6));
 
     const read = await call(ctx, cred, 'GET', path);
     expect(read.body).toMatchObject({ secretVersion: 2, version: 2 });

@@ -85,7 +85,7 @@ export const webhookSubscriptionRoutes = factory
     requires('servicing:write', 'CREATE_WEBHOOKSUBSCRIPTION'),
     noQuery(),
     ...jsonBody(createSubscriptionBody),
-    idempotent(),
+    idempotent({ sealedResponseFields: ['signingSecret'] }),
     async (c) => {
       const body = c.req.valid('json');
       const created = await c.get('deps').activities.createWebhookSubscription({
@@ -226,7 +226,7 @@ export const webhookSubscriptionRoutes = factory
     pathParams(subscriptionIdParam),
     noQuery(),
     ...jsonBody(rotateSecretBody),
-    idempotent(),
+    idempotent({ sealedResponseFields: ['signingSecret'] }),
     async (c) => {
       const { subscriptionId } = c.req.valid('param');
       const body = c.req.valid('json');
