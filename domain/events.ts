@@ -199,8 +199,3 @@ export interface EventEnvelope<T extends EventType = EventType> {
   subject: { type: string; id: string };
   data: EventData<T>;
 }
-
-/** The `data` schema of `eventType`, to check a payload with `v.safeParse`. */
-export function eventDataSchema<T extends EventType>(eventType: T): (typeof eventCatalogue)[T]['data'] {
-  return eventCatalogue[eventType].data;
-}

@@ -458,6 +458,25 @@ describe('POST /v1/servicing/webhook-subscriptions/{id}/rotate-secret', () => {
     const ok = await call(ctx, cred, 'POST', path, { overlapSeconds: 604_800 });
     expect(ok.status).toBe(200);
     expect(ok.body.secretVersion).toBe(2);
+    // No body at all: the default overlap.
+    const started = Date.now();
+    const bare = await call(ctx, cred, 'POST', path);
+    expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+    expect(bare.body.secretVersion).toBe(3);
+    expect(Math.abs(Date.parse(bare.body.previousSecretExpiresAt) - started - 86_400_000)).toBeLessThan(
+      5_000,
+    );
+    // A body without a JSON content type is refused.
+    const res = await ctx.app.request(path, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${cred.token}`,
+        'service-tenant': cred.tenant,
+        'content-type': 'text/plain',
+      },
+      body: '{"overlapSeconds": 5}',
+    });
+    expect(res.status).toBe(400);
   });
 });
 

@@ -32,7 +32,7 @@ import {
   testEventResponse,
   updateSubscriptionBody,
 } from '../../schemas/webhooks';
-import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
+import { jsonBody, noQuery, optionalJsonBody, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 
 const tags = ['Servicing: webhook subscriptions'];
@@ -216,7 +216,7 @@ export const webhookSubscriptionRoutes = factory
       tags,
       summary: 'Rotate the signing secret',
       description:
-        'The previous secret keeps signing (a second `v1=` entry) until `previousSecretExpiresAt`; at most two secrets are valid at once.',
+        'The previous secret keeps signing (a second `v1=` entry) until `previousSecretExpiresAt`; at most two secrets are valid at once. The body may be omitted (default overlap 86400 s).',
       scope: 'servicing:write',
       permission: 'ROTATE_WEBHOOKSUBSCRIPTION_SECRET',
       mutation: true,
@@ -225,7 +225,7 @@ export const webhookSubscriptionRoutes = factory
     requires('servicing:write', 'ROTATE_WEBHOOKSUBSCRIPTION_SECRET'),
     pathParams(subscriptionIdParam),
     noQuery(),
-    ...jsonBody(rotateSecretBody),
+    ...optionalJsonBody(rotateSecretBody),
     idempotent({ sealedResponseFields: ['signingSecret'] }),
     async (c) => {
       const { subscriptionId } = c.req.valid('param');
