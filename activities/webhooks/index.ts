@@ -12,6 +12,7 @@ import { updateWebhookSubscription } from './update-webhook-subscription';
 
 export { loadSigningSecrets, webhookSecretOverlapSeconds } from './secrets';
 
+/** The webhook subscription operations, spread into `createActivities` (names unique across workers). */
 export function createWebhookActivities(deps: Deps) {
   return {
     createWebhookSubscription: createWebhookSubscription(deps),

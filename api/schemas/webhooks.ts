@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { isCalendarDate } from '../../domain/customers/customer';
-import { subscribableEventTypes } from '../../domain/events';
+import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../domain/events';
 import { integerId, text } from '../validation';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
@@ -76,7 +76,7 @@ export const listSubscriptionsQuery = v.strictObject({ pageSize, cursor });
 export const listDeliveriesQuery = v.strictObject({
   pageSize,
   cursor,
-  eventType: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
+  eventType: v.optional(v.picklist(catalogueEventTypes, `must be one of ${catalogueEventTypes.join(', ')}.`)),
   state: v.optional(v.picklist(deliveryStates)),
 });
 

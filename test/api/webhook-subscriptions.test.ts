@@ -691,6 +691,12 @@ describe('GET …/deliveries', () => {
       'validation.msg.validation.errors.exist',
       ['state'],
     );
+    expectShapeA(
+      await call(ctx, cred, 'GET', `${base}/${subscriptionId}/deliveries?eventType=payment.exploded`),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['eventType'],
+    );
 
     const first = await call(
       ctx,
