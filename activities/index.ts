@@ -31,6 +31,7 @@ import {
   openPrivacyRequest,
   raisePrivacyReminder,
 } from './servicing/privacy-requests';
+import { createWebhookActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */
 export function createPlatformOperations(deps: Deps) {
@@ -71,6 +72,7 @@ export function createActivities(deps: Deps) {
     ...createCustomerActivities(deps),
     ...createLoanActivities(deps),
     ...createLedgerActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

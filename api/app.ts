@@ -30,6 +30,7 @@ import { evidenceRoutes } from './routes/servicing/evidence';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
 import { taskRoutes } from './routes/servicing/tasks';
+import { webhookSubscriptionRoutes } from './routes/servicing/webhook-subscriptions';
 
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/tasks', taskRoutes);
   app.route('/v1/servicing/privacy-requests', privacyRequestRoutes);
   app.route('/v1/servicing/documents', servicingDocumentRoutes);
+  app.route('/v1/servicing/webhook-subscriptions', webhookSubscriptionRoutes);
   app.route('/v1/charges', chargeRoutes);
   app.route('/v1/loanproducts', loanProductRoutes);
   app.route('/v1/documents', documentRoutes);

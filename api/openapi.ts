@@ -3,10 +3,12 @@
  * spec's headers, security and error responses; the document is generated from the routes and
  * their valibot schemas at `GET /v1/openapi.json` (api/app.ts).
  */
+import { toJsonSchema } from '@valibot/to-json-schema';
 import { describeRoute, resolver } from 'hono-openapi';
 import type * as v from 'valibot';
 import type { Permission, Scope } from '../domain/auth';
 import { scopes } from '../domain/auth';
+import { type EventType, eventCatalogue, eventTypes } from '../domain/events';
 
 const errorRef = { $ref: '#/components/responses/ShapeAError' };
 
@@ -17,6 +19,8 @@ export interface RouteDoc {
   scope: Scope;
   permission: Permission;
   mutation?: boolean;
+  /** The route takes a required `If-Match: "<version>"` (optimistic concurrency): documents it and 428. */
+  ifMatch?: boolean;
   /** Success status → schema of its JSON body. */
   responses: Record<number, { description: string; schema?: v.GenericSchema }>;
 }
@@ -50,6 +54,15 @@ const headerParams = (mutation: boolean) => [
     : []),
 ];
 
+const ifMatchParam = {
+  name: 'If-Match',
+  in: 'header' as const,
+  required: true,
+  description:
+    'The `ETag` of your last read, `"<version>"` (RFC 9110 §13.1.1). Missing → 428; another version → 409.',
+  schema: { type: 'string' as const, pattern: '^"[0-9]+"$' },
+};
+
 /** Describes one route for the OpenAPI document. */
 export function doc(route: RouteDoc) {
   const responses: Record<string, unknown> = {};
@@ -66,6 +79,7 @@ export function doc(route: RouteDoc) {
     '404',
     '429',
     ...(route.mutation ? ['409', '422'] : []),
+    ...(route.ifMatch ? ['428'] : []),
     '503',
   ]) {
     responses[status] ??= errorRef;
@@ -76,7 +90,7 @@ export function doc(route: RouteDoc) {
     description:
       `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
     security: [{ oauth2: [route.scope] }, { bearer: [] }],
-    parameters: headerParams(route.mutation ?? false),
+    parameters: [...headerParams(route.mutation ?? false), ...(route.ifMatch ? [ifMatchParam] : [])],
     responses: responses as never,
   });
 }
@@ -122,6 +136,97 @@ const shapeA = {
   },
 };
 
+/** JSON Schema (2020-12, the dialect of OpenAPI 3.1) of a valibot schema, without its `$schema`. */
+function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+/** The headers of every webhook delivery (DESIGN §5 Webhooks). */
+const deliveryHeaders = [
+  {
+    name: 'Service-Webhook-Id',
+    in: 'header' as const,
+    required: true,
+    description: 'Delivery id (`whd_…`), stable across the retries of one event to one subscription.',
+    schema: { type: 'string' as const },
+  },
+  {
+    name: 'Service-Webhook-Timestamp',
+    in: 'header' as const,
+    required: true,
+    description: 'Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window.',
+    schema: { type: 'string' as const, pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'Service-Webhook-Signature',
+    in: 'header' as const,
+    required: true,
+    description:
+      '`v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time.',
+    schema: { type: 'string' as const, pattern: '^v1=[0-9a-f]{64}(,\\s*v1=[0-9a-f]{64})*$' },
+  },
+];
+
+/** The envelope of one event type (spec § Events) with its `data` schema from the catalogue. */
+function envelopeSchemaOf(eventType: EventType): Record<string, unknown> {
+  const definition = eventCatalogue[eventType];
+  return {
+    type: 'object',
+    required: ['eventId', 'eventType', 'apiVersion', 'occurredAt', 'subject', 'data'],
+    additionalProperties: false,
+    properties: {
+      eventId: { type: 'string', description: '`evt_…`; deduplicate on it (at-least-once delivery).' },
+      eventType: { const: eventType },
+      apiVersion: {
+        type: 'string',
+        format: 'date',
+        description: "The subscription's `apiVersion` (`YYYY-MM-DD`).",
+      },
+      occurredAt: { type: 'string', format: 'date-time' },
+      subject: {
+        type: 'object',
+        required: ['type', 'id'],
+        additionalProperties: false,
+        properties: { type: { const: definition.subjectType }, id: { type: 'string' } },
+      },
+      data: jsonSchemaOf(definition.data),
+    },
+  };
+}
+
+/**
+ * OpenAPI 3.1 top-level `webhooks`: one operation per catalogue event (domain/events.ts), the
+ * request the service sends to a subscription's URL: the envelope, its headers, and the answers
+ * it understands (DESIGN §5: 2xx = success, 410 disables the subscription, others are retried).
+ */
+export const webhooks = Object.fromEntries(
+  eventTypes.map((eventType) => [
+    eventType,
+    {
+      post: {
+        operationId: `webhook.${eventType}`,
+        summary: eventType,
+        description: `${eventCatalogue[eventType].description} Subject type \`${eventCatalogue[eventType].subjectType}\`.`,
+        tags: ['Webhooks'],
+        parameters: deliveryHeaders,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: envelopeSchemaOf(eventType) } },
+        },
+        responses: {
+          '2XX': { description: 'Received and durably recorded (answer within about five seconds).' },
+          '410': { description: 'Gone: the service disables the subscription.' },
+          default: { description: 'Any other answer or a timeout (15 s) is retried with increasing delay.' },
+        },
+      },
+    },
+  ]),
+);
+
 /** Document-level fields: info, security schemes, the Shape A / Shape B error components. */
 export const documentation = {
   openapi: '3.1.0',
@@ -131,6 +236,7 @@ export const documentation = {
     description:
       'Lending-management and loan-servicing interface. Every ordinary call carries `Authorization: Bearer <token>` (from `POST /oauth2/token`) and `Service-Tenant`. Errors use Shape A; rate limits are announced in `RateLimit-Policy` / `RateLimit`.',
   },
+  webhooks,
   components: {
     securitySchemes: {
       oauth2: {
@@ -173,7 +279,7 @@ export const documentation = {
     responses: {
       ShapeAError: {
         description:
-          'Error (Shape A). 400 validation, 401 not authenticated, 403 not authorized, 404 not found, 409 conflict or in flight (Retry-After), 422 idempotency key payload mismatch, 429 rate limited (Retry-After), 503 dependency unavailable.',
+          'Error (Shape A). 400 validation, 401 not authenticated, 403 not authorized, 404 not found, 409 conflict or in flight (Retry-After), 422 idempotency key payload mismatch, 428 precondition (If-Match) required, 429 rate limited (Retry-After), 503 dependency unavailable.',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ShapeA' } } },
       },
     },

@@ -88,6 +88,20 @@ export function jsonBody<S extends v.GenericSchema>(schema: S) {
   return [check, validate('json', schema)] as const;
 }
 
+/**
+ * `jsonBody` for a body whose fields are all optional: a request without `Content-Type` and
+ * without a body is validated as `{}`; a body without `Content-Type`, or another content type,
+ * → 400 on `header.Content-Type`.
+ */
+export function optionalJsonBody<S extends v.GenericSchema>(schema: S) {
+  const [requireJson, check] = jsonBody(schema);
+  const allowEmpty: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (c.req.header('content-type') === undefined && (await c.req.text()) === '') return next();
+    return requireJson(c, next);
+  };
+  return [allowEmpty, check] as const;
+}
+
 /** Removes every occurrence of `value` (as text) from `message`; a blank value has nothing to hide. */
 function scrub(message: string, value: unknown): string {
   if ((typeof value !== 'string' && typeof value !== 'number') || String(value).trim().length === 0)

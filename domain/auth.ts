@@ -61,6 +61,14 @@ export const permissions = [
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',
   'UPDATE_DOCUMENT',
+  // Webhook subscriptions and deliveries (issue 6 §3; DESIGN-processes P2).
+  'CREATE_WEBHOOKSUBSCRIPTION',
+  'READ_WEBHOOKSUBSCRIPTION',
+  'UPDATE_WEBHOOKSUBSCRIPTION',
+  'ROTATE_WEBHOOKSUBSCRIPTION_SECRET',
+  'DEACTIVATE_WEBHOOKSUBSCRIPTION',
+  'TEST_WEBHOOKSUBSCRIPTION',
+  'READ_WEBHOOKDELIVERY',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -105,6 +105,18 @@ export const errorCodes = {
     message: 'A channel gateway with this code already exists.',
   },
   'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
+  'error.msg.precondition.required': {
+    status: 428,
+    message: 'This request must be conditional: send If-Match with the ETag of your last read (RFC 6585 §3).',
+  },
+  'error.msg.webhook.subscription.version.conflict': {
+    status: 409,
+    message: 'The webhook subscription changed since the version named in If-Match; read it again.',
+  },
+  'error.msg.webhook.subscription.invalid.state.transition': {
+    status: 409,
+    message: 'The webhook subscription is not in a state that allows this action.',
+  },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, CodeInfo>;

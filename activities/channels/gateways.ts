@@ -19,14 +19,12 @@ import {
   rotationExpiries,
   secretRotationOverlapSeconds,
 } from '../../domain/secret-rotation';
-import { decryptIdentifier, encryptIdentifier } from '../customers/identifier-crypto';
 import type { Deps } from '../deps';
+import { decryptField, encryptField } from '../shared/encryption';
 
 const gatewayCodePattern = /^[a-z0-9-]{1,64}$/;
-const secretContext = (gatewayCode: string) => ({
-  tenantId: `channel-gateway/${gatewayCode}`,
-  identifierType: 'GATEWAY_SECRET',
-});
+/** AES-GCM additional data: binds a ciphertext to its gateway (activities/shared/encryption.ts). */
+const secretAad = (gatewayCode: string) => `channel-gateway-secret/v1|${gatewayCode}`;
 
 function newGatewaySecret(): string {
   return `gws_${toBase64Url(randomBytes(32))}`;
@@ -64,7 +62,7 @@ export function createChannelGateway(deps: Deps) {
       const gatewaySecret = newGatewaySecret();
       await tx.insert(channelGatewaySecrets).values({
         gatewayCode: input.code,
-        secretCiphertext: encryptIdentifier(deps.dataEncryptionKey, secretContext(input.code), gatewaySecret),
+        secretCiphertext: encryptField(deps.dataEncryptionKey, secretAad(input.code), gatewaySecret),
       });
       return { gatewayCode: input.code, tenant: input.tenantId, gatewaySecret };
     });
@@ -106,7 +104,7 @@ export function rotateChannelGatewaySecret(deps: Deps) {
       const gatewaySecret = newGatewaySecret();
       await tx.insert(channelGatewaySecrets).values({
         gatewayCode: input.code,
-        secretCiphertext: encryptIdentifier(deps.dataEncryptionKey, secretContext(input.code), gatewaySecret),
+        secretCiphertext: encryptField(deps.dataEncryptionKey, secretAad(input.code), gatewaySecret),
       });
       return {
         gatewayCode: input.code,
@@ -162,8 +160,6 @@ export async function gatewaySecretsAt(
   const rows = await activeSecretRows(deps.db, code, at);
   return {
     tenantId: gateway.tenantId,
-    secrets: rows.map((r) =>
-      decryptIdentifier(deps.dataEncryptionKey, secretContext(code), r.secretCiphertext),
-    ),
+    secrets: rows.map((r) => decryptField(deps.dataEncryptionKey, secretAad(code), r.secretCiphertext)),
   };
 }

@@ -5,7 +5,8 @@ import type { RestrictionType } from '../../domain/customers/customer';
 import { validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { rowOfRequestKey, writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
+import { rowOfRequestKey } from '../servicing/records';
 import { lockCustomer, recordCustomerChange } from './records';
 
 export interface ApplyRestrictionInput extends OperationContext {
@@ -131,7 +132,6 @@ export function applyRestriction(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'restriction.applied',
-        subjectType: 'restriction',
         subjectId: created.id,
         data: {
           restrictionId: created.id,

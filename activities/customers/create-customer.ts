@@ -7,7 +7,7 @@ import { searchNameOf } from '../../domain/customers/search';
 import { DomainError, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { recordCustomerChange } from './records';
 
 /** One postal address of a customer. */
@@ -155,7 +155,6 @@ export function createCustomer(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'customer.created',
-        subjectType: 'customer',
         subjectId: customerId,
         data: { customerId, externalId: input.externalId ?? null },
         occurredAt: now,

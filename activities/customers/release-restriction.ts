@@ -5,7 +5,7 @@ import { restrictionStatusAt } from '../../domain/customers/customer';
 import { DomainError, notFound } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { lockCustomer, recordCustomerChange } from './records';
 
 export interface ReleaseRestrictionInput extends OperationContext {
@@ -79,7 +79,6 @@ export function releaseRestriction(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'restriction.released',
-        subjectType: 'restriction',
         subjectId: current.id,
         data: {
           restrictionId: current.id,

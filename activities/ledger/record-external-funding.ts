@@ -9,7 +9,7 @@ import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
@@ -206,7 +206,6 @@ export function recordExternalFunding(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'funding.posted',
-        subjectType: 'funding',
         subjectId: created.id,
         data: {
           fundingId: result.fundingId,

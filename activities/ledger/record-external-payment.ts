@@ -13,7 +13,7 @@ import {
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
@@ -160,7 +160,6 @@ export function recordExternalPayment(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'payment.posted',
-        subjectType: 'payment',
         subjectId: created.id,
         data: {
           paymentId: result.paymentId,

@@ -2,14 +2,13 @@ import { and, eq } from 'drizzle-orm';
 import { customers, loanParties, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { fieldError, notFound } from '../../domain/errors';
+import { type LoanPartyRole, loanPartyRoles } from '../../domain/lending/loan-parties';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { loanValidationFailure } from './application';
 
-/** Roles of a loan party besides the borrower (spec § Lending core writes: co-borrowers and authorized parties). */
-export const loanPartyRoles = ['CO_BORROWER', 'AUTHORIZED_PARTY', 'GUARANTOR'] as const;
-export type LoanPartyRole = (typeof loanPartyRoles)[number];
+export { type LoanPartyRole, loanPartyRoles } from '../../domain/lending/loan-parties';
 
 export interface AddLoanPartyInput extends OperationContext {
   loanId: number;
@@ -117,7 +116,6 @@ export function addLoanParty(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'loan.party.added',
-        subjectType: 'loan',
         subjectId: loan.id,
         data: {
           loanId: loan.id,

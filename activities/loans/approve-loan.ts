@@ -15,7 +15,7 @@ import {
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { loanValidationFailure } from './application';
 import { installmentRowsOf } from './create-loan';
 
@@ -169,7 +169,6 @@ export function approveLoan(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'loan.approved',
-        subjectType: 'loan',
         subjectId: loan.id,
         data: {
           loanId: loan.id,

@@ -11,7 +11,7 @@ import type { RepaymentPeriod, Schedule } from '../../domain/schedule';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../servicing/records';
+import { writeOutboxEvent } from '../events/outbox';
 import { resolveApplicationInTx } from './application';
 
 export interface CreateLoanInput extends OperationContext, LoanApplication {}
@@ -126,7 +126,6 @@ export function createLoan(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'loan.submitted',
-        subjectType: 'loan',
         subjectId: created.id,
         data: {
           loanId: created.id,

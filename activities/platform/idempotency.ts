@@ -8,6 +8,7 @@ import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps } from '../deps';
+import { decryptField, encryptField } from '../shared/encryption';
 
 export const idempotencyRetentionSeconds = 24 * 3600;
 const lockSeconds = 60;
@@ -32,6 +33,46 @@ function keyOf(scope: IdempotencyScope) {
     eq(idempotencyKeys.clientId, scope.clientId),
     eq(idempotencyKeys.key, scope.key),
   );
+}
+
+/** A stored body field that held a secret: `{"$sealed": "<AES-256-GCM ciphertext>"}`. */
+const sealedMarker = '$sealed';
+
+function sealAad(scope: IdempotencyScope, field: string): string {
+  return `idempotency-response/v1|${scope.tenantId}|${scope.environment}|${scope.clientId}|${scope.key}|${field}`;
+}
+
+/**
+ * The body as stored: each top-level string field named in `sealedFields` (a secret shown once,
+ * e.g. a webhook `signingSecret`) is replaced by its AES-256-GCM ciphertext, so the store never
+ * holds it in clear (DESIGN §3); `unsealBody` restores it for the replay.
+ */
+function sealBody(
+  deps: Deps,
+  scope: IdempotencyScope,
+  body: unknown,
+  sealedFields: readonly string[],
+): unknown {
+  if (sealedFields.length === 0 || body === null || typeof body !== 'object' || Array.isArray(body))
+    return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of sealedFields) {
+    const value = copy[field];
+    if (typeof value === 'string')
+      copy[field] = { [sealedMarker]: encryptField(deps.dataEncryptionKey, sealAad(scope, field), value) };
+  }
+  return copy;
+}
+
+function unsealBody(deps: Deps, scope: IdempotencyScope, body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const [field, value] of Object.entries(copy)) {
+    const sealed = (value as Record<string, unknown> | null)?.[sealedMarker];
+    if (value !== null && typeof value === 'object' && typeof sealed === 'string')
+      copy[field] = decryptField(deps.dataEncryptionKey, sealAad(scope, field), sealed);
+  }
+  return copy;
 }
 
 /**
@@ -100,7 +141,7 @@ export function claimIdempotencyKey(deps: Deps) {
         return {
           kind: 'replay',
           status: existing.responseStatus ?? 200,
-          body: existing.responseBody,
+          body: unsealBody(deps, input, existing.responseBody),
           headers: existing.responseHeaders ?? {},
         };
       }
@@ -109,10 +150,18 @@ export function claimIdempotencyKey(deps: Deps) {
     });
 }
 
-/** Stores the response of a claimed key (kept `idempotencyRetentionSeconds`). */
+/**
+ * Stores the response of a claimed key (kept `idempotencyRetentionSeconds`); the top-level body
+ * fields named in `sealedFields` are stored encrypted and decrypted again for the replay.
+ */
 export function completeIdempotencyKey(deps: Deps) {
   return async (
-    input: IdempotencyScope & { status: number; body: unknown; headers: Record<string, string> },
+    input: IdempotencyScope & {
+      status: number;
+      body: unknown;
+      headers: Record<string, string>;
+      sealedFields?: readonly string[];
+    },
   ): Promise<void> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const now = deps.clock();
@@ -121,7 +170,7 @@ export function completeIdempotencyKey(deps: Deps) {
         .set({
           state: 'COMPLETED',
           responseStatus: input.status,
-          responseBody: sql`${JSON.stringify(input.body ?? null)}::jsonb`,
+          responseBody: sql`${JSON.stringify(sealBody(deps, input, input.body ?? null, input.sealedFields ?? []))}::jsonb`,
           responseHeaders: input.headers,
           completedAt: now,
           expiresAt: new Date(now.getTime() + idempotencyRetentionSeconds * 1000),

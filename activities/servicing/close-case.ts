@@ -3,7 +3,8 @@ import { cases } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { recordEffect, writeOutboxEvent } from './records';
+import { writeOutboxEvent } from '../events/outbox';
+import { recordEffect } from './records';
 
 export interface CloseCaseInput extends OperationContext {
   caseId: number;
@@ -71,7 +72,6 @@ export function closeCase(deps: Deps) {
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'case.transitioned',
-        subjectType: 'case',
         subjectId: input.caseId,
         data: transition,
         occurredAt: now,

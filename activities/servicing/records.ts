@@ -1,16 +1,12 @@
 /**
  * Writers of the append-only records that accompany servicing state changes, each idempotent by a
- * business `dedupeKey` (a retried write is a no-op and returns the first row): case effects,
- * tasks and outbox events. Always called inside the caller's transaction (STYLE §5).
+ * business `dedupeKey` (a retried write is a no-op and returns the first row): case effects and
+ * tasks (outbox events: activities/events/outbox.ts). Always called inside the caller's transaction (STYLE §5).
  */
-import { randomUUID } from 'node:crypto';
 import { and, eq, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { caseEffects, outboxEvents, tasks } from '../../db/schema';
+import { caseEffects, tasks } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
-
-/** Version (a date) of the event envelope this build writes (spec § Versioning). */
-export const eventApiVersion = '2026-11-01';
 
 export interface EffectInput {
   tenantId: string;
@@ -81,34 +77,6 @@ export async function openTask(
     .where(and(eq(tasks.tenantId, input.tenantId), eq(tasks.dedupeKey, input.dedupeKey)));
   if (!existing) throw new Error(`task ${input.dedupeKey} vanished after a conflict`);
   return { ...existing, created: false };
-}
-
-export interface OutboxInput {
-  tenantId: string;
-  eventType: string;
-  subjectType: string;
-  subjectId: string | number;
-  data: Record<string, unknown>;
-  occurredAt: Date;
-  dedupeKey: string;
-}
-
-/** Writes one event of the spec's envelope to the outbox (no-op when `dedupeKey` was written before). */
-export async function writeOutboxEvent(tx: Tx, input: OutboxInput): Promise<void> {
-  await tx
-    .insert(outboxEvents)
-    .values({
-      tenantId: input.tenantId,
-      eventId: `evt_${randomUUID().replace(/-/g, '')}`,
-      eventType: input.eventType,
-      apiVersion: eventApiVersion,
-      occurredAt: input.occurredAt,
-      subjectType: input.subjectType,
-      subjectId: String(input.subjectId),
-      data: input.data,
-      dedupeKey: input.dedupeKey,
-    })
-    .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] });
 }
 
 type RequestKeyedTable = PgTable & { tenantId: PgColumn; requestKey: PgColumn };

@@ -66,8 +66,12 @@ export function requestKeyOf(clientId: string, key: string | undefined): string 
 /**
  * The idempotency middleware. `blindFields`: top-level body fields holding government identifiers,
  * fingerprinted through a keyed HMAC (under the configured cursor-signing secret) instead of as is.
+ * `sealedResponseFields`: top-level response fields holding a secret shown once (a webhook
+ * `signingSecret`), stored encrypted in the key store and decrypted for the replay.
  */
-export const idempotent = (options: { blindFields?: readonly string[] } = {}) =>
+export const idempotent = (
+  options: { blindFields?: readonly string[]; sealedResponseFields?: readonly string[] } = {},
+) =>
   factory.createMiddleware(async (c, next) => {
     const key = idempotencyKeyOf(c.req.header('idempotency-key'));
     if (key === undefined) return next();
@@ -139,5 +143,6 @@ export const idempotent = (options: { blindFields?: readonly string[] } = {}) =>
       status: c.res.status,
       body: text ? JSON.parse(text) : null,
       headers,
+      sealedFields: options.sealedResponseFields ?? [],
     });
   });

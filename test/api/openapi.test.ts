@@ -3,6 +3,7 @@
  * generated from the routes), `GET /docs` and `GET /healthz`, none of which needs a token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventCatalogue, eventTypes } from '../../domain/events';
 import { createTestContext, type TestContext } from '../support/context';
 import { appWith, type Json, send } from './helpers';
 
@@ -21,67 +22,84 @@ interface Operation {
   description?: string;
 }
 
-const servicingOperations: [method: string, path: string, scope: string, mutation: boolean][] = [
-  ['post', '/v1/servicing/cases', 'servicing:write', true],
-  ['get', '/v1/servicing/cases/{caseId}', 'servicing:read', false],
-  ['post', '/v1/servicing/cases/{caseId}/close', 'servicing:write', true],
-  ['get', '/v1/servicing/cases/{caseId}/effects', 'servicing:read', false],
-  ['post', '/v1/servicing/interactions', 'servicing:write', true],
-  ['get', '/v1/servicing/interactions/{interactionId}', 'servicing:read', false],
-  ['post', '/v1/servicing/evidence', 'servicing:write', true],
-  ['get', '/v1/servicing/evidence/{evidenceId}', 'servicing:read', false],
-  ['get', '/v1/servicing/tasks', 'servicing:read', false],
-  ['get', '/v1/servicing/tasks/{taskId}', 'servicing:read', false],
-  ['post', '/v1/servicing/tasks/{taskId}/complete', 'servicing:write', true],
-  ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
-  ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
-  ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
-  // Customers and portfolio search (issue 3 §2).
-  ['post', '/v1/customers', 'lending:write', true],
-  ['get', '/v1/customers', 'lending:read', false],
-  ['get', '/v1/customers/{customerId}', 'lending:read', false],
-  ['get', '/v1/customers/{customerId}/history', 'lending:read', false],
-  ['post', '/v1/customers/{customerId}/identifiers', 'lending:write', true],
-  ['post', '/v1/customers/{customerId}/consents', 'lending:write', true],
-  ['post', '/v1/customers/{customerId}/payment-instruments', 'lending:write', true],
+const servicingOperations: [method: string, path: string, scope: string, mutation: boolean, body?: false][] =
   [
-    'post',
-    '/v1/customers/{customerId}/payment-instruments/{instrumentId}/verification',
-    'lending:write',
-    true,
-  ],
-  ['post', '/v1/customers/{customerId}/restrictions', 'lending:write', true],
-  ['get', '/v1/customers/{customerId}/restrictions', 'lending:read', false],
-  ['post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release', 'lending:write', true],
-  ['get', '/v1/portfolio/search', 'lending:read', false],
-  // Charges, loan products and documents (issue 3 §1, §5).
-  ['put', '/v1/servicing/documents/{documentId}', 'servicing:write', true],
-  ['post', '/v1/charges', 'lending:write', true],
-  ['get', '/v1/charges', 'lending:read', false],
-  ['get', '/v1/charges/{chargeId}', 'lending:read', false],
-  ['post', '/v1/loanproducts', 'lending:write', true],
-  ['get', '/v1/loanproducts', 'lending:read', false],
-  ['get', '/v1/loanproducts/{productId}', 'lending:read', false],
-  ['post', '/v1/documents', 'lending:write', true],
-  ['get', '/v1/documents/{documentId}', 'lending:read', false],
-  ['get', '/v1/documents/{documentId}/history', 'lending:read', false],
-  // Loans: preview, submission, approval, reads, parties (issue 4).
-  ['post', '/v1/loans', 'lending:write', true],
-  ['get', '/v1/loans', 'lending:read', false],
-  ['get', '/v1/loans/{loanId}', 'lending:read', false],
-  ['post', '/v1/loans/{loanId}', 'lending:write', true],
-  ['post', '/v1/loans/{loanId}/parties', 'lending:write', true],
-  // A loan's money and the journal (record-external fundings and payments, summary).
-  ['post', '/v1/loans/{loanId}/fundings/record-external', 'lending:write', true],
-  ['get', '/v1/loans/{loanId}/fundings', 'lending:read', false],
-  ['post', '/v1/loans/{loanId}/payments/record-external', 'lending:write', true],
-  ['get', '/v1/loans/{loanId}/payments', 'lending:read', false],
-  ['get', '/v1/loans/{loanId}/summary', 'lending:read', false],
-  ['get', '/v1/journalentries', 'lending:read', false],
-];
+    ['post', '/v1/servicing/cases', 'servicing:write', true],
+    ['get', '/v1/servicing/cases/{caseId}', 'servicing:read', false],
+    ['post', '/v1/servicing/cases/{caseId}/close', 'servicing:write', true],
+    ['get', '/v1/servicing/cases/{caseId}/effects', 'servicing:read', false],
+    ['post', '/v1/servicing/interactions', 'servicing:write', true],
+    ['get', '/v1/servicing/interactions/{interactionId}', 'servicing:read', false],
+    ['post', '/v1/servicing/evidence', 'servicing:write', true],
+    ['get', '/v1/servicing/evidence/{evidenceId}', 'servicing:read', false],
+    ['get', '/v1/servicing/tasks', 'servicing:read', false],
+    ['get', '/v1/servicing/tasks/{taskId}', 'servicing:read', false],
+    ['post', '/v1/servicing/tasks/{taskId}/complete', 'servicing:write', true],
+    ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
+    ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
+    ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
+    // Customers and portfolio search (issue 3 §2).
+    ['post', '/v1/customers', 'lending:write', true],
+    ['get', '/v1/customers', 'lending:read', false],
+    ['get', '/v1/customers/{customerId}', 'lending:read', false],
+    ['get', '/v1/customers/{customerId}/history', 'lending:read', false],
+    ['post', '/v1/customers/{customerId}/identifiers', 'lending:write', true],
+    ['post', '/v1/customers/{customerId}/consents', 'lending:write', true],
+    ['post', '/v1/customers/{customerId}/payment-instruments', 'lending:write', true],
+    [
+      'post',
+      '/v1/customers/{customerId}/payment-instruments/{instrumentId}/verification',
+      'lending:write',
+      true,
+    ],
+    ['post', '/v1/customers/{customerId}/restrictions', 'lending:write', true],
+    ['get', '/v1/customers/{customerId}/restrictions', 'lending:read', false],
+    ['post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release', 'lending:write', true],
+    ['get', '/v1/portfolio/search', 'lending:read', false],
+    // Charges, loan products and documents (issue 3 §1, §5).
+    ['put', '/v1/servicing/documents/{documentId}', 'servicing:write', true],
+    ['post', '/v1/charges', 'lending:write', true],
+    ['get', '/v1/charges', 'lending:read', false],
+    ['get', '/v1/charges/{chargeId}', 'lending:read', false],
+    ['post', '/v1/loanproducts', 'lending:write', true],
+    ['get', '/v1/loanproducts', 'lending:read', false],
+    ['get', '/v1/loanproducts/{productId}', 'lending:read', false],
+    ['post', '/v1/documents', 'lending:write', true],
+    ['get', '/v1/documents/{documentId}', 'lending:read', false],
+    ['get', '/v1/documents/{documentId}/history', 'lending:read', false],
+    // Loans: preview, submission, approval, reads, parties (issue 4).
+    ['post', '/v1/loans', 'lending:write', true],
+    ['get', '/v1/loans', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}', 'lending:write', true],
+    ['post', '/v1/loans/{loanId}/parties', 'lending:write', true],
+    // A loan's money and the journal (record-external fundings and payments, summary).
+    ['post', '/v1/loans/{loanId}/fundings/record-external', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/fundings', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}/payments/record-external', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/payments', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}/summary', 'lending:read', false],
+    ['get', '/v1/journalentries', 'lending:read', false],
+    // Webhook subscriptions and deliveries (issue 6 §3).
+    ['post', '/v1/servicing/webhook-subscriptions', 'servicing:write', true],
+    ['get', '/v1/servicing/webhook-subscriptions', 'servicing:read', false],
+    ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}', 'servicing:read', false],
+    ['patch', '/v1/servicing/webhook-subscriptions/{subscriptionId}', 'servicing:write', true],
+    ['post', '/v1/servicing/webhook-subscriptions/{subscriptionId}/rotate-secret', 'servicing:write', true],
+    [
+      'post',
+      '/v1/servicing/webhook-subscriptions/{subscriptionId}/deactivate',
+      'servicing:write',
+      true,
+      false,
+    ],
+    ['post', '/v1/servicing/webhook-subscriptions/{subscriptionId}/test', 'servicing:write', true, false],
+    ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries', 'servicing:read', false],
+  ];
 
 describe('GET /v1/openapi.json', () => {
   let doc: {
+    webhooks: Record<string, { post: Json }>;
     openapi: string;
     info: { title: string; version: string };
     paths: Record<string, Record<string, Operation>>;
@@ -152,7 +170,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('gives every servicing operation its scope, the Service-Tenant header and Shape A errors', () => {
-    for (const [method, path, scope, mutation] of servicingOperations) {
+    for (const [method, path, scope, mutation, body] of servicingOperations) {
       const op = doc.paths[path]?.[method] as Operation;
       expect(op.security, `${method} ${path}`).toContainEqual({ oauth2: [scope] });
       const tenant = op.parameters?.find((p) => p.name === 'Service-Tenant');
@@ -170,7 +188,7 @@ describe('GET /v1/openapi.json', () => {
         });
         expect(op.responses['409']).toEqual({ $ref: '#/components/responses/ShapeAError' });
         expect(op.responses['422']).toEqual({ $ref: '#/components/responses/ShapeAError' });
-        expect(op.requestBody?.content['application/json']).toBeDefined();
+        if (body !== false) expect(op.requestBody?.content['application/json']).toBeDefined();
       } else {
         expect(key).toBeUndefined();
       }
@@ -205,6 +223,77 @@ describe('GET /v1/openapi.json', () => {
         .map((p) => p.name)
         .sort(),
     ).toEqual(['caseId', 'limit', 'offset', 'status']);
+  });
+
+  it('documents the webhook subscription paging, If-Match and the 428 answer', () => {
+    const list = doc.paths['/v1/servicing/webhook-subscriptions']?.get as Operation;
+    expect(
+      list.parameters
+        ?.filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['cursor', 'pageSize']);
+    const deliveries = doc.paths['/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries']
+      ?.get as Operation;
+    expect(
+      deliveries.parameters
+        ?.filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['cursor', 'eventType', 'pageSize', 'state']);
+    const patch = doc.paths['/v1/servicing/webhook-subscriptions/{subscriptionId}']?.patch as Operation;
+    expect(patch.parameters?.find((p) => p.name === 'If-Match')).toMatchObject({
+      in: 'header',
+      required: true,
+    });
+    expect(patch.responses['428']).toEqual({ $ref: '#/components/responses/ShapeAError' });
+  });
+
+  it('documents every catalogue event under OpenAPI 3.1 webhooks: envelope, data schema, delivery headers', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...eventTypes].sort());
+    for (const eventType of eventTypes) {
+      const op = doc.webhooks[eventType]?.post;
+      expect(op, eventType).toBeDefined();
+      expect(op.parameters.map((p: Json) => p.name)).toEqual([
+        'Service-Webhook-Id',
+        'Service-Webhook-Timestamp',
+        'Service-Webhook-Signature',
+      ]);
+      for (const header of op.parameters) expect(header).toMatchObject({ in: 'header', required: true });
+      const envelope = op.requestBody.content['application/json'].schema;
+      expect(envelope.required).toEqual([
+        'eventId',
+        'eventType',
+        'apiVersion',
+        'occurredAt',
+        'subject',
+        'data',
+      ]);
+      expect(envelope.properties.eventType).toEqual({ const: eventType });
+      expect(envelope.properties.subject.properties.type).toEqual({
+        const: eventCatalogue[eventType].subjectType,
+      });
+      expect(envelope.properties.occurredAt).toMatchObject({ type: 'string', format: 'date-time' });
+      expect(envelope.properties.data).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(envelope.properties.data).not.toHaveProperty('$schema');
+      expect(op.responses).toHaveProperty('2XX');
+      expect(op.responses).toHaveProperty('410');
+    }
+    // spec § Events: payment events carry paymentId integer, loanRef, status, amount decimal string,
+    // currency, effectiveDate date.
+    const payment =
+      doc.webhooks['payment.posted']?.post.requestBody.content['application/json'].schema.properties.data;
+    expect(payment.required.sort()).toEqual(
+      ['amount', 'currency', 'effectiveDate', 'loanRef', 'paymentId', 'status'].sort(),
+    );
+    expect(payment.properties.paymentId).toMatchObject({ type: 'integer' });
+    expect(payment.properties.amount).toMatchObject({ type: 'string', pattern: expect.any(String) });
+    expect(payment.properties.effectiveDate).toMatchObject({ type: 'string', format: 'date' });
+    const signature = doc.webhooks['payment.posted']?.post.parameters[2];
+    expect(signature.description).toMatch(/v1=/);
+    expect(new RegExp(signature.schema.pattern).test(`v1=${'a'.repeat(64)}, v1=${'b'.repeat(64)}`)).toBe(
+      true,
+    );
   });
 
   it('describes the token endpoint with HTTP Basic and a form body', () => {

@@ -29,6 +29,8 @@ export interface TestContext {
   client: Client;
   /** Current time seen by operations (tests may move it). */
   now: { value: Date | null };
+  /** The environment the operations and the app serve (sandbox unless asked). */
+  environment: 'sandbox' | 'production';
   close(): Promise<void>;
 }
 
@@ -38,8 +40,9 @@ export function uniqueTenant(prefix = 't'): string {
 }
 
 export async function createTestContext(
-  options: { worker?: boolean; rateLimitPerSecond?: number } = {},
+  options: { worker?: boolean; rateLimitPerSecond?: number; environment?: 'sandbox' | 'production' } = {},
 ): Promise<TestContext> {
+  const environment = options.environment ?? 'sandbox';
   installTemporalRuntime();
   const { db, close: closeDb } = createDb(inject('databaseUrl'), { maxConnections: 10 });
   const now: { value: Date | null } = { value: null };
@@ -48,7 +51,7 @@ export async function createTestContext(
     clock: () => now.value ?? new Date(),
     secretPepper: testSecrets.secretPepper,
     dataEncryptionKey: testSecrets.dataEncryptionKey,
-    environment: 'sandbox' as const,
+    environment,
   };
   const activities = createActivities(deps);
   const platform = createPlatformOperations(deps);
@@ -73,7 +76,7 @@ export async function createTestContext(
     platform,
     temporal: createTemporalGateway(client),
     config: {
-      environment: 'sandbox',
+      environment,
       cursorSigningKey: testSecrets.cursorSigningKey,
       docsUrl: 'https://docs.test/lending',
       rateLimitPerSecond: options.rateLimitPerSecond ?? 10_000,
@@ -88,6 +91,7 @@ export async function createTestContext(
     app,
     client,
     now,
+    environment,
     async close() {
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun;
@@ -113,7 +117,7 @@ export async function credentialFor(
 ): Promise<Credential> {
   const created = await ctx.platform.createClient({
     tenantId: tenant,
-    environment: 'sandbox',
+    environment: ctx.environment,
     scopes: grant.scopes ?? ['servicing:read', 'servicing:write'],
     permissions: grant.permissions ?? ['ALL'],
     rateLimitPerSecond: grant.rateLimitPerSecond ?? 10_000,

@@ -1,0 +1,71 @@
+/**
+ * The transactional outbox writer (DESIGN §3 "State changes that others must hear about write an
+ * outbox row in the same transaction"; DESIGN-processes P0 Outbox relay, Typed event catalogue).
+ * Every operation that emits an event calls it inside its own transaction; the relay turns the
+ * rows into webhook deliveries later.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import * as v from 'valibot';
+import { outboxEvents } from '../../db/schema';
+import type { Tx } from '../../db/tenant-tx';
+import { type EventData, type EventType, eventApiVersion, eventCatalogue } from '../../domain/events';
+
+export interface OutboxEventInput<T extends EventType> {
+  tenantId: string;
+  /** A catalogue type (domain/events.ts); the subject type comes from the catalogue. */
+  eventType: T;
+  /** `subject.id` of the envelope (written as text). */
+  subjectId: string | number;
+  /** The type's `data`, checked against its catalogue schema at run time. */
+  data: EventData<T>;
+  occurredAt: Date;
+  /** Business key that makes a retried write a no-op, e.g. `case/12/closed`. */
+  dedupeKey: string;
+  /** Only for `webhook.test`: the one subscription that receives it. */
+  targetSubscriptionId?: number | null;
+}
+
+/**
+ * Writes one event of the spec's envelope to the outbox, with `eventId` `evt_<32 hex>`, the
+ * current `eventApiVersion` and the catalogue's subject type. A retry with the same `dedupeKey`
+ * is a no-op and returns the first row's `eventId`. Throws a plain Error (a bug, not a business
+ * rule) when `data` does not match the catalogue schema of `eventType`.
+ */
+export async function writeOutboxEvent<T extends EventType>(
+  tx: Tx,
+  input: OutboxEventInput<T>,
+): Promise<{ eventId: string; created: boolean }> {
+  const definition = eventCatalogue[input.eventType];
+  if (!definition) throw new Error(`${String(input.eventType)} is not a catalogue event type`);
+  const checked = v.safeParse(definition.data, input.data);
+  if (!checked.success) {
+    const problems = checked.issues
+      .map((issue) => `${v.getDotPath(issue) ?? 'data'}: ${issue.message}`)
+      .join('; ');
+    throw new Error(`${input.eventType} data does not match the event catalogue: ${problems}`);
+  }
+  const [inserted] = await tx
+    .insert(outboxEvents)
+    .values({
+      tenantId: input.tenantId,
+      eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+      eventType: input.eventType,
+      apiVersion: eventApiVersion,
+      occurredAt: input.occurredAt,
+      subjectType: definition.subjectType,
+      subjectId: String(input.subjectId),
+      data: checked.output,
+      dedupeKey: input.dedupeKey,
+      targetSubscriptionId: input.targetSubscriptionId ?? null,
+    })
+    .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] })
+    .returning({ eventId: outboxEvents.eventId });
+  if (inserted) return { eventId: inserted.eventId, created: true };
+  const [existing] = await tx
+    .select({ eventId: outboxEvents.eventId })
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.tenantId, input.tenantId), eq(outboxEvents.dedupeKey, input.dedupeKey)));
+  if (!existing) throw new Error(`outbox event ${input.dedupeKey} vanished after a conflict`);
+  return { eventId: existing.eventId, created: false };
+}

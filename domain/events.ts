@@ -1,0 +1,201 @@
+/**
+ * The typed event catalogue (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P0 "Typed event
+ * catalogue"): every event type the service emits, its subject type and the exact schema of its
+ * `data`, plus the envelope every delivery carries. The outbox writer
+ * (`activities/events/outbox.ts`) accepts only these types and checks `data` against the schema
+ * here; `GET /v1/openapi.json` documents each one under OpenAPI 3.1 `webhooks`.
+ *
+ * Event types are `<resource>.<past tense>` (DESIGN §5). `data` is a snapshot taken in the
+ * transaction that made the change: integers are the spec's integer ids, money is a decimal
+ * string with the currency's digits, dates are ISO calendar dates (`YYYY-MM-DD`), instants ISO
+ * 8601 timestamps in UTC (`…Z`). Pure: valibot only.
+ */
+import * as v from 'valibot';
+import { restrictionTypes } from './customers/customer';
+import { loanPartyRoles } from './lending/loan-parties';
+
+/** Version (a date, `YYYY-MM-DD`) of the envelope and payloads this build writes (spec § Versioning). */
+export const eventApiVersion = '2026-11-01';
+
+const id = v.pipe(v.number(), v.integer(), v.minValue(1));
+const decimal = v.pipe(
+  v.string(),
+  v.regex(/^-?[0-9]+(\.[0-9]+)?$/, 'must be a decimal string'),
+  v.description('Decimal string with the currency’s minor-unit digits, e.g. `125.00`.'),
+);
+const currency = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.description('ISO 4217 code.'));
+const date = v.pipe(v.string(), v.isoDate(), v.description('ISO calendar date `YYYY-MM-DD`.'));
+const instant = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 instant in UTC.'));
+const code = v.pipe(v.string(), v.minLength(1));
+
+/** One catalogue entry: the subject the event is about, what it means, and the exact `data`. */
+export interface EventDefinition<S extends v.GenericSchema = v.GenericSchema> {
+  /** `subject.type` of the envelope; `subject.id` is that resource's id as text. */
+  subjectType: string;
+  description: string;
+  data: S;
+}
+
+function event<S extends v.GenericSchema>(
+  subjectType: string,
+  description: string,
+  data: S,
+): EventDefinition<S> {
+  return { subjectType, description, data };
+}
+
+/** Every event type the service emits today, in `<resource>.<past tense>` form. */
+export const eventCatalogue = {
+  'case.transitioned': event(
+    'case',
+    'A servicing case moved from one status to another (today: closed).',
+    v.strictObject({
+      caseId: id,
+      fromStatus: code,
+      toStatus: code,
+      /** The case's outcome code at the transition (e.g. `PROMISE_KEPT`). */
+      outcomeCode: code,
+    }),
+  ),
+  'customer.created': event(
+    'customer',
+    'A customer was created.',
+    v.strictObject({
+      customerId: id,
+      /** The integrator's source key, or null. */
+      externalId: v.nullable(v.string()),
+    }),
+  ),
+  'restriction.applied': event(
+    'restriction',
+    'A restriction (hold) was applied to a customer, optionally scoped to one loan.',
+    v.strictObject({
+      restrictionId: id,
+      customerId: id,
+      loanId: v.nullable(id),
+      restrictionType: v.picklist(restrictionTypes),
+      effectiveAt: instant,
+      expiresAt: v.nullable(instant),
+    }),
+  ),
+  'restriction.released': event(
+    'restriction',
+    'An active restriction (hold) was released.',
+    v.strictObject({
+      restrictionId: id,
+      customerId: id,
+      loanId: v.nullable(id),
+      restrictionType: v.picklist(restrictionTypes),
+      releasedAt: instant,
+    }),
+  ),
+  'loan.submitted': event(
+    'loan',
+    'A loan application was submitted (the loan exists in status SUBMITTED).',
+    v.strictObject({
+      loanId: id,
+      /** The loan's `accountNo`. */
+      loanRef: v.string(),
+      clientId: id,
+      productId: id,
+      status: v.literal('SUBMITTED'),
+      principal: decimal,
+      currency,
+      submittedOnDate: date,
+      expectedDisbursementDate: date,
+    }),
+  ),
+  'loan.approved': event(
+    'loan',
+    'A submitted loan was approved; its APR disclosure is finalized.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      clientId: id,
+      status: v.literal('APPROVED'),
+      approvedOnDate: date,
+      approvedPrincipal: decimal,
+      currency,
+      expectedDisbursementDate: date,
+      /** Disclosed APR in percent (2 decimals), or null when no disclosure applies. */
+      annualPercentageRate: v.nullable(decimal),
+    }),
+  ),
+  'loan.party.added': event(
+    'loan',
+    'A customer other than the borrower was added to a loan as a party.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      partyId: id,
+      customerId: id,
+      role: v.picklist(loanPartyRoles),
+    }),
+  ),
+  'funding.posted': event(
+    'funding',
+    'A funding (disbursement) was recorded and posted to the ledger.',
+    v.strictObject({
+      fundingId: id,
+      loanRef: v.string(),
+      status: v.literal('RECORDED_EXTERNAL'),
+      amount: decimal,
+      currency,
+      /** The date the disbursement is value-dated to. */
+      fundingDate: date,
+      fundingType: code,
+      recipientType: code,
+    }),
+  ),
+  'payment.posted': event(
+    'payment',
+    'A payment was posted to the ledger (spec § Events: payment posting emits payment.posted).',
+    v.strictObject({
+      paymentId: id,
+      loanRef: v.string(),
+      status: v.literal('POSTED'),
+      amount: decimal,
+      currency,
+      effectiveDate: date,
+    }),
+  ),
+  'webhook.test': event(
+    'webhook_subscription',
+    'A non-business test event, delivered only to the subscription it was sent for.',
+    v.strictObject({
+      subscriptionId: id,
+      message: v.string(),
+    }),
+  ),
+} as const satisfies Record<string, EventDefinition>;
+
+/** Every catalogue event type. */
+export type EventType = keyof typeof eventCatalogue;
+
+/** The `data` of an event of type `T`, as written and delivered. */
+export type EventData<T extends EventType> = v.InferOutput<(typeof eventCatalogue)[T]['data']>;
+
+/** Catalogue types in a stable order. */
+export const eventTypes = Object.keys(eventCatalogue) as EventType[];
+
+/** Types a subscription may name (`webhook.test` goes only to the subscription it was sent for). */
+export const subscribableEventTypes = eventTypes.filter((t) => t !== 'webhook.test');
+
+/** True when `value` names a catalogue event type. */
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(eventCatalogue, value);
+}
+
+/**
+ * The envelope every delivery carries (spec § Events): `eventId` (`evt_…`, the receivers' dedupe
+ * key), `apiVersion` the subscription's (`YYYY-MM-DD`), `occurredAt` an ISO 8601 instant, the
+ * subject the event is about, and the type's `data`.
+ */
+export interface EventEnvelope<T extends EventType = EventType> {
+  eventId: string;
+  eventType: T;
+  apiVersion: string;
+  occurredAt: string;
+  subject: { type: string; id: string };
+  data: EventData<T>;
+}

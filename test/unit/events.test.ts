@@ -1,0 +1,202 @@
+/**
+ * The typed event catalogue (domain/events.ts; DESIGN-processes P0): every event type an operation
+ * writes is in it (read from the operations' source), every entry is emitted somewhere, each
+ * schema accepts what the operations write and rejects what they do not, and the outbox writer's
+ * run-time check refuses a payload that does not match before touching the database.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { writeOutboxEvent } from '../../activities/events/outbox';
+import type { Tx } from '../../db/tenant-tx';
+import {
+  type EventData,
+  type EventType,
+  eventApiVersion,
+  eventCatalogue,
+  eventTypes,
+  isEventType,
+  subscribableEventTypes,
+} from '../../domain/events';
+import { projectRoot } from '../../workers/config';
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourcesUnder(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Event types named by `writeOutboxEvent(tx, { … eventType: '<type>' … })` calls in activities/. */
+function emittedEventTypes(): Set<string> {
+  const found = new Set<string>();
+  for (const file of sourcesUnder(path.join(projectRoot, 'activities'))) {
+    const source = readFileSync(file, 'utf8');
+    for (const call of source.split('writeOutboxEvent(').slice(1)) {
+      const match = /eventType:\s*'([a-z._]+)'/.exec(call.slice(0, 400));
+      if (match?.[1]) found.add(match[1]);
+    }
+  }
+  return found;
+}
+
+/** One payload per type, shaped exactly as the operations write it today. */
+const samples: { [T in EventType]: EventData<T> } = {
+  'case.transitioned': { caseId: 7, fromStatus: 'OPEN', toStatus: 'CLOSED', outcomeCode: 'PROMISE_KEPT' },
+  'customer.created': { customerId: 3, externalId: null },
+  'restriction.applied': {
+    restrictionId: 4,
+    customerId: 3,
+    loanId: null,
+    restrictionType: 'PAYMENT_HOLD',
+    effectiveAt: '2026-11-23T10:00:00.000Z',
+    expiresAt: null,
+  },
+  'restriction.released': {
+    restrictionId: 4,
+    customerId: 3,
+    loanId: 9,
+    restrictionType: 'DISBURSEMENT_HOLD',
+    releasedAt: '2026-11-24T10:00:00.000Z',
+  },
+  'loan.submitted': {
+    loanId: 9,
+    loanRef: '000000009',
+    clientId: 3,
+    productId: 2,
+    status: 'SUBMITTED',
+    principal: '1000.00',
+    currency: 'USD',
+    submittedOnDate: '2026-11-01',
+    expectedDisbursementDate: '2026-11-05',
+  },
+  'loan.approved': {
+    loanId: 9,
+    loanRef: '000000009',
+    clientId: 3,
+    status: 'APPROVED',
+    approvedOnDate: '2026-11-02',
+    approvedPrincipal: '1000.00',
+    currency: 'USD',
+    expectedDisbursementDate: '2026-11-05',
+    annualPercentageRate: '12.68',
+  },
+  'loan.party.added': { loanId: 9, loanRef: '000000009', partyId: 1, customerId: 5, role: 'CO_BORROWER' },
+  'funding.posted': {
+    fundingId: 1,
+    loanRef: '000000009',
+    status: 'RECORDED_EXTERNAL',
+    amount: '1000.00',
+    currency: 'USD',
+    fundingDate: '2026-11-05',
+    fundingType: 'DISBURSEMENT',
+    recipientType: 'BORROWER',
+  },
+  'payment.posted': {
+    paymentId: 11,
+    loanRef: '000000009',
+    status: 'POSTED',
+    amount: '125.00',
+    currency: 'USD',
+    effectiveDate: '2026-12-05',
+  },
+  'webhook.test': { subscriptionId: 1, message: 'test' },
+};
+
+describe('event catalogue', () => {
+  it('holds every event type an operation writes, and each of its types is written somewhere', () => {
+    const emitted = emittedEventTypes();
+    expect(emitted.size).toBeGreaterThanOrEqual(10);
+    expect([...emitted].sort()).toEqual([...eventTypes].sort());
+  });
+
+  it('names types <resource>.<past tense> with a subject type and a description', () => {
+    for (const type of eventTypes) {
+      expect(type).toMatch(/^[a-z]+(\.[a-z]+)+$/);
+      expect(eventCatalogue[type].subjectType).toMatch(/^[a-z_]+$/);
+      expect(eventCatalogue[type].description.length).toBeGreaterThan(10);
+    }
+    expect(eventCatalogue['payment.posted'].subjectType).toBe('payment');
+    expect(eventCatalogue['case.transitioned'].subjectType).toBe('case');
+  });
+
+  it('accepts what the operations write for every type', () => {
+    for (const type of eventTypes) {
+      const result = v.safeParse(eventCatalogue[type].data, samples[type]);
+      expect(result.success, `${type}: ${JSON.stringify(result.issues)}`).toBe(true);
+    }
+  });
+
+  it("gives payment events the spec's data: paymentId integer, amount decimal string, effectiveDate date", () => {
+    const schema = eventCatalogue['payment.posted'].data;
+    const good = samples['payment.posted'];
+    expect(v.safeParse(schema, { ...good, paymentId: 1.5 }).success).toBe(false);
+    expect(v.safeParse(schema, { ...good, paymentId: '11' }).success).toBe(false);
+    expect(v.safeParse(schema, { ...good, amount: 125 }).success).toBe(false);
+    expect(v.safeParse(schema, { ...good, amount: '1e3' }).success).toBe(false);
+    expect(v.safeParse(schema, { ...good, effectiveDate: '2026-12-05T00:00:00Z' }).success).toBe(false);
+    expect(v.safeParse(schema, { ...good, extra: true }).success).toBe(false);
+    const { currency: _currency, ...missing } = good;
+    expect(v.safeParse(schema, missing).success).toBe(false);
+  });
+
+  it('keeps webhook.test out of what subscriptions may name', () => {
+    expect(subscribableEventTypes).not.toContain('webhook.test');
+    expect(subscribableEventTypes.length).toBe(eventTypes.length - 1);
+    expect(isEventType('payment.posted')).toBe(true);
+    expect(isEventType('payment.exploded')).toBe(false);
+    expect(isEventType('toString')).toBe(false);
+  });
+
+  it('versions the envelope with a date', () => {
+    expect(eventApiVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe('writeOutboxEvent', () => {
+  // The check runs before any statement, so a transaction that fails on use proves nothing was written.
+  const untouchable = new Proxy({} as Tx, {
+    get() {
+      throw new Error('the writer touched the database');
+    },
+  });
+  const base = {
+    tenantId: 't-1',
+    subjectId: 11,
+    occurredAt: new Date('2026-12-05T00:00:00Z'),
+    dedupeKey: 'payment/11/posted',
+  };
+
+  it('refuses data that does not match the catalogue schema, naming the field', async () => {
+    const wrong = { ...samples['payment.posted'], amount: 125 } as unknown as EventData<'payment.posted'>;
+    await expect(
+      writeOutboxEvent(untouchable, { ...base, eventType: 'payment.posted', data: wrong }),
+    ).rejects.toThrow(/payment\.posted data does not match the event catalogue: amount/);
+    const extra = { ...samples['customer.created'], ssn: '123' } as unknown as EventData<'customer.created'>;
+    await expect(
+      writeOutboxEvent(untouchable, { ...base, eventType: 'customer.created', data: extra }),
+    ).rejects.toThrow(/customer\.created data does not match/);
+  });
+
+  it('refuses a type outside the catalogue', async () => {
+    await expect(
+      writeOutboxEvent(untouchable, {
+        ...base,
+        eventType: 'payment.exploded' as EventType,
+        data: {} as never,
+      }),
+    ).rejects.toThrow(/not a catalogue event type/);
+  });
+
+  it('reaches the database with a matching payload', async () => {
+    await expect(
+      writeOutboxEvent(untouchable, {
+        ...base,
+        eventType: 'payment.posted',
+        data: samples['payment.posted'],
+      }),
+    ).rejects.toThrow(/touched the database/);
+  });
+});
