@@ -10,6 +10,11 @@ import { createLendingProductActivities } from './lending';
 import { createLoanActivities } from './loans';
 import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
+import {
+  claimDueStartIntents,
+  markStartIntentStarted,
+  recordStartIntentFailure,
+} from './platform/start-intents';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { closeCase } from './servicing/close-case';
@@ -18,7 +23,6 @@ import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {
   fulfilPrivacyRequest,
-  listUnstartedPrivacyRequests,
   markPrivacyRequestOverdue,
   markPrivacyWorkflowStarted,
   openPrivacyRequest,
@@ -36,6 +40,9 @@ export function createPlatformOperations(deps: Deps) {
     claimIdempotencyKey: claimIdempotencyKey(deps),
     completeIdempotencyKey: completeIdempotencyKey(deps),
     releaseIdempotencyKey: releaseIdempotencyKey(deps),
+    markStartIntentStarted: markStartIntentStarted(deps),
+    claimDueStartIntents: claimDueStartIntents(deps),
+    recordStartIntentFailure: recordStartIntentFailure(deps),
   };
 }
 
@@ -53,7 +60,6 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
-    listUnstartedPrivacyRequests: listUnstartedPrivacyRequests(deps),
     ...createCustomerActivities(deps),
     ...createLoanActivities(deps),
     ...createLedgerActivities(deps),

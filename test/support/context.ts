@@ -10,7 +10,7 @@ import pino from 'pino';
 import { inject } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
-import { createTemporalGateway } from '../../api/temporal-gateway';
+import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { createDb } from '../../db/client';
 import { createServicingWorker } from '../../workers/servicing';
 import { installTemporalRuntime } from '../../workers/stack';
@@ -38,10 +38,12 @@ export function uniqueTenant(prefix = 't'): string {
 }
 
 export async function createTestContext(
-  options: { worker?: boolean; rateLimitPerSecond?: number } = {},
+  options: { worker?: boolean; rateLimitPerSecond?: number; maxConnections?: number } = {},
 ): Promise<TestContext> {
   installTemporalRuntime();
-  const { db, close: closeDb } = createDb(inject('databaseUrl'), { maxConnections: 10 });
+  const { db, close: closeDb } = createDb(inject('databaseUrl'), {
+    maxConnections: options.maxConnections ?? 10,
+  });
   const now: { value: Date | null } = { value: null };
   const deps = {
     db,
@@ -71,7 +73,8 @@ export async function createTestContext(
     db,
     activities,
     platform,
-    temporal: createTemporalGateway(client),
+    processes: createProcessClients(client),
+    health: createDependencyHealth(db, client),
     config: {
       environment: 'sandbox',
       cursorSigningKey: testSecrets.cursorSigningKey,
