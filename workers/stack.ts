@@ -7,18 +7,20 @@
  * `stop()` ends everything it started, in reverse order. The e2e test boots the stack this way.
  */
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createPlatformOperations } from '../activities';
 import { serveApi } from '../api/server';
 import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
-import { searchAttributes } from '../domain/ids';
 import { operationDeps, type ServiceConfig } from './config';
 import type { WorkflowBundle } from './registry';
 import { parseQueues, runWorkers } from './run';
+import { ensureSearchAttributes } from './temporal';
 import { startTemporalDevServer } from './temporal-server';
+
+export { ensureSearchAttributes, installTemporalRuntime } from './temporal';
 
 export interface RunningStack {
   baseUrl: string;
@@ -26,31 +28,6 @@ export interface RunningStack {
   temporalUiUrl: string | null;
   databaseUrl: string;
   stop(): Promise<void>;
-}
-
-/** Registers the project's search attributes on a server we did not start (best effort). */
-export async function ensureSearchAttributes(
-  connection: Connection,
-  namespace: string,
-  logger: Logger,
-): Promise<void> {
-  const typeIds: Record<string, number> = { Keyword: 2, Int: 3 };
-  try {
-    const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.entries(searchAttributes).filter(
-      ([name]) => !(name in (existing.customAttributes ?? {})),
-    );
-    if (missing.length === 0) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeIds[type] ?? 2])),
-    });
-  } catch (err) {
-    logger.warn(
-      { err },
-      'could not register search attributes; register TenantId, CustomerRef, CaseId, LoanId by hand',
-    );
-  }
 }
 
 export async function startStack(
@@ -140,14 +117,5 @@ export async function startStack(
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-/** Keeps the SDK's own log output to warnings and errors (our logs are JSON through pino). */
-export function installTemporalRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // A runtime is already installed in this process.
   }
 }
