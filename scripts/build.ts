@@ -47,5 +47,5 @@ await cp(path.join(projectRoot, 'db', 'migrations'), path.join(dist, 'migrations
   recursive: true,
 });
 process.stdout.write(
-  `built ${entryPoints.map((e) => path.basename(e, '.ts') + '.js').join(', ')} and workflow-bundle.js in ${path.relative(projectRoot, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  `built ${entryPoints.map((e) => `${path.basename(e, '.ts')}.js`).join(', ')} and workflow-bundle.js in ${path.relative(projectRoot, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );
