@@ -4,9 +4,9 @@
  */
 import { loadConfig } from '../workers/config';
 import { createLogger } from '../workers/logger';
-import { stopOnSignals } from './process-support';
 import { startStack } from '../workers/stack';
 import { installTemporalRuntime } from '../workers/temporal';
+import { stopOnSignals } from './process-support';
 
 const started = Date.now();
 const config = loadConfig();
