@@ -13,7 +13,7 @@ import type { Db } from '../db/client';
 
 /**
  * The folder holding package.json: found upwards from this file, so it is the same whether this
- * module runs from `workers/` (tsx) or bundled into `dist/scripts/` (plain node).
+ * module runs from `workers/` (tsx) or bundled into `dist/` (plain node).
  */
 export const projectRoot = (() => {
   let dir = path.dirname(fileURLToPath(import.meta.url));
