@@ -104,6 +104,14 @@ describe('start intents', () => {
     expect(intent).toMatchObject({ attempts: 1, lastError: null });
     expect(intent?.startedAt).toBeInstanceOf(Date);
     expect(await relay(cred.tenant)).toBe(0);
+    const port = createPrivacyRequestClient(ctx.client);
+    expect(await port.progress({ tenantId: cred.tenant, requestId: opened.requestId })).toMatchObject({
+      requestId: opened.requestId,
+      status: 'RECEIVED',
+    });
+    await expect(port.progress({ tenantId: cred.tenant, requestId: 999_999_999 })).rejects.toMatchObject({
+      code: 'error.msg.resource.not.found',
+    });
   });
 
   it('a crash between start and marking: the relay finds the workflow running and counts it started', async () => {
