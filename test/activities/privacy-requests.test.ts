@@ -336,11 +336,14 @@ describe('start intents of privacy requests', () => {
     const t = await newTenant(h, 'dsr-split');
     const opened = [];
     for (let i = 0; i < 6; i++) opened.push(await openRequest(t));
-    const [a, b] = await Promise.all([
-      claimAt(t, '2026-03-02T18:05:00Z'),
-      claimAt(t, '2026-03-02T18:05:00Z'),
-    ]);
-    const ids = [...(a ?? []), ...(b ?? [])].map((c) => c.spec.workflowId).sort();
+    // One clock for both relays (claimAt resets it when it ends, which would let the other see "now").
+    h.now.value = new Date('2026-03-02T18:05:00Z');
+    const claim = () =>
+      h.platform.claimDueStartIntents({ graceMs: 60_000, leaseMs: 60_000, limit: 100, tenantId: t });
+    const [a, b] = await Promise.all([claim(), claim()]).finally(() => {
+      h.now.value = null;
+    });
+    const ids = [...a, ...b].map((c) => c.spec.workflowId).sort();
     expect(ids).toEqual(opened.map((o) => o.workflow.workflowId).sort());
   });
 

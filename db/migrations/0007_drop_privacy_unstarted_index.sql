@@ -1,0 +1,1 @@
+DROP INDEX "privacy_requests_unstarted_idx";
