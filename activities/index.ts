@@ -17,6 +17,11 @@ import { createLendingProductActivities } from './lending';
 import { createLoanActivities } from './loans';
 import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
+import {
+  claimDueStartIntents,
+  markStartIntentStarted,
+  recordStartIntentFailure,
+} from './platform/start-intents';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { closeCase } from './servicing/close-case';
@@ -25,7 +30,6 @@ import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {
   fulfilPrivacyRequest,
-  listUnstartedPrivacyRequests,
   markPrivacyRequestOverdue,
   markPrivacyWorkflowStarted,
   openPrivacyRequest,
@@ -49,6 +53,9 @@ export function createPlatformOperations(deps: Deps) {
     listChannelGateways: listChannelGateways(deps),
     /** Tenant and valid secrets of a gateway at an instant (null: no such enabled gateway). */
     gatewaySecretsAt: (code: string, at: Date) => gatewaySecretsAt(deps, code, at),
+    markStartIntentStarted: markStartIntentStarted(deps),
+    claimDueStartIntents: claimDueStartIntents(deps),
+    recordStartIntentFailure: recordStartIntentFailure(deps),
   };
 }
 
@@ -66,7 +73,6 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
-    listUnstartedPrivacyRequests: listUnstartedPrivacyRequests(deps),
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),

@@ -6,7 +6,8 @@ import { createFactory } from 'hono/factory';
 import type { Logger } from 'pino';
 import type { Activities, PlatformOperations } from '../activities';
 import type { Db } from '../db/client';
-import type { TemporalGateway } from './temporal-gateway';
+import type { HealthMonitor } from './health-monitor';
+import type { ProcessClients } from './processes';
 
 export interface ApiConfig {
   environment: 'sandbox' | 'production';
@@ -22,7 +23,10 @@ export interface AppDeps {
   db: Db;
   activities: Activities;
   platform: PlatformOperations;
-  temporal: TemporalGateway;
+  /** Typed ports of the durable processes (workflows/<process>/client.ts). */
+  processes: ProcessClients;
+  /** Dependency status for `/healthz`, refreshed in the background. */
+  health: HealthMonitor;
   config: ApiConfig;
   logger: Logger;
   /** Current instant, the same clock the operations use (`Deps.clock`); reads that depend on time take it. */

@@ -8,7 +8,12 @@ import { sql } from 'drizzle-orm';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import type { Db } from './client';
 
-export const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
+/**
+ * `MIGRATIONS_DIR`, else `migrations` beside this module: `db/migrations` under tsx, and
+ * `dist/migrations` beside the bundled entry points (`npm run build` copies them there).
+ */
+export const migrationsFolder =
+  process.env.MIGRATIONS_DIR || fileURLToPath(new URL('./migrations', import.meta.url));
 
 export async function applyMigrations(db: Db): Promise<void> {
   await db.execute(sql`select pg_advisory_lock(727274)`);

@@ -4,7 +4,9 @@
  */
 import { loadConfig } from '../workers/config';
 import { createLogger } from '../workers/logger';
-import { installTemporalRuntime, startStack } from '../workers/stack';
+import { startStack } from '../workers/stack';
+import { installTemporalRuntime } from '../workers/temporal';
+import { stopOnSignals } from './process-support';
 
 const started = Date.now();
 const config = loadConfig();
@@ -21,22 +23,9 @@ process.stdout.write(
     `  Temporal UI:  ${stack.temporalUiUrl ?? `(external Temporal at ${stack.temporalAddress})`}`,
     `  Credential:   npm run admin -- clients create --tenant demo --environment ${config.environment} --scopes "servicing:read servicing:write lending:read lending:write" --permissions ALL`,
     `  Demo flow:    npm run demo`,
+    `  Apart:        DATABASE_URL=${stack.databaseUrl} TEMPORAL_ADDRESS=${stack.temporalAddress} npm run start:worker (or start:api with another PORT)`,
     '',
   ].join('\n'),
 );
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    stack
-      .stop()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        logger.error({ err }, 'stop failed');
-        process.exit(1);
-      });
-  });
-}
+stopOnSignals(stack.stop, (message, err) => (err ? logger.error({ err }, message) : logger.info(message)));

@@ -11,11 +11,29 @@ import { fileURLToPath } from 'node:url';
 import type { Deps } from '../activities/deps';
 import type { Db } from '../db/client';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The folder holding package.json: found upwards from this file, so it is the same whether this
+ * module runs from `workers/` (tsx) or bundled into `dist/` (plain node).
+ */
+export const projectRoot = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+    dir = parent;
+  }
+  return dir;
+})();
 
 export interface ServiceConfig {
   environment: 'sandbox' | 'production';
   port: number;
+  /** Listen address of the HTTP API (`HOST`, default 127.0.0.1; `0.0.0.0` in a container). */
+  host: string;
+  /** Connections of this process's PostgreSQL pool (`DATABASE_POOL_SIZE`, default 10). */
+  databasePoolSize: number;
+  /** Prebuilt workflow bundle (`WORKFLOW_BUNDLE_PATH`); unset: the build's, or bundle at start. */
+  workflowBundlePath: string | undefined;
   /** Unset: the embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined;
   embeddedPostgresPort: number;
@@ -84,6 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   return {
     environment,
     port: intOf(env.PORT, 8080, 'PORT'),
+    host: env.HOST || '127.0.0.1',
+    databasePoolSize: Math.max(1, intOf(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE')),
+    workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     embeddedPostgresPort: intOf(env.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,

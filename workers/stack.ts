@@ -1,23 +1,26 @@
 /**
  * The whole service in one process, as `npm start` runs it (issue 2 §3): PostgreSQL (DATABASE_URL
  * or embedded), migrations, the `demo` sandbox tenant, Temporal (TEMPORAL_ADDRESS or a local dev
- * server with the Web UI), the servicing worker and its start sweep, and the HTTP API.
+ * server with the Web UI), every queue's worker with the background services (workers/run.ts),
+ * and the HTTP API (api/server.ts). Production runs the last two apart (scripts/start-worker.ts,
+ * scripts/start-api.ts).
  * `stop()` ends everything it started, in reverse order. The e2e test boots the stack this way.
  */
-import { serve } from '@hono/node-server';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { createActivities, createPlatformOperations } from '../activities';
-import { createApp } from '../api/app';
-import { createTemporalGateway } from '../api/temporal-gateway';
+import { createPlatformOperations } from '../activities';
+import { serveApi } from '../api/server';
 import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
-import { searchAttributes } from '../domain/ids';
 import { operationDeps, type ServiceConfig } from './config';
-import { createServicingWorker, startPrivacyStartSweep } from './servicing';
+import type { WorkflowBundle } from './registry';
+import { parseQueues, runWorkers } from './run';
+import { ensureSearchAttributes } from './temporal';
 import { startTemporalDevServer } from './temporal-server';
+
+export { ensureSearchAttributes, installTemporalRuntime } from './temporal';
 
 export interface RunningStack {
   baseUrl: string;
@@ -27,35 +30,10 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-/** Registers the project's search attributes on a server we did not start (best effort). */
-async function ensureSearchAttributes(
-  connection: Connection,
-  namespace: string,
-  logger: Logger,
-): Promise<void> {
-  const typeIds: Record<string, number> = { Keyword: 2, Int: 3 };
-  try {
-    const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.entries(searchAttributes).filter(
-      ([name]) => !(name in (existing.customAttributes ?? {})),
-    );
-    if (missing.length === 0) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, typeIds[type] ?? 2])),
-    });
-  } catch (err) {
-    logger.warn(
-      { err },
-      'could not register search attributes; register TenantId, CustomerRef, CaseId, LoanId by hand',
-    );
-  }
-}
-
 export async function startStack(
   config: ServiceConfig,
   logger: Logger,
-  options: { workflowBundle?: { codePath: string } } = {},
+  options: { workflowBundle?: WorkflowBundle } = {},
 ): Promise<RunningStack> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -79,11 +57,10 @@ export async function startStack(
       stops.push(embedded.stop);
       databaseUrl = embedded.url;
     }
-    const { db, close } = createDb(databaseUrl, { maxConnections: 20 });
+    const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
     stops.push(close);
     await applyMigrations(db);
     const deps = operationDeps(db, config);
-    const activities = createActivities(deps);
     const platform = createPlatformOperations(deps);
     if (config.environment === 'sandbox')
       await platform.ensureTenant({ tenantId: 'demo', displayName: 'Demo tenant' });
@@ -110,24 +87,21 @@ export async function startStack(
 
     const workerConnection = await NativeConnection.connect({ address: temporalAddress });
     stops.push(() => workerConnection.close());
-    const worker = await createServicingWorker({
+    const workers = await runWorkers({
+      queues: parseQueues(undefined),
+      deps,
       connection: workerConnection,
+      client,
       namespace: config.temporalNamespace,
-      activities,
-      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      logger,
+      poolSize: config.databasePoolSize,
+      workflowBundle: options.workflowBundle,
     });
-    const workerRun = worker.run();
-    stops.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await workerRun;
-    });
-    stops.push(startPrivacyStartSweep({ client, activities, logger }));
+    stops.push(workers.stop);
 
-    const app = createApp({
-      db,
-      activities,
-      platform,
-      temporal: createTemporalGateway(client),
+    const api = await serveApi({
+      deps,
+      client,
       config: {
         environment: config.environment,
         cursorSigningKey: config.cursorSigningKey,
@@ -135,32 +109,13 @@ export async function startStack(
         rateLimitPerSecond: config.rateLimitPerSecond,
       },
       logger,
-      clock: deps.clock,
+      host: config.host,
+      port: config.port,
     });
-    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: '127.0.0.1' }, () => resolve(s));
-    });
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    stops.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        }),
-    );
-    return { baseUrl: `http://127.0.0.1:${port}`, temporalAddress, temporalUiUrl, databaseUrl, stop };
+    stops.push(api.stop);
+    return { baseUrl: api.baseUrl, temporalAddress, temporalUiUrl, databaseUrl, stop };
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-/** Keeps the SDK's own log output to warnings and errors (our logs are JSON through pino). */
-export function installTemporalRuntime(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // A runtime is already installed in this process.
   }
 }

@@ -16,11 +16,13 @@
 import { and, eq } from 'drizzle-orm';
 import { channelEvents, consents, contactPoints } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { channelEventStartSpec } from '../../domain/channels/channel-event';
 import { isSmsOptOut } from '../../domain/channels/sms-keywords';
 import { normalizePhone } from '../../domain/customers/contact-points';
 import { notFound } from '../../domain/errors';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps } from '../deps';
+import { recordStartIntent } from '../platform/start-intents';
 import { logInteraction } from '../servicing/log-interaction';
 
 export interface RecordChannelEventInput {
@@ -48,8 +50,9 @@ export function channelEventKey(gatewayCode: string, eventId: string): string {
 }
 
 /**
- * Inserts the event unless (gatewayCode, eventId) is already recorded (unique index), in one
- * transaction; the caller answers 2xx only after this returns. Idempotent by design.
+ * Inserts the event unless (gatewayCode, eventId) is already recorded (unique index), with the
+ * start intent of its processing workflow, in one transaction; the caller answers 2xx only after
+ * this returns, and the start-intent relay starts the workflow should the caller not. Idempotent.
  */
 export function recordChannelEvent(deps: Deps) {
   return async (input: RecordChannelEventInput): Promise<RecordChannelEventResult> =>
@@ -67,7 +70,19 @@ export function recordChannelEvent(deps: Deps) {
         })
         .onConflictDoNothing({ target: [channelEvents.gatewayCode, channelEvents.eventId] })
         .returning({ id: channelEvents.id });
-      if (created) return { channelEventId: created.id, duplicate: false, status: 'RECEIVED' };
+      if (created) {
+        await recordStartIntent(
+          tx,
+          channelEventStartSpec({
+            tenantId: input.tenantId,
+            gatewayCode: input.gatewayCode,
+            eventId: input.eventId,
+            eventType: input.eventType,
+          }),
+          deps.clock(),
+        );
+        return { channelEventId: created.id, duplicate: false, status: 'RECEIVED' };
+      }
       const [existing] = await tx
         .select({ id: channelEvents.id, status: channelEvents.status })
         .from(channelEvents)

@@ -3,7 +3,7 @@
  * The API calls `openPrivacyRequest`; the workflow `privacyRequestWorkflow` calls the rest.
  * Each is one transaction and idempotent: a retried call changes nothing more.
  */
-import { and, eq, inArray, isNull, lt, ne } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import {
   cases,
   evidence,
@@ -13,7 +13,7 @@ import {
   tasks,
   tenants,
 } from '../../db/schema';
-import { type Tx, withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import {
   computePrivacyDeadlines,
   defaultComplianceTimeZone,
@@ -25,11 +25,12 @@ import {
   type FulfilPrivacyRequestArgs,
   type FulfilPrivacyRequestResult,
   isTerminalPrivacyStatus,
-  openPrivacyStatuses,
   type PrivacyRequestType,
   type PrivacyRequestWorkflowInput,
+  privacyRequestStartSpec,
 } from '../../domain/servicing/privacy-request';
 import type { Deps, OperationContext } from '../deps';
+import { recordStartIntent } from '../platform/start-intents';
 import { openTask, recordEffect, rowOfRequestKey } from './records';
 
 export interface OpenPrivacyRequestInput extends OperationContext {
@@ -127,7 +128,7 @@ export function openPrivacyRequest(deps: Deps) {
           },
         );
       }
-      const timeZone = (await tenantTimeZone(deps, input.tenantId)) ?? defaultComplianceTimeZone;
+      const timeZone = (await tenantTimeZone(tx, input.tenantId)) ?? defaultComplianceTimeZone;
       const now = deps.clock();
       const deadlines = computePrivacyDeadlines({
         regime: input.regime,
@@ -207,13 +208,19 @@ export function openPrivacyRequest(deps: Deps) {
         dedupeKey: `task/${review.id}/created`,
       });
       if (!updated) throw new Error('update returned no row');
-      return resultOf(updated);
+      const opened = resultOf(updated);
+      await recordStartIntent(tx, privacyRequestStartSpec(opened.workflow.input), now);
+      return opened;
     });
 }
 
-/** The tenant's compliance time zone (platform table, read outside the tenant's RLS scope). */
-async function tenantTimeZone(deps: Deps, tenantId: string): Promise<string | undefined> {
-  const [row] = await deps.db
+/**
+ * The tenant's compliance time zone (platform table, no RLS), read through the operation's own
+ * transaction: asking the pool for a second connection while holding one wedges the pool under
+ * load (DESIGN-processes P0 "Known defect").
+ */
+async function tenantTimeZone(tx: Tx, tenantId: string): Promise<string | undefined> {
+  const [row] = await tx
     .select({ zone: tenants.complianceTimeZone })
     .from(tenants)
     .where(eq(tenants.id, tenantId));
@@ -235,7 +242,11 @@ async function lockRequest(tx: Tx, ref: RequestRef) {
   return row;
 }
 
-/** Notes that the request's workflow is running (first step of the workflow; repeatable). */
+/**
+ * Notes that the request's workflow is running (first step of the workflow; repeatable). Kept for
+ * the workflow's recorded histories; restarting missed starts is the start intents' job
+ * (activities/platform/start-intents.ts).
+ */
 export function markPrivacyWorkflowStarted(deps: Deps) {
   return async (input: RequestRef): Promise<void> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
@@ -428,32 +439,5 @@ export function fulfilPrivacyRequest(deps: Deps) {
         dedupeKey: `privacy-request/${row.id}/outcome`,
       });
       return { requestId: row.id, status: input.outcome };
-    });
-}
-
-/**
- * Cross-tenant sweep: open requests whose workflow has not reported its start `graceMs` after
- * receipt (the process that stored them died before starting it). The worker starts them again;
- * the start is a no-op for those that do run. Reads as the owner role, outside any tenant.
- */
-export function listUnstartedPrivacyRequests(deps: Deps) {
-  return async (input: {
-    graceMs: number;
-    limit: number;
-  }): Promise<{ workflowId: string; input: PrivacyRequestWorkflowInput }[]> =>
-    withPlatformTransaction(deps.db, async (tx) => {
-      const rows = await tx
-        .select()
-        .from(privacyRequests)
-        .where(
-          and(
-            isNull(privacyRequests.workflowStartedAt),
-            lt(privacyRequests.receivedAt, new Date(deps.clock().getTime() - input.graceMs)),
-            inArray(privacyRequests.status, [...openPrivacyStatuses]),
-            ne(privacyRequests.workflowId, ''),
-          ),
-        )
-        .limit(input.limit);
-      return rows.map((row) => ({ workflowId: row.workflowId, input: workflowInputOf(row) }));
     });
 }

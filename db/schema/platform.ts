@@ -135,3 +135,40 @@ export const outboxEvents = pgTable(
     tenantIsolation('outbox_events'),
   ],
 ).enableRLS();
+
+/**
+ * Start intents (DESIGN-processes P0): the one generic way a process start survives a crash. The
+ * operation that stores the row a process is started for writes its intent in the same
+ * transaction; the API starts the workflow after commit and marks the intent started; the
+ * start-intent relay (workers/start-intent-relay.ts) starts intents still unstarted after a grace
+ * period. Starting is idempotent (deterministic workflow ids), so a double start is harmless.
+ */
+export const workflowStartIntents = pgTable(
+  'workflow_start_intents',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    /** Deterministic id `<process>/<tenant>/<businessId>`. */
+    workflowId: text().notNull().unique(),
+    workflowType: text().notNull(),
+    taskQueue: text().notNull(),
+    /** The workflow's one argument. */
+    input: jsonb().notNull(),
+    /** `{CustomerRef?, CaseId?, LoanId?}`; TenantId comes from `tenant_id`. */
+    searchAttributes: jsonb().notNull(),
+    staticSummary: text().notNull(),
+    idReusePolicy: text().notNull(),
+    createdAt: createdAt(),
+    /** Set once the workflow is known to run (or to have run). */
+    startedAt: instant(),
+    /** A relay holds the intent until then; another relay skips it. */
+    claimedUntil: instant(),
+    /** Relay start attempts so far. */
+    attempts: integer().notNull().default(0),
+    lastError: text(),
+  },
+  (t) => [
+    index('workflow_start_intents_unstarted_idx').on(t.createdAt).where(sql`${t.startedAt} is null`),
+    tenantIsolation('workflow_start_intents'),
+  ],
+).enableRLS();

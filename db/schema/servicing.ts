@@ -4,7 +4,6 @@
  * Every table is tenant-owned and protected by row-level security (DESIGN §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
-import { sql } from 'drizzle-orm';
 import {
   bigint,
   foreignKey,
@@ -221,7 +220,7 @@ export const privacyRequests = pgTable(
     outcomeReason: text(),
     fulfilledAt: instant(),
     workflowId: text().notNull(),
-    /** Set by the workflow's first step; a row without it after a while is started again by the sweep. */
+    /** Set by the workflow's first step (informational; missed starts are the start intents' job). */
     workflowStartedAt: instant(),
     updatedAt: createdAt(),
     requestKey: text(),
@@ -232,7 +231,6 @@ export const privacyRequests = pgTable(
     tenantReference('privacy_requests_interaction_fk', t, t.sourceInteractionId, interactions),
     tenantReference('privacy_requests_review_task_fk', t, t.reviewTaskId, tasks),
     index().on(t.tenantId, t.caseId),
-    index('privacy_requests_unstarted_idx').on(t.receivedAt).where(sql`workflow_started_at is null`),
     uniqueIndex('privacy_requests_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('privacy_requests'),
   ],

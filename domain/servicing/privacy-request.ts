@@ -3,6 +3,8 @@
  * Privacy-request clocks; spec § Privacy request).
  */
 import type { PrivacyRegime } from '../deadlines';
+import { privacyRequestWorkflowId, taskQueues } from '../ids';
+import type { WorkflowStartSpec } from '../workflow-start';
 
 export const privacyRequestTypes = [
   'ACCESS',
@@ -66,4 +68,25 @@ export interface FulfilPrivacyRequestArgs {
 export interface FulfilPrivacyRequestResult {
   requestId: number;
   status: PrivacyOutcome;
+}
+
+/**
+ * How `privacyRequestWorkflow` is started for a request: id `privacy-request/<tenant>/<requestId>`,
+ * queue `servicing`, search attributes TenantId, CustomerRef, CaseId, reuse REJECT_DUPLICATE (one
+ * process per request, STYLE §9). Built by the operation that stores the request (its start
+ * intent) and by the process's client port, so both start it identically.
+ */
+export function privacyRequestStartSpec(
+  input: PrivacyRequestWorkflowInput,
+): WorkflowStartSpec<PrivacyRequestWorkflowInput> {
+  return {
+    workflowType: 'privacyRequestWorkflow',
+    workflowId: privacyRequestWorkflowId(input.tenantId, input.requestId),
+    taskQueue: taskQueues.servicing,
+    input,
+    tenantId: input.tenantId,
+    searchAttributes: { CustomerRef: input.customerRef, CaseId: input.caseId },
+    staticSummary: `Privacy request ${input.requestId} (${input.regime}) due ${input.statutoryDueAt}`,
+    idReusePolicy: 'REJECT_DUPLICATE',
+  };
 }

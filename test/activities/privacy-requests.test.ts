@@ -6,9 +6,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { privacyRequestEvidence, privacyRequests, tenants } from '../../db/schema';
+import { privacyRequestEvidence, privacyRequests, tenants, workflowStartIntents } from '../../db/schema';
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import { privacyRequestWorkflowId } from '../../domain/ids';
+import { privacyRequestStartSpec } from '../../domain/servicing/privacy-request';
 import { asTemporalActivities } from '../../workers/activities';
 import {
   type ActivityHarness,
@@ -259,23 +260,8 @@ describe('openPrivacyRequest', () => {
 });
 
 describe('markPrivacyWorkflowStarted', () => {
-  it('twice keeps the first start time, and takes the request out of the start sweep', async () => {
-    const r = await openRequest(); // received 2026-03-02T18:00:00Z
-    const unstartedAt = async (now: string) => {
-      h.now.value = new Date(now);
-      try {
-        const listed = await h.activities.listUnstartedPrivacyRequests({ graceMs: 60_000, limit: 10_000 });
-        return listed.filter((u) => u.workflowId === r.workflow.workflowId);
-      } finally {
-        h.now.value = null;
-      }
-    };
-    // Within the grace period its own start is still expected; after it, the sweep picks it up.
-    expect(await unstartedAt('2026-03-02T18:00:30Z')).toEqual([]);
-    expect(await unstartedAt('2026-03-02T18:05:00Z')).toEqual([
-      { workflowId: r.workflow.workflowId, input: r.workflow.input },
-    ]);
-
+  it('twice keeps the first start time', async () => {
+    const r = await openRequest();
     h.now.value = new Date('2026-03-02T18:00:05Z');
     await h.activities.markPrivacyWorkflowStarted({ tenantId: tenant, requestId: r.requestId });
     h.now.value = new Date('2026-03-02T18:09:00Z');
@@ -284,22 +270,102 @@ describe('markPrivacyWorkflowStarted', () => {
     expect((await requestRow(tenant, r.requestId))?.workflowStartedAt?.toISOString()).toBe(
       '2026-03-02T18:00:05.000Z',
     );
-    expect(await unstartedAt('2026-03-02T18:10:00Z')).toEqual([]);
+  });
+});
+
+describe('start intents of privacy requests', () => {
+  /** Claims due intents of one tenant as a relay would at `now`. */
+  async function claimAt(
+    tenantId: string,
+    now: string,
+    options: { graceMs?: number; leaseMs?: number } = {},
+  ) {
+    h.now.value = new Date(now);
+    try {
+      return await h.platform.claimDueStartIntents({
+        graceMs: options.graceMs ?? 60_000,
+        leaseMs: options.leaseMs ?? 60_000,
+        limit: 100,
+        tenantId,
+      });
+    } finally {
+      h.now.value = null;
+    }
+  }
+
+  it('opening a request stores one intent (also when retried) with the start spec of its workflow', async () => {
+    const t = await newTenant(h, 'dsr-intent');
+    const key = newRequestKey();
+    const r = await openRequest(t, { requestKey: key });
+    const again = await openRequest(t, { requestKey: key });
+    expect(again.requestId).toBe(r.requestId);
+    const rows = await withPlatformTransaction(h.db, (tx) =>
+      tx.select().from(workflowStartIntents).where(eq(workflowStartIntents.tenantId, t)),
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      workflowId: privacyRequestWorkflowId(t, r.requestId),
+      workflowType: 'privacyRequestWorkflow',
+      taskQueue: 'servicing',
+      input: r.workflow.input,
+      searchAttributes: { CustomerRef: 'cus_9', CaseId: r.caseId },
+      idReusePolicy: 'REJECT_DUPLICATE',
+      startedAt: null,
+      attempts: 0,
+    });
+    expect(rows[0]?.createdAt.toISOString()).toBe('2026-03-02T18:00:00.000Z');
+    expect(rows[0]?.staticSummary).toContain(`Privacy request ${r.requestId}`);
   });
 
-  it('leaves requests with an outcome out of the start sweep', async () => {
-    const r = await openRequest();
-    await h.activities.fulfilPrivacyRequest({
-      tenantId: tenant,
-      requestId: r.requestId,
-      outcome: 'WITHDRAWN',
-      outcomeReason: 'x',
-      evidenceIds: [],
+  it('is claimed only after the grace period, by one relay at a time, and never once started', async () => {
+    const t = await newTenant(h, 'dsr-claim');
+    const r = await openRequest(t); // received 2026-03-02T18:00:00Z
+    expect(await claimAt(t, '2026-03-02T18:00:30Z')).toEqual([]);
+    const first = await claimAt(t, '2026-03-02T18:05:00Z');
+    expect(first).toEqual([{ attempts: 1, spec: privacyRequestStartSpec(r.workflow.input) }]);
+    // A second relay during the first one's lease finds nothing.
+    expect(await claimAt(t, '2026-03-02T18:05:30Z')).toEqual([]);
+    // After the lease expires (the first relay died), it is claimed again.
+    expect((await claimAt(t, '2026-03-02T18:06:01Z')).map((c) => c.attempts)).toEqual([2]);
+    await h.platform.markStartIntentStarted({ tenantId: t, workflowId: r.workflow.workflowId });
+    await h.platform.markStartIntentStarted({ tenantId: t, workflowId: r.workflow.workflowId });
+    expect(await claimAt(t, '2026-03-02T19:00:00Z')).toEqual([]);
+  });
+
+  it('two relays claiming at the same instant split the intents without overlap', async () => {
+    const t = await newTenant(h, 'dsr-split');
+    const opened = [];
+    for (let i = 0; i < 6; i++) opened.push(await openRequest(t));
+    // One clock for both relays (claimAt resets it when it ends, which would let the other see "now").
+    h.now.value = new Date('2026-03-02T18:05:00Z');
+    const claim = () =>
+      h.platform.claimDueStartIntents({ graceMs: 60_000, leaseMs: 60_000, limit: 100, tenantId: t });
+    const [a, b] = await Promise.all([claim(), claim()]).finally(() => {
+      h.now.value = null;
     });
-    h.now.value = new Date('2026-03-03T00:00:00Z');
-    const listed = await h.activities.listUnstartedPrivacyRequests({ graceMs: 60_000, limit: 10_000 });
+    const ids = [...a, ...b].map((c) => c.spec.workflowId).sort();
+    expect(ids).toEqual(opened.map((o) => o.workflow.workflowId).sort());
+  });
+
+  it('a recorded failure keeps the intent unstarted and retries it after the back-off', async () => {
+    const t = await newTenant(h, 'dsr-fail');
+    const r = await openRequest(t);
+    expect(await claimAt(t, '2026-03-02T18:05:00Z')).toHaveLength(1);
+    h.now.value = new Date('2026-03-02T18:05:01Z');
+    await h.platform.recordStartIntentFailure({
+      tenantId: t,
+      workflowId: r.workflow.workflowId,
+      error: 'UNAVAILABLE',
+      retryAfterMs: 10_000,
+    });
     h.now.value = null;
-    expect(listed.map((u) => u.workflowId)).not.toContain(r.workflow.workflowId);
+    expect(await claimAt(t, '2026-03-02T18:05:05Z')).toEqual([]);
+    expect((await claimAt(t, '2026-03-02T18:05:12Z')).map((c) => c.attempts)).toEqual([2]);
+    const [row] = await withPlatformTransaction(h.db, (tx) =>
+      tx.select().from(workflowStartIntents).where(eq(workflowStartIntents.tenantId, t)),
+    );
+    expect(row?.lastError).toBe('UNAVAILABLE');
+    expect(row?.startedAt).toBeNull();
   });
 });
 

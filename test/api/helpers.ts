@@ -8,8 +8,10 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../api/app';
-import { createTemporalGateway, type TemporalGateway } from '../../api/temporal-gateway';
+import type { HealthMonitor } from '../../api/health-monitor';
+import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import type { PrivacyRequestClient } from '../../workflows/privacy-request/client';
 import { type Credential, call, type TestContext, testSecrets } from '../support/context';
 
 /** A parsed JSON body: its shape is what the assertions check. */
@@ -209,7 +211,10 @@ export function appWith(
   ctx: TestContext,
   options: {
     activities?: Partial<TestContext['activities']>;
-    temporal?: Partial<TemporalGateway>;
+    /** Replaces methods of the privacy-request client port. */
+    privacyRequests?: Partial<PrivacyRequestClient>;
+    /** Replaces the `/healthz` monitor. */
+    health?: HealthMonitor;
     logger?: Logger;
   } = {},
 ): TestContext['app'] {
@@ -217,7 +222,11 @@ export function appWith(
     db: ctx.db,
     activities: { ...ctx.activities, ...options.activities },
     platform: ctx.platform,
-    temporal: { ...createTemporalGateway(ctx.client), ...options.temporal },
+    processes: {
+      ...createProcessClients(ctx.client),
+      privacyRequests: { ...createProcessClients(ctx.client).privacyRequests, ...options.privacyRequests },
+    },
+    health: options.health ?? createDependencyHealth(ctx.db, ctx.client),
     config: {
       environment: 'sandbox',
       cursorSigningKey: testSecrets.cursorSigningKey,

@@ -376,8 +376,8 @@ describe('privacy requests', () => {
     const body = await privacyBody(owner);
     const key = newKey();
     const down = appWith(ctx, {
-      temporal: {
-        startPrivacyRequest: async () => {
+      privacyRequests: {
+        start: async () => {
           throw new DomainError(
             'error.msg.service.unavailable',
             'The workflow service is unavailable; retry later.',

@@ -2,8 +2,12 @@
  * The published description and the operational routes: `GET /v1/openapi.json` (OpenAPI 3.1,
  * generated from the routes), `GET /docs` and `GET /healthz`, none of which needs a token.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHealthMonitor } from '../../api/health-monitor';
+import { pingDatabase } from '../../db/queries/platform';
 import { eventCatalogue, eventTypes } from '../../domain/events';
+import { pingTemporal } from '../../workflows/shared/client-start';
 import { createTestContext, type TestContext } from '../support/context';
 import { appWith, type Json, send } from './helpers';
 
@@ -323,12 +327,42 @@ describe('GET /healthz', () => {
   });
 
   it('answers 503 "degraded" naming the dependency that is down', async () => {
-    const app = appWith(ctx, { temporal: { health: async () => false } });
+    const app = appWith(ctx, {
+      health: createHealthMonitor({
+        checks: { database: () => pingDatabase(ctx.db), temporal: async () => false },
+      }),
+    });
     const res = await app.request('/healthz');
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({
       status: 'degraded',
       dependencies: { database: 'up', temporal: 'down' },
     });
+  });
+
+  it('answers a flood of 200 requests from the status checked in the background, not per request', async () => {
+    const calls = { database: 0, temporal: 0 };
+    const app = appWith(ctx, {
+      health: createHealthMonitor({
+        intervalMs: 60_000,
+        checks: {
+          database: () => {
+            calls.database += 1;
+            return pingDatabase(ctx.db);
+          },
+          temporal: () => {
+            calls.temporal += 1;
+            return pingTemporal(ctx.client);
+          },
+        },
+      }),
+    });
+    const answers = await Promise.all(Array.from({ length: 200 }, () => app.request('/healthz')));
+    expect(answers.map((a) => a.status)).toEqual(Array(200).fill(200));
+    expect(await answers[199]!.json()).toEqual({
+      status: 'ok',
+      dependencies: { database: 'up', temporal: 'up' },
+    });
+    expect(calls).toEqual({ database: 1, temporal: 1 });
   });
 });

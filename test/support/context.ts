@@ -10,7 +10,7 @@ import pino from 'pino';
 import { inject } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
-import { createTemporalGateway } from '../../api/temporal-gateway';
+import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { createDb } from '../../db/client';
 import { createServicingWorker } from '../../workers/servicing';
 import { installTemporalRuntime } from '../../workers/stack';
@@ -40,11 +40,18 @@ export function uniqueTenant(prefix = 't'): string {
 }
 
 export async function createTestContext(
-  options: { worker?: boolean; rateLimitPerSecond?: number; environment?: 'sandbox' | 'production' } = {},
+  options: {
+    worker?: boolean;
+    rateLimitPerSecond?: number;
+    environment?: 'sandbox' | 'production';
+    maxConnections?: number;
+  } = {},
 ): Promise<TestContext> {
   const environment = options.environment ?? 'sandbox';
   installTemporalRuntime();
-  const { db, close: closeDb } = createDb(inject('databaseUrl'), { maxConnections: 10 });
+  const { db, close: closeDb } = createDb(inject('databaseUrl'), {
+    maxConnections: options.maxConnections ?? 10,
+  });
   const now: { value: Date | null } = { value: null };
   const deps = {
     db,
@@ -74,7 +81,8 @@ export async function createTestContext(
     db,
     activities,
     platform,
-    temporal: createTemporalGateway(client),
+    processes: createProcessClients(client),
+    health: createDependencyHealth(db, client),
     config: {
       environment,
       cursorSigningKey: testSecrets.cursorSigningKey,

@@ -1,31 +1,22 @@
 /**
  * The typed port to `channelEventWorkflow` (DESIGN-processes P0: the API reaches a process only
- * through its client.ts). Starting is idempotent: the id is deterministic, and a start of an id
- * that already ran or runs is a no-op.
+ * through its client.ts). Start options come from `channelEventStartSpec`, the spec the recording
+ * operation stores as its start intent. Imports `@temporalio/client`: never part of the bundle.
  */
 import type { Client } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { channelEventWorkflowId, taskQueues } from '../../domain/ids';
-import { tenantIdKey } from '../shared/client-search-attributes';
+import { channelEventStartSpec } from '../../domain/channels/channel-event';
+import { startWorkflowOf } from '../shared/client-start';
 import type { ChannelEventWorkflowInput } from './types';
-import type { channelEventWorkflow } from './workflow';
 
-/** Starts the processing of a recorded channel event; resolves once Temporal has it. */
-export async function startChannelEventWorkflow(
-  client: Client,
-  input: ChannelEventWorkflowInput,
-): Promise<void> {
-  try {
-    await client.workflow.start<typeof channelEventWorkflow>('channelEventWorkflow', {
-      workflowId: channelEventWorkflowId(input.tenantId, input.gatewayCode, input.eventId),
-      taskQueue: taskQueues.servicing,
-      args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [{ key: tenantIdKey, value: input.tenantId }],
-      staticSummary: `Channel event ${input.eventType} ${input.eventId} from gateway ${input.gatewayCode}`,
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-    throw err;
-  }
+export interface ChannelEventClient {
+  /** Starts the processing of a recorded event; a no-op when it runs or ran. Errors: 503 when Temporal is unreachable. */
+  start(input: ChannelEventWorkflowInput): Promise<void>;
+}
+
+export function createChannelEventClient(client: Client): ChannelEventClient {
+  return {
+    async start(input) {
+      await startWorkflowOf(client, channelEventStartSpec(input));
+    },
+  };
 }

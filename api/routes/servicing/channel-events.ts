@@ -18,6 +18,7 @@ import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { gatewaySignatureHeader, verifyGatewaySignature } from '../../../domain/channels/gateway-signature';
 import { DomainError, fieldError } from '../../../domain/errors';
+import { channelEventWorkflowId } from '../../../domain/ids';
 import type { AppEnv } from '../../env';
 import { sendShapeA } from '../../errors';
 import { channelEventAccepted, channelEventBody, channelEventData } from '../../schemas/channel-events';
@@ -126,19 +127,24 @@ export const channelEventRoutes = new Hono<AppEnv>().post(
       data: event.data,
     });
     if (recorded.status === 'RECEIVED') {
-      // The event is durable: a failed start is logged, and the gateway's retry of the same
-      // eventId (a duplicate) starts it again.
+      // The event and its start intent are durable: should this start fail, the start-intent
+      // relay in a worker starts the workflow; a gateway's retry (a duplicate) tries again too.
+      const input = {
+        tenantId: gateway.tenantId,
+        gatewayCode,
+        eventId: event.eventId,
+        eventType: event.eventType,
+      };
       try {
-        await deps.temporal.startChannelEvent({
+        await deps.processes.channelEvents.start(input);
+        await deps.platform.markStartIntentStarted({
           tenantId: gateway.tenantId,
-          gatewayCode,
-          eventId: event.eventId,
-          eventType: event.eventType,
+          workflowId: channelEventWorkflowId(gateway.tenantId, gatewayCode, event.eventId),
         });
       } catch (err) {
-        deps.logger.error(
+        deps.logger.warn(
           { err, requestId: c.get('requestId'), gatewayCode, eventId: event.eventId },
-          'channel event recorded but its processing did not start',
+          'channel event recorded; its processing starts through the start-intent relay',
         );
       }
     }

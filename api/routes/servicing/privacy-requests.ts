@@ -1,8 +1,9 @@
 /**
  * Privacy requests as a durable process (spec § Privacy request, § States; issue 2 §7).
- * Mounted at `/v1/servicing/privacy-requests`. Creation stores the request (one transaction) and
- * starts `privacyRequestWorkflow` with its deterministic id; should the process die in between,
- * the worker's sweep starts it, and a retry with the same Idempotency-Key returns the same request.
+ * Mounted at `/v1/servicing/privacy-requests`. Creation stores the request with its start intent
+ * (one transaction), then starts `privacyRequestWorkflow` through its client port and marks the
+ * intent started; should the process die in between, the start-intent relay in a worker starts it
+ * (DESIGN-processes P0), and a retry with the same Idempotency-Key returns the same request.
  * Fulfilment goes to the workflow as an update (update-with-start).
  */
 import { getPrivacyRequest } from '../../../db/queries/servicing';
@@ -53,9 +54,13 @@ export const privacyRequestRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const { activities, temporal } = c.get('deps');
+      const { activities, platform, processes } = c.get('deps');
       const opened = await activities.openPrivacyRequest({ ...operationContext(c), ...body });
-      await temporal.startPrivacyRequest(opened.workflow);
+      await processes.privacyRequests.start(opened.workflow.input);
+      await platform.markStartIntentStarted({
+        tenantId: opened.workflow.input.tenantId,
+        workflowId: opened.workflow.workflowId,
+      });
       return c.json(
         {
           requestId: opened.requestId,
@@ -115,7 +120,7 @@ export const privacyRequestRoutes = factory
     async (c) => {
       const { requestId } = c.req.valid('param');
       const body = c.req.valid('json');
-      const { db, temporal } = c.get('deps');
+      const { db, processes } = c.get('deps');
       const tenantId = c.get('tenantId');
       const found = await getPrivacyRequest(db, tenantId, requestId);
       if (!found) throw notFound('Privacy request', requestId);
@@ -136,10 +141,11 @@ export const privacyRequestRoutes = factory
         reminderAtMs: Date.parse(found.statutoryDueAt) - reminderLeadDays * 86_400_000,
       };
       const { actor, correlationId } = operationContext(c);
-      const result = await temporal.fulfilPrivacyRequest(
-        { workflowId: found.workflowId, input },
-        { ...body, actor: actor ?? null, correlationId: correlationId ?? null },
-      );
+      const result = await processes.privacyRequests.fulfil(input, {
+        ...body,
+        actor: actor ?? null,
+        correlationId: correlationId ?? null,
+      });
       return c.json({ resourceId: result.requestId, changes: { status: result.status } }, 200);
     },
   );

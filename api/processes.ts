@@ -1,0 +1,33 @@
+/**
+ * The durable processes as the API sees them: one typed port per process, each from its
+ * `workflows/<process>/client.ts` (DESIGN-processes P0), and the background health monitor over
+ * PostgreSQL and Temporal. Entry points and tests build these once per process.
+ */
+import type { Client } from '@temporalio/client';
+import type { Db } from '../db/client';
+import { pingDatabase } from '../db/queries/platform';
+import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
+import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
+import { pingTemporal } from '../workflows/shared/client-start';
+import { createHealthMonitor, type HealthMonitor } from './health-monitor';
+
+export interface ProcessClients {
+  privacyRequests: PrivacyRequestClient;
+  channelEvents: ChannelEventClient;
+}
+
+/** Every process's client port over one Temporal client. */
+export function createProcessClients(client: Client): ProcessClients {
+  return {
+    privacyRequests: createPrivacyRequestClient(client),
+    channelEvents: createChannelEventClient(client),
+  };
+}
+
+/** The health monitor of the API's two dependencies (not started; call `start()` to add the timer). */
+export function createDependencyHealth(db: Db, client: Client, intervalMs?: number): HealthMonitor {
+  return createHealthMonitor({
+    checks: { database: () => pingDatabase(db), temporal: () => pingTemporal(client) },
+    ...(intervalMs === undefined ? {} : { intervalMs }),
+  });
+}

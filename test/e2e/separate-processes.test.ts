@@ -1,0 +1,185 @@
+/**
+ * End to end, production topology (DESIGN-processes P0 "Processes run apart"): `npm run build`,
+ * then one worker process (`node dist/start-worker.js --queues servicing`) and one API
+ * process (`node dist/start-api.js`) started apart with plain node against the test run's
+ * PostgreSQL and Temporal: a credential from the built admin CLI, the privacy flow over HTTP, its
+ * workflow run by the worker process and found in Temporal by `TenantId`; then both stopped by
+ * pid with SIGTERM, each exiting 0. A fresh database and a fresh Temporal namespace keep these
+ * processes apart from the other test files.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../db/embedded';
+import { runDemoFlow } from '../../scripts/demo-flow';
+import { projectRoot } from '../../workers/config';
+import { testSecrets } from '../support/context';
+
+const run = promisify(execFile);
+const suffix = randomBytes(4).toString('hex');
+const outdir = path.join('.data', `e2e-dist-${suffix}`);
+const namespace = `e2e-processes-${suffix}`;
+const database = `e2e_processes_${suffix}`;
+
+interface Started {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+let env: NodeJS.ProcessEnv;
+let dataDir: string;
+let worker: Started | undefined;
+let api: Started | undefined;
+let baseUrl: string;
+let connection: Connection | undefined;
+
+/** Runs `node <built entry> …args` and waits until its output contains `ready`. */
+async function startBuilt(entry: string, args: string[], ready: string): Promise<Started> {
+  let output = '';
+  const child = spawn(process.execPath, [path.join(outdir, entry), ...args], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes(ready)) {
+    if (child.exitCode !== null) throw new Error(`${entry} exited early (${child.exitCode}):\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${entry} was not ready in 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => output, exited };
+}
+
+/** SIGTERM by pid; resolves with the exit code (SIGKILL after 30 s). */
+async function stopByPid(started: Started): Promise<number | null> {
+  if (started.child.exitCode !== null) return started.child.exitCode;
+  process.kill(started.child.pid!, 'SIGTERM');
+  const timer = setTimeout(() => started.child.kill('SIGKILL'), 30_000);
+  const code = await started.exited;
+  clearTimeout(timer);
+  return code;
+}
+
+beforeAll(async () => {
+  await run(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir], {
+    cwd: projectRoot,
+  });
+
+  const admin = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${database}`);
+  await admin.end();
+  const databaseUrl = inject('databaseUrl').replace(/\/[^/?]+(\?|$)/, `/${database}$1`);
+
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  await connection.workflowService.registerNamespace({
+    namespace,
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
+  });
+
+  dataDir = await mkdtemp(path.join(tmpdir(), 'lending-e2e-processes-'));
+  const port = await freePort();
+  env = {
+    ...process.env,
+    SERVICE_ENVIRONMENT: 'sandbox',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: namespace,
+    SECRET_PEPPER: testSecrets.secretPepper,
+    CURSOR_SIGNING_KEY: testSecrets.cursorSigningKey,
+    DATA_ENCRYPTION_KEY: testSecrets.dataEncryptionKey,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_POOL_SIZE: '5',
+    LOG_LEVEL: 'warn',
+  };
+  delete env.WORKFLOW_BUNDLE_PATH;
+  worker = await startBuilt('start-worker.js', ['--queues', 'servicing'], 'Worker ready');
+  api = await startBuilt('start-api.js', [], 'API ready at');
+  baseUrl = `http://127.0.0.1:${port}`;
+}, 120_000);
+
+afterAll(async () => {
+  for (const started of [api, worker])
+    if (started && started.child.exitCode === null) started.child.kill('SIGKILL');
+  await connection?.close();
+  await rm(path.join(projectRoot, outdir), { recursive: true, force: true });
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('API and worker as separate processes (built, plain node)', () => {
+  it('the worker runs on the prebuilt bundle with activity slots sized to its pool', () => {
+    expect(worker!.output()).toContain('queues servicing (4 activity slots each, pool 5');
+    expect(worker!.output()).toContain(`bundle ${path.join(projectRoot, outdir, 'workflow-bundle.js')}`);
+    expect(api!.output()).toContain(`API ready at ${baseUrl}`);
+  });
+
+  it('a privacy request made over HTTP to the API process is run by the worker process', async () => {
+    const health = await fetch(`${baseUrl}/healthz`);
+    expect(await health.json()).toEqual({ status: 'ok', dependencies: { database: 'up', temporal: 'up' } });
+
+    const { stdout } = await run(
+      process.execPath,
+      [
+        path.join(outdir, 'admin.js'),
+        'clients',
+        'create',
+        '--tenant',
+        'e2e-apart',
+        '--environment',
+        'sandbox',
+        '--scopes',
+        'servicing:read servicing:write',
+        '--permissions',
+        'ALL',
+      ],
+      { cwd: projectRoot, env },
+    );
+    const credential = JSON.parse(stdout) as { clientId: string; clientSecret: string };
+
+    const statuses: number[] = [];
+    const result = await runDemoFlow(
+      baseUrl,
+      { tenant: 'e2e-apart', clientId: credential.clientId, clientSecret: credential.clientSecret },
+      (x) => statuses.push(x.status),
+    );
+    expect(statuses).toEqual([200, 201, 201, 201, 201, 200, 200, 200]);
+    expect(result.effects.map((e) => e.effectType)).toContain('PRIVACY_REQUEST_FULFILLED');
+
+    const client = new Client({ connection: connection!, namespace });
+    const handle = client.workflow.getHandle(result.workflowId);
+    expect(await handle.result()).toMatchObject({ requestId: result.requestId, status: 'FULFILLED' });
+    let listed: string[] = [];
+    for (let i = 0; i < 50 && !listed.includes(result.workflowId); i++) {
+      listed = [];
+      for await (const wf of client.workflow.list({ query: `TenantId = "e2e-apart"` }))
+        listed.push(wf.workflowId);
+      if (!listed.includes(result.workflowId)) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(listed).toContain(result.workflowId);
+  });
+
+  it('both stop on SIGTERM by pid with exit code 0', async () => {
+    expect(await stopByPid(api!)).toBe(0);
+    expect(await stopByPid(worker!)).toBe(0);
+    expect(await fetch(`${baseUrl}/healthz`).catch(() => null)).toBeNull();
+  });
+});

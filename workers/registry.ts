@@ -1,0 +1,65 @@
+/**
+ * What a worker process can run (DESIGN-processes P0 "Processes run apart"): one factory per task
+ * queue, and the background services every worker process runs beside its workers (relays).
+ * `npm run start:worker -- --queues a,b` picks queues from `queueWorkers`; `npm start` runs them
+ * all. To add a queue, add `name: (ctx) => createXWorker(ctx)`; to add a background service,
+ * append `{ name, start: (ctx) => stopFn }` to `backgroundServices`.
+ */
+import type { Client } from '@temporalio/client';
+import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import type { Activities, Deps, PlatformOperations } from '../activities';
+import { taskQueues } from '../domain/ids';
+import { createServicingWorker } from './servicing';
+import { startStartIntentRelay } from './start-intent-relay';
+
+/** A workflow bundle as `Worker.create` takes it: its code, or the path of a prebuilt file. */
+export type WorkflowBundle = { code: string } | { codePath: string };
+
+/** What a queue's worker factory receives. */
+export interface QueueWorkerContext {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: Deps;
+  activities: Activities;
+  /** Prebuilt workflow bundle; undefined bundles `workflows/index.ts` at start. */
+  workflowBundle: WorkflowBundle | undefined;
+  /** Activity slots of this queue's worker, sized to the database pool. */
+  maxConcurrentActivityTaskExecutions: number;
+  logger: Logger;
+}
+
+export type QueueWorkerFactory = (ctx: QueueWorkerContext) => Promise<Worker>;
+
+/** What a background service receives. */
+export interface BackgroundContext {
+  client: Client;
+  deps: Deps;
+  activities: Activities;
+  platform: PlatformOperations;
+  logger: Logger;
+}
+
+export interface BackgroundService {
+  name: string;
+  /** Starts the service; resolves to its stop function (which waits for work in progress). */
+  start(ctx: BackgroundContext): (() => Promise<void>) | Promise<() => Promise<void>>;
+}
+
+/**
+ * Task queue → worker factory. Every queue's worker runs the one workflow bundle and every
+ * operation (names are unique across workers); a queue is a pool and failure domain (STYLE §9).
+ */
+export const queueWorkers: Record<string, QueueWorkerFactory> = {
+  [taskQueues.servicing]: (ctx) => createServicingWorker(ctx),
+  [taskQueues.lending]: (ctx) => createServicingWorker(ctx),
+};
+
+/** Services every worker process runs (any number of instances is safe for each). */
+export const backgroundServices: BackgroundService[] = [
+  {
+    name: 'start-intent-relay',
+    start: ({ client, platform, logger }) => startStartIntentRelay({ client, platform, logger }),
+  },
+];
