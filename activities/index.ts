@@ -24,6 +24,7 @@ import {
   openPrivacyRequest,
   raisePrivacyReminder,
 } from './servicing/privacy-requests';
+import { createWebhookDeliveryActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */
 export function createPlatformOperations(deps: Deps) {
@@ -57,6 +58,7 @@ export function createActivities(deps: Deps) {
     ...createCustomerActivities(deps),
     ...createLoanActivities(deps),
     ...createLedgerActivities(deps),
+    ...createWebhookDeliveryActivities(deps),
   };
 }
 
