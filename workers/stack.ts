@@ -1,7 +1,8 @@
 /**
  * The whole service in one process, as `npm start` runs it (issue 2 §3): PostgreSQL (DATABASE_URL
  * or embedded), migrations, the `demo` sandbox tenant, Temporal (TEMPORAL_ADDRESS or a local dev
- * server with the Web UI), the servicing worker and its start sweep, and the HTTP API.
+ * server with the Web UI), the servicing worker and its start sweep, the webhooks worker and the
+ * outbox relay, and the HTTP API.
  * `stop()` ends everything it started, in reverse order. The e2e test boots the stack this way.
  */
 import { serve } from '@hono/node-server';
@@ -16,8 +17,10 @@ import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { searchAttributes } from '../domain/ids';
 import { operationDeps, type ServiceConfig } from './config';
+import { startOutboxRelay } from './outbox-relay';
 import { createServicingWorker, startPrivacyStartSweep } from './servicing';
 import { startTemporalDevServer } from './temporal-server';
+import { createWebhooksWorker } from './webhooks';
 
 export interface RunningStack {
   baseUrl: string;
@@ -122,6 +125,20 @@ export async function startStack(
       await workerRun;
     });
     stops.push(startPrivacyStartSweep({ client, activities, logger }));
+
+    const webhooksWorker = await createWebhooksWorker({
+      connection: workerConnection,
+      namespace: config.temporalNamespace,
+      activities,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    });
+    const webhooksWorkerRun = webhooksWorker.run();
+    stops.push(async () => {
+      if (webhooksWorker.getState() === 'RUNNING') webhooksWorker.shutdown();
+      await webhooksWorkerRun;
+    });
+    const relay = await startOutboxRelay({ db, client, logger });
+    stops.push(() => relay.stop());
 
     const app = createApp({
       db,
