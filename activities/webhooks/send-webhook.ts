@@ -63,9 +63,15 @@ function errorText(err: unknown): string {
   return (code ? `${code}: ${message}` : message).slice(0, 200);
 }
 
+/** Resolves a host name to every address (default `dns.lookup` with `all: true`). */
+export type HostResolver = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
+
 export const sendWebhook =
-  (deps: Deps) =>
+  (deps: Deps, options: { resolveHost?: HostResolver } = {}) =>
   async (input: SendWebhookInput): Promise<SendWebhookResult> => {
+    const resolveHost = options.resolveHost ?? systemResolver;
     const started = performance.now();
     const failed = (error: string): SendWebhookResult => ({
       responseStatus: null,
@@ -80,7 +86,7 @@ export const sendWebhook =
 
     let addresses: { address: string; family: number }[];
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
+      addresses = await resolveHost(host);
     } catch (err) {
       return failed(`dns: ${errorText(err)}`);
     }

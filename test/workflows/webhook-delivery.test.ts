@@ -376,7 +376,7 @@ describe('webhookDeliveryWorkflow', () => {
     await s.receiver.close();
   });
 
-  it('refuses a loopback receiver in production (checked after DNS) without sending', async () => {
+  it('production refuses an http loopback URL without sending (the attempt is recorded as blocked)', async () => {
     const { taskQueue, tenantId } = names();
     const s = await scenario({ tenantId, answer: () => ({ status: 200 }) });
     const productionDeps: Deps = { ...deps, environment: 'production' };
