@@ -35,7 +35,7 @@ import {
   openPrivacyRequest,
   raisePrivacyReminder,
 } from './servicing/privacy-requests';
-import { createWebhookActivities } from './webhooks';
+import { createWebhookActivities, createWebhookDeliveryActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */
 export function createPlatformOperations(deps: Deps) {
@@ -79,6 +79,7 @@ export function createActivities(deps: Deps) {
     ...createLoanActivities(deps),
     ...createLedgerActivities(deps),
     ...createWebhookActivities(deps),
+    ...createWebhookDeliveryActivities(deps),
   };
 }
 

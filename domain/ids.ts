@@ -2,6 +2,7 @@
  * Workflow ids and task queues (DESIGN.md §1). Ids are deterministic so that a retried start is a
  * no-op and an operator can find a process by its business key in the Temporal UI.
  */
+import { sha256Hex } from './hash';
 
 /** Task queues, one per worker group. */
 export const taskQueues = {
@@ -16,6 +17,22 @@ export type TaskQueue = (typeof taskQueues)[keyof typeof taskQueues];
 /** `privacy-request/<tenant>/<requestId>`. */
 export function privacyRequestWorkflowId(tenantId: string, requestId: number | string): string {
   return `privacy-request/${tenantId}/${requestId}`;
+}
+
+/**
+ * `webhook-delivery/<tenant>/<subscriptionId>/<eventId>` (DESIGN §1, §5): one delivery workflow per
+ * (event, subscription).
+ */
+export function webhookDeliveryWorkflowId(tenantId: string, subscriptionId: number, eventId: string): string {
+  return `webhook-delivery/${tenantId}/${subscriptionId}/${eventId}`;
+}
+
+/**
+ * The delivery id (`Service-Webhook-Id`, DESIGN §5): `whd_` + the first 128 bits (hex) of
+ * SHA-256 of `<tenant>/<subscriptionId>/<eventId>`, so every relay retry derives the same id.
+ */
+export function webhookDeliveryId(tenantId: string, subscriptionId: number, eventId: string): string {
+  return `whd_${sha256Hex(`${tenantId}/${subscriptionId}/${eventId}`).slice(0, 32)}`;
 }
 
 /** Search attributes the project registers on the Temporal server (name → type). */

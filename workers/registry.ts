@@ -10,8 +10,10 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
 import { taskQueues } from '../domain/ids';
+import { startOutboxRelay } from './outbox-relay';
 import { createServicingWorker } from './servicing';
 import { startStartIntentRelay } from './start-intent-relay';
+import { createWebhooksWorker } from './webhooks';
 
 /** A workflow bundle as `Worker.create` takes it: its code, or the path of a prebuilt file. */
 export type WorkflowBundle = { code: string } | { codePath: string };
@@ -54,6 +56,7 @@ export interface BackgroundService {
 export const queueWorkers: Record<string, QueueWorkerFactory> = {
   [taskQueues.servicing]: (ctx) => createServicingWorker(ctx),
   [taskQueues.lending]: (ctx) => createServicingWorker(ctx),
+  [taskQueues.webhooks]: (ctx) => createWebhooksWorker(ctx),
 };
 
 /** Services every worker process runs (any number of instances is safe for each). */
@@ -61,5 +64,12 @@ export const backgroundServices: BackgroundService[] = [
   {
     name: 'start-intent-relay',
     start: ({ client, platform, logger }) => startStartIntentRelay({ client, platform, logger }),
+  },
+  {
+    name: 'outbox-relay',
+    start: async ({ client, deps, logger }) => {
+      const relay = await startOutboxRelay({ db: deps.db, client, logger });
+      return () => relay.stop();
+    },
   },
 ];

@@ -2,3 +2,4 @@
 
 export { channelEventWorkflow } from './channel-event/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';
+export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';

@@ -1,12 +1,20 @@
 /**
- * Webhook subscription operations (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P2), one
- * transaction each. Reads live in db/queries/webhooks.ts; `loadSigningSecrets` (secrets.ts) serves
- * the delivery workflow.
+ * Outbound webhooks (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P0/P2), one transaction
+ * per database operation:
+ * - subscription operations (create, PATCH, rotate-secret, deactivate, test event); reads live in
+ *   db/queries/webhooks.ts;
+ * - the activities of the `webhook-delivery` workflow: database reads/writes
+ *   (`prepareWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`) apart from the HTTP
+ *   call (`sendWebhook`) (STYLE §5: record intent → call → record outcome).
  */
 import type { Deps } from '../deps';
+import { cancelWebhookDelivery } from './cancel-webhook-delivery';
 import { createWebhookSubscription } from './create-webhook-subscription';
 import { deactivateWebhookSubscription } from './deactivate-webhook-subscription';
+import { prepareWebhookAttempt } from './prepare-webhook-attempt';
+import { recordWebhookAttempt } from './record-webhook-attempt';
 import { rotateWebhookSubscriptionSecret } from './rotate-webhook-subscription-secret';
+import { sendWebhook } from './send-webhook';
 import { sendWebhookTestEvent } from './send-webhook-test-event';
 import { updateWebhookSubscription } from './update-webhook-subscription';
 
@@ -20,5 +28,15 @@ export function createWebhookActivities(deps: Deps) {
     rotateWebhookSubscriptionSecret: rotateWebhookSubscriptionSecret(deps),
     deactivateWebhookSubscription: deactivateWebhookSubscription(deps),
     sendWebhookTestEvent: sendWebhookTestEvent(deps),
+  };
+}
+
+/** The webhook delivery operations, built from `deps`; names are unique across workers. */
+export function createWebhookDeliveryActivities(deps: Deps) {
+  return {
+    prepareWebhookAttempt: prepareWebhookAttempt(deps),
+    sendWebhook: sendWebhook(deps),
+    recordWebhookAttempt: recordWebhookAttempt(deps),
+    cancelWebhookDelivery: cancelWebhookDelivery(deps),
   };
 }

@@ -18,6 +18,7 @@ describe('workflow bundle', () => {
     const bundle = await bundleWorkflowCode({ workflowsPath, logger: silent as never });
     expect(bundle.code.length).toBeGreaterThan(1000);
     expect(bundle.code).toContain('privacyRequestWorkflow');
+    expect(bundle.code).toContain('webhookDeliveryWorkflow');
   });
 
   it('fails on workflow code that imports a Node built-in (the check can fail)', {

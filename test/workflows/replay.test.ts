@@ -30,6 +30,8 @@ describe('recorded privacy-request histories', async () => {
   it('has fixtures to replay', () => {
     expect(files).toContain('privacy-request-fulfilled-early.json');
     expect(files).toContain('privacy-request-overdue-then-fulfilled.json');
+    expect(files).toContain('webhook-delivery-retried-then-succeeded.json');
+    expect(files).toContain('webhook-delivery-cancelled-while-waiting.json');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {

@@ -1,0 +1,150 @@
+/**
+ * `recordWebhookAttempt` (DESIGN §5 Webhooks; DESIGN-processes P2): records the outcome of one
+ * attempt in one transaction, idempotently (a retried call leaves one attempt row and the same
+ * state).
+ *
+ * - Appends the attempt (`webhook_delivery_attempts`, unique on delivery id + attempt number).
+ * - 2xx → delivery `SUCCEEDED`; the subscription's `failingSince` cleared.
+ * - 410 → delivery `FAILED`; an `ACTIVE` subscription becomes `DISABLED` (`GONE`).
+ * - Other failure → `failingSince` set when not yet set; when the subscription has been failing
+ *   for 5 days (`shouldDisableForFailures`), it becomes `DISABLED` (`FAILING`) and the delivery
+ *   `FAILED`; otherwise the delivery is `RETRYING` until `nextAttemptAt`, or `FAILED` when the
+ *   workflow planned no further attempt (`nextAttemptAt` null).
+ * A delivery already `CANCELLED` keeps that state (its attempt is still recorded).
+ * Instants are ISO strings chosen by the workflow (its deterministic clock), not `deps.clock()`,
+ * so the 5-day rule follows the delivery's own timeline.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
+import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import {
+  isGoneStatus,
+  isSuccessStatus,
+  shouldDisableForFailures,
+} from '../../domain/webhooks/retry-schedule';
+import type { Deps } from '../deps';
+
+export type WebhookDeliveryState = 'PENDING' | 'RETRYING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+
+export interface RecordWebhookAttemptInput {
+  tenantId: string;
+  subscriptionId: number;
+  deliveryId: string;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** ISO instant the attempt started (workflow time). */
+  at: string;
+  responseStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** ISO instant of the next planned attempt; null when this was the last one. */
+  nextAttemptAt: string | null;
+}
+
+export interface RecordWebhookAttemptResult {
+  deliveryState: WebhookDeliveryState;
+  /** Set when this attempt disabled the subscription (`GONE` or `FAILING`). */
+  disabledReason: 'GONE' | 'FAILING' | null;
+}
+
+export const recordWebhookAttempt =
+  (deps: Deps) =>
+  async (input: RecordWebhookAttemptInput): Promise<RecordWebhookAttemptResult> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const at = new Date(input.at);
+      await tx
+        .insert(webhookDeliveryAttempts)
+        .values({
+          tenantId: input.tenantId,
+          deliveryId: input.deliveryId,
+          attempt: input.attempt,
+          at,
+          responseStatus: input.responseStatus,
+          latencyMs: input.latencyMs,
+          error: input.error,
+        })
+        .onConflictDoNothing({
+          target: [webhookDeliveryAttempts.deliveryId, webhookDeliveryAttempts.attempt],
+        });
+
+      const [subscription] = await tx
+        .select({ status: webhookSubscriptions.status, failingSince: webhookSubscriptions.failingSince })
+        .from(webhookSubscriptions)
+        .where(
+          and(
+            eq(webhookSubscriptions.tenantId, input.tenantId),
+            eq(webhookSubscriptions.id, input.subscriptionId),
+          ),
+        )
+        .for('update');
+      if (!subscription) throw new Error(`webhook subscription ${input.subscriptionId} not found`);
+      const [delivery] = await tx
+        .select({ state: webhookDeliveries.state })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.tenantId, input.tenantId),
+            eq(webhookDeliveries.deliveryId, input.deliveryId),
+          ),
+        )
+        .for('update');
+      if (!delivery) throw new Error(`webhook delivery ${input.deliveryId} not found`);
+
+      let state: WebhookDeliveryState;
+      let disabledReason: 'GONE' | 'FAILING' | null = null;
+      const updateSubscription = (values: PgUpdateSetSource<typeof webhookSubscriptions>) =>
+        tx
+          .update(webhookSubscriptions)
+          .set(values)
+          .where(
+            and(
+              eq(webhookSubscriptions.tenantId, input.tenantId),
+              eq(webhookSubscriptions.id, input.subscriptionId),
+            ),
+          );
+      const disable = async (reason: 'GONE' | 'FAILING') => {
+        if (subscription.status !== 'ACTIVE') return;
+        disabledReason = reason;
+        await updateSubscription({
+          status: 'DISABLED',
+          disabledReason: reason,
+          version: sql`${webhookSubscriptions.version} + 1`,
+          updatedAt: at,
+        });
+      };
+
+      if (isSuccessStatus(input.responseStatus)) {
+        state = 'SUCCEEDED';
+        if (subscription.failingSince) await updateSubscription({ failingSince: null });
+      } else if (isGoneStatus(input.responseStatus)) {
+        state = 'FAILED';
+        await disable('GONE');
+      } else {
+        const failingSince = subscription.failingSince ?? at;
+        if (!subscription.failingSince) await updateSubscription({ failingSince });
+        if (shouldDisableForFailures(failingSince.getTime(), at.getTime())) {
+          state = 'FAILED';
+          await disable('FAILING');
+        } else {
+          state = input.nextAttemptAt ? 'RETRYING' : 'FAILED';
+        }
+      }
+      if (delivery.state === 'CANCELLED') state = 'CANCELLED';
+      const ended = state !== 'RETRYING';
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          state,
+          attemptCount: sql<number>`greatest(${webhookDeliveries.attemptCount}, ${input.attempt})`,
+          nextAttemptAt: ended ? null : new Date(input.nextAttemptAt!),
+          ...(ended && delivery.state !== 'CANCELLED' ? { completedAt: at } : {}),
+        })
+        .where(
+          and(
+            eq(webhookDeliveries.tenantId, input.tenantId),
+            eq(webhookDeliveries.deliveryId, input.deliveryId),
+          ),
+        );
+      return { deliveryState: state, disabledReason };
+    });

@@ -1,0 +1,240 @@
+/**
+ * The outbox relay (DESIGN-processes P0) on the real test PostgreSQL and the real Temporal dev
+ * server: two instances publish each event exactly once (one delivery row and one workflow per
+ * (event, matching ACTIVE subscription)); LISTEN/NOTIFY wakes it without polling; a
+ * `webhook.test` event reaches its target only; the lag is measured. Deliveries are started on a
+ * queue no worker polls, so nothing is sent; they are terminated at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { and, eq, inArray } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { createDb } from '../../db/client';
+import { outboxEvents, webhookDeliveries, webhookSubscriptions } from '../../db/schema';
+import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
+import { webhookDeliveryWorkflowId } from '../../domain/ids';
+import { type OutboxRelay, startOutboxRelay } from '../../workers/outbox-relay';
+import { createSubscriptionFixture, insertOutboxEvent, newSigningSecret } from '../support/webhooks';
+
+const dataEncryptionKey = 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf';
+const logger = pino({ level: 'silent' });
+const handles: ReturnType<typeof createDb>[] = [];
+let connection: Connection;
+let client: Client;
+const startedWorkflowIds: string[] = [];
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: inject('temporalAddress') });
+  client = new Client({ connection });
+});
+afterAll(async () => {
+  await Promise.all(
+    startedWorkflowIds.map((id) =>
+      client.workflow
+        .getHandle(id)
+        .terminate('test cleanup')
+        .catch(() => {}),
+    ),
+  );
+  await connection?.close();
+  await Promise.all(handles.map((h) => h.close()));
+});
+
+function db() {
+  const handle = createDb(inject('databaseUrl'), { maxConnections: 4 });
+  handles.push(handle);
+  return handle.db;
+}
+
+function names() {
+  const suffix = randomBytes(4).toString('hex');
+  return { tenantId: `relay-${suffix}`, taskQueue: `relay-test-${suffix}` };
+}
+
+async function subscription(
+  database: ReturnType<typeof db>,
+  tenantId: string,
+  eventTypes: string[],
+  status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE',
+) {
+  const id = await createSubscriptionFixture(database, dataEncryptionKey, {
+    tenantId,
+    url: 'https://receiver.example/hooks',
+    eventTypes,
+    secrets: [{ secret: newSigningSecret() }],
+  });
+  if (status !== 'ACTIVE')
+    await withTenantTransaction(database, tenantId, (tx) =>
+      tx.update(webhookSubscriptions).set({ status }).where(eq(webhookSubscriptions.id, id)),
+    );
+  return id;
+}
+
+async function deliveriesOf(database: ReturnType<typeof db>, tenantId: string) {
+  return withTenantTransaction(database, tenantId, (tx) => tx.select().from(webhookDeliveries));
+}
+
+async function unpublished(database: ReturnType<typeof db>, tenantId: string) {
+  return withTenantTransaction(database, tenantId, (tx) =>
+    tx
+      .select({ eventId: outboxEvents.eventId, publishedAt: outboxEvents.publishedAt })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.tenantId, tenantId)),
+  ).then((rows) => rows.filter((r) => r.publishedAt === null));
+}
+
+describe('outbox relay', () => {
+  it('two instances publish every event once: one delivery and one workflow per (event, subscription)', async () => {
+    const { tenantId, taskQueue } = names();
+    const dbA = db();
+    const dbB = db();
+    const paymentsOnly = await subscription(dbA, tenantId, ['payment.posted']);
+    const both = await subscription(dbA, tenantId, ['payment.posted', 'case.transitioned']);
+    await subscription(dbA, tenantId, ['payment.posted'], 'INACTIVE');
+    const common = {
+      client,
+      logger,
+      taskQueue,
+      tenantIds: [tenantId],
+      listen: false,
+      pollIntervalMs: 600_000,
+      batchSize: 4,
+      lagLogIntervalMs: 0,
+    };
+    const relays: OutboxRelay[] = [
+      await startOutboxRelay({ ...common, db: dbA }),
+      await startOutboxRelay({ ...common, db: dbB }),
+    ];
+    // Relays first, events after: both instances then race for the same rows.
+    const events: { eventId: string; eventType: string }[] = [];
+    for (let i = 0; i < 25; i += 1) events.push(await insertOutboxEvent(dbA, { tenantId }));
+    for (let i = 0; i < 5; i += 1)
+      events.push(await insertOutboxEvent(dbA, { tenantId, eventType: 'case.transitioned' }));
+
+    try {
+      await Promise.all(relays.flatMap((r) => [r.drain(), r.drain()]));
+      await vi.waitFor(async () => expect(await unpublished(dbA, tenantId)).toEqual([]), { timeout: 20_000 });
+    } finally {
+      await Promise.all(relays.map((r) => r.stop()));
+    }
+    const [a, b] = relays.map((r) => r.stats());
+    // Every row was claimed by exactly one instance (FOR UPDATE SKIP LOCKED).
+    expect(a!.published + b!.published).toBe(30);
+    expect(a!.deliveries + b!.deliveries).toBe(55);
+    expect(a!.workflowsStarted + b!.workflowsStarted).toBe(55);
+
+    const deliveries = await deliveriesOf(dbA, tenantId);
+    expect(deliveries).toHaveLength(55);
+    const expected = events.flatMap((e) =>
+      e.eventType === 'payment.posted'
+        ? [`${paymentsOnly}/${e.eventId}`, `${both}/${e.eventId}`]
+        : [`${both}/${e.eventId}`],
+    );
+    expect(deliveries.map((d) => `${d.subscriptionId}/${d.eventId}`).sort()).toEqual(expected.sort());
+    expect(deliveries.every((d) => d.state === 'PENDING')).toBe(true);
+    for (const d of deliveries) {
+      const workflowId = webhookDeliveryWorkflowId(tenantId, d.subscriptionId, d.eventId);
+      startedWorkflowIds.push(workflowId);
+    }
+    const sample = deliveries[0]!;
+    const description = await client.workflow
+      .getHandle(webhookDeliveryWorkflowId(tenantId, sample.subscriptionId, sample.eventId))
+      .describe();
+    expect(description.type).toBe('webhookDeliveryWorkflow');
+    expect(description.taskQueue).toBe(taskQueue);
+    expect(description.status.name).toBe('RUNNING');
+    expect(
+      description.typedSearchAttributes.get(
+        defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD),
+      ),
+    ).toBe(tenantId);
+
+    // A row relayed again (a crash after the starts, before the commit) starts nothing new.
+    await withPlatformTransaction(dbA, (tx) =>
+      tx
+        .update(outboxEvents)
+        .set({ publishedAt: null })
+        .where(and(eq(outboxEvents.tenantId, tenantId), inArray(outboxEvents.eventId, [events[0]!.eventId]))),
+    );
+    const again = await startOutboxRelay({ ...common, db: dbA });
+    await again.drain();
+    await again.stop();
+    expect(await unpublished(dbA, tenantId)).toEqual([]);
+    expect(again.stats().published).toBe(1);
+    expect(again.stats().deliveries).toBe(2);
+    expect(again.stats().workflowsStarted).toBe(0);
+    expect(await deliveriesOf(dbA, tenantId)).toHaveLength(55);
+  });
+
+  it('LISTEN/NOTIFY wakes the relay without waiting for the poll', async () => {
+    const { tenantId, taskQueue } = names();
+    const database = db();
+    const subscriptionId = await subscription(database, tenantId, ['payment.posted']);
+    const relay = await startOutboxRelay({
+      db: database,
+      client,
+      logger,
+      taskQueue,
+      tenantIds: [tenantId],
+      pollIntervalMs: 600_000,
+      lagLogIntervalMs: 0,
+    });
+    try {
+      await relay.drain();
+      const insertedAt = Date.now();
+      const event = await insertOutboxEvent(database, { tenantId });
+      startedWorkflowIds.push(webhookDeliveryWorkflowId(tenantId, subscriptionId, event.eventId));
+      await vi.waitFor(async () => expect(await unpublished(database, tenantId)).toEqual([]), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      expect(Date.now() - insertedAt).toBeLessThan(5_000);
+      expect(await deliveriesOf(database, tenantId)).toHaveLength(1);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('a webhook.test event goes to its target subscription only; the lag is measured', async () => {
+    const { tenantId, taskQueue } = names();
+    const database = db();
+    const other = await subscription(database, tenantId, ['webhook.test', 'payment.posted']);
+    const target = await subscription(database, tenantId, ['payment.posted']);
+    const event = await insertOutboxEvent(database, {
+      tenantId,
+      eventType: 'webhook.test',
+      targetSubscriptionId: target,
+    });
+    const relay = await startOutboxRelay({
+      db: database,
+      client,
+      logger,
+      taskQueue,
+      tenantIds: [tenantId],
+      listen: false,
+      pollIntervalMs: 600_000,
+      lagLogIntervalMs: 0,
+    });
+    try {
+      await vi.waitFor(async () => expect(await unpublished(database, tenantId)).toEqual([]), {
+        timeout: 10_000,
+      });
+      expect(await relay.relayLagSeconds()).toBeNull();
+      startedWorkflowIds.push(webhookDeliveryWorkflowId(tenantId, target, event.eventId));
+      const deliveries = await deliveriesOf(database, tenantId);
+      expect(deliveries.map((d) => d.subscriptionId)).toEqual([target]);
+      expect(deliveries.some((d) => d.subscriptionId === other)).toBe(false);
+
+      await relay.stop();
+      // occurredAt of the fixture is 2026-01-02T03:04:05.678Z: the lag is its age.
+      await insertOutboxEvent(database, { tenantId, eventType: 'case.transitioned' });
+      const lag = await relay.relayLagSeconds();
+      expect(lag).not.toBeNull();
+      expect(lag!).toBeCloseTo((Date.now() - Date.parse('2026-01-02T03:04:05.678Z')) / 1000, -1);
+    } finally {
+      await relay.stop();
+    }
+  });
+});

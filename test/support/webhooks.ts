@@ -1,0 +1,203 @@
+/**
+ * Fixtures for webhook delivery tests: subscriptions with encrypted signing secrets, outbox
+ * events and delivery rows written as the application writes them (tenant transaction, RLS), and
+ * a real local HTTP receiver that verifies every delivery with `receiver/verify-webhook.ts`.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { and, asc, eq } from 'drizzle-orm';
+import { encryptSigningSecret } from '../../activities/webhooks/secrets';
+import type { Db } from '../../db/client';
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookSecrets,
+  webhookSubscriptions,
+} from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { webhookDeliveryId } from '../../domain/ids';
+import { verifyWebhook, type WebhookEnvelope, WebhookVerificationError } from '../../receiver/verify-webhook';
+
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Creates an ACTIVE subscription with `secrets` (version 1.., the last one current). */
+export async function createSubscriptionFixture(
+  db: Db,
+  dataEncryptionKey: string,
+  input: {
+    tenantId: string;
+    url: string;
+    eventTypes?: string[];
+    apiVersion?: string;
+    secrets: { secret: string; expiresAt?: Date | null }[];
+    failingSince?: Date | null;
+  },
+): Promise<number> {
+  return withTenantTransaction(db, input.tenantId, async (tx) => {
+    const [row] = await tx
+      .insert(webhookSubscriptions)
+      .values({
+        tenantId: input.tenantId,
+        url: input.url,
+        eventTypes: input.eventTypes ?? ['payment.posted'],
+        apiVersion: input.apiVersion ?? '2026-01-01',
+        description: 'test receiver',
+        secretVersion: input.secrets.length,
+        failingSince: input.failingSince ?? null,
+      })
+      .returning({ id: webhookSubscriptions.id });
+    const subscriptionId = row!.id;
+    for (const [index, s] of input.secrets.entries()) {
+      const secretVersion = index + 1;
+      await tx.insert(webhookSecrets).values({
+        tenantId: input.tenantId,
+        subscriptionId,
+        secretVersion,
+        secretCiphertext: encryptSigningSecret(
+          dataEncryptionKey,
+          { tenantId: input.tenantId, subscriptionId, secretVersion },
+          s.secret,
+        ),
+        expiresAt: s.expiresAt ?? null,
+      });
+    }
+    return subscriptionId;
+  });
+}
+
+/** Writes one outbox event (unpublished) and returns its `eventId`. */
+export async function insertOutboxEvent(
+  db: Db,
+  input: { tenantId: string; eventType?: string; targetSubscriptionId?: number | null; data?: object },
+): Promise<{ eventId: string; eventType: string }> {
+  const eventId = `evt_${randomBytes(12).toString('hex')}`;
+  const eventType = input.eventType ?? 'payment.posted';
+  await withTenantTransaction(db, input.tenantId, (tx) =>
+    tx.insert(outboxEvents).values({
+      tenantId: input.tenantId,
+      eventId,
+      eventType,
+      apiVersion: '2026-01-01',
+      occurredAt: new Date('2026-01-02T03:04:05.678Z'),
+      subjectType: 'payment',
+      subjectId: '42',
+      data: input.data ?? { paymentId: 42, amount: '12.50', currency: 'USD', status: 'POSTED' },
+      dedupeKey: `test/${eventId}`,
+      targetSubscriptionId: input.targetSubscriptionId ?? null,
+    }),
+  );
+  return { eventId, eventType };
+}
+
+/** Inserts the PENDING delivery row the relay would insert; returns its delivery id. */
+export async function insertDelivery(
+  db: Db,
+  input: { tenantId: string; subscriptionId: number; eventId: string; eventType: string },
+): Promise<string> {
+  const deliveryId = webhookDeliveryId(input.tenantId, input.subscriptionId, input.eventId);
+  await withTenantTransaction(db, input.tenantId, (tx) =>
+    tx
+      .insert(webhookDeliveries)
+      .values({ ...input, deliveryId })
+      .onConflictDoNothing(),
+  );
+  return deliveryId;
+}
+
+export async function readDelivery(db: Db, tenantId: string, deliveryId: string) {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [delivery] = await tx
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.deliveryId, deliveryId));
+    const attempts = await tx
+      .select()
+      .from(webhookDeliveryAttempts)
+      .where(eq(webhookDeliveryAttempts.deliveryId, deliveryId))
+      .orderBy(asc(webhookDeliveryAttempts.attempt));
+    return { delivery: delivery!, attempts };
+  });
+}
+
+export async function readSubscription(db: Db, tenantId: string, subscriptionId: number) {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.tenantId, tenantId), eq(webhookSubscriptions.id, subscriptionId)));
+    return row!;
+  });
+}
+
+export interface ReceivedDelivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The verified envelope, or the verification failure's reason. */
+  envelope: WebhookEnvelope | null;
+  verificationError: string | null;
+  /** `v1=` entries in the signature header. */
+  signatureCount: number;
+}
+
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A real HTTP receiver on 127.0.0.1. Each request is verified with `verifyWebhook` against
+ * `secrets()` and recorded; `answer(request, index)` picks the response.
+ */
+export async function startReceiver(options: {
+  secrets: () => string[];
+  answer: (received: ReceivedDelivery, index: number) => Answer | Promise<Answer>;
+}) {
+  const received: ReceivedDelivery[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const raw = Buffer.concat(chunks);
+      let envelope: WebhookEnvelope | null = null;
+      let verificationError: string | null = null;
+      try {
+        envelope = verifyWebhook(raw, req.headers, options.secrets());
+      } catch (err) {
+        if (!(err instanceof WebhookVerificationError)) throw err;
+        verificationError = err.reason;
+      }
+      const signature = String(req.headers['service-webhook-signature'] ?? '');
+      const entry: ReceivedDelivery = {
+        headers: req.headers,
+        body: raw.toString('utf8'),
+        envelope,
+        verificationError,
+        signatureCount: signature.split(',').filter((s) => s.startsWith('v1=')).length,
+      };
+      received.push(entry);
+      try {
+        const answer = await options.answer(entry, received.length - 1);
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end();
+      } catch {
+        res.writeHead(500);
+        res.end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * The outbox relay (DESIGN §3; DESIGN-processes P0): turns unpublished `outbox_events` rows into
+ * webhook deliveries, in the worker process.
+ *
+ * One pass, in one cross-tenant transaction (`withPlatformTransaction`):
+ * 1. claim up to `batchSize` unpublished rows `ORDER BY id FOR UPDATE SKIP LOCKED`, so any number
+ *    of relay instances share the work without taking a row twice;
+ * 2. find each row's matching ACTIVE subscriptions of its tenant: the `targetSubscriptionId` alone
+ *    when set (`webhook.test`), else every one whose `eventTypes` contains the row's type;
+ * 3. insert one `webhook_deliveries` row per (event, subscription), idempotent on its unique index;
+ * 4. start one `webhookDeliveryWorkflow` per delivery (idempotent by its deterministic id);
+ * 5. mark the rows published. A failed start throws, the transaction rolls back, the rows stay
+ *    unpublished and are retried on the next pass (a start that did happen is then a no-op).
+ *
+ * Woken by `LISTEN outbox_events` (trigger of migration 0006), with polling as the fallback
+ * (default every 2 s). Lag — the age of the oldest unpublished event, in seconds — is available
+ * as `relayLagSeconds()` and logged every `lagLogIntervalMs`.
+ */
+import type { Client } from '@temporalio/client';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Db } from '../db/client';
+import { outboxEvents, webhookDeliveries, webhookSubscriptions } from '../db/schema';
+import { withPlatformTransaction } from '../db/tenant-tx';
+import { webhookDeliveryId } from '../domain/ids';
+import { startWebhookDelivery } from '../workflows/webhook-delivery/client';
+
+/** The channel the outbox trigger notifies (migration 0006_notify_outbox_events). */
+export const outboxChannel = 'outbox_events';
+
+export interface OutboxRelayOptions {
+  db: Db;
+  client: Client;
+  logger: Logger;
+  /** Rows claimed per transaction (default 100). */
+  batchSize?: number;
+  /** Fallback poll interval in ms (default 2000). */
+  pollIntervalMs?: number;
+  /** Interval in ms of the lag log line (default 60000; 0 = never). */
+  lagLogIntervalMs?: number;
+  /** LISTEN for the outbox trigger's notifications (default true). */
+  listen?: boolean;
+  /** Overrides the `webhooks` task queue of started deliveries (tests). */
+  taskQueue?: string;
+  /** Relay only these tenants' events (sharding; tests). Default: every tenant. */
+  tenantIds?: readonly string[];
+}
+
+export interface OutboxRelayPassResult {
+  /** Outbox rows marked published. */
+  published: number;
+  /** Delivery rows matched (inserted now or before). */
+  deliveries: number;
+  /** Workflows this pass started (0 for a delivery whose workflow already existed). */
+  workflowsStarted: number;
+}
+
+export interface OutboxRelay {
+  /** Runs passes until no unpublished row is left; totals of the passes. */
+  drain(): Promise<OutboxRelayPassResult>;
+  /** Age in seconds of the oldest unpublished event (its `occurredAt`); null when none. */
+  relayLagSeconds(): Promise<number | null>;
+  /** Totals since start (the lead's metrics surface these). */
+  stats(): OutboxRelayPassResult & { passes: number; failures: number };
+  stop(): Promise<void>;
+}
+
+/** One relay pass over at most `batchSize` rows. */
+export async function relayOutboxOnce(
+  options: Pick<OutboxRelayOptions, 'db' | 'client' | 'batchSize' | 'taskQueue' | 'tenantIds'>,
+): Promise<OutboxRelayPassResult> {
+  return withPlatformTransaction(options.db, async (tx) => {
+    const rows = await tx
+      .select({
+        id: outboxEvents.id,
+        tenantId: outboxEvents.tenantId,
+        eventId: outboxEvents.eventId,
+        eventType: outboxEvents.eventType,
+        targetSubscriptionId: outboxEvents.targetSubscriptionId,
+      })
+      .from(outboxEvents)
+      .where(
+        and(
+          isNull(outboxEvents.publishedAt),
+          options.tenantIds ? inArray(outboxEvents.tenantId, [...options.tenantIds]) : undefined,
+        ),
+      )
+      .orderBy(asc(outboxEvents.id))
+      .limit(options.batchSize ?? 100)
+      .for('update', { skipLocked: true });
+    if (rows.length === 0) return { published: 0, deliveries: 0, workflowsStarted: 0 };
+
+    const tenants = [...new Set(rows.map((r) => r.tenantId))];
+    const subscriptions = await tx
+      .select({
+        id: webhookSubscriptions.id,
+        tenantId: webhookSubscriptions.tenantId,
+        eventTypes: webhookSubscriptions.eventTypes,
+      })
+      .from(webhookSubscriptions)
+      .where(and(inArray(webhookSubscriptions.tenantId, tenants), eq(webhookSubscriptions.status, 'ACTIVE')));
+
+    const deliveries = rows.flatMap((row) =>
+      subscriptions
+        .filter(
+          (s) =>
+            s.tenantId === row.tenantId &&
+            (row.targetSubscriptionId != null
+              ? s.id === row.targetSubscriptionId
+              : s.eventTypes.includes(row.eventType)),
+        )
+        .map((s) => ({
+          tenantId: row.tenantId,
+          subscriptionId: s.id,
+          eventId: row.eventId,
+          eventType: row.eventType,
+          deliveryId: webhookDeliveryId(row.tenantId, s.id, row.eventId),
+        })),
+    );
+    if (deliveries.length > 0) await tx.insert(webhookDeliveries).values(deliveries).onConflictDoNothing();
+
+    // Started before the rows are marked: a crash in between leaves them unpublished, and the
+    // retry's starts are no-ops (deterministic ids).
+    const starts = await Promise.all(
+      deliveries.map((d) =>
+        startWebhookDelivery(options.client, d, options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+      ),
+    );
+    await tx
+      .update(outboxEvents)
+      .set({ publishedAt: sql`now()` })
+      .where(
+        inArray(
+          outboxEvents.id,
+          rows.map((r) => r.id),
+        ),
+      );
+    return {
+      published: rows.length,
+      deliveries: deliveries.length,
+      workflowsStarted: starts.filter((s) => s.started).length,
+    };
+  });
+}
+
+/** Age in seconds of the oldest unpublished outbox event; null when everything is published. */
+export async function outboxLagSeconds(db: Db, tenantIds?: readonly string[]): Promise<number | null> {
+  return withPlatformTransaction(db, async (tx) => {
+    const [row] = await tx
+      .select({
+        lag: sql<string | null>`extract(epoch from (now() - min(${outboxEvents.occurredAt})))`,
+      })
+      .from(outboxEvents)
+      .where(
+        and(
+          isNull(outboxEvents.publishedAt),
+          tenantIds ? inArray(outboxEvents.tenantId, [...tenantIds]) : undefined,
+        ),
+      );
+    return row?.lag == null ? null : Math.max(0, Number(row.lag));
+  });
+}
+
+/**
+ * Starts the relay: a pass at once, on every notification and every `pollIntervalMs`; passes
+ * never overlap within one instance. `stop()` ends listening and polling and waits for the pass
+ * in progress.
+ */
+export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
+  const totals = { published: 0, deliveries: 0, workflowsStarted: 0, passes: 0, failures: 0 };
+  let stopped = false;
+  let wanted = false;
+  let running: Promise<void> | null = null;
+
+  const drain = async (): Promise<OutboxRelayPassResult> => {
+    const sum = { published: 0, deliveries: 0, workflowsStarted: 0 };
+    const batchSize = options.batchSize ?? 100;
+    for (;;) {
+      const pass = await relayOutboxOnce(options);
+      totals.passes += 1;
+      sum.published += pass.published;
+      sum.deliveries += pass.deliveries;
+      sum.workflowsStarted += pass.workflowsStarted;
+      if (pass.published < batchSize || stopped) break;
+    }
+    totals.published += sum.published;
+    totals.deliveries += sum.deliveries;
+    totals.workflowsStarted += sum.workflowsStarted;
+    return sum;
+  };
+
+  const kick = () => {
+    if (stopped) return;
+    wanted = true;
+    if (running) return;
+    running = (async () => {
+      while (wanted && !stopped) {
+        wanted = false;
+        try {
+          const pass = await drain();
+          if (pass.published > 0) options.logger.debug(pass, 'outbox relayed');
+        } catch (err) {
+          totals.failures += 1;
+          options.logger.error({ err }, 'outbox relay pass failed; the rows are retried');
+        }
+      }
+      running = null;
+    })();
+  };
+
+  let unlisten: (() => Promise<void>) | null = null;
+  if (options.listen !== false) {
+    const listening = await options.db.$client.listen(outboxChannel, () => kick());
+    unlisten = () => listening.unlisten();
+  }
+  const poll = setInterval(kick, options.pollIntervalMs ?? 2000);
+  poll.unref();
+  const lagLogIntervalMs = options.lagLogIntervalMs ?? 60_000;
+  const lagLog =
+    lagLogIntervalMs > 0
+      ? setInterval(() => {
+          outboxLagSeconds(options.db, options.tenantIds).then(
+            (lag) => options.logger.info({ outboxRelayLagSeconds: lag, ...totals }, 'outbox relay lag'),
+            (err) => options.logger.warn({ err }, 'could not read the outbox relay lag'),
+          );
+        }, lagLogIntervalMs)
+      : null;
+  lagLog?.unref();
+  kick();
+
+  return {
+    drain,
+    relayLagSeconds: () => outboxLagSeconds(options.db, options.tenantIds),
+    stats: () => ({ ...totals }),
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      if (lagLog) clearInterval(lagLog);
+      await unlisten?.();
+      await running;
+    },
+  };
+}

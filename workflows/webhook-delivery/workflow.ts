@@ -1,0 +1,123 @@
+/**
+ * Delivery of one event to one webhook subscription (DESIGN §5 Webhooks; DESIGN-processes P0, P2;
+ * the Standard Webhooks example schedule).
+ *
+ * Clock: attempts start 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the
+ * previous one, each delay ±20% jitter (deterministic `Math.random()`), a receiver's later
+ * `Retry-After` winning (capped at 24 h); 10 attempts (`domain/webhooks/retry-schedule.ts`).
+ * Each attempt: `prepareWebhookAttempt` (subscription still ACTIVE? delivery not cancelled? URL,
+ * body, current secrets) → `sendWebhook` (15 s, signed at send time) → `recordWebhookAttempt`.
+ * The body is taken from the first preparation and reused, so every retry sends the same bytes.
+ * Ends: 2xx → `SUCCEEDED`; 410 → `FAILED` and the subscription `DISABLED` (`GONE`); 5 days of
+ * continuous failure of the subscription → `FAILED` and `DISABLED` (`FAILING`); 10 failed attempts
+ * → `FAILED`; the subscription not ACTIVE, the delivery cancelled in the database, or the signal
+ * `cancelDelivery` → `CANCELLED` (a pending retry is not made). Terminal outcomes are returned.
+ * Messages: signal `cancelDelivery`, query `getDeliveryState`.
+ * Id: `webhook-delivery/<tenant>/<subscriptionId>/<eventId>`; queue `webhooks`; search attribute TenantId.
+ */
+import { ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { SendWebhookResult } from '../../activities/webhooks/send-webhook';
+import { maxDeliveryAttempts, nextAttemptDelayMs } from '../../domain/webhooks/retry-schedule';
+import { dbWrite, httpCall } from '../shared/activity-options';
+import { workflowNow } from '../shared/time';
+import { cancelDeliverySignal, getDeliveryStateQuery } from './messages';
+import type { WebhookDeliveryInput, WebhookDeliveryProgress, WebhookDeliveryResult } from './types';
+
+const { prepareWebhookAttempt, recordWebhookAttempt, cancelWebhookDelivery } =
+  proxyActivities<Activities>(dbWrite);
+const { sendWebhook } = proxyActivities<Activities>(httpCall);
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const progress: WebhookDeliveryProgress = {
+    state: 'PENDING',
+    attempts: 0,
+    lastResponseStatus: null,
+    nextAttemptAt: null,
+  };
+  let cancelReason: string | null = null;
+  setHandler(cancelDeliverySignal, ({ reason }) => {
+    cancelReason ??= reason || 'CANCELLED';
+  });
+  setHandler(getDeliveryStateQuery, () => progress);
+
+  const cancel = async (reason: string): Promise<WebhookDeliveryResult> => {
+    const { deliveryState } = await cancelWebhookDelivery({
+      tenantId: input.tenantId,
+      deliveryId: input.deliveryId,
+      at: new Date(workflowNow()).toISOString(),
+    });
+    progress.state = deliveryState;
+    progress.nextAttemptAt = null;
+    if (deliveryState === 'SUCCEEDED' || deliveryState === 'FAILED')
+      return { state: deliveryState, attempts: progress.attempts, reason: null };
+    return { state: 'CANCELLED', attempts: progress.attempts, reason };
+  };
+
+  let body: string | null = null;
+  for (let attempt = 1; attempt <= maxDeliveryAttempts; attempt += 1) {
+    if (cancelReason) return cancel(cancelReason);
+    const prepared = await prepareWebhookAttempt({
+      tenantId: input.tenantId,
+      subscriptionId: input.subscriptionId,
+      eventId: input.eventId,
+      deliveryId: input.deliveryId,
+    });
+    if (!prepared.proceed) return cancel(prepared.reason);
+    body ??= prepared.body;
+
+    const attemptAtMs = workflowNow();
+    let sent: SendWebhookResult;
+    try {
+      sent = await sendWebhook({
+        url: prepared.url,
+        body,
+        deliveryId: input.deliveryId,
+        signingSecrets: prepared.signingSecrets,
+      });
+    } catch (err) {
+      // The call itself could not run (the worker died mid-call and retries ran out): a failed attempt.
+      if (!(err instanceof ActivityFailure)) throw err;
+      sent = { responseStatus: null, latencyMs: 0, error: 'attempt did not complete', retryAfterMs: null };
+    }
+
+    const failed = sent.responseStatus === null || sent.responseStatus < 200 || sent.responseStatus > 299;
+    const gone = sent.responseStatus === 410;
+    const delayMs =
+      failed && !gone && attempt < maxDeliveryAttempts
+        ? nextAttemptDelayMs(attempt + 1, Math.random(), sent.retryAfterMs)
+        : null;
+    const nextAttemptAt = delayMs === null ? null : new Date(workflowNow() + delayMs).toISOString();
+    const recorded = await recordWebhookAttempt({
+      tenantId: input.tenantId,
+      subscriptionId: input.subscriptionId,
+      deliveryId: input.deliveryId,
+      attempt,
+      at: new Date(attemptAtMs).toISOString(),
+      responseStatus: sent.responseStatus,
+      latencyMs: sent.latencyMs,
+      error: sent.error,
+      nextAttemptAt,
+    });
+    progress.attempts = attempt;
+    progress.lastResponseStatus = sent.responseStatus;
+    progress.state = recorded.deliveryState;
+    progress.nextAttemptAt = recorded.deliveryState === 'RETRYING' ? nextAttemptAt : null;
+
+    if (recorded.deliveryState === 'SUCCEEDED')
+      return { state: 'SUCCEEDED', attempts: attempt, reason: null };
+    if (recorded.deliveryState === 'CANCELLED')
+      return { state: 'CANCELLED', attempts: attempt, reason: cancelReason ?? 'DELIVERY_CANCELLED' };
+    if (recorded.deliveryState === 'FAILED')
+      return {
+        state: 'FAILED',
+        attempts: attempt,
+        reason:
+          recorded.disabledReason ??
+          (gone ? 'GONE' : delayMs === null ? 'ATTEMPTS_EXHAUSTED' : 'SUBSCRIPTION_DISABLED'),
+      };
+    if (delayMs !== null && (await condition(() => cancelReason !== null, delayMs)))
+      return cancel(cancelReason ?? 'CANCELLED');
+  }
+  return { state: 'FAILED', attempts: progress.attempts, reason: 'ATTEMPTS_EXHAUSTED' };
+}
