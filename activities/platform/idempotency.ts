@@ -4,7 +4,7 @@
  * held by a request still running is locked for `lockSeconds`, after which a crashed holder's
  * key may be taken over. A 5xx releases the key.
  */
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, or } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps } from '../deps';
@@ -21,7 +21,7 @@ export interface IdempotencyScope {
 
 export type ClaimOutcome =
   | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown; headers: Record<string, string> }
+  | { kind: 'replay'; status: number; body: string | null; headers: Record<string, string> }
   | { kind: 'in-flight'; retryAfterSeconds: number }
   | { kind: 'mismatch' };
 
@@ -109,10 +109,14 @@ export function claimIdempotencyKey(deps: Deps) {
     });
 }
 
-/** Stores the response of a claimed key (kept `idempotencyRetentionSeconds`). */
+/**
+ * Stores the response of a claimed key (kept `idempotencyRetentionSeconds`). `body` is the response
+ * text exactly as sent (null when empty), so a replay returns the same bytes (DESIGN-processes P0
+ * Failure answers: stored as text, not `jsonb`, which reorders keys).
+ */
 export function completeIdempotencyKey(deps: Deps) {
   return async (
-    input: IdempotencyScope & { status: number; body: unknown; headers: Record<string, string> },
+    input: IdempotencyScope & { status: number; body: string | null; headers: Record<string, string> },
   ): Promise<void> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const now = deps.clock();
@@ -121,7 +125,7 @@ export function completeIdempotencyKey(deps: Deps) {
         .set({
           state: 'COMPLETED',
           responseStatus: input.status,
-          responseBody: sql`${JSON.stringify(input.body ?? null)}::jsonb`,
+          responseBody: input.body,
           responseHeaders: input.headers,
           completedAt: now,
           expiresAt: new Date(now.getTime() + idempotencyRetentionSeconds * 1000),

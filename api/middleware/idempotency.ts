@@ -113,10 +113,11 @@ export const idempotent = (options: { blindFields?: readonly string[] } = {}) =>
       );
     }
     if (claim.kind === 'replay') {
-      return c.json(claim.body as object, claim.status as 200, {
-        ...claim.headers,
-        'x-served-from-cache': 'true',
-      });
+      // The stored text as is: byte for byte the original body (never re-serialised).
+      const headers = { ...claim.headers, 'x-served-from-cache': 'true' };
+      return claim.body === null
+        ? c.body(null, claim.status as 200, headers)
+        : c.body(claim.body, claim.status as 200, headers);
     }
     try {
       await next();
@@ -137,7 +138,7 @@ export const idempotent = (options: { blindFields?: readonly string[] } = {}) =>
     await platform.completeIdempotencyKey({
       ...scope,
       status: c.res.status,
-      body: text ? JSON.parse(text) : null,
+      body: text === '' ? null : text,
       headers,
     });
   });
