@@ -145,6 +145,52 @@ describe('digitsAfterDecimal below the currency minor unit', () => {
     }
   });
 
+  it('records a payment with cents on a 0-digit loan exactly as received (the ledger keeps minor units)', async () => {
+    // Schedule 300, 300, 400 (see above). A payment of 300.50 on the first due date pays installment 1 in full
+    // and 0.50 of installment 2: nothing is rounded to the product's whole units (Fineract would round the
+    // payment with its Money; money actually received is kept to the cent here).
+    const productId = await createProduct();
+    const created = await call(ctx, cred, 'POST', '/v1/loans', loanBody(productId));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const loanId = created.body.loanId as number;
+    const approved = await call(ctx, cred, 'POST', `/v1/loans/${loanId}?command=approve`, {
+      approvedOnDate: '2025-03-12',
+      approvedLoanAmount: '1000',
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const funded = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/fundings/record-external`, {
+      amount: '1000',
+      currency: 'USD',
+      fundingType: 'DISBURSEMENT',
+      recipientType: 'BORROWER',
+      recipientRef: 'borrower-primary',
+      externalRecordRef: `fund-${loanId}`,
+      reason: 'Disbursed by the originating bank',
+    });
+    expect(funded.status, JSON.stringify(funded.body)).toBe(201);
+    const paid = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/payments/record-external`, {
+      amount: '300.50',
+      currency: 'USD',
+      effectiveDate: '2025-04-15',
+      externalRecordRef: `pay-${loanId}`,
+      source: 'IMPORT',
+      rationale: 'Boarded history',
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    expect(paid.body).toMatchObject({
+      amount: '300.50',
+      allocation: { principal: '300.50', overpayment: '0.00' },
+    });
+    const read = await call(ctx, cred, 'GET', `/v1/loans/${loanId}?associations=repaymentSchedule`);
+    const [, first, second] = read.body.repaymentSchedule.periods;
+    expect(first).toMatchObject({ principalDue: '300.00', principalPaid: '300.00', complete: true });
+    expect(second).toMatchObject({
+      principalDue: '300.00',
+      principalPaid: '0.50',
+      totalOutstandingForPeriod: '299.50',
+    });
+  });
+
   it('refuses 3 digits on USD (above its minor unit 2) → 400 on digitsAfterDecimal', async () => {
     const res = await call(
       ctx,
