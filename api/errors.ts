@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { isDatabaseUnavailable } from '../db/errors';
 import { DomainError, errorCodes, type FieldError, fieldError, type OAuthError } from '../domain/errors';
 import type { AppEnv } from './env';
 
@@ -80,9 +81,22 @@ export function sendShapeA(
   return c.json(toShapeA(err), err.status as 400, all);
 }
 
-/** Maps anything thrown to a DomainError (unknown errors become a 500 with a fixed message). */
+/** Seconds a client should wait before retrying when the database is unreachable (`Retry-After`, RFC 9110 §10.2.3). */
+export const databaseRetryAfterSeconds = 5;
+
+/**
+ * Maps anything thrown to a DomainError: PostgreSQL unreachable (connection refused or lost, shutdown, too many
+ * connections; db/errors.ts `isDatabaseUnavailable`) → 503 `error.msg.service.unavailable` with `Retry-After`
+ * (DESIGN-processes P0 "Failure answers"); a malformed body → 400; anything else unknown → 500 with a fixed
+ * message. Temporal failures are mapped by api/temporal-gateway.ts before they get here.
+ */
 export function asDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
+  if (isDatabaseUnavailable(err)) {
+    return new DomainError('error.msg.service.unavailable', 'The database is unavailable; retry later.', {
+      retryAfterSeconds: databaseRetryAfterSeconds,
+    });
+  }
   if (err instanceof HTTPException && err.status === 400) {
     const message = err.message || 'The request body is not valid JSON.';
     return new DomainError('validation.msg.validation.errors.exist', message, {

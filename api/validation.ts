@@ -4,10 +4,18 @@
  * A failure is a Shape A 400 `validation.msg.validation.errors.exist` whose `errors[]` name each
  * offending field (`parameterName` as a dotted path, e.g. `evidenceIds[1]`). Unknown body fields
  * and unknown query parameters fail too: every schema here is a strict object.
+ *
+ * JSON numbers never pass silently through a double (DESIGN §3 money is never a float; issue 6): before the
+ * schema runs, the body is read with lossless-json, and a number whose text a double does not hold faithfully
+ * (an integer beyond ±(2^53 − 1), or a fraction whose significant digits differ from the double's shortest form,
+ * e.g. `9007199254740.993`, read as `…992`) → 400 naming the field. Every other number reads as before, so the
+ * value the schema sees, and the request fingerprint of the Idempotency-Key store (RFC 8785 canonical JSON), are
+ * exactly the value sent.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { MiddlewareHandler, ValidationTargets } from 'hono';
 import { validator } from 'hono-openapi';
+import { isLosslessNumber, isSafeNumber, parse as parseLosslessJson } from 'lossless-json';
 import * as v from 'valibot';
 import { DomainError, type FieldError, fieldError } from '../domain/errors';
 import type { AppEnv } from './env';
@@ -72,9 +80,35 @@ function validate<Target extends keyof ValidationTargets, S extends v.GenericSch
 
 const jsonContentType = /^application\/([a-z0-9.+-]+\+)?json(\s*;.*)?$/i;
 
-/** Validates an `application/json` body (another content type → 400 on `header.Content-Type`). */
-export function jsonBody<S extends v.GenericSchema>(schema: S) {
-  const check: MiddlewareHandler<AppEnv> = async (c, next) => {
+/**
+ * The JSON numbers of `value` (parsed by lossless-json, numbers kept as their text) that a double does not
+ * hold faithfully (lossless-json `isSafeNumber`, exact mode), with their parameter names (`principal`,
+ * `charges[0].amount`; `body` for a bare number).
+ */
+function unfaithfulNumbers(value: unknown, name = ''): { parameterName: string; text: string }[] {
+  if (isLosslessNumber(value)) {
+    return isSafeNumber(value.value)
+      ? []
+      : [{ parameterName: name === '' ? 'body' : name, text: value.value }];
+  }
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => unfaithfulNumbers(item, `${name}[${index}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) =>
+      unfaithfulNumbers(item, name === '' ? key : `${name}.${key}`),
+    );
+  }
+  return [];
+}
+
+/**
+ * Checks the content type, then reads the body text once (Hono caches it for the validator) and refuses JSON
+ * numbers a double would change (module note): 400 `validation.msg.validation.errors.exist` with one error per
+ * such number, its `value` the number's text (null for the `redacted` parameters). A body that is not JSON is
+ * left to the validator, which answers 400 as before.
+ */
+function jsonBodyCheck(redacted: readonly string[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
     const contentType = c.req.header('content-type') ?? '';
     if (!jsonContentType.test(contentType)) {
       throw new DomainError('validation.msg.validation.errors.exist', 'The body must be application/json.', {
@@ -83,9 +117,37 @@ export function jsonBody<S extends v.GenericSchema>(schema: S) {
         ],
       });
     }
+    let parsed: unknown;
+    try {
+      parsed = parseLosslessJson(await c.req.text());
+    } catch {
+      parsed = undefined;
+    }
+    const unfaithful = unfaithfulNumbers(parsed);
+    if (unfaithful.length > 0) {
+      const errors = unfaithful.map(({ parameterName, text }) => {
+        const hidden = redacted.includes(parameterName);
+        const message = hidden
+          ? `${parameterName}: this JSON number cannot be held exactly by a double; send it as a decimal string.`
+          : `${parameterName}: the JSON number ${text} cannot be held exactly by a double (it would be read as ${String(Number(text))}); send it as a decimal string, e.g. "${text}".`;
+        return fieldError(parameterName, hidden ? null : text, message);
+      });
+      throw new DomainError(
+        'validation.msg.validation.errors.exist',
+        errors.map((e) => e.developerMessage).join(' '),
+        { errors },
+      );
+    }
     await next();
   };
-  return [check, validate('json', schema)] as const;
+}
+
+/**
+ * Validates an `application/json` body (another content type → 400 on `header.Content-Type`; a JSON number a
+ * double cannot hold exactly → 400 naming its field, module note).
+ */
+export function jsonBody<S extends v.GenericSchema>(schema: S) {
+  return [jsonBodyCheck([]), validate('json', schema)] as const;
 }
 
 /**
@@ -120,7 +182,7 @@ export function redactingJsonBody<S extends v.GenericSchema>(
   redacted: readonly string[],
   replace?: (error: FieldError) => FieldError | null,
 ) {
-  const [contentType] = jsonBody(schema);
+  const contentType = jsonBodyCheck(redacted);
   const check = validator('json', schema, (result) => {
     if (result.success) return;
     const err = issuesToError('json', result.error, result.data);

@@ -5,6 +5,7 @@ import { loanInstallments, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { AprDisclosure } from '../../domain/disclosure';
 import { DomainError, errorCodes } from '../../domain/errors';
+import { fixDecimalText } from '../../domain/lending/decimal-text';
 import {
   type ApprovalInput,
   latestCalendarDate,
@@ -85,12 +86,15 @@ export function approveLoan(deps: Deps) {
         .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
       if (!row) throw new Error(`loan ${loan.id} vanished under its row lock`);
       const terms = row.terms as unknown as StoredLoanTerms;
+      // Loan terms carry the product's digits, which may be fewer than the currency's minor unit (a USD product
+      // with 0 digits); the money lock renders amounts with the minor unit, so bring the principal back to them.
+      const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
 
       const approval = resolveApproval(
         input,
         {
-          principal: loan.principal,
-          digitsAfterDecimal: loan.digitsAfterDecimal,
+          principal: fixDecimalText(loan.principal, termDigits),
+          digitsAfterDecimal: termDigits,
           submittedOnDate: row.submittedOnDate,
           expectedDisbursementDate: loan.expectedDisbursementDate,
         },

@@ -4,7 +4,7 @@
  * held by a request still running is locked for `lockSeconds`, after which a crashed holder's
  * key may be taken over. A 5xx releases the key.
  */
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, or } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps } from '../deps';
@@ -22,7 +22,7 @@ export interface IdempotencyScope {
 
 export type ClaimOutcome =
   | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown; headers: Record<string, string> }
+  | { kind: 'replay'; status: number; body: string | null; headers: Record<string, string> }
   | { kind: 'in-flight'; retryAfterSeconds: number }
   | { kind: 'mismatch' };
 
@@ -35,44 +35,31 @@ function keyOf(scope: IdempotencyScope) {
   );
 }
 
-/** A stored body field that held a secret: `{"$sealed": "<AES-256-GCM ciphertext>"}`. */
-const sealedMarker = '$sealed';
+/**
+ * A stored body that holds a secret shown once (e.g. a webhook `signingSecret`) is kept as
+ * `sealed:v1:` + AES-256-GCM ciphertext of the whole response text, bound to its key scope, so the
+ * store never holds the secret in clear (DESIGN §3) and the replay is still byte for byte. No JSON
+ * text starts with `s`, so the prefix cannot be mistaken for a body.
+ */
+const sealedPrefix = 'sealed:v1:';
 
-function sealAad(scope: IdempotencyScope, field: string): string {
-  return `idempotency-response/v1|${scope.tenantId}|${scope.environment}|${scope.clientId}|${scope.key}|${field}`;
+function sealAad(scope: IdempotencyScope): string {
+  return `idempotency-response/v1|${scope.tenantId}|${scope.environment}|${scope.clientId}|${scope.key}`;
 }
 
-/**
- * The body as stored: each top-level string field named in `sealedFields` (a secret shown once,
- * e.g. a webhook `signingSecret`) is replaced by its AES-256-GCM ciphertext, so the store never
- * holds it in clear (DESIGN §3); `unsealBody` restores it for the replay.
- */
-function sealBody(
+function storedBody(
   deps: Deps,
   scope: IdempotencyScope,
-  body: unknown,
-  sealedFields: readonly string[],
-): unknown {
-  if (sealedFields.length === 0 || body === null || typeof body !== 'object' || Array.isArray(body))
-    return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const field of sealedFields) {
-    const value = copy[field];
-    if (typeof value === 'string')
-      copy[field] = { [sealedMarker]: encryptField(deps.dataEncryptionKey, sealAad(scope, field), value) };
-  }
-  return copy;
+  body: string | null,
+  sealed: boolean,
+): string | null {
+  if (!sealed || body === null) return body;
+  return sealedPrefix + encryptField(deps.dataEncryptionKey, sealAad(scope), body);
 }
 
-function unsealBody(deps: Deps, scope: IdempotencyScope, body: unknown): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const [field, value] of Object.entries(copy)) {
-    const sealed = (value as Record<string, unknown> | null)?.[sealedMarker];
-    if (value !== null && typeof value === 'object' && typeof sealed === 'string')
-      copy[field] = decryptField(deps.dataEncryptionKey, sealAad(scope, field), sealed);
-  }
-  return copy;
+function replayedBody(deps: Deps, scope: IdempotencyScope, stored: string | null): string | null {
+  if (stored === null || !stored.startsWith(sealedPrefix)) return stored;
+  return decryptField(deps.dataEncryptionKey, sealAad(scope), stored.slice(sealedPrefix.length));
 }
 
 /**
@@ -141,7 +128,7 @@ export function claimIdempotencyKey(deps: Deps) {
         return {
           kind: 'replay',
           status: existing.responseStatus ?? 200,
-          body: unsealBody(deps, input, existing.responseBody),
+          body: replayedBody(deps, input, existing.responseBody),
           headers: existing.responseHeaders ?? {},
         };
       }
@@ -151,14 +138,17 @@ export function claimIdempotencyKey(deps: Deps) {
 }
 
 /**
- * Stores the response of a claimed key (kept `idempotencyRetentionSeconds`); the top-level body
- * fields named in `sealedFields` are stored encrypted and decrypted again for the replay.
+ * Stores the response of a claimed key (kept `idempotencyRetentionSeconds`). `body` is the response
+ * text exactly as sent (null when empty), so a replay returns the same bytes (DESIGN-processes P0
+ * Failure answers: stored as text, not `jsonb`, which reorders keys). With `sealedFields` (names
+ * of fields holding a secret shown once) the whole text is stored encrypted and decrypted for the
+ * replay.
  */
 export function completeIdempotencyKey(deps: Deps) {
   return async (
     input: IdempotencyScope & {
       status: number;
-      body: unknown;
+      body: string | null;
       headers: Record<string, string>;
       sealedFields?: readonly string[];
     },
@@ -170,7 +160,7 @@ export function completeIdempotencyKey(deps: Deps) {
         .set({
           state: 'COMPLETED',
           responseStatus: input.status,
-          responseBody: sql`${JSON.stringify(sealBody(deps, input, input.body ?? null, input.sealedFields ?? []))}::jsonb`,
+          responseBody: storedBody(deps, input, input.body, (input.sealedFields ?? []).length > 0),
           responseHeaders: input.headers,
           completedAt: now,
           expiresAt: new Date(now.getTime() + idempotencyRetentionSeconds * 1000),

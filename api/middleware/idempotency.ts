@@ -117,10 +117,11 @@ export const idempotent = (
       );
     }
     if (claim.kind === 'replay') {
-      return c.json(claim.body as object, claim.status as 200, {
-        ...claim.headers,
-        'x-served-from-cache': 'true',
-      });
+      // The stored text as is: byte for byte the original body (never re-serialised).
+      const headers = { ...claim.headers, 'x-served-from-cache': 'true' };
+      return claim.body === null
+        ? c.body(null, claim.status as 200, headers)
+        : c.body(claim.body, claim.status as 200, headers);
     }
     try {
       await next();
@@ -141,7 +142,7 @@ export const idempotent = (
     await platform.completeIdempotencyKey({
       ...scope,
       status: c.res.status,
-      body: text ? JSON.parse(text) : null,
+      body: text === '' ? null : text,
       headers,
       sealedFields: options.sealedResponseFields ?? [],
     });

@@ -205,6 +205,31 @@ export const loanListResponse = v.object({
   ),
 });
 
+const nullableMoney = v.nullable(decimalString);
+
+/** One of `transactions` of `GET /v1/loans/{loanId}` (db/queries/loans.ts `LoanTransactionView`). */
+export const loanTransactionResponse = v.object({
+  id: v.number(),
+  transactionRef: v.string(),
+  type: v.object({ id: v.number(), code: v.string(), value: v.string() }),
+  date: v.string(),
+  currency: v.string(),
+  amount: decimalString,
+  principalPortion: v.pipe(
+    nullableMoney,
+    v.description('zero for a disbursement (Fineract); null if unallocated'),
+  ),
+  interestPortion: nullableMoney,
+  feeChargesPortion: nullableMoney,
+  penaltyChargesPortion: nullableMoney,
+  overpaymentPortion: nullableMoney,
+  outstandingLoanBalance: v.pipe(
+    nullableMoney,
+    v.description('outstanding principal after this transaction (Fineract outstandingLoanBalance)'),
+  ),
+  externalId: v.nullable(v.string()),
+});
+
 export const loanResponse = v.object({
   id: v.number(),
   accountNo: v.string(),
@@ -227,8 +252,16 @@ export const loanResponse = v.object({
   externalId: v.nullable(v.string()),
   aprDisclosure: v.nullable(disclosureResponse),
   parties: v.array(v.object({ partyId: v.number(), customerId: v.number(), role: v.string() })),
-  repaymentSchedule: v.optional(v.record(v.string(), v.unknown())),
-  transactions: v.optional(v.array(v.record(v.string(), v.unknown()))),
+  repaymentSchedule: v.optional(
+    v.pipe(
+      v.record(v.string(), v.unknown()),
+      v.description(
+        'currency, totals and periods: the disbursement row, then per installment due, paid and outstanding amounts, ' +
+          'totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it)',
+      ),
+    ),
+  ),
+  transactions: v.optional(v.array(loanTransactionResponse)),
 });
 
 export const createdPartyResponse = v.object({ resourceId: v.number(), partyId: v.number() });

@@ -8,6 +8,7 @@
  */
 
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { PaymentAllocationPayload } from '../../domain/allocation';
 import { daysBetween } from '../../domain/calendar';
 import { notFound } from '../../domain/errors';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
@@ -236,6 +237,13 @@ export interface LoanScheduleInstallmentRow {
   totalOutstandingForPeriod: string;
   /** Scheduled principal balance after this installment. */
   principalLoanBalanceOutstanding: string;
+  /**
+   * Paid of this installment by payments value-dated before its `dueDate` (Fineract
+   * `totalPaidInAdvanceForPeriod`); see `paidInAdvanceAndLate`.
+   */
+  totalPaidInAdvanceForPeriod: string;
+  /** Paid of this installment by payments value-dated after its `dueDate` (Fineract `totalPaidLateForPeriod`). */
+  totalPaidLateForPeriod: string;
   /** True when nothing of the installment is outstanding. */
   complete: boolean;
   /** ISO date on which it became fully paid (kept by the ledger), or null. */
@@ -274,12 +282,26 @@ export interface LoanTransactionView {
   date: string;
   currency: string;
   amount: string;
-  /** Null for a payment the ledger has not allocated. */
+  /**
+   * What the transaction paid of principal, interest, fees and penalties, and the overpayment; null for a
+   * payment the ledger has not allocated. A disbursement reports every portion as zero, as Fineract does (its
+   * `LoanTransaction.disbursement` sets only the amount; apache/fineract integration-tests
+   * `BaseLoanIntegrationTest`: `transaction(1000.0, "Disbursement", "01 January 2023", 1000.0, 0.0, 0.0, 0.0, 0.0,
+   * 0.0, 0.0)` = amount, type, date, outstanding principal, then the portions).
+   */
   principalPortion: string | null;
   interestPortion: string | null;
   feeChargesPortion: string | null;
   penaltyChargesPortion: string | null;
   overpaymentPortion: string | null;
+  /**
+   * The loan's outstanding principal after this transaction (Fineract `outstandingLoanBalance`), following
+   * apache/fineract `LoanBalanceService.updateLoanOutstandingBalances`: over the transactions in order, a
+   * disbursement adds its amount, a repayment subtracts its principal portion, and each transaction records the
+   * running balance, never below zero. So a loan's first disbursement shows the disbursed principal. Null after a
+   * payment the ledger has not allocated (and for every later transaction), since its principal is not known.
+   */
+  outstandingLoanBalance: string | null;
   /** The `externalRecordRef` the money was recorded under. */
   externalId: string | null;
 }
@@ -360,7 +382,7 @@ const postedFundingStatuses = ['RECORDED_EXTERNAL', 'POSTED'];
  * The tenant's loan `loanId`, or null (absent or another tenant's), with `repaymentSchedule` (from
  * `loan_installments`, whose paid columns the ledger keeps) and `transactions` (posted fundings and payments by
  * value date, a disbursement before a repayment of the same day) when asked. One read transaction; one query
- * per association.
+ * per table (installments, fundings, payments), never one per installment or transaction.
  */
 export async function getLoan(
   db: Db,
@@ -399,7 +421,8 @@ export async function getLoan(
               ),
             )
         : Promise.resolve([]),
-      associations.transactions
+      // Payments also feed the schedule's paid-in-advance and paid-late amounts (one query for both).
+      associations.transactions || associations.repaymentSchedule
         ? tx
             .select()
             .from(payments)
@@ -465,7 +488,7 @@ export async function getLoan(
       parties: partyRows,
     };
     if (associations.repaymentSchedule) {
-      view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows);
+      view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows, paymentRows);
     }
     if (associations.transactions) {
       view.transactions = transactionsOf(fundingRows, paymentRows, digits);
@@ -477,15 +500,51 @@ export async function getLoan(
 type LoanRow = typeof loans.$inferSelect;
 type InstallmentRow = typeof loanInstallments.$inferSelect;
 
+/**
+ * Per installment number, what posted payments paid of it in advance and late, in minor units of `digits`:
+ * each line of a payment's stored allocation (`payments.allocation.lines`, written by the ledger's repost,
+ * activities/ledger/repost-loan.ts) counts as paid in advance when the payment's value date is before the
+ * installment's due date, as paid late when after it, and as neither on the due date. Source: apache/fineract
+ * `LoanRepaymentScheduleInstallment` (fineract-loan, `trackAdvanceAndLateTotalsForRepaymentPeriod`, called by
+ * `payPrincipalComponent`, `payInterestComponent`, `payFeeChargesComponent`, `payPenaltyChargesComponent`):
+ * `isInAdvance` = `DateUtils.isBefore(transactionDate, getDueDate())`, `isLatePayment` =
+ * `DateUtils.isAfter(transactionDate, getDueDate())`. (A fork compares with the installment's from-date instead;
+ * Apache's compares with the due date, which is followed here.) Overpayment lines belong to no installment.
+ */
+function paidInAdvanceAndLate(
+  installments: readonly InstallmentRow[],
+  paymentRows: readonly PaymentRow[],
+  digits: number,
+): Map<number, { advanceMinor: bigint; lateMinor: bigint }> {
+  const dueDates = new Map(installments.map((r) => [r.installmentNumber, r.dueDate]));
+  const totals = new Map(installments.map((r) => [r.installmentNumber, { advanceMinor: 0n, lateMinor: 0n }]));
+  for (const payment of paymentRows) {
+    if (payment.status !== 'POSTED') continue;
+    const lines = (payment.allocation as Partial<PaymentAllocationPayload> | null)?.lines ?? [];
+    for (const line of lines) {
+      if (line.installmentNumber === null || line.installmentNumber === undefined) continue;
+      const dueDate = dueDates.get(line.installmentNumber);
+      const total = totals.get(line.installmentNumber);
+      if (dueDate === undefined || total === undefined) continue;
+      const amountMinor = parseDecimalToMinor(line.amount, digits, { allowTrailingZeros: true });
+      if (payment.effectiveDate < dueDate) total.advanceMinor += amountMinor;
+      else if (payment.effectiveDate > dueDate) total.lateMinor += amountMinor;
+    }
+  }
+  return totals;
+}
+
 function repaymentScheduleOf(
   loan: LoanRow,
   currency: LoanView['currency'],
   terms: Partial<StoredLoanTerms>,
   rows: readonly InstallmentRow[],
+  paymentRows: readonly PaymentRow[],
 ): LoanRepaymentSchedule {
   const digits = currency.digitsAfterDecimal;
   const minor = (value: string) => parseDecimalToMinor(value, digits, { allowTrailingZeros: true });
   const text = (value: bigint) => formatMinor(value, digits);
+  const timing = paidInAdvanceAndLate(rows, paymentRows, digits);
   const disbursed = loan.disbursedOnDate !== null;
   const disbursementDate = loan.disbursedOnDate ?? loan.expectedDisbursementDate;
   const feesAtDisbursement = minor(terms.disbursementFeeChargesDue ?? '0');
@@ -546,6 +605,8 @@ function repaymentScheduleOf(
       penaltyChargesOutstanding: text(due.penalty - paid.penalty),
       totalOutstandingForPeriod: text(totalDue - totalPaid),
       principalLoanBalanceOutstanding: text(balance),
+      totalPaidInAdvanceForPeriod: text(timing.get(r.installmentNumber)?.advanceMinor ?? 0n),
+      totalPaidLateForPeriod: text(timing.get(r.installmentNumber)?.lateMinor ?? 0n),
       complete: totalDue - totalPaid <= 0n,
       obligationsMetOnDate: r.obligationsMetOnDate,
     };
@@ -586,7 +647,10 @@ function repaymentScheduleOf(
 type FundingRow = typeof fundings.$inferSelect;
 type PaymentRow = typeof payments.$inferSelect;
 
-/** Posted fundings and payments in value-date order (disbursement first on the same day, then by id). */
+/**
+ * Posted fundings and payments in value-date order (disbursement first on the same day, then by id), each with
+ * its portions and the outstanding principal after it (see `LoanTransactionView`).
+ */
 function transactionsOf(
   fundingRows: readonly FundingRow[],
   paymentRows: readonly PaymentRow[],
@@ -607,11 +671,12 @@ function transactionsOf(
       date: f.fundingDate,
       currency: f.currencyCode,
       amount: money(f.amount),
-      principalPortion: money(f.amount),
+      principalPortion: zero,
       interestPortion: zero,
       feeChargesPortion: zero,
       penaltyChargesPortion: zero,
       overpaymentPortion: zero,
+      outstandingLoanBalance: null,
       externalId: f.externalRecordRef,
     })),
     ...paymentRows.map((p) => ({
@@ -627,9 +692,22 @@ function transactionsOf(
       feeChargesPortion: portion(p.allocation, 'fee'),
       penaltyChargesPortion: portion(p.allocation, 'penalty'),
       overpaymentPortion: portion(p.allocation, 'overpayment'),
+      outstandingLoanBalance: null,
       externalId: p.externalRecordRef,
     })),
   ];
   events.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.order - b.order || a.id - b.id));
+  // Running outstanding principal (apache/fineract LoanBalanceService.updateLoanOutstandingBalances).
+  const minor = (value: string) => parseDecimalToMinor(value, digits, { allowTrailingZeros: true });
+  let outstandingMinor: bigint | null = 0n;
+  for (const event of events) {
+    if (outstandingMinor !== null) {
+      if (event.type.id === 1) outstandingMinor += minor(event.amount);
+      else if (event.principalPortion === null) outstandingMinor = null;
+      else outstandingMinor -= minor(event.principalPortion);
+    }
+    event.outstandingLoanBalance =
+      outstandingMinor === null ? null : formatMinor(outstandingMinor < 0n ? 0n : outstandingMinor, digits);
+  }
   return events.map(({ order: _order, ...event }) => event);
 }

@@ -95,7 +95,8 @@ export const idempotencyKeys = pgTable(
     /** While IN_FLIGHT: until when the first request holds the key (a crashed holder frees it). */
     lockedUntil: instant().notNull(),
     responseStatus: integer(),
-    responseBody: jsonb(),
+    /** The response body exactly as sent (text, not jsonb: jsonb reorders keys), replayed byte for byte. */
+    responseBody: text(),
     responseHeaders: jsonb().$type<Record<string, string>>(),
     createdAt: createdAt(),
     completedAt: instant(),

@@ -13,9 +13,13 @@
  * Bounds follow Fineract's `LoanProductDataValidator`: min/max principal > 0, min/max repayments ≥ 1, min/max
  * rates ≥ 0; a maximum below its minimum is reported on the maximum (`notLessThanMin`), a default outside its
  * bounds on the default (`inMinAndMaxAmountRange`); grace periods are shorter than the number of repayments
- * (`validateRepaymentPeriodWithGraceSettings`). Added here: `digitsAfterDecimal` must equal the currency's ISO 4217
- * minor unit and amounts may not carry more fraction digits (DESIGN §5 Currencies), and with no fraction digits
- * and `inMultiplesOf` > 0 the default principal must be a multiple of it (domain/schedule.ts rejects others).
+ * (`validateRepaymentPeriodWithGraceSettings`). Added here: `digitsAfterDecimal` is any integer from 0 to the
+ * currency's ISO 4217 minor unit, as Fineract allows and lenders use (e.g. USD with 0 digits and `inMultiplesOf`
+ * 100, so installments are whole hundreds): amounts of such a product are rounded to fewer digits and so remain
+ * representable in the currency's minor units (DESIGN §5 Currencies); more digits than the minor unit → 400
+ * `validation.msg.loanproduct.digitsAfterDecimal.above.currency.minor.unit`. The product's amounts may not carry
+ * more fraction digits than `digitsAfterDecimal` (refused, never rounded), and with no fraction digits and
+ * `inMultiplesOf` > 0 the default principal must be a multiple of it (domain/schedule.ts rejects others).
  */
 import { type PaymentAllocationRule as AllocationRuleName, paymentAllocationRules } from '../allocation';
 import { type FieldError, fieldError } from '../errors';
@@ -250,7 +254,7 @@ export interface LoanProductDefinition extends LoanProductSettings {
   shortName: string;
   /** ISO 4217 code known to dinero.js. */
   currencyCode: string;
-  /** Must equal the currency's minor-unit digits. */
+  /** Integer from 0 to the currency's ISO 4217 minor-unit digits (fewer: amounts rounded to whole units or tenths). */
   digitsAfterDecimal: number;
   /** Integer ≥ 0; 0 = none (see domain/schedule.ts `ScheduleCurrency.inMultiplesOf`). */
   inMultiplesOf: number;
@@ -294,13 +298,17 @@ export function loanProductErrors(product: LoanProductDefinition): FieldError[] 
       'unknown',
     );
   }
-  if (digits !== null && product.digitsAfterDecimal !== digits) {
+  if (digits !== null && product.digitsAfterDecimal > digits) {
     fail(
       'digitsAfterDecimal',
       product.digitsAfterDecimal,
-      `digitsAfterDecimal must be ${digits}, the minor unit of ${product.currencyCode}.`,
-      'not.currency.minor.unit',
+      `digitsAfterDecimal must be from 0 to ${digits}, the minor unit of ${product.currencyCode}.`,
+      'above.currency.minor.unit',
     );
+  }
+  // The product's own digits bound its amounts (at most the currency's minor unit).
+  if (digits !== null && Number.isInteger(product.digitsAfterDecimal) && product.digitsAfterDecimal >= 0) {
+    digits = Math.min(digits, product.digitsAfterDecimal);
   }
   integerRule(product.inMultiplesOf, 'inMultiplesOf', 0, productLimits.inMultiplesOf, fail);
   if (product.installmentAmountInMultiplesOf !== null) {

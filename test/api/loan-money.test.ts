@@ -796,3 +796,83 @@ describe('through the loans API (POST /v1/loans, approve)', () => {
     );
   });
 });
+
+describe('GET /v1/loans/{loanId}?associations=repaymentSchedule,transactions — Fineract reconciliation fields', () => {
+  it('splits what each installment received into paid in advance and paid late, and runs the outstanding principal', async () => {
+    // Hand-computed on the fixture loan (300.00 USD; each installment 100.00 principal + 3.00 interest + 2.00 fee,
+    // due 2025-02-01, 2025-03-01, 2025-04-01; the default order: past due, due, in advance, each interest,
+    // principal, fee, penalty; a payment in advance goes to the next installment). Fineract's rule
+    // (LoanRepaymentScheduleInstallment.trackAdvanceAndLateTotalsForRepaymentPeriod): what a payment pays of an
+    // installment is "in advance" when paid before its due date, "late" when paid after it, neither on it.
+    //   P1 105.00 on 2025-02-01 (on time)  → installment 1: 3 + 100 + 2 on its due date: advance 0, late 0.
+    //   P2  50.00 on 2025-02-15 (early)    → installment 2: interest 3, principal 47: advance 50.00.
+    //   P3  60.00 on 2025-03-10 (late)     → installment 2 (past due): principal 53, fee 2 = 55.00 late;
+    //                                        installment 3 (due 04-01): interest 3, principal 2 = 5.00 in advance.
+    // Outstanding principal after each transaction (Fineract outstandingLoanBalance): disbursement 300.00;
+    // P1 300 − 100 = 200.00; P2 200 − 47 = 153.00; P3 153 − 55 = 98.00.
+    const loan = await fundedLoan();
+    const path = `/v1/loans/${loan.loanId}/payments/record-external`;
+    for (const [amount, effectiveDate] of [
+      ['105.00', '2025-02-01'],
+      ['50.00', '2025-02-15'],
+      ['60.00', '2025-03-10'],
+    ] as const) {
+      const res = await call(ctx, cred, 'POST', path, paymentBody({ amount, effectiveDate }));
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const res = await call(
+      ctx,
+      cred,
+      'GET',
+      `/v1/loans/${loan.loanId}?associations=repaymentSchedule,transactions`,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const periods = res.body.repaymentSchedule.periods;
+    expect(periods[0]).not.toHaveProperty('totalPaidInAdvanceForPeriod');
+    expect(
+      periods.slice(1).map((p: Record<string, string>) => ({
+        period: p.period,
+        totalPaidForPeriod: p.totalPaidForPeriod,
+        totalPaidInAdvanceForPeriod: p.totalPaidInAdvanceForPeriod,
+        totalPaidLateForPeriod: p.totalPaidLateForPeriod,
+      })),
+    ).toEqual([
+      {
+        period: 1,
+        totalPaidForPeriod: '105.00',
+        totalPaidInAdvanceForPeriod: '0.00',
+        totalPaidLateForPeriod: '0.00',
+      },
+      {
+        period: 2,
+        totalPaidForPeriod: '105.00',
+        totalPaidInAdvanceForPeriod: '50.00',
+        totalPaidLateForPeriod: '55.00',
+      },
+      {
+        period: 3,
+        totalPaidForPeriod: '5.00',
+        totalPaidInAdvanceForPeriod: '5.00',
+        totalPaidLateForPeriod: '0.00',
+      },
+    ]);
+    expect(
+      res.body.transactions.map((t: Record<string, unknown>) => [
+        (t.type as { value: string }).value,
+        t.date,
+        t.amount,
+        t.principalPortion,
+        t.interestPortion,
+        t.feeChargesPortion,
+        t.penaltyChargesPortion,
+        t.outstandingLoanBalance,
+      ]),
+    ).toEqual([
+      // Fineract reports a disbursement with zero portions and the disbursed principal as the balance.
+      ['Disbursement', '2025-01-01', '300.00', '0.00', '0.00', '0.00', '0.00', '300.00'],
+      ['Repayment', '2025-02-01', '105.00', '100.00', '3.00', '2.00', '0.00', '200.00'],
+      ['Repayment', '2025-02-15', '50.00', '47.00', '3.00', '0.00', '0.00', '153.00'],
+      ['Repayment', '2025-03-10', '60.00', '55.00', '3.00', '2.00', '0.00', '98.00'],
+    ]);
+  });
+});

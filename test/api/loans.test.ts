@@ -877,11 +877,12 @@ describe('GET /v1/loans/{loanId}?associations=…', () => {
         date: '2025-03-15',
         currency: 'USD',
         amount: '5000.00',
-        principalPortion: '5000.00',
+        principalPortion: '0.00',
         interestPortion: '0.00',
         feeChargesPortion: '0.00',
         penaltyChargesPortion: '0.00',
         overpaymentPortion: '0.00',
+        outstandingLoanBalance: '5000.00',
         externalId: `fund-${loanId}`,
       },
       {
@@ -896,6 +897,7 @@ describe('GET /v1/loans/{loanId}?associations=…', () => {
         feeChargesPortion: '2.20',
         penaltyChargesPortion: '0.00',
         overpaymentPortion: '0.00',
+        outstandingLoanBalance: '4552.20',
         externalId: `pay-${loanId}`,
       },
     ]);

@@ -470,7 +470,7 @@ describe('POST /v1/loanproducts and the reads', () => {
     ['a principal above max', { principal: '25000' }, ['principal']],
     ['min repayments above max', { minNumberOfRepayments: 40 }, ['maxNumberOfRepayments']],
     ['a rate below min', { interestRatePerPeriod: '4.99' }, ['interestRatePerPeriod']],
-    ['digitsAfterDecimal not the currency’s', { digitsAfterDecimal: 3 }, ['digitsAfterDecimal']],
+    ['digitsAfterDecimal above the currency’s minor unit', { digitsAfterDecimal: 3 }, ['digitsAfterDecimal']],
     ['too many decimals for the currency', { principal: '5000.001' }, ['principal']],
     [
       'decimals on a JPY product',

@@ -139,8 +139,11 @@ export const loanRoutes = factory
   /**
    * One loan: ids, status, currency, principal and approved principal, terms, timeline, externalId, the frozen
    * `aprDisclosure`, parties; with `associations` (comma list of `repaymentSchedule`, `transactions`, or `all`)
-   * the authoritative schedule with paid and outstanding amounts per installment, and the posted fundings and
-   * payments by value date. Another tenant's loan → 404; an unknown association → 400.
+   * the authoritative schedule with paid and outstanding amounts per installment (and, with Fineract's names, what
+   * was paid of it in advance and late: `totalPaidInAdvanceForPeriod`, `totalPaidLateForPeriod`), and the posted
+   * fundings and payments by value date with their portions and the outstanding principal after each
+   * (`outstandingLoanBalance`); rules in db/queries/loans.ts. Money: decimal strings with the currency's digits.
+   * Another tenant's loan → 404; an unknown association → 400.
    */
   .get(
     '/:loanId',

@@ -24,8 +24,9 @@ export const loanProductRoutes = factory
   .createApp()
   /**
    * Creates a loan product → 201 `{resourceId, productId}`. 400 (Shape A, `parameterName` per cause) for an
-   * unknown code, bounds out of order (min > max, default outside), `digitsAfterDecimal` other than the
-   * currency's, amounts with too many fraction digits, grace not below `numberOfRepayments`, malformed
+   * unknown code, bounds out of order (min > max, default outside), `digitsAfterDecimal` above the
+   * currency's ISO 4217 minor unit (0 up to it is accepted, as in Fineract), amounts with more fraction digits
+   * than `digitsAfterDecimal`, grace not below `numberOfRepayments`, malformed
    * `paymentAllocation`, `lmsConfig.statementLeadDays` outside 14–28 or not shorter than the repayment period,
    * and attached charges (`charges[i].id`) unknown to the tenant, inactive or in another currency.
    * The product's `configurationStatus` is `CONFIGURED` or names what approval still misses.
