@@ -1,20 +1,19 @@
 /**
- * End to end: the stack as `npm start` runs it relays outbox events to webhooks. A subscription
- * (written straight into the service's database until the subscription routes exist) points at a
- * real local receiver; the integrator flow closes a case, and the receiver gets the signed
- * `case.transitioned` event, verified with `receiver/verify-webhook.ts`.
+ * End to end (issue 6 §5): the stack as `npm start` runs it, a real HTTP receiver on localhost, and
+ * only public routes. The integrator subscribes through `POST /v1/servicing/webhook-subscriptions`
+ * (the signing secret shown once), sends a test event, closes a case (the servicing demo flow) and
+ * records a loan's history (the lending demo flow). The receiver verifies every delivery with
+ * `receiver/verify-webhook.ts` and the test checks each envelope's `data` against the event
+ * catalogue (domain/events.ts): `webhook.test`, `case.transitioned`, `funding.posted` and
+ * `payment.posted` arrive signed, with exactly the catalogue's payloads.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDb } from '../../db/client';
+import { eventApiVersion, eventCatalogue, isEventType } from '../../domain/events';
 import { runDemoFlow } from '../../scripts/demo-flow';
-import {
-  createSubscriptionFixture,
-  newSigningSecret,
-  readDelivery,
-  startReceiver,
-} from '../support/webhooks';
+import { apiRequest, requestToken } from '../../scripts/http-client';
+import { runLendingDemoFlow } from '../../scripts/lending-demo-flow';
+import { type ReceivedDelivery, startReceiver } from '../support/webhooks';
 import { type BootedService, bootService, createClientWithAdminCli } from './boot';
 
 let booted: BootedService | undefined;
@@ -27,54 +26,103 @@ afterAll(async () => {
   await booted?.stop();
 }, 60_000);
 
-describe('npm start delivers webhooks', () => {
-  it('a closed case reaches the subscribed receiver, signed', async () => {
+function received(receiver: { received: ReceivedDelivery[] }, eventType: string): ReceivedDelivery[] {
+  return receiver.received.filter((r) => r.envelope?.eventType === eventType);
+}
+
+describe('npm start delivers signed webhooks to a subscribed receiver', () => {
+  it('test event, case.transitioned, funding.posted and payment.posted arrive verified, with the catalogue payloads', async () => {
     const tenant = 'e2e-hooks';
-    const secret = newSigningSecret();
+    let secret = '';
     const receiver = await startReceiver({ secrets: () => [secret], answer: () => ({ status: 204 }) });
-    const keys = JSON.parse(await readFile(path.join(booted!.dataDir, 'dev-keys.json'), 'utf8')) as {
-      dataEncryptionKey: string;
-    };
-    const database = createDb(
-      `postgres://postgres:postgres@127.0.0.1:${booted!.env.EMBEDDED_POSTGRES_PORT}/lending`,
-      { maxConnections: 2 },
-    );
     try {
-      const subscriptionId = await createSubscriptionFixture(database.db, keys.dataEncryptionKey, {
-        tenantId: tenant,
-        url: receiver.url,
-        eventTypes: ['case.transitioned'],
-        secrets: [{ secret }],
-      });
-      const credential = await createClientWithAdminCli(booted!, tenant, 'servicing:read servicing:write');
-      await runDemoFlow(booted!.baseUrl, {
+      const credential = await createClientWithAdminCli(
+        booted!,
         tenant,
-        clientId: credential.clientId,
-        clientSecret: credential.clientSecret,
+        'servicing:read servicing:write lending:read lending:write',
+      );
+      const session = {
+        baseUrl: booted!.baseUrl,
+        accessToken: await requestToken(
+          booted!.baseUrl,
+          credential,
+          'servicing:read servicing:write',
+          () => {},
+        ),
+        tenant,
+        actor: 'e2e.integrator',
+      };
+      const created = await apiRequest(session, 'POST', '/v1/servicing/webhook-subscriptions', {
+        url: receiver.url,
+        eventTypes: ['case.transitioned', 'funding.posted', 'payment.posted'],
+        apiVersion: eventApiVersion,
+        description: 'e2e receiver',
       });
-      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(1), {
-        timeout: 30_000,
-        interval: 100,
-      });
-      const [got] = receiver.received;
-      expect(got!.verificationError).toBeNull();
-      expect(got!.envelope).toMatchObject({
-        eventType: 'case.transitioned',
-        apiVersion: '2026-01-01',
-        subject: { type: 'case' },
-      });
-      const deliveryId = String(got!.headers['service-webhook-id']);
+      expect(created.status).toBe(201);
+      const subscription = (await created.json()) as { subscriptionId: number; signingSecret: string };
+      secret = subscription.signingSecret;
+      expect(secret).toMatch(/^whsec_/);
+
+      const test = await apiRequest(
+        session,
+        'POST',
+        `/v1/servicing/webhook-subscriptions/${subscription.subscriptionId}/test`,
+        undefined,
+      );
+      expect(test.status).toBe(202);
+      await runDemoFlow(booted!.baseUrl, credential);
+      const lending = await runLendingDemoFlow(booted!.baseUrl, credential);
+
+      await vi.waitFor(
+        () => {
+          expect(received(receiver, 'webhook.test')).toHaveLength(1);
+          expect(received(receiver, 'case.transitioned')).toHaveLength(1);
+          expect(received(receiver, 'funding.posted')).toHaveLength(1);
+          expect(received(receiver, 'payment.posted')).toHaveLength(lending.paymentIds.length);
+        },
+        { timeout: 60_000, interval: 200 },
+      );
+      for (const delivery of receiver.received) {
+        expect(delivery.verificationError).toBeNull();
+        const envelope = delivery.envelope!;
+        expect(isEventType(envelope.eventType)).toBe(true);
+        const definition = eventCatalogue[envelope.eventType as keyof typeof eventCatalogue];
+        expect(v.safeParse(definition.data, envelope.data).success, JSON.stringify(envelope)).toBe(true);
+        expect(envelope).toMatchObject({
+          apiVersion: eventApiVersion,
+          subject: { type: definition.subjectType },
+          eventId: expect.stringMatching(/^evt_/),
+        });
+        expect(delivery.headers['service-webhook-id']).toMatch(/^whd_/);
+      }
+      const payments = received(receiver, 'payment.posted').map(
+        (d) => d.envelope!.data as { paymentId: number },
+      );
+      expect(payments.map((p) => p.paymentId).sort((a, b) => a - b)).toEqual(
+        [...lending.paymentIds].sort((a, b) => a - b),
+      );
+      // Each attempt is recorded right after the receiver answered: wait for the last ones.
       await vi.waitFor(
         async () => {
-          const { delivery, attempts } = await readDelivery(database.db, tenant, deliveryId);
-          expect(delivery).toMatchObject({ state: 'SUCCEEDED', subscriptionId, attemptCount: 1 });
-          expect(attempts.map((a) => a.responseStatus)).toEqual([204]);
+          const deliveries = await apiRequest(
+            session,
+            'GET',
+            `/v1/servicing/webhook-subscriptions/${subscription.subscriptionId}/deliveries?pageSize=200`,
+            undefined,
+          );
+          const page = (await deliveries.json()) as {
+            data: { state: string; attempts: { responseStatus: number }[] }[];
+          };
+          expect(page.data).toHaveLength(receiver.received.length);
+          for (const d of page.data) {
+            expect(d.state).toBe('SUCCEEDED');
+            expect(d.attempts.map((a) => a.responseStatus)).toEqual([204]);
+          }
         },
-        { timeout: 15_000, interval: 100 },
+        { timeout: 15_000, interval: 200 },
       );
     } finally {
-      await database.close();
       await receiver.close();
     }
-  });
+  }, 120_000);
 });
