@@ -1,79 +1,263 @@
 /**
- * Records histories of `privacyRequestWorkflow` on the time-skipping test server into
- * test/workflows/histories/, as replay fixtures (STYLE §7: a change that breaks running
- * workflows must fail CI). Run after a deliberate, versioned change:
- *   npx tsx scripts/record-workflow-history.ts
+ * Records histories of the workflows on the time-skipping test server into test/workflows/histories/
+ * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
+ * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
+ * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
+ * Each process keeps its own task queue so a re-recording writes the same histories as before.
+ * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
+ * Unknown process names: exit code 2 and nothing recorded.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../domain/channels/channel-event';
+import { channelEventWorkflowId } from '../domain/ids';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/servicing';
 import { resolveTestServer } from '../workers/temporal-server';
+import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
 import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
 import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
+import { cancelDeliverySignal, getDeliveryStateQuery } from '../workflows/webhook-delivery/messages';
+import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
+import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
 
-const DAY = 86_400_000;
+const DAY_MS = 86_400_000;
+
+type Env = TestWorkflowEnvironment;
+/** The history of one finished run, as returned by `WorkflowHandle.fetchHistory()`. */
+type FetchedHistory = Parameters<typeof proto.temporal.api.history.v1.History.fromObject>[0];
+
+/** One recordable process: its worker's task queue and stand-in activities, and its scenarios. */
+interface RecordedProcess {
+  taskQueue: string;
+  activities: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** Runs every scenario; `save` writes one finished run's history as `<process>-<scenario>.json`. */
+  record(env: Env, save: (scenario: string, history: FetchedHistory) => Promise<void>): Promise<void>;
+}
+
+/** `privacyRequestWorkflow` (DESIGN-processes P0): fulfilled early; overdue, then fulfilled. */
+function privacyRequest(): RecordedProcess {
+  const taskQueue = 'record-histories';
+  return {
+    taskQueue,
+    activities: {
+      markPrivacyWorkflowStarted: async () => undefined,
+      raisePrivacyReminder: async () => ({ raised: true }),
+      markPrivacyRequestOverdue: async () => ({ status: 'OVERDUE' }),
+      fulfilPrivacyRequest: async (input: { requestId: number; outcome: string }) => ({
+        requestId: input.requestId,
+        status: input.outcome,
+      }),
+    },
+    async record(env, save) {
+      for (const [name, fulfilAfterDays] of [
+        ['fulfilled-early', 5],
+        ['overdue-then-fulfilled', 50],
+      ] as const) {
+        const now = Date.now();
+        const input: PrivacyRequestWorkflowInput = {
+          tenantId: 'fixture',
+          requestId: 1,
+          caseId: 1,
+          customerRef: 'cus_fixture',
+          regime: 'CCPA_CPRA',
+          statutoryDueAt: new Date(now + 45 * DAY_MS).toISOString(),
+          dueAtMs: now + 45 * DAY_MS,
+          reminderAtMs: now + 35 * DAY_MS,
+        };
+        const handle = await env.client.workflow.start<typeof privacyRequestWorkflow>(
+          'privacyRequestWorkflow',
+          {
+            workflowId: `privacy-request/fixture/${name}`,
+            taskQueue,
+            args: [input],
+          },
+        );
+        await env.sleep(fulfilAfterDays * DAY_MS);
+        await handle.executeUpdate(fulfilRequestUpdate, {
+          args: [{ outcome: 'FULFILLED', outcomeReason: 'fixture', evidenceIds: [1] }],
+        });
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
+/** `webhookDeliveryWorkflow`: retried, then succeeded; cancelled while waiting for a retry. */
+function webhookDelivery(): RecordedProcess {
+  const taskQueue = 'record-webhook-histories';
+  /** Answers per attempt of the scenario being recorded (status null = no answer). */
+  let answers: (number | null)[] = [];
+  return {
+    taskQueue,
+    activities: {
+      prepareWebhookAttempt: async (input: { deliveryId: string }) => ({
+        proceed: true,
+        url: 'https://receiver.example/hooks',
+        body: '{"eventId":"evt_fixture"}',
+        deliveryId: input.deliveryId,
+        signingSecrets: [{ secretVersion: 1, sealedSecret: 'sealed' }],
+      }),
+      sendWebhook: async () => {
+        const status = answers.shift() ?? 500;
+        return {
+          responseStatus: status,
+          latencyMs: 5,
+          error: status !== null && status < 300 ? null : `HTTP ${status}`,
+          retryAfterMs: null,
+        };
+      },
+      recordWebhookAttempt: async (input: {
+        responseStatus: number | null;
+        nextAttemptAt: string | null;
+      }) => ({
+        deliveryState:
+          input.responseStatus === 200 ? 'SUCCEEDED' : input.nextAttemptAt ? 'RETRYING' : 'FAILED',
+        disabledReason: null,
+      }),
+      cancelWebhookDelivery: async () => ({ deliveryState: 'CANCELLED' }),
+    },
+    async record(env, save) {
+      for (const [name, scenario, cancel] of [
+        ['retried-then-succeeded', [500, null, 200], false],
+        ['cancelled-while-waiting', [503], true],
+      ] as const) {
+        answers = [...scenario];
+        const input: WebhookDeliveryInput = {
+          tenantId: 'fixture',
+          subscriptionId: 1,
+          eventId: `evt_${name}`,
+          eventType: 'payment.posted',
+          deliveryId: `whd_${name}`,
+        };
+        const handle = await env.client.workflow.start<typeof webhookDeliveryWorkflow>(
+          'webhookDeliveryWorkflow',
+          {
+            workflowId: `webhook-delivery/fixture/1/${name}`,
+            taskQueue,
+            args: [input],
+          },
+        );
+        if (cancel) {
+          for (;;) {
+            const state = await handle.query(getDeliveryStateQuery);
+            if (state.state === 'RETRYING') break;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          await handle.signal(cancelDeliverySignal, { reason: 'SUBSCRIPTION_DEACTIVATED' });
+        }
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
+/**
+ * `channelEventWorkflow` (DESIGN-processes P2): an `sms.inbound` STOP (opt-out, PROCESSED) and an
+ * event type nothing handles (IGNORED). The stand-in `processChannelEvent` answers what the real
+ * activity (activities/channels/channel-events.ts) returns for that event.
+ */
+function channelEvent(): RecordedProcess {
+  const taskQueue = 'record-channel-event-histories';
+  const answers = new Map<string, ChannelEventWorkflowResult>();
+  return {
+    taskQueue,
+    activities: {
+      processChannelEvent: async (input: { eventId: string }) => {
+        const answer = answers.get(input.eventId);
+        if (!answer) throw new Error(`no stand-in answer for event ${input.eventId}`);
+        return answer;
+      },
+    },
+    async record(env, save) {
+      const scenarios: [string, string, ChannelEventWorkflowResult][] = [
+        [
+          'sms-opt-out-processed',
+          'sms.inbound',
+          { status: 'PROCESSED', outcome: { optOut: true, contactPointIds: [1], consentIds: [1] } },
+        ],
+        [
+          'unknown-type-ignored',
+          'fax.received',
+          { status: 'IGNORED', outcome: { reason: 'event type fax.received is not handled' } },
+        ],
+      ];
+      for (const [name, eventType, answer] of scenarios) {
+        const input: ChannelEventWorkflowInput = {
+          tenantId: 'fixture',
+          gatewayCode: 'fixture-gateway',
+          eventId: `evt_${name}`,
+          eventType,
+        };
+        answers.set(input.eventId, answer);
+        const handle = await env.client.workflow.start<typeof channelEventWorkflow>('channelEventWorkflow', {
+          workflowId: channelEventWorkflowId(input.tenantId, input.gatewayCode, input.eventId),
+          taskQueue,
+          args: [input],
+        });
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
+const processes: Record<string, () => RecordedProcess> = {
+  'privacy-request': privacyRequest,
+  'webhook-delivery': webhookDelivery,
+  'channel-event': channelEvent,
+};
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in processes));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `unknown process ${unknown.join(', ')}; known: ${Object.keys(processes).join(', ')}\n`,
+  );
+  process.exit(2);
+}
+const selected = requested.length > 0 ? [...new Set(requested)] : Object.keys(processes);
+
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const env = await TestWorkflowEnvironment.createTimeSkipping({
   server: { executable: { type: 'existing-path', path: resolveTestServer() } },
 });
-const taskQueue = 'record-histories';
-const worker = await Worker.create({
-  connection: env.nativeConnection,
-  taskQueue,
-  workflowsPath,
-  activities: {
-    markPrivacyWorkflowStarted: async () => undefined,
-    raisePrivacyReminder: async () => ({ raised: true }),
-    markPrivacyRequestOverdue: async () => ({ status: 'OVERDUE' }),
-    fulfilPrivacyRequest: async (input: { requestId: number; outcome: string }) => ({
-      requestId: input.requestId,
-      status: input.outcome,
-    }),
-  },
-});
-
-async function record(name: string, fulfilAfterDays: number) {
-  const now = Date.now();
-  const input: PrivacyRequestWorkflowInput = {
-    tenantId: 'fixture',
-    requestId: 1,
-    caseId: 1,
-    customerRef: 'cus_fixture',
-    regime: 'CCPA_CPRA',
-    statutoryDueAt: new Date(now + 45 * DAY).toISOString(),
-    dueAtMs: now + 45 * DAY,
-    reminderAtMs: now + 35 * DAY,
-  };
-  const handle = await env.client.workflow.start<typeof privacyRequestWorkflow>('privacyRequestWorkflow', {
-    workflowId: `privacy-request/fixture/${name}`,
-    taskQueue,
-    args: [input],
-  });
-  await env.sleep(fulfilAfterDays * DAY);
-  await handle.executeUpdate(fulfilRequestUpdate, {
-    args: [{ outcome: 'FULFILLED', outcomeReason: 'fixture', evidenceIds: [1] }],
-  });
-  await handle.result();
-  const file = path.join(projectRoot, 'test', 'workflows', 'histories', `privacy-request-${name}.json`);
-  const history = proto.temporal.api.history.v1.History.toObject(
-    proto.temporal.api.history.v1.History.fromObject(await handle.fetchHistory()),
-    { longs: String, enums: String, bytes: String, defaults: false },
-  );
-  await writeFile(file, `${JSON.stringify(history, null, 1)}\n`);
-  process.stdout.write(`wrote ${path.relative(projectRoot, file)}\n`);
-}
-
+const written: string[] = [];
 try {
-  await worker.runUntil(async () => {
-    await record('fulfilled-early', 5);
-    await record('overdue-then-fulfilled', 50);
-  });
+  for (const name of selected) {
+    const recorded = processes[name]!();
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: recorded.taskQueue,
+      workflowsPath,
+      activities: recorded.activities,
+    });
+    await worker.runUntil(() =>
+      recorded.record(env, async (scenario, fetched) => {
+        const file = path.join(projectRoot, 'test', 'workflows', 'histories', `${name}-${scenario}.json`);
+        const history = proto.temporal.api.history.v1.History.toObject(
+          proto.temporal.api.history.v1.History.fromObject(fetched),
+          { longs: String, enums: String, bytes: String, defaults: false },
+        );
+        await writeFile(file, `${JSON.stringify(history, null, 2)}\n`);
+        written.push(file);
+        process.stdout.write(`wrote ${path.relative(projectRoot, file)}\n`);
+      }),
+    );
+  }
 } finally {
   await env.teardown();
 }
+execFileSync(path.join(projectRoot, 'node_modules', '.bin', 'biome'), ['format', '--write', ...written], {
+  cwd: projectRoot,
+  stdio: 'inherit',
+});

@@ -1,7 +1,9 @@
 /**
  * Replays recorded histories (test/workflows/histories/, written by
- * scripts/record-workflow-history.ts) against today's workflow bundle: a change that would break
- * workflows already running (non-determinism) fails here, not in production (STYLE §7).
+ * `npx tsx scripts/record-workflow-history.ts [process…]`) against today's workflow bundle: every
+ * `*.json` there is replayed, so a change that would break workflows already running
+ * (non-determinism) fails here, not in production (STYLE §7, DESIGN §7). For each process one
+ * mutated history (an activity renamed) must fail replay, proving the check can fail.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,7 +26,7 @@ async function loadHistory(file: string) {
   return proto.temporal.api.history.v1.History.fromObject(json);
 }
 
-describe('recorded privacy-request histories', async () => {
+describe('recorded workflow histories', async () => {
   const files = (await readdir(folder)).filter((f) => f.endsWith('.json')).sort();
 
   it('has fixtures to replay', () => {
@@ -32,6 +34,8 @@ describe('recorded privacy-request histories', async () => {
     expect(files).toContain('privacy-request-overdue-then-fulfilled.json');
     expect(files).toContain('webhook-delivery-retried-then-succeeded.json');
     expect(files).toContain('webhook-delivery-cancelled-while-waiting.json');
+    expect(files).toContain('channel-event-sms-opt-out-processed.json');
+    expect(files).toContain('channel-event-unknown-type-ignored.json');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -46,19 +50,26 @@ describe('recorded privacy-request histories', async () => {
     ).resolves.toBeUndefined();
   });
 
-  it('detects a change that would break a running workflow', async () => {
-    const history = await loadHistory('privacy-request-overdue-then-fulfilled.json');
-    // Same history, but the recorded reminder activity renamed: the workflow code no longer matches.
+  it.each([
+    ['privacy-request-overdue-then-fulfilled.json', 'raisePrivacyReminder'],
+    ['channel-event-sms-opt-out-processed.json', 'processChannelEvent'],
+  ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
+    const history = await loadHistory(file);
+    // Same history, but the recorded activity renamed: the workflow code no longer matches.
+    let renamed = 0;
     for (const event of history.events ?? []) {
       const scheduled = event.activityTaskScheduledEventAttributes;
-      if (scheduled?.activityType?.name === 'raisePrivacyReminder')
+      if (scheduled?.activityType?.name === activity) {
         scheduled.activityType.name = 'someOtherActivity';
+        renamed += 1;
+      }
     }
+    expect(renamed).toBeGreaterThan(0);
     await expect(
       Worker.runReplayHistory(
         { workflowBundle: { codePath: inject('workflowBundlePath') } },
         history,
-        'replay-mutated',
+        `replay-mutated-${file}`,
       ),
     ).rejects.toThrow();
   });
