@@ -12,9 +12,7 @@ import {
 } from './channels/gateways';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
-import { createLedgerActivities } from './ledger';
-import { createLendingProductActivities } from './lending';
-import { createLoanActivities } from './loans';
+import { createLendingActivities } from './lending';
 import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
 import {
@@ -62,7 +60,7 @@ export function createPlatformOperations(deps: Deps) {
 /** Business operations; every one is also a Temporal activity. Names are unique across workers. */
 export function createActivities(deps: Deps) {
   return {
-    ...createLendingProductActivities(deps),
+    ...createLendingActivities(deps),
     openCase: openCase(deps),
     closeCase: closeCase(deps),
     logInteraction: logInteraction(deps),
@@ -76,8 +74,6 @@ export function createActivities(deps: Deps) {
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),
-    ...createLoanActivities(deps),
-    ...createLedgerActivities(deps),
     ...createWebhookActivities(deps),
     ...createWebhookDeliveryActivities(deps),
   };

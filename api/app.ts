@@ -13,24 +13,24 @@ import { authenticate } from './middleware/auth';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { documentation } from './openapi';
+import { channelEventRoutes } from './routes/channels/channel-events';
+import { customerRoutes } from './routes/customers/customers';
+import { portfolioRoutes } from './routes/customers/portfolio';
 import { healthRoutes } from './routes/health';
 import { chargeRoutes } from './routes/lending/charges';
-import { customerRoutes } from './routes/lending/customers';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanMoneyRoutes } from './routes/lending/loan-money';
 import { loanRoutes } from './routes/lending/loans';
-import { portfolioRoutes } from './routes/lending/portfolio';
 import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
 import { caseRoutes } from './routes/servicing/cases';
-import { channelEventRoutes } from './routes/servicing/channel-events';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
 import { taskRoutes } from './routes/servicing/tasks';
-import { webhookSubscriptionRoutes } from './routes/servicing/webhook-subscriptions';
+import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
 
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();

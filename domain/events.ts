@@ -2,7 +2,7 @@
  * The typed event catalogue (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P0 "Typed event
  * catalogue"): every event type the service emits, its subject type and the exact schema of its
  * `data`, plus the envelope every delivery carries. The outbox writer
- * (`activities/events/outbox.ts`) accepts only these types and checks `data` against the schema
+ * (`activities/platform/outbox.ts`) accepts only these types and checks `data` against the schema
  * here; `GET /v1/openapi.json` documents each one under OpenAPI 3.1 `webhooks`.
  *
  * Event types are `<resource>.<past tense>` (DESIGN §5). `data` is a snapshot taken in the

@@ -5,7 +5,7 @@ import type { RestrictionType } from '../../domain/customers/customer';
 import { validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { rowOfRequestKey } from '../servicing/records';
 import { lockCustomer, recordCustomerChange } from './records';
 

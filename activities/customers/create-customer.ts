@@ -7,7 +7,7 @@ import { searchNameOf } from '../../domain/customers/search';
 import { DomainError, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { recordCustomerChange } from './records';
 
 /** One postal address of a customer. */

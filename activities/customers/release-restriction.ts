@@ -5,7 +5,7 @@ import { restrictionStatusAt } from '../../domain/customers/customer';
 import { DomainError, notFound } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { lockCustomer, recordCustomerChange } from './records';
 
 export interface ReleaseRestrictionInput extends OperationContext {

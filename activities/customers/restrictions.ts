@@ -9,7 +9,7 @@
  * time, and a command that starts after a hold was applied waits for it and sees it.
  */
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
-import { restrictionInForce } from '../../db/queries/restrictions';
+import { restrictionInForce } from '../../db/queries/customers/restrictions';
 import { customers, restrictions } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import type { RestrictionType } from '../../domain/customers/customer';
@@ -27,7 +27,7 @@ export interface ActiveRestriction {
 }
 
 export interface ActiveRestrictionOptions {
-  /** The instant to evaluate expiry at: the guarded command's `deps.clock()` (one clock, db/queries/restrictions.ts). */
+  /** The instant to evaluate expiry at: the guarded command's `deps.clock()` (one clock, db/queries/customers/restrictions.ts). */
   at: Date;
   /** Only these types (default: every type). */
   types?: readonly RestrictionType[];
@@ -35,7 +35,7 @@ export interface ActiveRestrictionOptions {
 
 /**
  * The restrictions in force for `customerId` at `options.at`, oldest first (the rule of
- * db/queries/restrictions.ts `restrictionInForce`). With `loanId`, those covering that loan (customer-wide ones and that loan's);
+ * db/queries/customers/restrictions.ts `restrictionInForce`). With `loanId`, those covering that loan (customer-wide ones and that loan's);
  * without it, all of the customer's. Takes the customer row `FOR SHARE` until the caller's
  * transaction ends (see the module comment); call it before the guarded write.
  *

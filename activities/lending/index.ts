@@ -1,23 +1,37 @@
 /**
- * Operations of the lending core's product catalogue and documents (issue 3 §1, §5): charge definitions, loan
- * products, document records and their title changes. Each runs one tenant transaction and is idempotent by
- * `requestKey` (activities/README.md); `createActivities` (activities/index.ts) spreads them in, so they are
- * also Temporal activities under these names.
+ * Operations of the lending context (spec § Lending core writes; issue 3): charge definitions and
+ * loan products, loans (schedule preview, submission, approval with a frozen Regulation Z
+ * disclosure, parties), money recorded as external (fundings and payments, each re-running the
+ * loan's allocation and appending the journal difference, repost-loan.ts) and document records.
+ * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
+ * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
+ * under these names.
  */
 import type { Deps } from '../deps';
+import { addLoanParty } from './add-loan-party';
+import { approveLoan } from './approve-loan';
+import { calculateLoanSchedule } from './calculate-loan-schedule';
 import { changeDocumentTitle } from './change-document-title';
 import { createCharge } from './create-charge';
 import { createDocument } from './create-document';
+import { createLoan } from './create-loan';
 import { createLoanProduct } from './create-loan-product';
+import { recordExternalFunding } from './record-external-funding';
+import { recordExternalPayment } from './record-external-payment';
 
-/** `{createCharge, createLoanProduct, createDocument, changeDocumentTitle}` bound to `deps`. */
-export function createLendingProductActivities(deps: Deps) {
+export function createLendingActivities(deps: Deps) {
   return {
     createCharge: createCharge(deps),
     createLoanProduct: createLoanProduct(deps),
     createDocument: createDocument(deps),
     changeDocumentTitle: changeDocumentTitle(deps),
+    calculateLoanSchedule: calculateLoanSchedule(deps),
+    createLoan: createLoan(deps),
+    approveLoan: approveLoan(deps),
+    addLoanParty: addLoanParty(deps),
+    recordExternalFunding: recordExternalFunding(deps),
+    recordExternalPayment: recordExternalPayment(deps),
   };
 }
 
-export type LendingProductActivities = ReturnType<typeof createLendingProductActivities>;
+export type LendingActivities = ReturnType<typeof createLendingActivities>;

@@ -3,7 +3,7 @@ import { cases } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { recordEffect } from './records';
 
 export interface CloseCaseInput extends OperationContext {

@@ -1,7 +1,7 @@
 /**
  * Writers of the append-only records that accompany servicing state changes, each idempotent by a
  * business `dedupeKey` (a retried write is a no-op and returns the first row): case effects and
- * tasks (outbox events: activities/events/outbox.ts). Always called inside the caller's transaction (STYLE §5).
+ * tasks (outbox events: activities/platform/outbox.ts). Always called inside the caller's transaction (STYLE §5).
  */
 import { and, eq, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { lockSubscription } from './records';
 
 export interface SendWebhookTestEventInput extends OperationContext {

@@ -10,8 +10,8 @@
  * error carries no value while this edge's errors echo it.
  */
 import * as v from 'valibot';
-import { loanPartyRoles } from '../../activities/loans/add-loan-party';
-import { loanOrderByFields } from '../../db/queries/loans';
+import { loanPartyRoles } from '../../activities/lending/add-loan-party';
+import { loanOrderByFields } from '../../db/queries/lending/loans';
 import { integerId, limitParam, offsetParam } from '../validation';
 import { code, decimal, id, integer } from './products';
 
@@ -207,7 +207,7 @@ export const loanListResponse = v.object({
 
 const nullableMoney = v.nullable(decimalString);
 
-/** One of `transactions` of `GET /v1/loans/{loanId}` (db/queries/loans.ts `LoanTransactionView`). */
+/** One of `transactions` of `GET /v1/loans/{loanId}` (db/queries/lending/loans.ts `LoanTransactionView`). */
 export const loanTransactionResponse = v.object({
   id: v.number(),
   transactionRef: v.string(),

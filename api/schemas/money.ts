@@ -226,7 +226,7 @@ const componentAmounts = {
   total: decimalText,
 };
 
-/** 200 of `GET /v1/loans/{loanId}/summary` (db/queries/ledger.ts `LoanSummaryView`). */
+/** 200 of `GET /v1/loans/{loanId}/summary` (db/queries/lending/ledger.ts `LoanSummaryView`). */
 export const loanSummaryResponse = v.object({
   loanId: v.number(),
   loanRef: v.string(),

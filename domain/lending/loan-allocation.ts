@@ -1,8 +1,8 @@
 /**
  * The bridge between a loan as stored (db/schema/lending.ts: `loans`, `loan_products.payment_allocation`,
  * `loan_installments`, `fundings`, posted `payments`) and domain/allocation.ts: the allocation strategy of a loan
- * and the `AllocationInput` of its money events. Used by the money operations (activities/ledger/repost-loan.ts)
- * and by the loan summary read (db/queries/ledger.ts), so both replay the same events the same way.
+ * and the `AllocationInput` of its money events. Used by the money operations (activities/lending/repost-loan.ts)
+ * and by the loan summary read (db/queries/lending/ledger.ts), so both replay the same events the same way.
  *
  * Pure. Stored amounts are `numeric(19,6)` decimal strings (always 6 fraction digits when read back from
  * PostgreSQL); they are converted to minor units of the loan currency (domain/money.ts `minorUnitDigits`),

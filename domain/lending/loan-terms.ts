@@ -142,7 +142,7 @@ export interface LoanApplication {
   charges?: LoanChargeInput[] | null;
 }
 
-/** What the terms need of a product (a structural subset of db/queries/products.ts `ProductForLoan`). */
+/** What the terms need of a product (a structural subset of db/queries/lending/products.ts `ProductForLoan`). */
 export interface LoanProductForTerms {
   productId: number;
   configurationStatus: ConfigurationStatus;

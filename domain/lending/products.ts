@@ -224,7 +224,7 @@ export const productLimits = {
 
 /**
  * A product's repayment and interest settings as Fineract codes, the same in the definition it is created from
- * (`LoanProductDefinition`) and the view it is read back as (db/queries/products.ts `LoanProductView`).
+ * (`LoanProductDefinition`) and the view it is read back as (db/queries/lending/products.ts `LoanProductView`).
  */
 export interface LoanProductSettings {
   /** Integers ≥ 1. */

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeRestrictions } from '../../activities/customers';
 import { decryptIdentifier, identifierDigest } from '../../activities/customers/identifier-crypto';
-import { getCustomer, getInstrumentForPayment } from '../../db/queries/customers';
+import { getCustomer, getInstrumentForPayment } from '../../db/queries/customers/customers';
 import {
   consents,
   contactPoints,

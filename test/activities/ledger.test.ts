@@ -1,5 +1,5 @@
 /**
- * The money operations of a loan (activities/ledger/*) on the real database: each write run twice leaves one row
+ * The money operations of a loan (activities/lending/*) on the real database: each write run twice leaves one row
  * and one set of journal lines; a reused externalRecordRef with other content is a conflict; the tenant's trial
  * balance is zero after every operation; a back-dated payment leaves installments, allocations and account
  * balances exactly as posting the same payments in date order; holds; over-funding; concurrent duplicates.
@@ -8,8 +8,8 @@
  */
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordExternalFundingInput } from '../../activities/ledger/record-external-funding';
-import type { RecordExternalPaymentInput } from '../../activities/ledger/record-external-payment';
+import type { RecordExternalFundingInput } from '../../activities/lending/record-external-funding';
+import type { RecordExternalPaymentInput } from '../../activities/lending/record-external-payment';
 import {
   fundings,
   journalEntries,

@@ -1,14 +1,14 @@
 /**
- * Loan operations (activities/loans/*) on the real database: each write run twice leaves one loan and one set of
+ * Loan operations (activities/lending/*) on the real database: each write run twice leaves one loan and one set of
  * installments (STYLE §11); approval freezes the Regulation Z disclosure (DESIGN §5 APR) and is refused a second
  * time; an approval whose disclosure cannot be produced leaves the loan SUBMITTED and writes nothing; parties are
  * deduplicated by their natural key; `lockLoanForMoney` reads what the money operations need, inside the tenant.
  */
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreateLoanInput } from '../../activities/lending/create-loan';
 import type { CreateLoanProductInput } from '../../activities/lending/create-loan-product';
-import type { CreateLoanInput } from '../../activities/loans/create-loan';
-import { getLoan, lockLoanForMoney } from '../../db/queries/loans';
+import { getLoan, lockLoanForMoney } from '../../db/queries/lending/loans';
 import {
   customerHistory,
   loanInstallments,

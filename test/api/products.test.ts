@@ -8,7 +8,7 @@
 import Decimal from 'decimal.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getProductForLoan } from '../../db/queries/products';
+import { getProductForLoan } from '../../db/queries/lending/products';
 import { charges, loanProducts } from '../../db/schema';
 import { generateSchedule, type ScheduleInput } from '../../domain/schedule';
 import {

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { writeOutboxEvent } from '../../activities/events/outbox';
+import { writeOutboxEvent } from '../../activities/platform/outbox';
 import type { Tx } from '../../db/tenant-tx';
 import {
   type EventData,

@@ -2,7 +2,7 @@
  * Charge definitions (spec § Lending core writes: `POST /v1/charges`; issue 3 §1), in Apache Fineract's terms.
  * Mounted at `/v1/charges`.
  */
-import { getCharge, listCharges } from '../../../db/queries/products';
+import { getCharge, listCharges } from '../../../db/queries/lending/products';
 import { notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';

@@ -4,7 +4,7 @@
  * storage provider (`storageRef`). Titles change through the servicing plane (api/routes/servicing/documents.ts).
  * Mounted at `/v1/documents`.
  */
-import { getDocument, listDocumentHistory } from '../../../db/queries/documents';
+import { getDocument, listDocumentHistory } from '../../../db/queries/lending/documents';
 import { notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';

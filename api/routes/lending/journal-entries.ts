@@ -4,7 +4,7 @@
  * `/v1/journalentries`. Lines come in the order they were appended (the ledger is append-only: a correction is a
  * reversing line pointing at the line it cancels through `reversesEntryId`).
  */
-import { listJournalEntries } from '../../../db/queries/ledger';
+import { listJournalEntries } from '../../../db/queries/lending/ledger';
 import { notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';

@@ -9,7 +9,7 @@
  * payment, its current allocation); the same `externalRecordRef` with other content → 409
  * `error.msg.external.record.ref.conflict`.
  */
-import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/ledger';
+import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/lending/ledger';
 import { notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
@@ -38,7 +38,7 @@ export const loanMoneyRoutes = factory
   .createApp()
   /**
    * Records a disbursement made outside the system → 201 `{resourceId, fundingId, loanId, status:
-   * "RECORDED_EXTERNAL", amount, currency, fundingDate}` (activities/ledger/record-external-funding.ts). The loan
+   * "RECORDED_EXTERNAL", amount, currency, fundingDate}` (activities/lending/record-external-funding.ts). The loan
    * must be APPROVED or ACTIVE (else 409 `error.msg.loan.invalid.state.transition`), all its fundings together
    * not above the approved principal (409 `error.msg.loan.funding.exceeds.approved.principal`), no
    * DISBURSEMENT_HOLD active (409 `error.msg.loan.disbursement.hold.active`), the currency the loan's (400
@@ -120,7 +120,7 @@ export const loanMoneyRoutes = factory
   /**
    * Records a payment received outside the system and posts it → 201 `{resourceId, paymentId, loanId, status:
    * "POSTED", amount, currency, effectiveDate, allocation: {principal, interest, fee, penalty, overpayment}}`
-   * (activities/ledger/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
+   * (activities/lending/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
    * strategy; a back-dated payment re-allocates the later ones. The loan must be ACTIVE (else 409
    * `error.msg.loan.invalid.state.transition`); a PAYMENT_HOLD does not block it. 400 for too many decimals, a
    * currency other than the loan's (`validation.msg.payment.currency.mismatch`), an `effectiveDate` before the
@@ -201,7 +201,7 @@ export const loanMoneyRoutes = factory
   /**
    * The loan summary as of `asOfDate` (default: today in UTC): balances outstanding by component, overdue
    * components with `daysPastDue`, the payoff projection at `asOfDate`, the frozen APR disclosure and the
-   * restrictions in force — one read statement (db/queries/ledger.ts `getLoanSummary`). Another tenant's loan → 404.
+   * restrictions in force — one read statement (db/queries/lending/ledger.ts `getLoanSummary`). Another tenant's loan → 404.
    */
   .get(
     '/:loanId/summary',

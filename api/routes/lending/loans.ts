@@ -15,7 +15,7 @@
  * - `GET /v1/loans`, `GET /v1/loans/{loanId}`: `lending:read` + `READ_LOAN`.
  * - `POST /v1/loans/{loanId}/parties`: `lending:write` + `CREATE_LOANPARTY`.
  */
-import { getLoan, listLoans } from '../../../db/queries/loans';
+import { getLoan, listLoans } from '../../../db/queries/lending/loans';
 import { notFound } from '../../../domain/errors';
 import { loanStatusView } from '../../../domain/lending/loan-status';
 import { factory } from '../../env';
@@ -142,7 +142,7 @@ export const loanRoutes = factory
    * the authoritative schedule with paid and outstanding amounts per installment (and, with Fineract's names, what
    * was paid of it in advance and late: `totalPaidInAdvanceForPeriod`, `totalPaidLateForPeriod`), and the posted
    * fundings and payments by value date with their portions and the outstanding principal after each
-   * (`outstandingLoanBalance`); rules in db/queries/loans.ts. Money: decimal strings with the currency's digits.
+   * (`outstandingLoanBalance`); rules in db/queries/lending/loans.ts. Money: decimal strings with the currency's digits.
    * Another tenant's loan → 404; an unknown association → 400.
    */
   .get(

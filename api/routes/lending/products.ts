@@ -2,7 +2,7 @@
  * Loan products (spec § Loan product; § Lending core reads and writes: `GET|POST /v1/loanproducts`; issue 3 §1):
  * Fineract's native calculation settings, attached charges and `lmsConfig`. Mounted at `/v1/loanproducts`.
  */
-import { getLoanProduct, listLoanProducts } from '../../../db/queries/products';
+import { getLoanProduct, listLoanProducts } from '../../../db/queries/lending/products';
 import { notFound } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';

@@ -14,7 +14,7 @@ import {
   listCustomerHistory,
   listCustomerRestrictions,
   listCustomers,
-} from '../../../db/queries/customers';
+} from '../../../db/queries/customers/customers';
 import type { Permission } from '../../../domain/auth';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
 import { type FieldError, fieldError, notFound } from '../../../domain/errors';

@@ -7,7 +7,7 @@ import {
   type SearchHit,
   searchCustomersByContact,
   searchCustomersByName,
-} from '../../../db/queries/customers';
+} from '../../../db/queries/customers/customers';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
 import { classifySearchQuery } from '../../../domain/customers/search';
 import { validationError } from '../../../domain/errors';

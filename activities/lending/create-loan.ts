@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import type { StoredLoanTerms } from '../../db/queries/loans';
+import type { StoredLoanTerms } from '../../db/queries/lending/loans';
 import { loanInstallments, loans } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { withTenantTransaction } from '../../db/tenant-tx';
@@ -11,7 +11,7 @@ import type { RepaymentPeriod, Schedule } from '../../domain/schedule';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { resolveApplicationInTx } from './application';
 
 export interface CreateLoanInput extends OperationContext, LoanApplication {}
@@ -53,7 +53,7 @@ export function installmentRowsOf(tenantId: string, loanId: number, schedule: Sc
 
 /**
  * Submits a loan application (spec § Lending core writes: `POST /v1/loans`; issue 4 §3): validates it against
- * its product as the preview does (activities/loans/application.ts), then, in one transaction, stores the loan
+ * its product as the preview does (activities/lending/application.ts), then, in one transaction, stores the loan
  * SUBMITTED with its terms (`StoredLoanTerms`) and its installments (`loan_installments`, from the generated
  * schedule), gives it the account number `accountNoOf(id)`, appends `LOAN_SUBMITTED` to the borrower's history
  * and writes the outbox event `loan.submitted`.

@@ -8,9 +8,9 @@
  */
 import { and, asc, desc, eq, gt, gte, like, lt, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { ContactType } from '../../domain/customers/contact-points';
-import { prefixUpperBound } from '../../domain/customers/search';
-import type { Db } from '../client';
+import type { ContactType } from '../../../domain/customers/contact-points';
+import { prefixUpperBound } from '../../../domain/customers/search';
+import type { Db } from '../../client';
 import {
   consents,
   contactPoints,
@@ -20,8 +20,8 @@ import {
   customers,
   paymentInstruments,
   restrictions,
-} from '../schema';
-import { type DbExecutor, type Tx, withTenantTransaction } from '../tenant-tx';
+} from '../../schema';
+import { type DbExecutor, type Tx, withTenantTransaction } from '../../tenant-tx';
 import { restrictionInForce, restrictionStatusAtSql } from './restrictions';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -72,7 +72,7 @@ export async function customerExists(db: Db, tenantId: string, customerId: numbe
 /**
  * The customer aggregate as the API shows it, or null when it is not the tenant's: the customer,
  * its addresses, contact points, identifiers (masks only), consents, payment instruments and the
- * restrictions in force at `at` (db/queries/restrictions.ts). Collections are in creation order.
+ * restrictions in force at `at` (db/queries/customers/restrictions.ts). Collections are in creation order.
  */
 export async function getCustomer(db: Db, tenantId: string, customerId: number, at: Date) {
   return withTenantTransaction(db, tenantId, async (tx) => {

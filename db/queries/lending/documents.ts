@@ -4,9 +4,9 @@
  * transaction, so another tenant's document reads as absent.
  */
 import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../client';
-import { documentHistory, documents } from '../schema';
-import { withTenantTransaction } from '../tenant-tx';
+import type { Db } from '../../client';
+import { documentHistory, documents } from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 /** A document's metadata as the API shows it. */
 export interface DocumentView {

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/loans';
+import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { fundings, reconciliationItems } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
@@ -9,7 +9,7 @@ import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
@@ -58,7 +58,7 @@ export interface RecordExternalFundingResult {
  * funding date and the loan is active as of that date"; spec § Limits: "disbursement record may not exceed
  * approved principal"; DESIGN §5 Holds and rejection codes).
  *
- * One transaction: locks the loan (db/queries/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
+ * One transaction: locks the loan (db/queries/lending/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
  * rules, inserts the funding (`RECORDED_EXTERNAL`) and its reconciliation item (`FUNDING`, `open`), re-runs the
  * loan's allocation and appends the disbursement's journal entry value-dated to `fundingDate` (repost-loan.ts:
  * Dr LOAN_PORTFOLIO / Cr EXTERNAL_CLEARING), makes the loan ACTIVE with `disbursedOnDate` = its earliest funding

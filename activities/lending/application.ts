@@ -5,8 +5,8 @@
  * inside the caller's transaction (STYLE §5).
  */
 import { and, eq } from 'drizzle-orm';
-import { readLoanChargeDefinitions } from '../../db/queries/loans';
-import { type ProductForLoan, readProductForLoan } from '../../db/queries/products';
+import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
+import { type ProductForLoan, readProductForLoan } from '../../db/queries/lending/products';
 import { customers } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
-import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/loans';
-import { readProductForLoan } from '../../db/queries/products';
+import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
+import { readProductForLoan } from '../../db/queries/lending/products';
 import { loanInstallments, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { AprDisclosure } from '../../domain/disclosure';
@@ -16,7 +16,7 @@ import {
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { loanValidationFailure } from './application';
 import { installmentRowsOf } from './create-loan';
 

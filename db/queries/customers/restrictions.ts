@@ -6,8 +6,8 @@
  * never from the database's `now()`, so operations, reads and tests see one time.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { RestrictionStatus } from '../../domain/customers/customer';
-import { restrictions } from '../schema';
+import type { RestrictionStatus } from '../../../domain/customers/customer';
+import { restrictions } from '../../schema';
 
 const instantParam = (at: Date) => sql`${at.toISOString()}::timestamptz`;
 

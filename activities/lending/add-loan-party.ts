@@ -5,7 +5,7 @@ import { fieldError, notFound } from '../../domain/errors';
 import { type LoanPartyRole, loanPartyRoles } from '../../domain/lending/loan-parties';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { loanValidationFailure } from './application';
 
 export { type LoanPartyRole, loanPartyRoles } from '../../domain/lending/loan-parties';

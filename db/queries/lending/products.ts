@@ -7,14 +7,14 @@
  * bounds in the API view, which the spec types as numbers.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
-import { fixDecimalText, trimDecimalText } from '../../domain/lending/decimal-text';
+import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
+import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
 import type {
   ConfigurationStatus,
   LmsConfig,
   LoanProductSettings,
   PaymentAllocationRule,
-} from '../../domain/lending/products';
+} from '../../../domain/lending/products';
 import {
   amortizationTypes,
   daysInMonthTypes,
@@ -24,17 +24,17 @@ import {
   interestTypes,
   normalizeLmsConfig,
   repaymentFrequencyTypes,
-} from '../../domain/lending/products';
-import { minorUnitDigits } from '../../domain/money';
+} from '../../../domain/lending/products';
+import { minorUnitDigits } from '../../../domain/money';
 import type {
   ChargeCalculationType,
   ChargeTimeType,
   ScheduleCharge,
   ScheduleInput,
-} from '../../domain/schedule';
-import type { Db } from '../client';
-import { charges, loanProductCharges, loanProducts } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
+} from '../../../domain/schedule';
+import type { Db } from '../../client';
+import { charges, loanProductCharges, loanProducts } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
 
 type ChargeRow = typeof charges.$inferSelect;
 type ProductRow = typeof loanProducts.$inferSelect;
@@ -70,7 +70,7 @@ function chargeView(row: ChargeRow): ChargeView {
 
 /**
  * The stored `amount` of a charge definition as text: a flat charge as money with `currencyDigits` (`"25.00"`),
- * a percentage as the percent without trailing zeros (`"1.5"`). Also used by db/queries/loans.ts.
+ * a percentage as the percent without trailing zeros (`"1.5"`). Also used by db/queries/lending/loans.ts.
  */
 export function chargeAmountText(
   row: Pick<ChargeRow, 'amount' | 'chargeCalculationType'>,

@@ -1,7 +1,7 @@
 /**
  * `repostLoan`: after a money event of a loan was recorded, re-runs the allocation of all its money events and
  * brings everything derived from it up to date, inside the caller's transaction, under the caller's loan lock
- * (db/queries/loans.ts `lockLoanForMoney`). Source: issue ("A back-dated payment re-runs allocation of the later
+ * (db/queries/lending/loans.ts `lockLoanForMoney`). Source: issue ("A back-dated payment re-runs allocation of the later
  * transactions so the ledger equals what it would have been in date order … Every money event writes balanced
  * journal entries … Trial balance is zero after every operation"); spec § States ("allocation performed by the
  * ledger, value-dated to effectiveDate"); STYLE §8 (immutable journal, corrections as reversing entries).
@@ -21,7 +21,7 @@
  */
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { LoanForMoney } from '../../db/queries/loans';
+import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import {

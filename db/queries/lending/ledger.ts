@@ -6,8 +6,8 @@
  * A loan of another tenant is invisible: the functions answer null, which the routes turn into 404.
  */
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
-import type { PaymentAllocationPayload } from '../../domain/allocation';
-import { outstandingSummary } from '../../domain/allocation';
+import type { PaymentAllocationPayload } from '../../../domain/allocation';
+import { outstandingSummary } from '../../../domain/allocation';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -16,13 +16,13 @@ import {
   type PaymentAllocationAmounts,
   type StoredInstallment,
   type StoredMoneyEvent,
-} from '../../domain/lending/loan-allocation';
-import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../domain/lending/loan-status';
-import { formatMinor, minorUnitDigits } from '../../domain/money';
-import type { Db } from '../client';
-import { fundings, journalEntries, loans, payments } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
-import { restrictionInForce } from './restrictions';
+} from '../../../domain/lending/loan-allocation';
+import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
+import { formatMinor, minorUnitDigits } from '../../../domain/money';
+import type { Db } from '../../client';
+import { fundings, journalEntries, loans, payments } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
+import { restrictionInForce } from '../customers/restrictions';
 
 type PaymentStatus = (typeof payments.$inferSelect)['status'];
 
@@ -310,7 +310,7 @@ interface SummaryRow extends Record<string, unknown> {
 /**
  * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. One statement: the
  * loan with its product's allocation rules, installments, fundings, posted payments and the restrictions in force
- * at `at` (db/queries/restrictions.ts: status ACTIVE, not expired, customer-wide or on this loan) come back in one row; the figures are the replay
+ * at `at` (db/queries/customers/restrictions.ts: status ACTIVE, not expired, customer-wide or on this loan) come back in one row; the figures are the replay
  * of the money events value-dated on or before `asOfDate` (domain/allocation.ts `outstandingSummary`, the same
  * replay the operations post from).
  */

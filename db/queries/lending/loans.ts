@@ -8,19 +8,27 @@
  */
 
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { PaymentAllocationPayload } from '../../domain/allocation';
-import { daysBetween } from '../../domain/calendar';
-import { notFound } from '../../domain/errors';
-import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
-import { fixDecimalText, trimDecimalText } from '../../domain/lending/decimal-text';
-import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../domain/lending/loan-status';
-import type { LoanChargeDefinition, LoanTerms } from '../../domain/lending/loan-terms';
-import type { PaymentAllocationRule } from '../../domain/lending/products';
-import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
-import type { ChargeCalculationType, ChargeTimeType } from '../../domain/schedule';
-import type { Db } from '../client';
-import { charges, fundings, loanInstallments, loanParties, loanProducts, loans, payments } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
+import type { PaymentAllocationPayload } from '../../../domain/allocation';
+import { daysBetween } from '../../../domain/calendar';
+import { notFound } from '../../../domain/errors';
+import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
+import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
+import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
+import type { LoanChargeDefinition, LoanTerms } from '../../../domain/lending/loan-terms';
+import type { PaymentAllocationRule } from '../../../domain/lending/products';
+import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../../domain/money';
+import type { ChargeCalculationType, ChargeTimeType } from '../../../domain/schedule';
+import type { Db } from '../../client';
+import {
+  charges,
+  fundings,
+  loanInstallments,
+  loanParties,
+  loanProducts,
+  loans,
+  payments,
+} from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
 import { chargeAmountText } from './products';
 
 // ---- the lock of money operations ------------------------------------------------------------------------
@@ -503,7 +511,7 @@ type InstallmentRow = typeof loanInstallments.$inferSelect;
 /**
  * Per installment number, what posted payments paid of it in advance and late, in minor units of `digits`:
  * each line of a payment's stored allocation (`payments.allocation.lines`, written by the ledger's repost,
- * activities/ledger/repost-loan.ts) counts as paid in advance when the payment's value date is before the
+ * activities/lending/repost-loan.ts) counts as paid in advance when the payment's value date is before the
  * installment's due date, as paid late when after it, and as neither on the due date. Source: apache/fineract
  * `LoanRepaymentScheduleInstallment` (fineract-loan, `trackAdvanceAndLateTotalsForRepaymentPeriod`, called by
  * `payPrincipalComponent`, `payInterestComponent`, `payFeeChargesComponent`, `payPenaltyChargesComponent`):

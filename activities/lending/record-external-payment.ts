@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/loans';
+import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { PaymentAllocationPayload } from '../../domain/allocation';
@@ -13,7 +13,7 @@ import {
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../events/outbox';
+import { writeOutboxEvent } from '../platform/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
@@ -56,7 +56,7 @@ export interface RecordExternalPaymentResult {
  * `POST loans/{loanId}/payments/record-external` — "unique externalRecordRef → posted to the ledger; allocation
  * performed by the ledger, value-dated to effectiveDate"; § Lending core writes; § Events: `payment.posted`).
  *
- * One transaction: locks the loan (db/queries/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
+ * One transaction: locks the loan (db/queries/lending/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
  * rules, inserts the payment as POSTED and re-runs the allocation of all the loan's money events by its strategy
  * (repost-loan.ts): a back-dated payment re-allocates every later payment, so installments, allocations and the
  * journal equal what posting them in date order would have given (corrections are reversing entries). The loan
