@@ -4,14 +4,22 @@
  * response, then where to see the workflow in the Temporal UI; then the lending flow
  * (scripts/lending-demo-flow.ts: one loan boarded with a year of history) with the same credential,
  * printing every request and response (long schedules and journal pages shortened).
+ * Webhooks (spec § Events; DESIGN §5): before the flows it starts a local receiver on 127.0.0.1
+ * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted` and
+ * `payment.posted` and sends it a test event; after the flows it waits (at most 30 s) for the test
+ * event, `case.transitioned` and `payment.posted`, verifies each delivery's signature with
+ * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
  * Env: DEMO_BASE_URL (default http://127.0.0.1:$PORT), TEMPORAL_UI_URL (default http://127.0.0.1:8233).
  */
 import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
+import { eventApiVersion } from '../domain/events';
 import { loadConfig, operationDeps } from '../workers/config';
 import { type Exchange, runDemoFlow } from './demo-flow';
+import { apiRequest, requestToken } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
+import { startWebhookReceiver } from './webhook-receiver';
 
 const config = loadConfig();
 const baseUrl = process.env.DEMO_BASE_URL ?? `http://127.0.0.1:${config.port}`;
@@ -53,48 +61,163 @@ const print = (x: Exchange, body: unknown = x.responseBody) => {
   process.stdout.write(`< ${x.status}\n${JSON.stringify(body, null, 2)}\n\n`);
 };
 const credential = { tenant: 'demo', clientId: client.clientId, clientSecret: client.clientSecret };
-const result = await runDemoFlow(baseUrl, credential, (x) => print(x));
-process.stdout.write(
-  [
-    `Flow complete: case ${result.caseId}, privacy request ${result.requestId}, ${result.effects.length} effects.`,
-    `Workflow ${result.workflowId}:`,
-    `  ${uiUrl}/namespaces/${config.temporalNamespace}/workflows/${encodeURIComponent(result.workflowId)}`,
-    `All of the tenant's workflows: ${uiUrl}/namespaces/${config.temporalNamespace}/workflows?query=${encodeURIComponent('TenantId="demo"')}`,
-    '',
-    'Lending: boarding one loan with a year of history',
-    '',
-  ].join('\n'),
-);
 
-/** A response body as printed: schedule rows, transactions and journal pages are summarised, not listed. */
-function shortened(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const out: Record<string, unknown> = { ...body };
-  const schedule = out.repaymentSchedule as Record<string, unknown> | undefined;
-  if (schedule && Array.isArray(schedule.periods)) {
-    const periods = schedule.periods as { period?: number; dueDate: string; totalDueForPeriod: string }[];
-    const installments = periods.filter((p) => p.period !== undefined);
-    out.repaymentSchedule = {
-      ...schedule,
-      periods: `${periods.length} rows: the disbursement and ${installments.length} installments, ${installments[0]?.dueDate} … ${installments.at(-1)?.dueDate}, first ${installments[0]?.totalDueForPeriod}, last ${installments.at(-1)?.totalDueForPeriod}`,
-    };
+// Webhooks: a local receiver, subscribed before the flows so their events reach it.
+let signingSecret = '';
+const receiver = await startWebhookReceiver({ secrets: () => [signingSecret] });
+let exitCode = 0;
+/** Deactivates the demo's subscription (set once it exists), so later runs leave no ACTIVE subscription to a closed receiver. */
+let deactivateSubscription: (() => Promise<void>) | null = null;
+try {
+  const hooksSession = {
+    baseUrl,
+    accessToken: await requestToken(baseUrl, credential, 'servicing:read servicing:write', (x) => print(x)),
+    tenant: 'demo',
+    actor: 'demo.integrator',
+  };
+  const subscribeBody = {
+    url: receiver.url,
+    eventTypes: ['case.transitioned', 'funding.posted', 'payment.posted'],
+    apiVersion: eventApiVersion,
+    description: 'npm run demo: local receiver',
+  };
+  const subscribed = await apiRequest(
+    hooksSession,
+    'POST',
+    '/v1/servicing/webhook-subscriptions',
+    subscribeBody,
+  );
+  const subscription = (await subscribed.json()) as { subscriptionId: number; signingSecret: string };
+  print(
+    {
+      method: 'POST',
+      path: '/v1/servicing/webhook-subscriptions',
+      requestBody: subscribeBody,
+      status: subscribed.status,
+      responseBody: subscription,
+    },
+    {
+      ...subscription,
+      signingSecret: subscription.signingSecret
+        ? `${subscription.signingSecret.slice(0, 10)}… (shown once; kept by the receiver)`
+        : undefined,
+    },
+  );
+  if (subscribed.status !== 201) throw new Error(`subscribing the receiver answered ${subscribed.status}`);
+  signingSecret = subscription.signingSecret;
+  const subscriptionPath = `/v1/servicing/webhook-subscriptions/${subscription.subscriptionId}`;
+  deactivateSubscription = async () => {
+    const deactivated = await apiRequest(hooksSession, 'POST', `${subscriptionPath}/deactivate`, undefined);
+    const body = (await deactivated.json()) as { status?: string };
+    process.stdout.write(
+      `> POST ${subscriptionPath}/deactivate\n< ${deactivated.status}: subscription ${body.status ?? JSON.stringify(body)} (the receiver stops now)\n`,
+    );
+  };
+  const tested = await apiRequest(hooksSession, 'POST', `${subscriptionPath}/test`, undefined);
+  print({
+    method: 'POST',
+    path: `${subscriptionPath}/test`,
+    status: tested.status,
+    responseBody: await tested.json(),
+  });
+  if (tested.status !== 202) throw new Error(`the test event answered ${tested.status}`);
+  process.stdout.write(
+    `Webhook receiver listening at ${receiver.url} (subscription ${subscription.subscriptionId})\n\n`,
+  );
+
+  const result = await runDemoFlow(baseUrl, credential, (x) => print(x));
+  process.stdout.write(
+    [
+      `Flow complete: case ${result.caseId}, privacy request ${result.requestId}, ${result.effects.length} effects.`,
+      `Workflow ${result.workflowId}:`,
+      `  ${uiUrl}/namespaces/${config.temporalNamespace}/workflows/${encodeURIComponent(result.workflowId)}`,
+      `All of the tenant's workflows: ${uiUrl}/namespaces/${config.temporalNamespace}/workflows?query=${encodeURIComponent('TenantId="demo"')}`,
+      '',
+      'Lending: boarding one loan with a year of history',
+      '',
+    ].join('\n'),
+  );
+
+  /** A response body as printed: schedule rows, transactions and journal pages are summarised, not listed. */
+  function shortened(body: unknown): unknown {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+    const out: Record<string, unknown> = { ...body };
+    const schedule = out.repaymentSchedule as Record<string, unknown> | undefined;
+    if (schedule && Array.isArray(schedule.periods)) {
+      const periods = schedule.periods as { period?: number; dueDate: string; totalDueForPeriod: string }[];
+      const installments = periods.filter((p) => p.period !== undefined);
+      out.repaymentSchedule = {
+        ...schedule,
+        periods: `${periods.length} rows: the disbursement and ${installments.length} installments, ${installments[0]?.dueDate} … ${installments.at(-1)?.dueDate}, first ${installments[0]?.totalDueForPeriod}, last ${installments.at(-1)?.totalDueForPeriod}`,
+      };
+    }
+    if (Array.isArray(out.transactions)) out.transactions = `${out.transactions.length} transactions`;
+    if (Array.isArray(out.pageItems) && out.pageItems.length > 4) {
+      const items = out.pageItems as unknown[];
+      out.pageItems = [...items.slice(0, 3), `… ${items.length - 3} more lines`];
+    }
+    return out;
   }
-  if (Array.isArray(out.transactions)) out.transactions = `${out.transactions.length} transactions`;
-  if (Array.isArray(out.pageItems) && out.pageItems.length > 4) {
-    const items = out.pageItems as unknown[];
-    out.pageItems = [...items.slice(0, 3), `… ${items.length - 3} more lines`];
+
+  const lending = await runLendingDemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
+  const debit = lending.journal.pageItems.reduce((s, l) => s + Math.round(Number(l.debit) * 100), 0);
+  const credit = lending.journal.pageItems.reduce((s, l) => s + Math.round(Number(l.credit) * 100), 0);
+  process.stdout.write(
+    [
+      `Lending flow complete: customer ${lending.customerId}, loan ${lending.loanId} (${lending.summary.status.code}), funding ${lending.fundingId}, ${lending.paymentIds.length} payments.`,
+      `  APR ${lending.loan.aprDisclosure?.annualPercentageRate} %, finance charge ${lending.loan.aprDisclosure?.financeCharge}, total of payments ${lending.loan.aprDisclosure?.totalOfPayments}.`,
+      `  Journal: ${lending.journal.totalFilteredRecords} lines, debits ${(debit / 100).toFixed(2)} = credits ${(credit / 100).toFixed(2)}.`,
+      '',
+    ].join('\n'),
+  );
+
+  // Wait for the deliveries: the test event and one of each real event type, then a quiet second for the rest.
+  const wanted = ['webhook.test', 'case.transitioned', 'payment.posted'];
+  const has = (type: string) => receiver.received.some((d) => d.envelope?.eventType === type);
+  process.stdout.write(`Webhooks: waiting (at most 30 s) for ${wanted.join(', ')} …\n`);
+  const deadline = Date.now() + 30_000;
+  await receiver.waitFor(() => wanted.every(has), 30_000);
+  for (let seen = -1; seen !== receiver.received.length && Date.now() < deadline; ) {
+    seen = receiver.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  return out;
+  for (const d of receiver.received) {
+    const type = d.envelope?.eventType ?? '(unverified)';
+    const verdict = d.envelope ? 'signature verified' : `REJECTED: ${d.verificationError}`;
+    process.stdout.write(
+      `< webhook ${type} ${d.envelope?.eventId ?? ''} Service-Webhook-Id ${d.deliveryId}: ${verdict}, answered ${d.answeredStatus}\n  ${d.envelope ? JSON.stringify(d.envelope) : d.body}\n`,
+    );
+  }
+  const missing = wanted.filter((type) => !has(type));
+  const rejected = receiver.received.filter((d) => d.envelope === null);
+  // The service's side of the same deliveries (each attempt is recorded right after the receiver answered).
+  const deliveriesPath = `${subscriptionPath}/deliveries?pageSize=200`;
+  const listed = await apiRequest(hooksSession, 'GET', deliveriesPath, undefined);
+  const page = (await listed.json()) as { data?: { state: string }[] };
+  const states: Record<string, number> = {};
+  for (const d of page.data ?? []) states[d.state] = (states[d.state] ?? 0) + 1;
+  process.stdout.write(
+    [
+      '',
+      `> GET ${deliveriesPath}`,
+      `< ${listed.status}: ${page.data?.length ?? 0} deliveries by state ${JSON.stringify(states)}`,
+      `Webhooks: ${receiver.received.length} deliveries received, ${receiver.received.length - rejected.length} verified.`,
+      `  The subscription's deliveries (attempts, response codes, latency): GET ${baseUrl}${subscriptionPath}/deliveries`,
+      '',
+    ].join('\n'),
+  );
+  if (missing.length > 0) {
+    process.stderr.write(`Webhooks: no verified delivery of ${missing.join(', ')} arrived within 30 s.\n`);
+    exitCode = 1;
+  }
+  if (rejected.length > 0) {
+    process.stderr.write(`Webhooks: ${rejected.length} deliveries failed verification.\n`);
+    exitCode = 1;
+  }
+} finally {
+  await deactivateSubscription?.().catch((err: unknown) => {
+    process.stderr.write(`Deactivating the demo subscription failed: ${String(err)}\n`);
+  });
+  await receiver.close();
 }
-
-const lending = await runLendingDemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
-const debit = lending.journal.pageItems.reduce((s, l) => s + Math.round(Number(l.debit) * 100), 0);
-const credit = lending.journal.pageItems.reduce((s, l) => s + Math.round(Number(l.credit) * 100), 0);
-process.stdout.write(
-  [
-    `Lending flow complete: customer ${lending.customerId}, loan ${lending.loanId} (${lending.summary.status.code}), funding ${lending.fundingId}, ${lending.paymentIds.length} payments.`,
-    `  APR ${lending.loan.aprDisclosure?.annualPercentageRate} %, finance charge ${lending.loan.aprDisclosure?.financeCharge}, total of payments ${lending.loan.aprDisclosure?.totalOfPayments}.`,
-    `  Journal: ${lending.journal.totalFilteredRecords} lines, debits ${(debit / 100).toFixed(2)} = credits ${(credit / 100).toFixed(2)}.`,
-    '',
-  ].join('\n'),
-);
+process.exit(exitCode);

@@ -1,0 +1,46 @@
+/**
+ * End to end (issue 6 §5): `npm run demo` (scripts/demo.ts) against the stack as `npm start` runs it.
+ * The demo runs both flows, its local receiver gets the test event and the real events, verifies each
+ * signature with `receiver/verify-webhook.ts`, and the demo ends by itself with exit code 0.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../workers/config';
+import { type BootedService, bootService } from './boot';
+
+const run = promisify(execFile);
+let booted: BootedService | undefined;
+
+beforeAll(async () => {
+  booted = await bootService('lending-e2e-demo-');
+}, 120_000);
+
+afterAll(async () => {
+  await booted?.stop();
+}, 60_000);
+
+describe('npm run demo', () => {
+  it('runs both flows and prints the test event and real events, each signature verified, then exits 0', async () => {
+    const { stdout } = await run(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/demo.ts'], {
+      cwd: projectRoot,
+      env: booted!.env,
+      timeout: 90_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const webhookLines = stdout.split('\n').filter((line) => line.startsWith('< webhook '));
+    for (const type of ['webhook.test', 'case.transitioned', 'funding.posted', 'payment.posted']) {
+      expect(webhookLines.some((line) => line.startsWith(`< webhook ${type} evt_`))).toBe(true);
+    }
+    for (const line of webhookLines) {
+      expect(line).toMatch(/ Service-Webhook-Id whd_\w+: signature verified, answered 204$/);
+    }
+    // Each received delivery is printed once and verified; the service lists the subscription's deliveries.
+    expect(stdout).toContain(
+      `Webhooks: ${webhookLines.length} deliveries received, ${webhookLines.length} verified.`,
+    );
+    expect(stdout).toMatch(/< 200: \d+ deliveries by state \{/);
+    expect(stdout).toMatch(/\/deactivate\n< 200: subscription INACTIVE/);
+  }, 120_000);
+});
