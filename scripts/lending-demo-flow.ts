@@ -19,7 +19,7 @@
  * after its `Retry-After` under the same key. Used by `npm run demo` (which prints every exchange) and by
  * test/e2e/boarding.test.ts. Throws when a step answers other than expected.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
 
 /** What the flow boards (inputs, not answers of the service). */
@@ -38,6 +38,8 @@ export type JsonBody = Record<string, any>;
 
 export interface LendingDemoResult {
   runId: string;
+  /** The made-up SSN this run sent once (never echoed back; tests check that). */
+  demoSsn: string;
   chargeId: number;
   productId: number;
   customerId: number;
@@ -218,8 +220,11 @@ export async function runLendingDemoFlow(
     key('customer'),
   );
   const customerPath = `/v1/customers/${customer.customerId}`;
-  // a made-up number of a valid SSA form (area not 000, 666 or 9xx; group not 00; serial not 0000)
-  const demoSsn = '536-22-4871';
+  // A made-up number of a valid SSA form (area 100–599, never 000, 666 or 9xx; group not 00; serial
+  // not 0000), new each run: identifiers are unique per tenant, so a rerun against the same service
+  // must not reuse it.
+  const [area, group, serial] = [100 + randomInt(500), 10 + randomInt(90), 1000 + randomInt(9000)];
+  const demoSsn = `${area}-${group}-${serial}`;
   const identifier = await send(
     'POST',
     `${customerPath}/identifiers`,
@@ -367,6 +372,7 @@ export async function runLendingDemoFlow(
 
   return {
     runId,
+    demoSsn,
     chargeId: charge.chargeId,
     productId: product.productId,
     customerId: customer.customerId,
