@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { projectRoot } from '../workers/config';
-import { workflowsPath } from '../workers/servicing';
+import { workflowsPath } from '../workers/queue-worker';
 
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
 const started = Date.now();

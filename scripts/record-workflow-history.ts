@@ -19,7 +19,7 @@ import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../d
 import { channelEventWorkflowId } from '../domain/ids';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
 import { projectRoot } from '../workers/config';
-import { workflowsPath } from '../workers/servicing';
+import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
 import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
 import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';

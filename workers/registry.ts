@@ -11,9 +11,8 @@ import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
 import { taskQueues } from '../domain/ids';
 import { startOutboxRelay } from './outbox-relay';
-import { createServicingWorker } from './servicing';
+import { createQueueWorker } from './queue-worker';
 import { startStartIntentRelay } from './start-intent-relay';
-import { createWebhooksWorker } from './webhooks';
 
 /** A workflow bundle as `Worker.create` takes it: its code, or the path of a prebuilt file. */
 export type WorkflowBundle = { code: string } | { codePath: string };
@@ -54,9 +53,10 @@ export interface BackgroundService {
  * operation (names are unique across workers); a queue is a pool and failure domain (STYLE §9).
  */
 export const queueWorkers: Record<string, QueueWorkerFactory> = {
-  [taskQueues.servicing]: (ctx) => createServicingWorker(ctx),
-  [taskQueues.lending]: (ctx) => createServicingWorker(ctx),
-  [taskQueues.webhooks]: (ctx) => createWebhooksWorker(ctx),
+  [taskQueues.servicing]: (ctx) => createQueueWorker(ctx),
+  [taskQueues.lending]: (ctx) => createQueueWorker(ctx),
+  // Deliveries wait on a queue of their own, so a slow receiver never holds back the others.
+  [taskQueues.webhooks]: (ctx) => createQueueWorker(ctx),
 };
 
 /** Services every worker process runs (any number of instances is safe for each). */

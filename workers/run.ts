@@ -7,8 +7,8 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, createPlatformOperations, type Deps } from '../activities';
+import { workflowsPath } from './queue-worker';
 import { backgroundServices, queueWorkers, type WorkflowBundle } from './registry';
-import { workflowsPath } from './servicing';
 
 const quietBundlerLogger = {
   trace() {},

@@ -12,7 +12,7 @@ import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { createDb } from '../../db/client';
-import { createServicingWorker } from '../../workers/servicing';
+import { createQueueWorker } from '../../workers/queue-worker';
 import { installTemporalRuntime } from '../../workers/stack';
 
 export const testSecrets = {
@@ -69,7 +69,7 @@ export async function createTestContext(
   let workerConnection: NativeConnection | null = null;
   if (options.worker !== false) {
     workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    worker = await createServicingWorker({
+    worker = await createQueueWorker({
       connection: workerConnection,
       namespace: 'default',
       activities,

@@ -11,7 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { createDb } from '../../db/client';
 import { freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { applyMigrations } from '../../db/migrate';
-import { workflowsPath } from '../../workers/servicing';
+import { workflowsPath } from '../../workers/queue-worker';
 import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
 
 declare module 'vitest' {

@@ -1,6 +1,7 @@
 /**
- * The `servicing` task-queue worker: the privacy-request workflows and every operation as an
- * activity. Missed workflow starts are the start-intent relay's job (workers/start-intent-relay.ts).
+ * A task queue's worker (servicing, lending, webhooks: workers/registry.ts): every workflow of the
+ * one bundle and every operation as an activity; queues are pools and failure domains (STYLE §9).
+ * Missed workflow starts are the start-intent relay's job (workers/start-intent-relay.ts).
  */
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
@@ -17,7 +18,7 @@ export const workflowsPath = `${projectRoot}/workflows/index.ts`;
  * `maxConcurrentActivityTaskExecutions` (default 10) should not exceed the database pool: each
  * activity holds at most one pooled connection (DESIGN-processes P0 "Failure answers").
  */
-export async function createServicingWorker(options: {
+export async function createQueueWorker(options: {
   connection: NativeConnection;
   namespace: string;
   activities: Activities;
