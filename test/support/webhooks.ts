@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
+import { writeOutboxEvent } from '../../activities/platform/outbox';
 import { encryptSigningSecret } from '../../activities/webhooks/secrets';
 import type { Db } from '../../db/client';
 import {
-  outboxEvents,
   webhookDeliveries,
   webhookDeliveryAttempts,
   webhookSecrets,
@@ -69,24 +69,44 @@ export async function createSubscriptionFixture(
   });
 }
 
-/** Writes one outbox event (unpublished) and returns its `eventId`. */
+/** A catalogue-valid payload per event type the delivery tests send (domain/events.ts). */
+const samplePayloads = {
+  'payment.posted': {
+    subjectId: 42,
+    data: {
+      paymentId: 42,
+      loanRef: '000000042',
+      status: 'POSTED',
+      amount: '12.50',
+      currency: 'USD',
+      effectiveDate: '2026-01-02',
+    },
+  },
+  'case.transitioned': {
+    subjectId: 7,
+    data: { caseId: 7, fromStatus: 'OPEN', toStatus: 'CLOSED', outcomeCode: 'PROMISE_KEPT' },
+  },
+  'webhook.test': { subjectId: 1, data: { subscriptionId: 1, message: 'test' } },
+} as const;
+
+/**
+ * Writes one unpublished outbox event through the application's own writer (so its payload passes
+ * the catalogue check, as every real event does) and returns its `eventId`.
+ */
 export async function insertOutboxEvent(
   db: Db,
-  input: { tenantId: string; eventType?: string; targetSubscriptionId?: number | null; data?: object },
+  input: { tenantId: string; eventType?: keyof typeof samplePayloads; targetSubscriptionId?: number | null },
 ): Promise<{ eventId: string; eventType: string }> {
-  const eventId = `evt_${randomBytes(12).toString('hex')}`;
   const eventType = input.eventType ?? 'payment.posted';
-  await withTenantTransaction(db, input.tenantId, (tx) =>
-    tx.insert(outboxEvents).values({
+  const sample = samplePayloads[eventType];
+  const { eventId } = await withTenantTransaction(db, input.tenantId, (tx) =>
+    writeOutboxEvent(tx, {
       tenantId: input.tenantId,
-      eventId,
       eventType,
-      apiVersion: '2026-01-01',
+      subjectId: sample.subjectId,
+      data: sample.data as never,
       occurredAt: new Date('2026-01-02T03:04:05.678Z'),
-      subjectType: 'payment',
-      subjectId: '42',
-      data: input.data ?? { paymentId: 42, amount: '12.50', currency: 'USD', status: 'POSTED' },
-      dedupeKey: `test/${eventId}`,
+      dedupeKey: `test/${randomBytes(12).toString('hex')}`,
       targetSubscriptionId: input.targetSubscriptionId ?? null,
     }),
   );

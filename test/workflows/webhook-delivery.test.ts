@@ -146,7 +146,14 @@ describe('webhookDeliveryWorkflow', () => {
       apiVersion: '2026-01-01',
       occurredAt: '2026-01-02T03:04:05.678Z',
       subject: { type: 'payment', id: '42' },
-      data: { paymentId: 42, amount: '12.50', currency: 'USD', status: 'POSTED' },
+      data: {
+        paymentId: 42,
+        loanRef: '000000042',
+        status: 'POSTED',
+        amount: '12.50',
+        currency: 'USD',
+        effectiveDate: '2026-01-02',
+      },
     });
     const { delivery, attempts } = await readDelivery(deps.db, tenantId, s.deliveryId);
     expect(delivery.state).toBe('SUCCEEDED');
