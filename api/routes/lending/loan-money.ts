@@ -125,7 +125,9 @@ export const loanMoneyRoutes = factory
    * Records a payment received outside the system and posts it → 201 `{resourceId, paymentId, loanId, status:
    * "POSTED", amount, currency, effectiveDate, allocation: {principal, interest, fee, penalty, overpayment}}`
    * (activities/lending/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
-   * strategy; a back-dated payment re-allocates the later ones. The loan must be ACTIVE (else 409
+   * strategy; a back-dated payment re-allocates the later ones. A payment of at least the summary's payoff quote
+   * for its `effectiveDate` pays the loan off (later interest, fees and penalties waived; the loan closes; any
+   * excess is an overpayment). The loan must be ACTIVE (else 409
    * `error.msg.loan.invalid.state.transition`); a PAYMENT_HOLD does not block it. 400 for too many decimals, a
    * currency other than the loan's (`validation.msg.payment.currency.mismatch`), an `effectiveDate` before the
    * first funding or in the future, identifier-looking text; 404 for another tenant's loan.
