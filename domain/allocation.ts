@@ -47,6 +47,20 @@
  * An installment's `obligationsMetOnDate` is the value date of the payment that completed it; an installment
  * with nothing due is met on the first disbursement date (Fineract `updateDerivedFields`).
  *
+ * Payoff (one rule for the quote and the posting, `payoffRule` below; Apache Fineract's foreclosure,
+ * `LoanAccountDomainServiceJpa.foreCloseLoan` / `Loan.updateInstallmentsPostDate`, for a loan without interest
+ * recalculation): the amount that pays the loan off at the end of a day is all outstanding principal, the unpaid
+ * interest, fees and penalties of installments due on or before that day, and, of each installment due after
+ * it, the interest accrued by that day (`accruedInterestMinor`: the installment's scheduled interest × days
+ * elapsed in its period ÷ days of the period, HALF_EVEN, as Fineract's periodic accrual) less what is already
+ * paid of its interest. No interest of later periods and no fee or penalty of a later installment is part of
+ * it. A payment value-dated to a day on which it covers that amount, on a loan whose whole scheduled principal is
+ * disbursed by then and which still owes something, IS the payoff: before it is allocated, the rest of each later
+ * installment's interest (above the accrued or already paid part) and its unpaid fees and penalties are waived
+ * (`…WaivedMinor`, never income: the ledger is cash-based), the payment then pays everything left by the
+ * strategy's order, and whatever exceeds the payoff is an overpayment. So paying the quoted payoff on its date
+ * closes the loan to the cent.
+ *
  * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
  * disbursement, or more disbursed than the installments' principal.
  */
@@ -228,6 +242,8 @@ export interface PaymentAllocation {
   feeMinor: bigint;
   penaltyMinor: bigint;
   overpaymentMinor: bigint;
+  /** True when this payment paid the loan off (module note: it covered the payoff amount on its value date). */
+  payoff: boolean;
 }
 
 /** An installment after the replay. Minor units. */
@@ -236,7 +252,11 @@ export interface InstallmentState extends InstallmentDue {
   interestPaidMinor: bigint;
   feePaidMinor: bigint;
   penaltyPaidMinor: bigint;
-  /** Σ due − Σ paid, ≥ 0. */
+  /** Interest, fees and penalties waived by a payoff (module note), ≥ 0; principal is never waived. */
+  interestWaivedMinor: bigint;
+  feeWaivedMinor: bigint;
+  penaltyWaivedMinor: bigint;
+  /** Σ due − Σ paid − Σ waived, ≥ 0. */
   outstandingMinor: bigint;
   /** Date on which nothing remained due, null while something does. */
   obligationsMetOnDate: string | null;
@@ -292,9 +312,9 @@ export interface OutstandingSummary {
     daysPastDue: number;
   };
   /**
-   * Amount that pays the loan off on `asOfDate` (rule below), and its parts. `currentPeriodInterestMinor` is
-   * the unpaid scheduled interest of `currentInstallmentNumber`, the installment whose period strictly contains
-   * `asOfDate` (from date < asOfDate < due date), null when none does.
+   * Amount that pays the loan off at the end of `asOfDate` (`payoffRule`, module note), and its parts.
+   * `currentPeriodInterestMinor` is the accrued, unpaid interest of `currentInstallmentNumber`, the installment
+   * whose period strictly contains `asOfDate` (from date < asOfDate < due date), null when none does.
    */
   payoff: ComponentAmounts & { currentInstallmentNumber: number | null; currentPeriodInterestMinor: bigint };
   /** Overpayments held for the borrower (not netted from the payoff). */
@@ -303,16 +323,12 @@ export interface OutstandingSummary {
 
 /**
  * The loan at the end of `asOfDate`: the replay of the events value-dated on or before it (later events are
- * validated but ignored). Before the first disbursement every amount is zero.
+ * validated but ignored). Before the first disbursement every amount is zero. Outstanding and overdue amounts
+ * leave out what a payoff waived.
  *
- * Payoff rule (until daily accrual arrives in a later issue): all outstanding principal, plus the unpaid
- * interest, fees and penalties of installments due on or before `asOfDate`, plus the unpaid scheduled
- * interest of the current period (the installment whose period strictly contains `asOfDate`) in full,
- * whatever day of the period it is. Fees and penalties of later installments, and the interest of later
- * periods, are not part of the payoff. Overpayments are reported apart, not deducted. Paying this amount as an
- * ordinary payment does not by itself close a loan whose later installments carry interest or fees: every
- * strategy's waterfall serves them (in advance) before the principal of the installments after them. Closing at
- * the payoff needs a payoff transaction that waives them, which this module does not model yet.
+ * Payoff: `payoffRule` (module note), the same function the replay uses to decide that a payment pays the loan
+ * off, so a payment of `payoff.totalMinor` value-dated `asOfDate` closes the loan with nothing owed (when the
+ * whole scheduled principal is disbursed by then). Overpayments are reported apart, not deducted.
  *
  * RangeError as `allocatePayments`, and for an invalid `asOfDate`.
  */
@@ -343,29 +359,40 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
   let principalRepaid = 0n;
   for (const installment of result.installments) principalRepaid += installment.principalPaidMinor;
   const principalOutstanding = result.disbursedMinor - principalRepaid;
-  const { outstanding, overdue, payoff } = summary;
+  const { outstanding, overdue } = summary;
   outstanding.principalMinor = principalOutstanding;
-  payoff.principalMinor = principalOutstanding;
+  const quote = payoffRule(
+    loan.installments.map((installment, index) => ({
+      fromDay: installment.fromDay,
+      dueDay: installment.dueDay,
+      dueMinor: installment.dueMinor,
+      paidMinor: paidRecordOf(result.installments[index]!),
+      waivedMinor: waivedRecordOf(result.installments[index]!),
+    })),
+    principalOutstanding,
+    asOfDay,
+  );
+  summary.payoff = {
+    principalMinor: quote.principalMinor,
+    interestMinor: quote.interestMinor,
+    feeMinor: quote.feeMinor,
+    penaltyMinor: quote.penaltyMinor,
+    totalMinor: quote.totalMinor,
+    currentInstallmentNumber:
+      quote.currentIndex === null ? null : result.installments[quote.currentIndex]!.installmentNumber,
+    currentPeriodInterestMinor: quote.currentPeriodInterestMinor,
+  };
 
   // undisbursed principal is never overdue: cap the overdue principal by what is outstanding
   let overduePrincipalRoom = principalOutstanding;
   for (const [index, state] of result.installments.entries()) {
     const dueDay = loan.installments[index]!.dueDay;
-    const interest = state.interestDueMinor - state.interestPaidMinor;
-    const fee = state.feeDueMinor - state.feePaidMinor;
-    const penalty = state.penaltyDueMinor - state.penaltyPaidMinor;
+    const interest = state.interestDueMinor - state.interestPaidMinor - state.interestWaivedMinor;
+    const fee = state.feeDueMinor - state.feePaidMinor - state.feeWaivedMinor;
+    const penalty = state.penaltyDueMinor - state.penaltyPaidMinor - state.penaltyWaivedMinor;
     outstanding.interestMinor += interest;
     outstanding.feeMinor += fee;
     outstanding.penaltyMinor += penalty;
-    if (dueDay <= asOfDay) {
-      payoff.interestMinor += interest;
-      payoff.feeMinor += fee;
-      payoff.penaltyMinor += penalty;
-    } else if (loan.installments[index]!.fromDay < asOfDay && payoff.currentInstallmentNumber === null) {
-      payoff.currentInstallmentNumber = state.installmentNumber;
-      payoff.currentPeriodInterestMinor = interest;
-      payoff.interestMinor += interest;
-    }
     if (dueDay < asOfDay) {
       let principal = state.principalDueMinor - state.principalPaidMinor;
       if (principal > overduePrincipalRoom) principal = overduePrincipalRoom;
@@ -380,12 +407,142 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
       }
     }
   }
-  for (const amounts of [outstanding, overdue, payoff]) {
+  for (const amounts of [outstanding, overdue]) {
     amounts.totalMinor =
       amounts.principalMinor + amounts.interestMinor + amounts.feeMinor + amounts.penaltyMinor;
   }
   return summary;
 }
+
+/**
+ * Interest of an installment accrued by the end of `asOfDate` (ISO dates): none on or before `fromDate`, all of
+ * `interestDueMinor` from `dueDate` on, and in between `interestDueMinor × (asOfDate − fromDate) ÷ (dueDate −
+ * fromDate)` calendar days, rounded HALF_EVEN to the minor unit (straight-line over the period, as Fineract's
+ * periodic accrual of a loan without interest recalculation). Minor units; RangeError for an invalid date or
+ * a negative amount.
+ */
+export function accruedInterestMinor(
+  interestDueMinor: bigint,
+  fromDate: string,
+  dueDate: string,
+  asOfDate: string,
+): bigint {
+  if (typeof interestDueMinor !== 'bigint' || interestDueMinor < 0n) {
+    throw new RangeError('interestDueMinor must be a bigint ≥ 0');
+  }
+  return accruedByDay(
+    interestDueMinor,
+    epochDay(fromDate, 'fromDate'),
+    epochDay(dueDate, 'dueDate'),
+    epochDay(asOfDate, 'asOfDate'),
+  );
+}
+
+function accruedByDay(interestMinor: bigint, fromDay: number, dueDay: number, day: number): bigint {
+  if (day >= dueDay) return interestMinor;
+  if (day <= fromDay) return 0n;
+  return divideHalfEven(interestMinor * BigInt(day - fromDay), BigInt(dueDay - fromDay));
+}
+
+/** numerator ÷ denominator (both ≥ 0, denominator > 0) rounded HALF_EVEN. */
+function divideHalfEven(numerator: bigint, denominator: bigint): bigint {
+  const quotient = numerator / denominator;
+  const twice = (numerator % denominator) * 2n;
+  if (twice > denominator || (twice === denominator && quotient % 2n === 1n)) return quotient + 1n;
+  return quotient;
+}
+
+type ComponentRecord = Record<AllocationComponent, bigint>;
+
+/** One installment as `payoffRule` reads it (minor units, epoch days). */
+interface PayoffInstallment {
+  fromDay: number;
+  dueDay: number;
+  dueMinor: ComponentRecord;
+  paidMinor: ComponentRecord;
+  waivedMinor: ComponentRecord;
+}
+
+/** What `payoffRule` returns: the payoff's parts and, per installment, what stays owed of it. */
+interface PayoffQuote {
+  principalMinor: bigint;
+  interestMinor: bigint;
+  feeMinor: bigint;
+  penaltyMinor: bigint;
+  totalMinor: bigint;
+  /** Index of the installment whose period strictly contains the day, null when none does. */
+  currentIndex: number | null;
+  currentPeriodInterestMinor: bigint;
+  /**
+   * Per installment, the interest, fee and penalty (paid or not) a payoff on the day keeps owed; the rest of the
+   * installment's due amount (less what is already waived) is what a payoff waives.
+   */
+  keptMinor: { INTEREST: bigint; FEE: bigint; PENALTY: bigint }[];
+}
+
+/**
+ * THE payoff rule (module note), used by `outstandingSummary` for the quote and by the replay for the posting:
+ * `principalOutstandingMinor`, plus the unpaid (and unwaived) interest, fees and penalties of the installments due
+ * on or before `day`, plus, of each installment due after `day`, its interest accrued by `day` less its interest
+ * already paid (never below zero). Pure.
+ */
+function payoffRule(
+  installments: readonly PayoffInstallment[],
+  principalOutstandingMinor: bigint,
+  day: number,
+): PayoffQuote {
+  const quote: PayoffQuote = {
+    principalMinor: principalOutstandingMinor,
+    interestMinor: 0n,
+    feeMinor: 0n,
+    penaltyMinor: 0n,
+    totalMinor: 0n,
+    currentIndex: null,
+    currentPeriodInterestMinor: 0n,
+    keptMinor: [],
+  };
+  for (const [index, installment] of installments.entries()) {
+    const { dueMinor: due, paidMinor: paid, waivedMinor: waived } = installment;
+    if (installment.dueDay <= day) {
+      quote.interestMinor += due.INTEREST - paid.INTEREST - waived.INTEREST;
+      quote.feeMinor += due.FEE - paid.FEE - waived.FEE;
+      quote.penaltyMinor += due.PENALTY - paid.PENALTY - waived.PENALTY;
+      quote.keptMinor.push({
+        INTEREST: due.INTEREST - waived.INTEREST,
+        FEE: due.FEE - waived.FEE,
+        PENALTY: due.PENALTY - waived.PENALTY,
+      });
+      continue;
+    }
+    const owed = due.INTEREST - waived.INTEREST;
+    let accrued = accruedByDay(due.INTEREST, installment.fromDay, installment.dueDay, day);
+    if (accrued > owed) accrued = owed;
+    const kept = accrued > paid.INTEREST ? accrued : paid.INTEREST;
+    const unpaid = kept - paid.INTEREST;
+    quote.interestMinor += unpaid;
+    quote.keptMinor.push({ INTEREST: kept, FEE: paid.FEE, PENALTY: paid.PENALTY });
+    if (quote.currentIndex === null && installment.fromDay < day) {
+      quote.currentIndex = index;
+      quote.currentPeriodInterestMinor = unpaid;
+    }
+  }
+  quote.totalMinor = quote.principalMinor + quote.interestMinor + quote.feeMinor + quote.penaltyMinor;
+  return quote;
+}
+
+const paidRecordOf = (state: InstallmentState): ComponentRecord => ({
+  PRINCIPAL: state.principalPaidMinor,
+  INTEREST: state.interestPaidMinor,
+  FEE: state.feePaidMinor,
+  PENALTY: state.penaltyPaidMinor,
+});
+
+const waivedRecordOf = (state: InstallmentState): ComponentRecord => ({
+  PRINCIPAL: 0n,
+  INTEREST: state.interestWaivedMinor,
+  FEE: state.feeWaivedMinor,
+  PENALTY: state.penaltyWaivedMinor,
+});
 
 /**
  * The installments of a `generateSchedule` result (domain/schedule.ts), its decimal strings turned into minor
@@ -482,21 +639,24 @@ const mifosComponentOrder = ['PENALTY', 'FEE', 'INTEREST', 'PRINCIPAL'] as const
 
 function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): AllocationResult {
   const { installments } = loan;
-  const paid = installments.map(
-    (): Record<AllocationComponent, bigint> => ({ PRINCIPAL: 0n, INTEREST: 0n, FEE: 0n, PENALTY: 0n }),
-  );
+  const zeroRecord = (): ComponentRecord => ({ PRINCIPAL: 0n, INTEREST: 0n, FEE: 0n, PENALTY: 0n });
+  const paid = installments.map(zeroRecord);
+  const waived = installments.map(zeroRecord);
   const metOn: (string | null)[] = installments.map(() => null);
   const outstandingOf = (index: number): bigint => {
     const due = installments[index]!.dueMinor;
     const p = paid[index]!;
+    const w = waived[index]!;
     return (
       due.PRINCIPAL -
       p.PRINCIPAL +
-      (due.INTEREST - p.INTEREST) +
-      (due.FEE - p.FEE) +
-      (due.PENALTY - p.PENALTY)
+      (due.INTEREST - p.INTEREST - w.INTEREST) +
+      (due.FEE - p.FEE - w.FEE) +
+      (due.PENALTY - p.PENALTY - w.PENALTY)
     );
   };
+  let scheduledPrincipal = 0n;
+  for (const installment of installments) scheduledPrincipal += installment.dueMinor.PRINCIPAL;
   let disbursed = 0n;
   let principalRepaid = 0n;
   let overpaymentTotal = 0n;
@@ -520,12 +680,37 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
       });
       continue;
     }
+    // A payment that covers the payoff on its value date pays the loan off (module note, `payoffRule`).
+    let payoff = false;
+    if (disbursed === scheduledPrincipal && installments.some((_, index) => outstandingOf(index) > 0n)) {
+      const quote = payoffRule(
+        installments.map((installment, index) => ({
+          fromDay: installment.fromDay,
+          dueDay: installment.dueDay,
+          dueMinor: installment.dueMinor,
+          paidMinor: paid[index]!,
+          waivedMinor: waived[index]!,
+        })),
+        disbursed - principalRepaid,
+        event.day,
+      );
+      if (event.amountMinor >= quote.totalMinor) {
+        payoff = true;
+        for (const [index, installment] of installments.entries()) {
+          const kept = quote.keptMinor[index]!;
+          for (const component of ['INTEREST', 'FEE', 'PENALTY'] as const) {
+            waived[index]![component] = installment.dueMinor[component] - kept[component];
+          }
+        }
+      }
+    }
     let remaining = event.amountMinor;
     const lines = new Map<string, InstallmentAllocationLine>();
-    const totals: Record<AllocationComponent, bigint> = { PRINCIPAL: 0n, INTEREST: 0n, FEE: 0n, PENALTY: 0n };
+    const totals: ComponentRecord = zeroRecord();
     for (const [index, component] of loan.slotOrder(event.day)) {
       if (remaining === 0n) break;
-      let room = installments[index]!.dueMinor[component] - paid[index]![component];
+      let room =
+        installments[index]!.dueMinor[component] - paid[index]![component] - waived[index]![component];
       if (component === 'PRINCIPAL' && room > disbursed - principalRepaid) room = disbursed - principalRepaid;
       if (room <= 0n) continue;
       const amount = remaining < room ? remaining : room;
@@ -538,6 +723,9 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
       const line = lines.get(key);
       if (line) line.amountMinor += amount;
       else lines.set(key, { installmentNumber, component, amountMinor: amount });
+    }
+    // after the whole payment: an installment it completed (or a payoff waived to nothing) is met today
+    for (const [index] of installments.entries()) {
       if (metOn[index] === null && outstandingOf(index) === 0n) metOn[index] = event.valueDate;
     }
     const allocationLines: AllocationLine[] = [...lines.values()];
@@ -555,6 +743,7 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
       feeMinor: totals.FEE,
       penaltyMinor: totals.PENALTY,
       overpaymentMinor: remaining,
+      payoff,
     });
   }
 
@@ -562,12 +751,16 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
     currency: loan.currency,
     installments: installments.map((installment, index) => {
       const p = paid[index]!;
+      const w = waived[index]!;
       return {
         ...installment.due,
         principalPaidMinor: p.PRINCIPAL,
         interestPaidMinor: p.INTEREST,
         feePaidMinor: p.FEE,
         penaltyPaidMinor: p.PENALTY,
+        interestWaivedMinor: w.INTEREST,
+        feeWaivedMinor: w.FEE,
+        penaltyWaivedMinor: w.PENALTY,
         outstandingMinor: outstandingOf(index),
         obligationsMetOnDate: metOn[index]!,
       };

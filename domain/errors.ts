@@ -68,6 +68,11 @@ export const errorCodes = {
     status: 409,
     message: 'The fundings of the loan would exceed its approved principal.',
   },
+  'error.msg.loan.funding.below.disbursement.charges': {
+    status: 409,
+    message:
+      "The loan's first funding must cover the charges due at disbursement, which are withheld from its proceeds.",
+  },
   'validation.msg.payment.currency.mismatch': {
     status: 400,
     message: "The currency differs from the loan's currency.",

@@ -10,8 +10,9 @@
  * Accounting basis: cash basis. Interest, fees and penalties are recognised as income when a payment is
  * allocated to them, not when they fall due or accrue; there is no receivable for them, and LOAN_PORTFOLIO
  * holds principal only. (A later accrual issue can add INTEREST_RECEIVABLE without changing these rules for
- * principal.) Money outside the system (the borrower's bank, the funding source) is represented by the
- * EXTERNAL_CLEARING asset: a disbursement pays out of it, a payment pays into it.
+ * principal.) Interest, fees and penalties a payoff waives (domain/allocation.ts) were never recognised, so
+ * waiving them books nothing. Money outside the system (the borrower's bank, the funding source) is represented
+ * by the EXTERNAL_CLEARING asset: a disbursement pays out of it, a payment pays into it.
  *
  * Posting rules (one entry per money event, zero lines omitted):
  * - disbursement: Dr LOAN_PORTFOLIO amount / Cr EXTERNAL_CLEARING amount;

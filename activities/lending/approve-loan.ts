@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
+import { replaceInstallmentRows } from '../../db/queries/lending/installments';
 import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { readProductForLoan } from '../../db/queries/lending/products';
-import { loanInstallments, loans } from '../../db/schema';
+import { loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { AprDisclosure } from '../../domain/disclosure';
 import { DomainError, errorCodes } from '../../domain/errors';
@@ -53,8 +54,11 @@ export interface ApproveLoanResult {
  * if it cannot be produced the approval fails"; § Lending core writes: `POST /v1/loans/{loanId}?command=approve`;
  * DESIGN §5 APR; issue 4 §4), in one transaction under the loan's row lock (`lockLoanForMoney`):
  * 1. the loan must be SUBMITTED (else 409 `error.msg.loan.invalid.state.transition`);
- * 2. `resolveApproval`: `approvedLoanAmount` > 0 and not above the principal, `approvedOnDate` from
- *    `submittedOnDate` to today, an optional new `expectedDisbursementDate` (400 naming the field);
+ * 2. `resolveApproval`: `approvedLoanAmount` > 0, not above the principal and within the product's
+ *    `minPrincipal`/`maxPrincipal` as read now (400, field code
+ *    `validation.msg.loan.approvedLoanAmount.is.not.within.min.max.range`: the rule the principal is held to at
+ *    creation), `approvedOnDate` from `submittedOnDate` to today, an
+ *    optional new `expectedDisbursementDate` (400 naming the field);
  * 3. the schedule is generated again with the approved principal and disbursement date, and replaces the
  *    installments (nothing can be paid on a submitted loan);
  * 4. the product (read now) must be CONFIGURED, and for `lmsConfig.aprEnabled` the §1026.18 disclosure must
@@ -89,6 +93,8 @@ export function approveLoan(deps: Deps) {
       // Loan terms carry the product's digits, which may be fewer than the currency's minor unit (a USD product
       // with 0 digits); the money lock renders amounts with the minor unit, so bring the principal back to them.
       const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
+      const product = await readProductForLoan(tx, input.tenantId, loan.productId);
+      if (!product) throw new Error(`product ${loan.productId} of loan ${loan.id} is missing`);
 
       const approval = resolveApproval(
         input,
@@ -97,6 +103,7 @@ export function approveLoan(deps: Deps) {
           digitsAfterDecimal: termDigits,
           submittedOnDate: row.submittedOnDate,
           expectedDisbursementDate: loan.expectedDisbursementDate,
+          principalBounds: product.bounds,
         },
         latestCalendarDate(now),
       );
@@ -106,8 +113,6 @@ export function approveLoan(deps: Deps) {
       if (!scheduled.ok) throw loanValidationFailure(scheduled.errors);
       const schedule = scheduled.value;
 
-      const product = await readProductForLoan(tx, input.tenantId, loan.productId);
-      if (!product) throw new Error(`product ${loan.productId} of loan ${loan.id} is missing`);
       let aprDisclosure: FrozenAprDisclosure | null = null;
       const unavailable = (reason: string, message: string) =>
         new DomainError(
@@ -136,10 +141,12 @@ export function approveLoan(deps: Deps) {
         ...terms,
         disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
       };
-      await tx
-        .delete(loanInstallments)
-        .where(and(eq(loanInstallments.tenantId, input.tenantId), eq(loanInstallments.loanId, loan.id)));
-      await tx.insert(loanInstallments).values(installmentRowsOf(input.tenantId, loan.id, schedule));
+      await replaceInstallmentRows(
+        tx,
+        input.tenantId,
+        loan.id,
+        installmentRowsOf(input.tenantId, loan.id, schedule),
+      );
       await tx
         .update(loans)
         .set({

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { insertInstallmentRows } from '../../db/queries/lending/installments';
 import type { StoredLoanTerms } from '../../db/queries/lending/loans';
-import { loanInstallments, loans } from '../../db/schema';
+import { loans } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';
@@ -55,8 +56,9 @@ export function installmentRowsOf(tenantId: string, loanId: number, schedule: Sc
  * Submits a loan application (spec § Lending core writes: `POST /v1/loans`; issue 4 §3): validates it against
  * its product as the preview does (activities/lending/application.ts), then, in one transaction, stores the loan
  * SUBMITTED with its terms (`StoredLoanTerms`) and its installments (`loan_installments`, from the generated
- * schedule), gives it the account number `accountNoOf(id)`, appends `LOAN_SUBMITTED` to the borrower's history
- * and writes the outbox event `loan.submitted`.
+ * schedule, inserted in batches: db/queries/lending/installments.ts), gives it the account number
+ * `accountNoOf(id)`, appends `LOAN_SUBMITTED` to the borrower's history and writes the outbox event
+ * `loan.submitted`.
  *
  * Idempotent by `requestKey`: a retry returns the loan the first call created (one loan, one set of
  * installments). The borrower's row is locked `FOR UPDATE` first.
@@ -107,7 +109,7 @@ export function createLoan(deps: Deps) {
         .update(loans)
         .set({ accountNo })
         .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
-      await tx.insert(loanInstallments).values(installmentRowsOf(input.tenantId, created.id, schedule));
+      await insertInstallmentRows(tx, installmentRowsOf(input.tenantId, created.id, schedule));
       await recordCustomerChange(tx, {
         tenantId: input.tenantId,
         customerId: resolved.clientId,

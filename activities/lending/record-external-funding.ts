@@ -1,15 +1,18 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
-import { fundings, reconciliationItems } from '../../db/schema';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { replaceInstallmentRows } from '../../db/queries/lending/installments';
+import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
+import { fundings, loanInstallments, loans, reconciliationItems } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, validationError } from '../../domain/errors';
 import { minorOf } from '../../domain/lending/loan-allocation';
-import { formatMinor, minorUnitDigits } from '../../domain/money';
+import { scheduleOf } from '../../domain/lending/loan-terms';
+import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
+import { installmentRowsOf } from './create-loan';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
@@ -59,8 +62,10 @@ export interface RecordExternalFundingResult {
  * approved principal"; DESIGN §5 Holds and rejection codes).
  *
  * One transaction: locks the loan (db/queries/lending/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
- * rules, inserts the funding (`RECORDED_EXTERNAL`) and its reconciliation item (`FUNDING`, `open`), re-runs the
- * loan's allocation and appends the disbursement's journal entry value-dated to `fundingDate` (repost-loan.ts:
+ * rules, inserts the funding (`RECORDED_EXTERNAL`) and its reconciliation item (`FUNDING`, `open`), regenerates
+ * the schedule on the principal funded so far (`rescheduleOnFundedPrincipal`: a partly funded loan owes interest
+ * on what was lent only, as Fineract's disbursement of a lesser amount), re-runs the loan's allocation and
+ * appends the disbursement's journal entry value-dated to `fundingDate` (repost-loan.ts:
  * Dr LOAN_PORTFOLIO / Cr EXTERNAL_CLEARING), makes the loan ACTIVE with `disbursedOnDate` = its earliest funding
  * date, and writes the outbox event `funding.posted` (data `{fundingId, loanRef, status, amount, currency,
  * fundingDate, fundingType, recipientType}`, subject `funding`/`<fundingId>`).
@@ -78,8 +83,12 @@ export interface RecordExternalFundingResult {
  * 404 when the tenant has no such loan; 409 `error.msg.external.record.ref.conflict` for a reused
  * `externalRecordRef` with other content; 409 `error.msg.loan.invalid.state.transition` unless the loan is
  * APPROVED or ACTIVE; 409 `error.msg.loan.funding.exceeds.approved.principal` when the loan's fundings with this
- * one would exceed its approved principal; 409 `error.msg.loan.disbursement.hold.active` while a
- * DISBURSEMENT_HOLD is active for the borrower (customer-wide or on this loan).
+ * one would exceed its approved principal; 409 `error.msg.loan.funding.below.disbursement.charges` when this
+ * funding would be the loan's first (in value-date order) and is smaller than the charges due at disbursement,
+ * which are withheld from the first funding's proceeds (the rule chosen for issue 14: refuse rather than split
+ * the charges over several fundings; nothing is recorded); 409 `error.msg.loan.disbursement.hold.active` while a
+ * DISBURSEMENT_HOLD is active for the borrower (customer-wide or on this loan); 400 naming `amount` when no
+ * schedule can be generated on the funded principal.
  */
 export function recordExternalFunding(deps: Deps) {
   return async (input: RecordExternalFundingInput): Promise<RecordExternalFundingResult> => {
@@ -133,7 +142,10 @@ export function recordExternalFunding(deps: Deps) {
         );
       }
       const [funded] = await tx
-        .select({ total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text` })
+        .select({
+          total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
+          earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
+        })
         .from(fundings)
         .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
       const fundedMinor = minorOf(funded?.total ?? '0', loan.currencyCode);
@@ -144,6 +156,16 @@ export function recordExternalFunding(deps: Deps) {
         throw new DomainError(
           'error.msg.loan.funding.exceeds.approved.principal',
           `Loan ${loan.id} has ${formatMinor(fundedMinor, digits)} funded of ${formatMinor(approvedMinor, digits)} approved; ${money.text} more would exceed it.`,
+        );
+      }
+      // The first funding in replay order (value date, then recording order) pays the charges due at disbursement
+      // (domain/lending/loan-allocation.ts): this one is first when nothing earlier or on its date is recorded.
+      const chargesMinor = minorOf(loan.disbursementChargesDue, loan.currencyCode);
+      const earliest = funded?.earliestDate ?? null;
+      if ((earliest === null || fundingDate < earliest) && money.minor < chargesMinor) {
+        throw new DomainError(
+          'error.msg.loan.funding.below.disbursement.charges',
+          `Loan ${loan.id} has ${loan.disbursementChargesDue} of charges due at disbursement, withheld from its first funding; a first funding of ${money.text} cannot cover them.`,
         );
       }
       const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
@@ -201,6 +223,7 @@ export function recordExternalFunding(deps: Deps) {
             reconciliationItems.targetId,
           ],
         });
+      await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
       await repostLoan(tx, { tenantId: input.tenantId, loan, now });
       const result = resultOf(created, loan, true);
       await writeOutboxEvent(tx, {
@@ -226,6 +249,83 @@ export function recordExternalFunding(deps: Deps) {
 }
 
 type FundingRow = typeof fundings.$inferSelect;
+
+/**
+ * Regenerates the loan's schedule on the principal funded so far (`fundedMinor`, minor units), as Fineract does
+ * when a loan is disbursed for less than its approved amount (`Loan.disburse` → `regenerateRepaymentSchedule`
+ * with the disbursed principal): the same terms and expected disbursement date as at approval
+ * (domain/lending/loan-terms.ts `scheduleOf`), so the installments owe interest on the money lent only, and the
+ * schedule, the summary and the journal agree on the principal. A later funding regenerates it again; once the
+ * whole approved principal is funded it is the approval's schedule again. The installments are replaced only
+ * when they differ (their paid and waived columns start at zero; the repost that follows recomputes them from
+ * every money event). Charges due at disbursement stay as fixed at approval (`disbursementFeeChargesDue`).
+ * A loan stored without version-1 terms (boarded rows written around `createLoan`) keeps its installments.
+ * 400 naming `amount` when no schedule can be generated on that principal (e.g. not a multiple of the currency's
+ * `inMultiplesOf`, or more digits than the product's currency allows).
+ */
+async function rescheduleOnFundedPrincipal(
+  tx: Tx,
+  tenantId: string,
+  loan: LoanForMoney,
+  fundedMinor: bigint,
+): Promise<void> {
+  const [row] = await tx
+    .select({ terms: loans.terms })
+    .from(loans)
+    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
+  if (terms?.version !== 1) return;
+  const principal = formatMinor(fundedMinor, loan.digitsAfterDecimal);
+  const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
+  const fits = (() => {
+    try {
+      return formatMinor(
+        parseDecimalToMinor(principal, termDigits, { allowTrailingZeros: true }),
+        termDigits,
+      );
+    } catch {
+      return null;
+    }
+  })();
+  const scheduled =
+    fits === null ? null : scheduleOf(terms as StoredLoanTerms, fits, loan.expectedDisbursementDate);
+  if (scheduled === null || !scheduled.ok) {
+    const reason =
+      scheduled === null
+        ? `the loan's currency takes ${termDigits} fraction digits`
+        : scheduled.errors.map((e) => e.developerMessage).join(' ');
+    throw validationError(
+      'amount',
+      principal,
+      `No repayment schedule can be generated on the funded principal ${principal}: ${reason}`,
+    );
+  }
+  const rows = installmentRowsOf(tenantId, loan.id, scheduled.value);
+  const stored = await tx
+    .select()
+    .from(loanInstallments)
+    .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+    .orderBy(asc(loanInstallments.installmentNumber));
+  const digits = loan.digitsAfterDecimal;
+  const same = (a: string, b: string) =>
+    parseDecimalToMinor(a, digits, { allowTrailingZeros: true }) ===
+    parseDecimalToMinor(b, digits, { allowTrailingZeros: true });
+  const unchanged =
+    stored.length === rows.length &&
+    rows.every((r, i) => {
+      const s = stored[i]!;
+      return (
+        s.installmentNumber === r.installmentNumber &&
+        s.fromDate === r.fromDate &&
+        s.dueDate === r.dueDate &&
+        same(s.principalDue, r.principalDue) &&
+        same(s.interestDue, r.interestDue) &&
+        same(s.feeChargesDue, r.feeChargesDue) &&
+        same(s.penaltyChargesDue, r.penaltyChargesDue)
+      );
+    });
+  if (!unchanged) await replaceInstallmentRows(tx, tenantId, loan.id, rows);
+}
 
 async function fundingOfRef(
   tx: Tx,

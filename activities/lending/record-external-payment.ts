@@ -59,10 +59,12 @@ export interface RecordExternalPaymentResult {
  * One transaction: locks the loan (db/queries/lending/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
  * rules, inserts the payment as POSTED and re-runs the allocation of all the loan's money events by its strategy
  * (repost-loan.ts): a back-dated payment re-allocates every later payment, so installments, allocations and the
- * journal equal what posting them in date order would have given (corrections are reversing entries). The loan
- * becomes CLOSED_OBLIGATIONS_MET when every installment is met, OVERPAID with an overpayment. Writes the outbox
- * event `payment.posted` (data `{paymentId, loanRef, status, amount, currency, effectiveDate}`, the spec's
- * payment, subject `payment`/`<paymentId>`). A PAYMENT_HOLD does not block it (DESIGN §5 Holds: it blocks payment
+ * journal equal what posting them in date order would have given (corrections are reversing entries). A payment
+ * that covers the payoff amount on its `effectiveDate` (the summary's payoff quote for that date,
+ * domain/allocation.ts payoff rule) pays the loan off: interest of later periods and later fees and penalties are
+ * waived. The loan becomes CLOSED_OBLIGATIONS_MET when every installment is met (paid or waived), OVERPAID with an
+ * overpayment. Writes the outbox event `payment.posted` (data `{paymentId, loanRef, status, amount, currency,
+ * effectiveDate}`, the spec's payment, subject `payment`/`<paymentId>`). A PAYMENT_HOLD does not block it (DESIGN §5 Holds: it blocks payment
  * intents and autopay, not record-external).
  *
  * Idempotent by `externalRecordRef` (unique per tenant, for ever): the same content (SHA-256 of the canonical

@@ -9,18 +9,26 @@
  * Steps, each a no-op when nothing changed (so a repost with nothing new writes nothing):
  * 1. read the loan's installments, fundings, POSTED payments and whole journal (one pipelined round trip);
  * 2. `allocatePayments` (domain/allocation.ts) over every funding and posted payment, in value-date order;
- * 3. update `loan_installments` paid columns and `obligations_met_on_date` (one statement for the changed rows);
- * 4. store each payment's allocation payload in `payments.allocation` (one statement for the changed rows);
+ * 3. update `loan_installments` paid and waived columns (a payoff waives what it does not charge, domain/allocation.ts)
+ *    and `obligations_met_on_date` of the changed rows (db/queries/lending/installments.ts, batched: a loan may
+ *    have 10,000 installments);
+ * 4. store each payment's allocation payload in `payments.allocation` (one statement per 1,000 changed rows);
  * 5. make sure the tenant's chart exists (`defaultChartOfAccounts`, insert … on conflict do nothing), append
  *    `diffPostings(journal, postingsForAllocation(result))` to `journal_entries` (reversal lines point at the
  *    line they cancel through `reverses_entry_id`), and check every appended entry and the loan's whole journal
  *    balance (RangeError otherwise, which rolls the transaction back);
- * 6. set the loan's status (OVERPAID with an overpayment, CLOSED_OBLIGATIONS_MET when every installment is met,
+ * 6. set the loan's status (OVERPAID with an overpayment, CLOSED_OBLIGATIONS_MET when every installment is met —
+ *    paid, or waived by a payoff —
  *    else ACTIVE — also back to ACTIVE when a back-dated change reopens it) and `disbursed_on_date` (the earliest
  *    funding date), once a first funding exists.
  */
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import {
+  batchesOf,
+  installmentRowsPerStatement,
+  updateInstallmentLedgerState,
+} from '../../db/queries/lending/installments';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
@@ -136,25 +144,28 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       minorOf(row.interestPaid, currency) !== state.interestPaidMinor ||
       minorOf(row.feeChargesPaid, currency) !== state.feePaidMinor ||
       minorOf(row.penaltyChargesPaid, currency) !== state.penaltyPaidMinor ||
+      minorOf(row.interestWaived, currency) !== state.interestWaivedMinor ||
+      minorOf(row.feeChargesWaived, currency) !== state.feeWaivedMinor ||
+      minorOf(row.penaltyChargesWaived, currency) !== state.penaltyWaivedMinor ||
       row.obligationsMetOnDate !== state.obligationsMetOnDate
     );
   });
-  if (changedInstallments.length > 0) {
-    const values = changedInstallments.map(
-      (s) =>
-        sql`(${s.installmentNumber}::int, ${text(s.principalPaidMinor)}::numeric, ${text(s.interestPaidMinor)}::numeric, ${text(s.feePaidMinor)}::numeric, ${text(s.penaltyPaidMinor)}::numeric, ${s.obligationsMetOnDate}::date)`,
-    );
-    await tx.execute(sql`
-      update loan_installments as li
-         set principal_paid = v.principal_paid,
-             interest_paid = v.interest_paid,
-             fee_charges_paid = v.fee_charges_paid,
-             penalty_charges_paid = v.penalty_charges_paid,
-             obligations_met_on_date = v.obligations_met_on_date
-        from (values ${sql.join(values, sql`, `)})
-          as v(installment_number, principal_paid, interest_paid, fee_charges_paid, penalty_charges_paid, obligations_met_on_date)
-       where li.tenant_id = ${tenantId} and li.loan_id = ${loan.id} and li.installment_number = v.installment_number`);
-  }
+  await updateInstallmentLedgerState(
+    tx,
+    tenantId,
+    loan.id,
+    changedInstallments.map((s) => ({
+      installmentNumber: s.installmentNumber,
+      principalPaid: text(s.principalPaidMinor),
+      interestPaid: text(s.interestPaidMinor),
+      feeChargesPaid: text(s.feePaidMinor),
+      penaltyChargesPaid: text(s.penaltyPaidMinor),
+      interestWaived: text(s.interestWaivedMinor),
+      feeChargesWaived: text(s.feeWaivedMinor),
+      penaltyChargesWaived: text(s.penaltyWaivedMinor),
+      obligationsMetOnDate: s.obligationsMetOnDate,
+    })),
+  );
 
   // 4. payment allocations
   const allocations = new Map<number, PaymentAllocationPayload>();
@@ -167,8 +178,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       changedAllocations.push(payload);
     }
   }
-  if (changedAllocations.length > 0) {
-    const values = changedAllocations.map(
+  for (const batch of batchesOf(changedAllocations, installmentRowsPerStatement)) {
+    const values = batch.map(
       (payload) => sql`(${payload.paymentId}::bigint, ${JSON.stringify(payload)}::jsonb)`,
     );
     await tx.execute(sql`
@@ -223,7 +234,10 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         };
       }),
     );
-    await tx.insert(journalEntries).values(rows);
+    // a back-dated payment on a long loan can re-post thousands of later payments: stay under 65,535 parameters
+    for (const batch of batchesOf(rows, installmentRowsPerStatement)) {
+      await tx.insert(journalEntries).values(batch);
+    }
     appendedLineCount = rows.length;
   }
 

@@ -187,6 +187,13 @@ export const loanInstallments = pgTable(
     interestPaid: money().notNull().default('0'),
     feeChargesPaid: money().notNull().default('0'),
     penaltyChargesPaid: money().notNull().default('0'),
+    /**
+     * Interest, fees and penalties a payoff waived (domain/allocation.ts payoff rule; Fineract's
+     * `interest_waived_derived`, …), kept by the ledger's repost like the paid columns.
+     */
+    interestWaived: money().notNull().default('0'),
+    feeChargesWaived: money().notNull().default('0'),
+    penaltyChargesWaived: money().notNull().default('0'),
     /** Date on which the installment became fully paid, null while it is not. */
     obligationsMetOnDate: date({ mode: 'string' }),
   },

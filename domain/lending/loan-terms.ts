@@ -871,6 +871,8 @@ export interface LoanForApproval {
   /** ISO dates. */
   submittedOnDate: string;
   expectedDisbursementDate: string;
+  /** The product's principal bounds (decimal strings, null = unbounded); absent = not checked. */
+  principalBounds?: { minPrincipal: string | null; maxPrincipal: string | null };
 }
 
 /** The approval's accepted values. */
@@ -887,7 +889,9 @@ export interface ResolvedApproval {
 
 /**
  * Checks an approval (Fineract `Loan.approve`): `approvedLoanAmount` > 0, with the currency's digits, not above
- * the principal applied for (`…approvedLoanAmount.greater.than.applied.amount`); `approvedOnDate` not before
+ * the principal applied for (`…approvedLoanAmount.greater.than.applied.amount`), within the product's principal
+ * bounds when `loan.principalBounds` is given (`…approvedLoanAmount.is.not.within.min.max.range`, the rule the
+ * application's principal is held to at creation); `approvedOnDate` not before
  * `submittedOnDate` and not after `latestDate` (`latestCalendarDate(now)`); a new `expectedDisbursementDate` not
  * before `submittedOnDate`.
  */
@@ -907,6 +911,16 @@ export function resolveApproval(
       input.approvedLoanAmount,
       `approvedLoanAmount must not be greater than the principal applied for (${loan.principal}).`,
       'greater.than.applied.amount',
+    );
+  }
+  if (amount !== null && loan.principalBounds) {
+    inRange(
+      'approvedLoanAmount',
+      input.approvedLoanAmount,
+      loan.principalBounds.minPrincipal,
+      loan.principalBounds.maxPrincipal,
+      compareDecimalText,
+      fail,
     );
   }
   const approvedOnDate = parseLoanDate(input.approvedOnDate, input.dateFormat, input.locale);

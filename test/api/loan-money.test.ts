@@ -614,15 +614,17 @@ describe('GET /v1/loans/{loanId}/summary', () => {
         oldestOverdueDueDate: '2025-03-01',
         daysPastDue: 10,
       },
+      // Payoff: principal 200 + installment 2's interest 3 and fee 2 + installment 3's interest accrued for 10 of
+      // its 31 days (3.00 × 10 / 31 = 0.97); no fee of installment 3.
       payoff: {
         asOfDate: '2025-03-11',
         principal: '200.00',
-        interest: '6.00',
+        interest: '3.97',
         fee: '2.00',
         penalty: '0.00',
-        total: '208.00',
+        total: '205.97',
         currentInstallmentNumber: 3,
-        currentPeriodInterest: '3.00',
+        currentPeriodInterest: '0.97',
       },
       aprDisclosure: { annualPercentageRate: '21.47', finalizedAt: '2024-12-20' },
       activeRestrictions: [

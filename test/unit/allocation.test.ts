@@ -398,9 +398,38 @@ describe('mifos-standard-strategy', () => {
   });
 
   it('overpays only beyond the whole loan', () => {
-    const result = allocateA(mifos, payment(1, '2024-01-02', '1046.01'));
+    const result = allocateA(mifos, payment(1, '2024-04-01', '1046.01'));
     expect(linesOf(result, 1).at(-1)).toEqual([null, 'OVERPAYMENT', '0.01']);
+    expect(result.installments.every((i) => i.obligationsMetOnDate === '2024-04-01')).toBe(true);
+  });
+
+  it('a payment covering the payoff pays the loan off: later interest, fees and penalties are waived', () => {
+    // 1046.01 on 2024-01-02. Payoff that day: principal 1000.00 + #1 interest accrued for 1 of 31 days,
+    // 10.00 × 1 / 31 = 0.3226 → 0.32 = 1000.32. Waived: #1 interest 9.68, fee 5, penalty 10; #2 and #3 interest
+    // and fees. Mifos order then pays #1 interest 0.32, principal 300; #2 principal 330; #3 principal 370;
+    // 1046.01 − 1000.32 = 45.69 over.
+    const result = allocateA(mifos, payment(1, '2024-01-02', '1046.01'));
+    expect(linesOf(result, 1)).toEqual([
+      [1, 'INTEREST', '0.32'],
+      [1, 'PRINCIPAL', '300.00'],
+      [2, 'PRINCIPAL', '330.00'],
+      [3, 'PRINCIPAL', '370.00'],
+      [null, 'OVERPAYMENT', '45.69'],
+    ]);
+    expect(result.payments[0]?.payoff).toBe(true);
+    expect(
+      result.installments.map((i) => [i.interestWaivedMinor, i.feeWaivedMinor, i.penaltyWaivedMinor]),
+    ).toEqual([
+      [usd('9.68'), usd('5.00'), usd('10.00')],
+      [usd('7.00'), usd('5.00'), 0n],
+      [usd('4.00'), usd('5.00'), 0n],
+    ]);
+    expect(result.installments.every((i) => i.outstandingMinor === 0n)).toBe(true);
     expect(result.installments.every((i) => i.obligationsMetOnDate === '2024-01-02')).toBe(true);
+    // one cent less is an ordinary payment: nothing is waived
+    const short = allocateA(mifos, payment(1, '2024-01-02', '1000.31'));
+    expect(short.payments[0]?.payoff).toBe(false);
+    expect(short.installments.every((i) => i.interestWaivedMinor === 0n)).toBe(true);
   });
 });
 
@@ -472,7 +501,8 @@ describe('outstandingSummary', () => {
   it('after a past-due payment', () => {
     // After 400.00 on 2024-03-10 (see above): principal 1000 − 368 = 632; interest 21 − 17 = 4; fees 15 − 5 = 10;
     // penalties 10 − 10 = 0. Overdue (due before 03-10): #2 principal 330 − 68 = 262, fee 5 → 267, 9 days
-    // (03-01 → 03-10). Payoff: 632 + #2 fee 5 (due on or before) + #3 interest 4 (03-01 < 03-10 < 04-01) = 641.
+    // (03-01 → 03-10). Payoff: 632 + #2 fee 5 (due on or before) + #3 interest accrued 9 of 31 days
+    // (03-01 < 03-10 < 04-01): 4.00 × 9 / 31 = 1.1613 → 1.16; total 638.16.
     const summary = outstandingSummary(input(payment(1, '2024-03-10', '400.00')), '2024-03-10');
     expect(summary.outstanding).toEqual({
       principalMinor: usd('632.00'),
@@ -492,12 +522,12 @@ describe('outstandingSummary', () => {
     });
     expect(summary.payoff).toEqual({
       principalMinor: usd('632.00'),
-      interestMinor: usd('4.00'),
+      interestMinor: usd('1.16'),
       feeMinor: usd('5.00'),
       penaltyMinor: 0n,
-      totalMinor: usd('641.00'),
+      totalMinor: usd('638.16'),
       currentInstallmentNumber: 3,
-      currentPeriodInterestMinor: usd('4.00'),
+      currentPeriodInterestMinor: usd('1.16'),
     });
   });
 
@@ -519,18 +549,19 @@ describe('outstandingSummary', () => {
     expect(summary.outstanding.totalMinor).toBe(usd('1046.00'));
   });
 
-  it('mid-period, nothing overdue: principal plus the current period’s scheduled interest', () => {
-    // 2024-01-20: 1000 + #1 interest 10 = 1010.
+  it('mid-period, nothing overdue: principal plus the current period’s interest accrued so far', () => {
+    // 2024-01-20: 1000 + #1 interest for 19 of 31 days, 10.00 × 19 / 31 = 6.129 → 6.13 = 1006.13.
     const summary = outstandingSummary(input(), '2024-01-20');
-    expect(summary.payoff.totalMinor).toBe(usd('1010.00'));
+    expect(summary.payoff.totalMinor).toBe(usd('1006.13'));
+    expect(summary.payoff.currentPeriodInterestMinor).toBe(usd('6.13'));
     expect(summary.payoff.currentInstallmentNumber).toBe(1);
     expect(summary.overdue).toMatchObject({ totalMinor: 0n, oldestOverdueDueDate: null, daysPastDue: 0 });
   });
 
   it('a partial in-advance payment reduces the current-period interest in the payoff', () => {
-    // 4.00 on 2024-01-20 → #1 interest 4; payoff 1000 + (10 − 4) = 1006.
+    // 4.00 on 2024-01-20 → #1 interest 4; payoff 1000 + (6.13 accrued − 4) = 1002.13.
     const summary = outstandingSummary(input(payment(1, '2024-01-20', '4.00')), '2024-01-20');
-    expect(summary.payoff.totalMinor).toBe(usd('1006.00'));
+    expect(summary.payoff.totalMinor).toBe(usd('1002.13'));
   });
 
   it('zero before the first disbursement; paid off and overpaid afterwards', () => {
@@ -706,6 +737,14 @@ const dueOf = (i: InstallmentDue, c: AllocationComponent): bigint =>
       : c === 'FEE'
         ? i.feeDueMinor
         : i.penaltyDueMinor;
+const waivedOf = (i: AllocationResult['installments'][number], c: AllocationComponent): bigint =>
+  c === 'PRINCIPAL'
+    ? 0n
+    : c === 'INTEREST'
+      ? i.interestWaivedMinor
+      : c === 'FEE'
+        ? i.feeWaivedMinor
+        : i.penaltyWaivedMinor;
 const paidOf = (i: AllocationResult['installments'][number], c: AllocationComponent): bigint =>
   c === 'PRINCIPAL'
     ? i.principalPaidMinor
@@ -848,9 +887,10 @@ describe('allocation — properties', () => {
           let outstanding = 0n;
           for (const c of components) {
             expect(paidOf(state, c) >= 0n).toBe(true);
-            expect(paidOf(state, c) <= dueOf(due, c)).toBe(true);
+            expect(waivedOf(state, c) >= 0n).toBe(true);
+            expect(paidOf(state, c) + waivedOf(state, c) <= dueOf(due, c)).toBe(true);
             paidTotal += paidOf(state, c);
-            outstanding += dueOf(due, c) - paidOf(state, c);
+            outstanding += dueOf(due, c) - paidOf(state, c) - waivedOf(state, c);
           }
           expect(state.outstandingMinor).toBe(outstanding);
         }
@@ -918,7 +958,9 @@ describe('allocation — properties', () => {
           });
           const key = priorityKey(input, allocation.valueDate);
           const unpaid = (index: number, c: AllocationComponent) =>
-            dueOf(input.installments[index]!, c) - paidOf(after.installments[index]!, c);
+            dueOf(input.installments[index]!, c) -
+            paidOf(after.installments[index]!, c) -
+            waivedOf(after.installments[index]!, c);
           const funded = allocation.lines.filter((l) => l.component !== 'OVERPAYMENT');
           // lines are listed in priority order
           for (let j = 1; j < funded.length; j++) {
@@ -989,18 +1031,21 @@ describe('allocation — properties', () => {
             );
           }
           // the payoff rule, recomputed from the replay: all principal, what is due on or before the date, and
-          // the unpaid scheduled interest of the period strictly holding the date
+          // of each later installment the interest accrued by the date (straight line over its period, HALF_EVEN)
+          // less its interest paid
           let expected = upTo.disbursedMinor;
           for (const [index, state] of upTo.installments.entries()) {
             const due = input.installments[index]!;
             expected -= state.principalPaidMinor;
-            const unpaid = (c: AllocationComponent) => dueOf(due, c) - paidOf(state, c);
+            const unpaid = (c: AllocationComponent) => dueOf(due, c) - paidOf(state, c) - waivedOf(state, c);
             if (due.dueDate <= asOfDate) expected += unpaid('INTEREST') + unpaid('FEE') + unpaid('PENALTY');
-            else if (
-              due.fromDate < asOfDate &&
-              summary.payoff.currentInstallmentNumber === due.installmentNumber
-            ) {
-              expected += unpaid('INTEREST');
+            else {
+              const accrued = straightLineAccrual(due.interestDueMinor, due.fromDate, due.dueDate, asOfDate);
+              const kept =
+                accrued < due.interestDueMinor - state.interestWaivedMinor
+                  ? accrued
+                  : due.interestDueMinor - state.interestWaivedMinor;
+              if (kept > state.interestPaidMinor) expected += kept - state.interestPaidMinor;
             }
           }
           expect(summary.payoff.totalMinor).toBe(expected);
@@ -1012,6 +1057,23 @@ describe('allocation — properties', () => {
     );
   });
 });
+
+/**
+ * Oracle of the accrual: interest × elapsed ÷ period days, rounded half to even, computed with exact fractions
+ * (numbers of days are small; amounts stay bigint).
+ */
+function straightLineAccrual(interest: bigint, fromDate: string, dueDate: string, asOfDate: string): bigint {
+  const [from, due, asOf] = [fromDate, dueDate, asOfDate].map(dayNumber) as [number, number, number];
+  if (asOf >= due) return interest;
+  if (asOf <= from) return 0n;
+  const numerator = interest * BigInt(asOf - from);
+  const denominator = BigInt(due - from);
+  const floor = numerator / denominator;
+  const doubled = 2n * (numerator - floor * denominator);
+  if (doubled > denominator) return floor + 1n;
+  if (doubled < denominator) return floor;
+  return floor % 2n === 0n ? floor : floor + 1n;
+}
 
 /**
  * The priority of (installment index, component) for a payment on `valueDate`, read from the strategy's

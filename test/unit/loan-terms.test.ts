@@ -615,6 +615,27 @@ describe('resolveApproval', () => {
       [name, `validation.msg.loan.${name}.${rule}`],
     ]);
   });
+
+  it("refuses an amount outside the product's principal bounds, the rule the principal meets at creation (issue 14 §5)", () => {
+    const bounded = { ...loan, principalBounds: { minPrincipal: '1000.00', maxPrincipal: '6000.00' } };
+    const below = resolveApproval(
+      { approvedOnDate: '2024-01-12', approvedLoanAmount: '999.99' },
+      bounded,
+      latest,
+    );
+    expect(below.ok).toBe(false);
+    if (below.ok) return;
+    expect(below.errors.map((e) => [e.parameterName, e.userMessageGlobalisationCode])).toEqual([
+      ['approvedLoanAmount', 'validation.msg.loan.approvedLoanAmount.is.not.within.min.max.range'],
+    ]);
+    expect(
+      resolveApproval({ approvedOnDate: '2024-01-12', approvedLoanAmount: '1000' }, bounded, latest).ok,
+    ).toBe(true);
+    const unbounded = { ...loan, principalBounds: { minPrincipal: null, maxPrincipal: null } };
+    expect(
+      resolveApproval({ approvedOnDate: '2024-01-12', approvedLoanAmount: '1' }, unbounded, latest).ok,
+    ).toBe(true);
+  });
 });
 
 describe('the disclosure of a loan', () => {

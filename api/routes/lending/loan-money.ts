@@ -42,8 +42,12 @@ export const loanMoneyRoutes = factory
    * must be APPROVED or ACTIVE (else 409 `error.msg.loan.invalid.state.transition`), all its fundings together
    * not above the approved principal (409 `error.msg.loan.funding.exceeds.approved.principal`), no
    * DISBURSEMENT_HOLD active (409 `error.msg.loan.disbursement.hold.active`), the currency the loan's (400
-   * `validation.msg.payment.currency.mismatch`). 400 for too many decimals for the currency, a future
-   * `fundingDate` or one before approval, identifier-looking text; 404 for another tenant's loan.
+   * `validation.msg.payment.currency.mismatch`). Charges due at disbursement are withheld from the loan's first
+   * funding (in value-date order), so a first funding smaller than them is refused with 409
+   * `error.msg.loan.funding.below.disbursement.charges` and nothing is recorded (issue 14 rule: the charges are
+   * never split over fundings). The schedule is regenerated on the principal funded so far (a partly funded loan
+   * owes interest on what was lent only). 400 for too many decimals for the currency, a future `fundingDate` or
+   * one before approval, identifier-looking text; 404 for another tenant's loan.
    */
   .post(
     '/:loanId/fundings/record-external',
@@ -121,7 +125,9 @@ export const loanMoneyRoutes = factory
    * Records a payment received outside the system and posts it → 201 `{resourceId, paymentId, loanId, status:
    * "POSTED", amount, currency, effectiveDate, allocation: {principal, interest, fee, penalty, overpayment}}`
    * (activities/lending/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
-   * strategy; a back-dated payment re-allocates the later ones. The loan must be ACTIVE (else 409
+   * strategy; a back-dated payment re-allocates the later ones. A payment of at least the summary's payoff quote
+   * for its `effectiveDate` pays the loan off (later interest, fees and penalties waived; the loan closes; any
+   * excess is an overpayment). The loan must be ACTIVE (else 409
    * `error.msg.loan.invalid.state.transition`); a PAYMENT_HOLD does not block it. 400 for too many decimals, a
    * currency other than the loan's (`validation.msg.payment.currency.mismatch`), an `effectiveDate` before the
    * first funding or in the future, identifier-looking text; 404 for another tenant's loan.
@@ -200,7 +206,8 @@ export const loanMoneyRoutes = factory
   )
   /**
    * The loan summary as of `asOfDate` (default: today in UTC): balances outstanding by component, overdue
-   * components with `daysPastDue`, the payoff projection at `asOfDate`, the frozen APR disclosure and the
+   * components with `daysPastDue`, the payoff projection at `asOfDate` (domain/allocation.ts payoff rule: the
+   * same rule that posts a payment of that amount on that date as the payoff), the frozen APR disclosure and the
    * restrictions in force — one read statement (db/queries/lending/ledger.ts `getLoanSummary`). Another tenant's loan → 404.
    */
   .get(
@@ -209,7 +216,7 @@ export const loanMoneyRoutes = factory
       tags,
       summary: 'Read a loan summary',
       description:
-        'Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the unpaid interest of the current period.',
+        'Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.',
       scope: 'lending:read',
       permission: 'READ_LOAN',
       responses: { 200: { description: 'The loan summary', schema: loanSummaryResponse } },

@@ -252,7 +252,7 @@ export interface LoanSummaryView {
   currency: string;
   /** ISO date the figures are as of (end of that day: money events value-dated after it are left out). */
   asOfDate: string;
-  /** Outstanding: principal disbursed and not repaid; scheduled interest, fees, penalties not paid. */
+  /** Outstanding: principal disbursed and not repaid; scheduled interest, fees, penalties not paid nor waived. */
   balances: {
     principalOutstanding: string;
     interestOutstanding: string;
@@ -270,9 +270,9 @@ export interface LoanSummaryView {
     daysPastDue: number;
   };
   /**
-   * What pays the loan off on `asOfDate` (domain/allocation.ts `outstandingSummary`): outstanding principal, the
-   * unpaid interest, fees and penalties of installments due on or before it, and the unpaid interest of the period
-   * that contains it.
+   * What pays the loan off on `asOfDate` (domain/allocation.ts `outstandingSummary`, payoff rule): outstanding
+   * principal, the unpaid interest, fees and penalties of installments due on or before it, and the interest of
+   * the period that contains it accrued to it, less what is paid of it. Paying it on `asOfDate` closes the loan.
    */
   payoff: ComponentAmountsView & {
     asOfDate: string;

@@ -238,6 +238,15 @@ export interface LoanScheduleInstallmentRow {
   feeChargesPaid: string;
   penaltyChargesPaid: string;
   totalPaidForPeriod: string;
+  /**
+   * Waived by a payoff (domain/allocation.ts; Fineract `interestWaived`, `feeChargesWaived`,
+   * `penaltyChargesWaived`, `totalWaivedForPeriod`).
+   */
+  interestWaived: string;
+  feeChargesWaived: string;
+  penaltyChargesWaived: string;
+  totalWaivedForPeriod: string;
+  /** Due − paid − waived, per component and in total. */
   principalOutstanding: string;
   interestOutstanding: string;
   feeChargesOutstanding: string;
@@ -274,6 +283,9 @@ export interface LoanRepaymentSchedule {
   totalRepaymentExpected: string;
   /** Paid in total (Fineract `totalRepayment`). */
   totalRepayment: string;
+  /** Waived by a payoff in total (Fineract `totalWaived`). */
+  totalWaived: string;
+  /** Expected − paid − waived. */
   totalOutstanding: string;
   periods: [LoanScheduleDisbursementRow, ...LoanScheduleInstallmentRow[]];
 }
@@ -566,6 +578,7 @@ function repaymentScheduleOf(
     feePaid: disbursed ? feesAtDisbursement : 0n,
     penalty: 0n,
     penaltyPaid: 0n,
+    waived: 0n,
   };
   let balance = principal;
   const installments = rows.map((r): LoanScheduleInstallmentRow => {
@@ -581,8 +594,15 @@ function repaymentScheduleOf(
       fee: minor(r.feeChargesPaid),
       penalty: minor(r.penaltyChargesPaid),
     };
+    const waived = {
+      interest: minor(r.interestWaived),
+      fee: minor(r.feeChargesWaived),
+      penalty: minor(r.penaltyChargesWaived),
+    };
     const totalDue = due.principal + due.interest + due.fee + due.penalty;
     const totalPaid = paid.principal + paid.interest + paid.fee + paid.penalty;
+    const totalWaived = waived.interest + waived.fee + waived.penalty;
+    totals.waived += totalWaived;
     balance -= due.principal;
     totals.principal += due.principal;
     totals.principalPaid += paid.principal;
@@ -607,15 +627,19 @@ function repaymentScheduleOf(
       feeChargesPaid: text(paid.fee),
       penaltyChargesPaid: text(paid.penalty),
       totalPaidForPeriod: text(totalPaid),
+      interestWaived: text(waived.interest),
+      feeChargesWaived: text(waived.fee),
+      penaltyChargesWaived: text(waived.penalty),
+      totalWaivedForPeriod: text(totalWaived),
       principalOutstanding: text(due.principal - paid.principal),
-      interestOutstanding: text(due.interest - paid.interest),
-      feeChargesOutstanding: text(due.fee - paid.fee),
-      penaltyChargesOutstanding: text(due.penalty - paid.penalty),
-      totalOutstandingForPeriod: text(totalDue - totalPaid),
+      interestOutstanding: text(due.interest - paid.interest - waived.interest),
+      feeChargesOutstanding: text(due.fee - paid.fee - waived.fee),
+      penaltyChargesOutstanding: text(due.penalty - paid.penalty - waived.penalty),
+      totalOutstandingForPeriod: text(totalDue - totalPaid - totalWaived),
       principalLoanBalanceOutstanding: text(balance),
       totalPaidInAdvanceForPeriod: text(timing.get(r.installmentNumber)?.advanceMinor ?? 0n),
       totalPaidLateForPeriod: text(timing.get(r.installmentNumber)?.lateMinor ?? 0n),
-      complete: totalDue - totalPaid <= 0n,
+      complete: totalDue - totalPaid - totalWaived <= 0n,
       obligationsMetOnDate: r.obligationsMetOnDate,
     };
   });
@@ -636,7 +660,8 @@ function repaymentScheduleOf(
     totalPenaltyChargesPaid: text(totals.penaltyPaid),
     totalRepaymentExpected: text(expected),
     totalRepayment: text(paidTotal),
-    totalOutstanding: text(expected - paidTotal),
+    totalWaived: text(totals.waived),
+    totalOutstanding: text(expected - paidTotal - totals.waived),
     periods: [
       {
         dueDate: disbursementDate,

@@ -1,0 +1,94 @@
+/**
+ * Writes of a loan's installments (`loan_installments`) sized for any term a product allows (10,000
+ * installments, domain/lending/products.ts `productLimits`): PostgreSQL's extended protocol carries at most 65,535
+ * bind parameters per statement (the Bind message's parameter count is an Int16; PostgreSQL manual §55.7
+ * "Message Formats", Bind), so one multi-row statement over every installment fails beyond 65,535 ÷ parameters
+ * per row rows (about 7,281 for an insert of nine columns). Every statement here covers at most
+ * `installmentRowsPerStatement` rows; they run in the caller's transaction, so the batches commit together.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { loanInstallments } from '../../schema';
+import type { Tx } from '../../tenant-tx';
+
+/** PostgreSQL's limit of bind parameters in one statement. */
+export const postgresMaxBindParameters = 65_535;
+
+/** Rows per statement: ≤ 1,000, well under the limit for the ≤ 12 parameters an installment row takes. */
+export const installmentRowsPerStatement = 1_000;
+
+/** `rows` cut into consecutive slices of at most `size` (≥ 1) rows, in order. */
+export function batchesOf<T>(rows: readonly T[], size: number): T[][] {
+  if (!Number.isInteger(size) || size < 1) throw new RangeError('size must be a positive integer');
+  const batches: T[][] = [];
+  for (let start = 0; start < rows.length; start += size) batches.push(rows.slice(start, start + size));
+  return batches;
+}
+
+/** One `loan_installments` row to insert (nothing paid or waived yet). */
+export type NewInstallmentRow = typeof loanInstallments.$inferInsert;
+
+/** Inserts `rows`, at most `installmentRowsPerStatement` per statement, in `tx`. */
+export async function insertInstallmentRows(tx: Tx, rows: readonly NewInstallmentRow[]): Promise<void> {
+  for (const batch of batchesOf(rows, installmentRowsPerStatement)) {
+    await tx.insert(loanInstallments).values(batch);
+  }
+}
+
+/** Deletes the installments of loan `loanId` and inserts `rows` in their place (batched), in `tx`. */
+export async function replaceInstallmentRows(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  rows: readonly NewInstallmentRow[],
+): Promise<void> {
+  await tx
+    .delete(loanInstallments)
+    .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loanId)));
+  await insertInstallmentRows(tx, rows);
+}
+
+/** What the ledger keeps per installment: paid and waived amounts (decimal strings) and the date it was met. */
+export interface InstallmentLedgerState {
+  installmentNumber: number;
+  principalPaid: string;
+  interestPaid: string;
+  feeChargesPaid: string;
+  penaltyChargesPaid: string;
+  interestWaived: string;
+  feeChargesWaived: string;
+  penaltyChargesWaived: string;
+  /** ISO date or null. */
+  obligationsMetOnDate: string | null;
+}
+
+/**
+ * Sets the paid and waived columns and `obligations_met_on_date` of the given installments of loan `loanId`
+ * (`update … from (values …)`, at most `installmentRowsPerStatement` rows per statement), in `tx`.
+ */
+export async function updateInstallmentLedgerState(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  states: readonly InstallmentLedgerState[],
+): Promise<void> {
+  for (const batch of batchesOf(states, installmentRowsPerStatement)) {
+    const values = batch.map(
+      (s) =>
+        sql`(${s.installmentNumber}::int, ${s.principalPaid}::numeric, ${s.interestPaid}::numeric, ${s.feeChargesPaid}::numeric, ${s.penaltyChargesPaid}::numeric, ${s.interestWaived}::numeric, ${s.feeChargesWaived}::numeric, ${s.penaltyChargesWaived}::numeric, ${s.obligationsMetOnDate}::date)`,
+    );
+    await tx.execute(sql`
+      update loan_installments as li
+         set principal_paid = v.principal_paid,
+             interest_paid = v.interest_paid,
+             fee_charges_paid = v.fee_charges_paid,
+             penalty_charges_paid = v.penalty_charges_paid,
+             interest_waived = v.interest_waived,
+             fee_charges_waived = v.fee_charges_waived,
+             penalty_charges_waived = v.penalty_charges_waived,
+             obligations_met_on_date = v.obligations_met_on_date
+        from (values ${sql.join(values, sql`, `)})
+          as v(installment_number, principal_paid, interest_paid, fee_charges_paid, penalty_charges_paid,
+               interest_waived, fee_charges_waived, penalty_charges_waived, obligations_met_on_date)
+       where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
+  }
+}
