@@ -9,22 +9,7 @@
 import { describeRoute } from 'hono-openapi';
 import { OAuthError } from '../../domain/errors';
 import { factory } from '../env';
-
-function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null {
-  const match = header ? /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header) : null;
-  if (!match?.[1]) return null;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 1) return null;
-  try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
-  } catch {
-    return null;
-  }
-}
+import { basicCredentials } from '../middleware/auth';
 
 export const oauthRoutes = factory.createApp().post(
   '/token',
