@@ -23,7 +23,8 @@ process.stdout.write(
     `  Health:       ${stack.baseUrl}/healthz`,
     `  Tokens:       POST ${config.authBaseUrl ?? stack.baseUrl}/oauth2/token`,
     `  Temporal UI:  ${stack.temporalUiUrl ?? `(external Temporal at ${stack.temporalAddress})`}`,
-    `  Credential:   npm run admin -- clients create --tenant demo --environment ${config.environment} --scopes "servicing:read servicing:write lending:read lending:write" --permissions ALL`,
+    // Sandbox bootstraps the tenant `demo`; production has no tenant until one is asked for.
+    `  Credential:   npm run admin -- clients create --tenant ${config.environment === 'sandbox' ? 'demo' : '<tenant> --create-tenant'} --environment ${config.environment} --scopes "servicing:read servicing:write lending:read lending:write" --permissions ALL`,
     `  Demo flow:    npm run demo   (both find this service through ${runtimeFilePath(config.dataDir)})`,
     `  Apart:        DATABASE_URL=${stack.databaseUrl} TEMPORAL_ADDRESS=${stack.temporalAddress} npm run start:worker (or start:api with another PORT)`,
     '',
