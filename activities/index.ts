@@ -13,7 +13,13 @@ import {
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';
-import { createClient, ensureTenant, listClients, rotateClientSecret } from './platform/clients';
+import {
+  createClient,
+  disableClient,
+  ensureTenant,
+  listClients,
+  rotateClientSecret,
+} from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
 import {
   claimDueStartIntents,
@@ -41,6 +47,7 @@ export function createPlatformOperations(deps: Deps) {
     ensureTenant: ensureTenant(deps),
     createClient: createClient(deps),
     rotateClientSecret: rotateClientSecret(deps),
+    disableClient: disableClient(deps),
     listClients: listClients(deps),
     issueAccessToken: issueAccessToken(deps),
     claimIdempotencyKey: claimIdempotencyKey(deps),

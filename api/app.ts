@@ -5,14 +5,14 @@
  */
 import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
-import { openAPIRouteHandler } from 'hono-openapi';
+import { generateSpecs } from 'hono-openapi';
 import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
 import { asDomainError, bearerChallenge, oauthErrorResponse, sendShapeA } from './errors';
 import { authenticate } from './middleware/auth';
-import { rateLimit } from './middleware/rate-limit';
+import { rateLimit, searchRateLimit, tokenRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
-import { documentation } from './openapi';
+import { documentation, withTokenAddress } from './openapi';
 import { channelEventRoutes } from './routes/channels/channel-events';
 import { customerRoutes } from './routes/customers/customers';
 import { portfolioRoutes } from './routes/customers/portfolio';
@@ -41,20 +41,30 @@ export function createApp(deps: AppDeps) {
   });
   app.use('*', requestContext);
 
+  // The token endpoint is served by every API process; AUTH_BASE_URL only changes where it is advertised.
+  app.use('/oauth2/token', tokenRateLimit);
   app.route('/oauth2', oauthRoutes);
   app.route('/healthz', healthRoutes);
-  app.get(
-    '/v1/openapi.json',
-    openAPIRouteHandler(app, {
-      documentation: documentation as never,
-      exclude: ['/v1/openapi.json', '/docs'],
-    }),
-  );
+  let spec: object | undefined;
+  app.get('/v1/openapi.json', async (c) => {
+    spec ??= withTokenAddress(
+      await generateSpecs(
+        app,
+        { documentation: documentation as never, exclude: ['/v1/openapi.json', '/docs'] },
+        c,
+      ),
+      deps.config.authBaseUrl,
+    );
+    return c.json(spec);
+  });
   app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'Lending and Servicing API' }));
 
   // Signed gateway callbacks authenticate by signature, not bearer token: mounted before the bearer middleware.
   app.route('/v1/servicing/channel-events', channelEventRoutes);
   app.use('/v1/*', authenticate, rateLimit);
+  // DESIGN §5: search and journal lists have a lower limit of their own, on top of the client's.
+  app.use('/v1/portfolio/search', searchRateLimit);
+  app.use('/v1/journalentries', searchRateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);

@@ -17,6 +17,17 @@ export interface ApiConfig {
   docsUrl: string;
   /** Default requests per second per client in this environment (DESIGN §5 Rate limits). */
   rateLimitPerSecond: number;
+  /**
+   * Requests per second per client to portfolio search and journal-entry lists, together, on top of
+   * `rateLimitPerSecond` (DESIGN §5: 20; `SEARCH_RATE_LIMIT_PER_SECOND`). Unset: 20.
+   */
+  searchRateLimitPerSecond?: number;
+  /**
+   * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; DESIGN §4),
+   * no trailing slash; advertised as `<authBaseUrl>/oauth2/token` in the OpenAPI document. Unset:
+   * `/oauth2/token` of this server.
+   */
+  authBaseUrl?: string;
 }
 
 export interface AppDeps {

@@ -227,6 +227,34 @@ export const webhooks = Object.fromEntries(
   ]),
 );
 
+/** Path of the token endpoint on every API process (api/routes/oauth.ts, mounted at `/oauth2`). */
+export const tokenPath = '/oauth2/token';
+
+/**
+ * The generated document with the token endpoint's public address (DESIGN §4: `POST /oauth2/token`
+ * on the same server by default, `AUTH_BASE_URL` may move it; the spec's `{auth_url}`). With
+ * `authBaseUrl` (no trailing slash) the OAuth 2.0 scheme's `tokenUrl` becomes
+ * `<authBaseUrl>/oauth2/token`, the token operation gets `servers: [{url: authBaseUrl}]` (OpenAPI 3.1
+ * §4.8.10.1) and the description names it; without, the document is returned unchanged (`tokenUrl`
+ * relative to the server). Returns a copy; `spec` is not changed.
+ */
+export function withTokenAddress<T extends object>(spec: T, authBaseUrl: string | undefined): T {
+  if (!authBaseUrl) return spec;
+  const copy = structuredClone(spec) as T & {
+    info?: { description?: string };
+    paths?: Record<string, Record<string, Record<string, unknown>> | undefined>;
+    components?: { securitySchemes?: { oauth2?: { flows?: { clientCredentials?: { tokenUrl?: string } } } } };
+  };
+  const tokenUrl = `${authBaseUrl}${tokenPath}`;
+  const flow = copy.components?.securitySchemes?.oauth2?.flows?.clientCredentials;
+  if (flow) flow.tokenUrl = tokenUrl;
+  const operation = copy.paths?.[tokenPath]?.post;
+  if (operation) operation.servers = [{ url: authBaseUrl }];
+  if (copy.info?.description)
+    copy.info.description = copy.info.description.replace(`POST ${tokenPath}`, `POST ${tokenUrl}`);
+  return copy;
+}
+
 /** Document-level fields: info, security schemes, the Shape A / Shape B error components. */
 export const documentation = {
   openapi: '3.1.0',
@@ -244,7 +272,7 @@ export const documentation = {
         description: 'OAuth 2.0 client credentials (HTTP Basic client id and secret).',
         flows: {
           clientCredentials: {
-            tokenUrl: '/oauth2/token',
+            tokenUrl: tokenPath,
             scopes: Object.fromEntries(scopes.map((s) => [s, s])),
           },
         },

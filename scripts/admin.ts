@@ -1,30 +1,39 @@
 /**
- * `npm run admin -- <command>`: client administration against the service's database (the
- * embedded default included; run it while `npm start` runs).
- *   clients create --tenant <t> --environment sandbox|production --scopes "<s1 s2>" --permissions "<P1 P2>|ALL" [--rate-limit <n>]
- *   clients rotate-secret --client <id> [--overlap-seconds <n>]
+ * `npm run admin -- <command>`: client administration against the running service's database.
+ * Which database (workers/runtime-file.ts): `DATABASE_URL` when set, else the one `npm start`
+ * recorded in `<DATA_DIR>/runtime.json` while it runs; with neither it exits 2 and says what it
+ * needs. It never starts a PostgreSQL of its own (issue 14: a second, empty database whose
+ * credentials the service refuses).
+ *   clients create --tenant <t> [--create-tenant] --environment sandbox|production --scopes "<s1 s2>" --permissions "<P1 P2>|ALL" [--rate-limit <n>]
+ *   clients rotate-secret --client-id <id> [--overlap-seconds <n>]
+ *   clients disable --client-id <id>
  *   clients list --tenant <t>
  *   gateways create --tenant <t> --code <gatewayCode>
  *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
  *   gateways list --tenant <t>
- * Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
+ * `clients create` refuses a tenant that does not exist unless `--create-tenant` is given (`npm start`
+ * creates the sandbox tenant `demo`). `clients disable` refuses the client's tokens from the next
+ * request on. Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
+ * Exit codes: 0 done, 2 usage, business refusal or no database to use.
  */
 import { parseArgs } from 'node:util';
 import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
-import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { isPermission, isScope } from '../domain/auth';
 import { DomainError } from '../domain/errors';
 import { loadConfig, operationDeps } from '../workers/config';
+import { NoServiceDatabaseError, serviceDatabase } from '../workers/runtime-file';
 
 const usage = `usage:
-  npm run admin -- clients create --tenant <t> --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]
-  npm run admin -- clients rotate-secret --client <id> [--overlap-seconds <n>]
+  npm run admin -- clients create --tenant <t> [--create-tenant] --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]
+  npm run admin -- clients rotate-secret --client-id <id> [--overlap-seconds <n>]
+  npm run admin -- clients disable --client-id <id>
   npm run admin -- clients list --tenant <t>
   npm run admin -- gateways create --tenant <t> --code <gatewayCode>
   npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
-  npm run admin -- gateways list --tenant <t>`;
+  npm run admin -- gateways list --tenant <t>
+It uses DATABASE_URL, or else the database of the service \`npm start\` runs (<DATA_DIR>/runtime.json).`;
 
 /** A usage or business error: printed with the usage after the database is closed, exit code 2. */
 class UsageError extends Error {}
@@ -41,6 +50,8 @@ const { positionals, values } = parseArgs({
     scopes: { type: 'string' },
     permissions: { type: 'string' },
     client: { type: 'string' },
+    'client-id': { type: 'string' },
+    'create-tenant': { type: 'boolean' },
     'rate-limit': { type: 'string' },
     'overlap-seconds': { type: 'string' },
     code: { type: 'string' },
@@ -53,10 +64,15 @@ if ((group !== 'clients' && group !== 'gateways') || !command) {
 }
 
 const config = loadConfig();
-const embedded = config.databaseUrl
-  ? null
-  : await startEmbeddedPostgres({ dataDir: `${config.dataDir}/postgres`, port: config.embeddedPostgresPort });
-const { db, close } = createDb(config.databaseUrl ?? embedded!.url, { maxConnections: 2 });
+let database: ReturnType<typeof serviceDatabase>;
+try {
+  database = serviceDatabase(config);
+} catch (err) {
+  if (!(err instanceof NoServiceDatabaseError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(2);
+}
+const { db, close } = createDb(database.databaseUrl, { maxConnections: 2 });
 try {
   await applyMigrations(db);
   const ops = createPlatformOperations(operationDeps(db, config));
@@ -79,9 +95,13 @@ try {
       fail(`unknown command gateways ${command}`);
     }
   } else if (command === 'create') {
-    const environment = values.environment ?? config.environment;
+    const environment = values.environment ?? database.runtime?.environment ?? config.environment;
     if (environment !== 'sandbox' && environment !== 'production')
       fail('--environment must be sandbox or production');
+    if (database.runtime && database.runtime.environment !== environment)
+      fail(
+        `The running service serves ${database.runtime.environment}; it would refuse a ${environment} client (DESIGN §3: one environment per deployment).`,
+      );
     if (!values.tenant) fail('--tenant is required');
     const scopes = (values.scopes ?? '').split(/\s+/).filter(Boolean);
     const permissions = (values.permissions ?? '').split(/\s+/).filter(Boolean);
@@ -92,20 +112,34 @@ try {
     if (permissions.length === 0 || !permissions.every(isPermission))
       fail('--permissions must be ALL or known permission names (README)');
     const rate = values['rate-limit'];
-    result = await ops.createClient({
-      tenantId: values.tenant,
-      environment,
-      scopes,
-      permissions,
-      rateLimitPerSecond: rate ? Number(rate) : null,
-    });
+    const tenantId = values.tenant;
+    result = await ops
+      .createClient({
+        tenantId,
+        environment,
+        scopes,
+        permissions,
+        rateLimitPerSecond: rate ? Number(rate) : null,
+        createTenant: values['create-tenant'] === true,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof DomainError && err.code === 'error.msg.resource.not.found')
+          fail(`Tenant ${tenantId} does not exist; add --create-tenant to create it with the client.`);
+        throw err;
+      });
   } else if (command === 'rotate-secret') {
-    if (!values.client) fail('--client is required');
+    // --client is the older spelling of --client-id.
+    const clientId = values['client-id'] ?? values.client;
+    if (!clientId) fail('--client-id is required');
     const overlap = values['overlap-seconds'];
     result = await ops.rotateClientSecret({
-      clientId: values.client,
+      clientId,
       ...(overlap ? { overlapSeconds: Number(overlap) } : {}),
     });
+  } else if (command === 'disable') {
+    const clientId = values['client-id'];
+    if (!clientId) fail('--client-id is required');
+    result = await ops.disableClient({ clientId });
   } else if (command === 'list') {
     if (!values.tenant) fail('--tenant is required');
     result = await ops.listClients({ tenantId: values.tenant });
@@ -119,6 +153,4 @@ try {
   process.exitCode = 2;
 } finally {
   await close();
-  // The embedded server belongs to `npm start` when it runs; stop it only if this command started it.
-  await embedded?.stop();
 }

@@ -9,20 +9,24 @@
  * `payment.posted` and sends it a test event; after the flows it waits (at most 30 s) for the test
  * event, `case.transitioned` and `payment.posted`, verifies each delivery's signature with
  * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
- * Env: DEMO_BASE_URL (default http://127.0.0.1:$PORT), TEMPORAL_UI_URL (default http://127.0.0.1:8233).
+ * The credential is made in the running service's database, found as `npm run admin` finds it
+ * (workers/runtime-file.ts: `DATABASE_URL`, else `<DATA_DIR>/runtime.json`; exit 2 without either).
+ * Env: DEMO_BASE_URL (default: the running service's address from runtime.json, else
+ * http://127.0.0.1:$PORT), TEMPORAL_UI_URL (default http://127.0.0.1:8233).
  */
 import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
-import { startEmbeddedPostgres } from '../db/embedded';
 import { eventApiVersion } from '../domain/events';
 import { loadConfig, operationDeps } from '../workers/config';
+import { NoServiceDatabaseError, readRuntimeFile, serviceDatabase } from '../workers/runtime-file';
 import { type Exchange, runDemoFlow } from './demo-flow';
 import { apiRequest, requestToken } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const config = loadConfig();
-const baseUrl = process.env.DEMO_BASE_URL ?? `http://127.0.0.1:${config.port}`;
+const baseUrl =
+  process.env.DEMO_BASE_URL ?? readRuntimeFile(config.dataDir)?.baseUrl ?? `http://127.0.0.1:${config.port}`;
 const uiUrl = process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${config.temporalUiPort}`;
 
 const health = await fetch(`${baseUrl}/healthz`).catch(() => null);
@@ -33,10 +37,15 @@ if (health?.status !== 200) {
   process.exit(1);
 }
 
-const embedded = config.databaseUrl
-  ? null
-  : await startEmbeddedPostgres({ dataDir: `${config.dataDir}/postgres`, port: config.embeddedPostgresPort });
-const { db, close } = createDb(config.databaseUrl ?? embedded!.url, { maxConnections: 2 });
+let databaseUrl: string;
+try {
+  databaseUrl = serviceDatabase(config).databaseUrl;
+} catch (err) {
+  if (!(err instanceof NoServiceDatabaseError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(2);
+}
+const { db, close } = createDb(databaseUrl, { maxConnections: 2 });
 const platform = createPlatformOperations(operationDeps(db, config));
 const client = await platform.createClient({
   tenantId: 'demo',
@@ -46,7 +55,6 @@ const client = await platform.createClient({
   description: 'npm run demo',
 });
 await close();
-await embedded?.stop();
 
 process.stdout.write(
   `Fresh credential for tenant demo: client ${client.clientId} (secret shown once, not printed)\n\n`,

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { serveApi } from '../api/server';
 import { createDb } from '../db/client';
 import { applyMigrations } from '../db/migrate';
-import { loadConfig, operationDeps } from '../workers/config';
+import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { externalServices, stopOnSignals } from './process-support';
 
@@ -24,12 +24,7 @@ const client = new Client({ connection, namespace: config.temporalNamespace });
 const api = await serveApi({
   deps: operationDeps(db, config),
   client,
-  config: {
-    environment: config.environment,
-    cursorSigningKey: config.cursorSigningKey,
-    docsUrl: config.docsUrl,
-    rateLimitPerSecond: config.rateLimitPerSecond,
-  },
+  config: apiConfigOf(config),
   logger,
   host: config.host,
   port: config.port,

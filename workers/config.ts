@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../activities/deps';
+import type { ApiConfig } from '../api/env';
 import type { Db } from '../db/client';
 
 /**
@@ -49,6 +50,14 @@ export interface ServiceConfig {
   dataEncryptionKey: string;
   docsUrl: string;
   rateLimitPerSecond: number;
+  /** Portfolio search and journal lists per client (`SEARCH_RATE_LIMIT_PER_SECOND`, default 20; DESIGN §5). */
+  searchRateLimitPerSecond: number;
+  /**
+   * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; DESIGN §4):
+   * an absolute http(s) URL without query, fragment or credentials, kept without a trailing slash.
+   * Unset: the API's own address.
+   */
+  authBaseUrl: string | undefined;
   logLevel: string;
 }
 
@@ -77,6 +86,28 @@ function intOf(value: string | undefined, fallback: number, name: string): numbe
   if (value === undefined || value === '') return fallback;
   if (!/^[0-9]+$/.test(value)) throw new Error(`${name} must be a whole number`);
   return Number(value);
+}
+
+/** `AUTH_BASE_URL` checked and normalized (no trailing slash); undefined when unset. */
+function authBaseUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('AUTH_BASE_URL must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error('AUTH_BASE_URL must be an absolute http or https URL');
+  if (url.search || url.hash || url.username || url.password || value.includes('?') || value.includes('#'))
+    throw new Error('AUTH_BASE_URL must have no query, fragment or credentials');
+  return url.href.replace(/\/+$/, '');
+}
+
+function positiveIntOf(value: string | undefined, fallback: number, name: string): number {
+  const n = intOf(value, fallback, name);
+  if (n < 1) throw new Error(`${name} must be at least 1`);
+  return n;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
@@ -121,6 +152,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       environment === 'production' ? 100 : 25,
       'RATE_LIMIT_PER_SECOND',
     ),
+    searchRateLimitPerSecond: positiveIntOf(
+      env.SEARCH_RATE_LIMIT_PER_SECOND,
+      20,
+      'SEARCH_RATE_LIMIT_PER_SECOND',
+    ),
+    authBaseUrl: authBaseUrlOf(env.AUTH_BASE_URL),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }
@@ -133,5 +170,17 @@ export function operationDeps(db: Db, config: ServiceConfig): Deps {
     secretPepper: config.secretPepper,
     dataEncryptionKey: config.dataEncryptionKey,
     environment: config.environment,
+  };
+}
+
+/** What the HTTP API takes from the process configuration (api/env.ts `ApiConfig`). */
+export function apiConfigOf(config: ServiceConfig): ApiConfig {
+  return {
+    environment: config.environment,
+    cursorSigningKey: config.cursorSigningKey,
+    docsUrl: config.docsUrl,
+    rateLimitPerSecond: config.rateLimitPerSecond,
+    searchRateLimitPerSecond: config.searchRateLimitPerSecond,
+    ...(config.authBaseUrl ? { authBaseUrl: config.authBaseUrl } : {}),
   };
 }

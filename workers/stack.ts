@@ -4,6 +4,9 @@
  * server with the Web UI), every queue's worker with the background services (workers/run.ts),
  * and the HTTP API (api/server.ts). Production runs the last two apart (scripts/start-worker.ts,
  * scripts/start-api.ts).
+ * Once the API serves, it writes `<DATA_DIR>/runtime.json` (workers/runtime-file.ts: database URL,
+ * pid, base and token URLs, start time) so that `npm run admin` and `npm run demo` reach this
+ * service's database whatever settings it runs with; `stop()` removes it first.
  * `stop()` ends everything it started, in reverse order. The e2e test boots the stack this way.
  */
 import { Client, Connection } from '@temporalio/client';
@@ -14,9 +17,10 @@ import { serveApi } from '../api/server';
 import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
-import { operationDeps, type ServiceConfig } from './config';
+import { apiConfigOf, operationDeps, type ServiceConfig } from './config';
 import type { WorkflowBundle } from './registry';
 import { parseQueues, runWorkers } from './run';
+import { pepperCheck, removeRuntimeFile, writeRuntimeFile } from './runtime-file';
 import { ensureSearchAttributes } from './temporal';
 import { startTemporalDevServer } from './temporal-server';
 
@@ -102,17 +106,23 @@ export async function startStack(
     const api = await serveApi({
       deps,
       client,
-      config: {
-        environment: config.environment,
-        cursorSigningKey: config.cursorSigningKey,
-        docsUrl: config.docsUrl,
-        rateLimitPerSecond: config.rateLimitPerSecond,
-      },
+      config: apiConfigOf(config),
       logger,
       host: config.host,
       port: config.port,
     });
     stops.push(api.stop);
+    await writeRuntimeFile(config.dataDir, {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      environment: config.environment,
+      databaseUrl,
+      baseUrl: api.baseUrl,
+      tokenUrl: `${config.authBaseUrl ?? api.baseUrl}/oauth2/token`,
+      secretPepperCheck: pepperCheck(config.secretPepper),
+    });
+    // Runs first on stop: no tool may pick up a service that is going away.
+    stops.push(() => removeRuntimeFile(config.dataDir, process.pid));
     return { baseUrl: api.baseUrl, temporalAddress, temporalUiUrl, databaseUrl, stop };
   } catch (err) {
     await stop();

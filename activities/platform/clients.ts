@@ -73,6 +73,11 @@ export interface CreateClientInput {
   /** Requests per second; null takes the environment default. */
   rateLimitPerSecond?: number | null;
   description?: string | null;
+  /**
+   * Create the tenant (with its default case types) when it does not exist yet. Default false: a
+   * client of an unknown tenant is refused (issue 14: no implicit tenants; a typo must not make one).
+   */
+  createTenant?: boolean;
 }
 
 export interface CreatedClient {
@@ -85,14 +90,24 @@ export interface CreatedClient {
   permissions: string[];
 }
 
-/** Creates an API client (and its tenant when missing) with one active secret. */
+/**
+ * Creates an API client with one active secret. The tenant must exist unless `createTenant` is
+ * true (then it is created when missing, with its default case types).
+ * Errors: 404 `error.msg.resource.not.found` unknown tenant without `createTenant`; 400 tenant id
+ * not `^[a-z0-9-]{1,64}$` (with `createTenant`).
+ */
 export function createClient(deps: Deps) {
   const ensure = ensureTenant(deps);
   return async (input: CreateClientInput): Promise<CreatedClient> => {
-    await ensure({ tenantId: input.tenantId });
+    if (input.createTenant) await ensure({ tenantId: input.tenantId });
     const clientId = `cli_${toBase64Url(randomBytes(12))}`;
     const clientSecret = credentialPrefix('cs', input.environment) + toBase64Url(randomBytes(32));
     await withPlatformTransaction(deps.db, async (tx) => {
+      const [tenant] = await tx
+        .select({ id: tenants.id })
+        .from(tenants)
+        .where(eq(tenants.id, input.tenantId));
+      if (!tenant) throw notFound('Tenant', input.tenantId);
       await tx.insert(apiClients).values({
         clientId,
         tenantId: input.tenantId,
@@ -170,6 +185,31 @@ export function rotateClientSecret(deps: Deps) {
       };
     });
   };
+}
+
+/**
+ * Disables a client at once (issue 14): its secrets no longer obtain tokens (`issueAccessToken`)
+ * and its tokens are refused from the next request on, since the bearer look-up reads the client's
+ * state in the same query as the token (db/queries/platform.ts `findTokenGrant`). Repeatable: a
+ * disabled client keeps its first `disabledAt` (ISO 8601 timestamp).
+ * Errors: 404 `error.msg.resource.not.found` unknown client.
+ */
+export function disableClient(deps: Deps) {
+  return async (input: { clientId: string }): Promise<{ clientId: string; disabledAt: string }> =>
+    withPlatformTransaction(deps.db, async (tx) => {
+      const [client] = await tx
+        .select({ disabledAt: apiClients.disabledAt })
+        .from(apiClients)
+        .where(eq(apiClients.clientId, input.clientId))
+        .for('update');
+      if (!client) throw notFound('Client', input.clientId);
+      let disabledAt = client.disabledAt;
+      if (disabledAt === null) {
+        disabledAt = deps.clock();
+        await tx.update(apiClients).set({ disabledAt }).where(eq(apiClients.clientId, input.clientId));
+      }
+      return { clientId: input.clientId, disabledAt: disabledAt.toISOString() };
+    });
 }
 
 /** Lists a tenant's clients (no secrets). Errors: 404 when the tenant does not exist. */

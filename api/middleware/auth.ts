@@ -2,10 +2,12 @@
  * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
  * § Shared header rules; DESIGN §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
  * the token's tenant (403) → per route, scope and permission (403). Tokens are looked up by
- * SHA-256 digest through a short in-process cache; they never reach a log.
+ * SHA-256 digest on every request, in one indexed query that also reads the client's state, so a
+ * disabled client's tokens are refused from the next request on, by every process (issue 14; no
+ * in-process cache that another process's `clients disable` could not reach). Tokens never reach a log.
  */
 import type { Context } from 'hono';
-import { findTokenGrant, type TokenGrant } from '../../db/queries/platform';
+import { findTokenGrant } from '../../db/queries/platform';
 import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
 import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
@@ -13,19 +15,6 @@ import { type AppEnv, factory } from '../env';
 import { bearerChallenge, sendShapeA } from '../errors';
 
 const tenantPattern = /^[a-z0-9-]{1,64}$/;
-const cacheTtlMs = 30_000;
-const cacheMax = 10_000;
-const cache = new Map<string, { grant: TokenGrant | null; until: number }>();
-
-async function lookup(c: Context<AppEnv>, digest: string): Promise<TokenGrant | null> {
-  const now = Date.now();
-  const hit = cache.get(digest);
-  if (hit && hit.until > now) return hit.grant;
-  const grant = await findTokenGrant(c.get('deps').db, digest);
-  if (cache.size >= cacheMax) cache.clear();
-  cache.set(digest, { grant, until: now + cacheTtlMs });
-  return grant;
-}
 
 function unauthenticated(c: Context<AppEnv>, message: string): Response {
   const err = new DomainError('error.msg.not.authenticated', message);
@@ -43,7 +32,7 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
   if (!token.startsWith(credentialPrefix('at', environment))) {
     return unauthenticated(c, 'The token is malformed or belongs to another environment.');
   }
-  const grant = await lookup(c, sha256Hex(token));
+  const grant = await findTokenGrant(c.get('deps').db, sha256Hex(token));
   if (!grant || grant.environment !== environment)
     return unauthenticated(c, 'The token is unknown or revoked.');
   if (grant.expiresAt.getTime() <= Date.now()) return unauthenticated(c, 'The token has expired.');
@@ -94,7 +83,24 @@ export function requires(scope: Scope, permission: Permission) {
   });
 }
 
-/** Forgets cached token look-ups (tests; after revocations). */
-export function clearTokenCache(): void {
-  cache.clear();
+/**
+ * The client id and secret of an HTTP Basic `Authorization` header (RFC 7617; RFC 6749 §2.3.1: both
+ * form-urlencoded before encoding), or null when absent or unreadable.
+ */
+export function basicCredentials(
+  header: string | undefined,
+): { clientId: string; clientSecret: string } | null {
+  const match = header ? /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header) : null;
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1) return null;
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon)),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return null;
+  }
 }

@@ -4,27 +4,14 @@
  * `grant_type=client_credentials` and optional `scope` (a subset of the client's scopes, default
  * all) → `{access_token, token_type: "Bearer", expires_in: 3600, scope}` with `Cache-Control: no-store`.
  * Errors: 401 `invalid_client` (+ `WWW-Authenticate: Basic`), 400 `unsupported_grant_type`,
- * `invalid_scope`, `invalid_request`.
+ * `invalid_scope`, `invalid_request`; 429 Shape A from `tokenRateLimit` (api/middleware/rate-limit.ts).
+ * Its public address is `<AUTH_BASE_URL>/oauth2/token` when `AUTH_BASE_URL` is set (DESIGN §4;
+ * api/openapi.ts `withTokenAddress`).
  */
 import { describeRoute } from 'hono-openapi';
 import { OAuthError } from '../../domain/errors';
 import { factory } from '../env';
-
-function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null {
-  const match = header ? /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header) : null;
-  if (!match?.[1]) return null;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 1) return null;
-  try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
-  } catch {
-    return null;
-  }
-}
+import { basicCredentials } from '../middleware/auth';
 
 export const oauthRoutes = factory.createApp().post(
   '/token',
@@ -68,6 +55,10 @@ export const oauthRoutes = factory.createApp().post(
       },
       400: { description: '`invalid_request`, `unsupported_grant_type` or `invalid_scope` (RFC 6749 §5.2)' },
       401: { description: '`invalid_client`' },
+      429: {
+        description:
+          'Too many token requests for this client id (Shape A `error.msg.rate.limited`, `Retry-After` in seconds; DESIGN §5)',
+      },
     },
   }),
   async (c) => {

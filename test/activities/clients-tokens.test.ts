@@ -29,6 +29,7 @@ function createClient(overrides: { environment?: 'sandbox' | 'production'; scope
     scopes: overrides.scopes ?? ['servicing:read', 'servicing:write'],
     permissions: ['ALL'],
     description: 'test client',
+    createTenant: true,
   });
 }
 
@@ -95,6 +96,31 @@ describe('createClient / ensureTenant', () => {
       expect(err.errors[0]?.parameterName).toBe('tenant');
     },
   );
+
+  it('refuses a client of an unknown tenant unless createTenant is asked for (issue 14: no implicit tenants)', async () => {
+    const missing = newTenantId('none');
+    const input = {
+      tenantId: missing,
+      environment: 'sandbox' as const,
+      scopes: ['servicing:read'],
+      permissions: ['ALL'],
+    };
+    const err = await expectDomainError(h.platform.createClient(input), 'error.msg.resource.not.found');
+    expect(err.message).toContain(missing);
+    const rows = await withPlatformTransaction(h.db, (tx) =>
+      tx.select().from(tenants).where(eq(tenants.id, missing)),
+    );
+    expect(rows).toHaveLength(0);
+    const clients = await withPlatformTransaction(h.db, (tx) =>
+      tx.select().from(apiClients).where(eq(apiClients.tenantId, missing)),
+    );
+    expect(clients).toHaveLength(0);
+    // An existing tenant needs no flag; createTenant on an existing tenant is repeatable.
+    const created = await h.platform.createClient({ ...input, createTenant: true });
+    expect(created.tenant).toBe(missing);
+    expect((await h.platform.createClient(input)).tenant).toBe(missing);
+    expect((await h.platform.createClient({ ...input, createTenant: true })).tenant).toBe(missing);
+  });
 
   it('listClients lists the tenant’s clients without secrets; 404 for an unknown tenant', async () => {
     const created = await createClient();
@@ -169,6 +195,24 @@ describe('issueAccessToken', () => {
     const production = await createClient({ environment: 'production' });
     expect(production.clientSecret.startsWith('cs_live_')).toBe(true);
     await expectOAuthError(token(production.clientId, production.clientSecret), 'invalid_client', 401);
+  });
+
+  it('disableClient disables at once: no new token, repeatable, 404 for an unknown client', async () => {
+    const c = await createClient();
+    await token(c.clientId, c.clientSecret);
+    h.now.value = new Date('2026-03-01T10:00:00Z');
+    const disabled = await h.platform.disableClient({ clientId: c.clientId });
+    expect(disabled).toEqual({ clientId: c.clientId, disabledAt: '2026-03-01T10:00:00.000Z' });
+    await expectOAuthError(token(c.clientId, c.clientSecret), 'invalid_client', 401);
+    // Disabling again keeps the first instant.
+    h.now.value = new Date('2026-03-02T10:00:00Z');
+    expect(await h.platform.disableClient({ clientId: c.clientId })).toEqual(disabled);
+    const listed = await h.platform.listClients({ tenantId: tenant });
+    expect(listed.find((x) => x.clientId === c.clientId)?.disabledAt).toBe('2026-03-01T10:00:00.000Z');
+    await expectDomainError(
+      h.platform.disableClient({ clientId: 'cli_doesnotexist' }),
+      'error.msg.resource.not.found',
+    );
   });
 
   it('answers unsupported_grant_type (400) for any grant but client_credentials', async () => {

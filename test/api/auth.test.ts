@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearTokenCache } from '../../api/middleware/auth';
 import { accessTokens } from '../../db/schema';
 import { withPlatformTransaction } from '../../db/tenant-tx';
 import { sha256Hex } from '../../domain/hash';
@@ -19,6 +18,7 @@ import {
 } from '../support/context';
 import {
   addEvidence,
+  appWith,
   basic,
   expectShapeA,
   logInteraction,
@@ -46,6 +46,7 @@ async function newClient(
     environment: grant.environment ?? 'sandbox',
     scopes: grant.scopes ?? ['servicing:read', 'servicing:write'],
     permissions: ['ALL'],
+    createTenant: true,
   });
 }
 
@@ -274,11 +275,29 @@ describe('bearer token', () => {
         expiresAt: new Date(Date.now() + 3600_000),
       }),
     );
-    clearTokenCache();
     const res = await send(ctx, '/v1/servicing/tasks', {
       headers: { authorization: `Bearer ${token}`, 'service-tenant': tenant },
     });
     expectUnauthenticated(res);
+  });
+
+  it('answers 401 at once to a token of a client disabled after its first use, and refuses the client new tokens', async () => {
+    const tenant = uniqueTenant('dis');
+    const client = await newClient(tenant);
+    const issued = await tokenRequest(ctx, { authorization: basic(client.clientId, client.clientSecret) });
+    expect(issued.status).toBe(200);
+    const headers = { authorization: `Bearer ${issued.body.access_token}`, 'service-tenant': tenant };
+    // The first use puts the grant in whatever cache the process keeps.
+    expect((await send(ctx, '/v1/servicing/tasks', { headers })).status).toBe(200);
+    await ctx.platform.disableClient({ clientId: client.clientId });
+    const res = await send(ctx, '/v1/servicing/tasks', { headers });
+    expectUnauthenticated(res);
+    expect(res.body.developerMessage).toMatch(/unknown or revoked/);
+    expectOAuthError(
+      await tokenRequest(ctx, { authorization: basic(client.clientId, client.clientSecret) }),
+      401,
+      'invalid_client',
+    );
   });
 
   it('answers 401 to an expired token', async () => {
@@ -295,7 +314,6 @@ describe('bearer token', () => {
     } finally {
       ctx.now.value = null;
     }
-    clearTokenCache();
     const res = await send(ctx, '/v1/servicing/tasks', {
       headers: { authorization: `Bearer ${issued.access_token}`, 'service-tenant': tenant },
     });
@@ -548,5 +566,38 @@ describe('tenant isolation', () => {
     expect(list).toMatchObject({ status: 200, body: { items: [], hasMore: false } });
     const all = await call(ctx, b, 'GET', '/v1/servicing/tasks');
     expect(all.body.items.map((t: { taskId: number }) => t.taskId)).not.toContain(ids.reviewTaskId);
+  });
+});
+
+describe('AUTH_BASE_URL (DESIGN §4: POST /oauth2/token on the same server unless AUTH_BASE_URL moves it)', () => {
+  type OpenApi = {
+    info: { description: string };
+    paths: Record<string, Record<string, { servers?: { url: string }[] }>>;
+    components: { securitySchemes: { oauth2: { flows: { clientCredentials: { tokenUrl: string } } } } };
+  };
+
+  it('advertises the token endpoint of this server by default', async () => {
+    const doc = (await send(ctx, '/v1/openapi.json')).body as OpenApi;
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('/oauth2/token');
+    expect(doc.paths['/oauth2/token']?.post?.servers).toBeUndefined();
+  });
+
+  it('advertises {AUTH_BASE_URL}/oauth2/token in the security scheme and on the token operation', async () => {
+    const moved = {
+      ...ctx,
+      app: appWith(ctx, { config: { authBaseUrl: 'https://auth.example.test/identity' } }),
+    };
+    const doc = (await send(moved, '/v1/openapi.json')).body as OpenApi;
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+      'https://auth.example.test/identity/oauth2/token',
+    );
+    expect(doc.paths['/oauth2/token']?.post?.servers).toEqual([
+      { url: 'https://auth.example.test/identity' },
+    ]);
+    expect(doc.info.description).toContain('https://auth.example.test/identity/oauth2/token');
+    // Every API process still answers the token request, for the address that forwards to it.
+    const client = await newClient(uniqueTenant('authurl'));
+    const res = await tokenRequest(moved, { authorization: basic(client.clientId, client.clientSecret) });
+    expect(res.status).toBe(200);
   });
 });

@@ -8,6 +8,7 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../api/app';
+import type { ApiConfig } from '../../api/env';
 import type { HealthMonitor } from '../../api/health-monitor';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { withTenantTransaction } from '../../db/tenant-tx';
@@ -216,6 +217,8 @@ export function appWith(
     /** Replaces the `/healthz` monitor. */
     health?: HealthMonitor;
     logger?: Logger;
+    /** Overrides of the API configuration (rate limits, `authBaseUrl`, …). */
+    config?: Partial<ApiConfig>;
   } = {},
 ): TestContext['app'] {
   return createApp({
@@ -232,6 +235,8 @@ export function appWith(
       cursorSigningKey: testSecrets.cursorSigningKey,
       docsUrl: 'https://docs.test/lending',
       rateLimitPerSecond: 10_000,
+      searchRateLimitPerSecond: 10_000,
+      ...options.config,
     },
     logger: options.logger ?? pino({ level: 'silent' }),
     clock: () => ctx.now.value ?? new Date(),

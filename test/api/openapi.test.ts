@@ -305,7 +305,7 @@ describe('GET /v1/openapi.json', () => {
     expect(token.security).toEqual([{ basicClient: [] }]);
     expect(doc.components.securitySchemes.basicClient).toMatchObject({ type: 'http', scheme: 'basic' });
     expect(token.requestBody?.content['application/x-www-form-urlencoded']).toBeDefined();
-    expect(Object.keys(token.responses).sort()).toEqual(['200', '400', '401']);
+    expect(Object.keys(token.responses).sort()).toEqual(['200', '400', '401', '429']);
   });
 });
 

@@ -307,6 +307,7 @@ describe('rate limit', () => {
       scopes: ['servicing:read'],
       permissions: ['ALL'],
       rateLimitPerSecond: null,
+      createTenant: true,
     });
     const issued = await ctx.platform.issueAccessToken({
       clientId: client.clientId,

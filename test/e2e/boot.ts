@@ -100,7 +100,11 @@ export async function bootService(prefix = 'lending-e2e-'): Promise<BootedServic
   };
 }
 
-/** `npm run admin -- clients create …` against the booted service's database: the parsed JSON it prints. */
+/**
+ * `npm run admin -- clients create … --create-tenant` against the booted service: the parsed JSON it prints.
+ * Run as the README shows, without the service's port settings (only its data folder): the CLI finds
+ * the service's database through `<DATA_DIR>/runtime.json`, which `npm start` wrote.
+ */
 export async function createClientWithAdminCli(
   booted: BootedService,
   tenant: string,
@@ -121,8 +125,17 @@ export async function createClientWithAdminCli(
       scopes,
       '--permissions',
       permissions,
+      '--create-tenant',
     ],
-    { cwd: projectRoot, env: booted.env },
+    { cwd: projectRoot, env: adminEnv(booted) },
   );
   return JSON.parse(stdout) as AdminCredential;
+}
+
+/** The booted service's environment without its port settings: what a second terminal has besides DATA_DIR. */
+export function adminEnv(booted: BootedService): NodeJS.ProcessEnv {
+  const env = { ...booted.env };
+  for (const name of ['PORT', 'EMBEDDED_POSTGRES_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT'])
+    delete env[name];
+  return env;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../workers/config';
-import { type BootedService, bootService } from './boot';
+import { adminEnv, type BootedService, bootService } from './boot';
 
 const run = promisify(execFile);
 let booted: BootedService | undefined;
@@ -25,7 +25,8 @@ describe('npm run demo', () => {
   it('runs both flows and prints the test event and real events, each signature verified, then exits 0', async () => {
     const { stdout } = await run(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/demo.ts'], {
       cwd: projectRoot,
-      env: booted!.env,
+      // As the README runs it: a second terminal with the service's data folder only.
+      env: adminEnv(booted!),
       timeout: 90_000,
       maxBuffer: 16 * 1024 * 1024,
     });

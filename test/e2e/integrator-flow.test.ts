@@ -3,11 +3,16 @@
  * and Temporal dev server, in a fresh data folder), a credential from the admin CLI, and the
  * integrator flow over HTTP; then Ctrl-C (SIGINT) stops everything cleanly.
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoFlow } from '../../scripts/demo-flow';
-import { type BootedService, bootService, createClientWithAdminCli } from './boot';
+import { projectRoot } from '../../workers/config';
+import { isProcessRunning, readRuntimeFile, runtimeFilePath } from '../../workers/runtime-file';
+import { adminEnv, type BootedService, bootService, createClientWithAdminCli } from './boot';
 
 let booted: BootedService | undefined;
 let env: NodeJS.ProcessEnv;
@@ -71,11 +76,45 @@ describe('npm start, admin CLI and the integrator flow', () => {
     }
   });
 
-  it('stops everything cleanly on Ctrl-C', async () => {
+  it('records itself in <DATA_DIR>/runtime.json, so the README credential command works as printed', async () => {
+    const runtime = readRuntimeFile(booted!.dataDir);
+    expect(runtime).toMatchObject({
+      environment: 'sandbox',
+      baseUrl,
+      tokenUrl: `${baseUrl}/oauth2/token`,
+      databaseUrl: expect.stringContaining(`@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/`),
+    });
+    expect(isProcessRunning(runtime!.pid)).toBe(true);
+    // The README's command for the sandbox tenant `demo` (which npm start creates), no --create-tenant.
+    const { stdout } = await promisify(execFile)(
+      path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      [
+        'scripts/admin.ts',
+        'clients',
+        'create',
+        '--tenant',
+        'demo',
+        '--environment',
+        'sandbox',
+        '--scopes',
+        'servicing:read servicing:write lending:read lending:write',
+        '--permissions',
+        'ALL',
+      ],
+      { cwd: projectRoot, env: adminEnv(booted!) },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({
+      tenant: 'demo',
+      clientSecret: expect.stringMatching(/^cs_test_/),
+    });
+  });
+
+  it('stops everything cleanly on Ctrl-C and removes its runtime file', async () => {
     const exited = new Promise<number | null>((resolve) => service.once('exit', (code) => resolve(code)));
     service.kill('SIGINT');
     expect(await exited).toBe(0);
     const health = await fetch(`${baseUrl}/healthz`).catch(() => null);
     expect(health).toBeNull();
+    expect(existsSync(runtimeFilePath(booted!.dataDir))).toBe(false);
   });
 });

@@ -150,6 +150,7 @@ describe('API and worker as separate processes (built, plain node)', () => {
         'servicing:read servicing:write',
         '--permissions',
         'ALL',
+        '--create-tenant',
       ],
       { cwd: projectRoot, env },
     );

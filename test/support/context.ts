@@ -88,6 +88,7 @@ export async function createTestContext(
       cursorSigningKey: testSecrets.cursorSigningKey,
       docsUrl: 'https://docs.test/lending',
       rateLimitPerSecond: options.rateLimitPerSecond ?? 10_000,
+      searchRateLimitPerSecond: 10_000,
     },
     logger: pino({ level: 'silent' }),
     clock: deps.clock,
@@ -117,7 +118,7 @@ export interface Credential {
   token: string;
 }
 
-/** Creates a client in `tenant` and exchanges it for a token through `POST /oauth2/token`. */
+/** Creates a client in `tenant` (and the tenant when missing) and exchanges it for a token through `POST /oauth2/token`. */
 export async function credentialFor(
   ctx: TestContext,
   tenant: string,
@@ -129,6 +130,7 @@ export async function credentialFor(
     scopes: grant.scopes ?? ['servicing:read', 'servicing:write'],
     permissions: grant.permissions ?? ['ALL'],
     rateLimitPerSecond: grant.rateLimitPerSecond ?? 10_000,
+    createTenant: true,
   });
   const res = await ctx.app.request('/oauth2/token', {
     method: 'POST',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { takeToken } from '../../api/middleware/rate-limit';
+import { takeToken, trackedBuckets } from '../../api/middleware/rate-limit';
 
 /** Buckets live in a module-level map: every test uses keys of its own. */
 const freshKey = () => `test:${randomUUID()}`;
@@ -74,5 +74,17 @@ describe('takeToken (token bucket, capacity = refill rate)', () => {
         expect(takeToken(key, perSecond, t0 + last.resetSeconds * 1000).allowed).toBe(true);
       }),
     );
+  });
+
+  it('forgets idle (full) buckets once more than 50,000 exist, so unknown client ids cannot grow memory', () => {
+    const start = t0 + 10_000_000;
+    for (let i = 0; i <= 50_000; i++) takeToken(freshKey(), 5, start);
+    expect(trackedBuckets()).toBeGreaterThan(50_000);
+    // 1.5 s later every one of them is full again: the next take drops them (at most one sweep a second).
+    const busy = freshKey();
+    expect(takeToken(busy, 1, start + 1500).allowed).toBe(true);
+    expect(trackedBuckets()).toBeLessThan(10);
+    // The bucket in use is kept: still empty 100 ms later.
+    expect(takeToken(busy, 1, start + 1600).allowed).toBe(false);
   });
 });

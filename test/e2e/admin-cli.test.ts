@@ -1,0 +1,201 @@
+/**
+ * The admin CLI (`npm run admin`, scripts/admin.ts) reaches the running service's database or refuses
+ * (issue 14): with `DATABASE_URL` it uses that database; without, it uses the one named in
+ * `<DATA_DIR>/runtime.json`, which `npm start` writes (workers/stack.ts), when the process that wrote it
+ * still runs and uses the same secret pepper; otherwise it exits 2 saying what it needs, and never
+ * starts a PostgreSQL of its own. Also `clients create` without `--create-tenant` (no implicit
+ * tenants) and `clients disable --client-id`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDb } from '../../db/client';
+import { freePort } from '../../db/embedded';
+import { apiClients, tenants } from '../../db/schema';
+import { loadConfig, projectRoot } from '../../workers/config';
+import { pepperCheck, type RuntimeInfo, writeRuntimeFile } from '../../workers/runtime-file';
+import { uniqueTenant } from '../support/context';
+
+const run = promisify(execFile);
+const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
+
+let dataDir: string;
+let handle: ReturnType<typeof createDb>;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'lending-admin-cli-'));
+  await chmod(dataDir, 0o755);
+  handle = createDb(inject('databaseUrl'), { maxConnections: 2 });
+});
+afterAll(async () => {
+  await handle?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The environment of a shell with `overrides`: no DATABASE_URL unless given, embedded port free. */
+async function envWith(overrides: Record<string, string>): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+  for (const name of [
+    'DATABASE_URL',
+    'SECRET_PEPPER',
+    'CURSOR_SIGNING_KEY',
+    'DATA_ENCRYPTION_KEY',
+    'SERVICE_ENVIRONMENT',
+  ])
+    delete env[name];
+  return { ...env, ...overrides };
+}
+
+async function admin(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(tsx, ['scripts/admin.ts', ...args], {
+      cwd: projectRoot,
+      env,
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** A runtime file for `dir` as `npm start` writes it, naming the test database and a live process. */
+async function writeRuntime(dir: string, overrides: Partial<RuntimeInfo> = {}): Promise<void> {
+  const config = loadConfig({ DATA_DIR: dir });
+  await writeRuntimeFile(dir, {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    environment: 'sandbox',
+    databaseUrl: inject('databaseUrl'),
+    baseUrl: 'http://127.0.0.1:1',
+    tokenUrl: 'http://127.0.0.1:1/oauth2/token',
+    secretPepperCheck: pepperCheck(config.secretPepper),
+    ...overrides,
+  });
+}
+
+const createArgs = (tenant: string) => [
+  'clients',
+  'create',
+  '--tenant',
+  tenant,
+  '--environment',
+  'sandbox',
+  '--scopes',
+  'servicing:read',
+  '--permissions',
+  'ALL',
+];
+
+describe('npm run admin: which database', () => {
+  it('without DATABASE_URL and without a running service: exit 2 naming what it needs, no PostgreSQL of its own', async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), 'lending-admin-none-'));
+    try {
+      const res = await admin(
+        [...createArgs(uniqueTenant('cli')), '--create-tenant'],
+        await envWith({ DATA_DIR: empty }),
+      );
+      expect(res.code, res.stdout + res.stderr).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain(path.join(empty, 'runtime.json'));
+      expect(res.stderr).toContain('npm start');
+      expect(res.stderr).toContain('DATABASE_URL');
+      expect(existsSync(path.join(empty, 'postgres'))).toBe(false);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('uses the database named in runtime.json; refuses an unknown tenant without --create-tenant', async () => {
+    await writeRuntime(dataDir);
+    const env = await envWith({ DATA_DIR: dataDir });
+    const tenant = uniqueTenant('cli');
+
+    const refused = await admin(createArgs(tenant), env);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(tenant);
+    expect(refused.stderr).toContain('--create-tenant');
+    expect(await handle.db.select().from(tenants).where(eq(tenants.id, tenant))).toHaveLength(0);
+
+    const created = await admin([...createArgs(tenant), '--create-tenant'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const client = JSON.parse(created.stdout) as { clientId: string; clientSecret: string; tenant: string };
+    expect(client.tenant).toBe(tenant);
+    const [row] = await handle.db.select().from(apiClients).where(eq(apiClients.clientId, client.clientId));
+    expect(row?.tenantId).toBe(tenant);
+    expect(row?.disabledAt).toBeNull();
+
+    // An existing tenant needs no flag.
+    const second = await admin(createArgs(tenant), env);
+    expect(second.code, second.stderr).toBe(0);
+
+    // clients disable --client-id
+    const disabled = await admin(['clients', 'disable', '--client-id', client.clientId], env);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toEqual({
+      clientId: client.clientId,
+      disabledAt: expect.any(String),
+    });
+    const [after] = await handle.db.select().from(apiClients).where(eq(apiClients.clientId, client.clientId));
+    expect(after?.disabledAt).toBeInstanceOf(Date);
+    const missing = await admin(['clients', 'disable'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--client-id');
+  });
+
+  it('refuses a runtime.json whose process has ended', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'lending-admin-stale-'));
+    try {
+      const child = execFile(process.execPath, ['-e', '']);
+      await new Promise((resolve) => child.once('exit', resolve));
+      await writeRuntime(dir, { pid: child.pid as number });
+      const res = await admin(['clients', 'list', '--tenant', 'demo'], await envWith({ DATA_DIR: dir }));
+      expect(res.code, res.stdout + res.stderr).toBe(2);
+      expect(res.stderr).toContain(`${child.pid}`);
+      expect(res.stderr).toMatch(/not running/);
+      expect(existsSync(path.join(dir, 'postgres'))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses when its secret pepper differs from the running service’s, and a client of the other environment', async () => {
+    await writeRuntime(dataDir);
+    const pepper = await admin(
+      [...createArgs(uniqueTenant('cli')), '--create-tenant'],
+      await envWith({ DATA_DIR: dataDir, SECRET_PEPPER: 'another-pepper' }),
+    );
+    expect(pepper.code, pepper.stdout + pepper.stderr).toBe(2);
+    expect(pepper.stderr).toContain('SECRET_PEPPER');
+
+    const args = [...createArgs(uniqueTenant('cli')), '--create-tenant'];
+    args[args.indexOf('sandbox')] = 'production';
+    const production = await admin(args, await envWith({ DATA_DIR: dataDir }));
+    expect(production.code, production.stdout + production.stderr).toBe(2);
+    expect(production.stderr).toMatch(/serves sandbox/);
+  });
+
+  it('with DATABASE_URL uses that database, runtime.json or not', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'lending-admin-url-'));
+    try {
+      const tenant = uniqueTenant('cli');
+      const res = await admin(
+        [...createArgs(tenant), '--create-tenant'],
+        await envWith({ DATA_DIR: dir, DATABASE_URL: inject('databaseUrl') }),
+      );
+      expect(res.code, res.stderr).toBe(0);
+      expect(await handle.db.select().from(tenants).where(eq(tenants.id, tenant))).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

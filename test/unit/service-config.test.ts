@@ -1,0 +1,65 @@
+/**
+ * Process configuration (workers/config.ts; README "Environment variables"): the issue 14 additions,
+ * `AUTH_BASE_URL` (DESIGN §4: the token endpoint's address, `{auth_url}` of the spec) and
+ * `SEARCH_RATE_LIMIT_PER_SECOND` (DESIGN §5: search and journal lists 20 req/s).
+ */
+import { describe, expect, it } from 'vitest';
+import { apiConfigOf, loadConfig } from '../../workers/config';
+
+/** Keys given, so that loading touches no file. */
+const base = {
+  SECRET_PEPPER: 'p'.repeat(64),
+  CURSOR_SIGNING_KEY: 'c'.repeat(64),
+  DATA_ENCRYPTION_KEY: 'd'.repeat(64),
+};
+
+describe('loadConfig: AUTH_BASE_URL', () => {
+  it('is unset by default: tokens at /oauth2/token of this server', () => {
+    expect(loadConfig(base).authBaseUrl).toBeUndefined();
+    expect(apiConfigOf(loadConfig(base)).authBaseUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['https://auth.example.com', 'https://auth.example.com'],
+    ['https://auth.example.com/', 'https://auth.example.com'],
+    ['https://example.com/identity/', 'https://example.com/identity'],
+    ['http://127.0.0.1:9000', 'http://127.0.0.1:9000'],
+  ])('takes %j as %j (no trailing slash) and hands it to the API', (value, expected) => {
+    const config = loadConfig({ ...base, AUTH_BASE_URL: value });
+    expect(config.authBaseUrl).toBe(expected);
+    expect(apiConfigOf(config).authBaseUrl).toBe(expected);
+  });
+
+  it.each([
+    'auth.example.com',
+    'ftp://auth.example.com',
+    'https://auth.example.com/?x=1',
+    'https://a.example#f',
+    'https://user:pw@auth.example.com',
+  ])('refuses %j', (value) => {
+    expect(() => loadConfig({ ...base, AUTH_BASE_URL: value })).toThrow(/AUTH_BASE_URL/);
+  });
+});
+
+describe('loadConfig: rate limits', () => {
+  it('defaults: 25/s sandbox, 100/s production, 20/s for search and journal lists in both', () => {
+    expect(loadConfig(base)).toMatchObject({ rateLimitPerSecond: 25, searchRateLimitPerSecond: 20 });
+    expect(loadConfig({ ...base, SERVICE_ENVIRONMENT: 'production' })).toMatchObject({
+      rateLimitPerSecond: 100,
+      searchRateLimitPerSecond: 20,
+    });
+  });
+
+  it('takes SEARCH_RATE_LIMIT_PER_SECOND (a whole number of at least 1)', () => {
+    expect(loadConfig({ ...base, SEARCH_RATE_LIMIT_PER_SECOND: '50' }).searchRateLimitPerSecond).toBe(50);
+    expect(
+      apiConfigOf(loadConfig({ ...base, SEARCH_RATE_LIMIT_PER_SECOND: '50' })).searchRateLimitPerSecond,
+    ).toBe(50);
+    expect(() => loadConfig({ ...base, SEARCH_RATE_LIMIT_PER_SECOND: 'x' })).toThrow(
+      /SEARCH_RATE_LIMIT_PER_SECOND/,
+    );
+    expect(() => loadConfig({ ...base, SEARCH_RATE_LIMIT_PER_SECOND: '0' })).toThrow(
+      /SEARCH_RATE_LIMIT_PER_SECOND/,
+    );
+  });
+});
