@@ -31,6 +31,7 @@ import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
 import { taskRoutes } from './routes/servicing/tasks';
 import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
+import { storableInput, storableRequestTarget } from './validation';
 
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -53,8 +54,12 @@ export function createApp(deps: AppDeps) {
   app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'Lending and Servicing API' }));
 
   // Signed gateway callbacks authenticate by signature, not bearer token: mounted before the bearer middleware.
+  // Text PostgreSQL cannot store is refused on every route (api/validation.ts `storableInput`); on bearer routes
+  // after authentication, so an unauthenticated caller still gets 401. The signed callback checks its body itself,
+  // after its size limit and signature.
+  app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
-  app.use('/v1/*', authenticate, rateLimit);
+  app.use('/v1/*', authenticate, rateLimit, storableInput);
   app.route('/v1/servicing/cases', caseRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);
