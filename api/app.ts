@@ -10,6 +10,7 @@ import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
 import { asDomainError, bearerChallenge, oauthErrorResponse, sendShapeA } from './errors';
 import { authenticate } from './middleware/auth';
+import { allowedMethodsOf } from './middleware/method-not-allowed';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { documentation } from './openapi';
@@ -77,9 +78,25 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', loanMoneyRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
 
-  app.notFound((c) =>
-    sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)),
-  );
+  // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.
+  const allowedMethods = allowedMethodsOf(app);
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0) {
+      return sendShapeA(
+        c,
+        new DomainError(
+          'error.msg.method.not.allowed',
+          `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`,
+        ),
+        { Allow: allowed.join(', ') },
+      );
+    }
+    return sendShapeA(
+      c,
+      new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`),
+    );
+  });
 
   app.onError((err, c) => {
     if (err instanceof OAuthError) return oauthErrorResponse(c, err);

@@ -358,3 +358,45 @@ describe('Idempotency-Key', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 });
+
+describe('unsupported methods', () => {
+  it('every documented path answers each method it does not serve with 405 Shape A and an Allow header naming what it serves', async () => {
+    const byPath = new Map<string, Set<string>>();
+    for (const op of operations()) {
+      const methods = byPath.get(op.path) ?? new Set<string>();
+      methods.add(op.method);
+      if (op.method === 'GET') methods.add('HEAD');
+      byPath.set(op.path, methods);
+    }
+    const failures: string[] = [];
+    for (const [path, methods] of byPath) {
+      const concrete = path.replace(/\{[^}]+\}/g, '1');
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        if (methods.has(method)) continue;
+        const res = await send(ctx, concrete, { method, headers: authHeaders(cred) });
+        try {
+          expectShapeA(res, 405, 'error.msg.method.not.allowed', []);
+          expect(res.headers.get('allow')).toBe([...methods].sort().join(', '));
+        } catch (e) {
+          failures.push(`${method} ${path}: ${res.status} allow=${res.headers.get('allow')} (${e})`);
+        }
+      }
+    }
+    expect(byPath.size).toBeGreaterThanOrEqual(40);
+    expect(failures).toEqual([]);
+  });
+
+  it('an unknown path is still 404, and an unsupported method without a token still 401', async () => {
+    expectShapeA(
+      await send(ctx, '/v1/nothing-here', { method: 'DELETE', headers: authHeaders(cred) }),
+      404,
+      'error.msg.resource.not.found',
+      [],
+    );
+    expectShapeA(
+      await send(ctx, '/v1/servicing/cases/1', { method: 'DELETE' }),
+      401,
+      'error.msg.not.authenticated',
+    );
+  });
+});
