@@ -407,6 +407,84 @@ describe('privacyRequestWorkflow', () => {
     expect(mocks.activities.fulfilPrivacyRequest).toHaveBeenCalledTimes(2);
   });
 
+  it('(g) a fulfilment stuck in retries (issue 14): a new one is refused at first, supersedes it after 2 minutes, and ends the request', async () => {
+    const { taskQueue, workflowId, requestId } = uniqueNames();
+    const mocks = mockActivities();
+    let stuckAttempts = 0;
+    // The stuck outcome fails the way an unstorable value did before issue 14: a retryable error, for ever.
+    mocks.activities.fulfilPrivacyRequest.mockImplementation(async (input) => {
+      if (input.outcomeReason === 'stuck') {
+        stuckAttempts += 1;
+        throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+      }
+      return { requestId: input.requestId, status: input.outcome };
+    });
+    const input = await inputAt(requestId);
+    const worker = await createWorker(taskQueue, asTemporalActivities(mocks.activities));
+    await withWorker(worker, async () => {
+      const handle = await startWorkflow(taskQueue, workflowId, input);
+      const stuck = await handle.startUpdate(fulfilRequestUpdate, {
+        args: [{ ...fulfilArgs(), outcomeReason: 'stuck' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      await eventually(() => expect(stuckAttempts).toBeGreaterThanOrEqual(1));
+
+      // At once: refused, the first may still succeed.
+      const early = await handle.executeUpdate(fulfilRequestUpdate, { args: [fulfilArgs('DENIED')] }).then(
+        () => 'accepted',
+        (err: unknown) => err,
+      );
+      expect(early).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(((early as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe(
+        'error.msg.privacy.request.invalid.state.transition',
+      );
+
+      // Still retrying after 3 minutes: stuck. A new fulfilment supersedes it.
+      await env.sleep(3 * 60_000);
+      await eventually(() => expect(stuckAttempts).toBeGreaterThanOrEqual(3));
+      expect(await handle.executeUpdate(fulfilRequestUpdate, { args: [fulfilArgs()] })).toEqual({
+        requestId,
+        status: 'FULFILLED',
+      });
+      const superseded = await stuck.result().then(
+        () => 'fulfilled',
+        (err: unknown) => err,
+      );
+      expect(superseded).toBeInstanceOf(WorkflowUpdateFailedError);
+      const cause = (superseded as WorkflowUpdateFailedError).cause as ApplicationFailure;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect(cause.type).toBe('error.msg.privacy.request.invalid.state.transition');
+      expect(cause.message).toMatch(/superseded/);
+      expect(await handle.result()).toEqual({ requestId, status: 'FULFILLED', wasOverdue: false });
+
+      // The stuck operation is cancelled, not retried any more; the change is marked in history.
+      const attempts = stuckAttempts;
+      await settle();
+      expect(stuckAttempts).toBe(attempts);
+      const history = await handle.fetchHistory();
+      expect(
+        (history.events ?? []).some(
+          (e) =>
+            e.activityTaskCancelRequestedEventAttributes != null ||
+            e.activityTaskCanceledEventAttributes != null,
+        ),
+      ).toBe(true);
+      const patchMarkers = (history.events ?? []).filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch',
+      );
+      expect(patchMarkers).toHaveLength(1);
+      const patchData =
+        patchMarkers[0]?.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+      expect(JSON.parse(Buffer.from(patchData ?? []).toString())).toEqual({
+        id: 'supersede-stuck-fulfilment',
+        deprecated: false,
+      });
+    });
+    expect(mocks.activities.fulfilPrivacyRequest.mock.calls.at(-1)?.[0].outcomeReason).toBe(
+      'Deleted from all systems',
+    );
+  });
+
   it('(f) started after its due time (a late start by the sweep): reminder and overdue at once', async () => {
     const { taskQueue, workflowId, requestId } = uniqueNames();
     const mocks = mockActivities();
