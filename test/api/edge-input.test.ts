@@ -400,3 +400,175 @@ describe('unsupported methods', () => {
     );
   });
 });
+
+describe('dates out of range (1900-01-01..2199-12-31)', () => {
+  let lender: Credential;
+  let borrowerId: number;
+  let productId: number;
+
+  const loanBody = (overrides: Record<string, unknown> = {}) => ({
+    clientId: borrowerId,
+    productId,
+    loanType: 'individual',
+    principal: 5000,
+    loanTermFrequency: 12,
+    loanTermFrequencyType: 2,
+    numberOfRepayments: 12,
+    repaymentEvery: 1,
+    repaymentFrequencyType: 2,
+    interestRatePerPeriod: 12,
+    interestType: 0,
+    interestCalculationPeriodType: 1,
+    amortizationType: 1,
+    transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+    expectedDisbursementDate: '2025-03-15',
+    submittedOnDate: '2025-03-10',
+    locale: 'en',
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    lender = await credentialFor(ctx, uniqueTenant('edge-date'), { scopes: allScopes });
+    const customer = await call(ctx, lender, 'POST', '/v1/customers', { firstName: 'Ada', lastName: 'Date' });
+    expect(customer.status, JSON.stringify(customer.body)).toBe(201);
+    borrowerId = customer.body.customerId;
+    const product = await call(ctx, lender, 'POST', '/v1/loanproducts', {
+      name: 'Personal loan',
+      shortName: 'PL1',
+      currencyCode: 'USD',
+      digitsAfterDecimal: 2,
+      inMultiplesOf: 0,
+      principal: '5000',
+      minPrincipal: '1000',
+      maxPrincipal: '20000',
+      numberOfRepayments: 12,
+      minNumberOfRepayments: 6,
+      maxNumberOfRepayments: 36,
+      interestRatePerPeriod: 12,
+      minInterestRatePerPeriod: 5,
+      maxInterestRatePerPeriod: 30,
+      repaymentEvery: 1,
+      repaymentFrequencyType: 2,
+      interestRateFrequencyType: 3,
+      interestType: 0,
+      amortizationType: 1,
+      interestCalculationPeriodType: 1,
+      daysInYearType: 1,
+      daysInMonthType: 1,
+      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      lmsConfig: {
+        productClass: 'COVERED_CONSUMER',
+        aprEnabled: true,
+        aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
+        aprTolerancePolicy: 'REGULAR',
+        statementEnabled: true,
+        statementLeadDays: 21,
+      },
+      locale: 'en',
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    productId = product.body.productId;
+  });
+
+  const post = (path: string, body: unknown) => call(ctx, lender, 'POST', path, body);
+  const asResponse = (res: Awaited<ReturnType<typeof call>>) => ({ ...res, headers: res.headers });
+
+  it('a loan expected to disburse on 9999-12-31 → 400, nothing stored (it used to be stored, then summary and approve answered 500)', async () => {
+    const before = await tenantRowCounts(lender.tenant);
+    const res = await post('/v1/loans', loanBody({ expectedDisbursementDate: '9999-12-31' }));
+    const err = expectShapeA(asResponse(res), 400, 'validation.msg.validation.errors.exist', [
+      'expectedDisbursementDate',
+    ]);
+    expect(err.developerMessage).toContain('1900-01-01 to 2199-12-31');
+    expect(await tenantRowCounts(lender.tenant)).toEqual(before);
+  });
+
+  it('a preview submitted on 0000-01-01 and disbursed on 9999-12-31 → 400 naming both (was 500)', async () => {
+    const res = await post(
+      '/v1/loans?command=calculateLoanSchedule',
+      loanBody({ submittedOnDate: '0000-01-01', expectedDisbursementDate: '9999-12-31' }),
+    );
+    expectShapeA(asResponse(res), 400, 'validation.msg.validation.errors.exist', [
+      'expectedDisbursementDate',
+      'submittedOnDate',
+    ]);
+  });
+
+  it('a date in the body dateFormat is bounded after reading it; so are a first repayment date and a charge due date', async () => {
+    const res = await post(
+      '/v1/loans?command=calculateLoanSchedule',
+      loanBody({
+        dateFormat: 'dd MMMM yyyy',
+        submittedOnDate: '10 March 2025',
+        expectedDisbursementDate: '31 December 9999',
+        repaymentsStartingFromDate: '01 January 1899',
+        charges: [{ chargeId: 1, dueDate: '2200-01-01' }],
+      }),
+    );
+    const err = expectShapeA(asResponse(res), 400, 'validation.msg.validation.errors.exist', [
+      'expectedDisbursementDate',
+      'repaymentsStartingFromDate',
+      'charges[0].dueDate',
+    ]);
+    expect(err.developerMessage).toContain('read as 9999-12-31');
+  });
+
+  it('the range ends are accepted: a preview disbursed 2199-12-31; one submitted 1900-01-01', async () => {
+    for (const [submittedOnDate, expectedDisbursementDate] of [
+      ['2025-03-10', '2199-12-31'],
+      ['1900-01-01', '1900-01-02'],
+    ]) {
+      const res = await post(
+        '/v1/loans?command=calculateLoanSchedule',
+        loanBody({ submittedOnDate, expectedDisbursementDate }),
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+  });
+
+  it('approve, record-external funding and payment, and the summary asOfDate are bounded too', async () => {
+    const created = await post('/v1/loans', loanBody());
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const loanId = created.body.loanId ?? created.body.resourceId;
+    const approve = await post(`/v1/loans/${loanId}?command=approve`, {
+      approvedOnDate: '9999-12-31',
+      approvedLoanAmount: '5000',
+    });
+    expectShapeA(asResponse(approve), 400, 'validation.msg.validation.errors.exist', ['approvedOnDate']);
+    const funding = await post(`/v1/loans/${loanId}/fundings/record-external`, {
+      amount: '5000',
+      currency: 'USD',
+      fundingType: 'DISBURSEMENT',
+      recipientType: 'BORROWER',
+      recipientRef: 'acct-ref-a',
+      externalRecordRef: 'fund-a',
+      reason: 'Boarded',
+      fundingDate: '1899-12-31',
+    });
+    expectShapeA(asResponse(funding), 400, 'validation.msg.validation.errors.exist', ['fundingDate']);
+    const payment = await post(`/v1/loans/${loanId}/payments/record-external`, {
+      amount: '100',
+      currency: 'USD',
+      effectiveDate: '9999-12-31',
+      externalRecordRef: 'pay-a',
+      source: 'IMPORT',
+      rationale: 'Boarded',
+    });
+    expectShapeA(asResponse(payment), 400, 'validation.msg.validation.errors.exist', ['effectiveDate']);
+    const summary = await send(ctx, `/v1/loans/${loanId}/summary?asOfDate=9999-12-31`, {
+      headers: authHeaders(lender),
+    });
+    expectShapeA(summary, 400, 'validation.msg.validation.errors.exist', ['asOfDate']);
+  });
+
+  it('timestamps are bounded the same way (a consent captured in 1850 → 400)', async () => {
+    const res = await post(`/v1/customers/${borrowerId}/consents`, {
+      consentType: 'ESIGN',
+      granted: true,
+      captureMethod: 'WEB_FORM',
+      evidenceRef: 'doc-ESIGN-2024-001',
+      capturedAt: '1850-01-01T00:00:00Z',
+    });
+    expectShapeA(asResponse(res), 400, 'validation.msg.validation.errors.exist', ['capturedAt']);
+  });
+});
