@@ -9,6 +9,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/clie
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type Activities, createActivities, type Deps } from '../../activities';
 import { DomainError, fieldError } from '../../domain/errors';
@@ -483,6 +484,61 @@ describe('privacyRequestWorkflow', () => {
     expect(mocks.activities.fulfilPrivacyRequest.mock.calls.at(-1)?.[0].outcomeReason).toBe(
       'Deleted from all systems',
     );
+  });
+
+  it('(h) a request wedged before issue 14 recovers once workers run the fix: the stuck attempt fails non-retryably as a 400, a new fulfilment succeeds', async () => {
+    const { taskQueue, workflowId, requestId } = uniqueNames();
+    const mocks = mockActivities();
+    let stuckAttempts = 0;
+    // What PostgreSQL answered for a NUL in outcomeReason: drizzle-orm's failed query around SQLSTATE 22021.
+    mocks.activities.fulfilPrivacyRequest.mockImplementation(async (input) => {
+      if (input.outcomeReason.includes('\u0000')) {
+        stuckAttempts += 1;
+        throw new DrizzleQueryError(
+          'update "privacy_requests" set "outcome_reason" = $1',
+          [input.outcomeReason],
+          Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+            severity: 'ERROR',
+            code: '22021',
+          }),
+        );
+      }
+      return { requestId: input.requestId, status: input.outcome };
+    });
+    const input = await inputAt(requestId);
+    // Before the fix: operations registered without the mapping, so the failure is retried for ever.
+    const before = await createWorker(taskQueue, mocks.activities, { maxCachedWorkflows: 0 });
+    const { handle, stuck } = await withWorker(before, async () => {
+      const h = await startWorkflow(taskQueue, workflowId, input);
+      const u = await h.startUpdate(fulfilRequestUpdate, {
+        args: [{ ...fulfilArgs(), outcomeReason: 'Deleted\u0000' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      await eventually(() => expect(stuckAttempts).toBeGreaterThanOrEqual(2));
+      return { handle: h, stuck: u };
+    });
+
+    // After the fix: the next attempt fails non-retryably; the stuck caller gets the 400 it stands for.
+    const after = await createWorker(taskQueue, asTemporalActivities(mocks.activities));
+    await withWorker(after, async () => {
+      await env.sleep(6 * 60_000);
+      const failed = await stuck.result().then(
+        () => 'fulfilled',
+        (err: unknown) => err,
+      );
+      expect(failed).toBeInstanceOf(WorkflowUpdateFailedError);
+      const appFailure = ((failed as WorkflowUpdateFailedError).cause as ActivityFailure)
+        .cause as ApplicationFailure;
+      expect(appFailure.type).toBe('validation.msg.validation.errors.exist');
+      expect(appFailure.nonRetryable).toBe(true);
+      expect(appFailure.message).not.toContain('Deleted');
+      expect((await handle.query(getProgressQuery)).status).toBe('RECEIVED');
+      expect(await handle.executeUpdate(fulfilRequestUpdate, { args: [fulfilArgs()] })).toEqual({
+        requestId,
+        status: 'FULFILLED',
+      });
+      expect(await handle.result()).toEqual({ requestId, status: 'FULFILLED', wasOverdue: false });
+    });
   });
 
   it('(f) started after its due time (a late start by the sweep): reminder and overdue at once', async () => {
