@@ -12,13 +12,15 @@
  * value the schema sees, and the request fingerprint of the Idempotency-Key store (RFC 8785 canonical JSON), are
  * exactly the value sent.
  *
- * Text PostgreSQL cannot store (issue 14) is refused before anything else looks at the request, on every route
- * (`storableInput`, mounted once in api/app.ts): U+0000 (NUL; `text` and `jsonb` refuse it, SQLSTATE 22021 /
- * 22P05) and a lone UTF-16 surrogate (U+D800–U+DFFF without its pair; `jsonb` refuses its `\\u` escape, and a
- * `text` column would silently store U+FFFD instead). The rule is `unstorableCharacter`, applied to every string
- * (and every key) of a JSON body, every query parameter, every path parameter and the `Idempotency-Key` header;
- * percent-encoding that is not UTF-8 (`%ED%A0%80`, `%FF`) is refused with it. 400 Shape A naming each such input,
- * its `value` null (the text is not echoed).
+ * Text PostgreSQL cannot store (issue 14) is refused on every route, right after authentication and before any
+ * route looks at the request (`storableInput`, mounted once in api/app.ts; the signed channel-event callback
+ * checks its body after its signature): U+0000 (NUL; `text` and `jsonb` refuse it, SQLSTATE 22021 / 22P05) and a
+ * lone UTF-16 surrogate (U+D800–U+DFFF without its pair; `jsonb` refuses its `\\u` escape, and a `text` column
+ * would silently store U+FFFD instead). The rule is `unstorableCharacter`, applied to every string (and every
+ * key) of a JSON body, every query parameter and every path parameter; percent-encoding that is not UTF-8
+ * (`%ED%A0%80`, `%FF`) is refused with it. The same middleware applies the `Idempotency-Key` header's own rule
+ * (printable ASCII, no comma; middleware/idempotency.ts), which excludes these characters too. 400 Shape A
+ * naming each such input, its `value` null (the text is not echoed).
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { MiddlewareHandler, ValidationTargets } from 'hono';
