@@ -9,6 +9,7 @@
 import { describeRoute } from 'hono-openapi';
 import { OAuthError } from '../../domain/errors';
 import { factory } from '../env';
+import { unstorableCharacter } from '../validation';
 
 function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null {
   const match = header ? /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header) : null;
@@ -17,10 +18,11 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
   const colon = decoded.indexOf(':');
   if (colon < 1) return null;
   try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
+    const clientId = decodeURIComponent(decoded.slice(0, colon));
+    const clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+    // No client id or secret holds text PostgreSQL cannot store (issue 14): such a pair is no credential.
+    if (unstorableCharacter(clientId) || unstorableCharacter(clientSecret)) return null;
+    return { clientId, clientSecret };
   } catch {
     return null;
   }

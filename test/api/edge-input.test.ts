@@ -16,7 +16,16 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
-import { addEvidence, authHeaders, expectShapeA, type Json, openPrivacyRequest, send } from './helpers';
+import {
+  addEvidence,
+  authHeaders,
+  basic,
+  expectShapeA,
+  type Json,
+  openPrivacyRequest,
+  send,
+  tokenRequest,
+} from './helpers';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -239,6 +248,17 @@ describe('text PostgreSQL cannot store', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+
+  it('in the client id or secret of a token request → 401 invalid_client (RFC 6749 §5.2), not a database error', async () => {
+    for (const [clientId, secret] of [
+      [`cl${NUL}x`, 'secret'],
+      ['clx', `sec${NUL}ret`],
+    ] as const) {
+      const res = await tokenRequest(ctx, { authorization: basic(clientId, secret) });
+      expect(res.status, JSON.stringify(res.body)).toBe(401);
+      expect(res.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    }
   });
 
   it('GET /v1/portfolio/search?q=<NUL> → 400 (was 500)', async () => {
