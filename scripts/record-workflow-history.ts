@@ -194,37 +194,6 @@ function webhookDelivery(): RecordedProcess {
         await handle.result();
         await save(name, await handle.fetchHistory());
       }
-      const now = Date.now();
-      const handle = await env.client.workflow.start<typeof privacyRequestWorkflow>(
-        'privacyRequestWorkflow',
-        {
-          workflowId: 'privacy-request/fixture/stuck-fulfilment-superseded',
-          taskQueue,
-          args: [
-            {
-              tenantId: 'fixture',
-              requestId: 1,
-              caseId: 1,
-              customerRef: 'cus_fixture',
-              regime: 'CCPA_CPRA',
-              statutoryDueAt: new Date(now + 45 * DAY_MS).toISOString(),
-              dueAtMs: now + 45 * DAY_MS,
-              reminderAtMs: now + 35 * DAY_MS,
-            },
-          ],
-        },
-      );
-      const stuck = await handle.startUpdate(fulfilRequestUpdate, {
-        args: [{ outcome: 'FULFILLED', outcomeReason: 'stuck', evidenceIds: [1] }],
-        waitForStage: WorkflowUpdateStage.ACCEPTED,
-      });
-      await env.sleep(3 * 60_000);
-      await handle.executeUpdate(fulfilRequestUpdate, {
-        args: [{ outcome: 'FULFILLED', outcomeReason: 'fixture', evidenceIds: [1] }],
-      });
-      await stuck.result().catch(() => undefined);
-      await handle.result();
-      await save('stuck-fulfilment-superseded', await handle.fetchHistory());
     },
   };
 }
@@ -275,37 +244,6 @@ function channelEvent(): RecordedProcess {
         await handle.result();
         await save(name, await handle.fetchHistory());
       }
-      const now = Date.now();
-      const handle = await env.client.workflow.start<typeof privacyRequestWorkflow>(
-        'privacyRequestWorkflow',
-        {
-          workflowId: 'privacy-request/fixture/stuck-fulfilment-superseded',
-          taskQueue,
-          args: [
-            {
-              tenantId: 'fixture',
-              requestId: 1,
-              caseId: 1,
-              customerRef: 'cus_fixture',
-              regime: 'CCPA_CPRA',
-              statutoryDueAt: new Date(now + 45 * DAY_MS).toISOString(),
-              dueAtMs: now + 45 * DAY_MS,
-              reminderAtMs: now + 35 * DAY_MS,
-            },
-          ],
-        },
-      );
-      const stuck = await handle.startUpdate(fulfilRequestUpdate, {
-        args: [{ outcome: 'FULFILLED', outcomeReason: 'stuck', evidenceIds: [1] }],
-        waitForStage: WorkflowUpdateStage.ACCEPTED,
-      });
-      await env.sleep(3 * 60_000);
-      await handle.executeUpdate(fulfilRequestUpdate, {
-        args: [{ outcome: 'FULFILLED', outcomeReason: 'fixture', evidenceIds: [1] }],
-      });
-      await stuck.result().catch(() => undefined);
-      await handle.result();
-      await save('stuck-fulfilment-superseded', await handle.fetchHistory());
     },
   };
 }
