@@ -10,6 +10,7 @@ import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
 import { asDomainError, bearerChallenge, oauthErrorResponse, sendShapeA } from './errors';
 import { authenticate } from './middleware/auth';
+import { allowedMethodsOf } from './middleware/method-not-allowed';
 import { rateLimit, searchRateLimit, tokenRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { documentation, withTokenAddress } from './openapi';
@@ -31,6 +32,7 @@ import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
 import { taskRoutes } from './routes/servicing/tasks';
 import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
+import { storableInput, storableRequestTarget } from './validation';
 
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
@@ -60,8 +62,12 @@ export function createApp(deps: AppDeps) {
   app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'Lending and Servicing API' }));
 
   // Signed gateway callbacks authenticate by signature, not bearer token: mounted before the bearer middleware.
+  // Text PostgreSQL cannot store is refused on every route (api/validation.ts `storableInput`); on bearer routes
+  // after authentication, so an unauthenticated caller still gets 401. The signed callback checks its body itself,
+  // after its size limit and signature.
+  app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
-  app.use('/v1/*', authenticate, rateLimit);
+  app.use('/v1/*', authenticate, rateLimit, storableInput);
   // DESIGN §5: search and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
@@ -82,9 +88,25 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', loanMoneyRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
 
-  app.notFound((c) =>
-    sendShapeA(c, new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`)),
-  );
+  // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.
+  const allowedMethods = allowedMethodsOf(app);
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0) {
+      return sendShapeA(
+        c,
+        new DomainError(
+          'error.msg.method.not.allowed',
+          `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`,
+        ),
+        { Allow: allowed.join(', ') },
+      );
+    }
+    return sendShapeA(
+      c,
+      new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`),
+    );
+  });
 
   app.onError((err, c) => {
     if (err instanceof OAuthError) return oauthErrorResponse(c, err);

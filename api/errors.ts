@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { isDatabaseUnavailable } from '../db/errors';
+import { isDatabaseUnavailable, permanentDataErrorAsDomainError } from '../db/errors';
 import { DomainError, errorCodes, type FieldError, fieldError, type OAuthError } from '../domain/errors';
 import type { AppEnv } from './env';
 
@@ -87,11 +87,15 @@ export const databaseRetryAfterSeconds = 5;
 /**
  * Maps anything thrown to a DomainError: PostgreSQL unreachable (connection refused or lost, shutdown, too many
  * connections; db/errors.ts `isDatabaseUnavailable`) → 503 `error.msg.service.unavailable` with `Retry-After`
- * (DESIGN-processes P0 "Failure answers"); a malformed body → 400; anything else unknown → 500 with a fixed
+ * (DESIGN-processes P0 "Failure answers"); a value PostgreSQL can never store (db/errors.ts `isPermanentDataError`:
+ * class 22, check and not-null violations) → 400 naming only the SQLSTATE; a malformed body → 400; anything else
+ * unknown → 500 with a fixed
  * message. Temporal failures are mapped by api/temporal-gateway.ts before they get here.
  */
 export function asDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
+  const permanent = permanentDataErrorAsDomainError(err);
+  if (permanent !== null) return permanent;
   if (isDatabaseUnavailable(err)) {
     return new DomainError('error.msg.service.unavailable', 'The database is unavailable; retry later.', {
       retryAfterSeconds: databaseRetryAfterSeconds,

@@ -47,8 +47,13 @@ const headerParams = (mutation: boolean) => [
           in: 'header' as const,
           required: false,
           description:
-            '1–50 characters naming one logical mutation. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h.',
-          schema: { type: 'string' as const, minLength: 1, maxLength: 50 },
+            '1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h.',
+          schema: {
+            type: 'string' as const,
+            minLength: 1,
+            maxLength: 50,
+            pattern: '^[\\x21-\\x2b\\x2d-\\x7e]([\\x20-\\x2b\\x2d-\\x7e]{0,48}[\\x21-\\x2b\\x2d-\\x7e])?$',
+          },
         },
       ]
     : []),

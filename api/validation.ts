@@ -11,14 +11,26 @@
  * e.g. `9007199254740.993`, read as `…992`) → 400 naming the field. Every other number reads as before, so the
  * value the schema sees, and the request fingerprint of the Idempotency-Key store (RFC 8785 canonical JSON), are
  * exactly the value sent.
+ *
+ * Text PostgreSQL cannot store (issue 14) is refused on every route, right after authentication and before any
+ * route looks at the request (`storableInput`, mounted once in api/app.ts; the signed channel-event callback
+ * checks its body after its signature): U+0000 (NUL; `text` and `jsonb` refuse it, SQLSTATE 22021 / 22P05) and a
+ * lone UTF-16 surrogate (U+D800–U+DFFF without its pair; `jsonb` refuses its `\\u` escape, and a `text` column
+ * would silently store U+FFFD instead). The rule is `unstorableCharacter`, applied to every string (and every
+ * key) of a JSON body, every query parameter and every path parameter; percent-encoding that is not UTF-8
+ * (`%ED%A0%80`, `%FF`) is refused with it. The same middleware applies the `Idempotency-Key` header's own rule
+ * (printable ASCII, no comma; middleware/idempotency.ts), which excludes these characters too. 400 Shape A
+ * naming each such input, its `value` null (the text is not echoed).
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { MiddlewareHandler, ValidationTargets } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import { validator } from 'hono-openapi';
 import { isLosslessNumber, isSafeNumber, parse as parseLosslessJson } from 'lossless-json';
 import * as v from 'valibot';
 import { DomainError, type FieldError, fieldError } from '../domain/errors';
 import type { AppEnv } from './env';
+import { idempotencyKeyError } from './middleware/idempotency';
 
 function parameterName(target: string, path: StandardSchemaV1.Issue['path']): string {
   let name = '';
@@ -244,3 +256,195 @@ export const text = (max: number) =>
     v.minLength(1, 'must not be empty.'),
     v.maxLength(max, `must be at most ${max} characters.`),
   );
+
+/** A character PostgreSQL cannot store, found in some text: its index (UTF-16 code units) and its name. */
+export interface UnstorableCharacter {
+  index: number;
+  /** `U+0000 (NUL)` or `a lone UTF-16 surrogate U+D800`. */
+  description: string;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding U+0000 is the point of this pattern.
+const unstorablePattern = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first character of `text` that PostgreSQL cannot store (module note): U+0000, or a UTF-16 surrogate
+ * without its pair; null when every character is storable. The one rule of issue 14, used for bodies, query and
+ * path parameters and the Idempotency-Key header.
+ */
+export function unstorableCharacter(text: string): UnstorableCharacter | null {
+  const match = unstorablePattern.exec(text);
+  if (match === null) return null;
+  const unit = text.charCodeAt(match.index);
+  const hex = unit.toString(16).toUpperCase().padStart(4, '0');
+  return {
+    index: match.index,
+    description: unit === 0 ? 'U+0000 (NUL)' : `a lone UTF-16 surrogate U+${hex}`,
+  };
+}
+
+/** The field error for `parameterName` whose text holds `found`; the text itself is not echoed. */
+export function unstorableFieldError(parameterName: string, found: UnstorableCharacter): FieldError {
+  return fieldError(
+    parameterName,
+    null,
+    `${parameterName} contains ${found.description} at position ${found.index}, which cannot be stored; send text without NUL characters and with every surrogate paired (well-formed UTF-16 / valid UTF-8).`,
+    'validation.msg.text.unstorable.character',
+  );
+}
+
+/** Field errors for every string and key of a parsed JSON value holding an unstorable character. */
+function unstorableInJson(value: unknown, name: string): FieldError[] {
+  const label = name === '' ? 'body' : name;
+  if (typeof value === 'string') {
+    const found = unstorableCharacter(value);
+    return found ? [unstorableFieldError(label, found)] : [];
+  }
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => unstorableInJson(item, `${name}[${index}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => {
+      const path = name === '' ? key : `${name}.${key}`;
+      const found = unstorableCharacter(key);
+      // A key that cannot be stored is named by its parent (its own name is the problem).
+      if (found) return [unstorableFieldError(`${label} (a field name)`, found)];
+      return unstorableInJson(item, path);
+    });
+  }
+  return [];
+}
+
+/** `text` percent-decoded as UTF-8 (`+` as a space when `plus`), or null when the encoding is not valid UTF-8. */
+function percentDecoded(text: string, plus: boolean): string | null {
+  try {
+    return decodeURIComponent(plus ? text.replace(/\+/g, ' ') : text);
+  } catch {
+    return null;
+  }
+}
+
+function undecodableFieldError(parameterName: string): FieldError {
+  return fieldError(
+    parameterName,
+    null,
+    `${parameterName} is not valid percent-encoded UTF-8, so it cannot be read or stored; percent-encode the UTF-8 bytes of well-formed text.`,
+    'validation.msg.text.unstorable.character',
+  );
+}
+
+/** The path template of the route that will answer (`/v1/loans/:loanId`), or null when none matches. */
+function handlerTemplate(c: Parameters<typeof matchedRoutes>[0]): string | null {
+  const routes = matchedRoutes(c).filter((r) => r.method !== 'ALL');
+  return routes.at(-1)?.path ?? null;
+}
+
+/** Field errors for path segments holding unstorable text: named after the route's parameter when known. */
+function unstorableInPath(rawPath: string, template: string | null): FieldError[] {
+  const segments = rawPath.split('/');
+  const names = template?.split('/') ?? [];
+  const errors: FieldError[] = [];
+  for (const [index, segment] of segments.entries()) {
+    if (!segment.includes('%') && unstorableCharacter(segment) === null) continue;
+    const templateSegment = names[index];
+    const name = templateSegment?.startsWith(':')
+      ? `path.${templateSegment.slice(1).replace(/\{.*$/, '').replace(/\?$/, '')}`
+      : 'path';
+    const decoded = percentDecoded(segment, false);
+    if (decoded === null) {
+      errors.push(undecodableFieldError(name));
+      continue;
+    }
+    const found = unstorableCharacter(decoded);
+    if (found) errors.push(unstorableFieldError(name, found));
+  }
+  return errors;
+}
+
+/** Field errors for query parameters (names and values) holding unstorable text. */
+function unstorableInQuery(rawQuery: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const separator = pair.indexOf('=');
+    const rawName = separator < 0 ? pair : pair.slice(0, separator);
+    const rawValue = separator < 0 ? '' : pair.slice(separator + 1);
+    const name = percentDecoded(rawName, true);
+    if (name === null) {
+      errors.push(undecodableFieldError('query (a parameter name)'));
+      continue;
+    }
+    const nameFound = unstorableCharacter(name);
+    if (nameFound) {
+      errors.push(unstorableFieldError('query (a parameter name)', nameFound));
+      continue;
+    }
+    const value = percentDecoded(rawValue, true);
+    if (value === null) {
+      errors.push(undecodableFieldError(name));
+      continue;
+    }
+    const found = unstorableCharacter(value);
+    if (found) errors.push(unstorableFieldError(name, found));
+  }
+  return errors;
+}
+
+function unstorableInputError(errors: FieldError[]): DomainError {
+  return new DomainError(
+    'validation.msg.validation.errors.exist',
+    errors.map((e) => e.developerMessage).join(' '),
+    { errors },
+  );
+}
+
+/**
+ * Throws the 400 of the unstorable-text rule when any string or key of the parsed JSON `value` holds text
+ * PostgreSQL cannot store (module note). For routes that read their body themselves (the signed channel-event
+ * callback, after its signature check).
+ */
+export function assertStorableJson(value: unknown): void {
+  const errors = unstorableInJson(value, '');
+  if (errors.length > 0) throw unstorableInputError(errors);
+}
+
+/**
+ * The unstorable-text rule (module note) on what comes before the body: path parameters, query parameters and,
+ * on mutations, the `Idempotency-Key` header (whose whole rule, printable ASCII without a comma, lives in
+ * middleware/idempotency.ts). 400 Shape A `validation.msg.validation.errors.exist`, one error per offending input
+ * (`path.<param>`, the query parameter's name, `header.Idempotency-Key`), each with a null `value`.
+ */
+export const storableRequestTarget: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const url = new URL(c.req.url);
+  const errors = [
+    ...unstorableInPath(url.pathname, handlerTemplate(c)),
+    ...unstorableInQuery(url.search.slice(1)),
+  ];
+  // Only mutations take the key (spec § Shared header rules).
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    const keyError = idempotencyKeyError(c.req.header('idempotency-key'));
+    if (keyError) errors.push(keyError);
+  }
+  if (errors.length > 0) throw unstorableInputError(errors);
+  await next();
+};
+
+/**
+ * Refuses text PostgreSQL cannot store anywhere in the request (module note): `storableRequestTarget`, then, for a
+ * JSON body, every string and key (errors named by the field's dotted path, code
+ * `validation.msg.text.unstorable.character`, `value` null). A body that is not JSON is left to the route's
+ * validator. Mounted once for every bearer route (api/app.ts), so no route can forget it.
+ */
+export const storableInput: MiddlewareHandler<AppEnv> = async (c, next) =>
+  storableRequestTarget(c, async () => {
+    const method = c.req.method;
+    if (jsonContentType.test(c.req.header('content-type') ?? '') && method !== 'GET' && method !== 'HEAD') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await c.req.text());
+      } catch {
+        parsed = undefined;
+      }
+      assertStorableJson(parsed);
+    }
+    await next();
+  });

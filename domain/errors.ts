@@ -21,7 +21,7 @@ export interface FieldError {
 }
 
 interface CodeInfo {
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 428 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 422 | 428 | 429 | 500 | 503;
   message: string;
 }
 
@@ -35,6 +35,11 @@ export const errorCodes = {
   'error.msg.not.authenticated': { status: 401, message: 'The request is not authenticated.' },
   'error.msg.not.authorized': { status: 403, message: 'The request is not authorized.' },
   'error.msg.resource.not.found': { status: 404, message: 'The requested resource was not found.' },
+  /** A known path asked with a method it does not serve (RFC 9110 §15.5.6); the answer carries `Allow`. */
+  'error.msg.method.not.allowed': {
+    status: 405,
+    message: 'This method is not allowed on this resource; see the Allow header.',
+  },
   'idempotency.request.in.flight': {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed.',

@@ -12,6 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { WorkflowUpdateStage } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -42,7 +43,10 @@ interface RecordedProcess {
   record(env: Env, save: (scenario: string, history: FetchedHistory) => Promise<void>): Promise<void>;
 }
 
-/** `privacyRequestWorkflow` (DESIGN-processes P0): fulfilled early; overdue, then fulfilled. */
+/**
+ * `privacyRequestWorkflow` (DESIGN-processes P0): fulfilled early; overdue, then fulfilled; a fulfilment stuck in
+ * retries superseded by a later one (issue 14; patch `supersede-stuck-fulfilment`).
+ */
 function privacyRequest(): RecordedProcess {
   const taskQueue = 'record-histories';
   return {
@@ -51,10 +55,12 @@ function privacyRequest(): RecordedProcess {
       markPrivacyWorkflowStarted: async () => undefined,
       raisePrivacyReminder: async () => ({ raised: true }),
       markPrivacyRequestOverdue: async () => ({ status: 'OVERDUE' }),
-      fulfilPrivacyRequest: async (input: { requestId: number; outcome: string }) => ({
-        requestId: input.requestId,
-        status: input.outcome,
-      }),
+      fulfilPrivacyRequest: async (input: { requestId: number; outcome: string; outcomeReason: string }) => {
+        // As an unstorable value failed before issue 14: a retryable error on every attempt.
+        if (input.outcomeReason === 'stuck')
+          throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+        return { requestId: input.requestId, status: input.outcome };
+      },
     },
     async record(env, save) {
       for (const [name, fulfilAfterDays] of [
@@ -87,6 +93,37 @@ function privacyRequest(): RecordedProcess {
         await handle.result();
         await save(name, await handle.fetchHistory());
       }
+      const now = Date.now();
+      const handle = await env.client.workflow.start<typeof privacyRequestWorkflow>(
+        'privacyRequestWorkflow',
+        {
+          workflowId: 'privacy-request/fixture/stuck-fulfilment-superseded',
+          taskQueue,
+          args: [
+            {
+              tenantId: 'fixture',
+              requestId: 1,
+              caseId: 1,
+              customerRef: 'cus_fixture',
+              regime: 'CCPA_CPRA',
+              statutoryDueAt: new Date(now + 45 * DAY_MS).toISOString(),
+              dueAtMs: now + 45 * DAY_MS,
+              reminderAtMs: now + 35 * DAY_MS,
+            },
+          ],
+        },
+      );
+      const stuck = await handle.startUpdate(fulfilRequestUpdate, {
+        args: [{ outcome: 'FULFILLED', outcomeReason: 'stuck', evidenceIds: [1] }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      await env.sleep(3 * 60_000);
+      await handle.executeUpdate(fulfilRequestUpdate, {
+        args: [{ outcome: 'FULFILLED', outcomeReason: 'fixture', evidenceIds: [1] }],
+      });
+      await stuck.result().catch(() => undefined);
+      await handle.result();
+      await save('stuck-fulfilment-superseded', await handle.fetchHistory());
     },
   };
 }

@@ -1,10 +1,15 @@
 /**
  * Registers operations as Temporal activities, converting a DomainError once into a
  * non-retryable ApplicationFailure whose `type` is the error code and whose first detail carries
- * the field errors (STYLE §13.7). Other errors stay retryable.
+ * the field errors (STYLE §13.7). A PostgreSQL error no retry can cure (db/errors.ts
+ * `isPermanentDataError`: invalid byte sequence, untranslatable character, check violation…) is
+ * treated the same, as the 400 it stands for, so a workflow never retries it for ever (issue 14).
+ * Other errors stay retryable, without the SQL parameters drizzle-orm puts in a failed query's
+ * message (db/errors.ts `withoutQueryParameters`): they would land in Temporal's history.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../activities';
+import { permanentDataErrorAsDomainError, withoutQueryParameters } from '../db/errors';
 import { DomainError } from '../domain/errors';
 
 export function asTemporalActivities(activities: Activities): Activities {
@@ -14,15 +19,16 @@ export function asTemporalActivities(activities: Activities): Activities {
       try {
         return await fn(input);
       } catch (err) {
-        if (err instanceof DomainError) {
+        const domainError = err instanceof DomainError ? err : permanentDataErrorAsDomainError(err);
+        if (domainError !== null) {
           throw ApplicationFailure.create({
-            message: err.message,
-            type: err.code,
+            message: domainError.message,
+            type: domainError.code,
             nonRetryable: true,
-            details: [{ errors: err.errors }],
+            details: [{ errors: domainError.errors }],
           });
         }
-        throw err;
+        throw withoutQueryParameters(err);
       }
     };
     Object.defineProperty(activity, 'name', { value: name });

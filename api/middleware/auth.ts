@@ -13,6 +13,7 @@ import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
 import { type AppEnv, factory } from '../env';
 import { bearerChallenge, sendShapeA } from '../errors';
+import { unstorableCharacter } from '../validation';
 
 const tenantPattern = /^[a-z0-9-]{1,64}$/;
 
@@ -96,10 +97,11 @@ export function basicCredentials(
   const colon = decoded.indexOf(':');
   if (colon < 1) return null;
   try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon)),
-      clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
+    const clientId = decodeURIComponent(decoded.slice(0, colon));
+    const clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+    // No client id or secret holds text PostgreSQL cannot store (issue 14): such a pair is no credential.
+    if (unstorableCharacter(clientId) || unstorableCharacter(clientSecret)) return null;
+    return { clientId, clientSecret };
   } catch {
     return null;
   }

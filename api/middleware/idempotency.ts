@@ -7,7 +7,7 @@
  * request runs once, unrecorded (the spec's server-generated key per attempt).
  */
 import { routePath } from 'hono/route';
-import { DomainError, fieldError } from '../../domain/errors';
+import { DomainError, type FieldError, fieldError } from '../../domain/errors';
 import { requestFingerprint } from '../../domain/fingerprint';
 import { hmacSha256Hex } from '../../domain/hash';
 import { findSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
@@ -18,26 +18,55 @@ import { sendShapeA } from '../errors';
 const replayedHeaders = ['location', 'content-type'];
 
 /**
- * The `Idempotency-Key` header, checked: 1 to 50 characters, one instance, and no government
- * identifier or account number in it (spec § Boarding rules; domain/sensitive-data.ts). A key that
- * looks like one → 400 naming `header.Idempotency-Key`, without echoing it.
+ * What an `Idempotency-Key` may hold (spec § Shared header rules, § Limits: 1 to 50 characters, one instance):
+ * printable ASCII, U+0020 to U+007E, no leading or trailing space, and no comma, because a comma is how HTTP
+ * joins repeated header lines (RFC 9110 §5.3), so a key with one cannot be told from a header sent twice.
+ * Anything else (control characters, NUL, non-ASCII, and so the UTF-8 bytes of a lone surrogate) is refused.
  */
-export function idempotencyKeyOf(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  if (header.length < 1 || header.length > 50 || header.includes(',')) {
-    throw new DomainError(
-      'validation.msg.validation.errors.exist',
-      'Idempotency-Key must be 1 to 50 characters.',
-      {
-        errors: [fieldError('header.Idempotency-Key', null, 'Idempotency-Key must be 1 to 50 characters.')],
-      },
-    );
+const idempotencyKeyPattern = /^[\x21-\x2b\x2d-\x7e](?:[\x20-\x2b\x2d-\x7e]{0,48}[\x21-\x2b\x2d-\x7e])?$/;
+
+/** The sentence that says exactly what an Idempotency-Key may be (pattern above). */
+export const idempotencyKeyRule =
+  'Idempotency-Key must be 1 to 50 printable ASCII characters (letters, digits, spaces inside, and punctuation other than a comma), sent once; a UUID is a good key.';
+
+/**
+ * Why `header` is not an acceptable Idempotency-Key, as the field error to answer with (its value never echoed),
+ * or null when it is acceptable or absent: the character rule above, then no government identifier or account
+ * number (spec § Boarding rules; domain/sensitive-data.ts).
+ */
+export function idempotencyKeyError(header: string | undefined): FieldError | null {
+  if (header === undefined) return null;
+  if (!idempotencyKeyPattern.test(header)) {
+    const problem =
+      header.length === 0 || header.length > 50
+        ? `It has ${header.length} characters.`
+        : header.includes(',')
+          ? 'It contains a comma (or the header was sent more than once).'
+          : header.trim() !== header
+            ? 'It starts or ends with a space.'
+            : 'It contains a character outside printable ASCII.';
+    return fieldError('header.Idempotency-Key', null, `${idempotencyKeyRule} ${problem}`);
   }
   const sensitive = findSensitiveData(header);
   if (sensitive !== null) {
-    const message = `Idempotency-Key ${sensitiveDataMessage(sensitive)} Use a random value such as a UUID.`;
-    throw new DomainError('validation.msg.validation.errors.exist', message, {
-      errors: [fieldError('header.Idempotency-Key', null, message)],
+    return fieldError(
+      'header.Idempotency-Key',
+      null,
+      `Idempotency-Key ${sensitiveDataMessage(sensitive)} Use a random value such as a UUID.`,
+    );
+  }
+  return null;
+}
+
+/**
+ * The `Idempotency-Key` header, checked (`idempotencyKeyError`): a key that breaks the rule → 400 naming
+ * `header.Idempotency-Key` with a message saying exactly what is allowed, without echoing the key.
+ */
+export function idempotencyKeyOf(header: string | undefined): string | undefined {
+  const error = idempotencyKeyError(header);
+  if (error !== null) {
+    throw new DomainError('validation.msg.validation.errors.exist', error.developerMessage, {
+      errors: [error],
     });
   }
   return header;

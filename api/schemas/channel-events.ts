@@ -4,8 +4,9 @@
  * (kept and marked IGNORED), so gateways can send new types before we handle them.
  */
 import * as v from 'valibot';
+import { isoInstant } from './dates';
 
-const instant = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp with a zone offset or Z.'));
+const instant = isoInstant();
 
 export const channelEventBody = v.strictObject({
   eventId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1–128 of A–Z a–z 0–9 . _ : -')),

@@ -19,6 +19,7 @@ import {
 import { identifierTypes, normalizeIdentifier } from '../../domain/customers/identifiers';
 import { noSensitiveData } from '../../domain/sensitive-data';
 import { integerId, limitParam, offsetParam, text } from '../validation';
+import { isoInstant } from './dates';
 
 const id = v.pipe(
   v.number('must be an integer.'),
@@ -41,8 +42,8 @@ const countryCode = v.pipe(
   v.string(),
   v.check((c) => countryCodes.has(c), 'must be an ISO 3166-1 alpha-2 country code in upper case.'),
 );
-/** ISO 8601 instant with a zone offset or Z. */
-const instant = v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp with a zone offset or Z.'));
+/** ISO 8601 instant with a zone offset or Z, dated 1900-01-01..2199-12-31 (./dates.ts). */
+const instant = isoInstant();
 const name = text(100);
 
 export const customerIdParam = v.strictObject({ customerId: integerId('customerId') });

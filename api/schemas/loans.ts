@@ -13,9 +13,13 @@ import * as v from 'valibot';
 import { loanPartyRoles } from '../../activities/lending/add-loan-party';
 import { loanOrderByFields } from '../../db/queries/lending/loans';
 import { integerId, limitParam, offsetParam } from '../validation';
+import { loanDatesInRange } from './dates';
 import { code, decimal, id, integer } from './products';
 
-/** A date as sent: ISO `YYYY-MM-DD`, or a date in the body's `dateFormat` (read by the operation). */
+/**
+ * A date as sent: ISO `YYYY-MM-DD`, or a date in the body's `dateFormat` (read by the operation); the body's
+ * schema bounds it to 1900-01-01..2199-12-31 (./dates.ts `loanDatesInRange`).
+ */
 const dateText = v.pipe(
   v.string('must be a date string (YYYY-MM-DD, or in dateFormat).'),
   v.minLength(1, 'must not be empty.'),
@@ -55,51 +59,60 @@ export const loanChargeBody = v.strictObject({
 });
 
 /** The loan-creation body (spec § Lending core writes, "Loan creation body fields", plus Fineract's graces). */
-export const createLoanBody = v.strictObject({
-  clientId: id,
-  productId: id,
-  loanType: v.picklist(['individual'], 'must be individual.'),
-  principal: decimal,
-  loanTermFrequency: integer(1, 10_000_000),
-  loanTermFrequencyType: periodCode,
-  numberOfRepayments: integer(1, 10_000),
-  repaymentEvery: integer(1, 1_000),
-  repaymentFrequencyType: periodCode,
-  interestRatePerPeriod: decimal,
-  interestType: code([0, 1] as const, '0 declining balance, 1 flat'),
-  interestCalculationPeriodType: code([0, 1] as const, '0 daily, 1 same as repayment period'),
-  amortizationType: code([0, 1] as const, '0 equal principal, 1 equal installments'),
-  transactionProcessingStrategyCode: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
-  expectedDisbursementDate: dateText,
-  submittedOnDate: dateText,
-  repaymentsStartingFromDate: v.nullish(dateText),
-  graceOnPrincipalPayment: v.nullish(integer(0, 10_000)),
-  graceOnInterestPayment: v.nullish(integer(0, 10_000)),
-  allowPartialPeriodInterestCalcualtion: v.nullish(v.boolean()),
-  /** Checked for identifiers and account numbers by the operation, which never echoes the value. */
-  externalId: v.nullish(
-    v.pipe(
-      v.string('must be a string.'),
-      v.trim(),
-      v.minLength(1, 'must not be empty.'),
-      v.maxLength(100, 'must be at most 100 characters.'),
+export const createLoanBody = v.pipe(
+  v.strictObject({
+    clientId: id,
+    productId: id,
+    loanType: v.picklist(['individual'], 'must be individual.'),
+    principal: decimal,
+    loanTermFrequency: integer(1, 10_000_000),
+    loanTermFrequencyType: periodCode,
+    numberOfRepayments: integer(1, 10_000),
+    repaymentEvery: integer(1, 1_000),
+    repaymentFrequencyType: periodCode,
+    interestRatePerPeriod: decimal,
+    interestType: code([0, 1] as const, '0 declining balance, 1 flat'),
+    interestCalculationPeriodType: code([0, 1] as const, '0 daily, 1 same as repayment period'),
+    amortizationType: code([0, 1] as const, '0 equal principal, 1 equal installments'),
+    transactionProcessingStrategyCode: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+    expectedDisbursementDate: dateText,
+    submittedOnDate: dateText,
+    repaymentsStartingFromDate: v.nullish(dateText),
+    graceOnPrincipalPayment: v.nullish(integer(0, 10_000)),
+    graceOnInterestPayment: v.nullish(integer(0, 10_000)),
+    allowPartialPeriodInterestCalcualtion: v.nullish(v.boolean()),
+    /** Checked for identifiers and account numbers by the operation, which never echoes the value. */
+    externalId: v.nullish(
+      v.pipe(
+        v.string('must be a string.'),
+        v.trim(),
+        v.minLength(1, 'must not be empty.'),
+        v.maxLength(100, 'must be at most 100 characters.'),
+      ),
     ),
-  ),
-  charges: v.nullish(v.pipe(v.array(loanChargeBody), v.maxLength(50, 'at most 50 charges.'))),
-  ...fineractHints,
-});
+    charges: v.nullish(v.pipe(v.array(loanChargeBody), v.maxLength(50, 'at most 50 charges.'))),
+    ...fineractHints,
+  }),
+  loanDatesInRange({
+    fields: ['expectedDisbursementDate', 'submittedOnDate', 'repaymentsStartingFromDate'],
+    items: { charges: ['dueDate'] },
+  }),
+);
 
 /** `POST /v1/loans/{loanId}?command=approve` body. */
-export const approveLoanBody = v.strictObject({
-  approvedOnDate: dateText,
-  approvedLoanAmount: decimal,
-  expectedDisbursementDate: v.nullish(dateText),
-  /** Checked for identifiers and account numbers by the operation, which never echoes the value. */
-  note: v.nullish(
-    v.pipe(v.string('must be a string.'), v.trim(), v.maxLength(1000, 'must be at most 1000 characters.')),
-  ),
-  ...fineractHints,
-});
+export const approveLoanBody = v.pipe(
+  v.strictObject({
+    approvedOnDate: dateText,
+    approvedLoanAmount: decimal,
+    expectedDisbursementDate: v.nullish(dateText),
+    /** Checked for identifiers and account numbers by the operation, which never echoes the value. */
+    note: v.nullish(
+      v.pipe(v.string('must be a string.'), v.trim(), v.maxLength(1000, 'must be at most 1000 characters.')),
+    ),
+    ...fineractHints,
+  }),
+  loanDatesInRange({ fields: ['approvedOnDate', 'expectedDisbursementDate'] }),
+);
 
 /** `POST /v1/loans/{loanId}/parties` body. */
 export const addLoanPartyBody = v.strictObject({

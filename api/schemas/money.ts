@@ -8,19 +8,13 @@
  * sensitive-data.ts); the route never echoes their value in an error.
  */
 import * as v from 'valibot';
-import { isCalendarDate } from '../../domain/customers/customer';
 import { currencyFor, minorUnitDigits } from '../../domain/money';
 import { noSensitiveData } from '../../domain/sensitive-data';
 import { integerId, limitParam, offsetParam, text } from '../validation';
+import { isoDate } from './dates';
 
 /** Body fields whose value an error must not repeat (they may hold what `noSensitiveData` refuses). */
 export const redactedMoneyFields = ['externalRecordRef', 'recipientRef', 'reason', 'rationale'] as const;
-
-const isoDate = (name: string) =>
-  v.pipe(
-    v.string(`${name} must be an ISO calendar date (YYYY-MM-DD).`),
-    v.check(isCalendarDate, `${name} must be an ISO calendar date (YYYY-MM-DD).`),
-  );
 
 const knownCurrency = (code: string): boolean => {
   try {

@@ -173,6 +173,22 @@ describe('intake', () => {
     expect(await storedEvents(missingFrom.eventId)).toBe(0);
   });
 
+  it('a signed body with NUL or a lone surrogate in any string → 400 naming the field, storing nothing (issue 14)', async () => {
+    for (const bad of ['\u0000', '\ud800']) {
+      const event = envelope('message.delivery_status', { messageId: 'm', status: `sent${bad}` });
+      const res = await deliver(event);
+      const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['data.status']);
+      expect(err.errors[0]?.value).toBeNull();
+      expect(await storedEvents(event.eventId)).toBe(0);
+    }
+    expectShapeA(
+      await deliver(envelope('sms.inbound', { from: '+14155552671', text: 'hi' }), { code: 'sms%00' }),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['path.gatewayCode'],
+    );
+  });
+
   it('a body over 64 KiB is refused with 413', async () => {
     const big = envelope('message.delivery_status', { messageId: 'm', status: 'x', pad: 'x'.repeat(70_000) });
     expectShapeA(await deliver(big), 413, 'error.msg.payload.too.large');

@@ -233,13 +233,10 @@ describe('unknown routes', () => {
     expectShapeA(unauthenticated, 401, 'error.msg.not.authenticated');
   });
 
-  it('answers an unknown method on a known path and a path outside /v1 with a Shape A 404', async () => {
-    expectShapeA(
-      await call(ctx, cred, 'DELETE', '/v1/servicing/cases/1'),
-      404,
-      'error.msg.resource.not.found',
-      [],
-    );
+  it('answers an unknown method on a known path with a Shape A 405 and Allow (issue 14), a path outside /v1 with 404', async () => {
+    const deleted = await call(ctx, cred, 'DELETE', '/v1/servicing/cases/1');
+    expectShapeA({ ...deleted, headers: deleted.headers }, 405, 'error.msg.method.not.allowed', []);
+    expect(deleted.headers.get('allow')).toBe('GET, HEAD');
     expectShapeA(await send(ctx, '/v2/servicing/cases'), 404, 'error.msg.resource.not.found', []);
     expectShapeA(await send(ctx, '/'), 404, 'error.msg.resource.not.found', []);
   });

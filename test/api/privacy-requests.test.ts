@@ -1,4 +1,10 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProcessClients } from '../../api/processes';
+import { DomainError } from '../../domain/errors';
+import { privacyRequestWorkflowId } from '../../domain/ids';
+import { fulfilRequestUpdate } from '../../workflows/privacy-request/messages';
 import {
   type Credential,
   call,
@@ -91,4 +97,87 @@ describe('privacy requests', () => {
     const review = await call(ctx, cred, 'GET', `/v1/servicing/tasks/${created.body.reviewTaskId}`);
     expect(review.body).toMatchObject({ taskType: 'PRIVACY_REVIEW', status: 'COMPLETED' });
   });
+});
+
+describe('a fulfilment the database can never store (issue 14)', () => {
+  it.each([
+    ['NUL', '\u0000'],
+    ['a lone surrogate', '\ud800'],
+  ])(
+    'sent past the edge (%s): fails at once, non-retryable, no SQL values in history; the request stays open for a correct one',
+    async (_, bad) => {
+      const { caseId, interactionId } = await openCaseWithInteraction();
+      const created = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
+        customerRef: 'cus_9',
+        requestType: 'DELETION',
+        regime: 'CCPA_CPRA',
+        summary: 'Delete my data',
+        caseId,
+        sourceInteractionId: interactionId,
+      });
+      expect(created.status).toBe(201);
+      const requestId = created.body.requestId as number;
+      const handle = ctx.client.workflow.getHandle(privacyRequestWorkflowId(cred.tenant, requestId));
+      const marker = `secret-reason-${requestId}`;
+
+      // Straight to the workflow, as a caller before the edge rule could: the real activity on real PostgreSQL.
+      const failed = await Promise.race([
+        handle
+          .executeUpdate(fulfilRequestUpdate, {
+            args: [{ outcome: 'FULFILLED', outcomeReason: `${marker}${bad}`, evidenceIds: [] }],
+          })
+          .then(
+            () => 'accepted',
+            (err: unknown) => err,
+          ),
+        new Promise((resolve) => setTimeout(() => resolve('no answer within 20 s'), 20_000)),
+      ]);
+      expect(failed).toBeInstanceOf(WorkflowUpdateFailedError);
+      const activityFailure = (failed as WorkflowUpdateFailedError).cause as ActivityFailure;
+      expect(activityFailure).toBeInstanceOf(ActivityFailure);
+      expect(activityFailure.retryState).toBe(RetryState.NON_RETRYABLE_FAILURE);
+      const appFailure = activityFailure.cause as ApplicationFailure;
+      expect(appFailure).toBeInstanceOf(ApplicationFailure);
+      expect(appFailure.nonRetryable).toBe(true);
+      expect(appFailure.type).toBe('validation.msg.validation.errors.exist');
+      expect(appFailure.message).toMatch(/SQLSTATE 22/);
+      const history = JSON.stringify(await handle.fetchHistory());
+      expect(history).not.toContain(marker);
+      expect(history).not.toContain('params:');
+
+      // The client port maps the failure to the 400 it stands for.
+      const port = createProcessClients(ctx.client).privacyRequests;
+      const progress = await port.progress({ tenantId: cred.tenant, requestId });
+      expect(progress.status).toBe('RECEIVED');
+      const read = await call(ctx, cred, 'GET', `/v1/servicing/privacy-requests/${requestId}`);
+      const input = {
+        tenantId: cred.tenant,
+        requestId,
+        caseId,
+        customerRef: 'cus_9',
+        regime: 'CCPA_CPRA' as const,
+        statutoryDueAt: read.body.statutoryDueAt,
+        dueAtMs: Date.parse(read.body.statutoryDueAt),
+        reminderAtMs: Date.parse(read.body.statutoryDueAt) - 10 * 86_400_000,
+      };
+      const viaPort = await port
+        .fulfil(input, { outcome: 'FULFILLED', outcomeReason: `${marker}${bad}`, evidenceIds: [] })
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      expect(viaPort).toBeInstanceOf(DomainError);
+      expect((viaPort as DomainError).status).toBe(400);
+
+      const fulfilled = await call(ctx, cred, 'POST', `/v1/servicing/privacy-requests/${requestId}/fulfill`, {
+        outcome: 'FULFILLED',
+        outcomeReason: 'Deleted',
+        evidenceIds: [],
+      });
+      expect(fulfilled.status, JSON.stringify(fulfilled.body)).toBe(200);
+      expect(await handle.result()).toMatchObject({ status: 'FULFILLED' });
+      const stored = await call(ctx, cred, 'GET', `/v1/servicing/privacy-requests/${requestId}`);
+      expect(stored.body.status).toBe('FULFILLED');
+    },
+  );
 });

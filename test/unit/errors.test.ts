@@ -18,7 +18,7 @@ describe('error table', () => {
     expect(codes.length).toBeGreaterThan(0);
     for (const code of codes) {
       const info = errorCodes[code];
-      expect([400, 401, 403, 404, 409, 413, 422, 428, 429, 500, 503]).toContain(info.status);
+      expect([400, 401, 403, 404, 405, 409, 413, 422, 428, 429, 500, 503]).toContain(info.status);
       expect(info.message.length).toBeGreaterThan(0);
       expect(code).toMatch(/^[a-z]+(\.[a-z]+)+$/);
       expect(statusOfCode(code)).toBe(info.status);
@@ -39,6 +39,7 @@ describe('error table', () => {
     ['error.msg.not.authenticated', 401],
     ['error.msg.not.authorized', 403],
     ['error.msg.resource.not.found', 404],
+    ['error.msg.method.not.allowed', 405],
     ['idempotency.request.in.flight', 409],
     ['idempotency.key.payload.mismatch', 422],
     ['error.msg.rate.limited', 429],

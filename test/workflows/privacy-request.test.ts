@@ -9,6 +9,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/clie
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type Activities, createActivities, type Deps } from '../../activities';
 import { DomainError, fieldError } from '../../domain/errors';
@@ -405,6 +406,139 @@ describe('privacyRequestWorkflow', () => {
       expect(await handle.result()).toEqual({ requestId, status: 'FULFILLED', wasOverdue: false });
     });
     expect(mocks.activities.fulfilPrivacyRequest).toHaveBeenCalledTimes(2);
+  });
+
+  it('(g) a fulfilment stuck in retries (issue 14): a new one is refused at first, supersedes it after 2 minutes, and ends the request', async () => {
+    const { taskQueue, workflowId, requestId } = uniqueNames();
+    const mocks = mockActivities();
+    let stuckAttempts = 0;
+    // The stuck outcome fails the way an unstorable value did before issue 14: a retryable error, for ever.
+    mocks.activities.fulfilPrivacyRequest.mockImplementation(async (input) => {
+      if (input.outcomeReason === 'stuck') {
+        stuckAttempts += 1;
+        throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+      }
+      return { requestId: input.requestId, status: input.outcome };
+    });
+    const input = await inputAt(requestId);
+    const worker = await createWorker(taskQueue, asTemporalActivities(mocks.activities));
+    await withWorker(worker, async () => {
+      const handle = await startWorkflow(taskQueue, workflowId, input);
+      const stuck = await handle.startUpdate(fulfilRequestUpdate, {
+        args: [{ ...fulfilArgs(), outcomeReason: 'stuck' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      await eventually(() => expect(stuckAttempts).toBeGreaterThanOrEqual(1));
+
+      // At once: refused, the first may still succeed.
+      const early = await handle.executeUpdate(fulfilRequestUpdate, { args: [fulfilArgs('DENIED')] }).then(
+        () => 'accepted',
+        (err: unknown) => err,
+      );
+      expect(early).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(((early as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe(
+        'error.msg.privacy.request.invalid.state.transition',
+      );
+
+      // Still retrying after 3 minutes: stuck. A new fulfilment supersedes it.
+      await env.sleep(3 * 60_000);
+      await eventually(() => expect(stuckAttempts).toBeGreaterThanOrEqual(3));
+      expect(await handle.executeUpdate(fulfilRequestUpdate, { args: [fulfilArgs()] })).toEqual({
+        requestId,
+        status: 'FULFILLED',
+      });
+      const superseded = await stuck.result().then(
+        () => 'fulfilled',
+        (err: unknown) => err,
+      );
+      expect(superseded).toBeInstanceOf(WorkflowUpdateFailedError);
+      const cause = (superseded as WorkflowUpdateFailedError).cause as ApplicationFailure;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect(cause.type).toBe('error.msg.privacy.request.invalid.state.transition');
+      expect(cause.message).toMatch(/superseded/);
+      expect(await handle.result()).toEqual({ requestId, status: 'FULFILLED', wasOverdue: false });
+
+      // The stuck operation is cancelled, not retried any more; the change is marked in history.
+      const attempts = stuckAttempts;
+      await settle();
+      expect(stuckAttempts).toBe(attempts);
+      const history = await handle.fetchHistory();
+      expect(
+        (history.events ?? []).some(
+          (e) =>
+            e.activityTaskCancelRequestedEventAttributes != null ||
+            e.activityTaskCanceledEventAttributes != null,
+        ),
+      ).toBe(true);
+      const patchMarkers = (history.events ?? []).filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_patch',
+      );
+      expect(patchMarkers).toHaveLength(1);
+      const patchData =
+        patchMarkers[0]?.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+      expect(JSON.parse(Buffer.from(patchData ?? []).toString())).toEqual({
+        id: 'supersede-stuck-fulfilment',
+        deprecated: false,
+      });
+    });
+    expect(mocks.activities.fulfilPrivacyRequest.mock.calls.at(-1)?.[0].outcomeReason).toBe(
+      'Deleted from all systems',
+    );
+  });
+
+  it('(h) a request wedged before issue 14 recovers once workers run the fix: the stuck attempt fails non-retryably as a 400, a new fulfilment succeeds', async () => {
+    const { taskQueue, workflowId, requestId } = uniqueNames();
+    const mocks = mockActivities();
+    let stuckAttempts = 0;
+    // What PostgreSQL answered for a NUL in outcomeReason: drizzle-orm's failed query around SQLSTATE 22021.
+    mocks.activities.fulfilPrivacyRequest.mockImplementation(async (input) => {
+      if (input.outcomeReason.includes('\u0000')) {
+        stuckAttempts += 1;
+        throw new DrizzleQueryError(
+          'update "privacy_requests" set "outcome_reason" = $1',
+          [input.outcomeReason],
+          Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+            severity: 'ERROR',
+            code: '22021',
+          }),
+        );
+      }
+      return { requestId: input.requestId, status: input.outcome };
+    });
+    const input = await inputAt(requestId);
+    // Before the fix: operations registered without the mapping, so the failure is retried for ever.
+    const before = await createWorker(taskQueue, mocks.activities, { maxCachedWorkflows: 0 });
+    const { handle, stuck } = await withWorker(before, async () => {
+      const h = await startWorkflow(taskQueue, workflowId, input);
+      const u = await h.startUpdate(fulfilRequestUpdate, {
+        args: [{ ...fulfilArgs(), outcomeReason: 'Deleted\u0000' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      await eventually(() => expect(stuckAttempts).toBeGreaterThanOrEqual(2));
+      return { handle: h, stuck: u };
+    });
+
+    // After the fix: the next attempt fails non-retryably; the stuck caller gets the 400 it stands for.
+    const after = await createWorker(taskQueue, asTemporalActivities(mocks.activities));
+    await withWorker(after, async () => {
+      await env.sleep(6 * 60_000);
+      const failed = await stuck.result().then(
+        () => 'fulfilled',
+        (err: unknown) => err,
+      );
+      expect(failed).toBeInstanceOf(WorkflowUpdateFailedError);
+      const appFailure = ((failed as WorkflowUpdateFailedError).cause as ActivityFailure)
+        .cause as ApplicationFailure;
+      expect(appFailure.type).toBe('validation.msg.validation.errors.exist');
+      expect(appFailure.nonRetryable).toBe(true);
+      expect(appFailure.message).not.toContain('Deleted');
+      expect((await handle.query(getProgressQuery)).status).toBe('RECEIVED');
+      expect(await handle.executeUpdate(fulfilRequestUpdate, { args: [fulfilArgs()] })).toEqual({
+        requestId,
+        status: 'FULFILLED',
+      });
+      expect(await handle.result()).toEqual({ requestId, status: 'FULFILLED', wasOverdue: false });
+    });
   });
 
   it('(f) started after its due time (a late start by the sweep): reminder and overdue at once', async () => {

@@ -32,6 +32,7 @@ describe('recorded workflow histories', async () => {
   it('has fixtures to replay', () => {
     expect(files).toContain('privacy-request-fulfilled-early.json');
     expect(files).toContain('privacy-request-overdue-then-fulfilled.json');
+    expect(files).toContain('privacy-request-stuck-fulfilment-superseded.json');
     expect(files).toContain('webhook-delivery-retried-then-succeeded.json');
     expect(files).toContain('webhook-delivery-cancelled-while-waiting.json');
     expect(files).toContain('channel-event-sms-opt-out-processed.json');
@@ -52,6 +53,7 @@ describe('recorded workflow histories', async () => {
 
   it.each([
     ['privacy-request-overdue-then-fulfilled.json', 'raisePrivacyReminder'],
+    ['privacy-request-stuck-fulfilment-superseded.json', 'fulfilPrivacyRequest'],
     ['channel-event-sms-opt-out-processed.json', 'processChannelEvent'],
   ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
     const history = await loadHistory(file);

@@ -1,7 +1,7 @@
 /**
  * Named activity option presets (STYLE §6): both timeouts and the retry policy always stated.
  */
-import type { ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
 
 /** A database operation: short, retried with capped backoff until it succeeds. */
 export const dbWrite: ActivityOptions = {
@@ -13,6 +13,16 @@ export const dbWrite: ActivityOptions = {
     backoffCoefficient: 2,
     maximumInterval: '5 minutes',
   },
+};
+
+/**
+ * `dbWrite` for an operation a workflow may cancel (a stuck fulfilment superseded by a later one): cancelling
+ * waits until the server confirms that no attempt of it runs or will run again, so the operation can never
+ * commit after the workflow has moved on.
+ */
+export const dbWriteCancellable: ActivityOptions = {
+  ...dbWrite,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 
 /**

@@ -22,7 +22,7 @@ import { channelEventWorkflowId } from '../../../domain/ids';
 import type { AppEnv } from '../../env';
 import { sendShapeA } from '../../errors';
 import { channelEventAccepted, channelEventBody, channelEventData } from '../../schemas/channel-events';
-import { issuesToError } from '../../validation';
+import { assertStorableJson, issuesToError } from '../../validation';
 
 const bodyBytesMax = 64 * 1024;
 
@@ -107,6 +107,7 @@ export const channelEventRoutes = new Hono<AppEnv>().post(
         errors: [fieldError('body', null, 'The body is not valid UTF-8 JSON.')],
       });
     }
+    assertStorableJson(parsed);
     const envelope = v.safeParse(channelEventBody, parsed);
     if (!envelope.success) throw issuesToError('json', standardIssues(channelEventBody, parsed), parsed);
     const dataSchema = channelEventData[envelope.output.eventType];
