@@ -507,13 +507,13 @@ describe('tenant isolation', () => {
     );
   });
 
-  it("refuses references to A's records in B's writes (400 naming the field) and hides A's tasks from B's list", async () => {
+  it("refuses references to A's records in B's writes (404 or 400 naming the field) and hides A's tasks from B's list", async () => {
     const evidence = await call(ctx, b, 'POST', '/v1/servicing/evidence', {
       caseId: ids.caseId,
       evidenceType: 'NOTE',
       description: 'x',
     });
-    expectShapeA(evidence, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    expectShapeA(evidence, 404, 'error.msg.resource.not.found', ['caseId']);
     const interaction = await call(ctx, b, 'POST', '/v1/servicing/interactions', {
       customerRef: 'c',
       caseId: ids.caseId,
@@ -521,7 +521,7 @@ describe('tenant isolation', () => {
       direction: 'INBOUND',
       summary: 'x',
     });
-    expectShapeA(interaction, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    expectShapeA(interaction, 404, 'error.msg.resource.not.found', ['caseId']);
     const bCase = await openCase(ctx, b);
     const bInteraction = await logInteraction(ctx, b, bCase);
     const request = await call(ctx, b, 'POST', '/v1/servicing/privacy-requests', {
