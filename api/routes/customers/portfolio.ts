@@ -49,7 +49,9 @@ export const portfolioRoutes = factory
       const { db, config } = c.get('deps');
       const tenantId = c.get('tenantId');
       const binding = { q };
-      const after = cursor ? decodeCursor(config.cursorSigningKey, searchRoute, binding, cursor) : null;
+      const after = cursor
+        ? decodeCursor(config.cursorSigningKey, c.get('tenantId'), searchRoute, binding, cursor)
+        : null;
       const query = classifySearchQuery(q);
       let rows: SearchHit[];
       if (query.kind === 'INVALID') throw validationError('q', q, query.message);
@@ -70,7 +72,7 @@ export const portfolioRoutes = factory
       const last = page.at(-1);
       const nextCursor =
         rows.length > limit && last
-          ? encodeCursor(config.cursorSigningKey, searchRoute, binding, {
+          ? encodeCursor(config.cursorSigningKey, c.get('tenantId'), searchRoute, binding, {
               sortKey: last.sortKey,
               id: String(last.id),
             })
