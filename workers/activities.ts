@@ -1,15 +1,10 @@
 /**
  * Registers operations as Temporal activities, converting a DomainError once into a
  * non-retryable ApplicationFailure whose `type` is the error code and whose first detail carries
- * the field errors (STYLE §13.7). Other errors stay retryable. A database error is replaced by a
- * retryable ApplicationFailure of type `DatabaseError` carrying only `loggableError`'s summary
- * (SQLSTATE, constraint, statement description): the original message holds the statement and all
- * its parameters, and would otherwise be written to the workflow's history and the worker's log
- * (issue 14).
+ * the field errors (STYLE §13.7). Other errors stay retryable.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../activities';
-import { isDatabaseError, loggableError } from '../db/errors';
 import { DomainError } from '../domain/errors';
 
 export function asTemporalActivities(activities: Activities): Activities {
@@ -25,15 +20,6 @@ export function asTemporalActivities(activities: Activities): Activities {
             type: err.code,
             nonRetryable: true,
             details: [{ errors: err.errors }],
-          });
-        }
-        if (isDatabaseError(err)) {
-          const summary = loggableError(err);
-          throw ApplicationFailure.create({
-            message: summary.message,
-            type: 'DatabaseError',
-            nonRetryable: false,
-            details: [{ code: summary.code ?? null, query: summary.query ?? null }],
           });
         }
         throw err;

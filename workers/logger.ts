@@ -1,10 +1,10 @@
 /**
  * Structured JSON logs (pino) with secrets, tokens and identifiers redacted (DESIGN §4 Logs), errors reduced to
- * what may be logged (db/errors.ts `loggableError`: never SQL parameters or values), and every line capped at
+ * what may be logged (db/loggable-error.ts `loggableError`: never SQL parameters or values), and every line capped at
  * `logLineBytesMax` bytes (issue 14: one error line was 5.4 MB).
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { loggableError } from '../db/errors';
+import { loggableError } from '../db/loggable-error';
 
 /** The longest log line written, in bytes of UTF-8 including the newline. */
 export const logLineBytesMax = 8192;
