@@ -230,6 +230,14 @@ export const integerId = (name: string) =>
     v.transform(Number),
   );
 
+/**
+ * Free text that must never carry a government identifier or an account or card number (spec § Boarding rules:
+ * "never place government identifiers or account numbers in … rationale … or notes"; issue 14): non-empty trimmed
+ * text up to `max` characters, refused (400 naming the field, value withheld) when `findSensitiveData` finds one
+ * after its normalization (NFKC, invisible characters dropped, separators between digits counted as nothing).
+ */
+export const guardedText = (max: number) => v.pipe(text(max), noSensitiveData());
+
 /** `limit`: 1 to 200, default 50; out of range is an error, never clamped (spec § Limits). */
 export const limitParam = v.optional(
   v.pipe(
@@ -256,11 +264,3 @@ export const text = (max: number) =>
     v.minLength(1, 'must not be empty.'),
     v.maxLength(max, `must be at most ${max} characters.`),
   );
-
-/**
- * Free text that must never carry a government identifier or an account or card number (spec § Boarding rules:
- * "never place government identifiers or account numbers in … rationale … or notes"; issue 14): non-empty trimmed
- * text up to `max` characters, refused (400 naming the field, value withheld) when `findSensitiveData` finds one
- * after its normalization (NFKC, invisible characters dropped, separators between digits counted as nothing).
- */
-export const guardedText = (max: number) => v.pipe(text(max), noSensitiveData());
