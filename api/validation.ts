@@ -43,8 +43,8 @@ function valueAt(data: unknown, path: StandardSchemaV1.Issue['path']): unknown {
 }
 
 /**
- * A field error's value and message with the value withheld when it looks like a government identifier or an
- * account or card number (domain/sensitive-data.ts): the value becomes null and its text is cut out of the
+ * A body field error's value and message with the value withheld when it looks like a government identifier or
+ * an account or card number (domain/sensitive-data.ts): the value becomes null and its text is cut out of the
  * message (DESIGN §3: such values are never echoed or logged; DESIGN §5: identifier values are masked).
  */
 function withheldIfSensitive(value: unknown, message: string): { value: unknown; message: string } {
@@ -71,7 +71,9 @@ export function issuesToError(
       : missingKey
         ? `${name} is required.`
         : `${name}: ${issue.message}`;
-    const shown = withheldIfSensitive(unknownKey ? null : valueAt(data, issue.path), message);
+    const value = unknownKey ? null : valueAt(data, issue.path);
+    // Body fields are where free text lives; path and query values are the caller's own URL and stay shown.
+    const shown = target === 'json' ? withheldIfSensitive(value, message) : { value, message };
     return fieldError(name, shown.value, shown.message);
   });
   return new DomainError(
