@@ -104,3 +104,39 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+/** The parts of a Temporal SDK log entry (`@temporalio/worker` `LogEntry`) the formatter reads. */
+export interface TemporalLogEntry {
+  level: string;
+  message: string;
+  /** Nanoseconds since the epoch. */
+  timestampNanos: bigint;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * One JSON log line for a Temporal SDK log entry (the worker runtime's own warnings, such as a failed
+ * activity): `{level, time (ISO), service, msg, ...meta}` with every error in `meta` reduced by
+ * `loggableError`, capped by `capLogLine`, so the SDK's lines follow the same rules as ours (issue 14).
+ */
+export function temporalLogLine(entry: TemporalLogEntry): string {
+  const meta: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(entry.meta ?? {})) {
+    meta[name] =
+      value instanceof Error ? loggableError(value) : typeof value === 'bigint' ? String(value) : value;
+  }
+  let json: string;
+  try {
+    json = JSON.stringify({
+      level: entry.level.toLowerCase(),
+      time: new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString(),
+      service: 'lending-servicing-engine',
+      source: 'temporal-sdk',
+      msg: entry.message,
+      ...meta,
+    });
+  } catch {
+    json = JSON.stringify({ level: entry.level.toLowerCase(), source: 'temporal-sdk', msg: entry.message });
+  }
+  return capLogLine(`${json}\n`);
+}
