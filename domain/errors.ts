@@ -52,6 +52,10 @@ export const errorCodes = {
     status: 409,
     message: 'The case belongs to another customer than the record that names it.',
   },
+  'error.msg.interaction.customer.mismatch': {
+    status: 409,
+    message: 'The interaction belongs to another customer than the record that names it.',
+  },
   'error.msg.task.invalid.state.transition': {
     status: 409,
     message: 'The task is not in a state that allows this action.',

@@ -507,7 +507,7 @@ describe('tenant isolation', () => {
     );
   });
 
-  it("refuses references to A's records in B's writes (404 or 400 naming the field) and hides A's tasks from B's list", async () => {
+  it("refuses references to A's records in B's writes (404 naming the field) and hides A's tasks from B's list", async () => {
     const evidence = await call(ctx, b, 'POST', '/v1/servicing/evidence', {
       caseId: ids.caseId,
       evidenceType: 'NOTE',
@@ -532,7 +532,7 @@ describe('tenant isolation', () => {
       caseId: ids.caseId,
       sourceInteractionId: ids.interactionId,
     });
-    expectShapeA(request, 400, 'validation.msg.validation.errors.exist', ['caseId', 'sourceInteractionId']);
+    expectShapeA(request, 404, 'error.msg.resource.not.found', ['caseId', 'sourceInteractionId']);
     const mixed = await call(ctx, b, 'POST', '/v1/servicing/privacy-requests', {
       customerRef: 'c',
       requestType: 'ACCESS',
@@ -541,7 +541,7 @@ describe('tenant isolation', () => {
       caseId: bCase,
       sourceInteractionId: ids.interactionId,
     });
-    expectShapeA(mixed, 400, 'validation.msg.validation.errors.exist', ['sourceInteractionId']);
+    expectShapeA(mixed, 404, 'error.msg.resource.not.found', ['sourceInteractionId']);
     expect(bInteraction).toBeGreaterThan(0);
 
     const list = await call(ctx, b, 'GET', `/v1/servicing/tasks?caseId=${ids.caseId}`);

@@ -5,7 +5,7 @@
  * conflict with the current state → 409).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caseEffects, evidence, interactions } from '../../db/schema';
+import { caseEffects, evidence, interactions, privacyRequests } from '../../db/schema';
 import {
   type Credential,
   call,
@@ -132,5 +132,58 @@ describe('interaction references', () => {
       const res = await call(ctx, cred, 'POST', '/v1/servicing/interactions', payload);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     }
+  });
+});
+
+describe('privacy request references', () => {
+  async function interactionOf(customerRef: string, caseId: number | null = null): Promise<number> {
+    const res = await call(ctx, cred, 'POST', '/v1/servicing/interactions', {
+      customerRef,
+      caseId,
+      channel: 'EMAIL',
+      direction: 'INBOUND',
+      summary: 'Asked for their data',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.interactionId;
+  }
+  const request = (caseId: number, sourceInteractionId: number, customerRef = 'cus_p') =>
+    call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
+      customerRef,
+      requestType: 'ACCESS',
+      regime: 'CCPA_CPRA',
+      summary: 'Send me my data',
+      caseId,
+      sourceInteractionId,
+    });
+
+  it("refuses another customer's case or interaction (409) and a closed case (409), nothing stored", async () => {
+    const theirCase = await openCase(ctx, cred, { customerRef: 'cus_other', caseTypeCode: 'PRIVACY' });
+    const ownCase = await openCase(ctx, cred, { customerRef: 'cus_p', caseTypeCode: 'PRIVACY' });
+    const ownInteraction = await interactionOf('cus_p');
+    const theirInteraction = await interactionOf('cus_other');
+    expectShapeA(await request(theirCase, ownInteraction), 409, 'error.msg.case.customer.mismatch', [
+      'caseId',
+    ]);
+    expectShapeA(await request(ownCase, theirInteraction), 409, 'error.msg.interaction.customer.mismatch', [
+      'sourceInteractionId',
+    ]);
+    const closed = await openCase(ctx, cred, { customerRef: 'cus_p', caseTypeCode: 'PRIVACY' });
+    await closeCase(closed);
+    expectShapeA(await request(closed, ownInteraction), 409, 'error.msg.case.invalid.state.transition', [
+      'caseId',
+    ]);
+    expect(await countRows(ctx, cred.tenant, privacyRequests)).toBe(0);
+  });
+
+  it("refuses a case or interaction that is absent or another tenant's: 404 naming each, nothing stored", async () => {
+    const foreignCase = await openCase(ctx, other, { customerRef: 'cus_p' });
+    const ownInteraction = await interactionOf('cus_p');
+    expectShapeA(await request(foreignCase, ownInteraction), 404, 'error.msg.resource.not.found', ['caseId']);
+    expectShapeA(await request(987654321, 987654322), 404, 'error.msg.resource.not.found', [
+      'caseId',
+      'sourceInteractionId',
+    ]);
+    expect(await countRows(ctx, cred.tenant, privacyRequests)).toBe(0);
   });
 });

@@ -499,7 +499,7 @@ describe('privacy requests', () => {
     });
   });
 
-  it('rejects an unknown caseId or sourceInteractionId with 400 naming the field', async () => {
+  it('rejects an unknown caseId or sourceInteractionId with 404 naming the field', async () => {
     const caseId = await openCase(ctx, cred);
     const interactionId = await logInteraction(ctx, cred, caseId);
     const base = { customerRef: 'c', requestType: 'DELETION', regime: 'CCPA_CPRA', summary: 'x' };
@@ -508,20 +508,20 @@ describe('privacy requests', () => {
       caseId: 987654321,
       sourceInteractionId: interactionId,
     });
-    const err = expectShapeA(noCase, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    const err = expectShapeA(noCase, 404, 'error.msg.resource.not.found', ['caseId']);
     expect(err.errors[0]?.value).toBe(987654321);
     const noInteraction = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
       ...base,
       caseId,
       sourceInteractionId: 987654321,
     });
-    expectShapeA(noInteraction, 400, 'validation.msg.validation.errors.exist', ['sourceInteractionId']);
+    expectShapeA(noInteraction, 404, 'error.msg.resource.not.found', ['sourceInteractionId']);
     const neither = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
       ...base,
       caseId: 987654321,
       sourceInteractionId: 987654322,
     });
-    expectShapeA(neither, 400, 'validation.msg.validation.errors.exist', ['caseId', 'sourceInteractionId']);
+    expectShapeA(neither, 404, 'error.msg.resource.not.found', ['caseId', 'sourceInteractionId']);
     expect(await effectTypes(caseId)).toEqual(['CASE_OPENED', 'INTERACTION_LOGGED']);
   });
 
