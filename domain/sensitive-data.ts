@@ -6,7 +6,8 @@
  * Normalization first (`normalizeForMatching`): Unicode NFKC (full-width digits and marks become ASCII),
  * every format or invisible character removed (zero-width space and joiners, word joiner, BOM, soft
  * hyphen, bidi controls), every dash read as `-`, dot-like marks (`·`, `•`) as `.`, slash-like marks
- * as `/`. UUIDs and hexadecimal tokens of 16 or more characters (digests, random ids) are set aside.
+ * as `/`. UUIDs, hexadecimal tokens of 16 or more characters (digests, random ids) and clock times
+ * (`10:30`, `10:30:00.123456`) are set aside.
  *
  * The text is then read as digit chains: digit groups joined by runs of separators (spaces, dots,
  * dashes, slashes, underscores, in any mix). What counts, in the order `findSensitiveData` reports it:
@@ -72,6 +73,8 @@ const ibanLengths: Record<string, number> = Object.fromEntries(
 );
 
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+/** A clock time `h:mm`, `hh:mm:ss` or `hh:mm:ss.fraction` (up to nanoseconds), set aside like a date. */
+const timePattern = /(?<![0-9])[0-9]{1,2}:[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?(?![0-9])/g;
 /**
  * Invisible characters removed before matching: every format character (General Category Cf: zero-width space,
  * zero-width (non-)joiner, word joiner, BOM, soft hyphen, bidirectional controls, …) and every default-ignorable
@@ -313,7 +316,7 @@ function withoutHexTokens(text: string): string {
 export function findSensitiveData(text: string): SensitiveDataKind | null {
   const normalized = normalizeForMatching(text).replace(uuidPattern, '#');
   const ibanView = normalized.toUpperCase().replace(/(?<=[A-Z0-9])[ .\-/_]+(?=[A-Z0-9])/g, ' ');
-  const chains = digitChains(withoutHexTokens(normalized));
+  const chains = digitChains(withoutHexTokens(normalized).replace(timePattern, '#'));
   const structured = structuredIdentifier(chains);
   if (structured !== null) return structured;
   if (containsIban(ibanView)) return 'IBAN';

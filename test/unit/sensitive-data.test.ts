@@ -114,6 +114,7 @@ describe('findSensitiveData: separators and invisible characters do not hide a n
     'due 05/01/2026, then 12.31.2025, then 01/02/27',
     'between 2026-01-05 and 2026-02-04, 3 payments of 250.00',
     'at 12:30 on 2026-01-05',
+    'logged 2026-01-05 10:30:00.123456+00 and 2026-01-05T10:30:00.123456789Z',
     '2026-01-05T10:30:00.000Z',
     '$12,345,678.90 outstanding',
     'call back on 415.555.2671 or +1 415 555 2671',
