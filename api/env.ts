@@ -11,7 +11,7 @@ import type { ProcessClients } from './processes';
 
 export interface ApiConfig {
   environment: 'sandbox' | 'production';
-  /** HMAC key of paging cursors. */
+  /** Secret of paging cursors (`CURSOR_SIGNING_KEY`): their AES-256-GCM keys are derived from it (domain/cursor.ts); also keys the idempotency fingerprint of blinded fields. */
   cursorSigningKey: string;
   /** Base of Shape B `type` URLs (`{docs_url}/errors/<code>`). */
   docsUrl: string;

@@ -29,6 +29,7 @@ import { validator } from 'hono-openapi';
 import { isLosslessNumber, isSafeNumber, parse as parseLosslessJson } from 'lossless-json';
 import * as v from 'valibot';
 import { DomainError, type FieldError, fieldError } from '../domain/errors';
+import { findSensitiveData, noSensitiveData } from '../domain/sensitive-data';
 import type { AppEnv } from './env';
 import { idempotencyKeyError } from './middleware/idempotency';
 
@@ -53,6 +54,16 @@ function valueAt(data: unknown, path: StandardSchemaV1.Issue['path']): unknown {
   return current === undefined ? null : current;
 }
 
+/**
+ * A body field error's value and message with the value withheld when it looks like a government identifier or
+ * an account or card number (domain/sensitive-data.ts): the value becomes null and its text is cut out of the
+ * message (DESIGN §3: such values are never echoed or logged; DESIGN §5: identifier values are masked).
+ */
+function withheldIfSensitive(value: unknown, message: string): { value: unknown; message: string } {
+  if (typeof value !== 'string' || findSensitiveData(value) === null) return { value, message };
+  return { value: null, message: value.trim() === '' ? message : message.split(value).join('[withheld]') };
+}
+
 /** Converts Standard Schema issues into the DomainError the error handler renders. */
 export function issuesToError(
   target: string,
@@ -72,7 +83,10 @@ export function issuesToError(
       : missingKey
         ? `${name} is required.`
         : `${name}: ${issue.message}`;
-    return fieldError(name, unknownKey ? null : valueAt(data, issue.path), message);
+    const value = unknownKey ? null : valueAt(data, issue.path);
+    // Body fields are where free text lives; path and query values are the caller's own URL and stay shown.
+    const shown = target === 'json' ? withheldIfSensitive(value, message) : { value, message };
+    return fieldError(name, shown.value, shown.message);
   });
   return new DomainError(
     'validation.msg.validation.errors.exist',
@@ -229,6 +243,14 @@ export const integerId = (name: string) =>
     v.regex(/^[1-9][0-9]{0,15}$/, `${name} must be a positive integer.`),
     v.transform(Number),
   );
+
+/**
+ * Free text that must never carry a government identifier or an account or card number (spec § Boarding rules:
+ * "never place government identifiers or account numbers in … rationale … or notes"; issue 14): non-empty trimmed
+ * text up to `max` characters, refused (400 naming the field, value withheld) when `findSensitiveData` finds one
+ * after its normalization (NFKC, invisible characters dropped, separators between digits counted as nothing).
+ */
+export const guardedText = (max: number) => v.pipe(text(max), noSensitiveData());
 
 /** `limit`: 1 to 200, default 50; out of range is an error, never clamped (spec § Limits). */
 export const limitParam = v.optional(

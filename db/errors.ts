@@ -47,7 +47,7 @@ const unavailableCodes = new Set([
 const retryableCodes = new Set(['40001', '40P01']);
 
 /** The codes (`code` properties) of `err`, its `cause` chain and its `AggregateError` members, outermost first. */
-function errorCodesOf(err: unknown, depth = 0): string[] {
+export function errorCodesOf(err: unknown, depth = 0): string[] {
   if (depth > 8 || err === null || typeof err !== 'object') return [];
   const codes: string[] = [];
   const code = (err as { code?: unknown }).code;

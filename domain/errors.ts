@@ -53,6 +53,14 @@ export const errorCodes = {
     status: 409,
     message: 'The case is not in a state that allows this action.',
   },
+  'error.msg.case.customer.mismatch': {
+    status: 409,
+    message: 'The case belongs to another customer than the record that names it.',
+  },
+  'error.msg.interaction.customer.mismatch': {
+    status: 409,
+    message: 'The interaction belongs to another customer than the record that names it.',
+  },
   'error.msg.task.invalid.state.transition': {
     status: 409,
     message: 'The task is not in a state that allows this action.',
@@ -198,6 +206,18 @@ export function validationError(parameterName: string, value: unknown, message: 
 /** A 404 that says nothing about whether the resource exists in another tenant (spec § Authentication 9). */
 export function notFound(resource: string, id: string | number): DomainError {
   return new DomainError('error.msg.resource.not.found', `${resource} ${id} was not found.`);
+}
+
+/**
+ * A 404 for a resource named in a request body (e.g. `caseId`, `documentId`) that is absent or
+ * outside the tenant (spec § Authentication 9: another tenant's resource behaves as unavailable),
+ * with one field error naming the parameter.
+ */
+export function referenceNotFound(parameterName: string, value: unknown, resource: string): DomainError {
+  const message = `${parameterName}: ${resource} ${String(value)} was not found.`;
+  return new DomainError('error.msg.resource.not.found', message, {
+    errors: [fieldError(parameterName, value, message, 'error.msg.resource.not.found')],
+  });
 }
 
 /** RFC 6749 §5.2 error codes of the token endpoint. */

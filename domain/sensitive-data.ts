@@ -1,23 +1,34 @@
 /**
  * Detection of government identifiers and account or card numbers in free text that must never
  * carry them (spec § Lending core writes, Boarding rules: "Never place government identifiers or
- * account numbers in externalId, externalRecordRef, rationale, idempotency keys or notes").
+ * account numbers in externalId, externalRecordRef, rationale, idempotency keys or notes"; issue 14).
  *
- * What counts, in the order `findSensitiveData` reports it:
- * - `SSN_OR_ITIN`: `123-45-6789` or `123 45 6789` (SSA / IRS layout; ITINs share it).
- * - `EIN`: `12-3456789` (IRS employer identification number layout).
+ * Normalization first (`normalizeForMatching`): Unicode NFKC (full-width digits and marks become ASCII),
+ * every format or invisible character removed (zero-width space and joiners, word joiner, BOM, soft
+ * hyphen, bidi controls), every dash read as `-`, dot-like marks (`·`, `•`) as `.`, slash-like marks
+ * as `/`. UUIDs, hexadecimal tokens of 16 or more characters (digests, random ids) and clock times
+ * (`10:30`, `10:30:00.123456`) are set aside.
+ *
+ * The text is then read as digit chains: digit groups joined by runs of separators (spaces, dots,
+ * dashes, slashes, underscores, in any mix). What counts, in the order `findSensitiveData` reports it:
+ * - `SSN_OR_ITIN`: groups of 3, 2 and 4 digits in a row (`123-45-6789`, `123.45.6789`, `123 / 45_6789`).
+ * - `EIN`: groups of 2 and 7 digits (`12-3456789`).
  * - `IBAN`: a country code with a known IBAN length whose ISO 7064 MOD 97-10 check passes
- *   (ISO 13616), compact or in groups separated by single spaces, in either case.
- * - `CARD_NUMBER`: 13 to 19 digits passing the Luhn check (ISO/IEC 7812), contiguous or in groups
- *   of 3 to 8 digits separated by one kind of separator (space or dash).
+ *   (ISO 13616), compact or grouped by separators, in either case.
+ * Then, with the separators between the remaining adjacent groups counted as nothing:
+ * - `CARD_NUMBER`: 13 to 19 digits (whole groups) passing the Luhn check (ISO/IEC 7812),
+ *   e.g. `4111.1111.1111.1111`.
  * - `ABA_ROUTING_NUMBER`: 9 digits with a Federal Reserve prefix and the ABA 3-7-1 checksum.
- * - `NINE_DIGIT_NUMBER`: any other 9-digit run (an SSN, ITIN or EIN written without dashes).
- * - `LONG_DIGIT_RUN`: any other run of 8 or more consecutive digits (account numbers).
+ * - `NINE_DIGIT_NUMBER`: any other 9 digits (an SSN, ITIN or EIN written another way).
+ * - `LONG_DIGIT_RUN`: 8 or more digits (account numbers), e.g. `1234 5678`.
  *
- * Not counted, so that ordinary references keep working: digit runs shorter than 8 (`ORD-2024-001`),
- * canonical UUIDs, and digit runs inside hexadecimal tokens of 16 or more characters (digests and
- * random ids such as a dashless UUID), where 8 digits in a row occur by chance.
- * Input is NFKC-normalized first, so full-width digits count as digits.
+ * Ordinary amounts, dates and phone numbers are taken out of a chain before those last four rules, so
+ * that `paid 1,234.56 on 2026-01-05` passes: a date is three groups joined by one `-`, `/` or `.`
+ * (`2026-01-05`, `05/01/2026`, `01.05.2026`, `05/01/26`) with a plausible year (1800–2199), month and
+ * day; an amount is `<digits>.<1 or 2 digits>` set off by spaces or the ends of the chain (`250.00
+ * 300.00`; commas are not separators, so `1,234.56` never joins); a phone number is a whole chain of
+ * 3-3-4 digits (optionally after a `1`) with single separators (`+1 415-555-2671`, `415 555 2671`).
+ * Anything else stays a number: `INV 2024 0001` (8 digits) is refused, `ORD-2024-001` (7) passes.
  *
  * Pure: no Node modules, usable in the API, operations and workflows.
  */
@@ -62,14 +73,26 @@ const ibanLengths: Record<string, number> = Object.fromEntries(
 );
 
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const ssnPattern = /(?<![0-9])(?<![0-9][ -])[0-9]{3}([ -])[0-9]{2}\1[0-9]{4}(?![ -]?[0-9])/;
-const einPattern = /(?<![0-9])(?<![0-9][ -])[0-9]{2}-[0-9]{7}(?![ -]?[0-9])/;
-/** Digit groups joined by one kind of separator: candidates for formatted card numbers. */
-const groupedDigitsPattern = /(?<![0-9])[0-9]{3,8}(?:([ -])[0-9]{3,8})(?:\1[0-9]{3,8}){0,4}(?![0-9])/g;
-const digitRunPattern = /[0-9]{8,}/g;
+/** A clock time `h:mm`, `hh:mm:ss` or `hh:mm:ss.fraction` (up to nanoseconds), set aside like a date. */
+const timePattern = /(?<![0-9])[0-9]{1,2}:[0-5][0-9](?::[0-5][0-9](?:[.,][0-9]{1,9})?)?(?![0-9])/g;
+/**
+ * Invisible characters removed before matching: every format character (General Category Cf: zero-width space,
+ * zero-width (non-)joiner, word joiner, BOM, soft hyphen, bidirectional controls, …) and every default-ignorable
+ * code point (Unicode's "invisible unless supported": also the combining grapheme joiner, Hangul fillers,
+ * variation selectors, Mongolian free variation selectors).
+ */
+const invisibleCharacters = /\p{Cf}|\p{Default_Ignorable_Code_Point}/gu;
+/** Dash punctuation (Pd) and the minus sign, read as `-`. */
+const dashCharacters = /[\p{Pd}\u2212]/gu;
+/** Dot-like marks read as `.`; slash-like marks read as `/`. */
+const dotCharacters = /[\u00B7\u2022\u2219\u22C5\u30FB]/gu;
+const slashCharacters = /[\u2044\u2215\u29F8]/gu;
+/** A run of digit groups joined by separator runs (spaces, dots, dashes, slashes, underscores). */
+const digitChainPattern = /[0-9]+(?:[ .\-/_]+[0-9]+)*/g;
+const separatorRun = /[ .\-/_]+/g;
+const alphanumericToken = /[A-Za-z0-9]+/g;
 const alphanumeric = /[A-Za-z0-9]/;
 const hexToken = /^(?:[0-9a-f]{16,}|[0-9A-F]{16,})$/;
-
 /** True when `digits` (ASCII digits only) passes the Luhn check (ISO/IEC 7812-1 Annex B). */
 export function passesLuhn(digits: string): boolean {
   let sum = 0;
@@ -135,50 +158,155 @@ function containsIban(upper: string): boolean {
   return false;
 }
 
-/** A formatted card number: contiguous groups totalling 13–19 digits that pass Luhn. */
-function containsGroupedCard(text: string): boolean {
-  for (const match of text.matchAll(groupedDigitsPattern)) {
-    const groups = match[0].split(/[ -]/);
-    for (let from = 0; from < groups.length; from++) {
-      let digits = '';
-      for (let to = from; to < groups.length; to++) {
-        digits += groups[to];
-        if (digits.length > 19) break;
-        if (digits.length >= 13 && passesLuhn(digits)) return true;
+/**
+ * The text as the rules read it: NFKC (full-width and compatibility forms become ASCII digits, dots, slashes),
+ * invisible characters removed, every dash read as `-`, dot-like and slash-like marks as `.` and `/`, and every
+ * white space as one space each. Exported for tests.
+ */
+export function normalizeForMatching(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(invisibleCharacters, '')
+    .replace(dashCharacters, '-')
+    .replace(dotCharacters, '.')
+    .replace(slashCharacters, '/')
+    .replace(/\s/gu, ' ');
+}
+
+/** One run of digit groups and the separator runs between them (`separators[i]` joins groups i and i + 1). */
+interface DigitChain {
+  groups: string[];
+  separators: string[];
+}
+
+function digitChains(text: string): DigitChain[] {
+  return [...text.matchAll(digitChainPattern)].map((match) => ({
+    groups: match[0].split(separatorRun),
+    separators: match[0].match(separatorRun) ?? [],
+  }));
+}
+
+/** True when the groups `from`, `from + 1`, … of `chain` have exactly the digit counts `lengths`. */
+function hasShapeAt(chain: DigitChain, from: number, lengths: readonly number[]): boolean {
+  return lengths.every((length, k) => chain.groups[from + k]?.length === length);
+}
+
+/** A US SSN or ITIN (3-2-4 digits) or EIN (2-7 digits), whatever separates the groups (module note). */
+function structuredIdentifier(chains: DigitChain[]): SensitiveDataKind | null {
+  for (const kind of ['SSN_OR_ITIN', 'EIN'] as const) {
+    const lengths = kind === 'SSN_OR_ITIN' ? [3, 2, 4] : [2, 7];
+    for (const chain of chains) {
+      for (let i = 0; i + lengths.length <= chain.groups.length; i++) {
+        if (hasShapeAt(chain, i, lengths)) return kind;
       }
     }
+  }
+  return null;
+}
+
+const inRange = (digits: string, low: number, high: number): boolean => {
+  const value = Number(digits);
+  return value >= low && value <= high;
+};
+
+/** True when groups i..i+2 (same single separator `-`, `/` or `.`) form a calendar date (module note). */
+function isDateAt(chain: DigitChain, i: number): boolean {
+  const [a, b, c] = [chain.groups[i], chain.groups[i + 1], chain.groups[i + 2]];
+  const [s1, s2] = [chain.separators[i], chain.separators[i + 1]];
+  if (a === undefined || b === undefined || c === undefined || s1 !== s2) return false;
+  if (s1 !== '-' && s1 !== '/' && s1 !== '.') return false;
+  const short = (g: string) => g.length >= 1 && g.length <= 2;
+  if (a.length === 4 && short(b) && short(c))
+    return inRange(a, 1800, 2199) && inRange(b, 1, 12) && inRange(c, 1, 31);
+  if (short(a) && short(b) && (c.length === 4 || (c.length === 2 && s1 === '/'))) {
+    const dayMonth = (inRange(a, 1, 31) && inRange(b, 1, 12)) || (inRange(a, 1, 12) && inRange(b, 1, 31));
+    return dayMonth && (c.length === 2 || inRange(c, 1800, 2199));
   }
   return false;
 }
 
-/** The maximal alphanumeric token around `[start, end)` of `text`. */
-function tokenAround(text: string, start: number, end: number): string {
-  let from = start;
-  let to = end;
-  while (from > 0 && alphanumeric.test(text[from - 1]!)) from--;
-  while (to < text.length && alphanumeric.test(text[to]!)) to++;
-  return text.slice(from, to);
+/** A separator run that ends a number in prose: it holds a space (`" "`, `" - "`). */
+const isWordBreak = (separator: string | undefined): boolean =>
+  separator === undefined || separator.includes(' ');
+
+/** True when groups i, i+1 are a decimal amount: `<digits>.<1–2 digits>` standing apart (module note). */
+function isAmountAt(chain: DigitChain, i: number): boolean {
+  const fraction = chain.groups[i + 1];
+  return (
+    fraction !== undefined &&
+    fraction.length <= 2 &&
+    chain.separators[i] === '.' &&
+    isWordBreak(chain.separators[i - 1]) &&
+    isWordBreak(chain.separators[i + 1])
+  );
 }
 
-/** The most specific kind among the standalone runs of 8 or more digits, or null. */
-function classifyDigitRuns(text: string): SensitiveDataKind | null {
-  let found: SensitiveDataKind | null = null;
+/** True when the whole chain is a North American phone number: [1] 3-3-4 digits, single separators. */
+function isPhoneNumber(chain: DigitChain): boolean {
+  const groups = chain.groups[0] === '1' && chain.groups.length === 4 ? chain.groups.slice(1) : chain.groups;
+  const separators = chain.groups.length === 4 ? chain.separators.slice(1) : chain.separators;
+  return (
+    groups.length === 3 &&
+    hasShapeAt({ groups, separators }, 0, [3, 3, 4]) &&
+    separators.every((separator) => separator.length === 1 && separator !== '_' && separator !== '/')
+  );
+}
+
+/**
+ * The chain with its dates, decimal amounts and phone numbers taken out, as runs of the remaining adjacent
+ * groups (each run read as one number: its separators count as nothing).
+ */
+function numberRuns(chain: DigitChain): string[][] {
+  const ordinary = new Set<number>();
+  if (isPhoneNumber(chain)) return [];
+  for (let i = 0; i < chain.groups.length; i++) {
+    if (isDateAt(chain, i)) for (const k of [i, i + 1, i + 2]) ordinary.add(k);
+    if (isAmountAt(chain, i)) for (const k of [i, i + 1]) ordinary.add(k);
+  }
+  const runs: string[][] = [];
+  let current: string[] = [];
+  chain.groups.forEach((group, i) => {
+    if (ordinary.has(i)) {
+      if (current.length > 0) runs.push(current);
+      current = [];
+    } else current.push(group);
+  });
+  if (current.length > 0) runs.push(current);
+  return runs;
+}
+
+/** The most specific kind among card numbers, 9-digit numbers and runs of 8 or more digits in `runs`. */
+function classifyNumberRuns(runs: string[][]): SensitiveDataKind | null {
   const rank: SensitiveDataKind[] = [
     'CARD_NUMBER',
     'ABA_ROUTING_NUMBER',
     'NINE_DIGIT_NUMBER',
     'LONG_DIGIT_RUN',
   ];
-  for (const match of text.matchAll(digitRunPattern)) {
-    const run = match[0];
-    const token = tokenAround(text, match.index, match.index + run.length);
-    if (hexToken.test(token) && /[a-f]/i.test(token)) continue;
-    let kind: SensitiveDataKind = 'LONG_DIGIT_RUN';
-    if (run.length >= 13 && run.length <= 19 && passesLuhn(run)) kind = 'CARD_NUMBER';
-    else if (run.length === 9) kind = isAbaRoutingNumber(run) ? 'ABA_ROUTING_NUMBER' : 'NINE_DIGIT_NUMBER';
+  let found: SensitiveDataKind | null = null;
+  const note = (kind: SensitiveDataKind) => {
     if (found === null || rank.indexOf(kind) < rank.indexOf(found)) found = kind;
+  };
+  for (const groups of runs) {
+    if (groups.join('').length >= 8) note('LONG_DIGIT_RUN');
+    for (let from = 0; from < groups.length; from++) {
+      let digits = '';
+      for (let to = from; to < groups.length && digits.length <= 19; to++) {
+        digits += groups[to];
+        if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) note('CARD_NUMBER');
+        if (digits.length === 9)
+          note(isAbaRoutingNumber(digits) ? 'ABA_ROUTING_NUMBER' : 'NINE_DIGIT_NUMBER');
+      }
+    }
   }
   return found;
+}
+
+/** `text` with every hexadecimal token of 16 or more characters (digests, random ids) replaced by `#`. */
+function withoutHexTokens(text: string): string {
+  return text.replace(alphanumericToken, (token) =>
+    hexToken.test(token) && /[a-f]/i.test(token) ? '#' : token,
+  );
 }
 
 /**
@@ -186,12 +314,13 @@ function classifyDigitRuns(text: string): SensitiveDataKind | null {
  * null when it contains none (see the module comment for the rules). Never returns the match.
  */
 export function findSensitiveData(text: string): SensitiveDataKind | null {
-  const normalized = text.normalize('NFKC').replace(uuidPattern, ' ');
-  if (ssnPattern.test(normalized)) return 'SSN_OR_ITIN';
-  if (einPattern.test(normalized)) return 'EIN';
-  if (containsIban(normalized.toUpperCase())) return 'IBAN';
-  if (containsGroupedCard(normalized)) return 'CARD_NUMBER';
-  return classifyDigitRuns(normalized);
+  const normalized = normalizeForMatching(text).replace(uuidPattern, '#');
+  const ibanView = normalized.toUpperCase().replace(/(?<=[A-Z0-9])[ .\-/_]+(?=[A-Z0-9])/g, ' ');
+  const chains = digitChains(withoutHexTokens(normalized).replace(timePattern, '#'));
+  const structured = structuredIdentifier(chains);
+  if (structured !== null) return structured;
+  if (containsIban(ibanView)) return 'IBAN';
+  return classifyNumberRuns(chains.flatMap(numberRuns));
 }
 
 /** The message of a rejection: says what was found, never echoes the value. */

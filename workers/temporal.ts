@@ -6,6 +6,7 @@ import type { Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { searchAttributes } from '../domain/ids';
+import { temporalLogLine } from './logger';
 
 /** Registers the project's search attributes (domain/ids.ts) on `namespace` when missing (best effort). */
 export async function ensureSearchAttributes(
@@ -32,10 +33,17 @@ export async function ensureSearchAttributes(
   }
 }
 
-/** Keeps the SDK's own log output to warnings and errors (our logs are JSON through pino). */
+/**
+ * Keeps the SDK's own log output to warnings and errors, written to standard error as JSON lines by
+ * the rules of ours (workers/logger.ts `temporalLogLine`: errors without SQL parameters, 8 KiB a line).
+ */
 export function installTemporalRuntime(): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({
+      logger: new DefaultLogger('WARN', (entry) => {
+        process.stderr.write(temporalLogLine(entry));
+      }),
+    });
   } catch {
     // A runtime is already installed in this process.
   }

@@ -10,7 +10,8 @@
  *   customer's history. Other texts are recorded and need nothing more.
  * - `message.delivery_status` `{messageId, status}`: recorded with the status as its outcome.
  * - `voice.call.completed` `{customerRef, direction?, durationSeconds?, summary?, caseId?}`: logs a
- *   VOICE interaction (idempotent by the channel event).
+ *   VOICE interaction (idempotent by the channel event); when the case is absent, closed or another
+ *   customer's, the interaction is logged without it and the outcome says `caseRefused: <code>`.
  * Any other type is kept and marked IGNORED, so a gateway may send types we do not handle yet.
  */
 import { and, eq } from 'drizzle-orm';
@@ -19,7 +20,7 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import { channelEventStartSpec } from '../../domain/channels/channel-event';
 import { isSmsOptOut } from '../../domain/channels/sms-keywords';
 import { normalizePhone } from '../../domain/customers/contact-points';
-import { notFound } from '../../domain/errors';
+import { DomainError, type ErrorCode, notFound } from '../../domain/errors';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps } from '../deps';
 import { recordStartIntent } from '../platform/start-intents';
@@ -102,6 +103,13 @@ export interface ProcessChannelEventResult {
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** Refusals of a voice call's case reference (servicing/records.ts `holdOpenCase`) that drop the link only. */
+const refusedCaseCodes = new Set<ErrorCode>([
+  'error.msg.resource.not.found',
+  'error.msg.case.customer.mismatch',
+  'error.msg.case.invalid.state.transition',
+]);
+
 /**
  * Runs the event's handling once (the row is locked; a processed row returns its stored outcome),
  * in one transaction with the row's new status. Errors: 404 when the event is not the tenant's.
@@ -127,21 +135,30 @@ export function processChannelEvent(deps: Deps) {
     if (!event) throw notFound('Channel event', `${input.gatewayCode}/${input.eventId}`);
     if (event.status !== 'RECEIVED') return { status: event.status, outcome: event.outcome ?? {} };
     let voiceInteractionId: number | null = null;
+    let caseRefusal: string | null = null;
     if (event.eventType === 'voice.call.completed') {
       const data = event.data;
       const duration = typeof data.durationSeconds === 'number' ? ` (${data.durationSeconds} s)` : '';
-      voiceInteractionId = (
-        await interactionOf({
-          tenantId: input.tenantId,
-          requestKey: key,
-          customerRef: text(data.customerRef) ?? 'unknown',
-          caseId: typeof data.caseId === 'number' ? data.caseId : null,
-          channel: 'VOICE',
-          direction: data.direction === 'OUTBOUND' ? 'OUTBOUND' : 'INBOUND',
-          summary: text(data.summary) ?? `Voice call completed${duration}`,
-          correlationId: key,
-        })
-      ).interactionId;
+      const call = {
+        tenantId: input.tenantId,
+        requestKey: key,
+        customerRef: text(data.customerRef) ?? 'unknown',
+        caseId: typeof data.caseId === 'number' ? data.caseId : null,
+        channel: 'VOICE' as const,
+        direction: data.direction === 'OUTBOUND' ? ('OUTBOUND' as const) : ('INBOUND' as const),
+        summary: text(data.summary) ?? `Voice call completed${duration}`,
+        correlationId: key,
+      };
+      try {
+        voiceInteractionId = (await interactionOf(call)).interactionId;
+      } catch (err) {
+        // The call happened whatever its case reference says: a case that is absent, closed or
+        // another customer's is left out, and the refusal is kept in the outcome.
+        if (!(err instanceof DomainError) || call.caseId === null || !refusedCaseCodes.has(err.code))
+          throw err;
+        caseRefusal = err.code;
+        voiceInteractionId = (await interactionOf({ ...call, caseId: null })).interactionId;
+      }
     }
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const [row] = await tx.select().from(channelEvents).where(eq(channelEvents.id, event.id)).for('update');
@@ -209,7 +226,13 @@ export function processChannelEvent(deps: Deps) {
           outcome: { messageId: text(row.data.messageId), deliveryStatus: text(row.data.status) },
         };
       } else if (row.eventType === 'voice.call.completed') {
-        result = { status: 'PROCESSED', outcome: { interactionId: voiceInteractionId } };
+        result = {
+          status: 'PROCESSED',
+          outcome:
+            caseRefusal === null
+              ? { interactionId: voiceInteractionId }
+              : { interactionId: voiceInteractionId, caseRefused: caseRefusal },
+        };
       } else {
         result = { status: 'IGNORED', outcome: { reason: `event type ${row.eventType} is not handled` } };
       }

@@ -3,7 +3,7 @@ import { contactPoints, customerAddresses, customers } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { type ContactType, normalizeContactValue } from '../../domain/customers/contact-points';
 import { dateOfBirthProblem } from '../../domain/customers/customer';
-import { searchNameOf } from '../../domain/customers/search';
+import { searchNameLastFirstOf, searchNameOf } from '../../domain/customers/search';
 import { DomainError, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
@@ -94,6 +94,7 @@ export function createCustomer(deps: Deps) {
           middleName: input.middleName ?? null,
           lastName: input.lastName,
           searchName: searchNameOf(input.firstName, input.lastName),
+          searchNameLastFirst: searchNameLastFirstOf(input.firstName, input.lastName),
           dateOfBirth: input.dateOfBirth ?? null,
           createdAt: now,
           updatedAt: now,

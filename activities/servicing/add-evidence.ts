@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
-import { cases, documents, evidence } from '../../db/schema';
+import { documents, evidence } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { validationError } from '../../domain/errors';
+import { referenceNotFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { recordEffect, rowOfRequestKey } from './records';
+import { holdOpenCase, recordEffect, rowOfRequestKey } from './records';
 
 export interface AddEvidenceInput extends OperationContext {
   caseId: number;
@@ -13,29 +13,29 @@ export interface AddEvidenceInput extends OperationContext {
 }
 
 /**
- * Records evidence metadata on a case and appends `EVIDENCE_ADDED` to its effects (issue 2 §6).
- * Idempotent by `requestKey`. Errors: 400 (parameterName `caseId`) when the case is not the tenant's;
- * 400 (parameterName `documentId`) when `documentId` is not a document of the tenant.
+ * Records evidence metadata on an open case and appends `EVIDENCE_ADDED` to its effects (issue 2 §6).
+ * Idempotent by `requestKey` (a replay returns the first evidence id before any check). Errors, with
+ * nothing stored: 404 `error.msg.resource.not.found` naming `caseId` or `documentId` when that case or
+ * document is absent or another tenant's (spec § Authentication 9); 409
+ * `error.msg.case.invalid.state.transition` naming `caseId` when the case is closed (`holdOpenCase`).
  */
 export function addEvidence(deps: Deps) {
   return async (input: AddEvidenceInput): Promise<{ evidenceId: number }> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const [found] = await tx
-        .select({ id: cases.id })
-        .from(cases)
-        .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)));
-      if (!found) throw validationError('caseId', input.caseId, `Case ${input.caseId} was not found.`);
+      if (input.requestKey) {
+        const [replayed] = await tx
+          .select({ id: evidence.id })
+          .from(evidence)
+          .where(and(eq(evidence.tenantId, input.tenantId), eq(evidence.requestKey, input.requestKey)));
+        if (replayed) return { evidenceId: replayed.id };
+      }
+      await holdOpenCase(tx, input.tenantId, input.caseId, null);
       if (input.documentId !== undefined && input.documentId !== null) {
         const [document] = await tx
           .select({ id: documents.id })
           .from(documents)
           .where(and(eq(documents.tenantId, input.tenantId), eq(documents.id, input.documentId)));
-        if (!document)
-          throw validationError(
-            'documentId',
-            input.documentId,
-            `Document ${input.documentId} was not found.`,
-          );
+        if (!document) throw referenceNotFound('documentId', input.documentId, 'Document');
       }
       const now = deps.clock();
       const [created] = await tx

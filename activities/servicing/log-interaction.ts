@@ -1,9 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import { cases, interactions } from '../../db/schema';
+import { interactions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { validationError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
-import { recordEffect, rowOfRequestKey } from './records';
+import { holdOpenCase, recordEffect, rowOfRequestKey } from './records';
 
 export type InteractionChannel = 'PHONE' | 'SMS' | 'EMAIL' | 'CHAT' | 'LETTER' | 'VOICE';
 
@@ -17,20 +16,26 @@ export interface LogInteractionInput extends OperationContext {
 
 /**
  * Records a contact with the customer; when it names a case, an `INTERACTION_LOGGED` effect is
- * appended to that case (issue 2 §6). Idempotent by `requestKey`.
- * Errors: 400 (parameterName `caseId`) when the case is not the tenant's.
+ * appended to that case (issue 2 §6). Idempotent by `requestKey` (a replay returns the first
+ * interaction id before any check). Errors for a named case, with nothing stored (`holdOpenCase`):
+ * 404 `error.msg.resource.not.found` (absent or another tenant's), 409
+ * `error.msg.case.customer.mismatch` (the case is another customer's), 409
+ * `error.msg.case.invalid.state.transition` (the case is closed), each naming `caseId`.
  */
 export function logInteraction(deps: Deps) {
   return async (input: LogInteractionInput): Promise<{ interactionId: number }> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const caseId = input.caseId ?? null;
-      if (caseId !== null) {
-        const [found] = await tx
-          .select({ id: cases.id })
-          .from(cases)
-          .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, caseId)));
-        if (!found) throw validationError('caseId', caseId, `Case ${caseId} was not found.`);
+      if (input.requestKey) {
+        const [replayed] = await tx
+          .select({ id: interactions.id })
+          .from(interactions)
+          .where(
+            and(eq(interactions.tenantId, input.tenantId), eq(interactions.requestKey, input.requestKey)),
+          );
+        if (replayed) return { interactionId: replayed.id };
       }
+      if (caseId !== null) await holdOpenCase(tx, input.tenantId, caseId, input.customerRef);
       const now = deps.clock();
       const [created] = await tx
         .insert(interactions)

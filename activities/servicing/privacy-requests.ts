@@ -5,7 +5,6 @@
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import {
-  cases,
   evidence,
   interactions,
   privacyRequestEvidence,
@@ -31,7 +30,9 @@ import {
 } from '../../domain/servicing/privacy-request';
 import type { Deps, OperationContext } from '../deps';
 import { recordStartIntent } from '../platform/start-intents';
-import { openTask, recordEffect, rowOfRequestKey } from './records';
+import { assertCaseTakesRecords, openTask, recordEffect, rowOfRequestKey, shareCase } from './records';
+
+const notFoundCode = 'error.msg.resource.not.found';
 
 export interface OpenPrivacyRequestInput extends OperationContext {
   customerRef: string;
@@ -80,8 +81,12 @@ function resultOf(row: PrivacyRow): OpenPrivacyRequestResult {
 /**
  * Receives a privacy request: computes its statutory due time in the tenant's compliance time
  * zone, stores it RECEIVED, opens a PRIVACY_REVIEW task due at that time, and appends
- * PRIVACY_REQUEST_RECEIVED and TASK_CREATED to the case's effects. Idempotent by `requestKey`.
- * Errors: 400 when `caseId` or `sourceInteractionId` is not the tenant's.
+ * PRIVACY_REQUEST_RECEIVED and TASK_CREATED to the case's effects. Idempotent by `requestKey` (a replay
+ * returns the first request before any check). Errors, nothing stored: 404 `error.msg.resource.not.found`
+ * naming `caseId` and/or `sourceInteractionId` when absent or another tenant's; 409
+ * `error.msg.case.customer.mismatch` (the case is another customer's), 409
+ * `error.msg.case.invalid.state.transition` (the case is closed; records.ts `assertCaseTakesRecords`) and 409
+ * `error.msg.interaction.customer.mismatch` (the source interaction is another customer's).
  */
 export function openPrivacyRequest(deps: Deps) {
   return async (input: OpenPrivacyRequestInput): Promise<OpenPrivacyRequestResult> =>
@@ -98,35 +103,47 @@ export function openPrivacyRequest(deps: Deps) {
           );
         if (existing) return resultOf(existing);
       }
-      const [foundCase] = await tx
-        .select({ id: cases.id })
-        .from(cases)
-        .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)));
+      const foundCase = await shareCase(tx, input.tenantId, input.caseId);
       const [foundInteraction] = await tx
-        .select({ id: interactions.id })
+        .select({ customerRef: interactions.customerRef })
         .from(interactions)
         .where(
           and(eq(interactions.tenantId, input.tenantId), eq(interactions.id, input.sourceInteractionId)),
         );
-      const errors = [];
-      if (!foundCase) errors.push(fieldError('caseId', input.caseId, `Case ${input.caseId} was not found.`));
+      const missing = [];
+      if (!foundCase) {
+        missing.push(
+          fieldError('caseId', input.caseId, `caseId: Case ${input.caseId} was not found.`, notFoundCode),
+        );
+      }
       if (!foundInteraction) {
-        errors.push(
+        missing.push(
           fieldError(
             'sourceInteractionId',
             input.sourceInteractionId,
-            `Interaction ${input.sourceInteractionId} was not found.`,
+            `sourceInteractionId: Interaction ${input.sourceInteractionId} was not found.`,
+            notFoundCode,
           ),
         );
       }
-      if (errors.length > 0) {
-        throw new DomainError(
-          'validation.msg.validation.errors.exist',
-          errors.map((e) => e.developerMessage).join(' '),
-          {
-            errors,
-          },
-        );
+      if (!foundCase || !foundInteraction) {
+        throw new DomainError(notFoundCode, missing.map((e) => e.developerMessage).join(' '), {
+          errors: missing,
+        });
+      }
+      assertCaseTakesRecords(foundCase, input.caseId, input.customerRef);
+      if (foundInteraction.customerRef !== input.customerRef) {
+        const message = `sourceInteractionId: interaction ${input.sourceInteractionId} is another customer's than customerRef.`;
+        throw new DomainError('error.msg.interaction.customer.mismatch', message, {
+          errors: [
+            fieldError(
+              'sourceInteractionId',
+              input.sourceInteractionId,
+              message,
+              'error.msg.interaction.customer.mismatch',
+            ),
+          ],
+        });
       }
       const timeZone = (await tenantTimeZone(tx, input.tenantId)) ?? defaultComplianceTimeZone;
       const now = deps.clock();

@@ -5,8 +5,9 @@
  */
 import { and, eq, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { caseEffects, tasks } from '../../db/schema';
+import { caseEffects, cases, tasks } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
+import { DomainError, fieldError, referenceNotFound } from '../../domain/errors';
 
 export interface EffectInput {
   tenantId: string;
@@ -98,4 +99,68 @@ export async function rowOfRequestKey<T extends RequestKeyedTable>(
   const row = rows[0] as T['$inferSelect'] | undefined;
   if (!row) throw new Error(`${getTableName(table)} row vanished after a request-key conflict`);
   return row;
+}
+
+/** What `holdOpenCase` and the privacy-request intake read of a case they are asked to reference. */
+export interface CaseReference {
+  customerRef: string;
+  status: 'OPEN' | 'CLOSED';
+}
+
+/** The case row `caseId` of `tenantId` held `FOR SHARE` until the transaction ends, or undefined. */
+export async function shareCase(
+  tx: Tx,
+  tenantId: string,
+  caseId: number,
+): Promise<CaseReference | undefined> {
+  const [found] = await tx
+    .select({ customerRef: cases.customerRef, status: cases.status })
+    .from(cases)
+    .where(and(eq(cases.tenantId, tenantId), eq(cases.id, caseId)))
+    .for('share');
+  return found;
+}
+
+/**
+ * Throws unless the case `found` (read by `shareCase`) may take a new record of `customerRef` (null: the record
+ * has no customer of its own, e.g. evidence): 409 `error.msg.case.customer.mismatch` when it is another
+ * customer's, 409 `error.msg.case.invalid.state.transition` when it is not OPEN, each naming `caseId`.
+ */
+export function assertCaseTakesRecords(
+  found: CaseReference,
+  caseId: number,
+  customerRef: string | null,
+): void {
+  if (customerRef !== null && found.customerRef !== customerRef) {
+    const message = `caseId: case ${caseId} belongs to another customer than customerRef.`;
+    throw new DomainError('error.msg.case.customer.mismatch', message, {
+      errors: [fieldError('caseId', caseId, message, 'error.msg.case.customer.mismatch')],
+    });
+  }
+  if (found.status !== 'OPEN') {
+    const message = `caseId: case ${caseId} is ${found.status}; nothing can be added to it.`;
+    throw new DomainError('error.msg.case.invalid.state.transition', message, {
+      errors: [fieldError('caseId', caseId, message, 'error.msg.case.invalid.state.transition')],
+    });
+  }
+}
+
+/**
+ * Checks a case named by a new record (evidence, an interaction) and holds it with `FOR SHARE` until
+ * the caller's transaction ends, so a concurrent close (which takes `FOR UPDATE`) waits for the
+ * record or sees it. `customerRef`, when given, is the record's customer and must be the case's.
+ * Errors (spec § Authentication 9; DESIGN §5 rejections, RFC 9110 §15.5.10):
+ * - 404 `error.msg.resource.not.found` naming `caseId` when the case is absent or another tenant's;
+ * - 409 `error.msg.case.customer.mismatch` naming `caseId` when it belongs to another customer;
+ * - 409 `error.msg.case.invalid.state.transition` naming `caseId` when it is not OPEN.
+ */
+export async function holdOpenCase(
+  tx: Tx,
+  tenantId: string,
+  caseId: number,
+  customerRef: string | null,
+): Promise<void> {
+  const found = await shareCase(tx, tenantId, caseId);
+  if (!found) throw referenceNotFound('caseId', caseId, 'Case');
+  assertCaseTakesRecords(found, caseId, customerRef);
 }

@@ -2,10 +2,11 @@
  * Request and response schemas of documents (spec § Lending core writes: `POST /v1/documents`, "document records,
  * linkable to a loan"; § Lending core reads: `GET /v1/documents/{documentId}/history`; § Servicing plane:
  * `PUT /v1/servicing/documents/{documentId}`; § Document history item). The service keeps metadata only: the
- * bytes live with a storage provider named by `storageRef`. Request bodies are strict.
+ * bytes live with a storage provider named by `storageRef`. Request bodies are strict; `title` and `reason` are
+ * `guardedText` (no government identifier or account number, issue 14).
  */
 import * as v from 'valibot';
-import { integerId, text } from '../validation';
+import { guardedText, integerId, text } from '../validation';
 
 const id = v.pipe(
   v.number('must be an integer.'),
@@ -19,7 +20,7 @@ export const documentIdParam = v.strictObject({ documentId: integerId('documentI
 
 /** `POST /v1/documents` body. */
 export const createDocumentBody = v.strictObject({
-  title: text(200),
+  title: guardedText(200),
   /** Upper-case code of the tenant's choosing, e.g. `LOAN_AGREEMENT`, `HARDSHIP_LETTER`. */
   documentType: v.pipe(
     v.string(),
@@ -33,8 +34,8 @@ export const createDocumentBody = v.strictObject({
 
 /** `PUT /v1/servicing/documents/{documentId}` body: the new title and why. */
 export const changeDocumentTitleBody = v.strictObject({
-  title: text(200),
-  reason: text(2000),
+  title: guardedText(200),
+  reason: guardedText(2000),
 });
 
 // Responses (for the OpenAPI document).

@@ -1,11 +1,13 @@
 /**
  * Request and response schemas of the servicing plane (spec § Endpoints, Servicing plane; issue 2
- * §6–§7). Request bodies are strict: an unknown field is a 400.
+ * §6–§7). Request bodies are strict: an unknown field is a 400. Free text (summaries, `closureReason`,
+ * `description`, `note`, `outcomeReason`) is `guardedText`: a government identifier or an account or
+ * card number in it is a 400 naming the field, and the value is not echoed (issue 14).
  */
 import * as v from 'valibot';
 import { privacyRegimes } from '../../domain/deadlines';
 import { privacyOutcomes, privacyRequestTypes } from '../../domain/servicing/privacy-request';
-import { integerId, limitParam, offsetParam, text } from '../validation';
+import { guardedText, integerId, limitParam, offsetParam, text } from '../validation';
 
 const id = v.pipe(
   v.number(),
@@ -27,12 +29,12 @@ export const createCaseBody = v.strictObject({
     v.string(),
     v.regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be an upper-case case type code.'),
   ),
-  summary: text(2000),
+  summary: guardedText(2000),
 });
 
 export const closeCaseBody = v.strictObject({
   outcomeCode: v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be an upper-case outcome code.')),
-  closureReason: text(2000),
+  closureReason: guardedText(2000),
 });
 
 export const effectsQuery = v.strictObject({
@@ -45,13 +47,13 @@ export const createInteractionBody = v.strictObject({
   caseId: v.optional(v.nullable(id)),
   channel: v.picklist(['PHONE', 'SMS', 'EMAIL', 'CHAT', 'LETTER', 'VOICE']),
   direction: v.picklist(['INBOUND', 'OUTBOUND']),
-  summary: text(4000),
+  summary: guardedText(4000),
 });
 
 export const createEvidenceBody = v.strictObject({
   caseId: id,
   evidenceType: v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'must be an upper-case evidence type.')),
-  description: text(2000),
+  description: guardedText(2000),
   documentId: v.optional(v.nullable(id)),
 });
 
@@ -62,20 +64,20 @@ export const listTasksQuery = v.strictObject({
   offset: offsetParam,
 });
 
-export const completeTaskBody = v.strictObject({ note: v.optional(text(2000)) });
+export const completeTaskBody = v.strictObject({ note: v.optional(guardedText(2000)) });
 
 export const createPrivacyRequestBody = v.strictObject({
   customerRef,
   requestType: v.picklist(privacyRequestTypes),
   regime: v.picklist(privacyRegimes),
-  summary: text(2000),
+  summary: guardedText(2000),
   caseId: id,
   sourceInteractionId: id,
 });
 
 export const fulfilPrivacyRequestBody = v.strictObject({
   outcome: v.picklist(privacyOutcomes),
-  outcomeReason: text(2000),
+  outcomeReason: guardedText(2000),
   evidenceIds: v.pipe(v.array(id), v.maxLength(100, 'at most 100 evidence ids.')),
 });
 

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { isCalendarDate } from '../../domain/customers/customer';
 import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../domain/events';
-import { integerId, text } from '../validation';
+import { guardedText, integerId } from '../validation';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
 
@@ -29,7 +29,8 @@ const apiVersion = v.pipe(
   v.description('The envelope version, a date `YYYY-MM-DD`.'),
 );
 
-const description = text(500);
+/** Free text: no government identifier or account number (issue 14). */
+const description = guardedText(500);
 
 export const createSubscriptionBody = v.strictObject({ url, eventTypes, apiVersion, description });
 

@@ -30,8 +30,10 @@ export const customers = pgTable(
     firstName: text().notNull(),
     middleName: text(),
     lastName: text().notNull(),
-    /** Lower-cased "first last" for search. */
+    /** Folded "first last" for search (domain/customers/search.ts `searchNameOf`). */
     searchName: text().notNull(),
+    /** Folded "last first" for search by last name (`searchNameLastFirstOf`; '' until backfilled). */
+    searchNameLastFirst: text().notNull().default(''),
     dateOfBirth: date({ mode: 'string' }),
     status: text().notNull().default('ACTIVE'),
     createdAt: createdAt(),
@@ -44,6 +46,7 @@ export const customers = pgTable(
     uniqueIndex('customers_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index('customers_tenant_updated_idx').on(t.tenantId, t.updatedAt, t.id),
     index('customers_tenant_search_name_idx').on(t.tenantId, t.searchName, t.id),
+    index('customers_tenant_search_name_last_first_idx').on(t.tenantId, t.searchNameLastFirst, t.id),
     tenantIsolation('customers'),
   ],
 ).enableRLS();

@@ -3,8 +3,9 @@
  * how a query string is classified and normalized, and the name key customers are indexed by.
  *
  * Names are folded for search: Unicode NFD with combining marks removed (so `jose` finds `José`),
- * lower case, whitespace collapsed. A customer's key is the folded "first last"; a name query is a
- * prefix of it, so it matches on the first name or on "first last".
+ * lower case, whitespace collapsed. A customer has two keys, the folded "first last" and the folded
+ * "last first"; a name query is a prefix of either, so it matches on the first name, "first last",
+ * the last name alone (issue 14) or "last first".
  */
 import { normalizeEmail, normalizePhone } from './contact-points';
 
@@ -22,6 +23,11 @@ export function foldName(name: string): string {
 /** The search key stored in `customers.search_name`: the folded "first last". */
 export function searchNameOf(firstName: string, lastName: string): string {
   return foldName(`${firstName} ${lastName}`);
+}
+
+/** The second search key, `customers.search_name_last_first`: the folded "last first". */
+export function searchNameLastFirstOf(firstName: string, lastName: string): string {
+  return foldName(`${lastName} ${firstName}`);
 }
 
 const phoneLike = /^[+()0-9\s./-]+$/;

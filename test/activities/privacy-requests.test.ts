@@ -227,9 +227,9 @@ describe('openPrivacyRequest', () => {
         caseId: foreign.caseId,
         sourceInteractionId: foreign.interactionId,
       }),
-      'validation.msg.validation.errors.exist',
+      'error.msg.resource.not.found',
     );
-    expect(err.status).toBe(400);
+    expect(err.status).toBe(404);
     expect(err.errors.map((e) => [e.parameterName, e.value])).toEqual([
       ['caseId', foreign.caseId],
       ['sourceInteractionId', foreign.interactionId],
@@ -253,7 +253,7 @@ describe('openPrivacyRequest', () => {
         caseId: own.caseId,
         sourceInteractionId: foreign.interactionId,
       }),
-      'validation.msg.validation.errors.exist',
+      'error.msg.resource.not.found',
     );
     expect(err.errors.map((e) => e.parameterName)).toEqual(['sourceInteractionId']);
   });

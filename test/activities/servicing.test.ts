@@ -174,7 +174,7 @@ describe('logInteraction', () => {
         direction: 'INBOUND',
         summary: 'x',
       }),
-      'validation.msg.validation.errors.exist',
+      'error.msg.resource.not.found',
     );
     expect(err.errors.map((e) => e.parameterName)).toEqual(['caseId']);
     expect(await effectsOf(h, otherTenant, caseId, 'INTERACTION_LOGGED')).toHaveLength(0);
@@ -225,7 +225,7 @@ describe('addEvidence', () => {
         description: 'x',
         documentId,
       }),
-      'validation.msg.validation.errors.exist',
+      'error.msg.resource.not.found',
     );
     expect(err.errors[0]?.parameterName).toBe('documentId');
     expect(await effectsOf(h, tenant, caseId, 'EVIDENCE_ADDED')).toHaveLength(0);
@@ -235,7 +235,7 @@ describe('addEvidence', () => {
     const { caseId } = await openCase(otherTenant);
     const err = await expectDomainError(
       h.activities.addEvidence({ tenantId: tenant, caseId, evidenceType: 'LETTER', description: 'x' }),
-      'validation.msg.validation.errors.exist',
+      'error.msg.resource.not.found',
     );
     expect(err.errors[0]).toMatchObject({ parameterName: 'caseId', value: caseId });
   });

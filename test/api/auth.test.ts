@@ -525,13 +525,13 @@ describe('tenant isolation', () => {
     );
   });
 
-  it("refuses references to A's records in B's writes (400 naming the field) and hides A's tasks from B's list", async () => {
+  it("refuses references to A's records in B's writes (404 naming the field) and hides A's tasks from B's list", async () => {
     const evidence = await call(ctx, b, 'POST', '/v1/servicing/evidence', {
       caseId: ids.caseId,
       evidenceType: 'NOTE',
       description: 'x',
     });
-    expectShapeA(evidence, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    expectShapeA(evidence, 404, 'error.msg.resource.not.found', ['caseId']);
     const interaction = await call(ctx, b, 'POST', '/v1/servicing/interactions', {
       customerRef: 'c',
       caseId: ids.caseId,
@@ -539,7 +539,7 @@ describe('tenant isolation', () => {
       direction: 'INBOUND',
       summary: 'x',
     });
-    expectShapeA(interaction, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    expectShapeA(interaction, 404, 'error.msg.resource.not.found', ['caseId']);
     const bCase = await openCase(ctx, b);
     const bInteraction = await logInteraction(ctx, b, bCase);
     const request = await call(ctx, b, 'POST', '/v1/servicing/privacy-requests', {
@@ -550,7 +550,7 @@ describe('tenant isolation', () => {
       caseId: ids.caseId,
       sourceInteractionId: ids.interactionId,
     });
-    expectShapeA(request, 400, 'validation.msg.validation.errors.exist', ['caseId', 'sourceInteractionId']);
+    expectShapeA(request, 404, 'error.msg.resource.not.found', ['caseId', 'sourceInteractionId']);
     const mixed = await call(ctx, b, 'POST', '/v1/servicing/privacy-requests', {
       customerRef: 'c',
       requestType: 'ACCESS',
@@ -559,7 +559,7 @@ describe('tenant isolation', () => {
       caseId: bCase,
       sourceInteractionId: ids.interactionId,
     });
-    expectShapeA(mixed, 400, 'validation.msg.validation.errors.exist', ['sourceInteractionId']);
+    expectShapeA(mixed, 404, 'error.msg.resource.not.found', ['sourceInteractionId']);
     expect(bInteraction).toBeGreaterThan(0);
 
     const list = await call(ctx, b, 'GET', `/v1/servicing/tasks?caseId=${ids.caseId}`);

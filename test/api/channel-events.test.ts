@@ -268,4 +268,39 @@ describe('processing', () => {
       outcome: { reason: 'event type fax.received is not handled' },
     });
   });
+
+  it('a voice call naming a closed case or another customer’s logs the interaction without the case (issue 14)', async () => {
+    const opened = await call(ctx, cred, 'POST', '/v1/servicing/cases', {
+      customerRef: 'cus_voice_2',
+      caseTypeCode: 'GENERAL',
+      summary: 'Call back',
+    });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    const caseId = opened.body.caseId as number;
+    const other = envelope('voice.call.completed', { customerRef: 'cus_voice_3', caseId });
+    expect((await deliver(other)).status).toBe(202);
+    const mismatch = await processed(other.eventId);
+    expect(mismatch).toMatchObject({
+      status: 'PROCESSED',
+      outcome: { caseRefused: 'error.msg.case.customer.mismatch' },
+    });
+    const logged = await call(
+      ctx,
+      cred,
+      'GET',
+      `/v1/servicing/interactions/${mismatch.outcome.interactionId}`,
+    );
+    expect(logged.body).toMatchObject({ customerRef: 'cus_voice_3', caseId: null, channel: 'VOICE' });
+    const closed = await call(ctx, cred, 'POST', `/v1/servicing/cases/${caseId}/close`, {
+      outcomeCode: 'RESOLVED',
+      closureReason: 'Done',
+    });
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    const late = envelope('voice.call.completed', { customerRef: 'cus_voice_2', caseId });
+    expect((await deliver(late)).status).toBe(202);
+    expect(await processed(late.eventId)).toMatchObject({
+      status: 'PROCESSED',
+      outcome: { caseRefused: 'error.msg.case.invalid.state.transition' },
+    });
+  });
 });

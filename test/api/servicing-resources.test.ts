@@ -186,7 +186,7 @@ describe('cases', () => {
 
 describe('interactions', () => {
   it('records every channel in both directions, each readable', async () => {
-    const caseId = await openCase(ctx, cred);
+    const caseId = await openCase(ctx, cred, { customerRef: 'cus_5' });
     const channels = ['PHONE', 'SMS', 'EMAIL', 'CHAT', 'LETTER', 'VOICE'];
     const expected: { interactionId: number; channel: string; direction: string }[] = [];
     for (const channel of channels) {
@@ -258,7 +258,7 @@ describe('interactions', () => {
     expectShapeA(lower, 400, 'validation.msg.validation.errors.exist', ['channel', 'direction']);
   });
 
-  it('rejects a caseId of no case with 400 naming caseId, and creates nothing', async () => {
+  it('rejects a caseId of no case with 404 naming caseId (a malformed one with 400), and creates nothing', async () => {
     const owner = await credentialFor(ctx, uniqueTenant('svc'));
     const res = await call(ctx, owner, 'POST', '/v1/servicing/interactions', {
       customerRef: 'c',
@@ -267,7 +267,7 @@ describe('interactions', () => {
       direction: 'INBOUND',
       summary: 'x',
     });
-    const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    const err = expectShapeA(res, 404, 'error.msg.resource.not.found', ['caseId']);
     expect(err.errors[0]?.value).toBe(987654321);
     for (const caseId of [0, -3, 1.5, '12']) {
       const bad = await call(ctx, owner, 'POST', '/v1/servicing/interactions', {
@@ -334,13 +334,13 @@ describe('evidence', () => {
     ]);
   });
 
-  it('rejects evidence on no case (400 caseId) and a missing or malformed field', async () => {
+  it('rejects evidence on no case (404 caseId) and a missing or malformed field (400)', async () => {
     const unknown = await call(ctx, cred, 'POST', '/v1/servicing/evidence', {
       caseId: 987654321,
       evidenceType: 'NOTE',
       description: 'x',
     });
-    expectShapeA(unknown, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    expectShapeA(unknown, 404, 'error.msg.resource.not.found', ['caseId']);
     const missing = await call(ctx, cred, 'POST', '/v1/servicing/evidence', {
       evidenceType: 'NOTE',
       description: 'x',
@@ -499,7 +499,7 @@ describe('privacy requests', () => {
     });
   });
 
-  it('rejects an unknown caseId or sourceInteractionId with 400 naming the field', async () => {
+  it('rejects an unknown caseId or sourceInteractionId with 404 naming the field', async () => {
     const caseId = await openCase(ctx, cred);
     const interactionId = await logInteraction(ctx, cred, caseId);
     const base = { customerRef: 'c', requestType: 'DELETION', regime: 'CCPA_CPRA', summary: 'x' };
@@ -508,20 +508,20 @@ describe('privacy requests', () => {
       caseId: 987654321,
       sourceInteractionId: interactionId,
     });
-    const err = expectShapeA(noCase, 400, 'validation.msg.validation.errors.exist', ['caseId']);
+    const err = expectShapeA(noCase, 404, 'error.msg.resource.not.found', ['caseId']);
     expect(err.errors[0]?.value).toBe(987654321);
     const noInteraction = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
       ...base,
       caseId,
       sourceInteractionId: 987654321,
     });
-    expectShapeA(noInteraction, 400, 'validation.msg.validation.errors.exist', ['sourceInteractionId']);
+    expectShapeA(noInteraction, 404, 'error.msg.resource.not.found', ['sourceInteractionId']);
     const neither = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
       ...base,
       caseId: 987654321,
       sourceInteractionId: 987654322,
     });
-    expectShapeA(neither, 400, 'validation.msg.validation.errors.exist', ['caseId', 'sourceInteractionId']);
+    expectShapeA(neither, 404, 'error.msg.resource.not.found', ['caseId', 'sourceInteractionId']);
     expect(await effectTypes(caseId)).toEqual(['CASE_OPENED', 'INTERACTION_LOGGED']);
   });
 

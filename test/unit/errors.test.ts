@@ -44,6 +44,8 @@ describe('error table', () => {
     ['idempotency.key.payload.mismatch', 422],
     ['error.msg.rate.limited', 429],
     ['error.msg.case.invalid.state.transition', 409],
+    ['error.msg.case.customer.mismatch', 409],
+    ['error.msg.interaction.customer.mismatch', 409],
     ['error.msg.task.invalid.state.transition', 409],
     ['error.msg.privacy.request.invalid.state.transition', 409],
     ['error.msg.external.record.ref.conflict', 409],

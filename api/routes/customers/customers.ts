@@ -401,7 +401,7 @@ export const customerRoutes = factory
       const tenantId = c.get('tenantId');
       const binding = { customerId: String(customerId) };
       const afterId = cursor
-        ? Number(decodeCursor(config.cursorSigningKey, historyRoute, binding, cursor).id)
+        ? Number(decodeCursor(config.cursorSigningKey, c.get('tenantId'), historyRoute, binding, cursor).id)
         : null;
       if (!(await customerExists(db, tenantId, customerId))) throw notFound('Customer', customerId);
       const rows = await listCustomerHistory(db, tenantId, customerId, { afterId, limit });
@@ -409,7 +409,7 @@ export const customerRoutes = factory
       const last = page.at(-1);
       const nextCursor =
         rows.length > limit && last
-          ? encodeCursor(config.cursorSigningKey, historyRoute, binding, {
+          ? encodeCursor(config.cursorSigningKey, c.get('tenantId'), historyRoute, binding, {
               sortKey: String(last.historyId),
               id: String(last.historyId),
             })

@@ -25,7 +25,8 @@ export const portfolioRoutes = factory
   /**
    * Finds customers by `q`: with `@` an e-mail (exact, case-insensitive); written with digits and
    * phone punctuation only a phone number (normalized to E.164, US assumed without a country
-   * code); otherwise a case- and accent-insensitive prefix of the first name or of "first last".
+   * code); otherwise a case- and accent-insensitive prefix of "first last" or of "last first" (so the
+   * first name, the last name alone, or either order of both).
    * `limit` 1–200 (default 50), `cursor` from the previous page (bound to `q`) →
    * `{items: [{customerId, displayName, matchedOn}], nextCursor}`.
    * 400: `q` shorter than 2 characters, an unparseable e-mail or phone number, a cursor of
@@ -37,7 +38,7 @@ export const portfolioRoutes = factory
       tags,
       summary: 'Search the portfolio',
       description:
-        '`q` is an e-mail (exact), a phone number (E.164 after normalization) or a name prefix (first name, or "first last"). Results are cursor-paged; send `nextCursor` unchanged with the same `q`.',
+        '`q` is an e-mail (exact), a phone number (E.164 after normalization) or a name prefix (first name, last name, "first last" or "last first"). Results are cursor-paged; send `nextCursor` unchanged with the same `q`.',
       scope: 'lending:read',
       permission: 'SEARCH_PORTFOLIO',
       responses: { 200: { description: 'One page of matches', schema: searchResponse } },
@@ -49,7 +50,9 @@ export const portfolioRoutes = factory
       const { db, config } = c.get('deps');
       const tenantId = c.get('tenantId');
       const binding = { q };
-      const after = cursor ? decodeCursor(config.cursorSigningKey, searchRoute, binding, cursor) : null;
+      const after = cursor
+        ? decodeCursor(config.cursorSigningKey, c.get('tenantId'), searchRoute, binding, cursor)
+        : null;
       const query = classifySearchQuery(q);
       let rows: SearchHit[];
       if (query.kind === 'INVALID') throw validationError('q', q, query.message);
@@ -70,7 +73,7 @@ export const portfolioRoutes = factory
       const last = page.at(-1);
       const nextCursor =
         rows.length > limit && last
-          ? encodeCursor(config.cursorSigningKey, searchRoute, binding, {
+          ? encodeCursor(config.cursorSigningKey, c.get('tenantId'), searchRoute, binding, {
               sortKey: last.sortKey,
               id: String(last.id),
             })

@@ -117,7 +117,7 @@ export const caseRoutes = factory
       const tenantId = c.get('tenantId');
       const binding = { caseId: String(caseId) };
       const afterId = cursor
-        ? Number(decodeCursor(config.cursorSigningKey, effectsRoute, binding, cursor).id)
+        ? Number(decodeCursor(config.cursorSigningKey, c.get('tenantId'), effectsRoute, binding, cursor).id)
         : null;
       if (!(await getCase(db, tenantId, caseId))) throw notFound('Case', caseId);
       const rows = await listCaseEffects(db, tenantId, caseId, { afterId, limit });
@@ -126,7 +126,7 @@ export const caseRoutes = factory
       const last = items.at(-1);
       const nextCursor =
         hasMore && last
-          ? encodeCursor(config.cursorSigningKey, effectsRoute, binding, {
+          ? encodeCursor(config.cursorSigningKey, c.get('tenantId'), effectsRoute, binding, {
               sortKey: String(last.effectId),
               id: String(last.effectId),
             })

@@ -13,7 +13,7 @@ const tags = ['Servicing: evidence'];
 
 export const evidenceRoutes = factory
   .createApp()
-  /** Records evidence on a case: 201 `{evidenceId, resourceId}`; unknown caseId → 400. */
+  /** Records evidence on an open case: 201 `{evidenceId, resourceId}`; a case or document not the tenant's → 404, a closed case → 409. */
   .post(
     '/',
     doc({

@@ -17,7 +17,7 @@ const tags = ['Servicing: interactions'];
 
 export const interactionRoutes = factory
   .createApp()
-  /** Records a contact: 201 `{interactionId, resourceId}`; a caseId of no case of the tenant → 400. */
+  /** Records a contact: 201 `{interactionId, resourceId}`; a caseId of no case of the tenant → 404; a closed case or one of another customer → 409. */
   .post(
     '/',
     doc({

@@ -34,7 +34,8 @@ export const privacyRequestRoutes = factory
   .createApp()
   /**
    * Receives a request: 201 `{requestId, status: "RECEIVED", statutoryDueAt, reviewTaskId,
-   * resourceId}`; caseId / sourceInteractionId not of the tenant → 400.
+   * resourceId}`; caseId / sourceInteractionId not of the tenant → 404; a closed case, or a case or interaction of
+   * another customer → 409.
    */
   .post(
     '/',

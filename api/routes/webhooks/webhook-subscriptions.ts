@@ -126,7 +126,9 @@ export const webhookSubscriptionRoutes = factory
     async (c) => {
       const { pageSize, cursor } = c.req.valid('query');
       const { db, config } = c.get('deps');
-      const afterId = cursor ? Number(decodeCursor(config.cursorSigningKey, listRoute, {}, cursor).id) : null;
+      const afterId = cursor
+        ? Number(decodeCursor(config.cursorSigningKey, c.get('tenantId'), listRoute, {}, cursor).id)
+        : null;
       const rows = await listWebhookSubscriptions(db, c.get('tenantId'), { afterId, limit: pageSize });
       const data = rows.slice(0, pageSize);
       const last = data.at(-1);
@@ -134,6 +136,7 @@ export const webhookSubscriptionRoutes = factory
         rows.length > pageSize && last
           ? encodeCursor(
               config.cursorSigningKey,
+              c.get('tenantId'),
               listRoute,
               {},
               {
@@ -313,7 +316,9 @@ export const webhookSubscriptionRoutes = factory
       const tenantId = c.get('tenantId');
       const binding = { subscriptionId: String(subscriptionId), eventType, state };
       const beforeId = cursor
-        ? Number(decodeCursor(config.cursorSigningKey, deliveriesRoute, binding, cursor).id)
+        ? Number(
+            decodeCursor(config.cursorSigningKey, c.get('tenantId'), deliveriesRoute, binding, cursor).id,
+          )
         : null;
       if (!(await getWebhookSubscription(db, tenantId, subscriptionId)))
         throw notFound('Webhook subscription', subscriptionId);
@@ -327,7 +332,7 @@ export const webhookSubscriptionRoutes = factory
       const last = page.at(-1);
       const nextCursor =
         rows.length > pageSize && last
-          ? encodeCursor(config.cursorSigningKey, deliveriesRoute, binding, {
+          ? encodeCursor(config.cursorSigningKey, c.get('tenantId'), deliveriesRoute, binding, {
               sortKey: String(last.rowId),
               id: String(last.rowId),
             })

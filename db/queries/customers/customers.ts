@@ -6,7 +6,7 @@
  * of db/schema/customers.ts (no per-request scan of a growing table); the restriction list reads
  * the (tenant, customer, effective_at, id) index backwards.
  */
-import { and, asc, desc, eq, gt, gte, like, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { ContactType } from '../../../domain/customers/contact-points';
 import { prefixUpperBound } from '../../../domain/customers/search';
@@ -267,11 +267,13 @@ export interface SearchHit {
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 /**
- * Customers whose search key (folded "first last", domain/customers/search.ts) starts with
- * `prefix`, ordered by (search key, id) and keyset-paged after `after`. A range scan of the
- * (tenant, search_name, id) index: `[prefix, prefixUpperBound(prefix))` bounds it in code-point
- * order (the order of the C and C.UTF-8 collations; under a linguistic collation the LIKE guard
- * keeps results exact but the range may miss names whose prefix ends in punctuation or a space).
+ * Customers whose search keys (domain/customers/search.ts: folded "first last" and folded "last first") start
+ * with `prefix`, ordered by (matched key, id) and keyset-paged after `after`; a customer whose both keys match is
+ * listed once, under "first last" (so the order is total and a page boundary never repeats or skips one).
+ * Two range scans, one per key, of the (tenant, search_name, id) and (tenant, search_name_last_first, id) indexes,
+ * each bounded by `[prefix, prefixUpperBound(prefix))` in code-point order (the order of the C and C.UTF-8
+ * collations; under a linguistic collation the LIKE guard keeps results exact but the range may miss names whose
+ * prefix ends in punctuation or a space) and limited to `limit + 1` rows, merged in SQL.
  * Returns `limit + 1` rows at most.
  */
 export async function searchCustomersByName(
@@ -280,35 +282,49 @@ export async function searchCustomersByName(
   prefix: string,
   page: { after: { sortKey: string; id: number } | null; limit: number },
 ): Promise<SearchHit[]> {
+  const upper = prefixUpperBound(prefix);
+  const pattern = `${escapeLike(prefix)}%`;
+  const take = page.limit + 1;
+  const forwardAfter =
+    page.after === null
+      ? sql``
+      : sql`and (${customers.searchName}, ${customers.id}) > (${page.after.sortKey}, ${page.after.id})`;
+  const backwardAfter =
+    page.after === null
+      ? sql``
+      : sql`and (${customers.searchNameLastFirst}, ${customers.id}) > (${page.after.sortKey}, ${page.after.id})`;
   const rows = await withTenantTransaction(db, tenantId, (tx) =>
-    tx
-      .select({
-        id: customers.id,
-        firstName: customers.firstName,
-        lastName: customers.lastName,
-        searchName: customers.searchName,
-      })
-      .from(customers)
-      .where(
-        and(
-          eq(customers.tenantId, tenantId),
-          gte(customers.searchName, prefix),
-          lt(customers.searchName, prefixUpperBound(prefix)),
-          like(customers.searchName, `${escapeLike(prefix)}%`),
-          page.after === null
-            ? undefined
-            : sql`(${customers.searchName}, ${customers.id}) > (${page.after.sortKey}, ${page.after.id})`,
-        ),
-      )
-      .orderBy(asc(customers.searchName), asc(customers.id))
-      .limit(page.limit + 1),
+    tx.execute<{ id: string | number; first_name: string; last_name: string; sort_key: string }>(sql`
+      select id, first_name, last_name, sort_key from (
+        (select ${customers.id} as id, ${customers.firstName} as first_name, ${customers.lastName} as last_name,
+                ${customers.searchName} as sort_key
+           from ${customers}
+          where ${customers.tenantId} = ${tenantId}
+            and ${customers.searchName} >= ${prefix} and ${customers.searchName} < ${upper}
+            and ${customers.searchName} like ${pattern}
+            ${forwardAfter}
+          order by ${customers.searchName}, ${customers.id}
+          limit ${take})
+        union all
+        (select ${customers.id}, ${customers.firstName}, ${customers.lastName}, ${customers.searchNameLastFirst}
+           from ${customers}
+          where ${customers.tenantId} = ${tenantId}
+            and ${customers.searchNameLastFirst} >= ${prefix} and ${customers.searchNameLastFirst} < ${upper}
+            and ${customers.searchNameLastFirst} like ${pattern}
+            and ${customers.searchName} not like ${pattern}
+            ${backwardAfter}
+          order by ${customers.searchNameLastFirst}, ${customers.id}
+          limit ${take})
+      ) as hits
+      order by sort_key, id
+      limit ${take}`),
   );
-  return rows.map((row) => ({
-    customerId: row.id,
-    displayName: `${row.firstName} ${row.lastName}`,
-    matchedOn: 'NAME',
-    sortKey: row.searchName,
-    id: row.id,
+  return [...rows].map((row) => ({
+    customerId: Number(row.id),
+    displayName: `${row.first_name} ${row.last_name}`,
+    matchedOn: 'NAME' as const,
+    sortKey: row.sort_key,
+    id: Number(row.id),
   }));
 }
 

@@ -1,0 +1,2 @@
+ALTER TABLE "customers" ADD COLUMN "search_name_last_first" text DEFAULT '' NOT NULL;--> statement-breakpoint
+CREATE INDEX "customers_tenant_search_name_last_first_idx" ON "customers" USING btree ("tenant_id","search_name_last_first","id");
