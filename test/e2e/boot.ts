@@ -111,6 +111,8 @@ export async function createClientWithAdminCli(
   scopes: string,
   permissions = 'ALL',
 ): Promise<AdminCredential> {
+  const alive = booted.service.exitCode === null && booted.service.signalCode === null;
+  if (!alive) throw new Error(`npm start is no longer running:\n${booted.output()}`);
   const { stdout } = await run(
     tsx,
     [
@@ -128,7 +130,9 @@ export async function createClientWithAdminCli(
       '--create-tenant',
     ],
     { cwd: projectRoot, env: adminEnv(booted) },
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\nnpm start's output:\n${booted.output()}`);
+  });
   return JSON.parse(stdout) as AdminCredential;
 }
 
