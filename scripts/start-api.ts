@@ -4,7 +4,14 @@
  * `DATABASE_URL` and `TEMPORAL_ADDRESS` (required: see scripts/process-support.ts); run any number
  * behind a load balancer. Applies pending migrations first (safe concurrently: advisory lock).
  * SIGINT/SIGTERM stop it gracefully with exit code 0.
+ *
+ * `API_PROCESSES=N` (default 1) runs N API processes behind the one port with Node's `cluster` module
+ * (issue 13: "make the API able to use every core"): the primary forks N workers, shares connections among
+ * them round-robin, forks a replacement when one dies unexpectedly (at most once a second), and on
+ * SIGINT/SIGTERM stops them all and exits 0. Each worker is a full API process with its own database pool of
+ * `DATABASE_POOL_SIZE` connections. Nothing is shared in memory between them (DESIGN §1 stateless processes).
  */
+import cluster from 'node:cluster';
 import { Client, Connection } from '@temporalio/client';
 import { serveApi } from '../api/server';
 import { createDb } from '../db/client';
@@ -17,25 +24,80 @@ const config = loadConfig();
 const { databaseUrl, temporalAddress } = externalServices(config, 'npm run start:api');
 const logger = createLogger(config.logLevel);
 
-const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
-await applyMigrations(db);
-const connection = await Connection.connect({ address: temporalAddress });
-const client = new Client({ connection, namespace: config.temporalNamespace });
-const api = await serveApi({
-  deps: operationDeps(db, config),
-  client,
-  config: apiConfigOf(config),
-  logger,
-  host: config.host,
-  port: config.port,
-});
-process.stdout.write(`API ready at ${api.baseUrl} (${config.environment})\n`);
+if (config.apiProcesses > 1 && cluster.isPrimary) {
+  await runPrimary(config.apiProcesses);
+} else {
+  await runApiProcess();
+}
 
-stopOnSignals(
-  async () => {
-    await api.stop();
-    await connection.close();
-    await close();
-  },
-  (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
-);
+/** One API process: HTTP only, on `HOST`:`PORT` (shared with its siblings when under `cluster`). */
+async function runApiProcess(): Promise<void> {
+  const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
+  await applyMigrations(db);
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace: config.temporalNamespace });
+  const api = await serveApi({
+    deps: operationDeps(db, config),
+    client,
+    config: apiConfigOf(config),
+    logger,
+    host: config.host,
+    port: config.port,
+  });
+  if (cluster.isPrimary) process.stdout.write(`API ready at ${api.baseUrl} (${config.environment})\n`);
+  else process.send?.({ ready: api.baseUrl });
+
+  stopOnSignals(
+    async () => {
+      await api.stop();
+      await connection.close();
+      await close();
+    },
+    (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
+  );
+}
+
+/** The cluster primary: forks `count` API processes, replaces the ones that die, stops them all on a signal. */
+async function runPrimary(count: number): Promise<void> {
+  let stopping = false;
+  let lastFork = 0;
+  const fork = () => {
+    lastFork = Date.now();
+    cluster.fork();
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    logger.error(
+      { pid: worker.process.pid, code, signal },
+      'an API process ended unexpectedly; starting another',
+    );
+    setTimeout(fork, Math.max(0, lastFork + 1000 - Date.now()));
+  });
+  const ready = new Promise<string>((resolve) => {
+    let readyCount = 0;
+    cluster.on('message', (_worker, message: { ready?: string }) => {
+      if (typeof message?.ready === 'string' && ++readyCount === count) resolve(message.ready);
+    });
+  });
+  for (let i = 0; i < count; i++) fork();
+  const baseUrl = await ready;
+  process.stdout.write(`API ready at ${baseUrl} (${config.environment}, ${count} processes)\n`);
+
+  stopOnSignals(
+    async () => {
+      stopping = true;
+      const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+      await Promise.all(
+        workers.map(
+          (worker) =>
+            new Promise<void>((resolve) => {
+              if (worker.isDead()) return resolve();
+              worker.once('exit', () => resolve());
+              worker.process.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+    (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
+  );
+}

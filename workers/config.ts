@@ -59,6 +59,11 @@ export interface ServiceConfig {
    */
   authBaseUrl: string | undefined;
   logLevel: string;
+  /**
+   * API processes `npm run start:api` runs behind its one port (`API_PROCESSES`, default 1; Node's `cluster`
+   * module, connections shared round-robin by the primary). One per core uses the whole machine.
+   */
+  apiProcesses: number;
 }
 
 interface Keys {
@@ -159,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     ),
     authBaseUrl: authBaseUrlOf(env.AUTH_BASE_URL),
     logLevel: env.LOG_LEVEL ?? 'info',
+    apiProcesses: positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES'),
   };
 }
 

@@ -21,7 +21,7 @@ import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../d
 import { formatMinor, minorUnitDigits } from '../../../domain/money';
 import type { Db } from '../../client';
 import { fundings, journalEntries, loans, payments } from '../../schema';
-import { type Tx, withTenantTransaction } from '../../tenant-tx';
+import { readAsTenant, type Tx, withTenantTransaction } from '../../tenant-tx';
 import { restrictionInForce } from '../customers/restrictions';
 
 type PaymentStatus = (typeof payments.$inferSelect)['status'];
@@ -321,8 +321,11 @@ export async function getLoanSummary(
   asOfDate: string,
   at: Date,
 ): Promise<LoanSummaryView | null> {
-  const rows = await withTenantTransaction(db, tenantId, (tx) =>
-    tx.execute<SummaryRow>(sql`
+  // One round trip (db/tenant-tx.ts readAsTenant): the summary is the most polled read (issue 13).
+  const rows = await readAsTenant<SummaryRow>(
+    db,
+    tenantId,
+    sql`
       select l.id, l.account_no, l.status, l.currency_code,
              l.transaction_processing_strategy_code as strategy_code,
              l.apr_disclosure, p.payment_allocation,
@@ -353,7 +356,7 @@ export async function getLoanSummary(
                           and ${restrictionInForce(at)}), '[]'::json) as restrictions
         from loans l
         left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
-       where l.tenant_id = ${tenantId} and l.id = ${loanId}`),
+       where l.tenant_id = ${tenantId} and l.id = ${loanId}`,
   );
   const row = rows[0];
   if (!row) return null;

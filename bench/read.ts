@@ -1,0 +1,250 @@
+/**
+ * `npm run bench:read` (issue 13; targets DESIGN §6): the read path measured side by side with a bare
+ * baseline, in one run, on this machine. It prints figures only; nothing here is a test.
+ *
+ * What it starts (and stops, by pid, at the end): an embedded PostgreSQL and a Temporal dev server in a
+ * temporary folder; the service's API (`scripts/start-api.ts`, `API_PROCESSES` processes behind one port);
+ * the bare baseline (`bench/baseline-server.ts`: Hono + postgres.js, one primary-key query on the same
+ * `loans` table) with the same number of processes. It seeds one tenant through the public routes (the
+ * lending demo flow: product, customer, loan, funding, 12 payments) and then measures, with autocannon:
+ * - `GET /v1/loans/{id}/summary` with a bearer token, and the baseline's `GET /loans/{id}`: requests/s,
+ *   p50 and p99 at saturation, then p50 and p99 paced at 70% of that rate; the ratio service/baseline;
+ * - an idempotent replay of a completed `POST /v1/servicing/cases` (one connection, unloaded): p50, p99;
+ * - `GET /healthz` of the service at saturation, against the baseline's loan read rate.
+ * Targets (issue 13): ratio ≥ 0.5, p99 < 20 ms at 70% of max, replay p50 ≤ 2 ms, `/healthz` ≥ baseline.
+ *
+ * Usage: npm run bench:read [-- --duration 15 --connections 32 --processes 2 --profile <dir>]
+ * (`--duration` seconds per round, default 15; `--processes` default = CPU cores). The load generator
+ * shares the machine's cores with the servers, as it does for the baseline.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { createPlatformOperations } from '../activities';
+import { createDb } from '../db/client';
+import { freePort, startEmbeddedPostgres } from '../db/embedded';
+import { applyMigrations } from '../db/migrate';
+import { requestToken } from '../scripts/http-client';
+import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
+import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { startTemporalDevServer } from '../workers/temporal-server';
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a whole number ≥ 1`);
+  return value;
+}
+
+const duration = option('duration', 15);
+const connections = option('connections', 32);
+const processes = option('processes', availableParallelism());
+/** `--profile <dir>`: the service is CPU-profiled (bench/cpu-profile.ts) into `<dir>` (one process is profiled best). */
+const profileDir = (() => {
+  const at = process.argv.indexOf('--profile');
+  return at >= 0 ? path.resolve(process.argv[at + 1] ?? 'bench-profile') : null;
+})();
+const tenant = 'bench';
+
+interface Round {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(options: autocannon.Options): Promise<Round> {
+  const result = await autocannon({ ...options, duration: options.duration ?? duration });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** Saturation, then paced at 70% of the saturated rate (after a 3 s warm-up). */
+async function saturationAndPaced(options: autocannon.Options): Promise<{ max: Round; paced: Round }> {
+  await load({ ...options, connections, duration: 3 });
+  const max = await load({ ...options, connections });
+  const paced = await load({
+    ...options,
+    connections,
+    overallRate: Math.max(1, Math.floor(max.requestsPerSecond * 0.7)),
+  });
+  return { max, paced };
+}
+
+function startProcess(args: string[], env: NodeJS.ProcessEnv, readyText: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += String(chunk);
+      if (output.includes(readyText)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before ready:\n${output}`)));
+  });
+}
+
+async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (code !== 0) console.error(`process ${child.pid} ended with ${code ?? signal}`);
+      resolve();
+    }),
+  );
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+const rate = (n: number) => `${Math.round(n)}/s`;
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'lending-bench-read-'));
+// Run as root, PostgreSQL runs as its own user (db/embedded.ts): it must reach the folder.
+await chmod(dataDir, 0o755);
+const stops: (() => Promise<void>)[] = [];
+try {
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', TEMPORAL_ADDRESS: '' });
+  const postgresServer = await startEmbeddedPostgres({
+    dataDir: path.join(dataDir, 'postgres'),
+    port: await freePort(),
+  });
+  stops.push(postgresServer.stop);
+  const temporal = await startTemporalDevServer({
+    port: await freePort(),
+    uiPort: null,
+    namespace: 'default',
+  });
+  stops.push(temporal.stop);
+  const { db, close } = createDb(postgresServer.url, { maxConnections: 2 });
+  stops.push(close);
+  await applyMigrations(db);
+  const platform = createPlatformOperations(operationDeps(db, config));
+  const created = await platform.createClient({
+    tenantId: tenant,
+    environment: config.environment,
+    scopes: ['lending:read', 'lending:write', 'servicing:read', 'servicing:write'],
+    permissions: ['ALL'],
+    rateLimitPerSecond: 1_000_000,
+    createTenant: true,
+  });
+  const credential = { tenant, clientId: created.clientId, clientSecret: created.clientSecret };
+
+  const servicePort = await freePort();
+  const baselinePort = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: postgresServer.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    // The production default: every request writes its access log line (workers/logger.ts, buffered).
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    SEARCH_RATE_LIMIT_PER_SECOND: '1000000',
+    API_PROCESSES: String(processes),
+  };
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+  const profileFlags = profileDir ? ['--import', './bench/cpu-profile.ts'] : [];
+  const service = await startProcess(
+    [...profileFlags, 'scripts/start-api.ts'],
+    { ...env, PORT: String(servicePort), ...(profileDir ? { CPU_PROFILE_DIR: profileDir } : {}) },
+    'API ready at',
+  );
+  stops.push(() => stopProcess(service));
+  const baseUrl = `http://127.0.0.1:${servicePort}`;
+  const seeded = await runLendingDemoFlow(baseUrl, credential);
+  const baseline = await startProcess(
+    ['bench/baseline-server.ts'],
+    { ...env, PORT: String(baselinePort) },
+    'baseline ready',
+  );
+  stops.push(() => stopProcess(baseline));
+
+  const token = await requestToken(
+    baseUrl,
+    credential,
+    'lending:read servicing:read servicing:write',
+    () => {},
+  );
+  const headers = { authorization: `Bearer ${token}`, 'service-tenant': tenant };
+
+  console.log(
+    `bench:read — ${processes} API process(es) and ${processes} baseline process(es), ${connections} connections, ${duration} s rounds, ${availableParallelism()} cores`,
+  );
+  const summary = await saturationAndPaced({ url: `${baseUrl}/v1/loans/${seeded.loanId}/summary`, headers });
+  const bare = await saturationAndPaced({ url: `http://127.0.0.1:${baselinePort}/loans/${seeded.loanId}` });
+  const health = await load({ url: `${baseUrl}/healthz`, connections });
+
+  const caseBody = JSON.stringify({
+    customerRef: 'CUST-BENCH-1',
+    caseTypeCode: 'PRIVACY',
+    summary: 'bench replay',
+  });
+  const postHeaders = { ...headers, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
+  const first = await fetch(`${baseUrl}/v1/servicing/cases`, {
+    method: 'POST',
+    headers: postHeaders,
+    body: caseBody,
+  });
+  if (first.status !== 201)
+    throw new Error(`the case to replay answered ${first.status}: ${await first.text()}`);
+  await load({
+    url: `${baseUrl}/v1/servicing/cases`,
+    method: 'POST',
+    headers: postHeaders,
+    body: caseBody,
+    connections: 1,
+    duration: 2,
+  });
+  const replay = await load({
+    url: `${baseUrl}/v1/servicing/cases`,
+    method: 'POST',
+    headers: postHeaders,
+    body: caseBody,
+    connections: 1,
+    duration: 5,
+  });
+
+  const row = (name: string, r: Round) =>
+    `  ${name.padEnd(34)} ${rate(r.requestsPerSecond).padStart(9)}  p50 ${ms(r.p50).padStart(9)}  p99 ${ms(r.p99).padStart(9)}${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`;
+  console.log('');
+  console.log(row('service summary, saturation', summary.max));
+  console.log(row('baseline loan read, saturation', bare.max));
+  console.log(row('service summary, 70% paced', summary.paced));
+  console.log(row('baseline loan read, 70% paced', bare.paced));
+  console.log(row('service /healthz, saturation', health));
+  console.log(row('service replay (1 connection)', replay));
+  console.log('');
+  const ratio = summary.max.requestsPerSecond / bare.max.requestsPerSecond;
+  const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+  console.log(`  ratio service/baseline ${ratio.toFixed(2)} (target ≥ 0.50: ${verdict(ratio >= 0.5)})`);
+  console.log(
+    `  summary p99 at 70% ${ms(summary.paced.p99)} (target < 20 ms: ${verdict(summary.paced.p99 < 20)})`,
+  );
+  console.log(`  replay p50 ${ms(replay.p50)} (target ≤ 2 ms: ${verdict(replay.p50 <= 2)})`);
+  console.log(
+    `  /healthz ${rate(health.requestsPerSecond)} vs baseline ${rate(bare.max.requestsPerSecond)} (target ≥: ${verdict(health.requestsPerSecond >= bare.max.requestsPerSecond)})`,
+  );
+} finally {
+  for (const stop of stops.reverse()) await stop().catch((err) => console.error('stop failed', err));
+  await rm(dataDir, { recursive: true, force: true });
+}
