@@ -58,6 +58,11 @@ export interface ServiceConfig {
    * Unset: the API's own address.
    */
   authBaseUrl: string | undefined;
+  /**
+   * Longest life in milliseconds of a cached token grant (`TOKEN_CACHE_TTL_MS`, default 5000; 0: no
+   * cache): the worst-case delay before a revoked token is refused (api/token-cache.ts).
+   */
+  tokenCacheTtlMs: number;
   logLevel: string;
 }
 
@@ -158,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       'SEARCH_RATE_LIMIT_PER_SECOND',
     ),
     authBaseUrl: authBaseUrlOf(env.AUTH_BASE_URL),
+    tokenCacheTtlMs: intOf(env.TOKEN_CACHE_TTL_MS, 5000, 'TOKEN_CACHE_TTL_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }
@@ -181,6 +187,7 @@ export function apiConfigOf(config: ServiceConfig): ApiConfig {
     docsUrl: config.docsUrl,
     rateLimitPerSecond: config.rateLimitPerSecond,
     searchRateLimitPerSecond: config.searchRateLimitPerSecond,
+    tokenCacheTtlMs: config.tokenCacheTtlMs,
     ...(config.authBaseUrl ? { authBaseUrl: config.authBaseUrl } : {}),
   };
 }
