@@ -4,14 +4,16 @@
  * `api_clients` or `access_tokens` is updated or deleted (`*` on TRUNCATE: every client), at commit and
  * in commit order. The token-grant cache of every API process (api/token-cache.ts) watches them here.
  *
- * postgres.js LISTENs on one dedicated connection per pool and LISTENs again after that connection
- * drops, but it tells no one that the connection dropped, and gives up when LISTEN fails at that
- * moment (database down). So the watcher proves the connection alive itself: every notification on the
- * channel counts as a sign of life, and when none was heard for half a heartbeat interval it sends an
- * empty one (`pg_notify('credential_changes', '')`, through the pool). Since PostgreSQL delivers
- * notifications in commit order, hearing one proves every change committed before it was delivered.
- * `isLive()` is false when nothing was heard for `3 × heartbeatIntervalMs`; a heartbeat that commits
- * but is not heard back within an interval makes the watcher LISTEN again.
+ * postgres.js LISTENs on one dedicated connection per pool and, when that connection closes, connects
+ * and LISTENs again (with backoff, until it succeeds), calling `onListen` each time; but it tells no one
+ * that the connection dropped, and a connection that hangs without closing goes unnoticed. So the
+ * watcher proves the connection alive itself: every notification on the channel counts as a sign of
+ * life, and when none was heard for half a heartbeat interval it sends an empty one
+ * (`pg_notify('credential_changes', '')`, through the pool). PostgreSQL delivers notifications in
+ * commit order, so hearing one proves every change committed before it was delivered. `isLive()` is
+ * false before the first LISTEN and whenever nothing was heard for `3 × heartbeatIntervalMs`; it turns
+ * true again on the next notification heard (the same session: nothing was missed) or the next LISTEN
+ * (a new session: `onListen` lets the caller forget what it may have missed).
  *
  * A change made through the same pool is also announced in-process, synchronously, after its commit
  * (`announceCredentialChange`), so the process that disables a client (tests, `npm start`) refuses its
@@ -59,7 +61,8 @@ export function announceCredentialChange(db: Db, clientId: string): void {
 /**
  * Watches credential changes on `db`: LISTEN on `credential_changes` with a heartbeat every
  * `heartbeatIntervalMs` (default 1000 ms). Resolves once the first LISTEN succeeded or failed; a failed
- * LISTEN is reported to `onError` and tried again on every heartbeat (`isLive()` stays false meanwhile).
+ * one is reported to `onError` (so are failed heartbeats), and postgres.js keeps trying to LISTEN
+ * (`isLive()` stays false meanwhile).
  */
 export async function watchCredentialChanges(
   db: Db,
@@ -70,103 +73,66 @@ export async function watchCredentialChanges(
   const staleAfterMs = 3 * intervalMs;
   const onError = options.onError ?? (() => {});
   let stopped = false;
-  let registration = 0;
-  let listening: { unlisten(): Promise<void>; state: { pid: number | null } } | null = null;
-  let listenAttempt: Promise<void> | null = null;
+  let listened = false;
   let heardAt = Number.NEGATIVE_INFINITY;
-  /** When the last heartbeat that committed was sent (its notification cannot arrive before). */
-  let heartbeatSentAt = Number.NEGATIVE_INFINITY;
   let heartbeatInFlight = false;
   let listenCount = 0;
 
   const local: LocalSubscriber = (clientId) => {
     if (!stopped) handlers.onChange(clientId);
   };
-
-  const listen = (): Promise<void> => {
-    if (listenAttempt) return listenAttempt;
-    const previous = listening;
-    listening = null;
-    // postgres.js re-creates listeners after a reconnect, so the old unlisten may leave one behind:
-    // the registration number makes its calls no-ops.
-    const current = ++registration;
-    if (previous) previous.unlisten().catch(onError);
-    listenAttempt = (async () => {
-      try {
-        const handle = await db.$client.listen(
-          credentialChangesChannel,
-          (payload) => {
-            if (stopped || current !== registration) return;
-            heardAt = performance.now();
-            if (payload !== '') handlers.onChange(payload);
-          },
-          () => {
-            if (stopped || current !== registration) return;
-            heardAt = performance.now();
-            listenCount += 1;
-            handlers.onListen();
-          },
-        );
-        if (stopped || current !== registration) await handle.unlisten();
-        else listening = handle as unknown as { unlisten(): Promise<void>; state: { pid: number | null } };
-      } catch (err) {
-        onError(err);
-      } finally {
-        listenAttempt = null;
-      }
-    })();
-    return listenAttempt;
-  };
-
-  const tick = () => {
-    if (stopped) return;
-    const now = performance.now();
-    if (!listening) {
-      void listen();
-      return;
-    }
-    // A heartbeat committed an interval ago and still not heard: the LISTEN connection is gone.
-    if (heartbeatSentAt > heardAt && now - heartbeatSentAt >= intervalMs) {
-      heartbeatSentAt = Number.NEGATIVE_INFINITY;
-      void listen();
-      return;
-    }
-    if (now - heardAt < intervalMs / 2 || heartbeatInFlight) return;
-    heartbeatInFlight = true;
-    db.$client
-      .notify(credentialChangesChannel, '')
-      .then(() => {
-        heartbeatSentAt = now;
-      }, onError)
-      .finally(() => {
-        heartbeatInFlight = false;
-      });
-  };
-
   const subscribers = localSubscribers.get(db.$client) ?? new Set<LocalSubscriber>();
   localSubscribers.set(db.$client, subscribers);
   subscribers.add(local);
-  await listen();
-  const timer = setInterval(tick, intervalMs);
+
+  // postgres.js passes these two callbacks on to every LISTEN it makes again after a reconnect.
+  let handle: { unlisten(): Promise<void>; state: { pid: number | null } } | null = null;
+  try {
+    handle = (await db.$client.listen(
+      credentialChangesChannel,
+      (payload) => {
+        if (stopped) return;
+        heardAt = performance.now();
+        if (payload !== '') handlers.onChange(payload);
+      },
+      () => {
+        if (stopped) return;
+        listened = true;
+        heardAt = performance.now();
+        listenCount += 1;
+        handlers.onListen();
+      },
+    )) as unknown as { unlisten(): Promise<void>; state: { pid: number | null } };
+  } catch (err) {
+    onError(err);
+  }
+
+  const timer = setInterval(() => {
+    if (stopped || heartbeatInFlight || performance.now() - heardAt < intervalMs / 2) return;
+    heartbeatInFlight = true;
+    db.$client
+      .notify(credentialChangesChannel, '')
+      .catch(onError)
+      .finally(() => {
+        heartbeatInFlight = false;
+      });
+  }, intervalMs);
   timer.unref();
 
   return {
-    isLive: () => !stopped && listening !== null && performance.now() - heardAt <= staleAfterMs,
+    isLive: () => !stopped && listened && performance.now() - heardAt <= staleAfterMs,
     listens: () => listenCount,
-    listenerPid: () => listening?.state.pid ?? null,
+    // The state object is the LISTEN connection's, updated when it reconnects.
+    listenerPid: () => handle?.state.pid ?? null,
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
       localSubscribers.get(db.$client)?.delete(local);
-      // Bounded: on a dead connection these would wait for postgres.js's connect timeout; closing the
-      // pool ends the LISTEN connection anyway.
-      const settled = async () => {
-        await listenAttempt;
-        await listening?.unlisten().catch(onError);
-      };
-      await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      listening = null;
+      // Bounded: on a dead connection UNLISTEN would wait for postgres.js's connect timeout; closing
+      // the pool ends the LISTEN connection anyway.
+      const unlisten = handle?.unlisten().catch(onError);
+      await Promise.race([unlisten, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     },
   };
 }

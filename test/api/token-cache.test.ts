@@ -209,6 +209,52 @@ describe('token-grant cache', () => {
     expect(a.tokenGrants.stats().hits).toBe(hits + 1);
   });
 
+  it('stops serving while it cannot LISTEN (reconnect refused) and serves again once it can', async () => {
+    // A role of its own, so that only this pool's reconnects can be refused (NOLOGIN keeps open sessions).
+    const role = `token_cache_probe_${randomBytes(4).toString('hex')}`;
+    await ctx.db.execute(sql.raw(`create role ${role} login password 'probe'`));
+    await ctx.db.execute(sql.raw(`grant select on access_tokens, api_clients to ${role}`));
+    const url = new URL(inject('databaseUrl'));
+    url.username = role;
+    url.password = 'probe';
+    const handle = createDb(url.href, { maxConnections: 1 });
+    const tokenGrants = createTokenGrantCache({
+      db: handle.db,
+      logger: pino({ level: 'silent' }),
+      ttlMs: 60_000,
+      heartbeatIntervalMs: 200,
+    });
+    try {
+      await tokenGrants.start();
+      const cred = await bearer();
+      const digest = sha256Hex(cred.token);
+      expect(await tokenGrants.find(digest)).toMatchObject({ clientId: cred.clientId });
+      await tokenGrants.find(digest);
+      expect(tokenGrants.stats()).toMatchObject({ live: true, hits: 1 });
+
+      const { listens, listenerPid } = tokenGrants.stats();
+      await ctx.db.execute(sql.raw(`alter role ${role} nologin`));
+      await ctx.db.execute(sql`select pg_terminate_backend(${listenerPid})`);
+      await waitFor(() => !tokenGrants.stats().live, 5000);
+      // The pool's open session still answers: every find is a look-up now.
+      const { hits } = tokenGrants.stats();
+      await tokenGrants.find(digest);
+      await tokenGrants.find(digest);
+      expect(tokenGrants.stats()).toMatchObject({ hits, size: 0 });
+
+      await ctx.db.execute(sql.raw(`alter role ${role} login`));
+      await waitFor(() => tokenGrants.stats().live && tokenGrants.stats().listens > listens, 5000);
+      await tokenGrants.find(digest);
+      await tokenGrants.find(digest);
+      expect(tokenGrants.stats().hits).toBe(hits + 1);
+    } finally {
+      await tokenGrants.stop();
+      await handle.close();
+      await ctx.db.execute(sql.raw(`drop owned by ${role}`));
+      await ctx.db.execute(sql.raw(`drop role ${role}`));
+    }
+  });
+
   it('looks every token up while it is not listening', async () => {
     const a = await apiProcess({ ttlMs: 60_000, start: false });
     const cred = await bearer();
