@@ -8,6 +8,7 @@ import type { Activities, PlatformOperations } from '../activities';
 import type { Db } from '../db/client';
 import type { HealthMonitor } from './health-monitor';
 import type { ProcessClients } from './processes';
+import type { TokenGrantCache } from './token-cache';
 
 export interface ApiConfig {
   environment: 'sandbox' | 'production';
@@ -28,6 +29,11 @@ export interface ApiConfig {
    * `/oauth2/token` of this server.
    */
   authBaseUrl?: string;
+  /**
+   * Longest life in milliseconds of a cached token grant (`TOKEN_CACHE_TTL_MS`; api/token-cache.ts):
+   * the worst-case delay before a revoked token is refused. Unset: 5000; 0: no cache.
+   */
+  tokenCacheTtlMs?: number;
 }
 
 export interface AppDeps {
@@ -42,6 +48,11 @@ export interface AppDeps {
   logger: Logger;
   /** Current instant, the same clock the operations use (`Deps.clock`); reads that depend on time take it. */
   clock: () => Date;
+  /**
+   * This app's token-grant cache (api/token-cache.ts), started and stopped by whoever builds the app;
+   * not started, it looks every token up.
+   */
+  tokenGrants: TokenGrantCache;
 }
 
 /** Who is calling, resolved from the bearer token. */

@@ -1,7 +1,8 @@
 /**
  * Serves the HTTP API (STYLE §1 `api/server.ts`): builds the app from an open database and
- * Temporal client, starts the background health monitor, listens on `host:port` (port 0 picks a
- * free one), and returns how to stop it. Used by `npm run start:api` (scripts/start-api.ts) and
+ * Temporal client, starts the background health monitor and the token-grant cache's watch of
+ * credential changes (api/token-cache.ts), listens on `host:port` (port 0 picks a free one), and
+ * returns how to stop it. Used by `npm run start:api` (scripts/start-api.ts) and
  * the all-in-one `npm start` (workers/stack.ts).
  */
 import { serve } from '@hono/node-server';
@@ -11,11 +12,12 @@ import { createActivities, createPlatformOperations, type Deps } from '../activi
 import { createApp } from './app';
 import type { ApiConfig } from './env';
 import { createDependencyHealth, createProcessClients } from './processes';
+import { createTokenGrantCache } from './token-cache';
 
 export interface RunningApi {
   /** `http://<host>:<port>` as bound (a wildcard host shows as 127.0.0.1). */
   baseUrl: string;
-  /** Stops accepting requests, ends open connections and the health monitor. */
+  /** Stops accepting requests, ends open connections, the health monitor and the token cache's LISTEN. */
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,12 @@ export async function serveApi(options: {
 }): Promise<RunningApi> {
   const health = createDependencyHealth(options.deps.db, options.client);
   health.start();
+  const tokenGrants = createTokenGrantCache({
+    db: options.deps.db,
+    logger: options.logger,
+    ...(options.config.tokenCacheTtlMs === undefined ? {} : { ttlMs: options.config.tokenCacheTtlMs }),
+  });
+  await tokenGrants.start();
   const app = createApp({
     db: options.deps.db,
     activities: createActivities(options.deps),
@@ -38,6 +46,7 @@ export async function serveApi(options: {
     config: options.config,
     logger: options.logger,
     clock: options.deps.clock,
+    tokenGrants,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolve(s));
@@ -47,11 +56,13 @@ export async function serveApi(options: {
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
   return {
     baseUrl: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await new Promise<void>((resolve) => {
         health.stop();
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
+      });
+      await tokenGrants.stop();
+    },
   };
 }

@@ -58,6 +58,11 @@ export interface ServiceConfig {
    * Unset: the API's own address.
    */
   authBaseUrl: string | undefined;
+  /**
+   * Longest life in milliseconds of a cached token grant (`TOKEN_CACHE_TTL_MS`, default 5000; 0: no
+   * cache): the worst-case delay before a revoked token is refused (api/token-cache.ts).
+   */
+  tokenCacheTtlMs: number;
   logLevel: string;
   /**
    * API processes `npm run start:api` runs behind its one port (`API_PROCESSES`, default 1; Node's `cluster`
@@ -163,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       'SEARCH_RATE_LIMIT_PER_SECOND',
     ),
     authBaseUrl: authBaseUrlOf(env.AUTH_BASE_URL),
+    tokenCacheTtlMs: intOf(env.TOKEN_CACHE_TTL_MS, 5000, 'TOKEN_CACHE_TTL_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
     apiProcesses: positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES'),
   };
@@ -187,6 +193,7 @@ export function apiConfigOf(config: ServiceConfig): ApiConfig {
     docsUrl: config.docsUrl,
     rateLimitPerSecond: config.rateLimitPerSecond,
     searchRateLimitPerSecond: config.searchRateLimitPerSecond,
+    tokenCacheTtlMs: config.tokenCacheTtlMs,
     ...(config.authBaseUrl ? { authBaseUrl: config.authBaseUrl } : {}),
   };
 }

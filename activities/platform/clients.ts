@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, or } from 'drizzle-orm';
+import { announceCredentialChange } from '../../db/notifications';
 import { apiClients, caseTypes, clientSecrets, tenants } from '../../db/schema';
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import { credentialPrefix, type ServiceEnvironment } from '../../domain/auth';
@@ -189,14 +190,17 @@ export function rotateClientSecret(deps: Deps) {
 
 /**
  * Disables a client at once (issue 14): its secrets no longer obtain tokens (`issueAccessToken`)
- * and its tokens are refused from the next request on, since the bearer look-up reads the client's
- * state in the same query as the token (db/queries/platform.ts `findTokenGrant`). Repeatable: a
+ * and its tokens are refused, since the bearer look-up reads the client's state in the same query
+ * as the token (db/queries/platform.ts `findTokenGrant`) and the API's token-grant caches drop the
+ * client's grants (issue 13; api/token-cache.ts): at once in this process (announced on the pool after
+ * commit), in every other API process when the `credential_changes` notification of the update arrives
+ * (migration 0016), and within `TOKEN_CACHE_TTL_MS` (default 5 s) in the worst case. Repeatable: a
  * disabled client keeps its first `disabledAt` (ISO 8601 timestamp).
  * Errors: 404 `error.msg.resource.not.found` unknown client.
  */
 export function disableClient(deps: Deps) {
-  return async (input: { clientId: string }): Promise<{ clientId: string; disabledAt: string }> =>
-    withPlatformTransaction(deps.db, async (tx) => {
+  return async (input: { clientId: string }): Promise<{ clientId: string; disabledAt: string }> => {
+    const result = await withPlatformTransaction(deps.db, async (tx) => {
       const [client] = await tx
         .select({ disabledAt: apiClients.disabledAt })
         .from(apiClients)
@@ -210,6 +214,9 @@ export function disableClient(deps: Deps) {
       }
       return { clientId: input.clientId, disabledAt: disabledAt.toISOString() };
     });
+    announceCredentialChange(deps.db, input.clientId);
+    return result;
+  };
 }
 
 /** Lists a tenant's clients (no secrets). Errors: 404 when the tenant does not exist. */

@@ -1,13 +1,15 @@
 /**
  * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
  * § Shared header rules; DESIGN §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
- * the token's tenant (403) → per route, scope and permission (403). Tokens are looked up by
- * SHA-256 digest on every request, in one indexed query that also reads the client's state, so a
- * disabled client's tokens are refused from the next request on, by every process (issue 14; no
- * in-process cache that another process's `clients disable` could not reach). Tokens never reach a log.
+ * the token's tenant (403) → per route, scope and permission (403). Tokens are found by SHA-256
+ * digest through the app's token-grant cache (`deps.tokenGrants`, api/token-cache.ts; issue 13), over
+ * one indexed query that also reads the client's state (`findTokenGrant`). The bound: a disabled
+ * client's tokens (or a token updated or deleted) are refused by every API process as soon as the
+ * `credential_changes` notification arrives (milliseconds; at once in the process that made the change),
+ * and within `TOKEN_CACHE_TTL_MS` (default 5 s) of the change in the worst case; a token past its
+ * `expiresAt` is refused even when cached. Tokens never reach a log.
  */
 import type { Context } from 'hono';
-import { findTokenGrant } from '../../db/queries/platform';
 import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
 import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
@@ -33,7 +35,7 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
   if (!token.startsWith(credentialPrefix('at', environment))) {
     return unauthenticated(c, 'The token is malformed or belongs to another environment.');
   }
-  const grant = await findTokenGrant(c.get('deps').db, sha256Hex(token));
+  const grant = await c.get('deps').tokenGrants.find(sha256Hex(token));
   if (!grant || grant.environment !== environment)
     return unauthenticated(c, 'The token is unknown or revoked.');
   if (grant.expiresAt.getTime() <= Date.now()) return unauthenticated(c, 'The token has expired.');

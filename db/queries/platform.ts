@@ -13,7 +13,11 @@ export interface TokenGrant {
   expiresAt: Date;
 }
 
-/** The grant behind an access-token digest, or null when unknown or its client is disabled. */
+/**
+ * The grant behind an access-token digest, or null when unknown or its client is disabled (expired
+ * grants are returned: the caller refuses them). The bearer middleware reads it through the API's
+ * token-grant cache (api/token-cache.ts), which the `credential_changes` triggers keep current.
+ */
 export async function findTokenGrant(db: Db, tokenDigest: string): Promise<TokenGrant | null> {
   const [row] = await db
     .select({

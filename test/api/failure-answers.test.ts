@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
+import { createTokenGrantCache } from '../../api/token-cache';
 import { createDb } from '../../db/client';
 import {
   type Tx,
@@ -68,6 +69,8 @@ function appOver(db: ReturnType<typeof createDb>['db']) {
     },
     logger: pino({ level: 'silent' }),
     clock: deps.clock,
+    // Not started: every token is looked up, which is what these failures are about.
+    tokenGrants: createTokenGrantCache({ db, logger: pino({ level: 'silent' }) }),
   });
 }
 

@@ -240,6 +240,7 @@ export function appWith(
     },
     logger: options.logger ?? pino({ level: 'silent' }),
     clock: () => ctx.now.value ?? new Date(),
+    tokenGrants: ctx.tokenGrants,
   });
 }
 

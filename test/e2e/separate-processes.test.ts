@@ -3,7 +3,9 @@
  * then one worker process (`node dist/start-worker.js --queues servicing`) and one API
  * process (`node dist/start-api.js`) started apart with plain node against the test run's
  * PostgreSQL and Temporal: a credential from the built admin CLI, the privacy flow over HTTP, its
- * workflow run by the worker process and found in Temporal by `TenantId`; then both stopped by
+ * workflow run by the worker process and found in Temporal by `TenantId`; a token the API process
+ * has cached refused well under `TOKEN_CACHE_TTL_MS` once the built admin CLI disables its client
+ * (issue 13: the `credential_changes` notification crosses processes); then both stopped by
  * pid with SIGTERM, each exiting 0. A fresh database and a fresh Temporal namespace keep these
  * processes apart from the other test files.
  */
@@ -110,6 +112,8 @@ beforeAll(async () => {
     PORT: String(port),
     DATABASE_POOL_SIZE: '5',
     LOG_LEVEL: 'warn',
+    // Far longer than the test waits: only the change notification can explain a refusal in time.
+    TOKEN_CACHE_TTL_MS: '60000',
   };
   delete env.WORKFLOW_BUNDLE_PATH;
   worker = await startBuilt('start-worker.js', ['--queues', 'servicing'], 'Worker ready');
@@ -176,6 +180,53 @@ describe('API and worker as separate processes (built, plain node)', () => {
       if (!listed.includes(result.workflowId)) await new Promise((r) => setTimeout(r, 200));
     }
     expect(listed).toContain(result.workflowId);
+  });
+
+  it('a cached token is refused at once when the admin CLI, another process, disables its client', async () => {
+    const admin = (args: string[]) =>
+      run(process.execPath, [path.join(outdir, 'admin.js'), 'clients', ...args], { cwd: projectRoot, env });
+    const { stdout } = await admin([
+      'create',
+      '--tenant',
+      'e2e-apart',
+      '--environment',
+      'sandbox',
+      '--scopes',
+      'servicing:read',
+      '--permissions',
+      'ALL',
+      '--create-tenant',
+    ]);
+    const credential = JSON.parse(stdout) as { clientId: string; clientSecret: string };
+    const issued = await fetch(`${baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${credential.clientId}:${credential.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    const token = ((await issued.json()) as { access_token: string }).access_token;
+    const list = () =>
+      fetch(`${baseUrl}/v1/servicing/tasks`, {
+        headers: { authorization: `Bearer ${token}`, 'service-tenant': 'e2e-apart' },
+      }).then(async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      });
+    expect(await list()).toBe(200);
+    expect(await list()).toBe(200);
+
+    await admin(['disable', '--client-id', credential.clientId]);
+    const disabledAt = performance.now();
+    let status = await list();
+    // 20 requests per second at most: under the sandbox rate limit (25/s).
+    while (status === 200 && performance.now() - disabledAt < 5000) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = await list();
+    }
+    expect(status).toBe(401);
+    expect(performance.now() - disabledAt).toBeLessThan(1000);
   });
 
   it('both stop on SIGTERM by pid with exit code 0', async () => {

@@ -11,6 +11,7 @@ import { inject } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
+import { createTokenGrantCache, type TokenGrantCache } from '../../api/token-cache';
 import { createDb } from '../../db/client';
 import { createQueueWorker } from '../../workers/queue-worker';
 import { installTemporalRuntime } from '../../workers/stack';
@@ -26,6 +27,8 @@ export interface TestContext {
   activities: ReturnType<typeof createActivities>;
   platform: ReturnType<typeof createPlatformOperations>;
   app: ReturnType<typeof createApp>;
+  /** The app's token-grant cache, started (as `serveApi` starts it); `appWith` apps share it. */
+  tokenGrants: TokenGrantCache;
   client: Client;
   /** Current time seen by operations (tests may move it). */
   now: { value: Date | null };
@@ -77,6 +80,9 @@ export async function createTestContext(
     });
     workerRun = worker.run();
   }
+  const logger = pino({ level: 'silent' });
+  const tokenGrants = createTokenGrantCache({ db, logger });
+  await tokenGrants.start();
   const app = createApp({
     db,
     activities,
@@ -90,14 +96,16 @@ export async function createTestContext(
       rateLimitPerSecond: options.rateLimitPerSecond ?? 10_000,
       searchRateLimitPerSecond: 10_000,
     },
-    logger: pino({ level: 'silent' }),
+    logger,
     clock: deps.clock,
+    tokenGrants,
   });
   return {
     db,
     activities,
     platform,
     app,
+    tokenGrants,
     client,
     now,
     environment,
@@ -106,6 +114,7 @@ export async function createTestContext(
       await workerRun;
       await workerConnection?.close();
       await connection.close();
+      await tokenGrants.stop();
       await closeDb();
     },
   };

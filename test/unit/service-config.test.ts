@@ -63,3 +63,14 @@ describe('loadConfig: rate limits', () => {
     );
   });
 });
+
+describe('loadConfig: TOKEN_CACHE_TTL_MS (issue 13; api/token-cache.ts)', () => {
+  it('defaults to 5000 ms, takes a whole number (0 turns the cache off), and reaches the API config', () => {
+    expect(loadConfig(base).tokenCacheTtlMs).toBe(5000);
+    expect(apiConfigOf(loadConfig(base)).tokenCacheTtlMs).toBe(5000);
+    expect(apiConfigOf(loadConfig({ ...base, TOKEN_CACHE_TTL_MS: '0' })).tokenCacheTtlMs).toBe(0);
+    expect(loadConfig({ ...base, TOKEN_CACHE_TTL_MS: '250' }).tokenCacheTtlMs).toBe(250);
+    expect(() => loadConfig({ ...base, TOKEN_CACHE_TTL_MS: '5s' })).toThrow(/TOKEN_CACHE_TTL_MS/);
+    expect(() => loadConfig({ ...base, TOKEN_CACHE_TTL_MS: '-1' })).toThrow(/TOKEN_CACHE_TTL_MS/);
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * The token-grant cache of one app instance (issue 13: token verification cached with its expiry and
+ * revocation honoured within a bounded time; DESIGN §4 Tokens "looked up per request through a short
+ * in-process cache"). API processes are stateless and many may run, so the cache only ever saves a
+ * look-up (`findTokenGrant`); what it answers is bounded as follows.
+ *
+ * - Keyed by the token's SHA-256 digest; only grants found are kept (an unknown token is looked up every
+ *   time); at most `maxEntries` (default 10,000; least recently used evicted first).
+ * - An entry is kept at most `ttlMs` (`TOKEN_CACHE_TTL_MS`, default 5,000 ms) from the moment its
+ *   look-up was sent, and never past the token's `expiresAt`: the middleware checks the expiry again.
+ * - Revocation: a change to a client or token (`clients disable`, an `api_clients` or `access_tokens`
+ *   row updated or deleted) drops that client's entries as soon as its `credential_changes` notification
+ *   reaches this process (db/notifications.ts; migration 0016_notify_credential_changes), typically
+ *   within milliseconds, and at once in the process that made the change through the same pool. Every
+ *   (re-)LISTEN clears the cache (notifications may have been missed), and while the watcher cannot show
+ *   its LISTEN connection alive (heard from within 3 heartbeats of 1 s) nothing is served from the cache
+ *   or put in it: every request looks its token up.
+ * - The bound: a revoked token is refused by every process within `ttlMs` of the change's commit in the
+ *   worst case (notification lost), and as soon as the notification arrives otherwise. A look-up that
+ *   was under way while a change arrived is not kept.
+ *
+ * `ttlMs` 0 turns the cache off. Until `start()` (and after `stop()`), every token is looked up.
+ */
+import type { Logger } from 'pino';
+import type { Db } from '../db/client';
+import { type CredentialChangeWatcher, everyClient, watchCredentialChanges } from '../db/notifications';
+import { findTokenGrant, type TokenGrant } from '../db/queries/platform';
+
+/** Default `TOKEN_CACHE_TTL_MS`: the worst-case delay, in milliseconds, before a revoked token is refused. */
+export const defaultTokenCacheTtlMs = 5000;
+
+/** Default bound of the number of cached grants. */
+export const defaultTokenCacheMaxEntries = 10_000;
+
+export interface TokenGrantCacheStats {
+  /** Grants held now. */
+  size: number;
+  /** Requests answered from the cache since creation. */
+  hits: number;
+  /** Requests that looked their token up in PostgreSQL since creation. */
+  misses: number;
+  /** Whether the cache is serving (started, enabled, LISTEN connection known alive). */
+  live: boolean;
+  /** How many times LISTEN was (re-)established (each cleared the cache). */
+  listens: number;
+  /** Backend process id of the LISTEN connection (`pg_stat_activity.pid`), null when not listening. */
+  listenerPid: number | null;
+}
+
+export interface TokenGrantCache {
+  /**
+   * The grant behind an access-token digest (hex SHA-256), or null when unknown or its client is
+   * disabled (`findTokenGrant`), from the cache when it holds a current entry. The caller still checks
+   * the environment and `expiresAt`.
+   */
+  find(tokenDigest: string): Promise<TokenGrant | null>;
+  /** Starts watching credential changes (resolves once the first LISTEN succeeded or failed; never rejects). */
+  start(): Promise<void>;
+  /** Stops watching and empties the cache; later look-ups all go to the database. */
+  stop(): Promise<void>;
+  stats(): TokenGrantCacheStats;
+}
+
+export interface TokenGrantCacheOptions {
+  db: Db;
+  logger: Logger;
+  /** Longest life of an entry in milliseconds (`TOKEN_CACHE_TTL_MS`; default 5000; 0: no cache). */
+  ttlMs?: number;
+  /** Most grants held (default 10,000). */
+  maxEntries?: number;
+  /** Heartbeat of the LISTEN connection in milliseconds (default 1000). */
+  heartbeatIntervalMs?: number;
+}
+
+interface Entry {
+  grant: TokenGrant;
+  /** Epoch milliseconds after which the entry is not served. */
+  until: number;
+}
+
+/** A token-grant cache over `db`, not started. */
+export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGrantCache {
+  const ttlMs = options.ttlMs ?? defaultTokenCacheTtlMs;
+  const maxEntries = Math.max(1, options.maxEntries ?? defaultTokenCacheMaxEntries);
+  // Map order is insertion order: a hit re-inserts its entry, so the first key is the least recently used.
+  const entries = new Map<string, Entry>();
+  /** Incremented on every invalidation: a look-up that saw it change is not kept. */
+  let generation = 0;
+  let watcher: CredentialChangeWatcher | null = null;
+  let hits = 0;
+  let misses = 0;
+  let errorReported = false;
+
+  const invalidate = (clientId: string) => {
+    generation += 1;
+    if (clientId === everyClient) {
+      entries.clear();
+      return;
+    }
+    for (const [digest, entry] of entries) if (entry.grant.clientId === clientId) entries.delete(digest);
+  };
+
+  const live = () => ttlMs > 0 && watcher !== null && watcher.isLive();
+
+  return {
+    async find(tokenDigest) {
+      const serving = live();
+      if (serving) {
+        const entry = entries.get(tokenDigest);
+        if (entry) {
+          entries.delete(tokenDigest);
+          if (entry.until > Date.now()) {
+            entries.set(tokenDigest, entry);
+            hits += 1;
+            return entry.grant;
+          }
+        }
+      } else if (entries.size > 0) {
+        entries.clear();
+      }
+      misses += 1;
+      const seen = generation;
+      const sentAt = Date.now();
+      const grant = await findTokenGrant(options.db, tokenDigest);
+      if (grant && serving && seen === generation && live()) {
+        const until = Math.min(sentAt + ttlMs, grant.expiresAt.getTime());
+        if (until > Date.now()) {
+          if (entries.size >= maxEntries) {
+            const oldest = entries.keys().next().value;
+            if (oldest !== undefined) entries.delete(oldest);
+          }
+          entries.set(tokenDigest, { grant, until });
+        }
+      }
+      return grant;
+    },
+
+    async start() {
+      if (watcher || ttlMs <= 0) return;
+      watcher = await watchCredentialChanges(
+        options.db,
+        {
+          onChange: invalidate,
+          onListen: () => {
+            errorReported = false;
+            invalidate(everyClient);
+          },
+        },
+        {
+          ...(options.heartbeatIntervalMs === undefined
+            ? {}
+            : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+          onError: (err) => {
+            // Once per outage: the watcher retries every heartbeat.
+            if (errorReported) return;
+            errorReported = true;
+            options.logger.warn(
+              { err },
+              'credential change notifications unavailable: tokens are looked up on every request',
+            );
+          },
+        },
+      );
+    },
+
+    async stop() {
+      const stopping = watcher;
+      watcher = null;
+      entries.clear();
+      await stopping?.stop();
+    },
+
+    stats: () => ({
+      size: entries.size,
+      hits,
+      misses,
+      live: live(),
+      listens: watcher?.listens() ?? 0,
+      listenerPid: watcher?.listenerPid() ?? null,
+    }),
+  };
+}
