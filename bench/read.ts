@@ -18,7 +18,8 @@
  * shares the machine's cores with the servers, as it does for the baseline.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -50,6 +51,8 @@ const tenant = 'bench';
 
 interface Round {
   requestsPerSecond: number;
+  /** Requests answered in the round. */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -60,6 +63,7 @@ async function load(options: autocannon.Options): Promise<Round> {
   const result = await autocannon({ ...options, duration: options.duration ?? duration });
   return {
     requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -67,10 +71,64 @@ async function load(options: autocannon.Options): Promise<Round> {
   };
 }
 
-/** Saturation, then paced at 70% of the saturated rate (after a 3 s warm-up). */
-async function saturationAndPaced(options: autocannon.Options): Promise<{ max: Round; paced: Round }> {
+/** Processes whose CPU time a round charges: a server (with its cluster workers) and PostgreSQL's processes. */
+interface CpuOwners {
+  server: number;
+  postgres: number;
+}
+
+/** CPU milliseconds (user + system, from /proc) used so far by `root` and every live descendant of it. */
+function cpuMillisOf(root: number): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      // fields[1] = ppid, fields[11] = utime, fields[12] = stime (proc(5), counted after the command name)
+      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  const included = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, stat] of stats) {
+      if (!included.has(pid) && included.has(stat.ppid)) {
+        included.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let ticks = 0;
+  for (const pid of included) ticks += stats.get(pid)?.ticks ?? 0;
+  return (ticks * 1000) / clockTicksPerSecond;
+}
+const clockTicksPerSecond = 100;
+
+/** CPU milliseconds per request of the server's processes and of PostgreSQL during `run`. */
+async function withCpu(
+  owners: CpuOwners,
+  run: () => Promise<Round>,
+): Promise<Round & { serverCpuMs: number; postgresCpuMs: number }> {
+  const before = { server: cpuMillisOf(owners.server), postgres: cpuMillisOf(owners.postgres) };
+  const round = await run();
+  return {
+    ...round,
+    serverCpuMs: (cpuMillisOf(owners.server) - before.server) / Math.max(1, round.requests),
+    postgresCpuMs: (cpuMillisOf(owners.postgres) - before.postgres) / Math.max(1, round.requests),
+  };
+}
+
+/** Saturation (with the CPU it costs per request), then paced at 70% of the saturated rate (after a 3 s warm-up). */
+async function saturationAndPaced(
+  options: autocannon.Options,
+  owners: CpuOwners,
+): Promise<{ max: Round & { serverCpuMs: number; postgresCpuMs: number }; paced: Round }> {
   await load({ ...options, connections, duration: 3 });
-  const max = await load({ ...options, connections });
+  const max = await withCpu(owners, () => load({ ...options, connections }));
   const paced = await load({
     ...options,
     connections,
@@ -79,26 +137,31 @@ async function saturationAndPaced(options: autocannon.Options): Promise<{ max: R
   return { max, paced };
 }
 
-function startProcess(args: string[], env: NodeJS.ProcessEnv, readyText: string): Promise<ChildProcess> {
+/**
+ * Starts `node --import tsx <args>` with its standard output and error appended to `logFile` (as a log collector
+ * would take them, without costing this process, which runs the load generator) and waits for `readyText` in it.
+ */
+async function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyText: string,
+  logFile: string,
+): Promise<ChildProcess> {
+  const log = await open(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: projectRoot,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', log.fd, log.fd],
   });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += String(chunk);
-      if (output.includes(readyText)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before ready:\n${output}`)));
-  });
+  await log.close();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const output = await readFile(logFile, 'utf8');
+    if (output.includes(readyText)) return child;
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before ready:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`not ready in 60 s:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function stopProcess(child: ChildProcess | undefined): Promise<void> {
@@ -168,6 +231,7 @@ try {
     [...profileFlags, 'scripts/start-api.ts'],
     { ...env, PORT: String(servicePort), ...(profileDir ? { CPU_PROFILE_DIR: profileDir } : {}) },
     'API ready at',
+    path.join(dataDir, 'service.log'),
   );
   stops.push(() => stopProcess(service));
   const baseUrl = `http://127.0.0.1:${servicePort}`;
@@ -176,6 +240,7 @@ try {
     ['bench/baseline-server.ts'],
     { ...env, PORT: String(baselinePort) },
     'baseline ready',
+    path.join(dataDir, 'baseline.log'),
   );
   stops.push(() => stopProcess(baseline));
 
@@ -190,60 +255,90 @@ try {
   console.log(
     `bench:read — ${processes} API process(es) and ${processes} baseline process(es), ${connections} connections, ${duration} s rounds, ${availableParallelism()} cores`,
   );
-  const summary = await saturationAndPaced({ url: `${baseUrl}/v1/loans/${seeded.loanId}/summary`, headers });
-  const bare = await saturationAndPaced({ url: `http://127.0.0.1:${baselinePort}/loans/${seeded.loanId}` });
-  const health = await load({ url: `${baseUrl}/healthz`, connections });
-
-  const caseBody = JSON.stringify({
-    customerRef: 'CUST-BENCH-1',
-    caseTypeCode: 'PRIVACY',
-    summary: 'bench replay',
-  });
-  const postHeaders = { ...headers, 'content-type': 'application/json', 'idempotency-key': 'bench-replay-1' };
-  const first = await fetch(`${baseUrl}/v1/servicing/cases`, {
-    method: 'POST',
-    headers: postHeaders,
-    body: caseBody,
-  });
-  if (first.status !== 201)
-    throw new Error(`the case to replay answered ${first.status}: ${await first.text()}`);
-  await load({
-    url: `${baseUrl}/v1/servicing/cases`,
-    method: 'POST',
-    headers: postHeaders,
-    body: caseBody,
-    connections: 1,
-    duration: 2,
-  });
-  const replay = await load({
-    url: `${baseUrl}/v1/servicing/cases`,
-    method: 'POST',
-    headers: postHeaders,
-    body: caseBody,
-    connections: 1,
-    duration: 5,
-  });
-
-  const row = (name: string, r: Round) =>
-    `  ${name.padEnd(34)} ${rate(r.requestsPerSecond).padStart(9)}  p50 ${ms(r.p50).padStart(9)}  p99 ${ms(r.p99).padStart(9)}${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`;
-  console.log('');
-  console.log(row('service summary, saturation', summary.max));
-  console.log(row('baseline loan read, saturation', bare.max));
-  console.log(row('service summary, 70% paced', summary.paced));
-  console.log(row('baseline loan read, 70% paced', bare.paced));
-  console.log(row('service /healthz, saturation', health));
-  console.log(row('service replay (1 connection)', replay));
-  console.log('');
-  const ratio = summary.max.requestsPerSecond / bare.max.requestsPerSecond;
-  const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES');
-  console.log(`  ratio service/baseline ${ratio.toFixed(2)} (target ≥ 0.50: ${verdict(ratio >= 0.5)})`);
-  console.log(
-    `  summary p99 at 70% ${ms(summary.paced.p99)} (target < 20 ms: ${verdict(summary.paced.p99 < 20)})`,
+  const postmaster = Number(
+    (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
   );
-  console.log(`  replay p50 ${ms(replay.p50)} (target ≤ 2 ms: ${verdict(replay.p50 <= 2)})`);
-  console.log(
-    `  /healthz ${rate(health.requestsPerSecond)} vs baseline ${rate(bare.max.requestsPerSecond)} (target ≥: ${verdict(health.requestsPerSecond >= bare.max.requestsPerSecond)})`,
+  const summary = await saturationAndPaced(
+    { url: `${baseUrl}/v1/loans/${seeded.loanId}/summary`, headers },
+    { server: service.pid!, postgres: postmaster },
   );
+  if (profileDir) {
+    // Profiling: the summary rounds only, so that the profile holds nothing else.
+    console.log(
+      `  summary ${rate(summary.max.requestsPerSecond)} at saturation, CPU per request: node ${ms(summary.max.serverCpuMs)}, postgres ${ms(summary.max.postgresCpuMs)}; profile in ${profileDir}`,
+    );
+  } else {
+    await measureTheRest();
+  }
+
+  async function measureTheRest(): Promise<void> {
+    const bare = await saturationAndPaced(
+      { url: `http://127.0.0.1:${baselinePort}/loans/${seeded.loanId}` },
+      { server: baseline.pid!, postgres: postmaster },
+    );
+    const health = await load({ url: `${baseUrl}/healthz`, connections });
+
+    const caseBody = JSON.stringify({
+      customerRef: 'CUST-BENCH-1',
+      caseTypeCode: 'PRIVACY',
+      summary: 'bench replay',
+    });
+    const postHeaders = {
+      ...headers,
+      'content-type': 'application/json',
+      'idempotency-key': 'bench-replay-1',
+    };
+    const first = await fetch(`${baseUrl}/v1/servicing/cases`, {
+      method: 'POST',
+      headers: postHeaders,
+      body: caseBody,
+    });
+    if (first.status !== 201)
+      throw new Error(`the case to replay answered ${first.status}: ${await first.text()}`);
+    await load({
+      url: `${baseUrl}/v1/servicing/cases`,
+      method: 'POST',
+      headers: postHeaders,
+      body: caseBody,
+      connections: 1,
+      duration: 2,
+    });
+    const replay = await load({
+      url: `${baseUrl}/v1/servicing/cases`,
+      method: 'POST',
+      headers: postHeaders,
+      body: caseBody,
+      connections: 1,
+      duration: 5,
+    });
+
+    const row = (name: string, r: Round) =>
+      `  ${name.padEnd(34)} ${rate(r.requestsPerSecond).padStart(9)}  p50 ${ms(r.p50).padStart(9)}  p99 ${ms(r.p99).padStart(9)}${r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`;
+    console.log('');
+    console.log(row('service summary, saturation', summary.max));
+    console.log(row('baseline loan read, saturation', bare.max));
+    console.log(row('service summary, 70% paced', summary.paced));
+    console.log(row('baseline loan read, 70% paced', bare.paced));
+    console.log(row('service /healthz, saturation', health));
+    console.log(row('service replay (1 connection)', replay));
+    const cpu = (name: string, r: { serverCpuMs: number; postgresCpuMs: number }) =>
+      `  ${name.padEnd(34)} node ${ms(r.serverCpuMs).padStart(9)}  postgres ${ms(r.postgresCpuMs).padStart(9)}  (CPU per request at saturation)`;
+    console.log(cpu('service summary', summary.max));
+    console.log(cpu('baseline loan read', bare.max));
+    console.log('');
+    const logLines = (await readFile(path.join(dataDir, 'service.log'), 'utf8')).split('\n').length - 1;
+    console.log(`  (the service wrote ${logLines} log lines at LOG_LEVEL=info: one access line per request)`);
+    const ratio = summary.max.requestsPerSecond / bare.max.requestsPerSecond;
+    const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+    console.log(`  ratio service/baseline ${ratio.toFixed(2)} (target ≥ 0.50: ${verdict(ratio >= 0.5)})`);
+    console.log(
+      `  summary p99 at 70% ${ms(summary.paced.p99)} (target < 20 ms: ${verdict(summary.paced.p99 < 20)})`,
+    );
+    console.log(`  replay p50 ${ms(replay.p50)} (target ≤ 2 ms: ${verdict(replay.p50 <= 2)})`);
+    console.log(
+      `  /healthz ${rate(health.requestsPerSecond)} vs baseline ${rate(bare.max.requestsPerSecond)} (target ≥: ${verdict(health.requestsPerSecond >= bare.max.requestsPerSecond)})`,
+    );
+  }
 } finally {
   for (const stop of stops.reverse()) await stop().catch((err) => console.error('stop failed', err));
   await rm(dataDir, { recursive: true, force: true });

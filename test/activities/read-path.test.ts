@@ -1,0 +1,131 @@
+/**
+ * Issue 13: what the read path's one-round-trip tenant read (db/tenant-tx.ts `readAsTenant`, used by the loan
+ * summary) must keep. Real PostgreSQL, row-level security on:
+ * - a tenant never sees another tenant's summary, with two tenants' reads interleaved on ONE pooled connection
+ *   under concurrency (the transaction-local role and tenant never leak from one read to the next);
+ * - a read, failed or not, leaves its connection clean (no open or aborted transaction, the owner role, no tenant);
+ * - a summary read right after a payment shows the payment.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDb } from '../../db/client';
+import { getLoanSummary } from '../../db/queries/lending/ledger';
+import { readAsTenant } from '../../db/tenant-tx';
+import { parseDecimalToMinor } from '../../domain/money';
+import { type ActivityHarness, createHarness, newTenant } from './helpers';
+import { approvedLoan, type LoanFixture } from './ledger-fixtures';
+
+let h: ActivityHarness;
+let loanA: LoanFixture;
+let loanB: LoanFixture;
+const newRef = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
+
+async function fund(loan: LoanFixture): Promise<void> {
+  await h.activities.recordExternalFunding({
+    tenantId: loan.tenantId,
+    loanId: loan.loanId,
+    amount: '300.00',
+    currency: 'USD',
+    fundingType: 'DISBURSEMENT',
+    recipientType: 'BORROWER',
+    recipientRef: 'borrower-primary',
+    externalRecordRef: newRef('fund'),
+    reason: 'Disbursed by the originating bank',
+  });
+}
+
+beforeAll(async () => {
+  h = createHarness();
+  h.now.value = new Date('2025-03-15T12:00:00Z');
+  loanA = await approvedLoan(h, await newTenant(h, 'read-a'));
+  loanB = await approvedLoan(h, await newTenant(h, 'read-b'), { principal: '300.00' });
+  await fund(loanA);
+  await fund(loanB);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('readAsTenant on one pooled connection', () => {
+  it('interleaves two tenants’ summaries concurrently, and each sees only its own loan', async () => {
+    const single = createDb(inject('databaseUrl'), { maxConnections: 1 });
+    try {
+      const at = new Date('2025-03-15T12:00:00Z');
+      const reads = Array.from({ length: 120 }, (_, i) => {
+        const [own, other] = i % 2 === 0 ? [loanA, loanB] : [loanB, loanA];
+        // Every third read asks for the OTHER tenant's loan id: it must find nothing.
+        const asked = i % 3 === 0 ? other : own;
+        return getLoanSummary(single.db, own.tenantId, asked.loanId, '2025-03-15', at).then((summary) => ({
+          own,
+          asked,
+          summary,
+        }));
+      });
+      const results = await Promise.all(reads);
+      for (const { own, asked, summary } of results) {
+        if (asked === own) {
+          expect(summary?.loanId).toBe(own.loanId);
+          expect(summary?.loanRef).toBe(own.accountNo);
+        } else {
+          expect(summary).toBeNull();
+        }
+      }
+      // Row-level security, not only the query's filter: a read with no tenant filter sees one tenant's rows.
+      const [seen] = await readAsTenant<{ tenants: string[] }>(
+        single.db,
+        loanA.tenantId,
+        sql`select coalesce(array_agg(distinct tenant_id), '{}') as tenants from loans where id in (${loanA.loanId}, ${loanB.loanId})`,
+      );
+      expect(seen?.tenants).toEqual([loanA.tenantId]);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('a read, failed or not, leaves the connection clean: no transaction, the owner role, no tenant', async () => {
+    const single = createDb(inject('databaseUrl'), { maxConnections: 1 });
+    try {
+      const [owner] = await single.db.execute<{ role: string }>(sql`select current_user as role`);
+      const connectionState = async () =>
+        (
+          await single.db.execute<{ role: string; tenant: string | null; in_transaction: boolean }>(
+            sql`select current_user as role, nullif(current_setting('app.tenant_id', true), '') as tenant,
+                       now() <> statement_timestamp() as in_transaction`,
+          )
+        )[0];
+      const clean = { role: owner!.role, tenant: null, in_transaction: false };
+      await readAsTenant(single.db, loanA.tenantId, sql`select 1 as one`);
+      expect(await connectionState()).toEqual(clean);
+      await expect(readAsTenant(single.db, loanA.tenantId, sql`select 1 / 0 as nothing`)).rejects.toThrow(
+        /division by zero/,
+      );
+      expect(await connectionState()).toEqual(clean);
+      // And the next read on that connection works.
+      const summary = await getLoanSummary(single.db, loanA.tenantId, loanA.loanId, '2025-03-15', new Date());
+      expect(summary?.loanId).toBe(loanA.loanId);
+    } finally {
+      await single.close();
+    }
+  });
+});
+
+describe('the summary after a write', () => {
+  it('shows a payment read right after it was recorded', async () => {
+    const before = await getLoanSummary(h.db, loanA.tenantId, loanA.loanId, '2025-03-15', h.now.value!);
+    await h.activities.recordExternalPayment({
+      tenantId: loanA.tenantId,
+      loanId: loanA.loanId,
+      amount: '50.00',
+      currency: 'USD',
+      effectiveDate: '2025-03-10',
+      externalRecordRef: newRef('pay'),
+      source: 'IMPORT',
+      rationale: 'Boarded history',
+    });
+    const after = await getLoanSummary(h.db, loanA.tenantId, loanA.loanId, '2025-03-15', h.now.value!);
+    const minor = (decimal: string) => parseDecimalToMinor(decimal, 2);
+    expect(minor(before!.balances.totalOutstanding) - minor(after!.balances.totalOutstanding)).toBe(5000n);
+  });
+});
