@@ -4,9 +4,9 @@
  * held by a request still running is locked for `lockSeconds`, after which a crashed holder's
  * key may be taken over. A 5xx releases the key.
  */
-import { and, eq, lt, or } from 'drizzle-orm';
+import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { readAsTenant, withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps } from '../deps';
 import { decryptField, encryptField } from '../shared/encryption';
 
@@ -62,15 +62,55 @@ function replayedBody(deps: Deps, scope: IdempotencyScope, stored: string | null
   return decryptField(deps.dataEncryptionKey, sealAad(scope), stored.slice(sealedPrefix.length));
 }
 
+/** A completed, unexpired record of the key as `completedRecord` reads it. */
+interface CompletedRow extends Record<string, unknown> {
+  fingerprint: string;
+  route_template: string;
+  response_status: number | null;
+  response_body: string | null;
+  response_headers: Record<string, string> | null;
+}
+
+/**
+ * The key's record when it is COMPLETED and not yet expired, in one round trip (db/tenant-tx.ts `readAsTenant`;
+ * issue 13: replays are the hot path of retried writes). Such a record never changes until it expires (a
+ * take-over needs an expired completion), so reading it outside the claim's transaction is safe.
+ */
+async function completedRecord(deps: Deps, scope: IdempotencyScope, now: Date): Promise<CompletedRow | null> {
+  const [row] = await readAsTenant<CompletedRow>(
+    deps.db,
+    scope.tenantId,
+    sql`select ${idempotencyKeys.fingerprint} as fingerprint, ${idempotencyKeys.routeTemplate} as route_template,
+               ${idempotencyKeys.responseStatus} as response_status, ${idempotencyKeys.responseBody} as response_body,
+               ${idempotencyKeys.responseHeaders} as response_headers
+          from ${idempotencyKeys}
+         where ${and(keyOf(scope), eq(idempotencyKeys.state, 'COMPLETED'), gt(idempotencyKeys.expiresAt, now))}`,
+  );
+  return row ?? null;
+}
+
 /**
  * Claims `key` for a request with `fingerprint`, or says why not: the stored response to replay,
- * a request with this key still in flight, or a key used for another request.
+ * a request with this key still in flight, or a key used for another request. A completed, unexpired key is
+ * answered from one read (`completedRecord`); anything else takes the claim's transaction.
  */
 export function claimIdempotencyKey(deps: Deps) {
   return async (
     input: IdempotencyScope & { fingerprint: string; routeTemplate: string },
-  ): Promise<ClaimOutcome> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+  ): Promise<ClaimOutcome> => {
+    const completed = await completedRecord(deps, input, deps.clock());
+    if (completed) {
+      if (completed.fingerprint !== input.fingerprint || completed.route_template !== input.routeTemplate) {
+        return { kind: 'mismatch' };
+      }
+      return {
+        kind: 'replay',
+        status: completed.response_status ?? 200,
+        body: replayedBody(deps, input, completed.response_body),
+        headers: completed.response_headers ?? {},
+      };
+    }
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const now = deps.clock();
       const lockedUntil = new Date(now.getTime() + lockSeconds * 1000);
       const [inserted] = await tx
@@ -135,6 +175,7 @@ export function claimIdempotencyKey(deps: Deps) {
       // The holder usually answers within milliseconds; a short wait is the useful hint.
       return { kind: 'in-flight', retryAfterSeconds: 1 };
     });
+  };
 }
 
 /**
