@@ -339,6 +339,66 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
     loan,
     loan.events.filter((event) => event.day <= asOfDay),
   );
+  return summaryOfState(
+    loan.currency,
+    loan.installments,
+    {
+      installments: result.installments,
+      disbursedMinor: result.disbursedMinor,
+      disbursementCount: result.disbursements.length,
+      overpaymentMinor: result.overpaymentMinor,
+    },
+    asOfDate,
+    asOfDay,
+  );
+}
+
+/**
+ * A loan's allocation state as the posting transaction keeps it (issue 13: the installments' paid and waived
+ * columns, which `repost-loan` writes from `allocatePayments` over every posted event, are a projection
+ * maintained with each posting): per installment its due, paid and waived amounts, and the totals of the events.
+ */
+export interface PostedLoanState {
+  /** ISO 4217 code. */
+  currency: string;
+  /** Ordered by installment number; `outstandingMinor` and `obligationsMetOnDate` are not read. */
+  installments: readonly Omit<InstallmentState, 'outstandingMinor' | 'obligationsMetOnDate'>[];
+  /** Σ of every disbursement, minor units. */
+  disbursedMinor: bigint;
+  /** Number of disbursements. */
+  disbursementCount: number;
+  /** Σ of the overpayments of every payment, minor units. */
+  overpaymentMinor: bigint;
+}
+
+/**
+ * `outstandingSummary` from the state the last posting stored, without replaying the events (issue 13: the
+ * summary is the most polled read). Equal to `outstandingSummary` of the same loan whenever NO event is
+ * value-dated after `asOfDate` (the state then is exactly the replay's); the caller must use
+ * `outstandingSummary` otherwise. RangeError for an invalid `asOfDate` or installment dates.
+ */
+export function summaryFromPostedState(state: PostedLoanState, asOfDate: string): OutstandingSummary {
+  const asOfDay = epochDay(asOfDate, 'asOfDate');
+  const installments = state.installments.map((installment, position) =>
+    normalizeInstallment(installment, position),
+  );
+  return summaryOfState(state.currency, installments, state, asOfDate, asOfDay);
+}
+
+/** The summary's figures from installments and their allocation state (shared by both entry points above). */
+function summaryOfState(
+  currency: string,
+  installments: readonly Pick<NormalizedInstallment, 'fromDay' | 'dueDay' | 'dueMinor'>[],
+  result: {
+    installments: readonly Omit<InstallmentState, 'outstandingMinor' | 'obligationsMetOnDate'>[];
+    disbursedMinor: bigint;
+    disbursementCount: number;
+    overpaymentMinor: bigint;
+  },
+  asOfDate: string,
+  asOfDay: number,
+): OutstandingSummary {
+  const loan = { currency, installments };
   const zero = (): ComponentAmounts => ({
     principalMinor: 0n,
     interestMinor: 0n,
@@ -354,7 +414,7 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
     payoff: { ...zero(), currentInstallmentNumber: null, currentPeriodInterestMinor: 0n },
     overpaymentMinor: result.overpaymentMinor,
   };
-  if (result.disbursements.length === 0) return summary;
+  if (result.disbursementCount === 0) return summary;
 
   let principalRepaid = 0n;
   for (const installment of result.installments) principalRepaid += installment.principalPaidMinor;
@@ -530,14 +590,18 @@ function payoffRule(
   return quote;
 }
 
-const paidRecordOf = (state: InstallmentState): ComponentRecord => ({
+const paidRecordOf = (
+  state: Omit<InstallmentState, 'outstandingMinor' | 'obligationsMetOnDate'>,
+): ComponentRecord => ({
   PRINCIPAL: state.principalPaidMinor,
   INTEREST: state.interestPaidMinor,
   FEE: state.feePaidMinor,
   PENALTY: state.penaltyPaidMinor,
 });
 
-const waivedRecordOf = (state: InstallmentState): ComponentRecord => ({
+const waivedRecordOf = (
+  state: Omit<InstallmentState, 'outstandingMinor' | 'obligationsMetOnDate'>,
+): ComponentRecord => ({
   PRINCIPAL: 0n,
   INTEREST: state.interestWaivedMinor,
   FEE: state.feeWaivedMinor,

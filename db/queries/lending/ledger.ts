@@ -7,7 +7,7 @@
  */
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { PaymentAllocationPayload } from '../../../domain/allocation';
-import { outstandingSummary } from '../../../domain/allocation';
+import { outstandingSummary, summaryFromPostedState } from '../../../domain/allocation';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -294,9 +294,24 @@ interface SummaryRow extends Record<string, unknown> {
   strategy_code: string;
   apr_disclosure: Record<string, unknown> | null;
   payment_allocation: unknown[] | null;
-  installments: StoredInstallment[];
-  fundings: StoredMoneyEvent[];
-  payments: StoredMoneyEvent[];
+  installments: (StoredInstallment & {
+    principalPaid: string;
+    interestPaid: string;
+    feeChargesPaid: string;
+    penaltyChargesPaid: string;
+    interestWaived: string;
+    feeChargesWaived: string;
+    penaltyChargesWaived: string;
+  })[];
+  /** The stored allocation state answers `asOfDate` (no event after it, every posted payment allocated). */
+  state_current: boolean;
+  /** Σ fundings (decimal text), their count, Σ overpayments of the posted payments (decimal text). */
+  disbursed: string;
+  disbursement_count: number;
+  overpayment: string;
+  /** Only when `state_current` is false (the replay needs them); null otherwise. */
+  fundings: StoredMoneyEvent[] | null;
+  payments: StoredMoneyEvent[] | null;
   restrictions: {
     restrictionId: number;
     restrictionType: string;
@@ -320,6 +335,7 @@ export async function getLoanSummary(
   loanId: number,
   asOfDate: string,
   at: Date,
+  mode: 'auto' | 'replay' = 'auto',
 ): Promise<LoanSummaryView | null> {
   // One round trip (db/tenant-tx.ts readAsTenant): the summary is the most polled read (issue 13).
   const rows = await readAsTenant<SummaryRow>(
@@ -333,18 +349,24 @@ export async function getLoanSummary(
                          'installmentNumber', i.installment_number, 'fromDate', i.from_date::text,
                          'dueDate', i.due_date::text, 'principalDue', i.principal_due::text,
                          'interestDue', i.interest_due::text, 'feeChargesDue', i.fee_charges_due::text,
-                         'penaltyChargesDue', i.penalty_charges_due::text) order by i.installment_number)
+                         'penaltyChargesDue', i.penalty_charges_due::text,
+                         'principalPaid', i.principal_paid::text, 'interestPaid', i.interest_paid::text,
+                         'feeChargesPaid', i.fee_charges_paid::text, 'penaltyChargesPaid', i.penalty_charges_paid::text,
+                         'interestWaived', i.interest_waived::text, 'feeChargesWaived', i.fee_charges_waived::text,
+                         'penaltyChargesWaived', i.penalty_charges_waived::text) order by i.installment_number)
                          from loan_installments i
                         where i.tenant_id = l.tenant_id and i.loan_id = l.id), '[]'::json) as installments,
-             coalesce((select json_agg(json_build_object(
+             ev.state_current, ev.disbursed::text as disbursed, ev.disbursement_count::int as disbursement_count,
+             ev.overpayment::text as overpayment,
+             case when not ev.state_current then coalesce((select json_agg(json_build_object(
                          'id', f.id, 'valueDate', f.funding_date::text, 'amount', f.amount::text))
                          from fundings f
-                        where f.tenant_id = l.tenant_id and f.loan_id = l.id), '[]'::json) as fundings,
-             coalesce((select json_agg(json_build_object(
+                        where f.tenant_id = l.tenant_id and f.loan_id = l.id), '[]'::json) end as fundings,
+             case when not ev.state_current then coalesce((select json_agg(json_build_object(
                          'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
                          from payments pm
                         where pm.tenant_id = l.tenant_id and pm.loan_id = l.id
-                          and pm.status = 'POSTED'), '[]'::json) as payments,
+                          and pm.status = 'POSTED'), '[]'::json) end as payments,
              coalesce((select json_agg(json_build_object(
                          'restrictionId', restrictions.id, 'restrictionType', restrictions.restriction_type,
                          'loanId', restrictions.loan_id, 'reason', restrictions.reason,
@@ -356,6 +378,21 @@ export async function getLoanSummary(
                           and ${restrictionInForce(at)}), '[]'::json) as restrictions
         from loans l
         left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
+        cross join lateral (
+          select coalesce(fs.last_date <= ${asOfDate}::date, true)
+                   and coalesce(ps.last_date <= ${asOfDate}::date, true)
+                   and ps.unallocated = 0
+                   and ${mode} = 'auto' as state_current,
+                 coalesce(fs.total, 0) as disbursed, fs.count as disbursement_count,
+                 coalesce(ps.overpayment, 0) as overpayment
+            from (select max(f.funding_date) as last_date, sum(f.amount) as total, count(*) as count
+                    from fundings f where f.tenant_id = l.tenant_id and f.loan_id = l.id) fs,
+                 (select max(pm.effective_date) as last_date,
+                         sum((pm.allocation ->> 'overpayment')::numeric) as overpayment,
+                         count(*) filter (where pm.allocation is null) as unallocated
+                    from payments pm
+                   where pm.tenant_id = l.tenant_id and pm.loan_id = l.id and pm.status = 'POSTED') ps
+        ) ev
        where l.tenant_id = ${tenantId} and l.id = ${loanId}`,
   );
   const row = rows[0];
@@ -366,13 +403,42 @@ export async function getLoanSummary(
   const zero = text(0n);
 
   let figures: ReturnType<typeof outstandingSummary> | null = null;
-  if (row.installments.length > 0) {
+  if (row.installments.length > 0 && row.state_current) {
+    // No event after asOfDate: the state the last posting stored IS the replay's (domain/allocation.ts
+    // summaryFromPostedState), so the events are not replayed on every read (issue 13).
+    const minor = (amount: string) => minorOf(amount, currency);
+    figures = summaryFromPostedState(
+      {
+        currency,
+        installments: row.installments.map((i) => ({
+          installmentNumber: i.installmentNumber,
+          fromDate: i.fromDate,
+          dueDate: i.dueDate,
+          principalDueMinor: minor(i.principalDue),
+          interestDueMinor: minor(i.interestDue),
+          feeDueMinor: minor(i.feeChargesDue),
+          penaltyDueMinor: minor(i.penaltyChargesDue),
+          principalPaidMinor: minor(i.principalPaid),
+          interestPaidMinor: minor(i.interestPaid),
+          feePaidMinor: minor(i.feeChargesPaid),
+          penaltyPaidMinor: minor(i.penaltyChargesPaid),
+          interestWaivedMinor: minor(i.interestWaived),
+          feeWaivedMinor: minor(i.feeChargesWaived),
+          penaltyWaivedMinor: minor(i.penaltyChargesWaived),
+        })),
+        disbursedMinor: minor(row.disbursed),
+        disbursementCount: row.disbursement_count,
+        overpaymentMinor: minor(row.overpayment),
+      },
+      asOfDate,
+    );
+  } else if (row.installments.length > 0) {
     figures = outstandingSummary(
       allocationInputOf({
         currency,
         installments: row.installments,
-        fundings: row.fundings,
-        payments: row.payments,
+        fundings: row.fundings ?? [],
+        payments: row.payments ?? [],
         strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
       }),
       asOfDate,
