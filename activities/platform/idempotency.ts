@@ -62,13 +62,14 @@ function replayedBody(deps: Deps, scope: IdempotencyScope, stored: string | null
   return decryptField(deps.dataEncryptionKey, sealAad(scope), stored.slice(sealedPrefix.length));
 }
 
-/** A completed, unexpired record of the key as `completedRecord` reads it. */
-interface CompletedRow extends Record<string, unknown> {
+/** What a claim reads of an existing key's record. */
+interface KeyRecord extends Record<string, unknown> {
   fingerprint: string;
-  route_template: string;
-  response_status: number | null;
-  response_body: string | null;
-  response_headers: Record<string, string> | null;
+  routeTemplate: string;
+  state: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  responseHeaders: Record<string, string> | null;
 }
 
 /**
@@ -76,17 +77,35 @@ interface CompletedRow extends Record<string, unknown> {
  * issue 13: replays are the hot path of retried writes). Such a record never changes until it expires (a
  * take-over needs an expired completion), so reading it outside the claim's transaction is safe.
  */
-async function completedRecord(deps: Deps, scope: IdempotencyScope, now: Date): Promise<CompletedRow | null> {
-  const [row] = await readAsTenant<CompletedRow>(
+async function completedRecord(deps: Deps, scope: IdempotencyScope, now: Date): Promise<KeyRecord | null> {
+  const [row] = await readAsTenant<KeyRecord>(
     deps.db,
     scope.tenantId,
-    sql`select ${idempotencyKeys.fingerprint} as fingerprint, ${idempotencyKeys.routeTemplate} as route_template,
-               ${idempotencyKeys.responseStatus} as response_status, ${idempotencyKeys.responseBody} as response_body,
-               ${idempotencyKeys.responseHeaders} as response_headers
+    sql`select ${idempotencyKeys.fingerprint} as "fingerprint", ${idempotencyKeys.routeTemplate} as "routeTemplate",
+               ${idempotencyKeys.state} as "state", ${idempotencyKeys.responseStatus} as "responseStatus",
+               ${idempotencyKeys.responseBody} as "responseBody", ${idempotencyKeys.responseHeaders} as "responseHeaders"
           from ${idempotencyKeys}
          where ${and(keyOf(scope), eq(idempotencyKeys.state, 'COMPLETED'), gt(idempotencyKeys.expiresAt, now))}`,
   );
   return row ?? null;
+}
+
+/** The answer an existing record gives: another request's key → mismatch, a completed one → its replay, else null. */
+function settledOutcome(
+  deps: Deps,
+  input: IdempotencyScope & { fingerprint: string; routeTemplate: string },
+  record: KeyRecord,
+): ClaimOutcome | null {
+  if (record.fingerprint !== input.fingerprint || record.routeTemplate !== input.routeTemplate) {
+    return { kind: 'mismatch' };
+  }
+  if (record.state !== 'COMPLETED') return null;
+  return {
+    kind: 'replay',
+    status: record.responseStatus ?? 200,
+    body: replayedBody(deps, input, record.responseBody),
+    headers: record.responseHeaders ?? {},
+  };
 }
 
 /**
@@ -99,17 +118,8 @@ export function claimIdempotencyKey(deps: Deps) {
     input: IdempotencyScope & { fingerprint: string; routeTemplate: string },
   ): Promise<ClaimOutcome> => {
     const completed = await completedRecord(deps, input, deps.clock());
-    if (completed) {
-      if (completed.fingerprint !== input.fingerprint || completed.route_template !== input.routeTemplate) {
-        return { kind: 'mismatch' };
-      }
-      return {
-        kind: 'replay',
-        status: completed.response_status ?? 200,
-        body: replayedBody(deps, input, completed.response_body),
-        headers: completed.response_headers ?? {},
-      };
-    }
+    const settled = completed && settledOutcome(deps, input, completed);
+    if (settled) return settled;
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const now = deps.clock();
       const lockedUntil = new Date(now.getTime() + lockSeconds * 1000);
@@ -160,18 +170,8 @@ export function claimIdempotencyKey(deps: Deps) {
         .returning({ key: idempotencyKeys.key });
       if (takenOver) return { kind: 'claimed' };
       const [existing] = await tx.select().from(idempotencyKeys).where(keyOf(input));
-      if (!existing) return { kind: 'in-flight', retryAfterSeconds: 1 };
-      if (existing.fingerprint !== input.fingerprint || existing.routeTemplate !== input.routeTemplate) {
-        return { kind: 'mismatch' };
-      }
-      if (existing.state === 'COMPLETED') {
-        return {
-          kind: 'replay',
-          status: existing.responseStatus ?? 200,
-          body: replayedBody(deps, input, existing.responseBody),
-          headers: existing.responseHeaders ?? {},
-        };
-      }
+      const settled = existing && settledOutcome(deps, input, existing);
+      if (settled) return settled;
       // The holder usually answers within milliseconds; a short wait is the useful hint.
       return { kind: 'in-flight', retryAfterSeconds: 1 };
     });

@@ -323,11 +323,15 @@ interface SummaryRow extends Record<string, unknown> {
 }
 
 /**
- * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. One statement: the
- * loan with its product's allocation rules, installments, fundings, posted payments and the restrictions in force
- * at `at` (db/queries/customers/restrictions.ts: status ACTIVE, not expired, customer-wide or on this loan) come back in one row; the figures are the replay
- * of the money events value-dated on or before `asOfDate` (domain/allocation.ts `outstandingSummary`, the same
- * replay the operations post from).
+ * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. One statement in one
+ * round trip (db/tenant-tx.ts `readAsTenant`): the loan with its product's allocation rules, its installments with
+ * the paid and waived amounts the last posting stored, the sums of its fundings and overpayments, and the
+ * restrictions in force at `at` (db/queries/customers/restrictions.ts: status ACTIVE, not expired, customer-wide or
+ * on this loan). When no money event is value-dated after `asOfDate`, the figures come from that stored state
+ * (domain/allocation.ts `summaryFromPostedState`); otherwise the statement also returns the fundings and posted
+ * payments and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
+ * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
+ * two). Amounts are decimal strings at the currency's minor unit.
  */
 export async function getLoanSummary(
   db: Db,
