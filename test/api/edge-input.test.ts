@@ -26,6 +26,7 @@ import {
   send,
   tokenRequest,
 } from './helpers';
+import { personalLoanBody, personalLoanProductBody } from './lending-bodies';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -426,66 +427,15 @@ describe('dates out of range (1900-01-01..2199-12-31)', () => {
   let borrowerId: number;
   let productId: number;
 
-  const loanBody = (overrides: Record<string, unknown> = {}) => ({
-    clientId: borrowerId,
-    productId,
-    loanType: 'individual',
-    principal: 5000,
-    loanTermFrequency: 12,
-    loanTermFrequencyType: 2,
-    numberOfRepayments: 12,
-    repaymentEvery: 1,
-    repaymentFrequencyType: 2,
-    interestRatePerPeriod: 12,
-    interestType: 0,
-    interestCalculationPeriodType: 1,
-    amortizationType: 1,
-    transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-    expectedDisbursementDate: '2025-03-15',
-    submittedOnDate: '2025-03-10',
-    locale: 'en',
-    ...overrides,
-  });
+  const loanBody = (overrides: Record<string, unknown> = {}) =>
+    personalLoanBody({ clientId: borrowerId, productId }, overrides);
 
   beforeAll(async () => {
     lender = await credentialFor(ctx, uniqueTenant('edge-date'), { scopes: allScopes });
     const customer = await call(ctx, lender, 'POST', '/v1/customers', { firstName: 'Ada', lastName: 'Date' });
     expect(customer.status, JSON.stringify(customer.body)).toBe(201);
     borrowerId = customer.body.customerId;
-    const product = await call(ctx, lender, 'POST', '/v1/loanproducts', {
-      name: 'Personal loan',
-      shortName: 'PL1',
-      currencyCode: 'USD',
-      digitsAfterDecimal: 2,
-      inMultiplesOf: 0,
-      principal: '5000',
-      minPrincipal: '1000',
-      maxPrincipal: '20000',
-      numberOfRepayments: 12,
-      minNumberOfRepayments: 6,
-      maxNumberOfRepayments: 36,
-      interestRatePerPeriod: 12,
-      minInterestRatePerPeriod: 5,
-      maxInterestRatePerPeriod: 30,
-      repaymentEvery: 1,
-      repaymentFrequencyType: 2,
-      interestRateFrequencyType: 3,
-      interestType: 0,
-      amortizationType: 1,
-      interestCalculationPeriodType: 1,
-      daysInYearType: 1,
-      daysInMonthType: 1,
-      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-      lmsConfig: {
-        productClass: 'COVERED_CONSUMER',
-        aprEnabled: true,
-        aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
-        aprTolerancePolicy: 'REGULAR',
-        statementEnabled: true,
-        statementLeadDays: 21,
-      },
-      locale: 'en',
-    });
+    const product = await call(ctx, lender, 'POST', '/v1/loanproducts', personalLoanProductBody());
     expect(product.status, JSON.stringify(product.body)).toBe(201);
     productId = product.body.productId;
   });

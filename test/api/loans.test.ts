@@ -25,6 +25,7 @@ import {
 } from '../support/context';
 import { productBodyOfVectorCase, readVector } from '../support/vectors';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
+import { consumerConfig, personalLoanBody, personalLoanProductBody } from './lending-bodies';
 
 const lendingScopes = { scopes: ['lending:read', 'lending:write'] };
 
@@ -35,65 +36,9 @@ let borrowerId: number;
 let cosignerId: number;
 let productId: number;
 
-const consumerConfig = {
-  productClass: 'COVERED_CONSUMER',
-  aprEnabled: true,
-  aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
-  aprTolerancePolicy: 'REGULAR',
-  statementEnabled: true,
-  statementLeadDays: 21,
-};
-
-const productBody = (overrides: Record<string, unknown> = {}) => ({
-  name: 'Personal loan',
-  shortName: 'PL1',
-  currencyCode: 'USD',
-  digitsAfterDecimal: 2,
-  inMultiplesOf: 0,
-  principal: '5000',
-  minPrincipal: '1000',
-  maxPrincipal: '20000',
-  numberOfRepayments: 12,
-  minNumberOfRepayments: 6,
-  maxNumberOfRepayments: 36,
-  interestRatePerPeriod: 12,
-  minInterestRatePerPeriod: 5,
-  maxInterestRatePerPeriod: 30,
-  repaymentEvery: 1,
-  repaymentFrequencyType: 2,
-  interestRateFrequencyType: 3,
-  interestType: 0,
-  amortizationType: 1,
-  interestCalculationPeriodType: 1,
-  daysInYearType: 1,
-  daysInMonthType: 1,
-  transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-  lmsConfig: consumerConfig,
-  locale: 'en',
-  ...overrides,
-});
-
-const loanBody = (overrides: Record<string, unknown> = {}) => ({
-  clientId: borrowerId,
-  productId,
-  loanType: 'individual',
-  principal: 5000,
-  loanTermFrequency: 12,
-  loanTermFrequencyType: 2,
-  numberOfRepayments: 12,
-  repaymentEvery: 1,
-  repaymentFrequencyType: 2,
-  interestRatePerPeriod: 12,
-  interestType: 0,
-  interestCalculationPeriodType: 1,
-  amortizationType: 1,
-  transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-  expectedDisbursementDate: '2025-03-15',
-  submittedOnDate: '2025-03-10',
-  locale: 'en',
-  dateFormat: 'yyyy-MM-dd',
-  ...overrides,
-});
+const productBody = personalLoanProductBody;
+const loanBody = (overrides: Record<string, unknown> = {}) =>
+  personalLoanBody({ clientId: borrowerId, productId }, { dateFormat: 'yyyy-MM-dd', ...overrides });
 
 async function createCustomer(as: Credential, lastName = 'Borrower'): Promise<number> {
   const res = await call(ctx, as, 'POST', '/v1/customers', { firstName: 'Ada', lastName });

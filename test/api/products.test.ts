@@ -21,6 +21,7 @@ import {
 } from '../support/context';
 import { productBodyOfVectorCase, readVector } from '../support/vectors';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
+import { consumerConfig } from './lending-bodies';
 
 const lendingScopes = { scopes: ['lending:read', 'lending:write', 'servicing:read', 'servicing:write'] };
 
@@ -46,15 +47,6 @@ const feeBody = (overrides: Record<string, unknown> = {}) => ({
   active: true,
   ...overrides,
 });
-
-const consumerConfig = {
-  productClass: 'COVERED_CONSUMER',
-  aprEnabled: true,
-  aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
-  aprTolerancePolicy: 'REGULAR',
-  statementEnabled: true,
-  statementLeadDays: 21,
-};
 
 const productBody = (overrides: Record<string, unknown> = {}) => ({
   name: 'Personal loan',
