@@ -13,6 +13,7 @@ import {
   foreignKey,
   index,
   integer,
+  json,
   jsonb,
   numeric,
   pgEnum,
@@ -287,6 +288,43 @@ export const payments = pgTable(
     uniqueIndex('payments_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
     index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),
     tenantIsolation('payments'),
+  ],
+).enableRLS();
+
+/**
+ * The loan summary's projection (issue 13): one row per loan, kept by database triggers on `loan_installments`,
+ * `fundings` and `payments` (migration 0018) in the transaction of every write to them, so the most polled read (`GET /v1/loans/{loanId}/summary`, db/queries/lending/ledger.ts
+ * `getLoanSummary`) is one primary-key read instead of aggregating those tables on every request. It holds only
+ * what those tables imply, never a figure of its own: the installments as the summary reads them (a JSON array of
+ * decimal strings and ISO dates, ordered by installment number), the sum, count and last value date of the
+ * fundings, and of the POSTED payments the sum of their allocations' overpayments, their last value date and how
+ * many are not allocated yet. A write to a source marks the loan's row `stale` (which locks it until commit) and a
+ * deferred trigger recomputes it once at commit, so concurrent writers to one loan cannot leave it stale and a
+ * transaction writing many statements (a 10,000-installment schedule in batches) pays for one recompute.
+ */
+export const loanSummaryProjections = pgTable(
+  'loan_summary_projections',
+  {
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    installments: json().notNull().default(sql`'[]'::json`),
+    disbursed: money().notNull().default('0'),
+    disbursementCount: integer().notNull().default(0),
+    lastFundingDate: date({ mode: 'string' }),
+    overpayment: money().notNull().default('0'),
+    lastPaymentDate: date({ mode: 'string' }),
+    unallocatedPayments: integer().notNull().default(0),
+    /** True from a write to the sources until the deferred refresh at commit (never true once committed). */
+    stale: boolean().notNull().default(false),
+  },
+  (t) => [
+    foreignKey({
+      name: 'loan_summary_projections_loan_fk',
+      columns: [t.tenantId, t.loanId],
+      foreignColumns: [loans.tenantId, loans.id],
+    }).onDelete('cascade'),
+    primaryKey({ columns: [t.tenantId, t.loanId] }),
+    tenantIsolation('loan_summary_projections'),
   ],
 ).enableRLS();
 

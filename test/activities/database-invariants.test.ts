@@ -58,6 +58,7 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_summary_projections.loan_summary_projections_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_parties.loan_parties_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'loan_parties.loan_parties_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_product_charges.loan_product_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',

@@ -3,7 +3,8 @@
  * summary) must keep. Real PostgreSQL, row-level security on:
  * - a tenant never sees another tenant's summary, with two tenants' reads interleaved on ONE pooled connection
  *   under concurrency (the transaction-local role and tenant never leak from one read to the next);
- * - a read, failed or not, leaves its connection clean (no open or aborted transaction, the owner role, no tenant);
+ * - a read, failed or not, leaves its connection clean (no open or aborted transaction, the owner role, no tenant),
+ *   and the summary's one-statement read (migration 0019) restores its caller's role and tenant;
  * - a summary read right after a payment shows the payment;
  * - the summary from the state the postings stored (no replay) equals the replay's, to the cent, for loans
  *   partly and fully funded, paid late, early, over and off, on every as-of date from the last event on.
@@ -105,9 +106,24 @@ describe('readAsTenant on one pooled connection', () => {
         /division by zero/,
       );
       expect(await connectionState()).toEqual(clean);
-      // And the next read on that connection works.
+      // And the next read on that connection works, and leaves it clean too (read_loan_summary_as_tenant).
       const summary = await getLoanSummary(single.db, loanA.tenantId, loanA.loanId, '2025-03-15', new Date());
       expect(summary?.loanId).toBe(loanA.loanId);
+      expect(await connectionState()).toEqual(clean);
+      // Inside a caller's transaction, the summary function restores the caller's role and tenant on return.
+      const inside = await single.db.transaction(async (tx) => {
+        await tx.execute(sql`select set_config('app.tenant_id', 'caller-tenant', true)`);
+        const [read] = await tx.execute<{ id: number }>(
+          sql`select id from read_loan_summary_as_tenant(${loanA.tenantId}, ${loanA.loanId}, '2025-03-15', now(), false)`,
+        );
+        const [after] = await tx.execute<{ role: string; tenant: string }>(
+          sql`select current_user as role, current_setting('app.tenant_id', true) as tenant`,
+        );
+        return { read, after };
+      });
+      expect(Number(inside.read?.id)).toBe(loanA.loanId);
+      expect(inside.after).toEqual({ role: owner!.role, tenant: 'caller-tenant' });
+      expect(await connectionState()).toEqual(clean);
     } finally {
       await single.close();
     }

@@ -22,7 +22,6 @@ import { formatMinor, minorUnitDigits } from '../../../domain/money';
 import type { Db } from '../../client';
 import { fundings, journalEntries, loans, payments } from '../../schema';
 import { readAsTenant, type Tx, withTenantTransaction } from '../../tenant-tx';
-import { restrictionInForce } from '../customers/restrictions';
 
 type PaymentStatus = (typeof payments.$inferSelect)['status'];
 
@@ -309,9 +308,6 @@ interface SummaryRow extends Record<string, unknown> {
   disbursed: string;
   disbursement_count: number;
   overpayment: string;
-  /** Only when `state_current` is false (the replay needs them); null otherwise. */
-  fundings: StoredMoneyEvent[] | null;
-  payments: StoredMoneyEvent[] | null;
   restrictions: {
     restrictionId: number;
     restrictionType: string;
@@ -323,15 +319,17 @@ interface SummaryRow extends Record<string, unknown> {
 }
 
 /**
- * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. One statement in one
- * round trip (db/tenant-tx.ts `readAsTenant`): the loan with its product's allocation rules, its installments with
- * the paid and waived amounts the last posting stored, the sums of its fundings and overpayments, and the
- * restrictions in force at `at` (db/queries/customers/restrictions.ts: status ACTIVE, not expired, customer-wide or
- * on this loan). When no money event is value-dated after `asOfDate`, the figures come from that stored state
- * (domain/allocation.ts `summaryFromPostedState`); otherwise the statement also returns the fundings and posted
- * payments and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
+ * The loan summary as of `asOfDate` (ISO date), or null when the tenant has no loan `loanId`. ONE statement, one
+ * round trip: `read_loan_summary_as_tenant` (migration 0019) sets the same transaction-local role and tenant as
+ * db/tenant-tx.ts and reads, under row-level security, the loan with its product's allocation rules, its row of
+ * `loan_summary_projections` (installments with the paid and waived amounts the last posting stored, the sums of
+ * its fundings and overpayments, the last value dates; kept by triggers, migration 0018) and the restrictions in
+ * force at `at` (status ACTIVE, not expired, customer-wide or on this loan). When no money event is value-dated
+ * after `asOfDate`, the figures come from that stored state (domain/allocation.ts `summaryFromPostedState`);
+ * otherwise a second read returns the installments, fundings and posted payments from the raw tables in one
+ * snapshot and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
- * two). Amounts are decimal strings at the currency's minor unit.
+ * two). Amounts are decimal strings at the currency's minor unit. Errors: PostgreSQL's, unchanged.
  */
 export async function getLoanSummary(
   db: Db,
@@ -341,64 +339,11 @@ export async function getLoanSummary(
   at: Date,
   mode: 'auto' | 'replay' = 'auto',
 ): Promise<LoanSummaryView | null> {
-  // One round trip (db/tenant-tx.ts readAsTenant): the summary is the most polled read (issue 13).
-  const rows = await readAsTenant<SummaryRow>(
-    db,
-    tenantId,
-    sql`
-      select l.id, l.account_no, l.status, l.currency_code,
-             l.transaction_processing_strategy_code as strategy_code,
-             l.apr_disclosure, p.payment_allocation,
-             coalesce((select json_agg(json_build_object(
-                         'installmentNumber', i.installment_number, 'fromDate', i.from_date::text,
-                         'dueDate', i.due_date::text, 'principalDue', i.principal_due::text,
-                         'interestDue', i.interest_due::text, 'feeChargesDue', i.fee_charges_due::text,
-                         'penaltyChargesDue', i.penalty_charges_due::text,
-                         'principalPaid', i.principal_paid::text, 'interestPaid', i.interest_paid::text,
-                         'feeChargesPaid', i.fee_charges_paid::text, 'penaltyChargesPaid', i.penalty_charges_paid::text,
-                         'interestWaived', i.interest_waived::text, 'feeChargesWaived', i.fee_charges_waived::text,
-                         'penaltyChargesWaived', i.penalty_charges_waived::text) order by i.installment_number)
-                         from loan_installments i
-                        where i.tenant_id = l.tenant_id and i.loan_id = l.id), '[]'::json) as installments,
-             ev.state_current, ev.disbursed::text as disbursed, ev.disbursement_count::int as disbursement_count,
-             ev.overpayment::text as overpayment,
-             case when not ev.state_current then coalesce((select json_agg(json_build_object(
-                         'id', f.id, 'valueDate', f.funding_date::text, 'amount', f.amount::text))
-                         from fundings f
-                        where f.tenant_id = l.tenant_id and f.loan_id = l.id), '[]'::json) end as fundings,
-             case when not ev.state_current then coalesce((select json_agg(json_build_object(
-                         'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
-                         from payments pm
-                        where pm.tenant_id = l.tenant_id and pm.loan_id = l.id
-                          and pm.status = 'POSTED'), '[]'::json) end as payments,
-             coalesce((select json_agg(json_build_object(
-                         'restrictionId', restrictions.id, 'restrictionType', restrictions.restriction_type,
-                         'loanId', restrictions.loan_id, 'reason', restrictions.reason,
-                         'effectiveAt', restrictions.effective_at, 'expiresAt', restrictions.expires_at)
-                         order by restrictions.effective_at, restrictions.id)
-                         from restrictions
-                        where restrictions.tenant_id = l.tenant_id and restrictions.customer_id = l.client_id
-                          and (restrictions.loan_id is null or restrictions.loan_id = l.id)
-                          and ${restrictionInForce(at)}), '[]'::json) as restrictions
-        from loans l
-        left join loan_products p on p.tenant_id = l.tenant_id and p.id = l.product_id
-        cross join lateral (
-          select coalesce(fs.last_date <= ${asOfDate}::date, true)
-                   and coalesce(ps.last_date <= ${asOfDate}::date, true)
-                   and ps.unallocated = 0
-                   and ${mode} = 'auto' as state_current,
-                 coalesce(fs.total, 0) as disbursed, fs.count as disbursement_count,
-                 coalesce(ps.overpayment, 0) as overpayment
-            from (select max(f.funding_date) as last_date, sum(f.amount) as total, count(*) as count
-                    from fundings f where f.tenant_id = l.tenant_id and f.loan_id = l.id) fs,
-                 (select max(pm.effective_date) as last_date,
-                         sum((pm.allocation ->> 'overpayment')::numeric) as overpayment,
-                         count(*) filter (where pm.allocation is null) as unallocated
-                    from payments pm
-                   where pm.tenant_id = l.tenant_id and pm.loan_id = l.id and pm.status = 'POSTED') ps
-        ) ev
-       where l.tenant_id = ${tenantId} and l.id = ${loanId}`,
-  );
+  // ONE statement (migration 0019 read_loan_summary_as_tenant: the tenant context and primary-key reads of the loan
+  // and its loan_summary_projections row): the summary is the most polled read (issue 13). A statement of its own
+  // on the pool, so its implicit transaction ends with it.
+  const rows = await db.$client<SummaryRow[]>`
+    select * from read_loan_summary_as_tenant(${tenantId}, ${loanId}, ${asOfDate}, ${at.toISOString()}, ${mode === 'replay'})`;
   const row = rows[0];
   if (!row) return null;
   const currency = row.currency_code;
@@ -437,12 +382,40 @@ export async function getLoanSummary(
       asOfDate,
     );
   } else if (row.installments.length > 0) {
+    // An as-of date before the loan's last money event (or `mode: 'replay'`): replay the events up to it. The
+    // installments are read again from loan_installments beside the events, so all come from one snapshot and
+    // the replay owes nothing to the projection (tests compare the two modes).
+    const [events] = await readAsTenant<{
+      installments: StoredInstallment[];
+      fundings: StoredMoneyEvent[];
+      payments: StoredMoneyEvent[];
+    }>(
+      db,
+      tenantId,
+      sql`
+        select coalesce((select json_agg(json_build_object(
+                           'installmentNumber', i.installment_number, 'fromDate', i.from_date::text,
+                           'dueDate', i.due_date::text, 'principalDue', i.principal_due::text,
+                           'interestDue', i.interest_due::text, 'feeChargesDue', i.fee_charges_due::text,
+                           'penaltyChargesDue', i.penalty_charges_due::text) order by i.installment_number)
+                           from loan_installments i
+                          where i.tenant_id = ${tenantId} and i.loan_id = ${loanId}), '[]'::json) as installments,
+               coalesce((select json_agg(json_build_object(
+                           'id', f.id, 'valueDate', f.funding_date::text, 'amount', f.amount::text))
+                           from fundings f
+                          where f.tenant_id = ${tenantId} and f.loan_id = ${loanId}), '[]'::json) as fundings,
+               coalesce((select json_agg(json_build_object(
+                           'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
+                           from payments pm
+                          where pm.tenant_id = ${tenantId} and pm.loan_id = ${loanId}
+                            and pm.status = 'POSTED'), '[]'::json) as payments`,
+    );
     figures = outstandingSummary(
       allocationInputOf({
         currency,
-        installments: row.installments,
-        fundings: row.fundings ?? [],
-        payments: row.payments ?? [],
+        installments: events?.installments ?? row.installments,
+        fundings: events?.fundings ?? [],
+        payments: events?.payments ?? [],
         strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
       }),
       asOfDate,
