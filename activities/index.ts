@@ -13,6 +13,7 @@ import {
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';
+import { createPaymentActivities } from './payments';
 import {
   createClient,
   disableClient,
@@ -68,6 +69,7 @@ export function createPlatformOperations(deps: Deps) {
 export function createActivities(deps: Deps) {
   return {
     ...createLendingActivities(deps),
+    ...createPaymentActivities(deps),
     openCase: openCase(deps),
     closeCase: closeCase(deps),
     logInteraction: logInteraction(deps),

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { pingDatabase } from '../db/queries/platform';
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
+import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
 import { pingTemporal } from '../workflows/shared/client-start';
 import { createHealthMonitor, type HealthMonitor } from './health-monitor';
@@ -14,6 +15,7 @@ import { createHealthMonitor, type HealthMonitor } from './health-monitor';
 export interface ProcessClients {
   privacyRequests: PrivacyRequestClient;
   channelEvents: ChannelEventClient;
+  paymentIntents: PaymentIntentClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -21,6 +23,7 @@ export function createProcessClients(client: Client): ProcessClients {
   return {
     privacyRequests: createPrivacyRequestClient(client),
     channelEvents: createChannelEventClient(client),
+    paymentIntents: createPaymentIntentClient(client),
   };
 }
 

@@ -57,6 +57,10 @@ export const permissions = [
   'READ_LMS_FUNDING',
   'RECORD_LMS_PAYMENT',
   'READ_LMS_PAYMENT',
+  // Payment intents on rails (issue 7; DESIGN-processes P1).
+  'CREATE_LMS_PAYMENT',
+  'CANCEL_LMS_PAYMENT',
+  'SIMULATE_PAYMENT',
   'READ_JOURNALENTRY',
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',

@@ -86,6 +86,24 @@ export const errorCodes = {
     message:
       "The loan's first funding must cover the charges due at disbursement, which are withheld from its proceeds.",
   },
+  /** DESIGN §5 rejections of a payment intent (spec § Errors leaves them open). */
+  'error.msg.loan.payment.hold.active': {
+    status: 409,
+    message: 'A PAYMENT_HOLD is active for the borrower or the loan, so no payment intent can be created.',
+  },
+  'error.msg.loan.payment.amount.exceeds.outstanding': {
+    status: 409,
+    message: "The amount plus the loan's payment intents in flight exceeds its total outstanding.",
+  },
+  'error.msg.payment.instrument.not.eligible': {
+    status: 409,
+    message: "The instrument is not verified and active, or is not the borrower's or a co-borrower's.",
+  },
+  /** DESIGN-processes P1: cancel after submission, or a rail event the payment's status does not allow. */
+  'error.msg.payment.invalid.state.transition': {
+    status: 409,
+    message: 'The payment is not in a state that allows this action.',
+  },
   'validation.msg.payment.currency.mismatch': {
     status: 400,
     message: "The currency differs from the loan's currency.",

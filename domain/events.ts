@@ -159,6 +159,33 @@ export const eventCatalogue = {
       effectiveDate: date,
     }),
   ),
+  'payment.returned': event(
+    'payment',
+    'A posted payment was returned by its rail and its posting reversed as if it had never been applied (spec § Events: a payment return emits payment.returned).',
+    v.strictObject({
+      paymentId: id,
+      loanRef: v.string(),
+      status: v.literal('RETURNED'),
+      amount: decimal,
+      currency,
+      effectiveDate: date,
+      /** The rail's return code (NACHA `R01`…`R85` for ACH). */
+      returnCode: code,
+    }),
+  ),
+  'payment.failed': event(
+    'payment',
+    'A payment intent failed before settlement (declined, rejected or failed by its rail, or closed without posting by a reconciliation decision); its reservation is released.',
+    v.strictObject({
+      paymentId: id,
+      loanRef: v.string(),
+      status: v.literal('FAILED'),
+      amount: decimal,
+      currency,
+      effectiveDate: date,
+      reason: v.string(),
+    }),
+  ),
   'webhook.test': event(
     'webhook_subscription',
     'A non-business test event, delivered only to the subscription it was sent for.',

@@ -43,6 +43,11 @@ export const searchAttributes = {
   LoanId: 'Keyword',
 } as const;
 
+/** `payment-intent/<tenant>/<paymentId>` (DESIGN §1). */
+export function paymentIntentWorkflowId(tenantId: string, paymentId: number | string): string {
+  return `payment-intent/${tenantId}/${paymentId}`;
+}
+
 /** `channel-event/<tenant>/<gatewayCode>/<eventId>`. */
 export function channelEventWorkflowId(tenantId: string, gatewayCode: string, eventId: string): string {
   return `channel-event/${tenantId}/${gatewayCode}/${eventId}`;

@@ -25,7 +25,7 @@ const knownCurrency = (code: string): boolean => {
   }
 };
 
-const currency = v.pipe(
+export const currency = v.pipe(
   v.string('currency must be a string.'),
   v.check(
     (code) => /^[A-Z]{3}$/.test(code) && knownCurrency(code),
@@ -34,7 +34,7 @@ const currency = v.pipe(
 );
 
 /** A decimal string > 0 below 10^13 (the range of `numeric(19,6)`); its digits are checked against `currency`. */
-const amount = v.pipe(
+export const amount = v.pipe(
   v.string('amount must be a decimal string such as "125.00".'),
   v.regex(
     /^(0|[1-9][0-9]{0,12})(\.[0-9]+)?$/,
@@ -44,7 +44,7 @@ const amount = v.pipe(
 );
 
 /** Free text that must not carry identifiers or account numbers; messages never repeat the value. */
-const guardedText = (name: string, max: number) =>
+export const guardedText = (name: string, max: number) =>
   v.pipe(
     v.string(`${name} must be a string.`),
     v.trim(),
@@ -58,11 +58,11 @@ const guardedText = (name: string, max: number) =>
  * its own checks (those are validations, not type failures), so an unknown currency passes here: it is reported
  * on `currency`.
  */
-const fitsCurrency = (input: { amount: string; currency: string }): boolean =>
+export const fitsCurrency = (input: { amount: string; currency: string }): boolean =>
   !knownCurrency(input.currency) ||
   (input.amount.split('.')[1]?.length ?? 0) <= minorUnitDigits(input.currency);
 
-const fitsCurrencyMessage = (issue: { input: unknown }): string => {
+export const fitsCurrencyMessage = (issue: { input: unknown }): string => {
   const { currency } = issue.input as { currency: string };
   return `amount has more fraction digits than ${currency} allows (${minorUnitDigits(currency)}).`;
 };
@@ -123,11 +123,11 @@ export const listJournalEntriesQuery = v.strictObject({
 /** `GET /v1/loans/{loanId}/summary` query: `asOfDate` defaults to today (UTC). */
 export const summaryQuery = v.strictObject({ asOfDate: v.optional(isoDate('asOfDate')) });
 
-const decimalText = v.pipe(v.string(), v.description('Decimal string with the currency digits.'));
-const dateText = v.pipe(v.string(), v.description('ISO calendar date.'));
-const instantText = v.pipe(v.string(), v.description('ISO 8601 instant (UTC).'));
+export const decimalText = v.pipe(v.string(), v.description('Decimal string with the currency digits.'));
+export const dateText = v.pipe(v.string(), v.description('ISO calendar date.'));
+export const instantText = v.pipe(v.string(), v.description('ISO 8601 instant (UTC).'));
 
-const allocationAmounts = v.object({
+export const allocationAmounts = v.object({
   principal: decimalText,
   interest: decimalText,
   fee: decimalText,
@@ -179,7 +179,11 @@ export const fundingListResponse = v.object({
   ),
 });
 
-/** 200 of `GET /v1/loans/{loanId}/payments`: the spec's payment fields plus `allocation`, newest first. */
+/**
+ * 200 of `GET /v1/loans/{loanId}/payments`: intents and payments recorded as external together, newest first: the
+ * spec's payment fields plus `rail`, `source`, `instrumentId`, `providerRef`, `returnCode` (DESIGN-processes P1) and
+ * `allocation`.
+ */
 export const paymentListResponse = v.object({
   items: v.array(
     v.object({
@@ -189,6 +193,11 @@ export const paymentListResponse = v.object({
       amount: decimalText,
       currency: v.string(),
       effectiveDate: dateText,
+      rail: v.nullable(v.string()),
+      source: v.string(),
+      instrumentId: v.nullable(v.number()),
+      providerRef: v.nullable(v.string()),
+      returnCode: v.nullable(v.string()),
       allocation: v.nullable(allocationAmounts),
     }),
   ),
@@ -246,6 +255,12 @@ export const loanSummaryResponse = v.object({
     currentInstallmentNumber: v.nullable(v.number()),
     currentPeriodInterest: decimalText,
   }),
+  paymentsInFlight: v.pipe(
+    v.object({ count: v.number(), amount: decimalText }),
+    v.description(
+      'Payment intents submitted or waiting to be, not yet settled (CREATED, SUBMITTED): not in the balances above; reserved against the total outstanding when a new intent is created.',
+    ),
+  ),
   aprDisclosure: v.nullable(v.record(v.string(), v.unknown())),
   activeRestrictions: v.array(
     v.object({

@@ -175,6 +175,7 @@ export const paymentInstruments = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    tenantKey('payment_instruments', t),
     tenantReference('payment_instruments_customer_fk', t, t.customerId, customers),
     index().on(t.tenantId, t.customerId),
     uniqueIndex('payment_instruments_tenant_token_idx').on(t.tenantId, t.providerTokenRef),

@@ -23,7 +23,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { createdAt, identityId, tenantId, tenantIsolation, tenantKey, tenantReference } from './columns';
-import { customers } from './customers';
+import { customers, paymentInstruments } from './customers';
 
 /** `numeric(19,6)`: every amount of money. */
 const money = () => numeric({ precision: 19, scale: 6 });
@@ -282,12 +282,57 @@ export const payments = pgTable(
     allocation: jsonb().$type<Record<string, unknown>>(),
     actorUsername: text(),
     createdAt: createdAt(),
+    /**
+     * Payment intents only (spec `POST /v1/loans/{loanId}/payments`; null for payments recorded as external): the
+     * rail (DESIGN §5: ACH, DEBIT_CARD, RTP, FEDNOW, WIRE, CHECK), the instrument debited, the rail's reference once
+     * submitted, the NACHA (or rail) return code once RETURNED, and the request key of the create call (unique per
+     * tenant: a retried create finds its intent).
+     */
+    rail: text(),
+    instrumentId: bigint({ mode: 'number' }),
+    providerRef: text(),
+    returnCode: text(),
+    requestKey: text(),
+    /** ISO dates: when the rail settled it and when it was returned. */
+    settledOn: date({ mode: 'string' }),
+    returnedOn: date({ mode: 'string' }),
+    updatedAt: createdAt(),
   },
   (t) => [
     tenantReference('payments_loan_fk', t, t.loanId, loans),
+    tenantReference('payments_instrument_fk', t, t.instrumentId, paymentInstruments),
+    tenantKey('payments', t),
     uniqueIndex('payments_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
+    uniqueIndex('payments_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),
+    /** The in-flight intents of a loan (the reservation against its outstanding): CREATED or SUBMITTED. */
+    index('payments_in_flight_idx')
+      .on(t.tenantId, t.loanId)
+      .where(sql`status in ('CREATED', 'SUBMITTED')`),
     tenantIsolation('payments'),
+  ],
+).enableRLS();
+
+/**
+ * Every status a payment passed through, append-only (DESIGN-processes P1 reads: `GET
+ * /v1/loans/{loanId}/payments/{paymentId}` answers `history [{status, at, detail}]`), written in the transaction
+ * that changed the status. `detail` holds what the change carried (providerRef, returnCode, reason, amounts as
+ * decimal strings).
+ */
+export const paymentStatusHistory = pgTable(
+  'payment_status_history',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    paymentId: bigint({ mode: 'number' }).notNull(),
+    status: paymentStatus().notNull(),
+    at: createdAt(),
+    detail: jsonb().$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  },
+  (t) => [
+    tenantReference('payment_status_history_payment_fk', t, t.paymentId, payments),
+    index().on(t.tenantId, t.paymentId, t.id),
+    tenantIsolation('payment_status_history'),
   ],
 ).enableRLS();
 
@@ -297,8 +342,8 @@ export const payments = pgTable(
  * `getLoanSummary`) is one primary-key read instead of aggregating those tables on every request. It holds only
  * what those tables imply, never a figure of its own: the installments as the summary reads them (a JSON array of
  * decimal strings and ISO dates, ordered by installment number), the sum, count and last value date of the
- * fundings, and of the POSTED payments the sum of their allocations' overpayments, their last value date and how
- * many are not allocated yet. A write to a source marks the loan's row `stale` (which locks it until commit) and a
+ * fundings, of the POSTED payments the sum of their allocations' overpayments, their last value date and how
+ * many are not allocated yet, and the count and sum of the payment intents in flight. A write to a source marks the loan's row `stale` (which locks it until commit) and a
  * deferred trigger recomputes it once at commit, so concurrent writers to one loan cannot leave it stale and a
  * transaction writing many statements (a 10,000-installment schedule in batches) pays for one recompute.
  */
@@ -314,6 +359,9 @@ export const loanSummaryProjections = pgTable(
     overpayment: money().notNull().default('0'),
     lastPaymentDate: date({ mode: 'string' }),
     unallocatedPayments: integer().notNull().default(0),
+    /** Payment intents in flight (CREATED or SUBMITTED): their count and sum, reserved against the outstanding. */
+    inFlightCount: integer().notNull().default(0),
+    inFlightAmount: money().notNull().default('0'),
     /** True from a write to the sources until the deferred refresh at commit (never true once committed). */
     stale: boolean().notNull().default(false),
   },

@@ -102,6 +102,24 @@ const samples: { [T in EventType]: EventData<T> } = {
     currency: 'USD',
     effectiveDate: '2026-12-05',
   },
+  'payment.returned': {
+    paymentId: 12,
+    loanRef: '000000009',
+    status: 'RETURNED',
+    amount: '125.00',
+    currency: 'USD',
+    effectiveDate: '2026-12-05',
+    returnCode: 'R01',
+  },
+  'payment.failed': {
+    paymentId: 13,
+    loanRef: '000000009',
+    status: 'FAILED',
+    amount: '125.00',
+    currency: 'USD',
+    effectiveDate: '2026-12-05',
+    reason: 'Card declined',
+  },
   'webhook.test': { subscriptionId: 1, message: 'test' },
 };
 

@@ -39,3 +39,19 @@ export const httpCall: ActivityOptions = {
     maximumAttempts: 3,
   },
 };
+
+/**
+ * One call to a payment rail (`submitPaymentToRail`, issue 7): the provider's API answers within seconds; the
+ * call is idempotent by paymentId (activities/payments/rail.ts), so it is retried with backoff for up to a day
+ * (a provider outage), never given up on silently: a submission that cannot reach the rail for a day fails the
+ * workflow task's activity and an operator sees it in the Temporal UI.
+ */
+export const railCall: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 day',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 minutes',
+  },
+};

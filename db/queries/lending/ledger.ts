@@ -111,6 +111,16 @@ export interface PaymentView {
   currency: string;
   /** ISO date. */
   effectiveDate: string;
+  /** The rail of a payment intent (DESIGN §5); null for a payment recorded as external. */
+  rail: string | null;
+  /** Originating system or actor (`IMPORT` for boarded history). */
+  source: string;
+  /** The instrument a payment intent debits; null for a payment recorded as external. */
+  instrumentId: number | null;
+  /** The rail's reference once submitted, else null. */
+  providerRef: string | null;
+  /** The rail's return code of a RETURNED payment, else null. */
+  returnCode: string | null;
   /** The current split of a posted payment; null while it is not allocated (not posted). */
   allocation: PaymentAllocationAmounts | null;
 }
@@ -151,6 +161,11 @@ export async function listLoanPayments(
     amount: moneyText(row.amount, row.currencyCode),
     currency: row.currencyCode,
     effectiveDate: row.effectiveDate,
+    rail: row.rail,
+    source: row.source,
+    instrumentId: row.instrumentId,
+    providerRef: row.providerRef,
+    returnCode: row.returnCode,
     allocation:
       row.allocation === null
         ? null
@@ -279,6 +294,11 @@ export interface LoanSummaryView {
     currentInstallmentNumber: number | null;
     currentPeriodInterest: string;
   };
+  /**
+   * Payment intents in flight (CREATED or SUBMITTED; issue 7): their count and sum (decimal string). Not in the
+   * balances, which are posted money only.
+   */
+  paymentsInFlight: { count: number; amount: string };
   /** The Regulation Z §1026.18 disclosure frozen at approval (DESIGN §5 APR), null before approval. */
   aprDisclosure: Record<string, unknown> | null;
   /** Restrictions in force now, oldest first. */
@@ -308,6 +328,8 @@ interface SummaryRow extends Record<string, unknown> {
   disbursed: string;
   disbursement_count: number;
   overpayment: string;
+  in_flight_count: number;
+  in_flight_amount: string;
   restrictions: {
     restrictionId: number;
     restrictionType: string;
@@ -464,6 +486,7 @@ export async function getLoanSummary(
       currentInstallmentNumber: figures?.payoff.currentInstallmentNumber ?? null,
       currentPeriodInterest: figures ? text(figures.payoff.currentPeriodInterestMinor) : zero,
     },
+    paymentsInFlight: { count: row.in_flight_count, amount: text(minorOf(row.in_flight_amount, currency)) },
     aprDisclosure: row.apr_disclosure ?? null,
     activeRestrictions: row.restrictions.map((r) => ({
       restrictionId: Number(r.restrictionId),

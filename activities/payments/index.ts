@@ -1,0 +1,25 @@
+/**
+ * Operations of payments on rails (issue 7; DESIGN-processes P1): payment intents and their status changes
+ * (payment-intents.ts). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
+ * activities under these names.
+ */
+import type { Deps } from '../deps';
+import {
+  cancelPaymentIntent,
+  createPaymentIntent,
+  failPaymentIntent,
+  markPaymentSubmitted,
+  postSettledPayment,
+  returnPayment,
+} from './payment-intents';
+
+export function createPaymentActivities(deps: Deps) {
+  return {
+    createPaymentIntent: createPaymentIntent(deps),
+    markPaymentSubmitted: markPaymentSubmitted(deps),
+    failPaymentIntent: failPaymentIntent(deps),
+    cancelPaymentIntent: cancelPaymentIntent(deps),
+    postSettledPayment: postSettledPayment(deps),
+    returnPayment: returnPayment(deps),
+  };
+}

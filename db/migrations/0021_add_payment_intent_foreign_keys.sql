@@ -1,0 +1,2 @@
+ALTER TABLE "payment_status_history" ADD CONSTRAINT "payment_status_history_payment_fk" FOREIGN KEY ("tenant_id","payment_id") REFERENCES "public"."payments"("tenant_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "payments" ADD CONSTRAINT "payments_instrument_fk" FOREIGN KEY ("tenant_id","instrument_id") REFERENCES "public"."payment_instruments"("tenant_id","id") ON DELETE no action ON UPDATE no action;

@@ -1,0 +1,2 @@
+ALTER TABLE "loan_summary_projections" ADD COLUMN "in_flight_count" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "loan_summary_projections" ADD COLUMN "in_flight_amount" numeric(19, 6) DEFAULT '0' NOT NULL;
