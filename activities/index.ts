@@ -13,6 +13,8 @@ import {
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';
+import { openReconciliationException } from './payments/open-reconciliation-exception';
+import { resolveReconciliationException } from './payments/resolve-reconciliation-exception';
 import {
   createClient,
   disableClient,
@@ -83,6 +85,8 @@ export function createActivities(deps: Deps) {
     ...createCustomerActivities(deps),
     ...createWebhookActivities(deps),
     ...createWebhookDeliveryActivities(deps),
+    openReconciliationException: openReconciliationException(deps),
+    resolveReconciliationException: resolveReconciliationException(deps),
   };
 }
 
