@@ -14,6 +14,8 @@ import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';
 import { createPaymentActivities } from './payments';
+import { openReconciliationException } from './payments/open-reconciliation-exception';
+import { resolveReconciliationException } from './payments/resolve-reconciliation-exception';
 import {
   createClient,
   disableClient,
@@ -85,6 +87,8 @@ export function createActivities(deps: Deps) {
     ...createCustomerActivities(deps),
     ...createWebhookActivities(deps),
     ...createWebhookDeliveryActivities(deps),
+    openReconciliationException: openReconciliationException(deps),
+    resolveReconciliationException: resolveReconciliationException(deps),
   };
 }
 

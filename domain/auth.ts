@@ -65,6 +65,9 @@ export const permissions = [
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',
   'UPDATE_DOCUMENT',
+  // Reconciliation exceptions (issue 7 §3; DESIGN-processes P1).
+  'READ_RECONEXCEPTION',
+  'RESOLVE_RECONEXCEPTION',
   // Webhook subscriptions and deliveries (issue 6 §3; DESIGN-processes P2).
   'CREATE_WEBHOOKSUBSCRIPTION',
   'READ_WEBHOOKSUBSCRIPTION',

@@ -136,6 +136,10 @@ export const errorCodes = {
     status: 409,
     message: 'The restriction is not in a state that allows this action.',
   },
+  'error.msg.reconciliation.exception.invalid.state.transition': {
+    status: 409,
+    message: 'The reconciliation exception is not open, so it cannot be resolved.',
+  },
   'error.msg.channel.gateway.duplicate': {
     status: 409,
     message: 'A channel gateway with this code already exists.',

@@ -13,6 +13,10 @@
 import * as v from 'valibot';
 import { restrictionTypes } from './customers/customer';
 import { loanPartyRoles } from './lending/loan-parties';
+import {
+  reconciliationExceptionTypes,
+  reconciliationResolutions,
+} from './payments/reconciliation-exceptions';
 
 /** Version (a date, `YYYY-MM-DD`) of the envelope and payloads this build writes (spec § Versioning). */
 export const eventApiVersion = '2026-11-01';
@@ -184,6 +188,35 @@ export const eventCatalogue = {
       currency,
       effectiveDate: date,
       reason: v.string(),
+    }),
+  ),
+  'reconciliation.exception.opened': event(
+    'reconciliation_exception',
+    'A reconciliation exception was opened (a recurrence of an open one moves its lastSeenAt and emits nothing).',
+    v.strictObject({
+      exceptionId: id,
+      exceptionType: v.picklist(reconciliationExceptionTypes),
+      /** What the exception is about, e.g. `PAYMENT_INTENT`. */
+      targetType: code,
+      /** The target's reference, e.g. the paymentId as text. */
+      targetRef: code,
+      status: v.literal('open'),
+      /** What the system saw: `providerRef` always, other values (amounts as decimal strings) as recorded. */
+      detail: v.objectWithRest({ providerRef: v.string() }, v.string()),
+      createdAt: instant,
+    }),
+  ),
+  'reconciliation.exception.resolved': event(
+    'reconciliation_exception',
+    'An open reconciliation exception was resolved by an operator.',
+    v.strictObject({
+      exceptionId: id,
+      exceptionType: v.picklist(reconciliationExceptionTypes),
+      targetType: code,
+      targetRef: code,
+      status: v.literal('resolved'),
+      resolution: v.picklist(reconciliationResolutions),
+      resolvedAt: instant,
     }),
   ),
   'webhook.test': event(

@@ -120,6 +120,24 @@ const samples: { [T in EventType]: EventData<T> } = {
     effectiveDate: '2026-12-05',
     reason: 'Card declined',
   },
+  'reconciliation.exception.opened': {
+    exceptionId: 5,
+    exceptionType: 'SETTLED_NOT_POSTED',
+    targetType: 'PAYMENT_INTENT',
+    targetRef: '11',
+    status: 'open',
+    detail: { providerRef: 'sbx_ach_abc', reason: 'AMOUNT_MISMATCH', settledAmount: '99.50' },
+    createdAt: '2026-11-24T10:00:00.000Z',
+  },
+  'reconciliation.exception.resolved': {
+    exceptionId: 5,
+    exceptionType: 'SETTLED_NOT_POSTED',
+    targetType: 'PAYMENT_INTENT',
+    targetRef: '11',
+    status: 'resolved',
+    resolution: 'POST_AS_SETTLED',
+    resolvedAt: '2026-11-24T11:00:00.000Z',
+  },
   'webhook.test': { subscriptionId: 1, message: 'test' },
 };
 

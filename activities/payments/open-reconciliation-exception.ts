@@ -1,0 +1,157 @@
+import { and, eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import {
+  type ReconciliationExceptionView,
+  reconciliationExceptionView,
+} from '../../db/queries/payments/reconciliation-exceptions';
+import { reconciliationExceptions } from '../../db/schema';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, fieldError } from '../../domain/errors';
+import {
+  type ReconciliationDetail,
+  type ReconciliationExceptionType,
+  reconciliationDetailSchema,
+  reconciliationExceptionTypes,
+  targetRefSchema,
+  targetTypeSchema,
+} from '../../domain/payments/reconciliation-exceptions';
+import type { Deps } from '../deps';
+import { writeOutboxEvent } from '../platform/outbox';
+
+export interface OpenReconciliationExceptionInput {
+  tenantId: string;
+  exceptionType: ReconciliationExceptionType;
+  /** What the exception is about, upper snake case, e.g. `PAYMENT_INTENT`. */
+  targetType: string;
+  /** The target's reference, e.g. the paymentId as text (1–128 visible ASCII). */
+  targetRef: string;
+  /** What was seen, every value a string: `providerRef` always; `reason`, `settledAmount` (decimal string)… */
+  detail: ReconciliationDetail;
+}
+
+export interface OpenReconciliationExceptionResult {
+  /** The exception as `GET /v1/recon-exceptions/{exceptionId}` shows it (status `open`). */
+  exception: ReconciliationExceptionView;
+  /** True when this call created it; false when an open one of the same type and target took the recurrence. */
+  created: boolean;
+}
+
+const inputSchema = v.object({
+  exceptionType: v.picklist(reconciliationExceptionTypes),
+  targetType: targetTypeSchema,
+  targetRef: targetRefSchema,
+  detail: reconciliationDetailSchema,
+});
+
+/** How often the insert-or-touch loop runs when the open exception is resolved between its two statements. */
+const attemptsMax = 3;
+
+/**
+ * Opens a reconciliation exception (DESIGN-processes P1 "Reconciliation exceptions"; spec § Resources:
+ * Reconciliation exception), or records a recurrence: when one of the same `exceptionType` and target
+ * (`targetType`, `targetRef`) is already open, its `lastSeenAt` moves to now (never backwards) and its `detail`
+ * is replaced, and no row is added (the partial unique index allows one open exception per type and target).
+ * The outbox event `reconciliation.exception.opened` is written only when the exception is created, in the same
+ * transaction. Instants come from `deps.clock()`.
+ *
+ * Idempotent by its business key: a retried call finds the open exception and only moves `lastSeenAt`. (A call
+ * retried after an operator resolved the exception opens a new one: a later occurrence is a new exception.)
+ * Called by the payment-intent workflow (`SETTLED_NOT_POSTED`) and the daily reconciliation (the other types),
+ * never by a route.
+ *
+ * Errors: 400 `validation.msg.validation.errors.exist` naming the field for an unknown `exceptionType`, a
+ * `targetType` that is not upper snake case, a `targetRef` that is not 1–128 visible ASCII, or a `detail` without
+ * `providerRef` or with a non-string value (a caller's bug; nothing is written).
+ */
+export function openReconciliationException(deps: Deps) {
+  return async (input: OpenReconciliationExceptionInput): Promise<OpenReconciliationExceptionResult> => {
+    const checked = v.safeParse(inputSchema, input);
+    if (!checked.success) {
+      const errors = checked.issues.map((issue) =>
+        fieldError(
+          v.getDotPath(issue) ?? 'input',
+          null,
+          `${v.getDotPath(issue) ?? 'input'}: ${issue.message}`,
+        ),
+      );
+      throw new DomainError(
+        'validation.msg.validation.errors.exist',
+        errors.map((e) => e.developerMessage).join(' '),
+        { errors },
+      );
+    }
+    const { exceptionType, targetType, targetRef, detail } = checked.output;
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const now = deps.clock();
+      for (let attempt = 1; attempt <= attemptsMax; attempt++) {
+        const [inserted] = await tx
+          .insert(reconciliationExceptions)
+          .values({
+            tenantId: input.tenantId,
+            exceptionType,
+            targetType,
+            targetRef,
+            status: 'open',
+            detail: detail as ReconciliationDetail,
+            createdAt: now,
+            lastSeenAt: now,
+          })
+          .onConflictDoNothing({
+            target: [
+              reconciliationExceptions.tenantId,
+              reconciliationExceptions.exceptionType,
+              reconciliationExceptions.targetType,
+              reconciliationExceptions.targetRef,
+            ],
+            where: sql`status = 'open'`,
+          })
+          .returning();
+        if (inserted) {
+          const exception = reconciliationExceptionView(inserted);
+          await writeOpenedEvent(tx, input.tenantId, exception, now);
+          return { exception, created: true };
+        }
+        const [touched] = await tx
+          .update(reconciliationExceptions)
+          .set({
+            lastSeenAt: sql`greatest(${reconciliationExceptions.lastSeenAt}, ${now.toISOString()}::timestamptz)`,
+            detail: detail as ReconciliationDetail,
+          })
+          .where(
+            and(
+              eq(reconciliationExceptions.tenantId, input.tenantId),
+              eq(reconciliationExceptions.exceptionType, exceptionType),
+              eq(reconciliationExceptions.targetType, targetType),
+              eq(reconciliationExceptions.targetRef, targetRef),
+              eq(reconciliationExceptions.status, 'open'),
+            ),
+          )
+          .returning();
+        if (touched) return { exception: reconciliationExceptionView(touched), created: false };
+        // The open exception was resolved between the two statements: insert again.
+      }
+      throw new Error(
+        `reconciliation exception ${exceptionType} ${targetType}/${targetRef}: neither inserted nor found open after ${attemptsMax} attempts`,
+      );
+    });
+  };
+}
+
+async function writeOpenedEvent(tx: Tx, tenantId: string, exception: ReconciliationExceptionView, at: Date) {
+  await writeOutboxEvent(tx, {
+    tenantId,
+    eventType: 'reconciliation.exception.opened',
+    subjectId: exception.exceptionId,
+    data: {
+      exceptionId: exception.exceptionId,
+      exceptionType: exception.exceptionType,
+      targetType: exception.targetType,
+      targetRef: exception.targetRef,
+      status: 'open',
+      detail: exception.detail,
+      createdAt: exception.createdAt,
+    },
+    occurredAt: at,
+    dedupeKey: `reconciliation_exception/${exception.exceptionId}/opened`,
+  });
+}
