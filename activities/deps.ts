@@ -4,6 +4,7 @@
  * controllable clock.
  */
 import type { Db } from '../db/client';
+import type { PaymentRail, SandboxRail } from './payments/rail';
 
 export interface Deps {
   db: Db;
@@ -15,6 +16,13 @@ export interface Deps {
   dataEncryptionKey: string;
   /** `sandbox` or `production`: the one environment this deployment serves (DESIGN §3). */
   environment: 'sandbox' | 'production';
+  /**
+   * The payment rail adapter payment intents are submitted through (activities/payments/rail.ts `PaymentRail`;
+   * issue 7). Absent: submissions wait (retried) until a worker with an adapter runs them.
+   */
+  paymentRail?: PaymentRail;
+  /** The sandbox rail's provider-side books (sandbox only): what simulations and the sandbox timeline record. */
+  sandboxRail?: SandboxRail;
 }
 
 /** Who asked and under which key: carried by every state-changing operation. */

@@ -22,6 +22,8 @@ import { chargeRoutes } from './routes/lending/charges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanMoneyRoutes } from './routes/lending/loan-money';
+import { paymentIntentRoutes } from './routes/lending/payment-intents';
+import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
 import { loanRoutes } from './routes/lending/loans';
 import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
@@ -86,6 +88,8 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', loanRoutes);
   // After the loans sub-app (it owns /v1/loans, /v1/loans/:loanId, /v1/loans/:loanId/parties).
   app.route('/v1/loans', loanMoneyRoutes);
+  app.route('/v1/loans', paymentIntentRoutes);
+  app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
 
   // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.

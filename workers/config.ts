@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../activities/deps';
+import { createSandboxRail } from '../activities/payments/rail';
 import type { ApiConfig } from '../api/env';
 import type { Db } from '../db/client';
 
@@ -176,12 +177,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
 
 /** The operations' dependencies from the configuration and an open database. */
 export function operationDeps(db: Db, config: ServiceConfig): Deps {
+  // Sandbox: the sandbox rail (a provider's test mode). Production: no rail adapter exists in this build yet, so
+  // intents wait for one (the submission activity retries, visibly) rather than pretending money moved.
+  const sandboxRail = config.environment === 'sandbox' ? createSandboxRail(db) : undefined;
   return {
     db,
     clock: () => new Date(),
     secretPepper: config.secretPepper,
     dataEncryptionKey: config.dataEncryptionKey,
     environment: config.environment,
+    ...(sandboxRail ? { paymentRail: sandboxRail, sandboxRail } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Operations of payments on rails (issue 7; DESIGN-processes P1): payment intents and their status changes
- * (payment-intents.ts). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
+ * (payment-intents.ts) and the workflow's rail calls (rail-calls.ts). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
  * activities under these names.
  */
 import type { Deps } from '../deps';
@@ -12,6 +12,7 @@ import {
   postSettledPayment,
   returnPayment,
 } from './payment-intents';
+import { recordSandboxRailEvent, submitPaymentToRail } from './rail-calls';
 
 export function createPaymentActivities(deps: Deps) {
   return {
@@ -21,5 +22,7 @@ export function createPaymentActivities(deps: Deps) {
     cancelPaymentIntent: cancelPaymentIntent(deps),
     postSettledPayment: postSettledPayment(deps),
     returnPayment: returnPayment(deps),
+    submitPaymentToRail: submitPaymentToRail(deps),
+    recordSandboxRailEvent: recordSandboxRailEvent(deps),
   };
 }

@@ -40,6 +40,7 @@ import {
   paymentIntentStartSpec,
   paymentRails,
 } from '../../domain/payments/payment-intent';
+import { assertEffectiveDateAllowed } from '../../domain/payments/rails';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
@@ -57,7 +58,7 @@ export interface CreatePaymentIntentInput extends OperationContext {
   /** ISO 4217; must be the loan's. */
   currency: string;
   rail: string;
-  /** ISO date the payment is value-dated to when it posts; not before today (UTC), at most a year ahead. */
+  /** ISO date the payment is value-dated to when it posts; within the rail's bounds (domain/payments/rails.ts). */
   effectiveDate: string;
   /** Originating system or actor (free text; never an identifier or account number). */
   source: string;
@@ -70,9 +71,6 @@ export interface CreatePaymentIntentResult {
   /** True when this call created it; false when the same request key found the intent created before. */
   created: boolean;
 }
-
-/** How far ahead an intent may be value-dated (days after today): an intent is a near-term instruction. */
-export const maxEffectiveDateDaysAhead = 365;
 
 type PaymentRow = typeof payments.$inferSelect;
 
@@ -89,8 +87,9 @@ type PaymentRow = typeof payments.$inferSelect;
  * `created: false`.
  *
  * Errors: 400 `validation.msg.validation.errors.exist` naming `rail` (unknown), `amount` (malformed, ≤ 0, too many
- * decimals), `currency` (unknown), `effectiveDate` (malformed, before today in UTC, more than
- * `maxEffectiveDateDaysAhead` days ahead), `source` (empty or identifier-looking); 400
+ * decimals), `currency` (unknown), `effectiveDate` (malformed, or outside the rail's bounds around today in UTC:
+ * domain/payments/rails.ts `assertEffectiveDateAllowed`, e.g. not in the past but for a CHECK received up to five
+ * business days ago, at most 30 days ahead), `source` (empty or identifier-looking); 400
  * `validation.msg.payment.currency.mismatch`; 404 for a loan that is not the tenant's; 409
  * `error.msg.loan.invalid.state.transition` unless the loan is ACTIVE; 409 `error.msg.payment.instrument.not.eligible`;
  * 409 `error.msg.loan.payment.hold.active`; 409 `error.msg.loan.payment.amount.exceeds.outstanding`.
@@ -128,23 +127,7 @@ export function createPaymentIntent(deps: Deps) {
         });
       }
       const today = utcDateOf(now);
-      if (input.effectiveDate < today) {
-        throw validationError(
-          'effectiveDate',
-          input.effectiveDate,
-          `effectiveDate must not be before today (${today}): a ${rail} payment cannot be value-dated in the past.`,
-        );
-      }
-      const latest = new Date(Date.parse(`${today}T00:00:00Z`) + maxEffectiveDateDaysAhead * 86_400_000)
-        .toISOString()
-        .slice(0, 10);
-      if (input.effectiveDate > latest) {
-        throw validationError(
-          'effectiveDate',
-          input.effectiveDate,
-          `effectiveDate must be at most ${maxEffectiveDateDaysAhead} days ahead (${latest}).`,
-        );
-      }
+      assertEffectiveDateAllowed(rail, input.effectiveDate, today);
       await assertInstrumentEligible(tx, input.tenantId, loan, input.instrumentId);
       const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
         at: now,

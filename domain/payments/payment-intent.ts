@@ -7,10 +7,12 @@
  */
 import { paymentIntentWorkflowId, taskQueues } from '../ids';
 import type { WorkflowStartSpec } from '../workflow-start';
+import { type ReconciliationResolution, reconciliationResolutions } from './reconciliation-exceptions';
+import { type PaymentRail, paymentRails } from './rails';
 
-/** The rails (DESIGN §5). */
-export const paymentRails = ['ACH', 'DEBIT_CARD', 'RTP', 'FEDNOW', 'WIRE', 'CHECK'] as const;
-export type PaymentRailCode = (typeof paymentRails)[number];
+/** The rails (DESIGN §5; their rules: ./rails.ts). */
+export { paymentRails };
+export type PaymentRailCode = PaymentRail;
 
 /**
  * Payment statuses (DESIGN §5): `CREATED` → `SUBMITTED` → `POSTED` | `FAILED`; `POSTED` → `RETURNED`; `CREATED` →
@@ -99,8 +101,8 @@ export type RailEvent =
     };
 
 /** How an operator resolves a `SETTLED_NOT_POSTED` exception of an intent (DESIGN-processes P1). */
-export const settlementResolutions = ['POST_AS_SETTLED', 'POST_INTENT_AMOUNT', 'REFUND_BORROWER', 'DISMISS'] as const;
-export type SettlementResolution = (typeof settlementResolutions)[number];
+export const settlementResolutions = reconciliationResolutions;
+export type SettlementResolution = ReconciliationResolution;
 
 /** What the workflow answers to its `getState` query and to every update. */
 export interface PaymentIntentState {

@@ -19,8 +19,8 @@ export interface ResolveSettlementArgs {
   resolution: SettlementResolution;
   /** Why (free text, kept with the exception). */
   reason: string;
-  /** Who resolved it (`Service-Actor`), null when not named. */
-  actor: string | null;
+  /** Who resolved it (`Service-Actor`, else the client id). */
+  actor: string;
 }
 export const resolveSettlementUpdate = defineUpdate<PaymentIntentState, [ResolveSettlementArgs]>('resolveSettlement');
 

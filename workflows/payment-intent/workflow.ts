@@ -262,7 +262,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
         intentAmount: input.amount,
       },
     });
-    state.openExceptionId = opened.exceptionId;
+    state.openExceptionId = opened.exception.exceptionId;
     await condition(() => resolution !== null);
     const decided: ResolveSettlementArgs = resolution!;
     await resolveReconciliationException({
@@ -315,7 +315,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
             },
           });
           state.returnCode = returned.returnCode;
-          state.openExceptionId = opened.exceptionId;
+          state.openExceptionId = opened.exception.exceptionId;
         }
       }
       applied += 1;

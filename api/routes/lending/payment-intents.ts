@@ -34,8 +34,9 @@ export const paymentIntentRoutes = factory
    * payment-intents.ts `createPaymentIntent`). 409 `error.msg.loan.payment.hold.active`,
    * `error.msg.loan.payment.amount.exceeds.outstanding`, `error.msg.payment.instrument.not.eligible`,
    * `error.msg.loan.invalid.state.transition` (loan not ACTIVE); 400 for a currency other than the loan's
-   * (`validation.msg.payment.currency.mismatch`), too many decimals, an unknown rail, an `effectiveDate` before today
-   * or more than a year ahead; 404 for another tenant's loan.
+   * (`validation.msg.payment.currency.mismatch`), too many decimals, an unknown rail, an `effectiveDate` outside the
+   * rail's bounds (not in the past except a CHECK up to five business days back, at most 30 days ahead); 404 for
+   * another tenant's loan.
    */
   .post(
     '/:loanId/payments',

@@ -98,3 +98,15 @@ export async function getLoanPayment(
     return { ...paymentViewOf(found.payment, found.loanRef), history };
   });
 }
+
+/** Payment `paymentId` of the tenant (any loan), or null. */
+export async function getPayment(db: Db, tenantId: string, paymentId: number): Promise<PaymentIntentView | null> {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [found] = await tx
+      .select({ payment: payments, loanRef: loans.accountNo })
+      .from(payments)
+      .innerJoin(loans, and(eq(loans.tenantId, payments.tenantId), eq(loans.id, payments.loanId)))
+      .where(and(eq(payments.tenantId, tenantId), eq(payments.id, paymentId)));
+    return found ? paymentViewOf(found.payment, found.loanRef) : null;
+  });
+}
