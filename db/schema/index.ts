@@ -3,5 +3,6 @@ export * from './channels';
 export * from './customers';
 export * from './lending';
 export * from './platform';
+export * from './sandbox';
 export * from './servicing';
 export * from './webhooks';
