@@ -4,5 +4,6 @@ export * from './customers';
 export * from './lending';
 export * from './platform';
 export * from './reconciliation';
+export * from './sandbox';
 export * from './servicing';
 export * from './webhooks';

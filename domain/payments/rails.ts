@@ -34,16 +34,17 @@ import {
   isIsoDate,
   previousFederalReserveBusinessDay,
 } from '../calendar';
+import type { InstrumentType } from '../customers/customer';
 import { DomainError, fieldError } from '../errors';
 
 /** Every rail, in the spelling of the wire (DESIGN §5). */
 export const paymentRails = ['ACH', 'DEBIT_CARD', 'RTP', 'FEDNOW', 'WIRE', 'CHECK'] as const;
 
-/** A payment rail. */
-export type PaymentRail = (typeof paymentRails)[number];
+/** A payment rail's name (the adapter over a rail is `PaymentRail`, activities/payments/rail.ts). */
+export type Rail = (typeof paymentRails)[number];
 
 /** True when `value` is one of `paymentRails`. */
-export function isPaymentRail(value: unknown): value is PaymentRail {
+export function isRail(value: unknown): value is Rail {
   return typeof value === 'string' && (paymentRails as readonly string[]).includes(value);
 }
 
@@ -88,7 +89,7 @@ export interface EffectiveDateRule {
 
 /** Everything this module knows about one rail. */
 export interface RailRules {
-  rail: PaymentRail;
+  rail: Rail;
   settlement: SettlementTiming;
   /** The return codes the rail accepts after settlement, by code; empty when payments on it are final. */
   returnCodes: Readonly<Record<string, ReturnCodeRule>>;
@@ -209,7 +210,7 @@ const noReturns: Readonly<Record<string, ReturnCodeRule>> = Object.freeze({});
 const scheduleAheadDays = 30;
 
 /** The rules of every rail. */
-export const railRules: Readonly<Record<PaymentRail, RailRules>> = Object.freeze({
+export const railRules: Readonly<Record<Rail, RailRules>> = Object.freeze({
   ACH: {
     rail: 'ACH',
     settlement: { kind: 'BUSINESS_DAYS', businessDaysAfter: 1 },
@@ -295,11 +296,11 @@ export const railRules: Readonly<Record<PaymentRail, RailRules>> = Object.freeze
     source:
       'Regulation CC (12 CFR 229): §229.12(b) availability, §229.19(a)(1) deposit day, §229.31(b) expeditious return; ANSI X9.100-188',
   },
-} satisfies Record<PaymentRail, RailRules>);
+} satisfies Record<Rail, RailRules>);
 
 /** The rules of `rail`; RangeError for a value that is not a rail (callers validate the wire value first). */
-export function railRulesOf(rail: PaymentRail): RailRules {
-  if (!isPaymentRail(rail)) throw new RangeError(`not a payment rail: ${String(rail)}`);
+export function railRulesOf(rail: Rail): RailRules {
+  if (!isRail(rail)) throw new RangeError(`not a payment rail: ${String(rail)}`);
   return railRules[rail];
 }
 
@@ -307,8 +308,17 @@ function requireDate(name: string, value: string): void {
   if (!isIsoDate(value)) throw new RangeError(`${name} is not an ISO calendar date: ${String(value)}`);
 }
 
+/**
+ * Whether a payment instrument of `instrumentType` can pay on `rail`: a `DEBIT_CARD` only on the card rail,
+ * a `BANK_ACCOUNT` on every other rail (ACH debit, RTP/FedNow and wire from the account, a check drawn on it).
+ */
+export function railAcceptsInstrumentType(rail: Rail, instrumentType: InstrumentType | string): boolean {
+  railRulesOf(rail);
+  return rail === 'DEBIT_CARD' ? instrumentType === 'DEBIT_CARD' : instrumentType === 'BANK_ACCOUNT';
+}
+
 /** Whether `rail` settles or rejects within seconds, any day (RTP, FedNow), rather than on a business-day timeline. */
-export function isInstantRail(rail: PaymentRail): boolean {
+export function isInstantRail(rail: Rail): boolean {
   return railRulesOf(rail).settlement.kind === 'INSTANT';
 }
 
@@ -321,7 +331,7 @@ export function isInstantRail(rail: PaymentRail): boolean {
  * - `CHECK`: the second business day after the banking day of deposit (Reg CC §229.12(b), §229.19(a)(1)).
  * RangeError when `submittedOn` is not a date or `rail` not a rail.
  */
-export function expectedSettlementOf(rail: PaymentRail, submittedOn: string): string {
+export function expectedSettlementOf(rail: Rail, submittedOn: string): string {
   requireDate('submittedOn', submittedOn);
   const { settlement } = railRulesOf(rail);
   if (settlement.kind === 'INSTANT') return submittedOn;
@@ -338,7 +348,7 @@ export function expectedSettlementOf(rail: PaymentRail, submittedOn: string): st
  * `effectiveDate` itself; never before `today` (an intent dated today or in the past is submitted at once).
  * RangeError when a date is not a date or `rail` not a rail.
  */
-export function submissionDateOf(rail: PaymentRail, effectiveDate: string, today: string): string {
+export function submissionDateOf(rail: Rail, effectiveDate: string, today: string): string {
   requireDate('effectiveDate', effectiveDate);
   requireDate('today', today);
   const { settlement } = railRulesOf(rail);
@@ -350,17 +360,17 @@ export function submissionDateOf(rail: PaymentRail, effectiveDate: string, today
 }
 
 /** Whether `rail` accepts returns after settlement at all (ACH and CHECK; card, RTP, FedNow and wire do not). */
-export function railAcceptsReturns(rail: PaymentRail): boolean {
+export function railAcceptsReturns(rail: Rail): boolean {
   return Object.keys(railRulesOf(rail).returnCodes).length > 0;
 }
 
 /** The return codes `rail` accepts (empty for a rail without returns), in code order. */
-export function returnCodesOf(rail: PaymentRail): readonly ReturnCodeRule[] {
+export function returnCodesOf(rail: Rail): readonly ReturnCodeRule[] {
   return Object.values(railRulesOf(rail).returnCodes);
 }
 
 /** Whether `code` is a return code of `rail` (exact spelling: `R01`, not `r01` or `R1`; an ACH code is unknown to CHECK). */
-export function isKnownReturnCode(rail: PaymentRail, code: string): boolean {
+export function isKnownReturnCode(rail: Rail, code: string): boolean {
   return typeof code === 'string' && Object.hasOwn(railRulesOf(rail).returnCodes, code);
 }
 
@@ -376,7 +386,7 @@ function deadlineOfWindow(window: ReturnWindow, settledOn: string): string {
  * days after it; `CALENDAR_DAYS`: that many calendar days). Null when `code` is not a return code of `rail`
  * (including every code on a rail without returns). RangeError when `settledOn` is not a date.
  */
-export function returnDeadlineOf(rail: PaymentRail, code: string, settledOn: string): string | null {
+export function returnDeadlineOf(rail: Rail, code: string, settledOn: string): string | null {
   requireDate('settledOn', settledOn);
   if (!isKnownReturnCode(rail, code)) return null;
   const rule = railRulesOf(rail).returnCodes[code] as ReturnCodeRule;
@@ -389,7 +399,7 @@ export function returnDeadlineOf(rail: PaymentRail, code: string, settledOn: str
  * (ACH: `settledOn` + 60 calendar days; CHECK: 5 business days). Null for a rail without returns (the
  * workflow may finish at settlement). RangeError when `settledOn` is not a date.
  */
-export function returnWindowEndOf(rail: PaymentRail, settledOn: string): string | null {
+export function returnWindowEndOf(rail: Rail, settledOn: string): string | null {
   requireDate('settledOn', settledOn);
   let end: string | null = null;
   for (const rule of returnCodesOf(rail)) {
@@ -405,12 +415,7 @@ export function returnWindowEndOf(rail: PaymentRail, settledOn: string): string 
  * (`returnDeadlineOf`). A return dated before settlement is not a return (the payment failed). Dates are
  * when the event reached us. RangeError when a date is not a date.
  */
-export function acceptsReturn(
-  rail: PaymentRail,
-  code: string,
-  settledOn: string,
-  returnedOn: string,
-): boolean {
+export function acceptsReturn(rail: Rail, code: string, settledOn: string, returnedOn: string): boolean {
   requireDate('returnedOn', returnedOn);
   const deadline = returnDeadlineOf(rail, code, settledOn);
   return deadline !== null && returnedOn >= settledOn && returnedOn <= deadline;
@@ -422,7 +427,7 @@ export function acceptsReturn(
  * day a check was received; see `railRules.CHECK.effectiveDate.reason`). `today` is the creating tenant's
  * calendar date, chosen by the caller. RangeError when `today` is not a date.
  */
-export function earliestEffectiveDateOf(rail: PaymentRail, today: string): string {
+export function earliestEffectiveDateOf(rail: Rail, today: string): string {
   requireDate('today', today);
   let earliest = today;
   for (let n = railRulesOf(rail).effectiveDate.businessDaysBack; n > 0; n -= 1) {
@@ -436,7 +441,7 @@ export function earliestEffectiveDateOf(rail: PaymentRail, today: string): strin
  * calendar days for the rails the workflow can schedule, `today` for `CHECK` (never post-dated). RangeError
  * when `today` is not a date.
  */
-export function latestEffectiveDateOf(rail: PaymentRail, today: string): string {
+export function latestEffectiveDateOf(rail: Rail, today: string): string {
   requireDate('today', today);
   return addDays(today, railRulesOf(rail).effectiveDate.calendarDaysAhead);
 }
@@ -449,7 +454,7 @@ export function latestEffectiveDateOf(rail: PaymentRail, today: string): string 
  * args `[rail, earliest, latest]`. A malformed `effectiveDate` is a 400 on the same field. RangeError when
  * `today` is not a date.
  */
-export function assertEffectiveDateAllowed(rail: PaymentRail, effectiveDate: string, today: string): void {
+export function assertEffectiveDateAllowed(rail: Rail, effectiveDate: string, today: string): void {
   const earliest = earliestEffectiveDateOf(rail, today);
   const latest = latestEffectiveDateOf(rail, today);
   if (!isIsoDate(effectiveDate)) {

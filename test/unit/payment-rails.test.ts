@@ -14,10 +14,11 @@ import {
   expectedSettlementOf,
   isInstantRail,
   isKnownReturnCode,
-  isPaymentRail,
+  isRail,
   latestEffectiveDateOf,
-  type PaymentRail,
   paymentRails,
+  type Rail,
+  railAcceptsInstrumentType,
   railAcceptsReturns,
   returnCodesOf,
   returnDeadlineOf,
@@ -31,10 +32,10 @@ const unauthorizedCodes = ['R05', 'R07', 'R10', 'R11'];
 describe('rails', () => {
   it('are exactly the six of DESIGN §5', () => {
     expect(paymentRails).toEqual(['ACH', 'DEBIT_CARD', 'RTP', 'FEDNOW', 'WIRE', 'CHECK']);
-    expect(isPaymentRail('ACH')).toBe(true);
-    expect(isPaymentRail('ach')).toBe(false);
-    expect(isPaymentRail('SEPA')).toBe(false);
-    expect(isPaymentRail(1)).toBe(false);
+    expect(isRail('ACH')).toBe(true);
+    expect(isRail('ach')).toBe(false);
+    expect(isRail('SEPA')).toBe(false);
+    expect(isRail(1)).toBe(false);
   });
 });
 
@@ -85,7 +86,7 @@ describe('settlement timing', () => {
 
   it('refuses a date that is not one', () => {
     expect(() => expectedSettlementOf('ACH', '2026-11-31')).toThrow(RangeError);
-    expect(() => expectedSettlementOf('SEPA' as PaymentRail, '2026-11-23')).toThrow(RangeError);
+    expect(() => expectedSettlementOf('SEPA' as Rail, '2026-11-23')).toThrow(RangeError);
   });
 });
 
@@ -221,7 +222,7 @@ describe('effectiveDate bounds', () => {
   });
 
   it('refuses a date outside the bounds with a 400 naming effectiveDate', () => {
-    const cases: [PaymentRail, string][] = [
+    const cases: [Rail, string][] = [
       ['ACH', '2026-11-22'],
       ['RTP', '2026-11-20'],
       ['WIRE', '2026-12-24'],
@@ -249,5 +250,16 @@ describe('effectiveDate bounds', () => {
   it('refuses a malformed effectiveDate with a 400, and a malformed today as a bug', () => {
     expect(() => assertEffectiveDateAllowed('ACH', '2026-11-31', today)).toThrow(DomainError);
     expect(() => earliestEffectiveDateOf('ACH', 'today')).toThrow(RangeError);
+  });
+});
+
+describe('instruments', () => {
+  it('a debit card pays on the card rail only, a bank account on every other rail', () => {
+    expect(railAcceptsInstrumentType('DEBIT_CARD', 'DEBIT_CARD')).toBe(true);
+    expect(railAcceptsInstrumentType('DEBIT_CARD', 'BANK_ACCOUNT')).toBe(false);
+    for (const rail of ['ACH', 'RTP', 'FEDNOW', 'WIRE', 'CHECK'] as const) {
+      expect(railAcceptsInstrumentType(rail, 'BANK_ACCOUNT'), rail).toBe(true);
+      expect(railAcceptsInstrumentType(rail, 'DEBIT_CARD'), rail).toBe(false);
+    }
   });
 });
