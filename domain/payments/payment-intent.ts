@@ -8,11 +8,11 @@
 import { paymentIntentWorkflowId, taskQueues } from '../ids';
 import type { WorkflowStartSpec } from '../workflow-start';
 import { type ReconciliationResolution, reconciliationResolutions } from './reconciliation-exceptions';
-import { type PaymentRail, paymentRails } from './rails';
+import { type Rail, paymentRails } from './rails';
 
 /** The rails (DESIGN §5; their rules: ./rails.ts). */
 export { paymentRails };
-export type PaymentRailCode = PaymentRail;
+export type PaymentRailCode = Rail;
 
 /**
  * Payment statuses (DESIGN §5): `CREATED` → `SUBMITTED` → `POSTED` | `FAILED`; `POSTED` → `RETURNED`; `CREATED` →

@@ -156,12 +156,17 @@ async function inputFor(
   };
 }
 
-async function createWorker(taskQueue: string, activities: Activities): Promise<Worker> {
+async function createWorker(
+  taskQueue: string,
+  activities: Activities,
+  options: { maxCachedWorkflows?: number } = {},
+): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     activities: asTemporalActivities(activities),
+    ...options,
   });
 }
 
@@ -379,7 +384,9 @@ describe('paymentIntentWorkflow', () => {
   it('survives a worker restart mid-flow: a new worker applies the settlement and the return', async () => {
     const { taskQueue, workflowId } = uniqueNames();
     const { activities } = mockActivities();
-    const first = await createWorker(taskQueue, activities);
+    // Worker 1 keeps no workflow cache, so the server queues the next task on the shared queue rather than on
+    // worker 1's sticky queue (the test server never times a sticky queue out).
+    const first = await createWorker(taskQueue, activities, { maxCachedWorkflows: 0 });
     const handle = await first.runUntil(async () => {
       const h = await start(taskQueue, workflowId, await inputFor('ACH'));
       await eventually(async () => expect((await h.query(getStateQuery)).status).toBe('SUBMITTED'));

@@ -162,7 +162,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
         const pending = events.length > applied;
         if (pending) throw refuse(`Payment ${input.paymentId} is applying an earlier rail event.`);
         if (event.type === 'SETTLED' || event.type === 'FAILED') {
-          if (state.status !== 'SUBMITTED' || state.settledOn !== null) {
+          // While the submission is being recorded the rail may already report the outcome: it is queued.
+          const awaitingOutcome = state.status === 'SUBMITTED' || (state.status === 'CREATED' && submitting);
+          if (!awaitingOutcome || state.settledOn !== null) {
             throw refuse(`Payment ${input.paymentId} is ${state.status}${state.settledOn ? ', settled' : ''}: it cannot be ${event.type === 'SETTLED' ? 'settled' : 'failed'}.`);
           }
         } else if (state.status !== 'POSTED') {
@@ -176,7 +178,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     resolveSettlementUpdate,
     async (args) => {
       resolution = args;
-      await condition(() => state.openExceptionId !== args.exceptionId);
+      // Answered once the resolution is applied: posted, failed, or a new exception opened.
+      await condition(() => resolution !== args);
       return { ...state };
     },
     {
@@ -235,7 +238,14 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
   if (outcome.type !== 'SETTLED') throw new Error('unreachable: the validator admits only SETTLED or FAILED here');
   settlementPending = outcome;
   state.settledOn = outcome.settledOn;
-  if (got) applied += 1;
+  // The settlement event counts as applied once it is posted or has opened its exception (what its update answers).
+  let settlementApplied = !got;
+  const markSettlementApplied = () => {
+    if (!settlementApplied) {
+      settlementApplied = true;
+      applied += 1;
+    }
+  };
 
   // 4. Post, or open an exception and wait for an operator.
   let postAmount: string | null = sameAmount(outcome.amount, input.amount) ? input.amount : null;
@@ -244,6 +254,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     if (postAmount !== null) {
       try {
         state.status = (await postSettledPayment({ ...ref, amount: postAmount, settledOn: outcome.settledOn })).status;
+        markSettlementApplied();
         break;
       } catch (err) {
         if (failureCodeOf(err) !== 'error.msg.loan.invalid.state.transition') throw err;
@@ -263,6 +274,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
       },
     });
     state.openExceptionId = opened.exception.exceptionId;
+    markSettlementApplied();
+    resolution = null;
     await condition(() => resolution !== null);
     const decided: ResolveSettlementArgs = resolution!;
     await resolveReconciliationException({
@@ -273,10 +286,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
       actor: decided.actor,
     });
     const choice: SettlementResolution = decided.resolution;
-    resolution = null;
+    state.openExceptionId = null;
     if (choice === 'POST_AS_SETTLED' || choice === 'POST_INTENT_AMOUNT') {
       postAmount = choice === 'POST_AS_SETTLED' ? settlementPending.amount : input.amount;
-      state.openExceptionId = null;
       continue;
     }
     state.status = (
@@ -285,9 +297,10 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
         reason: choice === 'REFUND_BORROWER' ? 'Refunded to the borrower (reconciliation)' : 'Settlement dismissed (reconciliation)',
       })
     ).status;
-    state.openExceptionId = null;
+    resolution = null;
     return finish();
   }
+  resolution = null;
 
   // 5. The return window.
   const windowEnd = returnWindowEndOf(input.rail, outcome.settledOn);
