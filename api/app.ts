@@ -25,6 +25,7 @@ import { loanMoneyRoutes } from './routes/lending/loan-money';
 import { loanRoutes } from './routes/lending/loans';
 import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
+import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { caseRoutes } from './routes/servicing/cases';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps) {
   // DESIGN §5: search and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
+  app.use('/v1/recon-exceptions/export', searchRateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);
@@ -87,6 +89,7 @@ export function createApp(deps: AppDeps) {
   // After the loans sub-app (it owns /v1/loans, /v1/loans/:loanId, /v1/loans/:loanId/parties).
   app.route('/v1/loans', loanMoneyRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
+  app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);
 
   // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.
   const allowedMethods = allowedMethodsOf(app);
