@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps) {
   app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
   app.use('/v1/*', authenticate, rateLimit, storableInput);
-  // DESIGN §5: search and journal lists have a lower limit of their own, on top of the client's.
+  // DESIGN §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
   app.use('/v1/recon-exceptions/export', searchRateLimit);
