@@ -28,6 +28,7 @@ import {
   reconciliationExceptionResponse,
   resolveReconciliationExceptionBody,
 } from '../../schemas/reconciliation-exceptions';
+import { streamedBatches } from '../../streamed-body';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -70,46 +71,6 @@ function csvLine(e: ReconciliationExceptionView): string {
     e.resolvedBy,
     e.resolvedAt,
   ]);
-}
-
-/**
- * A response body that pulls `batches` one at a time as the client reads (backpressure: the next batch is queried
- * only once the previous one was taken), each batch encoded by `encode`, after `head` (the CSV header). A failure
- * while streaming errors the body, so the client sees an aborted transfer, never a truncated file that looks
- * whole (Hono's `stream()` helper would end such a stream normally); a client that goes away cancels it, which
- * stops the reads.
- */
-function streamedBody(
-  first: IteratorResult<ReconciliationExceptionView[], void>,
-  batches: AsyncGenerator<ReconciliationExceptionView[], void, undefined>,
-  head: string,
-  encode: (e: ReconciliationExceptionView) => string,
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let pending: IteratorResult<ReconciliationExceptionView[], void> | null = first;
-  let headSent = head === '';
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (!headSent) {
-          headSent = true;
-          controller.enqueue(encoder.encode(head));
-          return;
-        }
-        const next = pending ?? (await batches.next());
-        pending = null;
-        if (next.done) {
-          controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(next.value.map(encode).join('')));
-      },
-      async cancel() {
-        await batches.return(undefined);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 export const reconciliationExceptionRoutes = factory
@@ -174,8 +135,8 @@ export const reconciliationExceptionRoutes = factory
       const first = await batches.next();
       const body =
         mediaType === ndjsonType
-          ? streamedBody(first, batches, '', (e) => `${JSON.stringify(e)}\n`)
-          : streamedBody(first, batches, csvRecord(exportColumns), csvLine);
+          ? streamedBatches(first, batches, '', (e) => `${JSON.stringify(e)}\n`)
+          : streamedBatches(first, batches, csvRecord(exportColumns), csvLine);
       const extension = mediaType === ndjsonType ? 'ndjson' : 'csv';
       return c.body(body, 200, {
         'Content-Type': mediaType === ndjsonType ? ndjsonType : `${csvType}; charset=utf-8; header=present`,
