@@ -27,6 +27,7 @@ import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
 import { loanRoutes } from './routes/lending/loans';
 import { loanProductRoutes } from './routes/lending/products';
 import { oauthRoutes } from './routes/oauth';
+import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { caseRoutes } from './routes/servicing/cases';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
@@ -70,9 +71,10 @@ export function createApp(deps: AppDeps) {
   app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
   app.use('/v1/*', authenticate, rateLimit, storableInput);
-  // DESIGN §5: search and journal lists have a lower limit of their own, on top of the client's.
+  // DESIGN §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
+  app.use('/v1/recon-exceptions/export', searchRateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);
@@ -91,6 +93,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', paymentIntentRoutes);
   app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
+  app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);
 
   // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.
   const allowedMethods = allowedMethodsOf(app);

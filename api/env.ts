@@ -19,7 +19,7 @@ export interface ApiConfig {
   /** Default requests per second per client in this environment (DESIGN §5 Rate limits). */
   rateLimitPerSecond: number;
   /**
-   * Requests per second per client to portfolio search and journal-entry lists, together, on top of
+   * Requests per second per client to portfolio search, journal-entry lists and exports, together, on top of
    * `rateLimitPerSecond` (DESIGN §5: 20; `SEARCH_RATE_LIMIT_PER_SECOND`). Unset: 20.
    */
   searchRateLimitPerSecond?: number;

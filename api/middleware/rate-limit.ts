@@ -118,7 +118,7 @@ export const rateLimit = limiter('default', (c) => {
   };
 });
 
-/** Portfolio search and journal-entry lists: one more bucket per client (after `rateLimit`). */
+/** Portfolio search, journal-entry lists and exports: one more bucket per client (after `rateLimit`). */
 export const searchRateLimit = limiter('search', (c) => {
   const auth = c.get('auth');
   return {

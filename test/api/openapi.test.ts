@@ -84,6 +84,11 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/loans/{loanId}/payments', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/summary', 'lending:read', false],
     ['get', '/v1/journalentries', 'lending:read', false],
+    // Reconciliation exceptions (issue 7 §3).
+    ['get', '/v1/recon-exceptions', 'lending:read', false],
+    ['get', '/v1/recon-exceptions/export', 'lending:read', false],
+    ['get', '/v1/recon-exceptions/{exceptionId}', 'lending:read', false],
+    ['post', '/v1/recon-exceptions/{exceptionId}/resolve', 'lending:write', true],
     // Webhook subscriptions and deliveries (issue 6 §3).
     ['post', '/v1/servicing/webhook-subscriptions', 'servicing:write', true],
     ['get', '/v1/servicing/webhook-subscriptions', 'servicing:read', false],
