@@ -68,6 +68,7 @@ export interface RailSubmitResult {
   declineReason?: string;
 }
 
+/** What `cancel` sends: the payment and the reference `submit` answered. */
 export interface RailCancelRequest {
   tenantId: string;
   paymentId: number;
@@ -75,11 +76,13 @@ export interface RailCancelRequest {
   providerRef: string;
 }
 
+/** The rail's answer to `cancel`. */
 export interface RailCancelResult {
   /** True when the transfer is cancelled (now or before); false once it can no longer be cancelled. */
   cancelled: boolean;
 }
 
+/** Which outcomes `settlementReport` lists: a tenant's, dated `from`–`to`, optionally of one rail. */
 export interface SettlementReportRequest {
   tenantId: string;
   /** Only this rail's transfers; every rail when absent. */
