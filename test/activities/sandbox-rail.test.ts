@@ -65,6 +65,14 @@ describe('submit', () => {
     });
   });
 
+  it('answers concurrent submits of one payment alike, with one row', async () => {
+    const tenantId = newTenantId('rail');
+    const input = request(tenantId);
+    const results = await Promise.all(Array.from({ length: 5 }, () => rail.submit(input)));
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await rowsOf(tenantId, input.paymentId)).toHaveLength(1);
+  });
+
   it('refuses the same paymentId with other content (422) and writes nothing', async () => {
     const tenantId = newTenantId('rail');
     const input = request(tenantId);
