@@ -143,6 +143,7 @@ describe('submit', () => {
       [{ amount: '10.001' }, 'amount'],
       [{ amount: '0.00' }, 'amount'],
       [{ amount: '-5' }, 'amount'],
+      [{ amount: '10000000000000.00' }, 'amount'],
       [{ currency: 'XXZ' }, 'currency'],
       [{ paymentId: 0 }, 'paymentId'],
       [{ rail: 'SEPA' as never }, 'rail'],
