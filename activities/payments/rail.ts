@@ -68,6 +68,7 @@ export interface RailSubmitResult {
   declineReason?: string;
 }
 
+/** What `cancel` sends: the payment and the reference `submit` answered. */
 export interface RailCancelRequest {
   tenantId: string;
   paymentId: number;
@@ -75,11 +76,13 @@ export interface RailCancelRequest {
   providerRef: string;
 }
 
+/** The rail's answer to `cancel`. */
 export interface RailCancelResult {
   /** True when the transfer is cancelled (now or before); false once it can no longer be cancelled. */
   cancelled: boolean;
 }
 
+/** Which outcomes `settlementReport` lists: a tenant's, dated `from`–`to`, optionally of one rail. */
 export interface SettlementReportRequest {
   tenantId: string;
   /** Only this rail's transfers; every rail when absent. */
@@ -262,7 +265,7 @@ function requireDate(name: string, value: unknown): asserts value is string {
   if (!isIsoDate(value)) throw validationError(name, value, `${name} must be a calendar date YYYY-MM-DD.`);
 }
 
-/** Minor units of a positive `amount` in `currency`; a 400 on `name` otherwise. */
+/** Minor units of a positive `amount` in `currency` (at most 13 integer digits); a 400 on `name` otherwise. */
 function positiveMinorUnits(name: string, amount: unknown, currency: string): bigint {
   let minor: bigint;
   try {
@@ -276,6 +279,10 @@ function positiveMinorUnits(name: string, amount: unknown, currency: string): bi
     );
   }
   if (minor <= 0n) throw validationError(name, amount, `${name} must be greater than zero.`);
+  // numeric(19,6) holds 13 integer digits.
+  if (minor >= 10n ** BigInt(13 + minorUnitDigits(currency))) {
+    throw validationError(name, amount, `${name} must have at most 13 integer digits.`);
+  }
   return minor;
 }
 

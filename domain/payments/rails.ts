@@ -342,18 +342,19 @@ export function expectedSettlementOf(rail: Rail, submittedOn: string): string {
 }
 
 /**
- * The date the workflow should submit an intent of `rail` with ISO `effectiveDate`, created on ISO `today`, so
- * that it settles on `effectiveDate` (or on the first business day after it) where the rail allows: for `ACH`
- * and `DEBIT_CARD` the business day before the settlement day of `effectiveDate`, for the other rails
- * `effectiveDate` itself; never before `today` (an intent dated today or in the past is submitted at once).
- * RangeError when a date is not a date or `rail` not a rail.
+ * The date (`YYYY-MM-DD`) the workflow should submit an intent of `rail` with ISO `effectiveDate`, created on
+ * ISO `today`: for `ACH` the business day before the settlement day of `effectiveDate`, so the borrower's
+ * account is debited on `effectiveDate` (or the first business day after it) — an ACH debit's Effective
+ * Entry Date is its settlement date; for every other rail `effectiveDate` itself (a card is charged, an
+ * instant payment or a wire sent, a check deposited on that day). Never before `today`: an intent dated today
+ * or in the past is submitted at once. RangeError when a date is not a date or `rail` not a rail.
  */
 export function submissionDateOf(rail: Rail, effectiveDate: string, today: string): string {
   requireDate('effectiveDate', effectiveDate);
   requireDate('today', today);
-  const { settlement } = railRulesOf(rail);
+  railRulesOf(rail);
   const wanted =
-    settlement.kind === 'BUSINESS_DAYS' && settlement.businessDaysAfter === 1
+    rail === 'ACH'
       ? previousFederalReserveBusinessDay(federalReserveBusinessDayOnOrAfter(effectiveDate))
       : effectiveDate;
   return wanted > today ? wanted : today;

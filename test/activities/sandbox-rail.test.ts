@@ -65,6 +65,14 @@ describe('submit', () => {
     });
   });
 
+  it('answers concurrent submits of one payment alike, with one row', async () => {
+    const tenantId = newTenantId('rail');
+    const input = request(tenantId);
+    const results = await Promise.all(Array.from({ length: 5 }, () => rail.submit(input)));
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(await rowsOf(tenantId, input.paymentId)).toHaveLength(1);
+  });
+
   it('refuses the same paymentId with other content (422) and writes nothing', async () => {
     const tenantId = newTenantId('rail');
     const input = request(tenantId);
@@ -135,6 +143,7 @@ describe('submit', () => {
       [{ amount: '10.001' }, 'amount'],
       [{ amount: '0.00' }, 'amount'],
       [{ amount: '-5' }, 'amount'],
+      [{ amount: '10000000000000.00' }, 'amount'],
       [{ currency: 'XXZ' }, 'currency'],
       [{ paymentId: 0 }, 'paymentId'],
       [{ rail: 'SEPA' as never }, 'rail'],

@@ -103,6 +103,7 @@ describe('submission date', () => {
 
   it('sends the other rails on the effective date, or today', () => {
     expect(submissionDateOf('RTP', '2026-12-05', '2026-11-23')).toBe('2026-12-05');
+    expect(submissionDateOf('DEBIT_CARD', '2026-12-01', '2026-11-23')).toBe('2026-12-01');
     expect(submissionDateOf('WIRE', '2026-12-01', '2026-11-23')).toBe('2026-12-01');
     expect(submissionDateOf('CHECK', '2026-11-18', '2026-11-23')).toBe('2026-11-23');
   });
