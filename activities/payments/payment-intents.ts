@@ -23,8 +23,8 @@ import {
   loanInstallments,
   loanParties,
   paymentInstruments,
-  payments,
   paymentStatusHistory,
+  payments,
 } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { outstandingSummary } from '../../domain/allocation';
@@ -101,7 +101,8 @@ export function createPaymentIntent(deps: Deps) {
     }
     const rail = input.rail as PaymentRailCode;
     assertNoSensitiveData('source', input.source);
-    if (input.source.trim() === '') throw validationError('source', input.source, 'source must not be empty.');
+    if (input.source.trim() === '')
+      throw validationError('source', input.source, 'source must not be empty.');
     const money = moneyOfInput(input.amount, input.currency);
     assertIsoDate('effectiveDate', input.effectiveDate);
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
@@ -123,7 +124,9 @@ export function createPaymentIntent(deps: Deps) {
       if (input.currency !== loan.currencyCode) {
         const message = `currency ${input.currency} differs from the loan's currency ${loan.currencyCode}.`;
         throw new DomainError('validation.msg.payment.currency.mismatch', message, {
-          errors: [fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch')],
+          errors: [
+            fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch'),
+          ],
         });
       }
       const today = utcDateOf(now);
@@ -190,7 +193,11 @@ export function createPaymentIntent(deps: Deps) {
   };
 }
 
-function resultOf(row: PaymentRow, loan: LoanForMoney, deps: Deps): Omit<CreatePaymentIntentResult, 'created'> {
+function resultOf(
+  row: PaymentRow,
+  loan: LoanForMoney,
+  deps: Deps,
+): Omit<CreatePaymentIntentResult, 'created'> {
   const payment = paymentViewOf(row, loan.accountNo);
   const input: PaymentIntentWorkflowInput = {
     tenantId: row.tenantId,
@@ -218,11 +225,20 @@ async function assertInstrumentEligible(
     .from(paymentInstruments)
     .where(and(eq(paymentInstruments.tenantId, tenantId), eq(paymentInstruments.id, instrumentId)));
   const refuse = (why: string) => {
-    throw new DomainError('error.msg.payment.instrument.not.eligible', `Payment instrument ${instrumentId} ${why}.`, {
-      errors: [
-        fieldError('instrumentId', instrumentId, `instrumentId ${why}.`, 'error.msg.payment.instrument.not.eligible'),
-      ],
-    });
+    throw new DomainError(
+      'error.msg.payment.instrument.not.eligible',
+      `Payment instrument ${instrumentId} ${why}.`,
+      {
+        errors: [
+          fieldError(
+            'instrumentId',
+            instrumentId,
+            `instrumentId ${why}.`,
+            'error.msg.payment.instrument.not.eligible',
+          ),
+        ],
+      },
+    );
   };
   if (!instrument) return refuse('does not exist');
   if (instrument.verificationStatus !== 'VERIFIED' || instrument.state !== 'ACTIVE') {
@@ -244,7 +260,12 @@ async function assertInstrumentEligible(
 }
 
 /** The loan's total outstanding (minor units) at the end of `asOfDate`: the summary's figure, from the posted money. */
-async function totalOutstandingMinor(tx: Tx, tenantId: string, loan: LoanForMoney, asOfDate: string): Promise<bigint> {
+async function totalOutstandingMinor(
+  tx: Tx,
+  tenantId: string,
+  loan: LoanForMoney,
+  asOfDate: string,
+): Promise<bigint> {
   const [installmentRows, fundingRows, paymentRows] = await Promise.all([
     tx
       .select()
@@ -258,7 +279,9 @@ async function totalOutstandingMinor(tx: Tx, tenantId: string, loan: LoanForMone
     tx
       .select({ id: payments.id, valueDate: payments.effectiveDate, amount: payments.amount })
       .from(payments)
-      .where(and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED'))),
+      .where(
+        and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
+      ),
   ]);
   const summary = outstandingSummary(
     allocationInputOf({
@@ -281,7 +304,9 @@ async function appendHistory(
   at: Date,
   detail: Record<string, unknown>,
 ): Promise<void> {
-  await tx.insert(paymentStatusHistory).values({ tenantId: row.tenantId, paymentId: row.id, status, at, detail });
+  await tx
+    .insert(paymentStatusHistory)
+    .values({ tenantId: row.tenantId, paymentId: row.id, status, at, detail });
 }
 
 /** What every status change of the workflow names. */
@@ -327,7 +352,12 @@ async function transition(
   ref: PaymentRef,
   to: PaymentStatus,
   detail: Record<string, unknown>,
-  apply: (tx: Tx, loan: LoanForMoney, row: PaymentRow, now: Date) => Promise<Partial<typeof payments.$inferInsert>>,
+  apply: (
+    tx: Tx,
+    loan: LoanForMoney,
+    row: PaymentRow,
+    now: Date,
+  ) => Promise<Partial<typeof payments.$inferInsert>>,
 ): Promise<PaymentIntentView> {
   return withTenantTransaction(deps.db, ref.tenantId, async (tx) => {
     const { loan, row } = await lockPayment(tx, ref);

@@ -50,7 +50,10 @@ export function submitPaymentToRail(deps: Deps) {
         .from(payments)
         .innerJoin(
           paymentInstruments,
-          and(eq(paymentInstruments.tenantId, payments.tenantId), eq(paymentInstruments.id, payments.instrumentId)),
+          and(
+            eq(paymentInstruments.tenantId, payments.tenantId),
+            eq(paymentInstruments.id, payments.instrumentId),
+          ),
         )
         .where(and(eq(payments.tenantId, input.tenantId), eq(payments.id, input.paymentId)));
       return row;
@@ -82,7 +85,8 @@ export function submitPaymentToRail(deps: Deps) {
 export function recordSandboxRailEvent(deps: Deps) {
   return async (input: { tenantId: string; paymentId: number; event: RailEvent }): Promise<void> => {
     const sandbox = deps.sandboxRail;
-    if (!sandbox) throw new DomainError('error.msg.resource.not.found', 'There is no sandbox rail outside sandbox.');
+    if (!sandbox)
+      throw new DomainError('error.msg.resource.not.found', 'There is no sandbox rail outside sandbox.');
     const { event } = input;
     if (event.type === 'SETTLED') {
       await sandbox.recordSandboxSettlement({
@@ -99,7 +103,11 @@ export function recordSandboxRailEvent(deps: Deps) {
         returnedOn: event.returnedOn,
       });
     } else {
-      await sandbox.recordSandboxFailure({ tenantId: input.tenantId, paymentId: input.paymentId, reason: event.reason });
+      await sandbox.recordSandboxFailure({
+        tenantId: input.tenantId,
+        paymentId: input.paymentId,
+        reason: event.reason,
+      });
     }
   };
 }

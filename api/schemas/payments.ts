@@ -21,7 +21,10 @@ import {
 } from './money';
 
 /** Path `{loanId}/payments/{paymentId}`. */
-export const loanPaymentParams = v.strictObject({ loanId: integerId('loanId'), paymentId: integerId('paymentId') });
+export const loanPaymentParams = v.strictObject({
+  loanId: integerId('loanId'),
+  paymentId: integerId('paymentId'),
+});
 
 /** Path `{paymentId}` of the sandbox simulations. */
 export const paymentIdParam = v.strictObject({ paymentId: integerId('paymentId') });

@@ -306,9 +306,7 @@ export const payments = pgTable(
     uniqueIndex('payments_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),
     /** The in-flight intents of a loan (the reservation against its outstanding): CREATED or SUBMITTED. */
-    index('payments_in_flight_idx')
-      .on(t.tenantId, t.loanId)
-      .where(sql`status in ('CREATED', 'SUBMITTED')`),
+    index('payments_in_flight_idx').on(t.tenantId, t.loanId).where(sql`status in ('CREATED', 'SUBMITTED')`),
     tenantIsolation('payments'),
   ],
 ).enableRLS();

@@ -7,8 +7,8 @@
  */
 import { paymentIntentWorkflowId, taskQueues } from '../ids';
 import type { WorkflowStartSpec } from '../workflow-start';
+import { paymentRails, type Rail } from './rails';
 import { type ReconciliationResolution, reconciliationResolutions } from './reconciliation-exceptions';
-import { type Rail, paymentRails } from './rails';
 
 /** The rails (DESIGN §5; their rules: ./rails.ts). */
 export { paymentRails };
@@ -65,7 +65,9 @@ export interface PaymentIntentWorkflowInput {
  * `lending`, search attributes `TenantId` and `LoanId`, a one-line summary for the Temporal UI. A second start of
  * the same payment is refused (REJECT_DUPLICATE): one process per payment, ever.
  */
-export function paymentIntentStartSpec(input: PaymentIntentWorkflowInput): WorkflowStartSpec<PaymentIntentWorkflowInput> {
+export function paymentIntentStartSpec(
+  input: PaymentIntentWorkflowInput,
+): WorkflowStartSpec<PaymentIntentWorkflowInput> {
   return {
     workflowType: 'paymentIntentWorkflow',
     workflowId: paymentIntentWorkflowId(input.tenantId, input.paymentId),

@@ -9,10 +9,12 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
+import { createSandboxRail } from '../../activities/payments/rail';
 import { createApp } from '../../api/app';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { createTokenGrantCache, type TokenGrantCache } from '../../api/token-cache';
 import { createDb } from '../../db/client';
+import { taskQueues } from '../../domain/ids';
 import { createQueueWorker } from '../../workers/queue-worker';
 import { installTemporalRuntime } from '../../workers/stack';
 
@@ -48,6 +50,8 @@ export async function createTestContext(
     rateLimitPerSecond?: number;
     environment?: 'sandbox' | 'production';
     maxConnections?: number;
+    /** Also run a worker on the `lending` queue (payment intents), sharing the worker connection. */
+    lendingWorker?: boolean;
   } = {},
 ): Promise<TestContext> {
   const environment = options.environment ?? 'sandbox';
@@ -56,12 +60,16 @@ export async function createTestContext(
     maxConnections: options.maxConnections ?? 10,
   });
   const now: { value: Date | null } = { value: null };
+  const clock = () => now.value ?? new Date();
+  // The sandbox rail (activities/payments/rail.ts) in sandbox, as workers/config.ts `operationDeps` wires it.
+  const sandboxRail = environment === 'sandbox' ? createSandboxRail(db, { clock }) : undefined;
   const deps = {
     db,
-    clock: () => now.value ?? new Date(),
+    clock,
     secretPepper: testSecrets.secretPepper,
     dataEncryptionKey: testSecrets.dataEncryptionKey,
     environment,
+    ...(sandboxRail ? { paymentRail: sandboxRail, sandboxRail } : {}),
   };
   const activities = createActivities(deps);
   const platform = createPlatformOperations(deps);
@@ -69,6 +77,8 @@ export async function createTestContext(
   const client = new Client({ connection });
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
+  let lendingWorker: Worker | null = null;
+  let lendingWorkerRun: Promise<void> | null = null;
   let workerConnection: NativeConnection | null = null;
   if (options.worker !== false) {
     workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -79,6 +89,16 @@ export async function createTestContext(
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
     workerRun = worker.run();
+    if (options.lendingWorker) {
+      lendingWorker = await createQueueWorker({
+        connection: workerConnection,
+        namespace: 'default',
+        taskQueue: taskQueues.lending,
+        activities,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      });
+      lendingWorkerRun = lendingWorker.run();
+    }
   }
   const logger = pino({ level: 'silent' });
   const tokenGrants = createTokenGrantCache({ db, logger });
@@ -111,7 +131,9 @@ export async function createTestContext(
     environment,
     async close() {
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      if (lendingWorker && lendingWorker.getState() === 'RUNNING') lendingWorker.shutdown();
       await workerRun;
+      await lendingWorkerRun;
       await workerConnection?.close();
       await connection.close();
       await tokenGrants.stop();

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type Activities, createActivities, type Deps } from '../../activities';
 import type { PaymentIntentView } from '../../db/queries/lending/payments';
 import { addDays } from '../../domain/calendar';
+import { DomainError } from '../../domain/errors';
 import type { PaymentIntentWorkflowInput, PaymentStatus } from '../../domain/payments/payment-intent';
 import { expectedSettlementOf } from '../../domain/payments/rails';
 import { asTemporalActivities } from '../../workers/activities';
@@ -24,7 +25,6 @@ import {
   resolveSettlementUpdate,
 } from '../../workflows/payment-intent/messages';
 import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workflow';
-import { DomainError } from '../../domain/errors';
 
 const DAY = 86_400_000;
 
@@ -49,7 +49,9 @@ afterAll(async () => {
 });
 
 /** Mock activities: every operation a failing spy, the workflow's steps answering like the real ones. */
-function mockActivities(options: { submitStatus?: 'SUBMITTED' | 'DECLINED'; loanAccepts?: () => boolean } = {}) {
+function mockActivities(
+  options: { submitStatus?: 'SUBMITTED' | 'DECLINED'; loanAccepts?: () => boolean } = {},
+) {
   let status: PaymentStatus = 'CREATED';
   let amount = '100.00';
   let returnCode: string | null = null;
@@ -123,7 +125,9 @@ function mockActivities(options: { submitStatus?: 'SUBMITTED' | 'DECLINED'; loan
       },
       created: true,
     })) as unknown as Activities['openReconciliationException'],
-    resolveReconciliationException: vi.fn(async () => ({})) as unknown as Activities['resolveReconciliationException'],
+    resolveReconciliationException: vi.fn(
+      async () => ({}),
+    ) as unknown as Activities['resolveReconciliationException'],
   } satisfies Activities;
   return { activities };
 }
@@ -203,7 +207,12 @@ describe('paymentIntentWorkflow', () => {
       const posted = await submittedThenSettled(handle);
       expect(posted).toMatchObject({ status: 'POSTED', providerRef: 'sbx_ach_test', settledOn });
       expect(posted.returnWindowEndsOn).toBe(addDays(settledOn, 60));
-      expect(activities.postSettledPayment).toHaveBeenCalledWith({ tenantId: 'wf-test', paymentId: 1, amount: '100.00', settledOn });
+      expect(activities.postSettledPayment).toHaveBeenCalledWith({
+        tenantId: 'wf-test',
+        paymentId: 1,
+        amount: '100.00',
+        settledOn,
+      });
       await env.sleep(2 * DAY);
       const returnedOn = await todayOnServer();
       const returned = await handle.executeUpdate(railEventUpdate, {
@@ -279,7 +288,11 @@ describe('paymentIntentWorkflow', () => {
     await worker.runUntil(async () => {
       const handle = await start(taskQueue, workflowId, await inputFor('DEBIT_CARD'));
       expect(await handle.result()).toMatchObject({ status: 'FAILED' });
-      expect(activities.failPaymentIntent).toHaveBeenCalledWith({ tenantId: 'wf-test', paymentId: 1, reason: 'card_declined' });
+      expect(activities.failPaymentIntent).toHaveBeenCalledWith({
+        tenantId: 'wf-test',
+        paymentId: 1,
+        reason: 'card_declined',
+      });
       expect(activities.markPaymentSubmitted).not.toHaveBeenCalled();
       expect(activities.postSettledPayment).not.toHaveBeenCalled();
     });
@@ -326,7 +339,9 @@ describe('paymentIntentWorkflow', () => {
     await worker.runUntil(async () => {
       const effectiveDate = addDays(await todayOnServer(), 20);
       const handle = await start(taskQueue, workflowId, await inputFor('WIRE', { effectiveDate }));
-      const cancelled = await handle.executeUpdate(cancelPaymentUpdate, { args: [{ reason: 'Borrower asked' }] });
+      const cancelled = await handle.executeUpdate(cancelPaymentUpdate, {
+        args: [{ reason: 'Borrower asked' }],
+      });
       expect(cancelled.status).toBe('CANCELLED');
       expect(await handle.result()).toMatchObject({ status: 'CANCELLED' });
       expect(activities.submitPaymentToRail).not.toHaveBeenCalled();
@@ -359,7 +374,11 @@ describe('paymentIntentWorkflow', () => {
         expect.objectContaining({
           exceptionType: 'SETTLED_NOT_POSTED',
           targetType: 'PAYMENT_INTENT',
-          detail: expect.objectContaining({ settledAmount: '99.50', intentAmount: '100.00', reason: 'SETTLED_AMOUNT_DIFFERS' }),
+          detail: expect.objectContaining({
+            settledAmount: '99.50',
+            intentAmount: '100.00',
+            reason: 'SETTLED_AMOUNT_DIFFERS',
+          }),
         }),
       );
       // A resolution of another exception is refused.
@@ -370,10 +389,19 @@ describe('paymentIntentWorkflow', () => {
         .catch((err: unknown) => err);
       expect(wrong).toBeInstanceOf(WorkflowUpdateFailedError);
       const resolved = await handle.executeUpdate(resolveSettlementUpdate, {
-        args: [{ exceptionId: waiting.openExceptionId!, resolution: 'POST_AS_SETTLED', reason: 'Bank confirmed', actor: 'ops' }],
+        args: [
+          {
+            exceptionId: waiting.openExceptionId!,
+            resolution: 'POST_AS_SETTLED',
+            reason: 'Bank confirmed',
+            actor: 'ops',
+          },
+        ],
       });
       expect(resolved).toMatchObject({ status: 'POSTED', openExceptionId: null });
-      expect(activities.postSettledPayment).toHaveBeenCalledWith(expect.objectContaining({ amount: '99.50' }));
+      expect(activities.postSettledPayment).toHaveBeenCalledWith(
+        expect.objectContaining({ amount: '99.50' }),
+      );
       expect(activities.resolveReconciliationException).toHaveBeenCalledWith(
         expect.objectContaining({ exceptionId: waiting.openExceptionId, resolution: 'POST_AS_SETTLED' }),
       );

@@ -59,11 +59,14 @@ export class PaymentProcessEndedError extends DomainError {
 
 export function createPaymentIntentClient(client: Client): PaymentIntentClient {
   const handleOf = (ref: PaymentProcessRef) =>
-    client.workflow.getHandle<typeof paymentIntentWorkflow>(paymentIntentWorkflowId(ref.tenantId, ref.paymentId));
+    client.workflow.getHandle<typeof paymentIntentWorkflow>(
+      paymentIntentWorkflowId(ref.tenantId, ref.paymentId),
+    );
   const mapped = (ref: PaymentProcessRef, err: unknown): unknown => {
     if (err instanceof WorkflowNotFoundError) return new PaymentProcessEndedError(ref.paymentId);
     // An update sent to a completed workflow fails with "workflow execution already completed".
-    if (err instanceof Error && /already completed/i.test(err.message)) return new PaymentProcessEndedError(ref.paymentId);
+    if (err instanceof Error && /already completed/i.test(err.message))
+      return new PaymentProcessEndedError(ref.paymentId);
     return toDomainError(err);
   };
   return {

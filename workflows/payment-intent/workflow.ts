@@ -98,11 +98,14 @@ async function waitUntil(done: () => boolean, untilMs: number | null): Promise<b
 }
 /** The DomainError code carried by an activity's non-retryable failure, if any. */
 function failureCodeOf(err: unknown): string | null {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return err.cause.type ?? null;
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)
+    return err.cause.type ?? null;
   return null;
 }
 
-export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): Promise<PaymentIntentWorkflowResult> {
+export async function paymentIntentWorkflow(
+  input: PaymentIntentWorkflowInput,
+): Promise<PaymentIntentWorkflowResult> {
   const ref = { tenantId: input.tenantId, paymentId: input.paymentId };
   const state: PaymentIntentState = {
     paymentId: input.paymentId,
@@ -142,7 +145,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     {
       validator: (_args) => {
         if (closed || state.status !== 'CREATED' || submitting || cancelling) {
-          throw refuse(`Payment ${input.paymentId} is ${state.status}${submitting ? ' (being submitted)' : ''}: only a payment not yet submitted can be cancelled.`);
+          throw refuse(
+            `Payment ${input.paymentId} is ${state.status}${submitting ? ' (being submitted)' : ''}: only a payment not yet submitted can be cancelled.`,
+          );
         }
       },
     },
@@ -153,7 +158,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     async (event) => {
       const index = events.push(event);
       await condition(() => applied >= index || closed);
-      if (applied < index) throw refuse(`Payment ${input.paymentId} closed before this rail event was applied.`);
+      if (applied < index)
+        throw refuse(`Payment ${input.paymentId} closed before this rail event was applied.`);
       return { ...state };
     },
     {
@@ -165,10 +171,14 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
           // While the submission is being recorded the rail may already report the outcome: it is queued.
           const awaitingOutcome = state.status === 'SUBMITTED' || (state.status === 'CREATED' && submitting);
           if (!awaitingOutcome || state.settledOn !== null) {
-            throw refuse(`Payment ${input.paymentId} is ${state.status}${state.settledOn ? ', settled' : ''}: it cannot be ${event.type === 'SETTLED' ? 'settled' : 'failed'}.`);
+            throw refuse(
+              `Payment ${input.paymentId} is ${state.status}${state.settledOn ? ', settled' : ''}: it cannot be ${event.type === 'SETTLED' ? 'settled' : 'failed'}.`,
+            );
           }
         } else if (state.status !== 'POSTED') {
-          throw refuse(`Payment ${input.paymentId} is ${state.status}: only a posted payment can be returned.`);
+          throw refuse(
+            `Payment ${input.paymentId} is ${state.status}: only a posted payment can be returned.`,
+          );
         }
       },
     },
@@ -184,8 +194,15 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     },
     {
       validator: (args) => {
-        if (closed || state.openExceptionId === null || state.openExceptionId !== args.exceptionId || resolution !== null) {
-          throw refuse(`Payment ${input.paymentId} does not wait on reconciliation exception ${args.exceptionId}.`);
+        if (
+          closed ||
+          state.openExceptionId === null ||
+          state.openExceptionId !== args.exceptionId ||
+          resolution !== null
+        ) {
+          throw refuse(
+            `Payment ${input.paymentId} does not wait on reconciliation exception ${args.exceptionId}.`,
+          );
         }
       },
     },
@@ -207,7 +224,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     effectiveDate: input.effectiveDate,
   });
   if (submitted.status !== 'SUBMITTED') {
-    state.status = (await failPaymentIntent({ ...ref, reason: submitted.declineReason ?? 'Declined by the rail' })).status;
+    state.status = (
+      await failPaymentIntent({ ...ref, reason: submitted.declineReason ?? 'Declined by the rail' })
+    ).status;
     submitting = false;
     return finish();
   }
@@ -235,7 +254,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     if (got) applied += 1;
     return finish();
   }
-  if (outcome.type !== 'SETTLED') throw new Error('unreachable: the validator admits only SETTLED or FAILED here');
+  if (outcome.type !== 'SETTLED')
+    throw new Error('unreachable: the validator admits only SETTLED or FAILED here');
   settlementPending = outcome;
   state.settledOn = outcome.settledOn;
   // The settlement event counts as applied once it is posted or has opened its exception (what its update answers).
@@ -253,7 +273,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
   for (;;) {
     if (postAmount !== null) {
       try {
-        state.status = (await postSettledPayment({ ...ref, amount: postAmount, settledOn: outcome.settledOn })).status;
+        state.status = (
+          await postSettledPayment({ ...ref, amount: postAmount, settledOn: outcome.settledOn })
+        ).status;
         markSettlementApplied();
         break;
       } catch (err) {
@@ -294,7 +316,10 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
     state.status = (
       await failPaymentIntent({
         ...ref,
-        reason: choice === 'REFUND_BORROWER' ? 'Refunded to the borrower (reconciliation)' : 'Settlement dismissed (reconciliation)',
+        reason:
+          choice === 'REFUND_BORROWER'
+            ? 'Refunded to the borrower (reconciliation)'
+            : 'Settlement dismissed (reconciliation)',
       })
     ).status;
     resolution = null;
@@ -311,7 +336,11 @@ export async function paymentIntentWorkflow(input: PaymentIntentWorkflowInput): 
       const returned = events[applied]!;
       if (returned.type === 'RETURNED') {
         if (acceptsReturn(input.rail, returned.returnCode, outcome.settledOn, returned.returnedOn)) {
-          const view = await returnPayment({ ...ref, returnCode: returned.returnCode, returnedOn: returned.returnedOn });
+          const view = await returnPayment({
+            ...ref,
+            returnCode: returned.returnCode,
+            returnedOn: returned.returnedOn,
+          });
           state.status = view.status;
           state.returnCode = view.returnCode;
         } else {

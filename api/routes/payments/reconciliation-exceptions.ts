@@ -15,6 +15,7 @@ import {
   type ReconciliationExceptionView,
 } from '../../../db/queries/payments/reconciliation-exceptions';
 import { notFound } from '../../../domain/errors';
+import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
 import { csvRecord } from '../../csv';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
@@ -178,7 +179,10 @@ export const reconciliationExceptionRoutes = factory
    * Resolves an open exception: body `{resolution: "POST_AS_SETTLED" | "POST_INTENT_AMOUNT" | "REFUND_BORROWER" |
    * "DISMISS", reason}` (`reason` 1–2000 characters, never an identifier or account number) → 200 with the
    * exception as `GET …/{exceptionId}` shows it, now `resolved`; `resolvedBy` is the `Service-Actor`, else the
-   * client id. Emits `reconciliation.exception.resolved`. 404 when absent or another tenant's; 409
+   * client id. Emits `reconciliation.exception.resolved`. An open SETTLED_NOT_POSTED exception of a payment intent
+   * is resolved through the payment's process, which then posts the settled amount (POST_AS_SETTLED) or the
+   * intent's (POST_INTENT_AMOUNT), or ends the payment FAILED (REFUND_BORROWER, DISMISS), and the answer comes once
+   * it has. 404 when absent or another tenant's; 409
    * `error.msg.reconciliation.exception.invalid.state.transition` when already resolved; Idempotency-Key replays
    * the first answer.
    */
@@ -203,12 +207,37 @@ export const reconciliationExceptionRoutes = factory
       const { exceptionId } = c.req.valid('param');
       const { resolution, reason } = c.req.valid('json');
       const context = operationContext(c);
-      const exception = await c.get('deps').activities.resolveReconciliationException({
+      const { db, activities, processes } = c.get('deps');
+      const actor = context.actor ?? c.get('auth').clientId;
+      const open = await getReconciliationException(db, context.tenantId, exceptionId);
+      if (!open) throw notFound('Reconciliation exception', exceptionId);
+      // A settlement a payment's process waits on is resolved by that process (issue 7; DESIGN-processes P1): it
+      // records the resolution and posts, or fails, the payment; the answer comes once it has.
+      if (
+        open.status === 'open' &&
+        open.exceptionType === 'SETTLED_NOT_POSTED' &&
+        open.targetType === 'PAYMENT_INTENT'
+      ) {
+        const paymentId = Number(open.targetRef);
+        try {
+          await processes.paymentIntents.resolveSettlement(
+            { tenantId: context.tenantId, paymentId },
+            { exceptionId, resolution, reason, actor },
+          );
+          const resolved = await getReconciliationException(db, context.tenantId, exceptionId);
+          if (!resolved) throw notFound('Reconciliation exception', exceptionId);
+          return c.json(resolved, 200);
+        } catch (err) {
+          // No process waits on it any more (it ended): the exception is resolved as a record only.
+          if (!(err instanceof PaymentProcessEndedError)) throw err;
+        }
+      }
+      const exception = await activities.resolveReconciliationException({
         ...context,
         exceptionId,
         resolution,
         reason,
-        actor: context.actor ?? c.get('auth').clientId,
+        actor,
       });
       return c.json(exception, 200);
     },

@@ -8,9 +8,9 @@
  * `error.msg.payment.invalid.state.transition`; another tenant's payment, or a payment recorded as external → 404.
  */
 import type { Context } from 'hono';
+import type { PaymentIntentView } from '../../../db/queries/lending/payments';
 import { getPayment } from '../../../db/queries/lending/payments';
 import { DomainError, notFound, validationError } from '../../../domain/errors';
-import type { PaymentIntentView } from '../../../db/queries/lending/payments';
 import type { RailEvent } from '../../../domain/payments/payment-intent';
 import { isKnownReturnCode } from '../../../domain/payments/rails';
 import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
@@ -32,7 +32,10 @@ const tags = ['Sandbox: payment simulations'];
 /** The intent `paymentId` of the caller's tenant; 404 outside sandbox, for a foreign or external payment. */
 async function intentOf(c: Context<AppEnv>, paymentId: number): Promise<PaymentIntentView> {
   if (c.get('deps').config.environment !== 'sandbox') {
-    throw new DomainError('error.msg.resource.not.found', 'Simulations exist only in the sandbox environment.');
+    throw new DomainError(
+      'error.msg.resource.not.found',
+      'Simulations exist only in the sandbox environment.',
+    );
   }
   const payment = await getPayment(c.get('deps').db, c.get('tenantId'), paymentId);
   if (!payment || payment.rail === null) throw notFound('Payment intent', paymentId);
@@ -49,7 +52,9 @@ async function simulate(c: Context<AppEnv>, payment: PaymentIntentView, event: R
   } catch (err) {
     // A return after the process ended (its window and grace are over): nothing is reversed; the return goes to
     // reconciliation as RETURN_NOT_REVERSED (DESIGN-processes P1), and the payment stays as it is.
-    if (!(err instanceof PaymentProcessEndedError && event.type === 'RETURNED' && payment.status === 'POSTED')) {
+    if (
+      !(err instanceof PaymentProcessEndedError && event.type === 'RETURNED' && payment.status === 'POSTED')
+    ) {
       throw err;
     }
     await activities.openReconciliationException({
@@ -85,7 +90,12 @@ export const sandboxPaymentRoutes = factory
       scope: 'lending:write',
       permission: 'SIMULATE_PAYMENT',
       mutation: true,
-      responses: { 200: { description: 'The payment once the workflow applied the settlement', schema: paymentIntentResponse } },
+      responses: {
+        200: {
+          description: 'The payment once the workflow applied the settlement',
+          schema: paymentIntentResponse,
+        },
+      },
     }),
     requires('lending:write', 'SIMULATE_PAYMENT'),
     pathParams(paymentIdParam),
@@ -95,7 +105,11 @@ export const sandboxPaymentRoutes = factory
     async (c) => {
       const payment = await intentOf(c, c.req.valid('param').paymentId);
       const body = c.req.valid('json');
-      return simulate(c, payment, { type: 'SETTLED', amount: body.amount ?? payment.amount, settledOn: today(c) });
+      return simulate(c, payment, {
+        type: 'SETTLED',
+        amount: body.amount ?? payment.amount,
+        settledOn: today(c),
+      });
     },
   )
   /** Returns a posted payment with `{returnCode}` (a code the payment's rail knows, else 400). */
@@ -109,7 +123,12 @@ export const sandboxPaymentRoutes = factory
       scope: 'lending:write',
       permission: 'SIMULATE_PAYMENT',
       mutation: true,
-      responses: { 200: { description: 'The payment once the workflow applied the return', schema: paymentIntentResponse } },
+      responses: {
+        200: {
+          description: 'The payment once the workflow applied the return',
+          schema: paymentIntentResponse,
+        },
+      },
     }),
     requires('lending:write', 'SIMULATE_PAYMENT'),
     pathParams(paymentIdParam),
@@ -120,7 +139,11 @@ export const sandboxPaymentRoutes = factory
       const payment = await intentOf(c, c.req.valid('param').paymentId);
       const { returnCode } = c.req.valid('json');
       if (payment.rail === null || !isKnownReturnCode(payment.rail, returnCode)) {
-        throw validationError('returnCode', returnCode, `returnCode ${returnCode} is not a return code of the ${payment.rail} rail.`);
+        throw validationError(
+          'returnCode',
+          returnCode,
+          `returnCode ${returnCode} is not a return code of the ${payment.rail} rail.`,
+        );
       }
       return simulate(c, payment, { type: 'RETURNED', returnCode, returnedOn: today(c) });
     },
@@ -134,7 +157,12 @@ export const sandboxPaymentRoutes = factory
       scope: 'lending:write',
       permission: 'SIMULATE_PAYMENT',
       mutation: true,
-      responses: { 200: { description: 'The payment once the workflow applied the failure', schema: paymentIntentResponse } },
+      responses: {
+        200: {
+          description: 'The payment once the workflow applied the failure',
+          schema: paymentIntentResponse,
+        },
+      },
     }),
     requires('lending:write', 'SIMULATE_PAYMENT'),
     pathParams(paymentIdParam),

@@ -3,12 +3,12 @@
  * DESIGN-processes P1: the detail with its status history). Each read runs in one tenant transaction (RLS on).
  */
 import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../client';
-import { loans, payments, paymentStatusHistory } from '../../schema';
-import { withTenantTransaction } from '../../tenant-tx';
 import { minorOf } from '../../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../../domain/money';
 import type { PaymentRailCode, PaymentStatus } from '../../../domain/payments/payment-intent';
+import type { Db } from '../../client';
+import { loans, paymentStatusHistory, payments } from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 type PaymentRow = typeof payments.$inferSelect;
 
@@ -94,13 +94,23 @@ export async function getLoanPayment(
     const history: PaymentHistoryItem[] =
       rows.length > 0
         ? rows.map((row) => ({ status: row.status, at: row.at.toISOString(), detail: row.detail }))
-        : [{ status: found.payment.status, at: found.payment.createdAt.toISOString(), detail: { source: found.payment.source } }];
+        : [
+            {
+              status: found.payment.status,
+              at: found.payment.createdAt.toISOString(),
+              detail: { source: found.payment.source },
+            },
+          ];
     return { ...paymentViewOf(found.payment, found.loanRef), history };
   });
 }
 
 /** Payment `paymentId` of the tenant (any loan), or null. */
-export async function getPayment(db: Db, tenantId: string, paymentId: number): Promise<PaymentIntentView | null> {
+export async function getPayment(
+  db: Db,
+  tenantId: string,
+  paymentId: number,
+): Promise<PaymentIntentView | null> {
   return withTenantTransaction(db, tenantId, async (tx) => {
     const [found] = await tx
       .select({ payment: payments, loanRef: loans.accountNo })
