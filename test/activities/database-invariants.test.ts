@@ -34,6 +34,7 @@ const appendOnly = [
   'case_effects',
   'webhook_delivery_attempts',
   'outbox_events',
+  'payment_status_history',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -58,6 +59,9 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'payment_status_history.payment_status_history_payment_fk':
+    '(tenant_id,payment_id) → payments(tenant_id,id)',
+  'payments.payments_instrument_fk': '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
   'loan_summary_projections.loan_summary_projections_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_parties.loan_parties_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'loan_parties.loan_parties_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',

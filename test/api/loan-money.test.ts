@@ -450,7 +450,20 @@ describe('GET /v1/loans/{loanId}/payments', () => {
     ]);
     for (const item of list.body.items) {
       expect(Object.keys(item).sort()).toEqual(
-        ['allocation', 'amount', 'currency', 'effectiveDate', 'loanRef', 'paymentId', 'status'].sort(),
+        [
+          'allocation',
+          'amount',
+          'currency',
+          'effectiveDate',
+          'instrumentId',
+          'loanRef',
+          'paymentId',
+          'providerRef',
+          'rail',
+          'returnCode',
+          'source',
+          'status',
+        ].sort(),
       );
       expect(item).toMatchObject({
         loanRef: loan.accountNo,
@@ -626,6 +639,7 @@ describe('GET /v1/loans/{loanId}/summary', () => {
         currentInstallmentNumber: 3,
         currentPeriodInterest: '0.97',
       },
+      paymentsInFlight: { count: 0, amount: '0.00' },
       aprDisclosure: { annualPercentageRate: '21.47', finalizedAt: '2024-12-20' },
       activeRestrictions: [
         {

@@ -26,6 +26,12 @@ import { operationContext } from '../context';
 
 const tags = ['Lending: payment intents'];
 
+/*
+ * `{paymentId}` is any path segment but `record-external` (written without a `/`, which the OpenAPI path
+ * conversion splits on): `/payments/record-external` stays the record-external route alone, so a GET of it is a
+ * 405 naming POST, while any other id reaches the handler's validation (a 400 naming `paymentId`).
+ */
+
 export const paymentIntentRoutes = factory
   .createApp()
   /**
@@ -73,7 +79,7 @@ export const paymentIntentRoutes = factory
    * 200 `{…payment, history: [{status, at, detail}]}`; not the tenant's, or not of this loan → 404.
    */
   .get(
-    '/:loanId/payments/:paymentId',
+    '/:loanId/payments/:paymentId{(?!record-external$)[^\\x2f]+}',
     doc({
       tags,
       summary: 'Read a payment with its status history',
@@ -97,7 +103,7 @@ export const paymentIntentRoutes = factory
    * not the tenant's or not of this loan → 404.
    */
   .post(
-    '/:loanId/payments/:paymentId/cancel',
+    '/:loanId/payments/:paymentId{(?!record-external$)[^\\x2f]+}/cancel',
     doc({
       tags,
       summary: 'Cancel a payment intent before submission',
