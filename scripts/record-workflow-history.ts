@@ -3,7 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -17,12 +17,19 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../domain/channels/channel-event';
-import { channelEventWorkflowId } from '../domain/ids';
+import { channelEventWorkflowId, paymentIntentWorkflowId } from '../domain/ids';
+import type { PaymentIntentWorkflowInput } from '../domain/payments/payment-intent';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
 import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
+import {
+  getStateQuery as getPaymentStateQuery,
+  railEventUpdate,
+  resolveSettlementUpdate,
+} from '../workflows/payment-intent/messages';
+import type { paymentIntentWorkflow } from '../workflows/payment-intent/workflow';
 import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
 import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
 import { cancelDeliverySignal, getDeliveryStateQuery } from '../workflows/webhook-delivery/messages';
@@ -248,10 +255,86 @@ function channelEvent(): RecordedProcess {
   };
 }
 
+/**
+ * `paymentIntentWorkflow` (issue 7; DESIGN-processes P1): an ACH payment settled, posted and returned (R01);
+ * a settlement of another amount sent to reconciliation and resolved POST_AS_SETTLED, then the return window
+ * running out. The stand-ins answer as activities/payments/*.ts do.
+ */
+function paymentIntent(): RecordedProcess {
+  const taskQueue = 'record-payment-intent-histories';
+  const view = (status: string, extra: Record<string, unknown> = {}) => ({
+    paymentId: 1,
+    status,
+    providerRef: 'sbx_ach_fixture',
+    returnCode: null,
+    ...extra,
+  });
+  return {
+    taskQueue,
+    activities: {
+      submitPaymentToRail: async () => ({ providerRef: 'sbx_ach_fixture', status: 'SUBMITTED' }),
+      recordSandboxRailEvent: async () => undefined,
+      markPaymentSubmitted: async () => view('SUBMITTED'),
+      postSettledPayment: async () => view('POSTED'),
+      returnPayment: async (input: { returnCode: string }) => view('RETURNED', { returnCode: input.returnCode }),
+      failPaymentIntent: async () => view('FAILED'),
+      cancelPaymentIntent: async () => view('CANCELLED'),
+      openReconciliationException: async () => ({ exception: { exceptionId: 7 }, created: true }),
+      resolveReconciliationException: async () => ({ exceptionId: 7, status: 'resolved' }),
+    },
+    async record(env, save) {
+      const today = async () => new Date(await env.currentTimeMs()).toISOString().slice(0, 10);
+      const scenarios: [string, string][] = [
+        ['ach-settled-then-returned', '100.00'],
+        ['settlement-differs-resolved-then-window-closed', '99.50'],
+      ];
+      for (const [name, settledAmount] of scenarios) {
+        const input: PaymentIntentWorkflowInput = {
+          tenantId: 'fixture',
+          paymentId: name.length,
+          loanId: 9,
+          loanRef: '000000009',
+          rail: 'ACH',
+          amount: '100.00',
+          currency: 'USD',
+          effectiveDate: await today(),
+          sandboxTimeline: false,
+        };
+        const handle = await env.client.workflow.start<typeof paymentIntentWorkflow>('paymentIntentWorkflow', {
+          workflowId: paymentIntentWorkflowId(input.tenantId, `fixture-${name}`),
+          taskQueue,
+          args: [input],
+        });
+        for (;;) {
+          if ((await handle.query(getPaymentStateQuery)).status === 'SUBMITTED') break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const settled = await handle.executeUpdate(railEventUpdate, {
+          args: [{ type: 'SETTLED', amount: settledAmount, settledOn: await today() }],
+        });
+        if (settled.openExceptionId !== null) {
+          await handle.executeUpdate(resolveSettlementUpdate, {
+            args: [
+              { exceptionId: settled.openExceptionId, resolution: 'POST_AS_SETTLED', reason: 'fixture', actor: 'ops' },
+            ],
+          });
+        } else {
+          await handle.executeUpdate(railEventUpdate, {
+            args: [{ type: 'RETURNED', returnCode: 'R01', returnedOn: settled.settledOn ?? (await today()) }],
+          });
+        }
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
   'channel-event': channelEvent,
+  'payment-intent': paymentIntent,
 };
 
 const requested = process.argv.slice(2);

@@ -37,6 +37,8 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('webhook-delivery-cancelled-while-waiting.json');
     expect(files).toContain('channel-event-sms-opt-out-processed.json');
     expect(files).toContain('channel-event-unknown-type-ignored.json');
+    expect(files).toContain('payment-intent-ach-settled-then-returned.json');
+    expect(files).toContain('payment-intent-settlement-differs-resolved-then-window-closed.json');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -55,6 +57,7 @@ describe('recorded workflow histories', async () => {
     ['privacy-request-overdue-then-fulfilled.json', 'raisePrivacyReminder'],
     ['privacy-request-stuck-fulfilment-superseded.json', 'fulfilPrivacyRequest'],
     ['channel-event-sms-opt-out-processed.json', 'processChannelEvent'],
+    ['payment-intent-ach-settled-then-returned.json', 'postSettledPayment'],
   ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
     const history = await loadHistory(file);
     // Same history, but the recorded activity renamed: the workflow code no longer matches.
