@@ -3,9 +3,11 @@
  * (`npm start`) with a fresh credential of the sandbox tenant `demo`, printing every request and
  * response, then where to see the workflow in the Temporal UI; then the lending flow
  * (scripts/lending-demo-flow.ts: one loan boarded with a year of history) with the same credential,
- * printing every request and response (long schedules and journal pages shortened).
+ * printing every request and response (long schedules and journal pages shortened); then a payment intent
+ * (scripts/payment-demo-flow.ts: submitted, settled and returned through the sandbox simulations) and the link to
+ * its workflow in the Temporal UI.
  * Webhooks (spec § Events; DESIGN §5): before the flows it starts a local receiver on 127.0.0.1
- * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted` and
+ * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned` and
  * `payment.posted` and sends it a test event; after the flows it waits (at most 30 s) for the test
  * event, `case.transitioned` and `payment.posted`, verifies each delivery's signature with
  * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
@@ -22,6 +24,7 @@ import { NoServiceDatabaseError, readRuntimeFile, serviceDatabase } from '../wor
 import { type Exchange, runDemoFlow } from './demo-flow';
 import { apiRequest, requestToken } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
+import { runPaymentDemoFlow } from './payment-demo-flow';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const config = loadConfig();
@@ -85,7 +88,7 @@ try {
   };
   const subscribeBody = {
     url: receiver.url,
-    eventTypes: ['case.transitioned', 'funding.posted', 'payment.posted'],
+    eventTypes: ['case.transitioned', 'funding.posted', 'payment.posted', 'payment.returned'],
     apiVersion: eventApiVersion,
     description: 'npm run demo: local receiver',
   };
@@ -179,8 +182,19 @@ try {
     ].join('\n'),
   );
 
+  // Payments on rails (issue 7): an intent → SUBMITTED → settled (sandbox) → POSTED → returned R01 → RETURNED.
+  const paid = await runPaymentDemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
+  process.stdout.write(
+    [
+      `Payment intent ${paid.paymentId} on loan ${paid.loanId}: ${paid.payment.history.map((h: { status: string }) => h.status).join(' → ')} (return code ${paid.payment.returnCode}).`,
+      `  Total outstanding ${paid.outstanding.before} → posted ${paid.outstanding.posted} → returned ${paid.outstanding.returned}.`,
+      `  Its durable process in the Temporal UI: ${uiUrl}/namespaces/default/workflows/${encodeURIComponent(paid.workflowId)}`,
+      '',
+    ].join('\n'),
+  );
+
   // Wait for the deliveries: the test event and one of each real event type, then a quiet second for the rest.
-  const wanted = ['webhook.test', 'case.transitioned', 'payment.posted'];
+  const wanted = ['webhook.test', 'case.transitioned', 'payment.posted', 'payment.returned'];
   const has = (type: string) => receiver.received.some((d) => d.envelope?.eventType === type);
   process.stdout.write(`Webhooks: waiting (at most 30 s) for ${wanted.join(', ')} …\n`);
   const deadline = Date.now() + 30_000;

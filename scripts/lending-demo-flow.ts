@@ -82,7 +82,11 @@ export async function runLendingDemoFlow(
   baseUrl: string,
   credential: DemoCredential,
   onExchange: (exchange: Exchange) => void = () => {},
-  options: { disbursementDate?: string } = {},
+  options: {
+    disbursementDate?: string;
+    /** How many installments the boarded history pays (on their due dates), from the first; default all 12. */
+    historyPayments?: number;
+  } = {},
 ): Promise<LendingDemoResult> {
   const runId = randomLetters(10);
   const disbursementDate = options.disbursementDate ?? defaultDisbursementDate();
@@ -329,7 +333,7 @@ export async function runLendingDemoFlow(
     (p) => typeof p.period === 'number',
   );
   const payments: JsonBody[] = [];
-  for (const installment of installments) {
+  for (const installment of installments.slice(0, options.historyPayments ?? installments.length)) {
     const n = two(installment.period);
     payments.push(
       await send(

@@ -276,7 +276,8 @@ function paymentIntent(): RecordedProcess {
       recordSandboxRailEvent: async () => undefined,
       markPaymentSubmitted: async () => view('SUBMITTED'),
       postSettledPayment: async () => view('POSTED'),
-      returnPayment: async (input: { returnCode: string }) => view('RETURNED', { returnCode: input.returnCode }),
+      returnPayment: async (input: { returnCode: string }) =>
+        view('RETURNED', { returnCode: input.returnCode }),
       failPaymentIntent: async () => view('FAILED'),
       cancelPaymentIntent: async () => view('CANCELLED'),
       openReconciliationException: async () => ({ exception: { exceptionId: 7 }, created: true }),
@@ -300,11 +301,14 @@ function paymentIntent(): RecordedProcess {
           effectiveDate: await today(),
           sandboxTimeline: false,
         };
-        const handle = await env.client.workflow.start<typeof paymentIntentWorkflow>('paymentIntentWorkflow', {
-          workflowId: paymentIntentWorkflowId(input.tenantId, `fixture-${name}`),
-          taskQueue,
-          args: [input],
-        });
+        const handle = await env.client.workflow.start<typeof paymentIntentWorkflow>(
+          'paymentIntentWorkflow',
+          {
+            workflowId: paymentIntentWorkflowId(input.tenantId, `fixture-${name}`),
+            taskQueue,
+            args: [input],
+          },
+        );
         for (;;) {
           if ((await handle.query(getPaymentStateQuery)).status === 'SUBMITTED') break;
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -315,7 +319,12 @@ function paymentIntent(): RecordedProcess {
         if (settled.openExceptionId !== null) {
           await handle.executeUpdate(resolveSettlementUpdate, {
             args: [
-              { exceptionId: settled.openExceptionId, resolution: 'POST_AS_SETTLED', reason: 'fixture', actor: 'ops' },
+              {
+                exceptionId: settled.openExceptionId,
+                resolution: 'POST_AS_SETTLED',
+                reason: 'fixture',
+                actor: 'ops',
+              },
             ],
           });
         } else {

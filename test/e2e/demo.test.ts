@@ -31,7 +31,13 @@ describe('npm run demo', () => {
       maxBuffer: 16 * 1024 * 1024,
     });
     const webhookLines = stdout.split('\n').filter((line) => line.startsWith('< webhook '));
-    for (const type of ['webhook.test', 'case.transitioned', 'funding.posted', 'payment.posted']) {
+    for (const type of [
+      'webhook.test',
+      'case.transitioned',
+      'funding.posted',
+      'payment.posted',
+      'payment.returned',
+    ]) {
       expect(webhookLines.some((line) => line.startsWith(`< webhook ${type} evt_`))).toBe(true);
     }
     for (const line of webhookLines) {
@@ -43,5 +49,12 @@ describe('npm run demo', () => {
     );
     expect(stdout).toMatch(/< 200: \d+ deliveries by state \{/);
     expect(stdout).toMatch(/\/deactivate\n< 200: subscription INACTIVE/);
+    // The payment intent's life and where to see its process (issue 7).
+    expect(stdout).toMatch(
+      /Payment intent \d+ on loan \d+: CREATED → SUBMITTED → POSTED → RETURNED \(return code R01\)\./,
+    );
+    expect(stdout).toMatch(
+      /Its durable process in the Temporal UI: http:\/\/\S+\/workflows\/payment-intent%2F/,
+    );
   }, 120_000);
 });
