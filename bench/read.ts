@@ -18,9 +18,8 @@
  * (`--duration` seconds per round, default 15; `--processes` default = CPU cores). The load generator
  * shares the machine's cores with the servers, as it does for the baseline.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,8 +30,9 @@ import { freePort, startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
-import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { loadConfig, operationDeps } from '../workers/config';
 import { startTemporalDevServer } from '../workers/temporal-server';
+import { startProcess, stopProcess } from './support';
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -184,47 +184,6 @@ async function saturationAndPaced(
     overallRate: Math.max(1, Math.floor(max.requestsPerSecond * 0.7)),
   });
   return { max, paced };
-}
-
-/**
- * Starts `node --import tsx <args>` with its standard output and error appended to `logFile` (as a log collector
- * would take them, without costing this process, which runs the load generator) and waits for `readyText` in it.
- */
-async function startProcess(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  readyText: string,
-  logFile: string,
-): Promise<ChildProcess> {
-  const log = await open(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: projectRoot,
-    env,
-    stdio: ['ignore', log.fd, log.fd],
-  });
-  await log.close();
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const output = await readFile(logFile, 'utf8');
-    if (output.includes(readyText)) return child;
-    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before ready:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`not ready in 60 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function stopProcess(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      if (code !== 0) console.error(`process ${child.pid} ended with ${code ?? signal}`);
-      resolve();
-    }),
-  );
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;

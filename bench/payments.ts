@@ -1,0 +1,237 @@
+/**
+ * `npm run bench:payments` (issue 7 §6; target DESIGN §6): payment intents end to end per second, side by side
+ * with an empty one-activity workflow on the same Temporal server, in one run, on this machine. Prints figures
+ * only; nothing here is a test.
+ *
+ * What it starts (and stops, by pid, at the end): an embedded PostgreSQL and a Temporal dev server in a temporary
+ * folder; the service's API (`scripts/start-api.ts`, one process) and a worker (`scripts/start-worker.ts --queues
+ * lending`), both in sandbox; and, in this process, a worker for the baseline workflow (bench/workflows/empty.ts).
+ * It boards `--loans` loans through the public routes (scripts/lending-demo-flow.ts, no payment history: each
+ * ACTIVE with its whole balance owed), then measures, with `--concurrency` intents in flight:
+ * - one intent end to end: `POST /v1/loans/{loanId}/payments` (ACH, today, 1.00 from the borrower's verified
+ *   instrument) → its workflow submits it to the sandbox rail (polled until SUBMITTED) → `POST
+ *   /v1/sandbox/payments/{paymentId}/settle` answers once the workflow has posted it (allocation, journal and the
+ *   `payment.posted` outbox row in one transaction): intents per second, p50 and p99 of that whole life;
+ * - the baseline: start `emptyOneActivityWorkflow` and wait for its result, the same number with the same
+ *   concurrency: workflows per second.
+ * Then the ratio (target ≥ 0.6).
+ *
+ * Usage: npm run bench:payments [-- --intents 300 --concurrency 16 --loans 8]
+ */
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createPlatformOperations } from '../activities';
+import { createDb } from '../db/client';
+import { freePort, startEmbeddedPostgres } from '../db/embedded';
+import { applyMigrations } from '../db/migrate';
+import { apiRequest, requestToken } from '../scripts/http-client';
+import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
+import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { installTemporalRuntime } from '../workers/stack';
+import { startTemporalDevServer } from '../workers/temporal-server';
+import { startProcess, stopProcess } from './support';
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a whole number ≥ 1`);
+  return value;
+}
+
+const intents = option('intents', 300);
+const concurrency = option('concurrency', 16);
+const loanCount = option('loans', 8);
+const tenant = 'bench-payments';
+
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+/** Runs `count` jobs with `concurrency` in flight; per-second rate and the latency percentiles of each job (ms). */
+async function measure(count: number, job: (index: number) => Promise<void>): Promise<Run> {
+  const latencies: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let index = next++; index < count; index = next++) {
+        const t0 = performance.now();
+        try {
+          await job(index);
+          latencies.push(performance.now() - t0);
+        } catch (err) {
+          failures += 1;
+          if (failures <= 3) console.error(`  job ${index} failed: ${String(err)}`);
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  return { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), failures };
+}
+
+const line = (label: string, run: Run) =>
+  `  ${label.padEnd(44)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(0).padStart(5)} ms  p99 ${run.p99.toFixed(0).padStart(5)} ms${run.failures ? `  (${run.failures} failed)` : ''}`;
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'lending-bench-payments-'));
+// Run as root, PostgreSQL runs as its own user (db/embedded.ts): it must reach the folder.
+await chmod(dataDir, 0o755);
+const stops: (() => Promise<void>)[] = [];
+try {
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', TEMPORAL_ADDRESS: '' });
+  const postgresServer = await startEmbeddedPostgres({
+    dataDir: path.join(dataDir, 'postgres'),
+    port: await freePort(),
+  });
+  stops.push(postgresServer.stop);
+  const temporal = await startTemporalDevServer({
+    port: await freePort(),
+    uiPort: null,
+    namespace: 'default',
+  });
+  stops.push(temporal.stop);
+  const { db, close } = createDb(postgresServer.url, { maxConnections: 2 });
+  stops.push(close);
+  await applyMigrations(db);
+  const created = await createPlatformOperations(operationDeps(db, config)).createClient({
+    tenantId: tenant,
+    environment: 'sandbox',
+    scopes: ['lending:read', 'lending:write'],
+    permissions: ['ALL'],
+    rateLimitPerSecond: 1_000_000,
+    createTenant: true,
+  });
+  const credential = { tenant, clientId: created.clientId, clientSecret: created.clientSecret };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: postgresServer.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    SERVICE_ENVIRONMENT: 'sandbox',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    API_PROCESSES: '1',
+  };
+  const port = await freePort();
+  const api = await startProcess(
+    ['scripts/start-api.ts'],
+    { ...env, PORT: String(port) },
+    'API ready at',
+    path.join(dataDir, 'api.log'),
+  );
+  stops.push(() => stopProcess(api));
+  const worker = await startProcess(
+    ['scripts/start-worker.ts', '--queues', 'lending'],
+    env,
+    'Worker ready',
+    path.join(dataDir, 'worker.log'),
+  );
+  stops.push(() => stopProcess(worker));
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  // Loans to pay: each ACTIVE with its whole balance owed, and its borrower's verified instrument.
+  const loans: { loanId: number; instrumentId: number }[] = [];
+  for (let i = 0; i < loanCount; i++) {
+    const boarded = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 0 });
+    loans.push({ loanId: boarded.loanId, instrumentId: boarded.instrumentId });
+  }
+  const session = {
+    baseUrl,
+    accessToken: await requestToken(baseUrl, credential, 'lending:read lending:write', () => {}),
+    tenant,
+    actor: 'bench',
+  };
+  const today = new Date().toISOString().slice(0, 10);
+  const json = async (response: Response, expected: number) => {
+    const body = (await response.json()) as Record<string, unknown>;
+    if (response.status !== expected) throw new Error(`${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const intentLife = async (index: number) => {
+    const loan = loans[index % loans.length]!;
+    const createdIntent = await json(
+      await apiRequest(
+        session,
+        'POST',
+        `/v1/loans/${loan.loanId}/payments`,
+        {
+          instrumentId: loan.instrumentId,
+          amount: '1.00',
+          currency: 'USD',
+          rail: 'ACH',
+          effectiveDate: today,
+          source: 'bench',
+        },
+        `bench-intent-${index}-${Date.now().toString(36)}`,
+      ),
+      201,
+    );
+    const paymentId = createdIntent.paymentId as number;
+    for (;;) {
+      const state = await json(
+        await apiRequest(session, 'GET', `/v1/loans/${loan.loanId}/payments/${paymentId}`, undefined),
+        200,
+      );
+      if (state.status === 'SUBMITTED') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const settled = await json(
+      await apiRequest(session, 'POST', `/v1/sandbox/payments/${paymentId}/settle`, {}),
+      200,
+    );
+    if (settled.status !== 'POSTED')
+      throw new Error(`payment ${paymentId} is ${String(settled.status)} after settlement`);
+  };
+
+  // The baseline's worker, in this process, on its own queue of the same server.
+  installTemporalRuntime();
+  const baselineQueue = 'bench-empty-workflow';
+  const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+  const baselineWorker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue: baselineQueue,
+    workflowsPath: path.join(projectRoot, 'bench', 'workflows', 'empty.ts'),
+    activities: { nothing: async () => {} },
+  });
+  const baselineRun = baselineWorker.run();
+  stops.push(async () => {
+    baselineWorker.shutdown();
+    await baselineRun;
+    await nativeConnection.close();
+  });
+  const connection = await Connection.connect({ address: temporal.address });
+  stops.push(() => connection.close());
+  const client = new Client({ connection });
+  const emptyLife = async (index: number) => {
+    await client.workflow.execute('emptyOneActivityWorkflow', {
+      taskQueue: baselineQueue,
+      workflowId: `bench-empty-${Date.now().toString(36)}-${index}`,
+    });
+  };
+
+  console.log(
+    `bench:payments — ${intents} intents over ${loanCount} loans and ${intents} empty workflows, ${concurrency} in flight, ${availableParallelism()} cores; API 1 process, worker 1 process (lending queue)`,
+  );
+  // Warm-up of both paths (bundles, prepared statements, caches), not measured.
+  await measure(Math.min(20, intents), intentLife);
+  await measure(Math.min(20, intents), emptyLife);
+  const service = await measure(intents, intentLife);
+  const baseline = await measure(intents, emptyLife);
+  console.log(line('payment intent end to end (API → posted)', service));
+  console.log(line('empty one-activity workflow (baseline)', baseline));
+  const ratio = service.perSecond / baseline.perSecond;
+  console.log(`  ratio ${ratio.toFixed(2)} (target ≥ 0.60: ${ratio >= 0.6 ? 'meets' : 'MISSES'})`);
+} finally {
+  for (const stop of stops.reverse()) await stop().catch((err: unknown) => console.error(String(err)));
+  await rm(dataDir, { recursive: true, force: true });
+}
