@@ -18,7 +18,6 @@
  * (`--duration` seconds per round, default 15; `--processes` default = CPU cores). The load generator
  * shares the machine's cores with the servers, as it does for the baseline.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -32,7 +31,7 @@ import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
 import { loadConfig, operationDeps } from '../workers/config';
 import { startTemporalDevServer } from '../workers/temporal-server';
-import { startProcess, stopProcess } from './support';
+import { cpuMillisOf, startProcess, stopProcess } from './support';
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -125,37 +124,6 @@ interface CpuOwners {
   server: number;
   postgres: number;
 }
-
-/** CPU milliseconds (user + system, from /proc) used so far by `root` and every live descendant of it. */
-function cpuMillisOf(root: number): number {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      // fields[1] = ppid, fields[11] = utime, fields[12] = stime (proc(5), counted after the command name)
-      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  const included = new Set([root]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, stat] of stats) {
-      if (!included.has(pid) && included.has(stat.ppid)) {
-        included.add(pid);
-        grew = true;
-      }
-    }
-  }
-  let ticks = 0;
-  for (const pid of included) ticks += stats.get(pid)?.ticks ?? 0;
-  return (ticks * 1000) / clockTicksPerSecond;
-}
-const clockTicksPerSecond = 100;
 
 /** CPU milliseconds per request of the server's processes and of PostgreSQL during `run`. */
 async function withCpu(

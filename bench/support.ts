@@ -3,6 +3,7 @@
  * its output appended to a log file, and stopping it by its pid (never by a name pattern). Prints nothing.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { projectRoot } from '../workers/config';
 
@@ -47,3 +48,34 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   await exited;
   clearTimeout(timer);
 }
+
+/** CPU milliseconds (user + system, from /proc) used so far by `root` and every live descendant of it. */
+export function cpuMillisOf(root: number): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      // fields[1] = ppid, fields[11] = utime, fields[12] = stime (proc(5), counted after the command name)
+      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  const included = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, stat] of stats) {
+      if (!included.has(pid) && included.has(stat.ppid)) {
+        included.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let ticks = 0;
+  for (const pid of included) ticks += stats.get(pid)?.ticks ?? 0;
+  return (ticks * 1000) / clockTicksPerSecond;
+}
+const clockTicksPerSecond = 100;

@@ -409,6 +409,70 @@ describe('paymentIntentWorkflow', () => {
     });
   });
 
+  it('a settlement the loan no longer accepts opens SETTLED_NOT_POSTED; DISMISS ends it FAILED without posting', async () => {
+    const { taskQueue, workflowId } = uniqueNames();
+    const { activities } = mockActivities({ loanAccepts: () => false });
+    const worker = await createWorker(taskQueue, activities);
+    await worker.runUntil(async () => {
+      const handle = await start(taskQueue, workflowId, await inputFor('ACH'));
+      const waiting = await submittedThenSettled(handle);
+      expect(waiting.openExceptionId).not.toBeNull();
+      expect(activities.openReconciliationException).toHaveBeenCalledWith(
+        expect.objectContaining({
+          detail: expect.objectContaining({ reason: 'LOAN_NOT_ACCEPTING_PAYMENTS' }),
+        }),
+      );
+      const dismissed = await handle.executeUpdate(resolveSettlementUpdate, {
+        args: [
+          {
+            exceptionId: waiting.openExceptionId!,
+            resolution: 'DISMISS',
+            reason: 'Loan closed',
+            actor: 'ops',
+          },
+        ],
+      });
+      expect(dismissed).toMatchObject({ status: 'FAILED', openExceptionId: null });
+      expect(await handle.result()).toMatchObject({ status: 'FAILED' });
+      expect(activities.failPaymentIntent).toHaveBeenCalledWith(
+        expect.objectContaining({ reason: 'Settlement dismissed (reconciliation)' }),
+      );
+    });
+  });
+
+  it('a settlement reported as soon as the submission is due is queued and applied after it: POSTED', async () => {
+    const { taskQueue, workflowId } = uniqueNames();
+    const { activities } = mockActivities();
+    const worker = await createWorker(taskQueue, activities);
+    await worker.runUntil(async () => {
+      const handle = await start(taskQueue, workflowId, await inputFor('ACH'));
+      const posted = await handle.executeUpdate(railEventUpdate, {
+        args: [{ type: 'SETTLED', amount: '100.00', settledOn: await todayOnServer() }],
+      });
+      expect(posted).toMatchObject({ status: 'POSTED', providerRef: 'sbx_ach_test' });
+      expect(activities.markPaymentSubmitted).toHaveBeenCalledTimes(1);
+      await handle.terminate('test over');
+    });
+    // Not before a future submission date: a WIRE value-dated in 20 days is not due yet.
+    const other = uniqueNames();
+    const worker2 = await createWorker(other.taskQueue, mockActivities().activities);
+    await worker2.runUntil(async () => {
+      const effectiveDate = addDays(await todayOnServer(), 20);
+      const handle = await start(
+        other.taskQueue,
+        other.workflowId,
+        await inputFor('WIRE', { effectiveDate }),
+      );
+      const refused = await handle
+        .executeUpdate(railEventUpdate, {
+          args: [{ type: 'SETTLED', amount: '100.00', settledOn: effectiveDate }],
+        })
+        .catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      await handle.terminate('test over');
+    });
+  });
+
   it('survives a worker restart mid-flow: a new worker applies the settlement and the return', async () => {
     const { taskQueue, workflowId } = uniqueNames();
     const { activities } = mockActivities();

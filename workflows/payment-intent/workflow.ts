@@ -116,6 +116,8 @@ export async function paymentIntentWorkflow(
     openExceptionId: null,
     returnCode: null,
   };
+  /** The day the rail gets the payment (domain/payments/rails.ts `submissionDateOf`), fixed at start. */
+  const submitOn = submissionDateOf(input.rail, input.effectiveDate, todayOf(workflowNow()));
   /** Rail events received (by update) and how many the main loop has applied. */
   const events: RailEvent[] = [];
   let applied = 0;
@@ -168,8 +170,10 @@ export async function paymentIntentWorkflow(
         const pending = events.length > applied;
         if (pending) throw refuse(`Payment ${input.paymentId} is applying an earlier rail event.`);
         if (event.type === 'SETTLED' || event.type === 'FAILED') {
-          // While the submission is being recorded the rail may already report the outcome: it is queued.
-          const awaitingOutcome = state.status === 'SUBMITTED' || (state.status === 'CREATED' && submitting);
+          // Once the submission is due the rail may report the outcome before its submission is recorded here
+          // (the provider answered, our activity has not): the event is queued and applied after submission.
+          const submissionDue = submitting || (!cancelling && startOfDayMs(submitOn) <= workflowNow());
+          const awaitingOutcome = state.status === 'SUBMITTED' || (state.status === 'CREATED' && submissionDue);
           if (!awaitingOutcome || state.settledOn !== null) {
             throw refuse(
               `Payment ${input.paymentId} is ${state.status}${state.settledOn ? ', settled' : ''}: it cannot be ${event.type === 'SETTLED' ? 'settled' : 'failed'}.`,
@@ -209,7 +213,6 @@ export async function paymentIntentWorkflow(
   );
 
   // 1. Wait for the submission date (or a cancellation).
-  const submitOn = submissionDateOf(input.rail, input.effectiveDate, todayOf(workflowNow()));
   await waitUntil(() => state.status !== 'CREATED' || cancelling, startOfDayMs(submitOn));
   await condition(() => !cancelling);
   if (state.status === 'CANCELLED') return finish();
