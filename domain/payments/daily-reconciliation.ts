@@ -28,8 +28,10 @@
  * outcomes yields nothing.
  */
 import { addDays, isIsoDate } from '../calendar';
+import { taskQueues } from '../ids';
 import { parseDecimalToMinor } from '../money';
 import { localDate } from '../time-zone';
+import type { WorkflowStartSpec } from '../workflow-start';
 import type { ReconciliationDetail, ReconciliationExceptionType } from './reconciliation-exceptions';
 
 /** The rail's calendar: the Federal Reserve's (Eastern time), as the sandbox rail's (activities/payments/rail.ts). */
@@ -238,4 +240,45 @@ export function countFindingsByType(
   const counts = { UNMATCHED_SETTLEMENT: 0, POSTED_NOT_SETTLED: 0, RETURN_NOT_REVERSED: 0 };
   for (const finding of findings) counts[finding.exceptionType] += 1;
   return counts;
+}
+
+/** What one tenant's reconciliation compares (the input of `tenantReconciliationWorkflow`). */
+export interface TenantReconciliationInput {
+  tenantId: string;
+  /** First ISO date, inclusive. */
+  from: string;
+  /** Last ISO date, inclusive (a closed day). */
+  to: string;
+}
+
+/** The id of the schedule that starts `dailyReconciliationWorkflow` every day (one per namespace). */
+export const dailyReconciliationScheduleId = 'daily-reconciliation';
+
+/**
+ * `daily-reconciliation/<tenant>/<date>` for one day, `daily-reconciliation/<tenant>/<from>..<to>` for a range: one
+ * tenant's reconciliation, found in the Temporal UI by its business key.
+ */
+export function tenantReconciliationWorkflowId(tenantId: string, from: string, to: string): string {
+  return `daily-reconciliation/${tenantId}/${from === to ? from : `${from}..${to}`}`;
+}
+
+/**
+ * How one tenant's reconciliation is started (DESIGN-processes P0 start specs), by the daily run (as a child) or an
+ * operator (`npm run admin -- recon run`): queue `lending`, `TenantId` search attribute, a readable summary, and
+ * reuse allowed (a rerun of a day is idempotent: recurrences only move `lastSeenAt`).
+ */
+export function tenantReconciliationStartSpec(
+  input: TenantReconciliationInput,
+): WorkflowStartSpec<TenantReconciliationInput> {
+  const days = input.from === input.to ? input.from : `${input.from} to ${input.to}`;
+  return {
+    workflowType: 'tenantReconciliationWorkflow',
+    workflowId: tenantReconciliationWorkflowId(input.tenantId, input.from, input.to),
+    taskQueue: taskQueues.lending,
+    input,
+    tenantId: input.tenantId,
+    searchAttributes: {},
+    staticSummary: `Reconciliation of ${input.tenantId}'s rail settlements for ${days}`,
+    idReusePolicy: 'ALLOW_DUPLICATE',
+  };
 }
