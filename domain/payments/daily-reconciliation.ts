@@ -25,7 +25,9 @@
  * day's outcomes by its end, and the workflow applies an outcome within seconds of the rail's signal, so six hours
  * after the day closed a difference is a real one, not one in flight. Every calendar day is compared, not only
  * Federal Reserve business days: instant rails (RTP, FedNow) settle on weekends and holidays too; a day without
- * outcomes yields nothing.
+ * outcomes yields nothing. Both sides carry the same date for an outcome (the payment-intent workflow stores the
+ * `settledOn`/`returnedOn` of the rail's event, and the sandbox records that event's date), and at 06:00 New York
+ * (10:00 or 11:00 UTC) the previous day has closed in New York and in UTC alike.
  */
 import { addDays, isIsoDate } from '../calendar';
 import { taskQueues } from '../ids';
