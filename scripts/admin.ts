@@ -11,19 +11,33 @@
  *   gateways create --tenant <t> --code <gatewayCode>
  *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
  *   gateways list --tenant <t>
+ *   recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
+ * `recon run` starts the tenant's reconciliation of the rail's settlements for a closed day (or the days
+ * `--date`–`--to`), `tenantReconciliationWorkflow` (issue 7 §3), on the Temporal server at `TEMPORAL_ADDRESS` (else
+ * `127.0.0.1:<TEMPORAL_PORT>`, the one `npm start` runs); it prints `{workflowId}`, and with `--wait` also the
+ * result (counts opened and recurred by type) once a worker ran it. A rerun of a day opens nothing new.
  * `clients create` refuses a tenant that does not exist unless `--create-tenant` is given (`npm start`
  * creates the sandbox tenant `demo`). `clients disable` refuses the client's tokens from the next
  * request on. Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
  * Exit codes: 0 done, 2 usage, business refusal or no database to use.
  */
 import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { eq } from 'drizzle-orm';
 import { createPlatformOperations } from '../activities';
-import { createDb } from '../db/client';
+import { reconciliationRangeDaysMax } from '../activities/payments/reconcile-rail-settlements';
+import { createDb, type Db } from '../db/client';
 import { applyMigrations } from '../db/migrate';
+import { tenants } from '../db/schema';
+import { withPlatformTransaction } from '../db/tenant-tx';
 import { isPermission, isScope } from '../domain/auth';
+import { daysBetween, isIsoDate } from '../domain/calendar';
 import { DomainError } from '../domain/errors';
+import { reconciliationTimeZone } from '../domain/payments/daily-reconciliation';
+import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
 import { NoServiceDatabaseError, serviceDatabase } from '../workers/runtime-file';
+import { startTenantReconciliation } from '../workflows/daily-reconciliation/client';
 
 const usage = `usage:
   npm run admin -- clients create --tenant <t> [--create-tenant] --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]
@@ -33,6 +47,7 @@ const usage = `usage:
   npm run admin -- gateways create --tenant <t> --code <gatewayCode>
   npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
   npm run admin -- gateways list --tenant <t>
+  npm run admin -- recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
 It uses DATABASE_URL, or else the database of the service \`npm start\` runs (<DATA_DIR>/runtime.json).`;
 
 /** A usage or business error: printed with the usage after the database is closed, exit code 2. */
@@ -55,15 +70,57 @@ const { positionals, values } = parseArgs({
     'rate-limit': { type: 'string' },
     'overlap-seconds': { type: 'string' },
     code: { type: 'string' },
+    date: { type: 'string' },
+    to: { type: 'string' },
+    wait: { type: 'boolean' },
   },
 });
 const [group, command] = positionals;
-if ((group !== 'clients' && group !== 'gateways') || !command) {
+if ((group !== 'clients' && group !== 'gateways' && group !== 'recon') || !command) {
   process.stderr.write(`unknown command\n${usage}\n`);
   process.exit(2);
 }
 
 const config = loadConfig();
+
+/**
+ * `recon run`: checks the tenant and a closed range of ISO dates, then starts the tenant's reconciliation on
+ * Temporal; with `--wait`, waits for its result. Answers `{workflowId, result?}`.
+ */
+async function runReconciliation(db: Db): Promise<{ workflowId: string; result?: unknown }> {
+  const tenantId = values.tenant;
+  const from = values.date;
+  const to = values.to ?? from;
+  if (!tenantId) fail('--tenant is required');
+  if (!isIsoDate(from)) fail('--date must be a calendar date YYYY-MM-DD');
+  if (!isIsoDate(to) || (to as string) < (from as string))
+    fail('--to must be a calendar date YYYY-MM-DD, not before --date');
+  if (daysBetween(from as string, to as string) + 1 > reconciliationRangeDaysMax)
+    fail(`A reconciliation covers at most ${reconciliationRangeDaysMax} days.`);
+  const [tenant] = await withPlatformTransaction(db, (tx) =>
+    tx
+      .select({ id: tenants.id })
+      .from(tenants)
+      .where(eq(tenants.id, tenantId as string)),
+  );
+  if (!tenant) fail(`Tenant ${tenantId} does not exist.`);
+  const today = localDate(Date.now(), reconciliationTimeZone);
+  if ((to as string) >= today)
+    fail(`Only closed days are reconciled: before ${today} (${reconciliationTimeZone}).`);
+  const connection = await Connection.connect({
+    address: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
+  });
+  try {
+    const client = new Client({ connection, namespace: config.temporalNamespace });
+    const input = { tenantId, from: from as string, to: to as string };
+    const workflowId = await startTenantReconciliation(client, input);
+    if (!values.wait) return { workflowId };
+    return { workflowId, result: await client.workflow.getHandle(workflowId).result() };
+  } finally {
+    await connection.close();
+  }
+}
+
 let database: ReturnType<typeof serviceDatabase>;
 try {
   database = serviceDatabase(config);
@@ -78,7 +135,10 @@ try {
   const ops = createPlatformOperations(operationDeps(db, config));
   let result: unknown;
   const overlapOption = values['overlap-seconds'];
-  if (group === 'gateways') {
+  if (group === 'recon') {
+    if (command !== 'run') fail(`unknown command recon ${command}`);
+    result = await runReconciliation(db);
+  } else if (group === 'gateways') {
     if (command === 'create') {
       if (!values.tenant || !values.code) fail('--tenant and --code are required');
       result = await ops.createChannelGateway({ tenantId: values.tenant, code: values.code });

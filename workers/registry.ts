@@ -10,6 +10,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
 import { taskQueues } from '../domain/ids';
+import { startDailyReconciliationScheduler } from './daily-reconciliation-schedule';
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
 import { startStartIntentRelay } from './start-intent-relay';
@@ -71,5 +72,10 @@ export const backgroundServices: BackgroundService[] = [
       const relay = await startOutboxRelay({ db: deps.db, client, logger });
       return () => relay.stop();
     },
+  },
+  {
+    // Creates or updates the Temporal Schedule of the daily reconciliation (idempotent across processes).
+    name: 'daily-reconciliation-schedule',
+    start: ({ client, logger }) => startDailyReconciliationScheduler({ client, logger }),
   },
 ];

@@ -1,6 +1,7 @@
 /** The single `workflowsPath` entry: every workflow function the workers run. */
 
 export { channelEventWorkflow } from './channel-event/workflow';
+export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';
 export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';

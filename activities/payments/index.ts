@@ -1,6 +1,7 @@
 /**
  * Operations of payments on rails (issue 7; DESIGN-processes P1): payment intents and their status changes
- * (payment-intents.ts) and the workflow's rail calls (rail-calls.ts). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
+ * (payment-intents.ts), the workflow's rail calls (rail-calls.ts) and the daily reconciliation's reads
+ * (reconcile-rail-settlements.ts). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
  * activities under these names.
  */
 import type { Deps } from '../deps';
@@ -13,6 +14,7 @@ import {
   returnPayment,
 } from './payment-intents';
 import { recordSandboxRailEvent, submitPaymentToRail } from './rail-calls';
+import { listTenantsWithPaymentIntents, reconcileRailSettlements } from './reconcile-rail-settlements';
 
 export function createPaymentActivities(deps: Deps) {
   return {
@@ -24,5 +26,7 @@ export function createPaymentActivities(deps: Deps) {
     returnPayment: returnPayment(deps),
     submitPaymentToRail: submitPaymentToRail(deps),
     recordSandboxRailEvent: recordSandboxRailEvent(deps),
+    reconcileRailSettlements: reconcileRailSettlements(deps),
+    listTenantsWithPaymentIntents: listTenantsWithPaymentIntents(deps),
   };
 }

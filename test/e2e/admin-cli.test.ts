@@ -12,11 +12,13 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb } from '../../db/client';
 import { freePort } from '../../db/embedded';
 import { apiClients, tenants } from '../../db/schema';
+import { addDays } from '../../domain/calendar';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { pepperCheck, type RuntimeInfo, writeRuntimeFile } from '../../workers/runtime-file';
 import { uniqueTenant } from '../support/context';
@@ -196,6 +198,45 @@ describe('npm run admin: which database', () => {
       expect(await handle.db.select().from(tenants).where(eq(tenants.id, tenant))).toHaveLength(1);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run admin -- recon run', () => {
+  it('starts a tenant’s reconciliation of a closed day on Temporal; refuses an open day or an unknown tenant', async () => {
+    const tenant = uniqueTenant('cli');
+    await handle.db.insert(tenants).values({ id: tenant, displayName: 'Recon CLI' });
+    const env = await envWith({
+      DATA_DIR: dataDir,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+    });
+    const today = new Date().toISOString().slice(0, 10);
+    const open = await admin(['recon', 'run', '--tenant', tenant, '--date', addDays(today, 1)], env);
+    expect(open.code, open.stdout + open.stderr).toBe(2);
+    expect(open.stderr).toContain('closed days');
+    const unknown = await admin(['recon', 'run', '--tenant', `${tenant}x`, '--date', '2026-01-05'], env);
+    expect(unknown.code, unknown.stdout + unknown.stderr).toBe(2);
+    expect(unknown.stderr).toContain(`${tenant}x does not exist`);
+
+    const started = await admin(['recon', 'run', '--tenant', tenant, '--date', '2026-01-05'], env);
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toEqual({ workflowId: `daily-reconciliation/${tenant}/2026-01-05` });
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const workflow = new Client({ connection }).workflow.getHandle(
+        `daily-reconciliation/${tenant}/2026-01-05`,
+      );
+      const described = await workflow.describe();
+      expect(described.type).toBe('tenantReconciliationWorkflow');
+      expect(described.taskQueue).toBe('lending');
+      expect(described.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toContainEqual([
+        'TenantId',
+        tenant,
+      ]);
+      await workflow.terminate('test: started by the admin CLI only').catch(() => {});
+    } finally {
+      await connection.close();
     }
   });
 });
