@@ -173,7 +173,8 @@ export async function paymentIntentWorkflow(
           // Once the submission is due the rail may report the outcome before its submission is recorded here
           // (the provider answered, our activity has not): the event is queued and applied after submission.
           const submissionDue = submitting || (!cancelling && startOfDayMs(submitOn) <= workflowNow());
-          const awaitingOutcome = state.status === 'SUBMITTED' || (state.status === 'CREATED' && submissionDue);
+          const awaitingOutcome =
+            state.status === 'SUBMITTED' || (state.status === 'CREATED' && submissionDue);
           if (!awaitingOutcome || state.settledOn !== null) {
             throw refuse(
               `Payment ${input.paymentId} is ${state.status}${state.settledOn ? ', settled' : ''}: it cannot be ${event.type === 'SETTLED' ? 'settled' : 'failed'}.`,
