@@ -382,9 +382,7 @@ export const autopayEnrolments = pgTable(
     tenantKey('autopay_enrolments', t),
     tenantReference('autopay_enrolments_loan_fk', t, t.loanId, loans),
     tenantReference('autopay_enrolments_instrument_fk', t, t.instrumentId, paymentInstruments),
-    uniqueIndex('autopay_enrolments_one_active_idx')
-      .on(t.tenantId, t.loanId)
-      .where(sql`status = 'ACTIVE'`),
+    uniqueIndex('autopay_enrolments_one_active_idx').on(t.tenantId, t.loanId).where(sql`status = 'ACTIVE'`),
     index().on(t.tenantId, t.loanId, t.id),
     uniqueIndex('autopay_enrolments_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('autopay_enrolments'),
