@@ -70,6 +70,9 @@ const tenantForeignKeys: Record<string, string> = {
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'payment_instruments.payment_instruments_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
+  'payment_status_history.payment_status_history_payment_fk':
+    '(tenant_id,payment_id) → payments(tenant_id,id)',
+  'payments.payments_instrument_fk': '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
   'payments.payments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'privacy_request_evidence.privacy_request_evidence_evidence_fk':
     '(tenant_id,evidence_id) → evidence(tenant_id,id)',
