@@ -45,6 +45,7 @@ import { rearmStartIntent } from '../platform/start-intents';
 import { openTask, recordEffect, rowOfRequestKey } from '../servicing/records';
 import { assertInstrumentEligible, createPaymentIntentIn } from './payment-intents';
 
+/** Input of `enrolAutopay`: the route's body (DESIGN-processes P1 Autopay) and the loan. */
 export interface EnrolAutopayInput extends OperationContext {
   loanId: number;
   /** A VERIFIED and ACTIVE instrument of the borrower or a co-borrower. */
@@ -60,6 +61,7 @@ export interface EnrolAutopayInput extends OperationContext {
   daysBeforeDue: number;
 }
 
+/** What `enrolAutopay` answers: the enrolment's view, the process to start, and whether this call created it. */
 export interface EnrolAutopayResult {
   enrolment: AutopayEnrolmentView;
   /** The loan's autopay process to start after commit (also stored as a start intent). */
@@ -272,6 +274,7 @@ export function planAutopayCycle(deps: Deps) {
     });
 }
 
+/** Which installment of which enrolment `collectAutopayInstallment` collects. */
 export interface CollectAutopayInput {
   tenantId: string;
   loanId: number;

@@ -342,6 +342,7 @@ export const paymentStatusHistory = pgTable(
   ],
 ).enableRLS();
 
+/** Autopay amount types (domain/payments/autopay.ts) and enrolment statuses. */
 export const autopayAmountType = pgEnum('autopay_amount_type', ['INSTALLMENT_DUE', 'FIXED']);
 export const autopayStatus = pgEnum('autopay_status', ['ACTIVE', 'CANCELLED']);
 

@@ -23,6 +23,7 @@ export interface AutopayProcessRef {
   loanId: number;
 }
 
+/** What the API may ask of a loan's autopay process. */
 export interface AutopayClient {
   /**
    * Starts the loan's process for a new enrolment (id `autopay/<tenant>/<loanId>`) with signal-with-start: a run
@@ -36,6 +37,7 @@ export interface AutopayClient {
   state(ref: AutopayProcessRef): Promise<AutopayState>;
 }
 
+/** The autopay port over one Temporal client (api/processes.ts). */
 export function createAutopayClient(client: Client): AutopayClient {
   const handleOf = (ref: AutopayProcessRef) =>
     client.workflow.getHandle<typeof autopayWorkflow>(autopayWorkflowId(ref.tenantId, ref.loanId));

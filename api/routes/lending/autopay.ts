@@ -19,6 +19,7 @@ import { operationContext } from '../context';
 
 const tags = ['Lending: autopay'];
 
+/** The autopay routes, mounted at `/v1/loans` (api/app.ts). */
 export const autopayRoutes = factory
   .createApp()
   /**
