@@ -18,6 +18,7 @@ import { channelEventRoutes } from './routes/channels/channel-events';
 import { customerRoutes } from './routes/customers/customers';
 import { portfolioRoutes } from './routes/customers/portfolio';
 import { healthRoutes } from './routes/health';
+import { autopayRoutes } from './routes/lending/autopay';
 import { chargeRoutes } from './routes/lending/charges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps) {
   // After the loans sub-app (it owns /v1/loans, /v1/loans/:loanId, /v1/loans/:loanId/parties).
   app.route('/v1/loans', loanMoneyRoutes);
   app.route('/v1/loans', paymentIntentRoutes);
+  app.route('/v1/loans', autopayRoutes);
   app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
   app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);

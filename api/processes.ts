@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { pingDatabase } from '../db/queries/platform';
+import { type AutopayClient, createAutopayClient } from '../workflows/autopay/client';
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
@@ -16,6 +17,7 @@ export interface ProcessClients {
   privacyRequests: PrivacyRequestClient;
   channelEvents: ChannelEventClient;
   paymentIntents: PaymentIntentClient;
+  autopay: AutopayClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -24,6 +26,7 @@ export function createProcessClients(client: Client): ProcessClients {
     privacyRequests: createPrivacyRequestClient(client),
     channelEvents: createChannelEventClient(client),
     paymentIntents: createPaymentIntentClient(client),
+    autopay: createAutopayClient(client),
   };
 }
 

@@ -61,6 +61,10 @@ export const permissions = [
   'CREATE_LMS_PAYMENT',
   'CANCEL_LMS_PAYMENT',
   'SIMULATE_PAYMENT',
+  // Autopay (issue 7 §4; DESIGN-processes P1 Autopay).
+  'CREATE_LMS_AUTOPAY',
+  'READ_LMS_AUTOPAY',
+  'CANCEL_LMS_AUTOPAY',
   'READ_JOURNALENTRY',
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',

@@ -104,6 +104,11 @@ export const errorCodes = {
     status: 409,
     message: 'The payment is not in a state that allows this action.',
   },
+  /** DESIGN-processes P1 Autopay: a second ACTIVE enrolment for one loan (cancel the first). */
+  'error.msg.loan.autopay.already.active': {
+    status: 409,
+    message: 'The loan already has an ACTIVE autopay enrolment; cancel it before enrolling again.',
+  },
   'validation.msg.payment.currency.mismatch': {
     status: 400,
     message: "The currency differs from the loan's currency.",

@@ -48,6 +48,11 @@ export function paymentIntentWorkflowId(tenantId: string, paymentId: number | st
   return `payment-intent/${tenantId}/${paymentId}`;
 }
 
+/** `autopay/<tenant>/<loanId>`: the loan's autopay process (DESIGN-processes P1 Autopay), one per loan at a time. */
+export function autopayWorkflowId(tenantId: string, loanId: number | string): string {
+  return `autopay/${tenantId}/${loanId}`;
+}
+
 /** `channel-event/<tenant>/<gatewayCode>/<eventId>`. */
 export function channelEventWorkflowId(tenantId: string, gatewayCode: string, eventId: string): string {
   return `channel-event/${tenantId}/${gatewayCode}/${eventId}`;

@@ -1,5 +1,6 @@
 /** The single `workflowsPath` entry: every workflow function the workers run. */
 
+export { autopayWorkflow } from './autopay/workflow';
 export { channelEventWorkflow } from './channel-event/workflow';
 export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';
 export { paymentIntentWorkflow } from './payment-intent/workflow';

@@ -1,10 +1,13 @@
 /**
  * Operations of payments on rails (issue 7; DESIGN-processes P1): payment intents and their status changes
- * (payment-intents.ts), the workflow's rail calls (rail-calls.ts) and the daily reconciliation's reads
- * (reconcile-rail-settlements.ts). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
+ * (payment-intents.ts), the workflow's rail calls (rail-calls.ts), the daily reconciliation's reads
+ * (reconcile-rail-settlements.ts) and autopay (autopay.ts, plus `markStartIntentStarted` so `autopayWorkflow` can
+ * confirm the intents' processes it started). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal
  * activities under these names.
  */
 import type { Deps } from '../deps';
+import { markStartIntentStarted } from '../platform/start-intents';
+import { cancelAutopay, collectAutopayInstallment, enrolAutopay, planAutopayCycle } from './autopay';
 import {
   cancelPaymentIntent,
   createPaymentIntent,
@@ -28,5 +31,10 @@ export function createPaymentActivities(deps: Deps) {
     recordSandboxRailEvent: recordSandboxRailEvent(deps),
     reconcileRailSettlements: reconcileRailSettlements(deps),
     listTenantsWithPaymentIntents: listTenantsWithPaymentIntents(deps),
+    enrolAutopay: enrolAutopay(deps),
+    cancelAutopay: cancelAutopay(deps),
+    planAutopayCycle: planAutopayCycle(deps),
+    collectAutopayInstallment: collectAutopayInstallment(deps),
+    markStartIntentStarted: markStartIntentStarted(deps),
   };
 }

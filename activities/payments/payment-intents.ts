@@ -96,101 +96,117 @@ type PaymentRow = typeof payments.$inferSelect;
  */
 export function createPaymentIntent(deps: Deps) {
   return async (input: CreatePaymentIntentInput): Promise<CreatePaymentIntentResult> => {
-    if (!(paymentRails as readonly string[]).includes(input.rail)) {
-      throw validationError('rail', input.rail, `rail must be one of ${paymentRails.join(', ')}.`);
-    }
-    const rail = input.rail as PaymentRailCode;
-    assertNoSensitiveData('source', input.source);
-    if (input.source.trim() === '')
-      throw validationError('source', input.source, 'source must not be empty.');
-    const money = moneyOfInput(input.amount, input.currency);
-    assertIsoDate('effectiveDate', input.effectiveDate);
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
-      const now = deps.clock();
-      if (input.requestKey) {
-        const [earlier] = await tx
-          .select()
-          .from(payments)
-          .where(and(eq(payments.tenantId, input.tenantId), eq(payments.requestKey, input.requestKey)));
-        if (earlier) return { ...resultOf(earlier, loan, deps), created: false };
-      }
-      if (loan.status !== 'ACTIVE') {
-        throw new DomainError(
-          'error.msg.loan.invalid.state.transition',
-          `Loan ${loan.id} is ${loan.status}: payment intents can be created for an ACTIVE loan only.`,
-        );
-      }
-      if (input.currency !== loan.currencyCode) {
-        const message = `currency ${input.currency} differs from the loan's currency ${loan.currencyCode}.`;
-        throw new DomainError('validation.msg.payment.currency.mismatch', message, {
-          errors: [
-            fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch'),
-          ],
-        });
-      }
-      const today = utcDateOf(now);
-      assertEffectiveDateAllowed(rail, input.effectiveDate, today);
-      await assertInstrumentEligible(tx, input.tenantId, loan, input.instrumentId);
-      const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
-        at: now,
-        types: ['PAYMENT_HOLD'],
-      });
-      if (holds.length > 0) {
-        throw new DomainError(
-          'error.msg.loan.payment.hold.active',
-          `Restriction ${holds[0]!.restrictionId} (PAYMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
-        );
-      }
-      const outstandingMinor = await totalOutstandingMinor(
-        tx,
-        input.tenantId,
-        loan,
-        input.effectiveDate > today ? input.effectiveDate : today,
-      );
-      const [inFlight] = await tx
-        .select({ total: sql<string>`coalesce(sum(${payments.amount}), 0)::text` })
-        .from(payments)
-        .where(
-          and(
-            eq(payments.tenantId, input.tenantId),
-            eq(payments.loanId, loan.id),
-            inArray(payments.status, [...inFlightPaymentStatuses]),
-          ),
-        );
-      const inFlightMinor = minorOf(inFlight?.total ?? '0', loan.currencyCode);
-      if (money.minor + inFlightMinor > outstandingMinor) {
-        const digits = minorUnitDigits(loan.currencyCode);
-        throw new DomainError(
-          'error.msg.loan.payment.amount.exceeds.outstanding',
-          `amount ${money.text} plus ${formatMinor(inFlightMinor, digits)} in flight exceeds the total outstanding ${formatMinor(outstandingMinor, digits)} of loan ${loan.id}.`,
-        );
-      }
-      const [row] = await tx
-        .insert(payments)
-        .values({
-          tenantId: input.tenantId,
-          loanId: loan.id,
-          amount: money.text,
-          currencyCode: loan.currencyCode,
-          effectiveDate: input.effectiveDate,
-          status: 'CREATED',
-          source: input.source,
-          rail,
-          instrumentId: input.instrumentId,
-          requestKey: input.requestKey ?? null,
-          actorUsername: input.actor ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      if (!row) throw new Error('payment insert returned nothing');
-      await appendHistory(tx, row, 'CREATED', now, { rail, instrumentId: input.instrumentId });
-      const result = resultOf(row, loan, deps);
-      await recordStartIntent(tx, paymentIntentStartSpec(result.workflow.input), now);
-      return { ...result, created: true };
-    });
+    checkIntentInput(input);
+    return withTenantTransaction(deps.db, input.tenantId, (tx) => createPaymentIntentIn(tx, deps, input));
   };
+}
+
+/** The checks of `createPaymentIntent` that need no database (400s); returns the rail and the amount. */
+function checkIntentInput(input: CreatePaymentIntentInput) {
+  if (!(paymentRails as readonly string[]).includes(input.rail)) {
+    throw validationError('rail', input.rail, `rail must be one of ${paymentRails.join(', ')}.`);
+  }
+  const rail = input.rail as PaymentRailCode;
+  assertNoSensitiveData('source', input.source);
+  if (input.source.trim() === '') throw validationError('source', input.source, 'source must not be empty.');
+  const money = moneyOfInput(input.amount, input.currency);
+  assertIsoDate('effectiveDate', input.effectiveDate);
+  return { rail, money };
+}
+
+/**
+ * `createPaymentIntent` inside the caller's transaction `tx` (the same rules, the same writes, the same errors;
+ * it takes the loan's row lock itself): for operations that create an intent as part of a larger change, such as
+ * an autopay collection (activities/payments/autopay.ts), which runs it in a savepoint so that a refusal can be
+ * recorded instead.
+ */
+export async function createPaymentIntentIn(
+  tx: Tx,
+  deps: Deps,
+  input: CreatePaymentIntentInput,
+): Promise<CreatePaymentIntentResult> {
+  const { rail, money } = checkIntentInput(input);
+  const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+  const now = deps.clock();
+  if (input.requestKey) {
+    const [earlier] = await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.tenantId, input.tenantId), eq(payments.requestKey, input.requestKey)));
+    if (earlier) return { ...resultOf(earlier, loan, deps), created: false };
+  }
+  if (loan.status !== 'ACTIVE') {
+    throw new DomainError(
+      'error.msg.loan.invalid.state.transition',
+      `Loan ${loan.id} is ${loan.status}: payment intents can be created for an ACTIVE loan only.`,
+    );
+  }
+  if (input.currency !== loan.currencyCode) {
+    const message = `currency ${input.currency} differs from the loan's currency ${loan.currencyCode}.`;
+    throw new DomainError('validation.msg.payment.currency.mismatch', message, {
+      errors: [fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch')],
+    });
+  }
+  const today = utcDateOf(now);
+  assertEffectiveDateAllowed(rail, input.effectiveDate, today);
+  await assertInstrumentEligible(tx, input.tenantId, loan, input.instrumentId);
+  const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
+    at: now,
+    types: ['PAYMENT_HOLD'],
+  });
+  if (holds.length > 0) {
+    throw new DomainError(
+      'error.msg.loan.payment.hold.active',
+      `Restriction ${holds[0]!.restrictionId} (PAYMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
+    );
+  }
+  const outstandingMinor = await totalOutstandingMinor(
+    tx,
+    input.tenantId,
+    loan,
+    input.effectiveDate > today ? input.effectiveDate : today,
+  );
+  const [inFlight] = await tx
+    .select({ total: sql<string>`coalesce(sum(${payments.amount}), 0)::text` })
+    .from(payments)
+    .where(
+      and(
+        eq(payments.tenantId, input.tenantId),
+        eq(payments.loanId, loan.id),
+        inArray(payments.status, [...inFlightPaymentStatuses]),
+      ),
+    );
+  const inFlightMinor = minorOf(inFlight?.total ?? '0', loan.currencyCode);
+  if (money.minor + inFlightMinor > outstandingMinor) {
+    const digits = minorUnitDigits(loan.currencyCode);
+    throw new DomainError(
+      'error.msg.loan.payment.amount.exceeds.outstanding',
+      `amount ${money.text} plus ${formatMinor(inFlightMinor, digits)} in flight exceeds the total outstanding ${formatMinor(outstandingMinor, digits)} of loan ${loan.id}.`,
+    );
+  }
+  const [row] = await tx
+    .insert(payments)
+    .values({
+      tenantId: input.tenantId,
+      loanId: loan.id,
+      amount: money.text,
+      currencyCode: loan.currencyCode,
+      effectiveDate: input.effectiveDate,
+      status: 'CREATED',
+      source: input.source,
+      rail,
+      instrumentId: input.instrumentId,
+      requestKey: input.requestKey ?? null,
+      actorUsername: input.actor ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error('payment insert returned nothing');
+  await appendHistory(tx, row, 'CREATED', now, { rail, instrumentId: input.instrumentId });
+  const result = resultOf(row, loan, deps);
+  await recordStartIntent(tx, paymentIntentStartSpec(result.workflow.input), now);
+  return { ...result, created: true };
 }
 
 function resultOf(
@@ -213,8 +229,12 @@ function resultOf(
   return { payment, workflow: { workflowId: paymentIntentStartSpec(input).workflowId, input } };
 }
 
-/** 409 `error.msg.payment.instrument.not.eligible` unless the instrument may be debited for `loan`. */
-async function assertInstrumentEligible(
+/**
+ * 409 `error.msg.payment.instrument.not.eligible` (naming `instrumentId`) unless instrument `instrumentId` may be
+ * debited for `loan`: the tenant's, VERIFIED and ACTIVE, owned by the borrower or a CO_BORROWER party of the loan
+ * (DESIGN-processes P1). Used by payment intents and autopay enrolment.
+ */
+export async function assertInstrumentEligible(
   tx: Tx,
   tenantId: string,
   loan: LoanForMoney,

@@ -34,6 +34,33 @@ export async function recordStartIntent(tx: Tx, spec: WorkflowStartSpec, now: Da
     .onConflictDoNothing({ target: workflowStartIntents.workflowId });
 }
 
+/**
+ * `recordStartIntent` for a process whose id is reused by later starts (id reuse policy ALLOW_DUPLICATE, e.g.
+ * `autopay/<tenant>/<loanId>` after a re-enrolment): an intent already stored under the same workflow id is
+ * re-armed with `spec` (new input, unstarted, unclaimed, attempts reset), so the relay covers every start, not only
+ * the first.
+ */
+export async function rearmStartIntent(tx: Tx, spec: WorkflowStartSpec, now: Date): Promise<void> {
+  const values = {
+    createdAt: now,
+    tenantId: spec.tenantId,
+    workflowId: spec.workflowId,
+    workflowType: spec.workflowType,
+    taskQueue: spec.taskQueue,
+    input: spec.input,
+    searchAttributes: spec.searchAttributes,
+    staticSummary: spec.staticSummary,
+    idReusePolicy: spec.idReusePolicy,
+  };
+  await tx
+    .insert(workflowStartIntents)
+    .values(values)
+    .onConflictDoUpdate({
+      target: workflowStartIntents.workflowId,
+      set: { ...values, startedAt: null, claimedUntil: null, attempts: 0, lastError: null },
+    });
+}
+
 /** Notes that the intent's workflow runs (or ran). Repeatable; unknown ids change nothing. */
 export function markStartIntentStarted(deps: Deps) {
   return async (input: { tenantId: string; workflowId: string }): Promise<void> =>

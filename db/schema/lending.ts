@@ -22,7 +22,15 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, tenantId, tenantIsolation, tenantKey, tenantReference } from './columns';
+import {
+  createdAt,
+  identityId,
+  instant,
+  tenantId,
+  tenantIsolation,
+  tenantKey,
+  tenantReference,
+} from './columns';
 import { customers, paymentInstruments } from './customers';
 
 /** `numeric(19,6)`: every amount of money. */
@@ -331,6 +339,54 @@ export const paymentStatusHistory = pgTable(
     tenantReference('payment_status_history_payment_fk', t, t.paymentId, payments),
     index().on(t.tenantId, t.paymentId, t.id),
     tenantIsolation('payment_status_history'),
+  ],
+).enableRLS();
+
+/** Autopay amount types (domain/payments/autopay.ts) and enrolment statuses. */
+export const autopayAmountType = pgEnum('autopay_amount_type', ['INSTALLMENT_DUE', 'FIXED']);
+export const autopayStatus = pgEnum('autopay_status', ['ACTIVE', 'CANCELLED']);
+
+/**
+ * Autopay enrolments (issue 7 §4; DESIGN-processes P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * authorizationRef and never backfills history"): which instrument and rail pay a loan's installments, how much
+ * (`INSTALLMENT_DUE`: what each installment still owes; `FIXED`: `fixedAmount`), how many calendar days before
+ * the due date the intent is created, and the borrower's authorization reference (free text, never an account
+ * number). At most one ACTIVE enrolment per loan (partial unique index); a cancelled one is kept as history.
+ * `enrolledOn` (ISO date, UTC) is the no-backfill line: only installments due strictly after it are collected.
+ */
+export const autopayEnrolments = pgTable(
+  'autopay_enrolments',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    instrumentId: bigint({ mode: 'number' }).notNull(),
+    authorizationRef: text().notNull(),
+    /** DESIGN §5 rails (domain/payments/rails.ts). */
+    rail: text().notNull(),
+    amountType: autopayAmountType().notNull(),
+    /** Decimal with the loan currency's digits; set iff `amountType` is FIXED. */
+    fixedAmount: money(),
+    /** Calendar days before the due date on which the intent is created (0..15). */
+    daysBeforeDue: integer().notNull(),
+    status: autopayStatus().notNull().default('ACTIVE'),
+    enrolledAt: createdAt(),
+    /** ISO date (UTC) of `enrolledAt`: installments due on or before it are never collected. */
+    enrolledOn: date({ mode: 'string' }).notNull(),
+    cancelledAt: instant(),
+    actorUsername: text(),
+    /** `<clientId>/<Idempotency-Key>` of the enrol call when one was sent. */
+    requestKey: text(),
+    updatedAt: createdAt(),
+  },
+  (t) => [
+    tenantKey('autopay_enrolments', t),
+    tenantReference('autopay_enrolments_loan_fk', t, t.loanId, loans),
+    tenantReference('autopay_enrolments_instrument_fk', t, t.instrumentId, paymentInstruments),
+    uniqueIndex('autopay_enrolments_one_active_idx').on(t.tenantId, t.loanId).where(sql`status = 'ACTIVE'`),
+    index().on(t.tenantId, t.loanId, t.id),
+    uniqueIndex('autopay_enrolments_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('autopay_enrolments'),
   ],
 ).enableRLS();
 

@@ -39,6 +39,9 @@ const appendOnly = [
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
 const tenantForeignKeys: Record<string, string> = {
+  'autopay_enrolments.autopay_enrolments_instrument_fk':
+    '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
+  'autopay_enrolments.autopay_enrolments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'case_effects.case_effects_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
   'cases.cases_case_type_fk': '(tenant_id,case_type_code) → case_types(tenant_id,code)',
   'consents.consents_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',

@@ -91,6 +91,10 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/sandbox/payments/{paymentId}/settle', 'lending:write', true],
     ['post', '/v1/sandbox/payments/{paymentId}/return', 'lending:write', true],
     ['post', '/v1/sandbox/payments/{paymentId}/fail', 'lending:write', true],
+    // Autopay (issue 7 §4).
+    ['post', '/v1/loans/{loanId}/autopay', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/autopay', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}/autopay/cancel', 'lending:write', true],
     // Reconciliation exceptions (issue 7 §3).
     ['get', '/v1/recon-exceptions', 'lending:read', false],
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],
