@@ -84,7 +84,12 @@ export async function startStack(
       temporalAddress = server.address;
       temporalUiUrl = server.uiUrl;
     }
-    const connection = await Connection.connect({ address: temporalAddress });
+    // A dev server this process just started can take longer than the client's default 10 s to answer its first
+    // call on a loaded machine (seen in CI): give it a minute before giving up.
+    const connection = await Connection.connect({
+      address: temporalAddress,
+      ...(config.temporalAddress ? {} : { connectTimeout: '60 seconds' }),
+    });
     stops.push(() => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace, logger);
     const client = new Client({ connection, namespace: config.temporalNamespace });
