@@ -18,28 +18,18 @@
  *
  * Usage: npm run bench:payments [-- --intents 300 --concurrency 16 --loans 8]
  */
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createPlatformOperations } from '../activities';
-import { createDb } from '../db/client';
-import { freePort, startEmbeddedPostgres } from '../db/embedded';
-import { applyMigrations } from '../db/migrate';
+import { freePort } from '../db/embedded';
 import { apiRequest, requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
-import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { operationDeps, projectRoot } from '../workers/config';
 import { installTemporalRuntime } from '../workers/stack';
-import { startTemporalDevServer } from '../workers/temporal-server';
-import { cpuMillisOf, startProcess, stopProcess } from './support';
-
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a whole number ≥ 1`);
-  return value;
-}
+import { cpuMillisOf, option, startBenchStack, startProcess, stopProcess } from './support';
 
 const intents = option('intents', 300);
 const concurrency = option('concurrency', 16);
@@ -83,26 +73,9 @@ async function measure(count: number, job: (index: number) => Promise<void>): Pr
 const line = (label: string, run: Run) =>
   `  ${label.padEnd(44)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(0).padStart(5)} ms  p99 ${run.p99.toFixed(0).padStart(5)} ms${run.failures ? `  (${run.failures} failed)` : ''}`;
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'lending-bench-payments-'));
-// Run as root, PostgreSQL runs as its own user (db/embedded.ts): it must reach the folder.
-await chmod(dataDir, 0o755);
-const stops: (() => Promise<void>)[] = [];
+const stack = await startBenchStack('lending-bench-payments-');
+const { dataDir, config, db, temporal } = stack;
 try {
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', TEMPORAL_ADDRESS: '' });
-  const postgresServer = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir, 'postgres'),
-    port: await freePort(),
-  });
-  stops.push(postgresServer.stop);
-  const temporal = await startTemporalDevServer({
-    port: await freePort(),
-    uiPort: null,
-    namespace: 'default',
-  });
-  stops.push(temporal.stop);
-  const { db, close } = createDb(postgresServer.url, { maxConnections: 2 });
-  stops.push(close);
-  await applyMigrations(db);
   const created = await createPlatformOperations(operationDeps(db, config)).createClient({
     tenantId: tenant,
     environment: 'sandbox',
@@ -115,7 +88,7 @@ try {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
-    DATABASE_URL: postgresServer.url,
+    DATABASE_URL: stack.postgresUrl,
     TEMPORAL_ADDRESS: temporal.address,
     SERVICE_ENVIRONMENT: 'sandbox',
     LOG_LEVEL: 'info',
@@ -129,14 +102,14 @@ try {
     'API ready at',
     path.join(dataDir, 'api.log'),
   );
-  stops.push(() => stopProcess(api));
+  stack.onStop(() => stopProcess(api));
   const worker = await startProcess(
     ['scripts/start-worker.ts', '--queues', 'lending'],
     env,
     'Worker ready',
     path.join(dataDir, 'worker.log'),
   );
-  stops.push(() => stopProcess(worker));
+  stack.onStop(() => stopProcess(worker));
   const baseUrl = `http://127.0.0.1:${port}`;
 
   // Loans to pay: each ACTIVE with its whole balance owed, and its borrower's verified instrument.
@@ -191,9 +164,7 @@ try {
   );
   // Warm-up (prepared statements, caches, the workflow bundle), not measured.
   await measure(Math.min(20, intents), intentLife);
-  const postmaster = Number(
-    (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
-  );
+  const postmaster = stack.postgresPid;
   const owners = {
     api: api.pid!,
     worker: worker.pid!,
@@ -225,13 +196,13 @@ try {
     activities: { nothing: async () => {} },
   });
   const baselineRun = baselineWorker.run();
-  stops.push(async () => {
+  stack.onStop(async () => {
     baselineWorker.shutdown();
     await baselineRun;
     await nativeConnection.close();
   });
   const connection = await Connection.connect({ address: temporal.address });
-  stops.push(() => connection.close());
+  stack.onStop(() => connection.close());
   const client = new Client({ connection });
   const emptyLife = async (index: number) => {
     await client.workflow.execute('emptyOneActivityWorkflow', {
@@ -258,6 +229,5 @@ try {
   const ratio = service.run.perSecond / baseline.run.perSecond;
   console.log(`  ratio ${ratio.toFixed(2)} (target ≥ 0.60: ${ratio >= 0.6 ? 'meets' : 'MISSES'})`);
 } finally {
-  for (const stop of stops.reverse()) await stop().catch((err: unknown) => console.error(String(err)));
-  await rm(dataDir, { recursive: true, force: true });
+  await stack.stop();
 }

@@ -18,27 +18,17 @@
  * (`--duration` seconds per round, default 15; `--processes` default = CPU cores). The load generator
  * shares the machine's cores with the servers, as it does for the baseline.
  */
-import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createPlatformOperations } from '../activities';
-import { createDb } from '../db/client';
-import { freePort, startEmbeddedPostgres } from '../db/embedded';
-import { applyMigrations } from '../db/migrate';
+import { freePort } from '../db/embedded';
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
-import { loadConfig, operationDeps } from '../workers/config';
-import { startTemporalDevServer } from '../workers/temporal-server';
-import { cpuMillisOf, startProcess, stopProcess } from './support';
-
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a whole number ≥ 1`);
-  return value;
-}
+import { operationDeps } from '../workers/config';
+import { cpuMillisOf, option, startBenchStack, startProcess, stopProcess } from './support';
 
 const duration = option('duration', 15);
 const connections = option('connections', 32);
@@ -157,26 +147,9 @@ async function saturationAndPaced(
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 const rate = (n: number) => `${Math.round(n)}/s`;
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'lending-bench-read-'));
-// Run as root, PostgreSQL runs as its own user (db/embedded.ts): it must reach the folder.
-await chmod(dataDir, 0o755);
-const stops: (() => Promise<void>)[] = [];
+const stack = await startBenchStack('lending-bench-read-');
+const { dataDir, config, db, temporal } = stack;
 try {
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', TEMPORAL_ADDRESS: '' });
-  const postgresServer = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir, 'postgres'),
-    port: await freePort(),
-  });
-  stops.push(postgresServer.stop);
-  const temporal = await startTemporalDevServer({
-    port: await freePort(),
-    uiPort: null,
-    namespace: 'default',
-  });
-  stops.push(temporal.stop);
-  const { db, close } = createDb(postgresServer.url, { maxConnections: 2 });
-  stops.push(close);
-  await applyMigrations(db);
   const platform = createPlatformOperations(operationDeps(db, config));
   const created = await platform.createClient({
     tenantId: tenant,
@@ -193,7 +166,7 @@ try {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
-    DATABASE_URL: postgresServer.url,
+    DATABASE_URL: stack.postgresUrl,
     TEMPORAL_ADDRESS: temporal.address,
     // The production default: every request writes its access log line (workers/logger.ts, buffered).
     LOG_LEVEL: 'info',
@@ -209,7 +182,7 @@ try {
     'API ready at',
     path.join(dataDir, 'service.log'),
   );
-  stops.push(() => stopProcess(service));
+  stack.onStop(() => stopProcess(service));
   const baseUrl = `http://127.0.0.1:${servicePort}`;
   const seeded = await runLendingDemoFlow(baseUrl, credential);
   const baseline = await startProcess(
@@ -218,7 +191,7 @@ try {
     'baseline ready',
     path.join(dataDir, 'baseline.log'),
   );
-  stops.push(() => stopProcess(baseline));
+  stack.onStop(() => stopProcess(baseline));
 
   const token = await requestToken(
     baseUrl,
@@ -231,9 +204,7 @@ try {
   console.log(
     `bench:read — ${processes} API process(es) and ${processes} baseline process(es), ${connections} connections, ${duration} s rounds, ${availableParallelism()} cores`,
   );
-  const postmaster = Number(
-    (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
-  );
+  const postmaster = stack.postgresPid;
   const summary = await saturationAndPaced(
     { url: `${baseUrl}/v1/loans/${seeded.loanId}/summary`, headers },
     { server: service.pid!, postgres: postmaster },
@@ -301,6 +272,5 @@ try {
     );
   }
 } finally {
-  for (const stop of stops.reverse()) await stop().catch((err) => console.error('stop failed', err));
-  await rm(dataDir, { recursive: true, force: true });
+  await stack.stop();
 }

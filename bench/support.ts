@@ -4,8 +4,86 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
-import { projectRoot } from '../workers/config';
+import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDb, type Db } from '../db/client';
+import { freePort, startEmbeddedPostgres } from '../db/embedded';
+import { applyMigrations } from '../db/migrate';
+import { loadConfig, projectRoot, type ServiceConfig } from '../workers/config';
+import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
+
+/** `--<name> <n>` of the command line, a whole number ≥ 1, else `fallback`. RangeError for anything else. */
+export function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a whole number ≥ 1`);
+  return value;
+}
+
+/** What a benchmark runs against: its own PostgreSQL and Temporal dev server in a temporary folder. */
+export interface BenchStack {
+  /** The temporary folder (PostgreSQL's data under `postgres/`, the servers' logs). */
+  dataDir: string;
+  /** The service configuration for that folder, embedded defaults. */
+  config: ServiceConfig;
+  postgresUrl: string;
+  /** PID of the postmaster (its backends are its children). */
+  postgresPid: number;
+  temporal: DevServer;
+  /** A small pool (2 connections), migrated. */
+  db: Db;
+  /** Runs `stop` (newest first) when the stack stops. */
+  onStop(stop: () => Promise<void>): void;
+  /** Stops everything registered, then the servers, and removes the folder; reports failures and goes on. */
+  stop(): Promise<void>;
+}
+
+/** Starts PostgreSQL and Temporal in a new temporary folder (prefix `prefix`) and applies the migrations. */
+export async function startBenchStack(prefix: string): Promise<BenchStack> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  // Run as root, PostgreSQL runs as its own user (db/embedded.ts): it must reach the folder.
+  await chmod(dataDir, 0o755);
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const each of stops.reverse())
+      await each().catch((err: unknown) => console.error('stop failed', err));
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', TEMPORAL_ADDRESS: '' });
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(dataDir, 'postgres'),
+      port: await freePort(),
+    });
+    stops.push(postgres.stop);
+    const temporal = await startTemporalDevServer({
+      port: await freePort(),
+      uiPort: null,
+      namespace: 'default',
+    });
+    stops.push(temporal.stop);
+    const { db, close } = createDb(postgres.url, { maxConnections: 2 });
+    stops.push(close);
+    await applyMigrations(db);
+    const postgresPid = Number(
+      (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+    );
+    return {
+      dataDir,
+      config,
+      postgresUrl: postgres.url,
+      postgresPid,
+      temporal,
+      db,
+      onStop: (each) => stops.push(each),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
 
 /**
  * Starts `node --import tsx <args>` with its standard output and error appended to `logFile` (as a log collector

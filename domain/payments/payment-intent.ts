@@ -120,3 +120,30 @@ export interface PaymentIntentState {
   openExceptionId: number | null;
   returnCode: string | null;
 }
+
+/**
+ * The reconciliation exception for a return of payment `paymentId` that the rail's rules no longer accept for its
+ * code (domain/payments/rails.ts `acceptsReturn`), or that came after its process ended: `RETURN_NOT_REVERSED`
+ * on the payment intent, nothing reversed (DESIGN-processes P1). Opened by the workflow while it is open and by
+ * the sandbox return simulation after; both give this same key and detail. Dates are ISO.
+ */
+export function lateReturnException(input: {
+  tenantId: string;
+  paymentId: number;
+  providerRef: string | null;
+  returnCode: string;
+  returnedOn: string;
+}) {
+  return {
+    tenantId: input.tenantId,
+    exceptionType: 'RETURN_NOT_REVERSED' as const,
+    targetType: 'PAYMENT_INTENT',
+    targetRef: String(input.paymentId),
+    detail: {
+      providerRef: input.providerRef ?? '',
+      reason: 'RETURN_AFTER_WINDOW',
+      returnCode: input.returnCode,
+      returnedOn: input.returnedOn,
+    },
+  };
+}

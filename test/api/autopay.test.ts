@@ -23,14 +23,17 @@ import {
   uniqueTenant,
 } from '../support/context';
 import { expectShapeA } from './helpers';
+import { fundedLoan as fundedLoanOf, paymentInstrument, paymentTestRef } from './payment-fixtures';
 
 const lending = { scopes: ['lending:read', 'lending:write'] };
 
 let ctx: TestContext;
 let cred: Credential;
 let other: Credential;
-let counter = 0;
-const ref = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+const ref = paymentTestRef;
+const fundedLoan = (disbursedOn?: string) => fundedLoanOf(ctx, cred, disbursedOn);
+const instrument = (customerId: number, options?: Parameters<typeof paymentInstrument>[3]) =>
+  paymentInstrument(ctx, cred, customerId, options);
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
@@ -39,45 +42,6 @@ beforeAll(async () => {
   other = await credentialFor(ctx, uniqueTenant('autopay-other'), lending);
 });
 afterAll(async () => ctx?.close());
-
-/** An approved loan disbursed and funded with 300.00 on `disbursedOn` (ACTIVE). */
-async function fundedLoan(disbursedOn = '2025-01-01'): Promise<LoanFixture> {
-  const loan = await approvedLoan(ctx, cred.tenant, { expectedDisbursementDate: disbursedOn });
-  const res = await call(ctx, cred, 'POST', `/v1/loans/${loan.loanId}/fundings/record-external`, {
-    amount: '300.00',
-    currency: 'USD',
-    fundingType: 'DISBURSEMENT',
-    recipientType: 'BORROWER',
-    recipientRef: 'borrower-primary',
-    externalRecordRef: ref('fund'),
-    reason: 'Disbursed by the originating bank',
-    fundingDate: disbursedOn,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return loan;
-}
-
-/** A payment instrument of `customerId`, verified (VERIFIED + ACTIVE) unless asked otherwise. */
-async function instrument(customerId: number, options: { verified?: boolean } = {}): Promise<number> {
-  const created = await call(ctx, cred, 'POST', `/v1/customers/${customerId}/payment-instruments`, {
-    instrumentType: 'BANK_ACCOUNT',
-    providerTokenRef: `tok_${ref('bank').replace(/-/g, '_')}`,
-    lastFour: '6789',
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const instrumentId = created.body.instrumentId as number;
-  if (options.verified !== false) {
-    const verified = await call(
-      ctx,
-      cred,
-      'POST',
-      `/v1/customers/${customerId}/payment-instruments/${instrumentId}/verification`,
-      { verificationSource: 'PLAID' },
-    );
-    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
-  }
-  return instrumentId;
-}
 
 const enrolBody = (instrumentId: number, overrides: Record<string, unknown> = {}) => ({
   instrumentId,

@@ -37,10 +37,11 @@ import {
 import type { Activities } from '../../activities';
 import { addDays } from '../../domain/calendar';
 import { parseDecimalToMinor } from '../../domain/money';
-import type {
-  PaymentIntentState,
-  RailEvent,
-  SettlementResolution,
+import {
+  lateReturnException,
+  type PaymentIntentState,
+  type RailEvent,
+  type SettlementResolution,
 } from '../../domain/payments/payment-intent';
 import {
   acceptsReturn,
@@ -348,18 +349,15 @@ export async function paymentIntentWorkflow(
           state.status = view.status;
           state.returnCode = view.returnCode;
         } else {
-          const opened = await openReconciliationException({
-            tenantId: input.tenantId,
-            exceptionType: 'RETURN_NOT_REVERSED',
-            targetType: 'PAYMENT_INTENT',
-            targetRef: String(input.paymentId),
-            detail: {
-              providerRef: state.providerRef ?? '',
-              reason: 'RETURN_AFTER_WINDOW',
+          const opened = await openReconciliationException(
+            lateReturnException({
+              tenantId: input.tenantId,
+              paymentId: input.paymentId,
+              providerRef: state.providerRef,
               returnCode: returned.returnCode,
               returnedOn: returned.returnedOn,
-            },
-          });
+            }),
+          );
           state.returnCode = returned.returnCode;
           state.openExceptionId = opened.exception.exceptionId;
         }

@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { PaymentIntentView } from '../../../db/queries/lending/payments';
 import { getPayment } from '../../../db/queries/lending/payments';
 import { DomainError, notFound, validationError } from '../../../domain/errors';
-import type { RailEvent } from '../../../domain/payments/payment-intent';
+import { lateReturnException, type RailEvent } from '../../../domain/payments/payment-intent';
 import { isKnownReturnCode } from '../../../domain/payments/rails';
 import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
 import { type AppEnv, factory } from '../../env';
@@ -57,18 +57,15 @@ async function simulate(c: Context<AppEnv>, payment: PaymentIntentView, event: R
     ) {
       throw err;
     }
-    await activities.openReconciliationException({
-      tenantId,
-      exceptionType: 'RETURN_NOT_REVERSED',
-      targetType: 'PAYMENT_INTENT',
-      targetRef: String(payment.paymentId),
-      detail: {
-        providerRef: payment.providerRef ?? '',
-        reason: 'RETURN_AFTER_WINDOW',
+    await activities.openReconciliationException(
+      lateReturnException({
+        tenantId,
+        paymentId: payment.paymentId,
+        providerRef: payment.providerRef,
         returnCode: event.returnCode,
         returnedOn: event.returnedOn,
-      },
-    });
+      }),
+    );
   }
   await activities.recordSandboxRailEvent({ ...ref, event });
   const after = await getPayment(db, tenantId, payment.paymentId);
