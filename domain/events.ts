@@ -66,6 +66,8 @@ export const eventCatalogue = {
     'A customer was created.',
     v.strictObject({
       customerId: id,
+      /** The customer's opaque reference `cus_…` (DESIGN-processes P4 "Refs"). */
+      customerRef: v.string(),
       /** The integrator's source key, or null. */
       externalId: v.nullable(v.string()),
     }),

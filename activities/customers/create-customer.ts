@@ -45,6 +45,8 @@ export interface CreateCustomerInput extends OperationContext {
 
 export interface CreateCustomerResult {
   customerId: number;
+  /** Opaque `cus_…` reference minted by the database (DESIGN-processes P4 "Refs"). */
+  customerRef: string;
 }
 
 /**
@@ -101,14 +103,14 @@ export function createCustomer(deps: Deps) {
           requestKey: input.requestKey ?? null,
         })
         .onConflictDoNothing()
-        .returning({ id: customers.id });
+        .returning({ id: customers.id, customerRef: customers.customerRef });
       if (!created) {
         if (input.requestKey) {
           const [same] = await tx
-            .select({ id: customers.id })
+            .select({ id: customers.id, customerRef: customers.customerRef })
             .from(customers)
             .where(and(eq(customers.tenantId, input.tenantId), eq(customers.requestKey, input.requestKey)));
-          if (same) return { customerId: same.id };
+          if (same) return { customerId: same.id, customerRef: same.customerRef };
         }
         if (input.externalId) {
           throw new DomainError(
@@ -157,11 +159,11 @@ export function createCustomer(deps: Deps) {
         tenantId: input.tenantId,
         eventType: 'customer.created',
         subjectId: customerId,
-        data: { customerId, externalId: input.externalId ?? null },
+        data: { customerId, customerRef: created.customerRef, externalId: input.externalId ?? null },
         occurredAt: now,
         dedupeKey: `customer/${customerId}/created`,
       });
-      return { customerId };
+      return { customerId, customerRef: created.customerRef };
     });
   };
 }

@@ -198,11 +198,26 @@ const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const verification = v.picklist(['UNVERIFIED', 'VERIFIED']);
 const restrictionStatus = v.picklist(['ACTIVE', 'RELEASED', 'EXPIRED']);
 
-export const createdCustomerResponse = v.object({ customerId: v.number(), resourceId: v.number() });
+/** The opaque references of DESIGN-processes P4 "Refs" (minted by the database, migration 0027). */
+const customerRefField = v.pipe(
+  v.string(),
+  v.description('Stable opaque reference `cus_…` the servicing plane names the customer by'),
+);
+const contactPointRefField = v.pipe(
+  v.string(),
+  v.description('Stable opaque reference `cp_…` of the contact point'),
+);
+
+export const createdCustomerResponse = v.object({
+  customerId: v.number(),
+  resourceId: v.number(),
+  customerRef: customerRefField,
+});
 
 const customerSummary = {
   customerId: v.number(),
   resourceId: v.number(),
+  customerRef: customerRefField,
   externalId: v.nullable(v.string()),
   firstName: v.string(),
   middleName: v.nullable(v.string()),
@@ -244,6 +259,7 @@ export const customerResponse = v.object({
   contactPoints: v.array(
     v.object({
       contactPointId: v.number(),
+      contactPointRef: contactPointRefField,
       contactType: v.picklist(['EMAIL', 'PHONE']),
       value: v.string(),
       normalizedValue: v.pipe(v.string(), v.description('E.164 for phones, lower case for e-mail')),
@@ -353,6 +369,7 @@ export const searchResponse = v.object({
   items: v.array(
     v.object({
       customerId: v.number(),
+      customerRef: customerRefField,
       displayName: v.string(),
       matchedOn: v.picklist(['NAME', 'EMAIL', 'PHONE']),
     }),

@@ -27,6 +27,11 @@ export const customers = pgTable(
     tenantId: tenantId(),
     /** The source system's key (never an identifier or account number). */
     externalId: text(),
+    /**
+     * Stable opaque reference the servicing plane names the customer by (`cus_` + 32 letters a–p; minted by
+     * the database at insert, migration 0027 `mint_opaque_ref`; DESIGN-processes P4 "Refs").
+     */
+    customerRef: text().notNull().default(sql`mint_opaque_ref('cus_')`),
     firstName: text().notNull(),
     middleName: text(),
     lastName: text().notNull(),
@@ -43,6 +48,7 @@ export const customers = pgTable(
   (t) => [
     tenantKey('customers', t),
     uniqueIndex('customers_tenant_external_id_idx').on(t.tenantId, t.externalId),
+    uniqueIndex('customers_tenant_customer_ref_idx').on(t.tenantId, t.customerRef),
     uniqueIndex('customers_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index('customers_tenant_updated_idx').on(t.tenantId, t.updatedAt, t.id),
     index('customers_tenant_search_name_idx').on(t.tenantId, t.searchName, t.id),
@@ -89,10 +95,13 @@ export const contactPoints = pgTable(
     normalizedValue: text().notNull(),
     verificationStatus: verificationStatus().notNull().default('UNVERIFIED'),
     canReceiveSms: boolean(),
+    /** Stable opaque reference (`cp_` + 32 letters a–p, minted by the database; DESIGN-processes P4 "Refs"). */
+    contactPointRef: text().notNull().default(sql`mint_opaque_ref('cp_')`),
     createdAt: createdAt(),
   },
   (t) => [
     tenantReference('contact_points_customer_fk', t, t.customerId, customers),
+    uniqueIndex('contact_points_tenant_ref_idx').on(t.tenantId, t.contactPointRef),
     index().on(t.tenantId, t.customerId),
     index('contact_points_tenant_normalized_idx').on(t.tenantId, t.normalizedValue),
     tenantIsolation('contact_points'),

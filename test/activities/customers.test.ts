@@ -132,7 +132,11 @@ describe('createCustomer', () => {
     });
     const events = (await outboxOf(h, tenant, first.customerId)).filter((e) => e.subjectType === 'customer');
     expect(events.map((e) => e.eventType)).toEqual(['customer.created']);
-    expect(events[0]?.data).toEqual({ customerId: first.customerId, externalId: 'SRC-ana-001' });
+    expect(events[0]?.data).toEqual({
+      customerId: first.customerId,
+      customerRef: first.customerRef,
+      externalId: 'SRC-ana-001',
+    });
   });
 
   it('concurrently with the same request key creates one customer', async () => {

@@ -72,8 +72,11 @@ function expectNotEchoed(res: { body: Json }, ...values: string[]) {
   for (const value of values) if (value.length > 0) expect(text).not.toContain(value);
 }
 
+/** A `customerRef` as the database mints it (migration 0027). */
+const anyCustomerRef = expect.stringMatching(/^cus_[a-p]{32}$/);
+
 describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
-  it('creates the aggregate (201 {customerId, resourceId}) and reads it back normalized', async () => {
+  it('creates the aggregate (201 {customerId, resourceId, customerRef}) and reads it back normalized', async () => {
     const res = await call(ctx, cred, 'POST', '/v1/customers', {
       firstName: ' Ana ',
       middleName: 'María',
@@ -96,12 +99,17 @@ describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
       ],
     });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ customerId: expect.any(Number), resourceId: res.body.customerId });
+    expect(res.body).toEqual({
+      customerId: expect.any(Number),
+      resourceId: res.body.customerId,
+      customerRef: expect.stringMatching(/^cus_[a-p]{32}$/),
+    });
     const read = await call(ctx, cred, 'GET', `/v1/customers/${res.body.customerId}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({
       customerId: res.body.customerId,
       resourceId: res.body.customerId,
+      customerRef: res.body.customerRef,
       externalId: 'SRC-ana-001',
       firstName: 'Ana',
       middleName: 'María',
@@ -125,6 +133,7 @@ describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
       contactPoints: [
         {
           contactPointId: expect.any(Number),
+          contactPointRef: expect.stringMatching(/^cp_[a-p]{32}$/),
           contactType: 'EMAIL',
           value: 'Ana.Lopez@Example.com',
           normalizedValue: 'ana.lopez@example.com',
@@ -133,6 +142,7 @@ describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
         },
         {
           contactPointId: expect.any(Number),
+          contactPointRef: expect.stringMatching(/^cp_[a-p]{32}$/),
           contactType: 'PHONE',
           value: '(415) 555-2671',
           normalizedValue: '+14155552671',
@@ -145,6 +155,10 @@ describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
       paymentInstruments: [],
       restrictions: [],
     });
+    const refs = read.body.contactPoints.map((cp: { contactPointRef: string }) => cp.contactPointRef);
+    expect(new Set(refs).size).toBe(2);
+    const replay = await call(ctx, cred, 'GET', `/v1/customers/${res.body.customerId}`);
+    expect(replay.body.customerRef).toBe(res.body.customerRef);
     const events = await countRows(
       ctx,
       cred.tenant,
@@ -382,6 +396,7 @@ describe('GET /v1/customers', () => {
     expect(page.body.items[0]).toEqual({
       customerId: b,
       resourceId: b,
+      customerRef: anyCustomerRef,
       externalId: null,
       firstName: 'Second',
       middleName: null,
@@ -939,10 +954,10 @@ describe('GET /v1/portfolio/search', () => {
   it('by name: case- and accent-insensitive prefix of "first last" or "last first"', async () => {
     const byFirst = await search('AN');
     expect(byFirst.items).toEqual([
-      { customerId: ids.ana, displayName: 'Ana López', matchedOn: 'NAME' },
-      { customerId: ids.anabel, displayName: 'Anabel Smith', matchedOn: 'NAME' },
-      { customerId: ids.bob, displayName: 'Bob Anders', matchedOn: 'NAME' },
-      { customerId: ids.andrea, displayName: 'Andrea Lopez', matchedOn: 'NAME' },
+      { customerId: ids.ana, customerRef: anyCustomerRef, displayName: 'Ana López', matchedOn: 'NAME' },
+      { customerId: ids.anabel, customerRef: anyCustomerRef, displayName: 'Anabel Smith', matchedOn: 'NAME' },
+      { customerId: ids.bob, customerRef: anyCustomerRef, displayName: 'Bob Anders', matchedOn: 'NAME' },
+      { customerId: ids.andrea, customerRef: anyCustomerRef, displayName: 'Andrea Lopez', matchedOn: 'NAME' },
     ]);
     expect((await search('lopez')).items.map((i: Json) => i.customerId)).toEqual([ids.ana, ids.andrea]);
     expect(byFirst.nextCursor).toBeNull();
@@ -955,12 +970,17 @@ describe('GET /v1/portfolio/search', () => {
   it('by e-mail (exact, case-insensitive) and by phone (any notation, normalized to E.164)', async () => {
     const byEmail = await search('Ana.Lopez@Example.com');
     expect(byEmail.items).toEqual([
-      { customerId: ids.ana, displayName: 'Ana López', matchedOn: 'EMAIL' },
-      { customerId: ids.andrea, displayName: 'Andrea Lopez', matchedOn: 'EMAIL' },
+      { customerId: ids.ana, customerRef: anyCustomerRef, displayName: 'Ana López', matchedOn: 'EMAIL' },
+      {
+        customerId: ids.andrea,
+        customerRef: anyCustomerRef,
+        displayName: 'Andrea Lopez',
+        matchedOn: 'EMAIL',
+      },
     ]);
     for (const phone of ['415-555-2671', '+14155552671', '(415) 555 2671']) {
       expect((await search(phone)).items).toEqual([
-        { customerId: ids.ana, displayName: 'Ana López', matchedOn: 'PHONE' },
+        { customerId: ids.ana, customerRef: anyCustomerRef, displayName: 'Ana López', matchedOn: 'PHONE' },
       ]);
     }
     expect((await search('ana@nowhere.example')).items).toEqual([]);

@@ -45,7 +45,11 @@ function emittedEventTypes(): Set<string> {
 /** One payload per type, shaped exactly as the operations write it today. */
 const samples: { [T in EventType]: EventData<T> } = {
   'case.transitioned': { caseId: 7, fromStatus: 'OPEN', toStatus: 'CLOSED', outcomeCode: 'PROMISE_KEPT' },
-  'customer.created': { customerId: 3, externalId: null },
+  'customer.created': {
+    customerId: 3,
+    customerRef: 'cus_abcdefghijklmnopabcdefghijklmnop',
+    externalId: null,
+  },
   'restriction.applied': {
     restrictionId: 4,
     customerId: 3,

@@ -92,7 +92,8 @@ function customerWrite<P extends v.GenericSchema, S extends v.GenericSchema>(
 export const customerRoutes = factory
   .createApp()
   /**
-   * Creates a customer with addresses and contact points → 201 `{customerId, resourceId}`.
+   * Creates a customer with addresses and contact points → 201 `{customerId, resourceId, customerRef}`
+   * (`customerRef` `cus_…` minted by the database; DESIGN-processes P4 "Refs").
    * 400: invalid fields (phone → `contactPoints[i].value`; future `dateOfBirth`; an `externalId`
    * that looks like an identifier or account number, not echoed); 409
    * `error.msg.customer.external.id.conflict` when the tenant has another customer with `externalId`.
@@ -116,7 +117,10 @@ export const customerRoutes = factory
     async (c) => {
       const body = c.req.valid('json');
       const result = await c.get('deps').activities.createCustomer({ ...operationContext(c), ...body });
-      return c.json({ customerId: result.customerId, resourceId: result.customerId }, 201);
+      return c.json(
+        { customerId: result.customerId, resourceId: result.customerId, customerRef: result.customerRef },
+        201,
+      );
     },
   )
   /** Customers newest-modified first: `limit` (1–200, default 50), `offset` → `{items, limit, offset}`. */

@@ -80,6 +80,7 @@ export const portfolioRoutes = factory
           : null;
       const items = page.map((hit) => ({
         customerId: hit.customerId,
+        customerRef: hit.customerRef,
         displayName: hit.displayName,
         matchedOn: hit.matchedOn,
       }));

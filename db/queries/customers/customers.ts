@@ -30,6 +30,7 @@ function customerSummary(row: typeof customers.$inferSelect) {
   return {
     customerId: row.id,
     resourceId: row.id,
+    customerRef: row.customerRef,
     externalId: row.externalId,
     firstName: row.firstName,
     middleName: row.middleName,
@@ -138,6 +139,7 @@ export async function getCustomer(db: Db, tenantId: string, customerId: number, 
       })),
       contactPoints: contacts.map((cp) => ({
         contactPointId: cp.id,
+        contactPointRef: cp.contactPointRef,
         contactType: cp.contactType,
         value: cp.value,
         normalizedValue: cp.normalizedValue,
@@ -258,6 +260,7 @@ export async function listCustomerRestrictions(
 /** One search hit: `sortKey` and `id` position the next page's cursor. */
 export interface SearchHit {
   customerId: number;
+  customerRef: string;
   displayName: string;
   matchedOn: 'NAME' | 'EMAIL' | 'PHONE';
   sortKey: string;
@@ -294,10 +297,16 @@ export async function searchCustomersByName(
       ? sql``
       : sql`and (${customers.searchNameLastFirst}, ${customers.id}) > (${page.after.sortKey}, ${page.after.id})`;
   const rows = await withTenantTransaction(db, tenantId, (tx) =>
-    tx.execute<{ id: string | number; first_name: string; last_name: string; sort_key: string }>(sql`
-      select id, first_name, last_name, sort_key from (
-        (select ${customers.id} as id, ${customers.firstName} as first_name, ${customers.lastName} as last_name,
-                ${customers.searchName} as sort_key
+    tx.execute<{
+      id: string | number;
+      customer_ref: string;
+      first_name: string;
+      last_name: string;
+      sort_key: string;
+    }>(sql`
+      select id, customer_ref, first_name, last_name, sort_key from (
+        (select ${customers.id} as id, ${customers.customerRef} as customer_ref, ${customers.firstName} as first_name,
+                ${customers.lastName} as last_name, ${customers.searchName} as sort_key
            from ${customers}
           where ${customers.tenantId} = ${tenantId}
             and ${customers.searchName} >= ${prefix} and ${customers.searchName} < ${upper}
@@ -306,7 +315,8 @@ export async function searchCustomersByName(
           order by ${customers.searchName}, ${customers.id}
           limit ${take})
         union all
-        (select ${customers.id}, ${customers.firstName}, ${customers.lastName}, ${customers.searchNameLastFirst}
+        (select ${customers.id}, ${customers.customerRef}, ${customers.firstName}, ${customers.lastName},
+                ${customers.searchNameLastFirst}
            from ${customers}
           where ${customers.tenantId} = ${tenantId}
             and ${customers.searchNameLastFirst} >= ${prefix} and ${customers.searchNameLastFirst} < ${upper}
@@ -321,6 +331,7 @@ export async function searchCustomersByName(
   );
   return [...rows].map((row) => ({
     customerId: Number(row.id),
+    customerRef: row.customer_ref,
     displayName: `${row.first_name} ${row.last_name}`,
     matchedOn: 'NAME' as const,
     sortKey: row.sort_key,
@@ -345,6 +356,7 @@ export async function searchCustomersByContact(
       .select({
         contactPointId: contactPoints.id,
         customerId: customers.id,
+        customerRef: customers.customerRef,
         firstName: customers.firstName,
         lastName: customers.lastName,
       })
@@ -366,6 +378,7 @@ export async function searchCustomersByContact(
   );
   return rows.map((row) => ({
     customerId: row.customerId,
+    customerRef: row.customerRef,
     displayName: `${row.firstName} ${row.lastName}`,
     matchedOn: contactType,
     sortKey: String(row.contactPointId),
@@ -430,3 +443,66 @@ export async function getInstrumentForPayment(
 }
 
 export type CustomerAggregate = NonNullable<Awaited<ReturnType<typeof getCustomer>>>;
+
+/** A contact point as the servicing plane names it (DESIGN-processes P4 "Refs"). */
+export interface ContactPointByRef {
+  contactPointId: number;
+  contactPointRef: string;
+  contactType: ContactType;
+  verificationStatus: 'UNVERIFIED' | 'VERIFIED';
+  canReceiveSms: boolean | null;
+  customerId: number;
+  customerRef: string;
+}
+
+/**
+ * The customer `customerRef` (`cus_…`) of the tenant as `{customerId, customerRef}`, or null when no
+ * customer of the tenant carries it (a servicing case may name a customer who is not, or not yet, a
+ * lending customer). Reads inside the caller's tenant transaction `tx`, through the unique
+ * (tenant, customer_ref) index; `lock` takes the row `FOR SHARE` or `FOR UPDATE` (customer aggregate rule:
+ * activities/README.md).
+ */
+export async function findCustomerByRef(
+  tx: Tx,
+  tenantId: string,
+  customerRef: string,
+  options: { lock?: 'share' | 'update' } = {},
+): Promise<{ customerId: number; customerRef: string } | null> {
+  const query = tx
+    .select({ customerId: customers.id, customerRef: customers.customerRef })
+    .from(customers)
+    .where(and(eq(customers.tenantId, tenantId), eq(customers.customerRef, customerRef)));
+  const [row] = options.lock ? await query.for(options.lock) : await query;
+  return row ?? null;
+}
+
+/**
+ * The contact point `contactPointRef` (`cp_…`) of the tenant with its owner's ids and ref, or null when the
+ * tenant has none. Reads inside the caller's tenant transaction `tx` through the unique (tenant,
+ * contact_point_ref) index. Callers check ownership (`customerRef` equal to the one they were given) and
+ * answer 404 naming the field when it differs (DESIGN-processes P4: "the contact point must belong to the
+ * customer").
+ */
+export async function findContactPointByRef(
+  tx: Tx,
+  tenantId: string,
+  contactPointRef: string,
+): Promise<ContactPointByRef | null> {
+  const [row] = await tx
+    .select({
+      contactPointId: contactPoints.id,
+      contactPointRef: contactPoints.contactPointRef,
+      contactType: contactPoints.contactType,
+      verificationStatus: contactPoints.verificationStatus,
+      canReceiveSms: contactPoints.canReceiveSms,
+      customerId: contactPoints.customerId,
+      customerRef: customers.customerRef,
+    })
+    .from(contactPoints)
+    .innerJoin(
+      customers,
+      and(eq(customers.tenantId, contactPoints.tenantId), eq(customers.id, contactPoints.customerId)),
+    )
+    .where(and(eq(contactPoints.tenantId, tenantId), eq(contactPoints.contactPointRef, contactPointRef)));
+  return row ?? null;
+}
