@@ -21,6 +21,7 @@ export interface FormEntryView {
   updatedAt: string;
 }
 
+/** The API view of a `form_entries` row (instants as ISO strings). */
 export function formEntryView(row: typeof formEntries.$inferSelect): FormEntryView {
   return {
     entryId: row.id,
@@ -92,6 +93,7 @@ export async function getLatestFieldDefinitions(
   });
 }
 
+/** A form entry of the tenant as the API shows it, or null. */
 export async function getFormEntry(db: Db, tenantId: string, entryId: number): Promise<FormEntryView | null> {
   const [row] = await withTenantTransaction(db, tenantId, (tx) =>
     tx

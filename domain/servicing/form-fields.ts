@@ -20,6 +20,7 @@ import { type FieldError, fieldError } from '../errors';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
 import { findSensitiveData, sensitiveDataMessage } from '../sensitive-data';
 
+/** The field types a definition may use (DESIGN-processes P4); the module note gives each answer's form. */
 export const fieldTypes = ['TEXT', 'NUMBER', 'MONEY', 'DATE', 'BOOLEAN', 'ENUM'] as const;
 export type FieldType = (typeof fieldTypes)[number];
 
