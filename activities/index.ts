@@ -31,8 +31,10 @@ import {
 } from './platform/start-intents';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
+import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
+import { createFormEntry, updateFormEntry } from './servicing/form-entries';
 import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {
@@ -77,6 +79,10 @@ export function createActivities(deps: Deps) {
     logInteraction: logInteraction(deps),
     addEvidence: addEvidence(deps),
     completeTask: completeTask(deps),
+    createCaseType: createCaseType(deps),
+    publishFieldDefinitions: publishFieldDefinitions(deps),
+    createFormEntry: createFormEntry(deps),
+    updateFormEntry: updateFormEntry(deps),
     openPrivacyRequest: openPrivacyRequest(deps),
     markPrivacyWorkflowStarted: markPrivacyWorkflowStarted(deps),
     raisePrivacyReminder: raisePrivacyReminder(deps),

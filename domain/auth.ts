@@ -34,6 +34,13 @@ export const permissions = [
   'CREATE_PRIVACYREQUEST',
   'READ_PRIVACYREQUEST',
   'FULFILL_PRIVACYREQUEST',
+  // Case types, field definitions and form entries (issue 8 §1; DESIGN-processes P4).
+  'READ_CASETYPE',
+  'CREATE_CASETYPE',
+  'PUBLISH_CASETYPEFIELDS',
+  'CREATE_FORMENTRY',
+  'READ_FORMENTRY',
+  'UPDATE_FORMENTRY',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',

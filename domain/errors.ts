@@ -61,6 +61,21 @@ export const errorCodes = {
     status: 409,
     message: 'The interaction belongs to another customer than the record that names it.',
   },
+  /** DESIGN-processes P4: `POST /v1/servicing/admin/case-types` with a code the tenant already has. */
+  'error.msg.case.type.duplicate': {
+    status: 409,
+    message: 'A case type with this code already exists.',
+  },
+  /** DESIGN-processes P4: a form entry naming a publication of another case type than its case's. */
+  'error.msg.form.entry.case.type.mismatch': {
+    status: 409,
+    message: "The publication belongs to another case type than the case's.",
+  },
+  /** DESIGN-processes P4: closing a case whose form entry lacks answers required ON_CLOSE. */
+  'error.msg.case.close.required.answers.missing': {
+    status: 409,
+    message: 'The case cannot close: its form entry lacks answers required before closing (ON_CLOSE).',
+  },
   'error.msg.task.invalid.state.transition': {
     status: 409,
     message: 'The task is not in a state that allows this action.',

@@ -1,6 +1,7 @@
 /**
  * Servicing context: case types, cases and their effects, tasks, interactions, evidence and
  * privacy requests (spec § Resources: Privacy request, Servicing case; issue 2 §6–§7).
+ * Case types carry published field definitions, answered by form entries (DESIGN-processes P4).
  * Every table is tenant-owned and protected by row-level security (DESIGN §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
@@ -8,6 +9,7 @@ import {
   bigint,
   foreignKey,
   index,
+  integer,
   jsonb,
   pgEnum,
   pgTable,
@@ -15,6 +17,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { AnswerChange, Answers, FieldDefinitions } from '../../domain/servicing/form-fields';
 import {
   createdAt,
   identityId,
@@ -33,8 +36,45 @@ export const caseTypes = pgTable(
     code: text().notNull(),
     displayName: text().notNull(),
     createdAt: createdAt(),
+    /** Idempotency of `POST /v1/servicing/admin/case-types`: `<clientId>/<Idempotency-Key>` when one was sent. */
+    requestKey: text(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.code] }), tenantIsolation('case_types')],
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.code] }),
+    uniqueIndex('case_types_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('case_types'),
+  ],
+).enableRLS();
+
+/**
+ * Published versions of a case type's field definitions (DESIGN-processes P4), append-only: a `PUT` publishes
+ * version `max + 1`; form entries name the publication they answer.
+ */
+export const caseTypeFieldPublications = pgTable(
+  'case_type_field_publications',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseTypeCode: text().notNull(),
+    /** 1, 2, … per case type. */
+    version: integer().notNull(),
+    fieldDefinitions: jsonb().notNull().$type<FieldDefinitions>(),
+    actorUsername: text(),
+    correlationId: text(),
+    publishedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('case_type_field_publications', t),
+    foreignKey({
+      name: 'case_type_field_publications_case_type_fk',
+      columns: [t.tenantId, t.caseTypeCode],
+      foreignColumns: [caseTypes.tenantId, caseTypes.code],
+    }),
+    uniqueIndex('case_type_field_publications_version_idx').on(t.tenantId, t.caseTypeCode, t.version),
+    uniqueIndex('case_type_field_publications_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('case_type_field_publications'),
+  ],
 ).enableRLS();
 
 export const caseStatus = pgEnum('case_status', ['OPEN', 'CLOSED']);
@@ -249,5 +289,57 @@ export const privacyRequestEvidence = pgTable(
     tenantReference('privacy_request_evidence_evidence_fk', t, t.evidenceId, evidence),
     primaryKey({ columns: [t.tenantId, t.requestId, t.evidenceId] }),
     tenantIsolation('privacy_request_evidence'),
+  ],
+).enableRLS();
+
+/** Answers of a case to one publication of its case type's fields (DESIGN-processes P4 Form entries). */
+export const formEntries = pgTable(
+  'form_entries',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    publicationId: bigint({ mode: 'number' }).notNull(),
+    /** Field key → answer (domain/servicing/form-fields.ts: strings, booleans; never a float). */
+    answers: jsonb().notNull().$type<Answers>(),
+    actorUsername: text(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('form_entries', t),
+    tenantReference('form_entries_case_fk', t, t.caseId, cases),
+    tenantReference('form_entries_publication_fk', t, t.publicationId, caseTypeFieldPublications),
+    index().on(t.tenantId, t.caseId, t.id),
+    uniqueIndex('form_entries_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('form_entries'),
+  ],
+).enableRLS();
+
+/** Append-only history of a form entry's answers (spec § Form entry history item; DESIGN §3). */
+export const formEntryHistory = pgTable(
+  'form_entry_history',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    entryId: bigint({ mode: 'number' }).notNull(),
+    /** ANSWERS_CREATED, ANSWERS_UPDATED. */
+    action: text().notNull(),
+    publicationId: bigint({ mode: 'number' }).notNull(),
+    changes: jsonb().notNull().$type<AnswerChange[]>(),
+    reason: text(),
+    actorUsername: text(),
+    correlationId: text(),
+    occurredAt: createdAt(),
+    /** Makes a retried update a no-op: `<clientId>/<Idempotency-Key>` when one was sent. */
+    requestKey: text(),
+  },
+  (t) => [
+    tenantReference('form_entry_history_entry_fk', t, t.entryId, formEntries),
+    tenantReference('form_entry_history_publication_fk', t, t.publicationId, caseTypeFieldPublications),
+    index().on(t.tenantId, t.entryId, t.id),
+    uniqueIndex('form_entry_history_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('form_entry_history'),
   ],
 ).enableRLS();

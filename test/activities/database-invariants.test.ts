@@ -35,6 +35,8 @@ const appendOnly = [
   'webhook_delivery_attempts',
   'outbox_events',
   'payment_status_history',
+  'case_type_field_publications',
+  'form_entry_history',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -43,6 +45,8 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
   'autopay_enrolments.autopay_enrolments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'case_effects.case_effects_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'case_type_field_publications.case_type_field_publications_case_type_fk':
+    '(tenant_id,case_type_code) → case_types(tenant_id,code)',
   'cases.cases_case_type_fk': '(tenant_id,case_type_code) → case_types(tenant_id,code)',
   'consents.consents_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'contact_points.contact_points_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
@@ -55,6 +59,12 @@ const tenantForeignKeys: Record<string, string> = {
   'documents.documents_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'evidence.evidence_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
   'evidence.evidence_document_fk': '(tenant_id,document_id) → documents(tenant_id,id)',
+  'form_entries.form_entries_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'form_entries.form_entries_publication_fk':
+    '(tenant_id,publication_id) → case_type_field_publications(tenant_id,id)',
+  'form_entry_history.form_entry_history_entry_fk': '(tenant_id,entry_id) → form_entries(tenant_id,id)',
+  'form_entry_history.form_entry_history_publication_fk':
+    '(tenant_id,publication_id) → case_type_field_publications(tenant_id,id)',
   'fundings.fundings_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'interactions.interactions_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
   'journal_entries.journal_entries_account_fk': '(tenant_id,account_code) → gl_accounts(tenant_id,code)',

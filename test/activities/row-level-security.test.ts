@@ -8,8 +8,11 @@ import { createDb } from '../../db/client';
 import {
   caseEffects,
   cases,
+  caseTypeFieldPublications,
   caseTypes,
   evidence,
+  formEntries,
+  formEntryHistory,
   idempotencyKeys,
   interactions,
   outboxEvents,
@@ -36,6 +39,9 @@ const tenantTables = {
   privacyRequestEvidence,
   outboxEvents,
   idempotencyKeys,
+  caseTypeFieldPublications,
+  formEntries,
+  formEntryHistory,
 } as const;
 
 beforeAll(async () => {
@@ -76,6 +82,25 @@ beforeAll(async () => {
     outcome: 'FULFILLED',
     outcomeReason: 'A',
     evidenceIds: [evidenceId],
+  });
+  const publication = await a.publishFieldDefinitions({
+    tenantId: tenantA,
+    caseTypeCode: 'PRIVACY',
+    fieldDefinitions: {
+      sections: [
+        {
+          key: 's',
+          label: 'S',
+          fields: [{ key: 'note', label: 'Note', type: 'TEXT', requiredAt: 'OPTIONAL' }],
+        },
+      ],
+    },
+  });
+  await a.createFormEntry({
+    tenantId: tenantA,
+    caseId: caseA,
+    publicationId: publication.publicationId,
+    answers: { note: 'A' },
   });
   await a.closeCase({ tenantId: tenantA, caseId: caseA, outcomeCode: 'RESOLVED', closureReason: 'A' });
   await h.platform.claimIdempotencyKey({

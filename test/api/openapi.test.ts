@@ -42,6 +42,16 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
     ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
     ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
+    // Case types, field definitions and form entries (issue 8 §1).
+    ['get', '/v1/servicing/admin/case-types', 'servicing:read', false],
+    ['post', '/v1/servicing/admin/case-types', 'servicing:write', true],
+    ['get', '/v1/servicing/admin/case-types/{caseTypeCode}/field-definitions', 'servicing:read', false],
+    ['put', '/v1/servicing/admin/case-types/{caseTypeCode}/field-definitions', 'servicing:write', true],
+    ['post', '/v1/form-entries', 'servicing:write', true],
+    ['get', '/v1/form-entries', 'servicing:read', false],
+    ['get', '/v1/form-entries/{entryId}', 'servicing:read', false],
+    ['patch', '/v1/form-entries/{entryId}', 'servicing:write', true],
+    ['get', '/v1/form-entries/{entryId}/history', 'servicing:read', false],
     // Customers and portfolio search (issue 3 §2).
     ['post', '/v1/customers', 'lending:write', true],
     ['get', '/v1/customers', 'lending:read', false],

@@ -114,4 +114,68 @@ describe(`${burst} concurrent writes on a pool of ${poolSize}`, () => {
     );
     expect(followUps.map((f) => f.status)).toEqual(Array(2 * burst).fill(201));
   });
+
+  it('field-definition publications, form-entry creates and updates all complete, serialized where they must be', async () => {
+    const caseTypeCode = `POOL_${Date.now().toString(36).toUpperCase()}`;
+    const created = await call(ctx, cred, 'POST', '/v1/servicing/admin/case-types', {
+      caseTypeCode,
+      displayName: 'Pool',
+    });
+    expect(created.status).toBe(201);
+    const fieldDefinitions = {
+      sections: [
+        {
+          key: 's',
+          label: 'S',
+          fields: [{ key: 'note', label: 'Note', type: 'TEXT', requiredAt: 'OPTIONAL' }],
+        },
+      ],
+    };
+    const publications = await within(
+      Promise.all(
+        Array.from({ length: burst }, () =>
+          call(ctx, cred, 'PUT', `/v1/servicing/admin/case-types/${caseTypeCode}/field-definitions`, {
+            fieldDefinitions,
+          }),
+        ),
+      ),
+      30_000,
+    );
+    expect(publications.map((p) => p.status)).toEqual(Array(burst).fill(201));
+    // One version each, numbered one after the other under the case type's lock.
+    expect(publications.map((p) => p.body.version).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: burst }, (_, i) => i + 1),
+    );
+    const caseId = await openCase(ctx, cred, { caseTypeCode });
+    const publicationId = publications[0]?.body.publicationId;
+    const entries = await within(
+      Promise.all(
+        Array.from({ length: burst }, () =>
+          call(ctx, cred, 'POST', '/v1/form-entries', { caseId, publicationId, answers: { note: 'n' } }),
+        ),
+      ),
+      30_000,
+    );
+    expect(entries.map((e) => e.status)).toEqual(Array(burst).fill(201));
+    const entryId = entries[0]?.body.entryId;
+    const updates = await within(
+      Promise.all(
+        Array.from({ length: burst }, (_, i) =>
+          call(ctx, cred, 'PATCH', `/v1/form-entries/${entryId}`, {
+            answers: { note: `n${i.toString(36)}x` },
+            reason: 'Burst',
+          }),
+        ),
+      ),
+      30_000,
+    );
+    expect(updates.map((u) => u.status)).toEqual(Array(burst).fill(200));
+    // Applied one after the other: each change's `before` is the value another update left.
+    const history = await call(ctx, cred, 'GET', `/v1/form-entries/${entryId}/history`);
+    const items = history.body.items as { changes: { before: string; after: string }[] }[];
+    expect(items).toHaveLength(burst + 1);
+    for (let i = 1; i < items.length; i += 1) {
+      expect(items[i]?.changes[0]?.before).toBe(items[i - 1]?.changes[0]?.after);
+    }
+  });
 });
