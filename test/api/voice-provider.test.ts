@@ -593,6 +593,51 @@ describe('voice dispatches', () => {
     expect(rows[0]?.body).not.toContain('vtt_');
   });
 
+  it('a retried create under the same request key (the answer was lost) returns the dispatch with a new token that replaces the first', async () => {
+    const workflowId = newWorkflowId();
+    await createVersion(workflowId);
+    await activate(workflowId, 1);
+    const customer = await newCustomer();
+    const caseId = await openCase(ctx, cred, { customerRef: customer.customerRef });
+    const input = {
+      tenantId: cred.tenant,
+      requestKey: `${cred.clientId}/${newKey('vd')}`,
+      caseId,
+      workflowId,
+      contactPointRef: customer.phoneRef,
+    };
+    const first = await ctx.activities.createVoiceDispatch(input);
+    const second = await ctx.activities.createVoiceDispatch(input);
+    expect(second.dispatch).toEqual(first.dispatch);
+    expect(second.taskToken).not.toBe(first.taskToken);
+    expect(await countRows(ctx, cred.tenant, voiceDispatches, eq(voiceDispatches.caseId, caseId))).toBe(1);
+    expectShapeA(
+      await callback(first.dispatch.dispatchId, first.taskToken),
+      401,
+      'error.msg.not.authenticated',
+    );
+    expect((await callback(first.dispatch.dispatchId, second.taskToken)).status).toBe(200);
+  });
+
+  it('concurrent activations of two versions leave exactly one active', async () => {
+    const workflowId = newWorkflowId();
+    await createVersion(workflowId);
+    await createVersion(workflowId);
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all([
+        call(ctx, cred, 'POST', `${versions}/${workflowId}/1/activate`),
+        call(ctx, cred, 'POST', `${versions}/${workflowId}/2/activate`),
+      ]);
+      for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const active = await Promise.all(
+        [1, 2].map(
+          async (version) => (await call(ctx, cred, 'GET', `${versions}/${workflowId}/${version}`)).body,
+        ),
+      );
+      expect(active.filter((v) => v.is_active)).toHaveLength(1);
+    }
+  });
+
   it('never writes the token to a log line', async () => {
     const lines: string[] = [];
     const app = appWith(ctx, { logger: createLogger('info', { write: (line: string) => lines.push(line) }) });
