@@ -279,8 +279,8 @@ const unauthenticated = () =>
  * under the dispatch's row lock. A repeated eventId → `duplicate: true`, nothing written. A first non-terminal
  * event moves `DISPATCHED` to `IN_PROGRESS`; `node.entered` records the node. A terminal event (`call.completed`,
  * `call.failed`, `call.no_answer`) sets the outcome status, completes the task, revokes the token, logs a VOICE
- * OUTBOUND interaction on the case and appends `VOICE_DISPATCH_COMPLETED`, `TASK_COMPLETED` and
- * `INTERACTION_LOGGED` to its effects.
+ * OUTBOUND interaction on the case (without the case when it was closed meanwhile) and appends
+ * `VOICE_DISPATCH_COMPLETED`, `TASK_COMPLETED` and (case still open) `INTERACTION_LOGGED` to its effects.
  * Errors: 401 `error.msg.not.authenticated` (the same answer as a wrong token) when the dispatch is not the
  * tenant's, its task is no longer OPEN, its call has ended or its token expired; 400 naming `nodeId` when the
  * node is not in the pinned version's definition, or when `node.entered` lacks it.
@@ -361,12 +361,17 @@ export function recordVoiceDispatchEvent(deps: Deps) {
       }
       const duration =
         input.data.durationSeconds === undefined ? '' : ` after ${input.data.durationSeconds} s`;
+      // The call happened whatever became of the case: a case closed meanwhile does not take the interaction
+      // (as servicing/records.ts `assertCaseTakesRecords` rules), which is then logged without it. FOR SHARE: a
+      // concurrent close waits for this transaction.
+      const held = await shareCase(tx, input.tenantId, dispatch.caseId);
+      const interactionCaseId = held?.status === 'OPEN' ? dispatch.caseId : null;
       const [interaction] = await tx
         .insert(interactions)
         .values({
           tenantId: input.tenantId,
           customerRef: dispatch.customerRef,
-          caseId: dispatch.caseId,
+          caseId: interactionCaseId,
           channel: 'VOICE',
           direction: 'OUTBOUND',
           summary: `Voice workflow ${dispatch.workflowId} version ${dispatch.workflowVersion}: ${input.eventType}${duration}.`,
@@ -425,14 +430,16 @@ export function recordVoiceDispatchEvent(deps: Deps) {
         detail: { taskType: 'VOICE_DISPATCH', note: `Voice call ended: ${input.eventType}.` },
         dedupeKey: `task/${dispatch.taskId}/completed`,
       });
-      await recordEffect(tx, {
-        ...common,
-        effectType: 'INTERACTION_LOGGED',
-        subjectType: 'interaction',
-        subjectId: interaction.id,
-        detail: { channel: 'VOICE', direction: 'OUTBOUND' },
-        dedupeKey: `interaction/${interaction.id}/logged`,
-      });
+      if (interactionCaseId !== null) {
+        await recordEffect(tx, {
+          ...common,
+          effectType: 'INTERACTION_LOGGED',
+          subjectType: 'interaction',
+          subjectId: interaction.id,
+          detail: { channel: 'VOICE', direction: 'OUTBOUND' },
+          dedupeKey: `interaction/${interaction.id}/logged`,
+        });
+      }
       return { eventId: input.eventId, duplicate: false, status: terminal };
     });
 }

@@ -540,6 +540,24 @@ describe('voice dispatches', () => {
     );
   });
 
+  it('a call ending after its case was closed is logged without the case', async () => {
+    const { caseId, created } = await dispatchFixture();
+    const closed = await call(ctx, cred, 'POST', `/v1/servicing/cases/${caseId}/close`, {
+      outcomeCode: 'RESOLVED',
+      closureReason: 'Settled by letter',
+    });
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    const done = await callback(created.dispatchId, created.taskToken, { eventType: 'call.no_answer' });
+    expect(done.body).toMatchObject({ duplicate: false, status: 'NO_ANSWER' });
+    const read = await call(ctx, cred, 'GET', `${dispatches}/${created.dispatchId}`);
+    const interaction = await call(ctx, cred, 'GET', `/v1/servicing/interactions/${read.body.interactionId}`);
+    expect(interaction.body).toMatchObject({ caseId: null, channel: 'VOICE' });
+    const effects = await call(ctx, cred, 'GET', `/v1/servicing/cases/${caseId}/effects`);
+    const types = effects.body.items.map((e: Json) => e.effectType);
+    expect(types).toContain('VOICE_DISPATCH_COMPLETED');
+    expect(types).not.toContain('INTERACTION_LOGGED');
+  });
+
   it('the token stops working when its task is completed by a person, and after 24 hours', async () => {
     const first = await dispatchFixture();
     const completed = await call(ctx, cred, 'POST', `/v1/servicing/tasks/${first.created.taskId}/complete`, {
