@@ -44,6 +44,15 @@ import {
   openPrivacyRequest,
   raisePrivacyReminder,
 } from './servicing/privacy-requests';
+import {
+  createVoiceDispatch,
+  recordVoiceDispatchEvent,
+  tenantOfVoiceTaskToken,
+} from './servicing/voice-dispatches';
+import {
+  activateVoiceWorkflowVersion,
+  createVoiceWorkflowVersion,
+} from './servicing/voice-workflow-versions';
 import { createWebhookActivities, createWebhookDeliveryActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */
@@ -66,6 +75,12 @@ export function createPlatformOperations(deps: Deps) {
     markStartIntentStarted: markStartIntentStarted(deps),
     claimDueStartIntents: claimDueStartIntents(deps),
     recordStartIntentFailure: recordStartIntentFailure(deps),
+    /**
+     * The tenant of a voice dispatch when `token` is its valid task token, else null (constant-time digest
+     * comparison; platform read before a tenant is known).
+     */
+    tenantOfVoiceTaskToken: (dispatchId: number | null, token: string, at: Date) =>
+      tenantOfVoiceTaskToken(deps, dispatchId, token, at),
   };
 }
 
@@ -95,6 +110,10 @@ export function createActivities(deps: Deps) {
     ...createWebhookDeliveryActivities(deps),
     openReconciliationException: openReconciliationException(deps),
     resolveReconciliationException: resolveReconciliationException(deps),
+    createVoiceWorkflowVersion: createVoiceWorkflowVersion(deps),
+    activateVoiceWorkflowVersion: activateVoiceWorkflowVersion(deps),
+    createVoiceDispatch: createVoiceDispatch(deps),
+    recordVoiceDispatchEvent: recordVoiceDispatchEvent(deps),
   };
 }
 

@@ -37,6 +37,8 @@ import { formEntryRoutes } from './routes/servicing/form-entries';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
 import { taskRoutes } from './routes/servicing/tasks';
+import { voiceDispatchCallbackRoutes, voiceDispatchRoutes } from './routes/servicing/voice-dispatches';
+import { voiceWorkflowVersionRoutes } from './routes/servicing/voice-workflow-versions';
 import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
 import { storableInput, storableRequestTarget } from './validation';
 
@@ -73,6 +75,10 @@ export function createApp(deps: AppDeps) {
   // after its size limit and signature.
   app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
+  // The voice provider's callback authenticates by its dispatch's task token only (spec § Authentication 6): mounted
+  // before the bearer middleware too; the other voice-dispatch routes are ordinary bearer routes (below).
+  app.use('/v1/servicing/voice-dispatches/:dispatchId/events', storableRequestTarget);
+  app.route('/v1/servicing/voice-dispatches', voiceDispatchCallbackRoutes);
   app.use('/v1/*', authenticate, rateLimit, storableInput);
   // DESIGN §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
@@ -87,6 +93,8 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/admin/case-types', caseTypeRoutes);
   app.route('/v1/form-entries', formEntryRoutes);
   app.route('/v1/servicing/webhook-subscriptions', webhookSubscriptionRoutes);
+  app.route('/v1/servicing/voice-provider/control/api/v1/workflow-versions', voiceWorkflowVersionRoutes);
+  app.route('/v1/servicing/voice-dispatches', voiceDispatchRoutes);
   app.route('/v1/charges', chargeRoutes);
   app.route('/v1/loanproducts', loanProductRoutes);
   app.route('/v1/documents', documentRoutes);

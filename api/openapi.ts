@@ -292,6 +292,13 @@ export const documentation = {
         scheme: 'bearer',
         description: 'Opaque access token (`at_test_…` sandbox, `at_live_…` production).',
       },
+      voiceTaskToken: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Service-Voice-Task-Token',
+        description:
+          'Dispatch-bound voice task token (`vtt_…`, shown once by `POST /v1/servicing/voice-dispatches`); the only credential of the voice callback (spec § Authentication 6).',
+      },
     },
     schemas: {
       ShapeA: shapeA,

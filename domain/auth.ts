@@ -87,6 +87,12 @@ export const permissions = [
   'DEACTIVATE_WEBHOOKSUBSCRIPTION',
   'TEST_WEBHOOKSUBSCRIPTION',
   'READ_WEBHOOKDELIVERY',
+  // Voice-provider control surface (issue 8 §5; DESIGN-processes P4).
+  'CREATE_VOICEWORKFLOWVERSION',
+  'READ_VOICEWORKFLOWVERSION',
+  'ACTIVATE_VOICEWORKFLOWVERSION',
+  'CREATE_VOICEDISPATCH',
+  'READ_VOICEDISPATCH',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -164,6 +164,11 @@ export const errorCodes = {
     status: 409,
     message: 'A channel gateway with this code already exists.',
   },
+  /** DESIGN-processes P4: a voice dispatch needs an active version of its workflow (activate one first). */
+  'error.msg.voice.workflow.no.active.version': {
+    status: 409,
+    message: 'The voice workflow has no active version, so no call can be dispatched with it.',
+  },
   'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
   'error.msg.precondition.required': {
     status: 428,

@@ -90,6 +90,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         '*.token',
         'secret',
         '*.secret',
+        'taskToken',
+        '*.taskToken',
         'governmentId',
         '*.governmentId',
         'accountNumber',

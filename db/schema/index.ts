@@ -6,4 +6,5 @@ export * from './platform';
 export * from './reconciliation';
 export * from './sandbox';
 export * from './servicing';
+export * from './voice';
 export * from './webhooks';

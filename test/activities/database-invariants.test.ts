@@ -25,6 +25,7 @@ const withoutRls: Record<string, string> = {
   api_clients: 'read by client id during the token exchange, before a tenant is known',
   access_tokens: 'read by token digest on every request, before a tenant is known',
   channel_gateways: 'read by gateway code on every channel callback, before a tenant is known',
+  voice_task_tokens: 'read by dispatch id on every voice-provider callback, before a tenant is known',
 };
 
 const appendOnly = [
@@ -37,6 +38,7 @@ const appendOnly = [
   'payment_status_history',
   'case_type_field_publications',
   'form_entry_history',
+  'voice_dispatch_events',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -96,6 +98,14 @@ const tenantForeignKeys: Record<string, string> = {
   'restrictions.restrictions_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'restrictions.restrictions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'tasks.tasks_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'voice_dispatch_events.voice_dispatch_events_dispatch_fk':
+    '(tenant_id,dispatch_id) → voice_dispatches(tenant_id,id)',
+  'voice_dispatches.voice_dispatches_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'voice_dispatches.voice_dispatches_task_fk': '(tenant_id,task_id) → tasks(tenant_id,id)',
+  'voice_dispatches.voice_dispatches_version_fk':
+    '(tenant_id,workflow_version_id) → voice_workflow_versions(tenant_id,id)',
+  'voice_workflow_versions.voice_workflow_versions_workflow_fk':
+    '(tenant_id,workflow_id) → voice_workflows(tenant_id,workflow_id)',
 };
 
 async function catalog<T extends Record<string, unknown>>(query: ReturnType<typeof sql>): Promise<T[]> {

@@ -125,6 +125,28 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ],
     ['post', '/v1/servicing/webhook-subscriptions/{subscriptionId}/test', 'servicing:write', true, false],
     ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries', 'servicing:read', false],
+    // Voice-provider control surface (issue 8 §5).
+    [
+      'post',
+      '/v1/servicing/voice-provider/control/api/v1/workflow-versions/{workflowId}',
+      'servicing:write',
+      true,
+    ],
+    [
+      'get',
+      '/v1/servicing/voice-provider/control/api/v1/workflow-versions/{workflowId}/{version}',
+      'servicing:read',
+      false,
+    ],
+    [
+      'post',
+      '/v1/servicing/voice-provider/control/api/v1/workflow-versions/{workflowId}/{version}/activate',
+      'servicing:write',
+      true,
+      false,
+    ],
+    ['post', '/v1/servicing/voice-dispatches', 'servicing:write', true],
+    ['get', '/v1/servicing/voice-dispatches/{dispatchId}', 'servicing:read', false],
   ];
 
 describe('GET /v1/openapi.json', () => {
@@ -168,6 +190,7 @@ describe('GET /v1/openapi.json', () => {
         'post /oauth2/token',
         'get /healthz',
         'post /v1/servicing/channel-events/{gatewayCode}',
+        'post /v1/servicing/voice-dispatches/{dispatchId}/events',
       ].sort(),
     );
   });
@@ -181,6 +204,24 @@ describe('GET /v1/openapi.json', () => {
       true,
     ]);
     expect(Object.keys(op.responses).sort()).toEqual(['200', '202', '400', '401', '413', '503']);
+  });
+
+  it('describes the voice callback as authenticated by the task token header only', () => {
+    const op = doc.paths['/v1/servicing/voice-dispatches/{dispatchId}/events']?.post as Operation;
+    expect(op.security).toEqual([{ voiceTaskToken: [] }]);
+    expect(doc.components.securitySchemes.voiceTaskToken).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Service-Voice-Task-Token',
+      description: expect.any(String),
+    });
+    expect(op.parameters?.map((p) => [p.name, p.in, p.required])).toContainEqual([
+      'X-Service-Voice-Task-Token',
+      'header',
+      true,
+    ]);
+    expect(op.parameters?.some((p) => p.name === 'Service-Tenant')).toBe(false);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '413', '503']);
   });
 
   it('declares the OAuth 2.0 client-credentials and bearer security schemes', () => {

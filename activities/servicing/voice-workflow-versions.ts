@@ -1,0 +1,143 @@
+/**
+ * Voice workflow versions (spec § Resources "Voice workflow version"; DESIGN-processes P4 "Voice-provider control
+ * surface"): create the next immutable version of a workflow, and activate one (at most one active per workflow).
+ * Each operation is one tenant transaction (STYLE §5).
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { type VoiceWorkflowVersionView, voiceWorkflowVersionView } from '../../db/queries/voice';
+import { voiceWorkflows, voiceWorkflowVersions } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, fieldError, notFound } from '../../domain/errors';
+import {
+  canonicalDefinition,
+  definitionProblems,
+  type VoiceWorkflowDefinition,
+} from '../../domain/servicing/voice-workflow';
+import type { Deps, OperationContext } from '../deps';
+
+export interface CreateVoiceWorkflowVersionInput extends OperationContext {
+  /** The path's workflow id (domain/servicing/voice-workflow.ts `workflowIdPattern`). */
+  workflowId: string;
+  /** Free text naming the version (no identifiers; checked at the edge). */
+  label: string;
+  definition: VoiceWorkflowDefinition;
+}
+
+/**
+ * Stores the next version of `workflowId` (1 for a new workflow), inactive, and returns it in the spec's view.
+ * Versions are numbered 1, 2, … per (tenant, workflowId) without gaps, also under concurrent creates: the
+ * workflow's counter row is incremented by one upsert that holds its row lock until commit, so a second create
+ * waits and takes the next number, and a rolled-back create gives its number back. Idempotent by `requestKey`
+ * (a replay returns the version created first). Errors: 400 `validation.msg.validation.errors.exist` with one
+ * field error per structural problem of the definition (domain `definitionProblems`), nothing stored.
+ */
+export function createVoiceWorkflowVersion(deps: Deps) {
+  return async (input: CreateVoiceWorkflowVersionInput): Promise<VoiceWorkflowVersionView> => {
+    const problems = definitionProblems(input.workflowId, input.definition);
+    if (problems.length > 0) {
+      throw new DomainError(
+        'validation.msg.validation.errors.exist',
+        problems.map((p) => p.message).join(' '),
+        { errors: problems.map((p) => fieldError(p.parameterName, p.value, p.message)) },
+      );
+    }
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      if (input.requestKey) {
+        const [replayed] = await tx
+          .select()
+          .from(voiceWorkflowVersions)
+          .where(
+            and(
+              eq(voiceWorkflowVersions.tenantId, input.tenantId),
+              eq(voiceWorkflowVersions.requestKey, input.requestKey),
+            ),
+          );
+        if (replayed) return voiceWorkflowVersionView(replayed);
+      }
+      const now = deps.clock();
+      const [counter] = await tx
+        .insert(voiceWorkflows)
+        .values({
+          tenantId: input.tenantId,
+          workflowId: input.workflowId,
+          versionCount: 1,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflictDoUpdate({
+          target: [voiceWorkflows.tenantId, voiceWorkflows.workflowId],
+          set: { versionCount: sql`${voiceWorkflows.versionCount} + 1`, updatedAt: now },
+        })
+        .returning({ versionCount: voiceWorkflows.versionCount });
+      if (!counter) throw new Error('voice workflow counter upsert returned no row');
+      const [created] = await tx
+        .insert(voiceWorkflowVersions)
+        .values({
+          tenantId: input.tenantId,
+          workflowId: input.workflowId,
+          version: counter.versionCount,
+          label: input.label,
+          definition: canonicalDefinition(input.definition),
+          createdAt: now,
+          requestKey: input.requestKey ?? null,
+        })
+        .returning();
+      if (!created) throw new Error('voice workflow version insert returned no row');
+      return voiceWorkflowVersionView(created);
+    });
+  };
+}
+
+export interface ActivateVoiceWorkflowVersionInput extends OperationContext {
+  workflowId: string;
+  version: number;
+}
+
+/**
+ * Makes `version` the one active version of `workflowId`: the previously active version is deactivated in the
+ * same transaction, under the workflow's row lock (a partial unique index backs the rule). Activating the active
+ * version changes nothing. Dispatches already created keep the version they pinned. Returns the version's view.
+ * Errors: 404 `error.msg.resource.not.found` when the tenant has no such version.
+ */
+export function activateVoiceWorkflowVersion(deps: Deps) {
+  return async (input: ActivateVoiceWorkflowVersionInput): Promise<VoiceWorkflowVersionView> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const missing = () => notFound('Voice workflow version', `${input.workflowId}/${input.version}`);
+      const [workflow] = await tx
+        .select()
+        .from(voiceWorkflows)
+        .where(
+          and(eq(voiceWorkflows.tenantId, input.tenantId), eq(voiceWorkflows.workflowId, input.workflowId)),
+        )
+        .for('update');
+      if (!workflow) throw missing();
+      const ofWorkflow = and(
+        eq(voiceWorkflowVersions.tenantId, input.tenantId),
+        eq(voiceWorkflowVersions.workflowId, input.workflowId),
+      );
+      const [target] = await tx
+        .select()
+        .from(voiceWorkflowVersions)
+        .where(and(ofWorkflow, eq(voiceWorkflowVersions.version, input.version)));
+      if (!target) throw missing();
+      if (target.isActive) return voiceWorkflowVersionView(target);
+      const now = deps.clock();
+      await tx
+        .update(voiceWorkflowVersions)
+        .set({ isActive: false })
+        .where(and(ofWorkflow, eq(voiceWorkflowVersions.isActive, true)));
+      const [activated] = await tx
+        .update(voiceWorkflowVersions)
+        .set({ isActive: true, activatedAt: now })
+        .where(and(ofWorkflow, eq(voiceWorkflowVersions.id, target.id)))
+        .returning();
+      if (!activated) throw new Error('voice workflow version vanished under its workflow lock');
+      await tx
+        .update(voiceWorkflows)
+        .set({ activeVersion: input.version, updatedAt: now })
+        .where(
+          and(eq(voiceWorkflows.tenantId, input.tenantId), eq(voiceWorkflows.workflowId, input.workflowId)),
+        );
+      return voiceWorkflowVersionView(activated);
+    });
+}

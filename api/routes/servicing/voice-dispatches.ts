@@ -1,0 +1,205 @@
+/**
+ * Voice dispatches (DESIGN-processes P4 "Voice-provider control surface"; spec § Authentication 6; DESIGN §5
+ * "Inbound channel events"). Two sub-apps, both mounted at `/v1/servicing/voice-dispatches` (api/app.ts):
+ *
+ * - `voiceDispatchRoutes` (ordinary: bearer token + `Service-Tenant`): `POST /` creates a dispatch and answers its
+ *   task token once; `GET /:dispatchId` reads its status (never the token).
+ * - `voiceDispatchCallbackRoutes`, mounted before the bearer middleware like the channel-event callback:
+ *   `POST /:dispatchId/events`, the provider's callback, authenticated only by `X-Service-Voice-Task-Token` (no
+ *   bearer token, no tenant header: the dispatch determines the tenant). Order: the token (digest compared in
+ *   constant time; unknown dispatch, wrong token, another dispatch's token, expired or revoked token → one and the
+ *   same 401 Shape A `error.msg.not.authenticated`) → the body (64 KiB at most → 413; invalid → 400) → the event
+ *   recorded in one transaction, which answers the same 401 when the dispatch's task is no longer OPEN.
+ *   The token never reaches a log: refusals log the request id and dispatch id only.
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { describeRoute, resolver } from 'hono-openapi';
+import * as v from 'valibot';
+import { getVoiceDispatch } from '../../../db/queries/voice';
+import { DomainError, fieldError, notFound } from '../../../domain/errors';
+import { voiceTaskTokenHeader, voiceTaskTokenLengthMax } from '../../../domain/servicing/voice-workflow';
+import { type AppEnv, factory } from '../../env';
+import { sendShapeA } from '../../errors';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
+import {
+  createdVoiceDispatchResponse,
+  createVoiceDispatchBody,
+  dispatchIdParam,
+  voiceDispatchEventAnswer,
+  voiceDispatchEventBody,
+  voiceDispatchResponse,
+} from '../../schemas/voice';
+import { assertStorableJson, issuesToError, jsonBody, noQuery, pathParams } from '../../validation';
+import { operationContext } from '../context';
+
+const tags = ['Servicing: voice provider'];
+
+export const voiceDispatchRoutes = factory
+  .createApp()
+  /**
+   * Creates a dispatch → 201 `{dispatchId, taskToken, …dispatch}`; `taskToken` appears only here (a replay with
+   * the same Idempotency-Key answers it again from the key store, where it is kept encrypted). Errors: 404 naming
+   * `caseId` (absent or another tenant's) or `contactPointRef` (absent, or not the case customer's); 409 naming
+   * `caseId` when the case is closed; 400 naming `contactPointRef` when it is not a PHONE; 409
+   * `error.msg.voice.workflow.no.active.version` naming `workflowId`.
+   */
+  .post(
+    '/',
+    doc({
+      tags,
+      summary: 'Dispatch a voice call',
+      description:
+        'Asks the voice provider to call the case customer on one of their PHONE contact points with the active version of `workflowId` (pinned for this dispatch). Opens a `VOICE_DISPATCH` task on the case. The answer carries `taskToken` exactly once: the provider authenticates its callbacks with it (`X-Service-Voice-Task-Token`) while the task is OPEN, the call has not ended, and at most 24 h (`expiresAt`). No active version → 409 `error.msg.voice.workflow.no.active.version`.',
+      scope: 'servicing:write',
+      permission: 'CREATE_VOICEDISPATCH',
+      mutation: true,
+      responses: {
+        201: {
+          description: 'Dispatch created; the task token shown once',
+          schema: createdVoiceDispatchResponse,
+        },
+      },
+    }),
+    requires('servicing:write', 'CREATE_VOICEDISPATCH'),
+    noQuery(),
+    ...jsonBody(createVoiceDispatchBody),
+    idempotent({ sealedResponseFields: ['taskToken'] }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const { dispatch, taskToken } = await c
+        .get('deps')
+        .activities.createVoiceDispatch({ ...operationContext(c), ...body });
+      const { dispatchId, ...rest } = dispatch;
+      return c.json({ dispatchId, taskToken, ...rest }, 201, {
+        'Cache-Control': 'no-store',
+      });
+    },
+  )
+  /** One dispatch → 200 (status, pinned version, outcome; never the token); unknown or another tenant's → 404. */
+  .get(
+    '/:dispatchId',
+    doc({
+      tags,
+      summary: 'Read a voice dispatch',
+      description:
+        'Status `DISPATCHED` → `IN_PROGRESS` (first callback event) → `COMPLETED`, `FAILED` or `NO_ANSWER` (terminal callback event; the task is completed and the token stops working).',
+      scope: 'servicing:read',
+      permission: 'READ_VOICEDISPATCH',
+      responses: { 200: { description: 'The dispatch', schema: voiceDispatchResponse } },
+    }),
+    requires('servicing:read', 'READ_VOICEDISPATCH'),
+    pathParams(dispatchIdParam),
+    noQuery(),
+    async (c) => {
+      const { dispatchId } = c.req.valid('param');
+      const found = await getVoiceDispatch(c.get('deps').db, c.get('tenantId'), dispatchId);
+      if (!found) throw notFound('Voice dispatch', dispatchId);
+      return c.json(found, 200);
+    },
+  );
+
+const bodyBytesMax = 64 * 1024;
+const dispatchIdPattern = /^[1-9][0-9]{0,15}$/;
+
+/** The one answer to every authentication failure of the callback: says nothing about which part failed. */
+const unauthenticated = () =>
+  new DomainError('error.msg.not.authenticated', 'The voice callback could not be authenticated.');
+
+/** The Standard Schema issues of `value` against `schema` (what `issuesToError` reads); synchronous schemas only. */
+function standardIssues(schema: v.GenericSchema, value: unknown): readonly StandardSchemaV1.Issue[] {
+  const result = schema['~standard'].validate(value) as StandardSchemaV1.Result<unknown>;
+  return result.issues ?? [];
+}
+
+export const voiceDispatchCallbackRoutes = new Hono<AppEnv>().post(
+  '/:dispatchId/events',
+  describeRoute({
+    tags,
+    summary: "Receive a voice provider's callback event",
+    description:
+      "Closed callback of the voice provider (spec § Authentication 6): no bearer token and no tenant header; the only credential is the dispatch's task token in `X-Service-Voice-Task-Token`. Body `{eventId, eventType, nodeId?, occurredAt, data?}`: `eventId` 1–128 of `A–Z a–z 0–9 . _ : -`, unique per dispatch (a repeat answers 200 with `duplicate: true` and changes nothing); `eventType` one of `node.entered` (needs `nodeId`), `call.answered`, `call.completed`, `call.failed`, `call.no_answer`; `nodeId` a node of the pinned workflow version; `occurredAt` an ISO 8601 instant; `data` optional `{durationSeconds?, providerCallRef?}`. A terminal event (`call.completed`, `call.failed`, `call.no_answer`) ends the dispatch: its task is completed, an interaction is logged on the case, and the token stops working. A wrong, expired or ended token, or an unknown dispatch → 401 Shape A `error.msg.not.authenticated`, the same answer in every case.",
+    security: [{ voiceTaskToken: [] }],
+    parameters: [
+      {
+        name: voiceTaskTokenHeader,
+        in: 'header',
+        required: true,
+        description: 'The task token answered once by `POST /v1/servicing/voice-dispatches` (`vtt_…`).',
+        schema: { type: 'string', maxLength: voiceTaskTokenLengthMax },
+      },
+    ],
+    responses: {
+      200: {
+        description: 'Recorded (or already recorded: `duplicate: true`)',
+        content: { 'application/json': { schema: resolver(voiceDispatchEventAnswer) } },
+      },
+      400: { $ref: '#/components/responses/ShapeAError' },
+      401: { $ref: '#/components/responses/ShapeAError' },
+      413: { $ref: '#/components/responses/ShapeAError' },
+      503: { $ref: '#/components/responses/ShapeAError' },
+    } as never,
+  }),
+  bodyLimit({
+    maxSize: bodyBytesMax,
+    onError: (c) =>
+      sendShapeA(
+        c,
+        new DomainError(
+          'error.msg.payload.too.large',
+          `A voice callback body is at most ${bodyBytesMax} bytes.`,
+        ),
+      ),
+  }),
+  async (c) => {
+    const deps = c.get('deps');
+    const rawDispatchId = c.req.param('dispatchId');
+    const dispatchId = dispatchIdPattern.test(rawDispatchId) ? Number(rawDispatchId) : null;
+    const token = c.req.header(voiceTaskTokenHeader);
+    const tenantId =
+      token !== undefined && token.length > 0 && token.length <= voiceTaskTokenLengthMax
+        ? await deps.platform.tenantOfVoiceTaskToken(dispatchId, token, deps.clock())
+        : null;
+    const refuse = () => {
+      deps.logger.warn(
+        { requestId: c.get('requestId'), dispatchId: dispatchId ?? null },
+        'voice callback refused',
+      );
+      return sendShapeA(c, unauthenticated());
+    };
+    if (tenantId === null || dispatchId === null) return refuse();
+    c.set('tenantId', tenantId);
+
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await c.req.arrayBuffer()));
+    } catch {
+      throw new DomainError('validation.msg.validation.errors.exist', 'The body is not valid UTF-8 JSON.', {
+        errors: [fieldError('body', null, 'The body is not valid UTF-8 JSON.')],
+      });
+    }
+    assertStorableJson(parsed);
+    const checked = v.safeParse(voiceDispatchEventBody, parsed);
+    if (!checked.success) throw issuesToError('json', standardIssues(voiceDispatchEventBody, parsed), parsed);
+    const event = checked.output;
+    try {
+      const recorded = await deps.activities.recordVoiceDispatchEvent({
+        tenantId,
+        dispatchId,
+        eventId: event.eventId,
+        eventType: event.eventType,
+        nodeId: event.nodeId ?? null,
+        occurredAt: event.occurredAt,
+        data: event.data ?? {},
+        correlationId: c.get('requestId'),
+      });
+      return c.json(recorded, 200);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'error.msg.not.authenticated') return refuse();
+      throw err;
+    }
+  },
+);
