@@ -33,6 +33,7 @@ import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
+import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {
@@ -82,6 +83,8 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
+    recordContactConsentUpdate: recordContactConsentUpdate(deps),
+    applyContactConsentUpdate: applyContactConsentUpdate(deps),
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),

@@ -30,6 +30,7 @@ import { oauthRoutes } from './routes/oauth';
 import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
 import { caseRoutes } from './routes/servicing/cases';
+import { contactConsentUpdateRoutes } from './routes/servicing/contact-consent-updates';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { interactionRoutes } from './routes/servicing/interactions';
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps) {
   app.use('/v1/journalentries', searchRateLimit);
   app.use('/v1/recon-exceptions/export', searchRateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
+  app.route('/v1/servicing/cases', contactConsentUpdateRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);
   app.route('/v1/servicing/tasks', taskRoutes);

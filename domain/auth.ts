@@ -34,6 +34,9 @@ export const permissions = [
   'CREATE_PRIVACYREQUEST',
   'READ_PRIVACYREQUEST',
   'FULFILL_PRIVACYREQUEST',
+  // Contact-consent updates (issue 8 §3; DESIGN-processes P4).
+  'UPDATE_CONTACTCONSENT',
+  'READ_CONTACTCONSENT',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',
