@@ -44,6 +44,7 @@ import { assertCaseTakesRecords, recordEffect, rowOfRequestKey, shareCase } from
 /** Longest accepted `reason` (characters), as other free-text servicing fields. */
 export const contactConsentReasonLengthMax = 2000;
 
+/** Input of `recordContactConsentUpdate`: the route's body and the case of its path. */
 export interface RecordContactConsentUpdateInput extends OperationContext {
   caseId: number;
   /** The customer (`cus_…`); must be the case's customer and own the contact point. */
@@ -61,6 +62,7 @@ export interface RecordContactConsentUpdateInput extends OperationContext {
   reason: string;
 }
 
+/** What `recordContactConsentUpdate` answers (the route shows `{outcome: status, customerRef, resourceId: updateId}`). */
 export interface RecordContactConsentUpdateResult {
   updateId: number;
   /** COMPLETED when applied at once, SCHEDULED when it waits for `effectiveAt` (SUPERSEDED only on a late replay). */

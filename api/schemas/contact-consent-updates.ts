@@ -18,6 +18,7 @@ import {
 import { guardedText, integerId, text } from '../validation';
 import { isoInstant } from './dates';
 
+/** Path of the read: `caseId` and `updateId`, positive integers. */
 export const contactConsentUpdateParams = v.strictObject({
   caseId: integerId('caseId'),
   updateId: integerId('updateId'),
@@ -26,6 +27,10 @@ export const contactConsentUpdateParams = v.strictObject({
 const permission = (description: string) =>
   v.optional(v.pipe(v.boolean('must be a boolean.'), v.description(description)));
 
+/**
+ * Body of `POST …/contact-consent-updates` (strict): every field but the permission fields is required; the
+ * operation's permission field is required and the other two are refused (400 naming them).
+ */
 export const contactConsentUpdateBody = v.pipe(
   v.strictObject({
     customerRef: v.pipe(text(128), v.description('The case’s customer (`cus_…`).')),
@@ -69,6 +74,7 @@ export const contactConsentUpdateBody = v.pipe(
 // Responses (for the OpenAPI document).
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 
+/** 200 answer of the POST (spec: outcome, customerRef, resourceId). */
 export const contactConsentUpdateResponse = v.object({
   outcome: v.pipe(
     v.picklist(contactConsentUpdateStatuses),
@@ -78,6 +84,7 @@ export const contactConsentUpdateResponse = v.object({
   resourceId: v.pipe(v.number(), v.description('Id of the stored contact-consent update (`updateId`).')),
 });
 
+/** 200 answer of the read: the update, its permission under its wire name, and its status. */
 export const contactConsentUpdateView = v.object({
   updateId: v.number(),
   resourceId: v.number(),
