@@ -34,6 +34,7 @@ import { addEvidence } from './servicing/add-evidence';
 import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
+import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
 import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
@@ -103,6 +104,8 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
+    recordContactConsentUpdate: recordContactConsentUpdate(deps),
+    applyContactConsentUpdate: applyContactConsentUpdate(deps),
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),

@@ -31,6 +31,7 @@ import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-
 import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
 import { caseTypeRoutes } from './routes/servicing/case-types';
 import { caseRoutes } from './routes/servicing/cases';
+import { contactConsentUpdateRoutes } from './routes/servicing/contact-consent-updates';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { formEntryRoutes } from './routes/servicing/form-entries';
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps) {
   app.use('/v1/journalentries', searchRateLimit);
   app.use('/v1/recon-exceptions/export', searchRateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
+  app.route('/v1/servicing/cases', contactConsentUpdateRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);
   app.route('/v1/servicing/tasks', taskRoutes);

@@ -8,6 +8,10 @@ import type { Db } from '../db/client';
 import { pingDatabase } from '../db/queries/platform';
 import { type AutopayClient, createAutopayClient } from '../workflows/autopay/client';
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
+import {
+  type ContactConsentUpdateClient,
+  createContactConsentUpdateClient,
+} from '../workflows/contact-consent-update/client';
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
 import { pingTemporal } from '../workflows/shared/client-start';
@@ -18,6 +22,7 @@ export interface ProcessClients {
   channelEvents: ChannelEventClient;
   paymentIntents: PaymentIntentClient;
   autopay: AutopayClient;
+  contactConsentUpdates: ContactConsentUpdateClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -27,6 +32,7 @@ export function createProcessClients(client: Client): ProcessClients {
     channelEvents: createChannelEventClient(client),
     paymentIntents: createPaymentIntentClient(client),
     autopay: createAutopayClient(client),
+    contactConsentUpdates: createContactConsentUpdateClient(client),
   };
 }
 

@@ -41,6 +41,9 @@ export const permissions = [
   'CREATE_FORMENTRY',
   'READ_FORMENTRY',
   'UPDATE_FORMENTRY',
+  // Contact-consent updates (issue 8 §3; DESIGN-processes P4).
+  'UPDATE_CONTACTCONSENT',
+  'READ_CONTACTCONSENT',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',

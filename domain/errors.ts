@@ -76,6 +76,12 @@ export const errorCodes = {
     status: 409,
     message: 'The case cannot close: its form entry lacks answers required before closing (ON_CLOSE).',
   },
+  /** DESIGN-processes P4: a contact-consent update whose permission the contact point's type cannot take. */
+  'error.msg.contact.point.type.mismatch': {
+    status: 409,
+    message:
+      'The contact point cannot take this permission: SMS and voice apply to PHONE contact points, e-mail to EMAIL ones.',
+  },
   'error.msg.task.invalid.state.transition': {
     status: 409,
     message: 'The task is not in a state that allows this action.',

@@ -17,6 +17,7 @@ import {
   reconciliationExceptionTypes,
   reconciliationResolutions,
 } from './payments/reconciliation-exceptions';
+import { contactConsentOperations } from './servicing/contact-consent';
 
 /** Version (a date, `YYYY-MM-DD`) of the envelope and payloads this build writes (spec § Versioning). */
 export const eventApiVersion = '2026-11-01';
@@ -70,6 +71,20 @@ export const eventCatalogue = {
       customerRef: v.string(),
       /** The integrator's source key, or null. */
       externalId: v.nullable(v.string()),
+    }),
+  ),
+  'contact.consent.updated': event(
+    'contact_consent_update',
+    'A contact-consent update took effect: one permission (SMS, e-mail or voice) of a contact point was set, at once or when its scheduled effectiveAt came (DESIGN-processes P4). The contact value itself is never carried.',
+    v.strictObject({
+      customerRef: v.string(),
+      contactPointRef: v.string(),
+      operation: v.picklist(contactConsentOperations),
+      /** The value the permission took (true: may be contacted on that channel). */
+      permission: v.boolean(),
+      effectiveAt: instant,
+      /** The case the update was recorded on. */
+      caseId: id,
     }),
   ),
   'restriction.applied': event(

@@ -57,3 +57,8 @@ export function autopayWorkflowId(tenantId: string, loanId: number | string): st
 export function channelEventWorkflowId(tenantId: string, gatewayCode: string, eventId: string): string {
   return `channel-event/${tenantId}/${gatewayCode}/${eventId}`;
 }
+
+/** `contact-consent-update/<tenant>/<updateId>`: the timer of one scheduled contact-consent update (DESIGN-processes P4). */
+export function contactConsentUpdateWorkflowId(tenantId: string, updateId: number | string): string {
+  return `contact-consent-update/${tenantId}/${updateId}`;
+}

@@ -3,7 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -17,13 +17,22 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../domain/channels/channel-event';
-import { channelEventWorkflowId, paymentIntentWorkflowId } from '../domain/ids';
+import {
+  channelEventWorkflowId,
+  contactConsentUpdateWorkflowId,
+  paymentIntentWorkflowId,
+} from '../domain/ids';
 import type { PaymentIntentWorkflowInput } from '../domain/payments/payment-intent';
+import type {
+  ContactConsentUpdateOutcome,
+  ContactConsentUpdateWorkflowInput,
+} from '../domain/servicing/contact-consent';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
 import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
+import type { contactConsentUpdateWorkflow } from '../workflows/contact-consent-update/workflow';
 import {
   getStateQuery as getPaymentStateQuery,
   railEventUpdate,
@@ -339,11 +348,59 @@ function paymentIntent(): RecordedProcess {
   };
 }
 
+/**
+ * `contactConsentUpdateWorkflow` (DESIGN-processes P4): the timer fires 3 days later and the update is applied; the
+ * timer fires and the update is found superseded by a newer instruction.
+ */
+function contactConsentUpdate(): RecordedProcess {
+  const taskQueue = 'record-contact-consent-update-histories';
+  const answers = new Map<number, ContactConsentUpdateOutcome>();
+  return {
+    taskQueue,
+    activities: {
+      applyContactConsentUpdate: async (input: { updateId: number }) => {
+        const answer = answers.get(input.updateId);
+        if (!answer) throw new Error(`no stand-in answer for update ${input.updateId}`);
+        return answer;
+      },
+    },
+    async record(env, save) {
+      const scenarios: [string, number, ContactConsentUpdateOutcome['status']][] = [
+        ['timer-fired-completed', 1, 'COMPLETED'],
+        ['timer-fired-superseded', 2, 'SUPERSEDED'],
+      ];
+      for (const [name, updateId, status] of scenarios) {
+        const effectiveAtMs = (await env.currentTimeMs()) + 3 * DAY_MS;
+        const input: ContactConsentUpdateWorkflowInput = {
+          tenantId: 'fixture',
+          updateId,
+          caseId: 7,
+          customerRef: 'cus_fixture',
+          effectiveAt: new Date(effectiveAtMs).toISOString(),
+          effectiveAtMs,
+        };
+        answers.set(updateId, { updateId, status });
+        const handle = await env.client.workflow.start<typeof contactConsentUpdateWorkflow>(
+          'contactConsentUpdateWorkflow',
+          {
+            workflowId: contactConsentUpdateWorkflowId(input.tenantId, input.updateId),
+            taskQueue,
+            args: [input],
+          },
+        );
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
   'channel-event': channelEvent,
   'payment-intent': paymentIntent,
+  'contact-consent-update': contactConsentUpdate,
 };
 
 const requested = process.argv.slice(2);

@@ -264,7 +264,20 @@ export const customerResponse = v.object({
       value: v.string(),
       normalizedValue: v.pipe(v.string(), v.description('E.164 for phones, lower case for e-mail')),
       verificationStatus: verification,
-      canReceiveSms: v.nullable(v.boolean()),
+      canReceiveSms: v.pipe(
+        v.nullable(v.boolean()),
+        v.description(
+          'PHONE: may be sent SMS (null: never stated). Set by STOP replies and contact-consent updates.',
+        ),
+      ),
+      canReceiveEmail: v.pipe(
+        v.nullable(v.boolean()),
+        v.description('EMAIL: may be sent e-mail (null: never stated). Set by contact-consent updates.'),
+      ),
+      canReceiveVoice: v.pipe(
+        v.nullable(v.boolean()),
+        v.description('PHONE: may be called (null: never stated). Set by contact-consent updates.'),
+      ),
     }),
   ),
   identifiers: v.array(

@@ -94,7 +94,12 @@ export const contactPoints = pgTable(
     /** E.164 for phones, lower-cased for e-mail: what search matches. */
     normalizedValue: text().notNull(),
     verificationStatus: verificationStatus().notNull().default('UNVERIFIED'),
+    /** PHONE only: may be sent SMS (null: never stated; STOP and contact-consent updates set it). */
     canReceiveSms: boolean(),
+    /** EMAIL only: may be sent e-mail (null: never stated; set by contact-consent updates, DESIGN-processes P4). */
+    canReceiveEmail: boolean(),
+    /** PHONE only: may be called (null: never stated; set by contact-consent updates, DESIGN-processes P4). */
+    canReceiveVoice: boolean(),
     /** Stable opaque reference (`cp_` + 32 letters a–p, minted by the database; DESIGN-processes P4 "Refs"). */
     contactPointRef: text().notNull().default(sql`mint_opaque_ref('cp_')`),
     createdAt: createdAt(),

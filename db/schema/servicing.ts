@@ -1,12 +1,14 @@
 /**
  * Servicing context: case types, cases and their effects, tasks, interactions, evidence and
  * privacy requests (spec § Resources: Privacy request, Servicing case; issue 2 §6–§7).
- * Case types carry published field definitions, answered by form entries (DESIGN-processes P4).
+ * Case types carry published field definitions, answered by form entries, and cases record contact-consent
+ * updates (spec § Endpoints Servicing plane; DESIGN-processes P4).
  * Every table is tenant-owned and protected by row-level security (DESIGN §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
 import {
   bigint,
+  boolean,
   foreignKey,
   index,
   integer,
@@ -27,6 +29,7 @@ import {
   tenantKey,
   tenantReference,
 } from './columns';
+import { contactPoints, customers } from './customers';
 import { documents } from './lending';
 
 export const caseTypes = pgTable(
@@ -341,5 +344,67 @@ export const formEntryHistory = pgTable(
     index().on(t.tenantId, t.entryId, t.id),
     uniqueIndex('form_entry_history_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('form_entry_history'),
+  ],
+).enableRLS();
+
+export const contactConsentOperation = pgEnum('contact_consent_operation', [
+  'UPDATE_SMS_PERMISSION',
+  'UPDATE_EMAIL_PERMISSION',
+  'UPDATE_VOICE_PERMISSION',
+]);
+export const contactConsentUpdateStatus = pgEnum('contact_consent_update_status', [
+  'SCHEDULED',
+  'COMPLETED',
+  'SUPERSEDED',
+]);
+
+/**
+ * Contact-consent updates (spec `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; DESIGN-processes P4):
+ * one row per accepted update of one permission (SMS, e-mail, voice) of one contact point, recorded on a case.
+ * SCHEDULED until `effective_at` (its workflow `contact-consent-update/<tenant>/<id>` applies it), then COMPLETED,
+ * or SUPERSEDED when a newer instruction for the same permission was applied first (domain/servicing/contact-consent.ts).
+ */
+export const contactConsentUpdates = pgTable(
+  'contact_consent_updates',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    customerId: bigint({ mode: 'number' }).notNull(),
+    customerRef: text().notNull(),
+    contactPointId: bigint({ mode: 'number' }).notNull(),
+    contactPointRef: text().notNull(),
+    operation: contactConsentOperation().notNull(),
+    /** The value the permission takes (the body's `canReceiveSms`, `canReceiveEmail` or `canReceiveVoice`). */
+    permission: boolean().notNull(),
+    effectiveAt: instant().notNull(),
+    reason: text().notNull(),
+    status: contactConsentUpdateStatus().notNull(),
+    /** When it was applied (COMPLETED) or found superseded (SUPERSEDED). */
+    resolvedAt: instant(),
+    /** What superseded it: `contact-consent-update/<id>` or `consent/<id>` (an SMS opt-out recorded later). */
+    supersededBy: text(),
+    /** The workflow that applies a SCHEDULED update; null for one applied at once. */
+    workflowId: text(),
+    actorUsername: text(),
+    correlationId: text(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('contact_consent_updates', t),
+    tenantReference('contact_consent_updates_case_fk', t, t.caseId, cases),
+    tenantReference('contact_consent_updates_customer_fk', t, t.customerId, customers),
+    // By (tenant, ref): the contact point's unique key (its id has no tenant-scoped unique key).
+    foreignKey({
+      name: 'contact_consent_updates_contact_point_fk',
+      columns: [t.tenantId, t.contactPointRef],
+      foreignColumns: [contactPoints.tenantId, contactPoints.contactPointRef],
+    }),
+    index('contact_consent_updates_point_operation_idx').on(t.tenantId, t.contactPointId, t.operation, t.id),
+    index().on(t.tenantId, t.caseId, t.id),
+    uniqueIndex('contact_consent_updates_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('contact_consent_updates'),
   ],
 ).enableRLS();

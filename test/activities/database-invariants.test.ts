@@ -51,6 +51,11 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,case_type_code) → case_types(tenant_id,code)',
   'cases.cases_case_type_fk': '(tenant_id,case_type_code) → case_types(tenant_id,code)',
   'consents.consents_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
+  'contact_consent_updates.contact_consent_updates_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'contact_consent_updates.contact_consent_updates_contact_point_fk':
+    '(tenant_id,contact_point_ref) → contact_points(tenant_id,contact_point_ref)',
+  'contact_consent_updates.contact_consent_updates_customer_fk':
+    '(tenant_id,customer_id) → customers(tenant_id,id)',
   'contact_points.contact_points_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'customer_addresses.customer_addresses_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'customer_history.customer_history_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',

@@ -139,6 +139,8 @@ describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
           normalizedValue: 'ana.lopez@example.com',
           verificationStatus: 'UNVERIFIED',
           canReceiveSms: null,
+          canReceiveEmail: null,
+          canReceiveVoice: null,
         },
         {
           contactPointId: expect.any(Number),
@@ -148,6 +150,8 @@ describe('POST /v1/customers and GET /v1/customers/{customerId}', () => {
           normalizedValue: '+14155552671',
           verificationStatus: 'UNVERIFIED',
           canReceiveSms: null,
+          canReceiveEmail: null,
+          canReceiveVoice: null,
         },
       ],
       identifiers: [],

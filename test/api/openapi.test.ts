@@ -32,6 +32,9 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/servicing/cases/{caseId}', 'servicing:read', false],
     ['post', '/v1/servicing/cases/{caseId}/close', 'servicing:write', true],
     ['get', '/v1/servicing/cases/{caseId}/effects', 'servicing:read', false],
+    // Contact-consent updates (issue 8 §3; DESIGN-processes P4).
+    ['post', '/v1/servicing/cases/{caseId}/contact-consent-updates', 'servicing:write', true],
+    ['get', '/v1/servicing/cases/{caseId}/contact-consent-updates/{updateId}', 'servicing:read', false],
     ['post', '/v1/servicing/interactions', 'servicing:write', true],
     ['get', '/v1/servicing/interactions/{interactionId}', 'servicing:read', false],
     ['post', '/v1/servicing/evidence', 'servicing:write', true],
@@ -365,6 +368,42 @@ describe('GET /v1/openapi.json', () => {
     expect(new RegExp(signature.schema.pattern).test(`v1=${'a'.repeat(64)}, v1=${'b'.repeat(64)}`)).toBe(
       true,
     );
+  });
+
+  it('documents the contact-consent update: its body, its answer and the contact.consent.updated payload', () => {
+    const op = doc.paths['/v1/servicing/cases/{caseId}/contact-consent-updates']?.post as Json;
+    const body = op.requestBody.content['application/json'].schema;
+    expect(Object.keys(body.properties).sort()).toEqual(
+      [
+        'canReceiveEmail',
+        'canReceiveSms',
+        'canReceiveVoice',
+        'contactPointRef',
+        'customerRef',
+        'effectiveAt',
+        'operation',
+        'reason',
+      ].sort(),
+    );
+    expect(body.required.sort()).toEqual(
+      ['contactPointRef', 'customerRef', 'effectiveAt', 'operation', 'reason'].sort(),
+    );
+    expect(body.properties.operation.enum).toEqual([
+      'UPDATE_SMS_PERMISSION',
+      'UPDATE_EMAIL_PERMISSION',
+      'UPDATE_VOICE_PERMISSION',
+    ]);
+    expect(op.description).toMatch(/permission `UPDATE_CONTACTCONSENT`/);
+    const answer = op.responses['200'].content['application/json'].schema;
+    expect(answer.required.sort()).toEqual(['customerRef', 'outcome', 'resourceId']);
+    const data =
+      doc.webhooks['contact.consent.updated']?.post.requestBody.content['application/json'].schema.properties
+        .data;
+    expect(data.required.sort()).toEqual(
+      ['caseId', 'contactPointRef', 'customerRef', 'effectiveAt', 'operation', 'permission'].sort(),
+    );
+    expect(data.properties.permission).toMatchObject({ type: 'boolean' });
+    expect(data.properties.caseId).toMatchObject({ type: 'integer' });
   });
 
   it('describes the token endpoint with HTTP Basic and a form body', () => {

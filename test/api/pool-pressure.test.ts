@@ -5,7 +5,10 @@
  * the service (`/healthz` included). Pool of 5, bursts of 20 through the API, with the servicing
  * worker running its activities on the same pool.
  */
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contactPoints } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
 import {
   type Credential,
   call,
@@ -177,5 +180,49 @@ describe(`${burst} concurrent writes on a pool of ${poolSize}`, () => {
     for (let i = 1; i < items.length; i += 1) {
       expect(items[i]?.changes[0]?.before).toBe(items[i - 1]?.changes[0]?.after);
     }
+  });
+  it('contact-consent updates of one contact point (half applied at once, half scheduled) all complete', async () => {
+    const customer = await ctx.activities.createCustomer({
+      tenantId: cred.tenant,
+      firstName: 'Pia',
+      lastName: 'Pool',
+      contactPoints: [{ contactType: 'PHONE', value: '(415) 555-2671' }],
+    });
+    const caseId = await openCase(ctx, cred, { customerRef: customer.customerRef });
+    const [point] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+      tx
+        .select({ contactPointRef: contactPoints.contactPointRef })
+        .from(contactPoints)
+        .where(eq(contactPoints.customerId, customer.customerId)),
+    );
+    const contactPointRef = point?.contactPointRef;
+    const updates = await within(
+      Promise.all(
+        Array.from({ length: burst }, (_, i) =>
+          call(
+            ctx,
+            cred,
+            'POST',
+            `/v1/servicing/cases/${caseId}/contact-consent-updates`,
+            {
+              customerRef: customer.customerRef,
+              operation: 'UPDATE_SMS_PERMISSION',
+              contactPointRef,
+              canReceiveSms: i % 3 === 0,
+              effectiveAt: new Date(Date.now() + (i % 2 === 0 ? -60_000 : 86_400_000)).toISOString(),
+              reason: 'Burst',
+            },
+            i % 4 === 0 ? { 'idempotency-key': newKey('pool') } : {},
+          ),
+        ),
+      ),
+      30_000,
+    );
+    expect(updates.map((u) => u.status)).toEqual(Array(burst).fill(200));
+    expect(updates.map((u) => u.body.outcome)).toEqual(
+      Array.from({ length: burst }, (_, i) => (i % 2 === 0 ? 'COMPLETED' : 'SCHEDULED')),
+    );
+    const health = await within(Promise.resolve(ctx.app.request('/healthz')), 5_000);
+    expect(health.status).toBe(200);
   });
 });

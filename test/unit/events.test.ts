@@ -50,6 +50,14 @@ const samples: { [T in EventType]: EventData<T> } = {
     customerRef: 'cus_abcdefghijklmnopabcdefghijklmnop',
     externalId: null,
   },
+  'contact.consent.updated': {
+    customerRef: 'cus_abcdefghijklmnopabcdefghijklmnop',
+    contactPointRef: 'cp_abcdefghijklmnopabcdefghijklmnop',
+    operation: 'UPDATE_SMS_PERMISSION',
+    permission: false,
+    effectiveAt: '2026-11-23T10:00:00.000Z',
+    caseId: 7,
+  },
   'restriction.applied': {
     restrictionId: 4,
     customerId: 3,

@@ -145,6 +145,8 @@ export async function getCustomer(db: Db, tenantId: string, customerId: number, 
         normalizedValue: cp.normalizedValue,
         verificationStatus: cp.verificationStatus,
         canReceiveSms: cp.canReceiveSms,
+        canReceiveEmail: cp.canReceiveEmail,
+        canReceiveVoice: cp.canReceiveVoice,
       })),
       identifiers: identifiers.map((i) => ({
         identifierId: i.id,
@@ -451,6 +453,8 @@ export interface ContactPointByRef {
   contactType: ContactType;
   verificationStatus: 'UNVERIFIED' | 'VERIFIED';
   canReceiveSms: boolean | null;
+  canReceiveEmail: boolean | null;
+  canReceiveVoice: boolean | null;
   customerId: number;
   customerRef: string;
 }
@@ -495,6 +499,8 @@ export async function findContactPointByRef(
       contactType: contactPoints.contactType,
       verificationStatus: contactPoints.verificationStatus,
       canReceiveSms: contactPoints.canReceiveSms,
+      canReceiveEmail: contactPoints.canReceiveEmail,
+      canReceiveVoice: contactPoints.canReceiveVoice,
       customerId: contactPoints.customerId,
       customerRef: customers.customerRef,
     })
