@@ -31,6 +31,7 @@ import {
 } from './platform/start-intents';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
+import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { logInteraction } from './servicing/log-interaction';
@@ -82,6 +83,8 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
+    openAiSession: openAiSession(deps),
+    recordAiOutput: recordAiOutput(deps),
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),

@@ -34,6 +34,11 @@ export const permissions = [
   'CREATE_PRIVACYREQUEST',
   'READ_PRIVACYREQUEST',
   'FULFILL_PRIVACYREQUEST',
+  // AI-assisted sessions and their outputs (issue 8 §4; DESIGN-processes P4).
+  'CREATE_AISESSION',
+  'READ_AISESSION',
+  'CREATE_AISESSIONOUTPUT',
+  'READ_AISESSIONOUTPUT',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',
