@@ -19,7 +19,16 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
-import { type ApiResponse, addEvidence, countRows, expectShapeA, newKey, openCase, send } from './helpers';
+import {
+  type ApiResponse,
+  addEvidence,
+  appWith,
+  countRows,
+  expectShapeA,
+  newKey,
+  openCase,
+  send,
+} from './helpers';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -524,6 +533,26 @@ describe('POST /v1/servicing/ai-sessions/{aiSessionId}/outputs', () => {
       expectedVersion: 1,
     });
     expect(direct.outputId).toBe(first.body.outputId);
+  });
+
+  it('answers 503 service_unavailable (Shape B) with Retry-After when PostgreSQL is unreachable, never 500', async () => {
+    const { aiSessionId } = await openSession();
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const app = appWith(ctx, {
+      activities: {
+        recordAiOutput: async () => {
+          throw down;
+        },
+      },
+    });
+    const res = await send({ ...ctx, app }, `/v1/servicing/ai-sessions/${aiSessionId}/outputs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cred.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(output()),
+    });
+    const body = expectProblem(res, 503, 'service_unavailable', 'Service Unavailable');
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(body.detail).not.toContain('5432');
   });
 
   it("answers 429 rate_limited (Shape B) with Retry-After when the client's bucket is empty", async () => {
