@@ -286,10 +286,11 @@ async function assertCitedEvidence(tx: Tx, tenantId: string, citations: AiCitati
     if (known.has(citation.evidenceId)) continue;
     const name = `citations[${index}].evidenceId`;
     errors.push(
+      // The id is not echoed: a long digit run could be an account number sent by mistake.
       fieldError(
         name,
-        String(citation.evidenceId),
-        `${name}: evidence ${citation.evidenceId} was not found.`,
+        null,
+        `${name} names no evidence of this tenant.`,
         'validation.msg.citation.evidence.not.found',
       ),
     );

@@ -333,6 +333,8 @@ describe('POST /v1/servicing/ai-sessions/{aiSessionId}/outputs', () => {
       '/citations/2/evidenceId',
     ]);
     for (const e of body.errors ?? []) expect(e.code).toBe('validation.msg.citation.evidence.not.found');
+    expect(JSON.stringify(body)).not.toContain('999999999999');
+    expect(body.detail).not.toContain(`evidence ${foreign}`);
     const malformed = expectProblem(
       await postOutput(aiSessionId, output({ citations: [{ fact: 'x', evidenceId: 'ev-1' }] })),
       422,
