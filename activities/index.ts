@@ -32,6 +32,7 @@ import {
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
+import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
@@ -106,6 +107,8 @@ export function createActivities(deps: Deps) {
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
     recordContactConsentUpdate: recordContactConsentUpdate(deps),
     applyContactConsentUpdate: applyContactConsentUpdate(deps),
+    openAiSession: openAiSession(deps),
+    recordAiOutput: recordAiOutput(deps),
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),

@@ -8,8 +8,9 @@ import { Hono } from 'hono';
 import { generateSpecs } from 'hono-openapi';
 import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
-import { asDomainError, bearerChallenge, oauthErrorResponse, sendShapeA } from './errors';
-import { authenticate } from './middleware/auth';
+import { asDomainError, bearerChallenge, oauthErrorResponse, sendError } from './errors';
+import { authenticate, tenantFromToken } from './middleware/auth';
+import { problemErrors } from './middleware/error-shape';
 import { allowedMethodsOf } from './middleware/method-not-allowed';
 import { rateLimit, searchRateLimit, tokenRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
@@ -30,6 +31,7 @@ import { oauthRoutes } from './routes/oauth';
 import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
 import { caseTypeRoutes } from './routes/servicing/case-types';
+import { aiSessionRoutes } from './routes/servicing/ai-sessions';
 import { caseRoutes } from './routes/servicing/cases';
 import { contactConsentUpdateRoutes } from './routes/servicing/contact-consent-updates';
 import { servicingDocumentRoutes } from './routes/servicing/documents';
@@ -43,6 +45,16 @@ import { voiceWorkflowVersionRoutes } from './routes/servicing/voice-workflow-ve
 import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
 import { storableInput, storableRequestTarget } from './validation';
 
+/** Paths of the AI session output routes: Shape B errors and the token's tenant (spec § Endpoints, § Errors). */
+const aiSessionOutputPaths = [
+  '/v1/servicing/ai-sessions/:aiSessionId/outputs',
+  '/v1/servicing/ai-sessions/:aiSessionId/outputs/*',
+];
+
+/**
+ * The app: every route group behind its middleware; errors in the route's shape (`sendError`: Shape A, or Shape
+ * B on the AI session output routes) through one `onError` and one `notFound`.
+ */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
 
@@ -50,6 +62,10 @@ export function createApp(deps: AppDeps) {
     c.set('deps', deps);
     await next();
   });
+  // AI session outputs (spec § Endpoints, § Errors Shape B): the token selects the tenant, and every error of
+  // the route is Shape B, so the mark comes before every other middleware (request context, authentication,
+  // rate limit, idempotency, validation).
+  for (const path of aiSessionOutputPaths) app.use(path, problemErrors, tenantFromToken);
   app.use('*', requestContext);
 
   // The token endpoint is served by every API process; AUTH_BASE_URL only changes where it is advertised.
@@ -61,7 +77,13 @@ export function createApp(deps: AppDeps) {
     spec ??= withTokenAddress(
       await generateSpecs(
         app,
-        { documentation: documentation as never, exclude: ['/v1/openapi.json', '/docs'] },
+        {
+          documentation: documentation as never,
+          exclude: ['/v1/openapi.json', '/docs'],
+          // Every route documents its own errors (api/openapi.ts `doc`): no generic 400 added for validators,
+          // which would be wrong on the AI session output routes (validation is 422 Shape B there).
+          defaultValidationErrorResponse: false,
+        },
         c,
       ),
       deps.config.authBaseUrl,
@@ -97,6 +119,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/webhook-subscriptions', webhookSubscriptionRoutes);
   app.route('/v1/servicing/voice-provider/control/api/v1/workflow-versions', voiceWorkflowVersionRoutes);
   app.route('/v1/servicing/voice-dispatches', voiceDispatchRoutes);
+  app.route('/v1/servicing/ai-sessions', aiSessionRoutes);
   app.route('/v1/charges', chargeRoutes);
   app.route('/v1/loanproducts', loanProductRoutes);
   app.route('/v1/documents', documentRoutes);
@@ -116,7 +139,7 @@ export function createApp(deps: AppDeps) {
   app.notFound((c) => {
     const allowed = allowedMethods(c.req.path);
     if (allowed.length > 0) {
-      return sendShapeA(
+      return sendError(
         c,
         new DomainError(
           'error.msg.method.not.allowed',
@@ -125,7 +148,7 @@ export function createApp(deps: AppDeps) {
         { Allow: allowed.join(', ') },
       );
     }
-    return sendShapeA(
+    return sendError(
       c,
       new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`),
     );
@@ -140,7 +163,7 @@ export function createApp(deps: AppDeps) {
     const headers: Record<string, string> = {};
     if (domainError.status === 401 || domainError.status === 403)
       headers['WWW-Authenticate'] = bearerChallenge(domainError);
-    return sendShapeA(c, domainError, headers);
+    return sendError(c, domainError, headers);
   });
 
   return app;

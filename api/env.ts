@@ -70,8 +70,18 @@ export interface AppEnv {
     deps: AppDeps;
     requestId: string;
     auth: AuthContext;
-    /** The `Service-Tenant` header, equal to the token's tenant. */
+    /** The `Service-Tenant` header, equal to the token's tenant (or the token's tenant where the token selects it). */
     tenantId: string;
+    /**
+     * Error body shape of this request's route (api/middleware/error-shape.ts): `problem` (Shape B, RFC 9457)
+     * where a route chose it before authentication; unset means Shape A.
+     */
+    errorShape: 'shapeA' | 'problem';
+    /**
+     * How the tenant is selected (api/middleware/auth.ts): unset means the `Service-Tenant` header (required);
+     * `token` means the token's tenant (the header optional, and when sent it must name that tenant).
+     */
+    tenantSelection: 'header' | 'token';
     /** `Service-Actor`, or null. */
     actor: string | null;
   };

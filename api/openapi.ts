@@ -9,8 +9,10 @@ import type * as v from 'valibot';
 import type { Permission, Scope } from '../domain/auth';
 import { scopes } from '../domain/auth';
 import { type EventType, eventCatalogue, eventTypes } from '../domain/events';
+import { problemCodes } from './errors';
 
 const errorRef = { $ref: '#/components/responses/ShapeAError' };
+const problemRef = { $ref: '#/components/responses/Problem' };
 
 export interface RouteDoc {
   tags: string[];
@@ -19,20 +21,39 @@ export interface RouteDoc {
   scope: Scope;
   permission: Permission;
   mutation?: boolean;
-  /** The route takes a required `If-Match: "<version>"` (optimistic concurrency): documents it and 428. */
-  ifMatch?: boolean;
+  /**
+   * The route takes `If-Match: "<version>"` (optimistic concurrency): `true` required (documents it and 428),
+   * `'optional'` optional (no 428).
+   */
+  ifMatch?: boolean | 'optional';
+  /**
+   * `problem`: every error is Shape B (RFC 9457 `application/problem+json`, the `Problem` response: 401, 403,
+   * 404, 409 on mutations, 422, 429, 503; no 400, validation is 422). Unset: Shape A.
+   */
+  errors?: 'problem';
+  /** The token selects the tenant: `Service-Tenant` is optional and, when sent, must be the token's tenant. */
+  tenantFromToken?: boolean;
   /** Success status → schema of its JSON body. */
   responses: Record<number, { description: string; schema?: v.GenericSchema }>;
 }
 
-const headerParams = (mutation: boolean) => [
-  {
-    name: 'Service-Tenant',
-    in: 'header' as const,
-    required: true,
-    description: 'Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance.',
-    schema: { type: 'string' as const, pattern: '^[a-z0-9-]{1,64}$' },
-  },
+const headerParams = (mutation: boolean, tenantFromToken: boolean) => [
+  tenantFromToken
+    ? {
+        name: 'Service-Tenant',
+        in: 'header' as const,
+        required: false,
+        description:
+          "Not needed: the token's tenant is used (credentials belong to one tenant). When sent, it must be well formed and name the token's tenant, else 403.",
+        schema: { type: 'string' as const, pattern: '^[a-z0-9-]{1,64}$' },
+      }
+    : {
+        name: 'Service-Tenant',
+        in: 'header' as const,
+        required: true,
+        description: 'Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance.',
+        schema: { type: 'string' as const, pattern: '^[a-z0-9-]{1,64}$' },
+      },
   {
     name: 'Service-Actor',
     in: 'header' as const,
@@ -68,6 +89,13 @@ const ifMatchParam = {
   schema: { type: 'string' as const, pattern: '^"[0-9]+"$' },
 };
 
+const optionalIfMatchParam = {
+  ...ifMatchParam,
+  required: false,
+  description:
+    'Optional: the version you last read, `"<version>"` (RFC 9110 §13.1.1); another version → 409 `version_conflict`. Without it the request is not conditional.',
+};
+
 /** Describes one route for the OpenAPI document. */
 export function doc(route: RouteDoc) {
   const responses: Record<string, unknown> = {};
@@ -76,6 +104,22 @@ export function doc(route: RouteDoc) {
       description: r.description,
       ...(r.schema ? { content: { 'application/json': { schema: resolver(r.schema) } } } : {}),
     };
+  }
+  const ifMatch = route.ifMatch === 'optional' ? [optionalIfMatchParam] : route.ifMatch ? [ifMatchParam] : [];
+  const parameters = [...headerParams(route.mutation ?? false, route.tenantFromToken ?? false), ...ifMatch];
+  if (route.errors === 'problem') {
+    for (const status of ['401', '403', '404', ...(route.mutation ? ['409'] : []), '422', '429', '503']) {
+      responses[status] ??= problemRef;
+    }
+    return describeRoute({
+      tags: route.tags,
+      summary: route.summary,
+      description:
+        `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`. Errors are RFC 9457 problem details (\`application/problem+json\`).`.trim(),
+      security: [{ oauth2: [route.scope] }, { bearer: [] }],
+      parameters,
+      responses: responses as never,
+    });
   }
   for (const status of [
     '400',
@@ -95,7 +139,7 @@ export function doc(route: RouteDoc) {
     description:
       `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
     security: [{ oauth2: [route.scope] }, { bearer: [] }],
-    parameters: [...headerParams(route.mutation ?? false), ...(route.ifMatch ? [ifMatchParam] : [])],
+    parameters,
     responses: responses as never,
   });
 }
@@ -267,7 +311,7 @@ export const documentation = {
     title: 'Lending and Servicing API',
     version: '1.0.0',
     description:
-      'Lending-management and loan-servicing interface. Every ordinary call carries `Authorization: Bearer <token>` (from `POST /oauth2/token`) and `Service-Tenant`. Errors use Shape A; rate limits are announced in `RateLimit-Policy` / `RateLimit`.',
+      'Lending-management and loan-servicing interface. Every ordinary call carries `Authorization: Bearer <token>` (from `POST /oauth2/token`) and `Service-Tenant` (the AI session output routes take the tenant from the token). Errors use Shape A, except on the AI session output routes, which answer RFC 9457 problem details (Shape B); rate limits are announced in `RateLimit-Policy` / `RateLimit`.',
   },
   webhooks,
   components: {
@@ -302,17 +346,39 @@ export const documentation = {
     },
     schemas: {
       ShapeA: shapeA,
-      ShapeB: {
+      Problem: {
         type: 'object',
-        description: 'RFC 9457 problem details (AI session outputs).',
+        description:
+          'Shape B: RFC 9457 problem details, the error body of the AI session output routes (`application/problem+json`).',
         required: ['type', 'title', 'status', 'code', 'detail', 'requestId'],
         properties: {
-          type: { type: 'string' },
-          title: { type: 'string' },
+          type: { type: 'string', description: '`{docs_url}/errors/<code>`.' },
+          title: { type: 'string', examples: ['Validation Error'] },
           status: { type: 'integer' },
-          code: { type: 'string' },
+          code: { type: 'string', enum: problemCodes },
           detail: { type: 'string' },
-          requestId: { type: 'string' },
+          requestId: { type: 'string', description: 'The `X-Request-Id` of the request.' },
+          errors: {
+            type: 'array',
+            description: '422 only: each offending input.',
+            items: {
+              type: 'object',
+              required: ['pointer', 'detail', 'code'],
+              properties: {
+                pointer: {
+                  type: ['string', 'null'],
+                  description:
+                    'RFC 6901 JSON Pointer into the request body, e.g. `/citations/0/evidenceId` (`""`: the whole body); null for an input outside the body.',
+                },
+                parameter: {
+                  type: 'string',
+                  description: 'An input outside the body: `header.<Name>`, `path.<name>` or `query.<name>`.',
+                },
+                detail: { type: 'string' },
+                code: { type: 'string', examples: ['validation.msg.citation.evidence.not.found'] },
+              },
+            },
+          },
         },
       },
     },
@@ -321,6 +387,11 @@ export const documentation = {
         description:
           'Error (Shape A). 400 validation, 401 not authenticated, 403 not authorized, 404 not found, 409 conflict or in flight (Retry-After), 422 idempotency key payload mismatch, 428 precondition (If-Match) required, 429 rate limited (Retry-After), 503 dependency unavailable.',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/ShapeA' } } },
+      },
+      Problem: {
+        description:
+          'Error (Shape B, RFC 9457). 401 `unauthorized`, 403 `forbidden`, 404 `not_found`, 409 `version_conflict` (stale If-Match) or `request_in_flight` (Retry-After) or `invalid_state`, 422 `validation_error` (with `errors[]`) or `idempotency_key_mismatch`, 429 `rate_limited` (Retry-After), 503 `service_unavailable` (Retry-After).',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
       },
     },
   },

@@ -228,6 +228,19 @@ export function queryParams<S extends v.GenericSchema>(schema: S) {
   return validate('query', schema);
 }
 
+/**
+ * `queryParams` whose field errors are named `query.<parameter>` (and an unknown parameter `query.<name>`), so
+ * that a Shape B answer can tell a query parameter from a body field (api/errors.ts `problemLocationOf`).
+ */
+export function namedQueryParams<S extends v.GenericSchema>(schema: S) {
+  return validator('query', schema, (result) => {
+    if (result.success) return;
+    const err = issuesToError('query', result.error, result.data);
+    const errors = err.errors.map((e) => ({ ...e, parameterName: `query.${e.parameterName}` }));
+    throw new DomainError(err.code, err.message, { errors });
+  });
+}
+
 /** Validates path parameters. */
 export function pathParams<S extends v.GenericSchema>(schema: S) {
   return validate('param', schema);

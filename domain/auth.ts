@@ -44,6 +44,11 @@ export const permissions = [
   // Contact-consent updates (issue 8 §3; DESIGN-processes P4).
   'UPDATE_CONTACTCONSENT',
   'READ_CONTACTCONSENT',
+  // AI-assisted sessions and their outputs (issue 8 §4; DESIGN-processes P4).
+  'CREATE_AISESSION',
+  'READ_AISESSION',
+  'CREATE_AISESSIONOUTPUT',
+  'READ_AISESSIONOUTPUT',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',

@@ -184,6 +184,11 @@ export const errorCodes = {
     status: 409,
     message: 'The webhook subscription changed since the version named in If-Match; read it again.',
   },
+  /** DESIGN-processes P4: an output sent with `If-Match` naming another version of the AI session (Shape B `version_conflict`). */
+  'error.msg.ai.session.version.conflict': {
+    status: 409,
+    message: 'The AI session changed since the version named in If-Match; read it again.',
+  },
   'error.msg.webhook.subscription.invalid.state.transition': {
     status: 409,
     message: 'The webhook subscription is not in a state that allows this action.',

@@ -1,7 +1,9 @@
 /**
  * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
  * § Shared header rules; DESIGN §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
- * the token's tenant (403) → per route, scope and permission (403). Tokens are found by SHA-256
+ * the token's tenant (403) → per route, scope and permission (403). Routes marked `tenantFromToken` take the
+ * token's tenant and need no header. Errors go out in the route's shape (`sendError`: Shape A, or Shape B
+ * where the route chose it). Tokens are found by SHA-256
  * digest through the app's token-grant cache (`deps.tokenGrants`, api/token-cache.ts; issue 13), over
  * one indexed query that also reads the client's state (`findTokenGrant`). The bound: a disabled
  * client's tokens (or a token updated or deleted) are refused by every API process as soon as the
@@ -14,14 +16,14 @@ import { credentialPrefix, type Permission, type Scope } from '../../domain/auth
 import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
 import { type AppEnv, factory } from '../env';
-import { bearerChallenge, sendShapeA } from '../errors';
+import { bearerChallenge, sendError } from '../errors';
 import { unstorableCharacter } from '../validation';
 
 const tenantPattern = /^[a-z0-9-]{1,64}$/;
 
 function unauthenticated(c: Context<AppEnv>, message: string): Response {
   const err = new DomainError('error.msg.not.authenticated', message);
-  return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+  return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
 }
 
 /** Resolves the bearer token and the tenant; sets `auth` and `tenantId`. */
@@ -41,8 +43,12 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
   if (grant.expiresAt.getTime() <= Date.now()) return unauthenticated(c, 'The token has expired.');
 
   const tenantHeaders = c.req.raw.headers.get('service-tenant');
+  const tokenSelects = c.get('tenantSelection') === 'token';
   // Headers.get joins repeated headers with ", ": more than one instance never matches the pattern.
-  if (tenantHeaders === null || !tenantPattern.test(tenantHeaders)) {
+  if (
+    (tenantHeaders === null && !tokenSelects) ||
+    (tenantHeaders !== null && !tenantPattern.test(tenantHeaders))
+  ) {
     const message =
       tenantHeaders === null
         ? 'The Service-Tenant header is required.'
@@ -59,11 +65,24 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
     permissions: grant.permissions,
     rateLimitPerSecond: grant.rateLimitPerSecond,
   });
-  if (tenantHeaders !== grant.tenantId) {
+  if (tenantHeaders !== null && tenantHeaders !== grant.tenantId) {
     const err = new DomainError('error.msg.not.authorized', 'The token is not entitled to this tenant.');
-    return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+    return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
   }
-  c.set('tenantId', tenantHeaders);
+  c.set('tenantId', grant.tenantId);
+  await next();
+});
+
+/**
+ * Marks the route as one whose tenant the token selects (spec § Endpoints: "no tenant header is shown" on the AI
+ * session outputs call; § Authentication 1: credentials belong to one tenant): `authenticate` then takes the
+ * token's tenant. `Service-Tenant` stays optional there; when sent it must be well formed (else 400, or 422 in
+ * Shape B) and name the token's tenant (else 403), as on every other route: the header never selects another
+ * tenant, and a caller that names one learns of the mismatch instead of writing into the token's tenant
+ * unawares. Mounted before `authenticate`.
+ */
+export const tenantFromToken = factory.createMiddleware(async (c, next) => {
+  c.set('tenantSelection', 'token');
   await next();
 });
 
@@ -73,14 +92,14 @@ export function requires(scope: Scope, permission: Permission) {
     const auth = c.get('auth');
     if (!auth.scopes.includes(scope)) {
       const err = new DomainError('error.msg.not.authorized', `The token lacks the scope ${scope}.`);
-      return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err, scope) });
+      return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err, scope) });
     }
     if (!auth.permissions.includes('ALL') && !auth.permissions.includes(permission)) {
       const err = new DomainError(
         'error.msg.not.authorized',
         `The client lacks the permission ${permission}.`,
       );
-      return sendShapeA(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+      return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
     }
     await next();
   });

@@ -4,7 +4,9 @@
  * its original status and body with `x-served-from-cache: true`; a duplicate while the first
  * runs → 409 `idempotency.request.in.flight` with `Retry-After`; the key with another payload or
  * route → 422 `idempotency.key.payload.mismatch`; a 5xx releases the key. Without a key the
- * request runs once, unrecorded (the spec's server-generated key per attempt).
+ * request runs once, unrecorded (the spec's server-generated key per attempt). On a route that chose problem
+ * details (api/middleware/error-shape.ts) these answers are Shape B: 409 `request_in_flight`, 422
+ * `idempotency_key_mismatch`.
  */
 import { routePath } from 'hono/route';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
@@ -12,7 +14,7 @@ import { requestFingerprint } from '../../domain/fingerprint';
 import { hmacSha256Hex } from '../../domain/hash';
 import { findSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
 import { factory } from '../env';
-import { sendShapeA } from '../errors';
+import { sendError } from '../errors';
 
 /** Response headers worth replaying. */
 const replayedHeaders = ['location', 'content-type'];
@@ -125,7 +127,7 @@ export const idempotent = (
       }),
     });
     if (claim.kind === 'mismatch') {
-      return sendShapeA(
+      return sendError(
         c,
         new DomainError(
           'idempotency.key.payload.mismatch',
@@ -134,7 +136,7 @@ export const idempotent = (
       );
     }
     if (claim.kind === 'in-flight') {
-      return sendShapeA(
+      return sendError(
         c,
         new DomainError(
           'idempotency.request.in.flight',

@@ -9,7 +9,8 @@
  *   authenticated, so failed attempts count too (the environment's default rate).
  * Headers per the IETF RateLimit header fields draft: `RateLimit-Policy: "<policy>";q=<n>;w=1` and
  * `RateLimit: "<policy>";r=<remaining>;t=<seconds>`, one list item per policy that applied (default
- * first); an empty bucket answers 429 Shape A `error.msg.rate.limited` with `Retry-After` (seconds).
+ * first); an empty bucket answers 429 Shape A `error.msg.rate.limited` with `Retry-After` (seconds), or
+ * Shape B `rate_limited` on a route that chose problem details (api/middleware/error-shape.ts).
  *
  * State: the buckets live in this process's memory (a limit applies per API process; N replicas let a
  * client through up to N times the rate). Buckets idle for a second are full and are forgotten when
@@ -19,7 +20,7 @@
 import type { Context } from 'hono';
 import { DomainError } from '../../domain/errors';
 import { type AppEnv, factory } from '../env';
-import { sendShapeA } from '../errors';
+import { sendError } from '../errors';
 import { basicCredentials } from './auth';
 
 interface Bucket {
@@ -93,7 +94,7 @@ function limiter(
     const policyHeader = `"${policy}";q=${bucket.perSecond};w=1`;
     const stateHeader = `"${policy}";r=${result.remaining};t=${result.resetSeconds}`;
     if (!result.allowed) {
-      c.res = sendShapeA(
+      c.res = sendError(
         c,
         new DomainError('error.msg.rate.limited', 'Too many requests; retry later.', {
           retryAfterSeconds: result.resetSeconds,

@@ -1,4 +1,5 @@
 /** Barrel of every bounded context's tables; drizzle-kit and db/client.ts read it. */
+export * from './ai-sessions';
 export * from './channels';
 export * from './customers';
 export * from './lending';

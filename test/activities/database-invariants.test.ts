@@ -43,6 +43,12 @@ const appendOnly = [
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
 const tenantForeignKeys: Record<string, string> = {
+  'ai_output_citations.ai_output_citations_evidence_fk': '(tenant_id,evidence_id) → evidence(tenant_id,id)',
+  'ai_output_citations.ai_output_citations_output_fk':
+    '(tenant_id,output_id) → ai_session_outputs(tenant_id,id)',
+  'ai_session_outputs.ai_session_outputs_review_task_fk': '(tenant_id,review_task_id) → tasks(tenant_id,id)',
+  'ai_session_outputs.ai_session_outputs_session_fk': '(tenant_id,session_id) → ai_sessions(tenant_id,id)',
+  'ai_sessions.ai_sessions_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
   'autopay_enrolments.autopay_enrolments_instrument_fk':
     '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
   'autopay_enrolments.autopay_enrolments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',

@@ -3,7 +3,9 @@
  * and lone UTF-16 surrogates) in any JSON body string, query parameter, path parameter or the Idempotency-Key
  * header → 400 Shape A and nothing stored; what an Idempotency-Key may hold; a known path with an unsupported
  * method → 405 with `Allow`; dates outside 1900-01-01..2199-12-31 → 400. The route walks are derived from the
- * published OpenAPI document, so a new route is covered without touching this file.
+ * published OpenAPI document, so a new route is covered without touching this file. Routes that document Shape B
+ * errors (the AI session outputs, spec § Errors) answer the same refusals as Shape B: 422 `validation_error`
+ * (405 `method_not_allowed`) in `application/problem+json`, naming the same inputs by JSON Pointer or parameter.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +51,8 @@ interface Operation {
   parameters: { name: string; in: string; required?: boolean; schema?: Json }[];
   bodySchema: Json | null;
   mutation: boolean;
+  /** The operation answers errors as Shape B (its 422 is the `Problem` response). */
+  problem: boolean;
 }
 
 /** Every `/v1` operation of the published document. */
@@ -64,6 +68,7 @@ function operations(): Operation[] {
         parameters,
         bodySchema: op.requestBody?.content?.['application/json']?.schema ?? null,
         mutation: parameters.some((p: Json) => p.name === 'Idempotency-Key'),
+        problem: op.responses?.['422']?.$ref === '#/components/responses/Problem',
       });
     }
   }
@@ -152,6 +157,44 @@ function expectUnstorable(res: Awaited<ReturnType<typeof send>>, names: string[]
   return err;
 }
 
+/**
+ * Where a Shape B `errors[]` item names an input: `header.`, `path.` and `query.` inputs by `parameter`, body
+ * fields (`citations[0].fact`) by RFC 6901 pointer (`/citations/0/fact`).
+ */
+function problemLocation(name: string): { pointer: string | null; parameter?: string } {
+  if (/^(header|path|query)\./.test(name)) return { pointer: null, parameter: name };
+  if (name === 'body') return { pointer: '' };
+  return {
+    pointer: `/${name
+      .replace(/\[(\d+)\]/g, '.$1')
+      .split('.')
+      .join('/')}`,
+  };
+}
+
+/** Asserts a Shape B 422 `validation_error` naming exactly `names` (each with `code` when given). */
+function expectProblemFields(res: Awaited<ReturnType<typeof send>>, names: string[], code?: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(422);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status: 422, code: 'validation_error', title: 'Validation Error' });
+  expect(
+    res.body.errors.map((e: Json) => ({
+      pointer: e.pointer,
+      ...(e.parameter ? { parameter: e.parameter } : {}),
+    })),
+  ).toEqual(names.map(problemLocation));
+  if (code) for (const e of res.body.errors) expect(e.code).toBe(code);
+  return res.body as { detail: string };
+}
+
+/** `expectUnstorable` in the operation's error shape. */
+function expectUnstorableIn(op: Operation, res: Awaited<ReturnType<typeof send>>, names: string[]) {
+  if (!op.problem) return expectUnstorable(res, names);
+  const body = expectProblemFields(res, names, 'validation.msg.text.unstorable.character');
+  expect(JSON.stringify(body)).not.toContain('\u0000');
+  return body;
+}
+
 describe('text PostgreSQL cannot store', () => {
   it('the walk covers the routes of the document (bodies, query and path parameters)', () => {
     const ops = operations();
@@ -181,7 +224,7 @@ describe('text PostgreSQL cannot store', () => {
       expect(text).toContain(bad === NUL ? '\\u0000' : '\\ud800');
       const res = await sendJson(op, path, text, {}, tenant);
       try {
-        expectUnstorable(res, built.names);
+        expectUnstorableIn(op, res, built.names);
       } catch (e) {
         failures.push(
           `${op.method} ${op.path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)} (${e})`,
@@ -218,7 +261,7 @@ describe('text PostgreSQL cannot store', () => {
         );
         sent += 1;
         try {
-          expectUnstorable(res, [param.name]);
+          expectUnstorableIn(op, res, [op.problem ? `query.${param.name}` : param.name]);
         } catch (e) {
           failures.push(
             `${op.method} ${op.path}?${param.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)} (${e})`,
@@ -240,7 +283,7 @@ describe('text PostgreSQL cannot store', () => {
       for (const param of op.parameters.filter((p) => p.in === 'path')) {
         const res = await sendJson(op, pathWith(op, param.name, bad), op.bodySchema ? '{}' : undefined);
         try {
-          expectUnstorable(res, [`path.${param.name}`]);
+          expectUnstorableIn(op, res, [`path.${param.name}`]);
         } catch (e) {
           failures.push(
             `${op.method} ${op.path} {${param.name}}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)} (${e})`,
@@ -331,6 +374,10 @@ describe('Idempotency-Key', () => {
       );
       sent += 1;
       try {
+        if (op.problem) {
+          expect(expectProblemFields(res, ['header.Idempotency-Key']).detail).toContain('printable ASCII');
+          continue;
+        }
         const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', [
           'header.Idempotency-Key',
         ]);
@@ -381,8 +428,13 @@ describe('Idempotency-Key', () => {
 });
 
 describe('unsupported methods', () => {
-  it('every documented path answers each method it does not serve with 405 Shape A and an Allow header naming what it serves', async () => {
+  it('every documented path answers each method it does not serve with 405 (in its error shape) and an Allow header naming what it serves', async () => {
     const byPath = new Map<string, Set<string>>();
+    const problemPaths = new Set(
+      operations()
+        .filter((op) => op.problem)
+        .map((op) => op.path),
+    );
     for (const op of operations()) {
       const methods = byPath.get(op.path) ?? new Set<string>();
       methods.add(op.method);
@@ -396,7 +448,13 @@ describe('unsupported methods', () => {
         if (methods.has(method)) continue;
         const res = await send(ctx, concrete, { method, headers: authHeaders(cred) });
         try {
-          expectShapeA(res, 405, 'error.msg.method.not.allowed', []);
+          if (problemPaths.has(path)) {
+            expect(res.status).toBe(405);
+            expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+            expect(res.body).toMatchObject({ status: 405, code: 'method_not_allowed' });
+          } else {
+            expectShapeA(res, 405, 'error.msg.method.not.allowed', []);
+          }
           expect(res.headers.get('allow')).toBe([...methods].sort().join(', '));
         } catch (e) {
           failures.push(`${method} ${path}: ${res.status} allow=${res.headers.get('allow')} (${e})`);

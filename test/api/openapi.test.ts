@@ -150,7 +150,17 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ],
     ['post', '/v1/servicing/voice-dispatches', 'servicing:write', true],
     ['get', '/v1/servicing/voice-dispatches/{dispatchId}', 'servicing:read', false],
+    // AI sessions (issue 8 §4): the ordinary routes.
+    ['post', '/v1/servicing/ai-sessions', 'servicing:write', true],
+    ['get', '/v1/servicing/ai-sessions/{aiSessionId}', 'servicing:read', false],
   ];
+
+/** The AI session output routes: the token selects the tenant and every error is Shape B (spec § Errors). */
+const problemOperations: [method: string, path: string, scope: string, mutation: boolean][] = [
+  ['post', '/v1/servicing/ai-sessions/{aiSessionId}/outputs', 'servicing:write', true],
+  ['get', '/v1/servicing/ai-sessions/{aiSessionId}/outputs', 'servicing:read', false],
+  ['get', '/v1/servicing/ai-sessions/{aiSessionId}/outputs/{outputId}', 'servicing:read', false],
+];
 
 describe('GET /v1/openapi.json', () => {
   let doc: {
@@ -190,6 +200,7 @@ describe('GET /v1/openapi.json', () => {
     expect(described.sort()).toEqual(
       [
         ...servicingOperations.map(([m, p]) => `${m} ${p}`),
+        ...problemOperations.map(([m, p]) => `${m} ${p}`),
         'post /oauth2/token',
         'get /healthz',
         'post /v1/servicing/channel-events/{gatewayCode}',
@@ -280,6 +291,43 @@ describe('GET /v1/openapi.json', () => {
       'userMessageGlobalisationCode',
       'errors',
     ]);
+  });
+
+  it('documents the AI session output routes with Shape B (Problem) errors, an optional tenant header and If-Match', () => {
+    const problem = { $ref: '#/components/responses/Problem' };
+    for (const [method, path, scope, mutation] of problemOperations) {
+      const op = doc.paths[path]?.[method] as Operation;
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.security).toContainEqual({ oauth2: [scope] });
+      expect(op.parameters?.find((p) => p.name === 'Service-Tenant')).toMatchObject({ required: false });
+      const errors = ['401', '403', '404', ...(mutation ? ['409'] : []), '422', '429', '503'];
+      for (const status of errors)
+        expect(op.responses[status], `${method} ${path} ${status}`).toEqual(problem);
+      expect(op.responses['400']).toBeUndefined();
+      expect(op.description).toMatch(/permission `[A-Z_]+`/);
+    }
+    const post = doc.paths['/v1/servicing/ai-sessions/{aiSessionId}/outputs']?.post as Operation;
+    expect(post.parameters?.find((p) => p.name === 'If-Match')).toMatchObject({
+      in: 'header',
+      required: false,
+    });
+    expect(post.parameters?.find((p) => p.name === 'Idempotency-Key')).toBeDefined();
+    expect(post.requestBody?.content['application/json']).toBeDefined();
+    expect(doc.components.responses.Problem).toMatchObject({
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    });
+    const schema = doc.components.schemas.Problem;
+    expect(schema.required).toEqual(['type', 'title', 'status', 'code', 'detail', 'requestId']);
+    expect(schema.properties.code.enum).toEqual(
+      expect.arrayContaining([
+        'unauthorized',
+        'forbidden',
+        'version_conflict',
+        'validation_error',
+        'rate_limited',
+      ]),
+    );
+    expect(schema.properties.errors.items.required).toEqual(['pointer', 'detail', 'code']);
   });
 
   it('documents the paging parameters of the effects and task lists', () => {

@@ -225,4 +225,30 @@ describe(`${burst} concurrent writes on a pool of ${poolSize}`, () => {
     const health = await within(Promise.resolve(ctx.app.request('/healthz')), 5_000);
     expect(health.status).toBe(200);
   });
+  it('AI session outputs on one session all complete, serialized by the session lock: versions 2..21, each once', async () => {
+    const caseId = await openCase(ctx, cred, { customerRef: 'cus_3' });
+    const session = await call(ctx, cred, 'POST', '/v1/servicing/ai-sessions', {
+      caseId,
+      customerRef: 'cus_3',
+      purpose: 'Burst',
+    });
+    expect(session.status, JSON.stringify(session.body)).toBe(201);
+    const outputs = await within(
+      Promise.all(
+        Array.from({ length: burst }, (_, i) =>
+          call(ctx, cred, 'POST', `/v1/servicing/ai-sessions/${session.body.aiSessionId}/outputs`, {
+            type: 'call_summary',
+            content: `Summary ${i}`,
+            citations: [],
+            confidence: i % 2 === 0 ? 'high' : 'low',
+          }),
+        ),
+      ),
+      30_000,
+    );
+    expect(outputs.map((o) => o.status)).toEqual(Array(burst).fill(201));
+    expect(outputs.map((o) => o.body.sessionVersion).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: burst }, (_, i) => i + 2),
+    );
+  });
 });
