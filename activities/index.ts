@@ -31,8 +31,8 @@ import {
 } from './platform/start-intents';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
-import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
+import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
