@@ -42,6 +42,12 @@ import {
   openPrivacyRequest,
   raisePrivacyReminder,
 } from './servicing/privacy-requests';
+import {
+  createPromiseToPay,
+  findPendingPromisesOfLoan,
+  readPromisePayments,
+  resolvePromiseToPay,
+} from './servicing/promises';
 import { createWebhookActivities, createWebhookDeliveryActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */
@@ -82,6 +88,10 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
+    createPromiseToPay: createPromiseToPay(deps),
+    readPromisePayments: readPromisePayments(deps),
+    resolvePromiseToPay: resolvePromiseToPay(deps),
+    findPendingPromisesOfLoan: findPendingPromisesOfLoan(deps),
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),

@@ -34,6 +34,7 @@ import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
+import { promiseRoutes } from './routes/servicing/promises';
 import { taskRoutes } from './routes/servicing/tasks';
 import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
 import { storableInput, storableRequestTarget } from './validation';
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/evidence', evidenceRoutes);
   app.route('/v1/servicing/tasks', taskRoutes);
   app.route('/v1/servicing/privacy-requests', privacyRequestRoutes);
+  app.route('/v1/servicing/promises', promiseRoutes);
   app.route('/v1/servicing/documents', servicingDocumentRoutes);
   app.route('/v1/servicing/webhook-subscriptions', webhookSubscriptionRoutes);
   app.route('/v1/charges', chargeRoutes);

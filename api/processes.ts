@@ -10,6 +10,7 @@ import { type AutopayClient, createAutopayClient } from '../workflows/autopay/cl
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
+import { createPromiseClient, type PromiseClient } from '../workflows/promise/client';
 import { pingTemporal } from '../workflows/shared/client-start';
 import { createHealthMonitor, type HealthMonitor } from './health-monitor';
 
@@ -18,6 +19,7 @@ export interface ProcessClients {
   channelEvents: ChannelEventClient;
   paymentIntents: PaymentIntentClient;
   autopay: AutopayClient;
+  promises: PromiseClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -27,6 +29,7 @@ export function createProcessClients(client: Client): ProcessClients {
     channelEvents: createChannelEventClient(client),
     paymentIntents: createPaymentIntentClient(client),
     autopay: createAutopayClient(client),
+    promises: createPromiseClient(client),
   };
 }
 

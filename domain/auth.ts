@@ -34,6 +34,9 @@ export const permissions = [
   'CREATE_PRIVACYREQUEST',
   'READ_PRIVACYREQUEST',
   'FULFILL_PRIVACYREQUEST',
+  // Promises to pay (issue 8 §2; DESIGN-processes P4).
+  'CREATE_PROMISETOPAY',
+  'READ_PROMISETOPAY',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',

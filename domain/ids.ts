@@ -57,3 +57,8 @@ export function autopayWorkflowId(tenantId: string, loanId: number | string): st
 export function channelEventWorkflowId(tenantId: string, gatewayCode: string, eventId: string): string {
   return `channel-event/${tenantId}/${gatewayCode}/${eventId}`;
 }
+
+/** `promise/<tenant>/<promiseId>`: the promise-to-pay process (DESIGN-processes P4 Promises to pay). */
+export function promiseWorkflowId(tenantId: string, promiseId: number | string): string {
+  return `promise/${tenantId}/${promiseId}`;
+}

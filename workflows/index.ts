@@ -5,4 +5,5 @@ export { channelEventWorkflow } from './channel-event/workflow';
 export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';
 export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';
+export { promiseWorkflow } from './promise/workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';

@@ -4,6 +4,7 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
+import { assertCaseOutcomeGrounded } from './promises';
 import { recordEffect } from './records';
 
 export interface CloseCaseInput extends OperationContext {
@@ -23,7 +24,8 @@ export interface CloseCaseResult {
  * Closes an open case: status CLOSED, outcome recorded, a `CASE_CLOSED` effect and a
  * `case.transitioned` outbox event in the same transaction (spec § States; § Events 6).
  * Errors: 404 when the case is not the tenant's; 409 `error.msg.case.invalid.state.transition`
- * when it is already closed.
+ * when it is already closed; 409 `error.msg.case.outcome.not.grounded` for `PROMISE_KEPT` without a kept
+ * promise on the case (promises.ts `assertCaseOutcomeGrounded`).
  */
 export function closeCase(deps: Deps) {
   return async (input: CloseCaseInput): Promise<CloseCaseResult> =>
@@ -40,6 +42,7 @@ export function closeCase(deps: Deps) {
           `Case ${input.caseId} is already ${current.status}.`,
         );
       }
+      await assertCaseOutcomeGrounded(tx, input.tenantId, input.caseId, input.outcomeCode);
       const now = deps.clock();
       await tx
         .update(cases)

@@ -4,11 +4,14 @@
  * Every table is tenant-owned and protected by row-level security (DESIGN §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
+import { sql } from 'drizzle-orm';
 import {
   bigint,
+  date,
   foreignKey,
   index,
   jsonb,
+  numeric,
   pgEnum,
   pgTable,
   primaryKey,
@@ -24,7 +27,7 @@ import {
   tenantKey,
   tenantReference,
 } from './columns';
-import { documents } from './lending';
+import { documents, loans } from './lending';
 
 export const caseTypes = pgTable(
   'case_types',
@@ -249,5 +252,56 @@ export const privacyRequestEvidence = pgTable(
     tenantReference('privacy_request_evidence_evidence_fk', t, t.evidenceId, evidence),
     primaryKey({ columns: [t.tenantId, t.requestId, t.evidenceId] }),
     tenantIsolation('privacy_request_evidence'),
+  ],
+).enableRLS();
+
+export const promiseStatus = pgEnum('promise_status', ['PENDING', 'KEPT', 'PARTIALLY_KEPT', 'BROKEN']);
+
+/**
+ * Promises to pay (DESIGN-processes P4; domain/servicing/promise.ts): an amount promised on a loan by a date,
+ * taken on a case. Money is `numeric(19,6)` as in the lending tables; the watch window (value dates
+ * `window_start_date`..`window_end_date`) and the deadline are fixed at intake in the tenant's time zone.
+ * `paid_amount` and `resolved_at` are written once, by the resolution (PENDING → KEPT | PARTIALLY_KEPT | BROKEN).
+ */
+export const promises = pgTable(
+  'promises',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    amount: numeric({ precision: 19, scale: 6 }).notNull(),
+    currencyCode: text().notNull(),
+    promisedDate: date({ mode: 'string' }).notNull(),
+    channel: interactionChannel().notNull(),
+    status: promiseStatus().notNull().default('PENDING'),
+    /** Sum of the loan's POSTED payments in the window at resolution; 0 while PENDING. */
+    paidAmount: numeric({ precision: 19, scale: 6 }).notNull().default('0'),
+    /** ISO dates: the first and last value date that count. */
+    windowStartDate: date({ mode: 'string' }).notNull(),
+    windowEndDate: date({ mode: 'string' }).notNull(),
+    deadlineAt: instant().notNull(),
+    /** The deadline as rendered to the integrator, with the zone's offset. */
+    deadlineAtText: text().notNull(),
+    timeZone: text().notNull(),
+    workflowId: text().notNull(),
+    actorUsername: text(),
+    createdAt: createdAt(),
+    resolvedAt: instant(),
+    /** Set when resolved for an outcome other than KEPT: the case's follow-up task. */
+    followUpTaskId: bigint({ mode: 'number' }),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('promises', t),
+    tenantReference('promises_case_fk', t, t.caseId, cases),
+    tenantReference('promises_loan_fk', t, t.loanId, loans),
+    tenantReference('promises_follow_up_task_fk', t, t.followUpTaskId, tasks),
+    index().on(t.tenantId, t.caseId, t.id),
+    /** The PENDING promises of a loan: whom a posted payment signals. */
+    index('promises_pending_loan_idx').on(t.tenantId, t.loanId).where(sql`status = 'PENDING'`),
+    uniqueIndex('promises_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('promises'),
   ],
 ).enableRLS();

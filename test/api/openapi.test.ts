@@ -42,6 +42,10 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
     ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
     ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
+    // Promises to pay (issue 8 §2; DESIGN-processes P4).
+    ['post', '/v1/servicing/promises', 'servicing:write', true],
+    ['get', '/v1/servicing/promises', 'servicing:read', false],
+    ['get', '/v1/servicing/promises/{promiseId}', 'servicing:read', false],
     // Customers and portfolio search (issue 3 §2).
     ['post', '/v1/customers', 'lending:write', true],
     ['get', '/v1/customers', 'lending:read', false],
