@@ -23,7 +23,7 @@ import {
   uniqueTenant,
 } from '../support/context';
 import { countRows, expectShapeA, newKey, openCase } from './helpers';
-import { fundedLoan, paymentTestRef } from './payment-fixtures';
+import { fundedLoan, paymentInstrument, paymentTestRef } from './payment-fixtures';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -31,7 +31,7 @@ let other: Credential;
 const everything = { scopes: ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'] };
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ lendingWorker: true });
   cred = await credentialFor(ctx, uniqueTenant('prm'), everything);
   other = await credentialFor(ctx, uniqueTenant('prm-other'), everything);
 });
@@ -43,7 +43,7 @@ const today = () => localDate(Date.now(), 'America/Los_Angeles');
 async function caseAndLoan(c: Credential = cred) {
   const caseId = await openCase(ctx, c, { caseTypeCode: 'GENERAL', summary: 'Past due' });
   const loan = await fundedLoan(ctx, c);
-  return { caseId, loanId: loan.loanId };
+  return { caseId, loanId: loan.loanId, customerId: loan.customerId };
 }
 
 function promiseBody(ids: { caseId: number; loanId: number }, overrides: Record<string, unknown> = {}) {
@@ -311,6 +311,36 @@ describe('the promise process and the case close', () => {
       resourceId: ids.caseId,
       changes: { status: 'CLOSED', outcomeCode: 'PROMISE_KEPT' },
     });
+  });
+
+  it('a payment intent that settles and posts signals the promise: KEPT before the deadline', async () => {
+    const ids = await caseAndLoan();
+    const instrumentId = await paymentInstrument(ctx, cred, ids.customerId);
+    const created = await call(ctx, cred, 'POST', '/v1/servicing/promises', promiseBody(ids));
+    const promiseId = created.body.promiseId as number;
+    const intent = await call(ctx, cred, 'POST', `/v1/loans/${ids.loanId}/payments`, {
+      instrumentId,
+      amount: '100.00',
+      currency: 'USD',
+      rail: 'ACH',
+      effectiveDate: new Date().toISOString().slice(0, 10),
+      source: 'borrower-portal',
+    });
+    expect(intent.status, JSON.stringify(intent.body)).toBe(201);
+    const paymentId = intent.body.paymentId as number;
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await call(ctx, cred, 'GET', `/v1/loans/${ids.loanId}/payments/${paymentId}`)).body.status,
+        ).toBe('SUBMITTED'),
+      { timeout: 20_000, interval: 100 },
+    );
+    const settled = await call(ctx, cred, 'POST', `/v1/sandbox/payments/${paymentId}/settle`, {});
+    expect(settled.body).toMatchObject({ paymentId, status: 'POSTED' });
+    expect(await untilStatus(promiseId, 'KEPT')).toMatchObject({ paidAmount: '100.00' });
+    const result = await ctx.client.workflow.getHandle(promiseWorkflowId(cred.tenant, promiseId)).result();
+    // Kept on the signal, not at the deadline days away.
+    expect(result).toMatchObject({ status: 'KEPT', atDeadline: false });
   });
 
   it('a PROMISE_KEPT of another case does not ground this one', async () => {
