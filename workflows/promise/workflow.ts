@@ -34,6 +34,10 @@ async function waitUntil(done: () => boolean, untilMs: number): Promise<boolean>
   return condition(done, remainingMs);
 }
 
+/**
+ * Watches one promise until it is kept or its deadline passes; returns the outcome (never throws for one).
+ * Input: the promise's ids, amount (decimal string) and currency, and `deadlineAtMs` (epoch ms).
+ */
 export async function promiseWorkflow(input: PromiseWorkflowInput): Promise<PromiseWorkflowResult> {
   const ref = { tenantId: input.tenantId, promiseId: input.promiseId };
   const state: PromiseState = {
