@@ -47,6 +47,13 @@ import {
   raisePrivacyReminder,
 } from './servicing/privacy-requests';
 import {
+  createPromiseToPay,
+  findPendingPromisesOfLoan,
+  readPromisePayments,
+  resolvePromiseToPay,
+} from './servicing/promises';
+
+import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,
   tenantOfVoiceTaskToken,
@@ -105,6 +112,10 @@ export function createActivities(deps: Deps) {
     raisePrivacyReminder: raisePrivacyReminder(deps),
     markPrivacyRequestOverdue: markPrivacyRequestOverdue(deps),
     fulfilPrivacyRequest: fulfilPrivacyRequest(deps),
+    createPromiseToPay: createPromiseToPay(deps),
+    readPromisePayments: readPromisePayments(deps),
+    resolvePromiseToPay: resolvePromiseToPay(deps),
+    findPendingPromisesOfLoan: findPendingPromisesOfLoan(deps),
     recordContactConsentUpdate: recordContactConsentUpdate(deps),
     applyContactConsentUpdate: applyContactConsentUpdate(deps),
     openAiSession: openAiSession(deps),

@@ -39,6 +39,7 @@ import { evidenceRoutes } from './routes/servicing/evidence';
 import { formEntryRoutes } from './routes/servicing/form-entries';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
+import { promiseRoutes } from './routes/servicing/promises';
 import { taskRoutes } from './routes/servicing/tasks';
 import { voiceDispatchCallbackRoutes, voiceDispatchRoutes } from './routes/servicing/voice-dispatches';
 import { voiceWorkflowVersionRoutes } from './routes/servicing/voice-workflow-versions';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/evidence', evidenceRoutes);
   app.route('/v1/servicing/tasks', taskRoutes);
   app.route('/v1/servicing/privacy-requests', privacyRequestRoutes);
+  app.route('/v1/servicing/promises', promiseRoutes);
   app.route('/v1/servicing/documents', servicingDocumentRoutes);
   app.route('/v1/servicing/admin/case-types', caseTypeRoutes);
   app.route('/v1/form-entries', formEntryRoutes);

@@ -14,6 +14,7 @@ import {
 } from '../workflows/contact-consent-update/client';
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
+import { createPromiseClient, type PromiseClient } from '../workflows/promise/client';
 import { pingTemporal } from '../workflows/shared/client-start';
 import { createHealthMonitor, type HealthMonitor } from './health-monitor';
 
@@ -23,6 +24,7 @@ export interface ProcessClients {
   paymentIntents: PaymentIntentClient;
   autopay: AutopayClient;
   contactConsentUpdates: ContactConsentUpdateClient;
+  promises: PromiseClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -33,6 +35,7 @@ export function createProcessClients(client: Client): ProcessClients {
     paymentIntents: createPaymentIntentClient(client),
     autopay: createAutopayClient(client),
     contactConsentUpdates: createContactConsentUpdateClient(client),
+    promises: createPromiseClient(client),
   };
 }
 

@@ -49,6 +49,9 @@ export const permissions = [
   'READ_AISESSION',
   'CREATE_AISESSIONOUTPUT',
   'READ_AISESSIONOUTPUT',
+  // Promises to pay (issue 8 §2; DESIGN-processes P4).
+  'CREATE_PROMISETOPAY',
+  'READ_PROMISETOPAY',
   // Lending core (issue 3).
   'CREATE_CHARGE',
   'READ_CHARGE',

@@ -57,6 +57,11 @@ export const errorCodes = {
     status: 409,
     message: 'The case belongs to another customer than the record that names it.',
   },
+  /** A case closed with an outcome its records do not show (PROMISE_KEPT without a kept promise: DESIGN-processes P4). */
+  'error.msg.case.outcome.not.grounded': {
+    status: 409,
+    message: "The case's records do not support this outcome code.",
+  },
   'error.msg.interaction.customer.mismatch': {
     status: 409,
     message: 'The interaction belongs to another customer than the record that names it.',

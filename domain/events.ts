@@ -18,6 +18,7 @@ import {
   reconciliationResolutions,
 } from './payments/reconciliation-exceptions';
 import { contactConsentOperations } from './servicing/contact-consent';
+import { promiseChannels } from './servicing/promise';
 
 /** Version (a date, `YYYY-MM-DD`) of the envelope and payloads this build writes (spec § Versioning). */
 export const eventApiVersion = '2026-11-01';
@@ -47,6 +48,22 @@ function event<S extends v.GenericSchema>(
   data: S,
 ): EventDefinition<S> {
   return { subjectType, description, data };
+}
+
+/** `data` of the events that resolve a promise (`promise.kept`, `promise.partially.kept`, `promise.broken`). */
+function promiseResolution<S extends 'KEPT' | 'PARTIALLY_KEPT' | 'BROKEN'>(status: S) {
+  return v.strictObject({
+    promiseId: id,
+    caseId: id,
+    loanId: id,
+    status: v.literal(status),
+    amount: decimal,
+    /** Sum of the loan's POSTED payments value-dated in the promise's window (decimal string). */
+    paidAmount: decimal,
+    currency,
+    promisedDate: date,
+    resolvedAt: instant,
+  });
 }
 
 /** Every event type the service emits today, in `<resource>.<past tense>` form. */
@@ -235,6 +252,38 @@ export const eventCatalogue = {
       resolution: v.picklist(reconciliationResolutions),
       resolvedAt: instant,
     }),
+  ),
+  'promise.created': event(
+    'promise',
+    'A promise to pay was taken on a case for a loan; its process watches the loan’s posted payments until the deadline.',
+    v.strictObject({
+      promiseId: id,
+      caseId: id,
+      loanId: id,
+      status: v.literal('PENDING'),
+      amount: decimal,
+      currency,
+      promisedDate: date,
+      /** The channel the promise was taken on (the interaction channels). */
+      channel: v.picklist(promiseChannels),
+      /** End of the watch: the end of promisedDate + 3 grace days in the tenant’s time zone. */
+      deadlineAt: instant,
+    }),
+  ),
+  'promise.kept': event(
+    'promise',
+    'A promise to pay was kept: the loan’s posted payments in its window reached the promised amount.',
+    promiseResolution('KEPT'),
+  ),
+  'promise.partially.kept': event(
+    'promise',
+    'A promise to pay ended partially kept: at its deadline the posted payments in its window were above zero but below the promised amount (a follow-up task is opened on the case).',
+    promiseResolution('PARTIALLY_KEPT'),
+  ),
+  'promise.broken': event(
+    'promise',
+    'A promise to pay was broken: no payment posted in its window by its deadline (a follow-up task is opened on the case).',
+    promiseResolution('BROKEN'),
   ),
   'webhook.test': event(
     'webhook_subscription',

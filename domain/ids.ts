@@ -62,3 +62,8 @@ export function channelEventWorkflowId(tenantId: string, gatewayCode: string, ev
 export function contactConsentUpdateWorkflowId(tenantId: string, updateId: number | string): string {
   return `contact-consent-update/${tenantId}/${updateId}`;
 }
+
+/** `promise/<tenant>/<promiseId>`: the promise-to-pay process (DESIGN-processes P4 Promises to pay). */
+export function promiseWorkflowId(tenantId: string, promiseId: number | string): string {
+  return `promise/${tenantId}/${promiseId}`;
+}

@@ -3,7 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -21,6 +21,7 @@ import {
   channelEventWorkflowId,
   contactConsentUpdateWorkflowId,
   paymentIntentWorkflowId,
+  promiseWorkflowId,
 } from '../domain/ids';
 import type { PaymentIntentWorkflowInput } from '../domain/payments/payment-intent';
 import type {
@@ -28,6 +29,7 @@ import type {
   ContactConsentUpdateWorkflowInput,
 } from '../domain/servicing/contact-consent';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
+import type { PromiseWorkflowInput } from '../domain/servicing/promise';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
@@ -41,6 +43,8 @@ import {
 import type { paymentIntentWorkflow } from '../workflows/payment-intent/workflow';
 import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
 import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
+import { getStateQuery as getPromiseStateQuery, paymentPostedSignal } from '../workflows/promise/messages';
+import type { promiseWorkflow } from '../workflows/promise/workflow';
 import { cancelDeliverySignal, getDeliveryStateQuery } from '../workflows/webhook-delivery/messages';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
@@ -291,6 +295,7 @@ function paymentIntent(): RecordedProcess {
       cancelPaymentIntent: async () => view('CANCELLED'),
       openReconciliationException: async () => ({ exception: { exceptionId: 7 }, created: true }),
       resolveReconciliationException: async () => ({ exceptionId: 7, status: 'resolved' }),
+      findPendingPromisesOfLoan: async () => ({ promiseIds: [] }),
     },
     async record(env, save) {
       const today = async () => new Date(await env.currentTimeMs()).toISOString().slice(0, 10);
@@ -395,11 +400,80 @@ function contactConsentUpdate(): RecordedProcess {
   };
 }
 
+/**
+ * `promiseWorkflow` (issue 8 §2; DESIGN-processes P4): kept on a `paymentPosted` signal (a first part read, then
+ * the rest); partially kept at the deadline; broken at the deadline. The stand-ins answer as
+ * activities/servicing/promises.ts does.
+ */
+function promise(): RecordedProcess {
+  const taskQueue = 'record-promise-histories';
+  let paid = '0.00';
+  return {
+    taskQueue,
+    activities: {
+      readPromisePayments: async () => ({ paidAmount: paid, status: 'PENDING' }),
+      resolvePromiseToPay: async (input: { promiseId: number; outcome: string; paidAmount: string }) => ({
+        promiseId: input.promiseId,
+        status: input.outcome,
+        paidAmount: input.paidAmount,
+      }),
+    },
+    async record(env, save) {
+      const scenarios: [name: string, paidBySignal: string[], paidAtDeadline: string][] = [
+        ['kept-after-signal', ['40.00', '100.00'], '100.00'],
+        ['partially-kept-at-deadline', ['40.00'], '40.00'],
+        ['broken-at-deadline', [], '0.00'],
+      ];
+      for (const [name, paidBySignal, paidAtDeadline] of scenarios) {
+        paid = '0.00';
+        const input: PromiseWorkflowInput = {
+          tenantId: 'fixture',
+          promiseId: name.length,
+          caseId: 1,
+          loanId: 9,
+          amount: '100.00',
+          currency: 'USD',
+          promisedDate: new Date((await env.currentTimeMs()) + 5 * DAY_MS).toISOString().slice(0, 10),
+          deadlineAtMs: (await env.currentTimeMs()) + 9 * DAY_MS,
+        };
+        const handle = await env.client.workflow.start<typeof promiseWorkflow>('promiseWorkflow', {
+          workflowId: promiseWorkflowId(input.tenantId, `fixture-${name}`),
+          taskQueue,
+          args: [input],
+        });
+        let reads = 0;
+        for (const amount of paidBySignal) {
+          for (;;) {
+            const state = await handle.query(getPromiseStateQuery);
+            if (state.hintsReceived === reads && state.paidAmount === paid) break;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          await env.sleep(DAY_MS);
+          paid = amount;
+          await handle.signal(paymentPostedSignal, { paymentId: reads + 1 });
+          reads += 1;
+        }
+        if (paid !== '100.00') {
+          for (;;) {
+            const state = await handle.query(getPromiseStateQuery);
+            if (state.hintsReceived === reads && state.paidAmount === paid) break;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
+        paid = paidAtDeadline;
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
   'channel-event': channelEvent,
   'payment-intent': paymentIntent,
+  promise,
   'contact-consent-update': contactConsentUpdate,
 };
 

@@ -6,4 +6,5 @@ export { contactConsentUpdateWorkflow } from './contact-consent-update/workflow'
 export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';
 export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';
+export { promiseWorkflow } from './promise/workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';

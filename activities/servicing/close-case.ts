@@ -5,6 +5,7 @@ import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { assertRequiredAnswersBeforeClose } from './form-entries';
+import { assertCaseOutcomeGrounded } from './promises';
 import { recordEffect } from './records';
 
 export interface CloseCaseInput extends OperationContext {
@@ -26,6 +27,8 @@ export interface CloseCaseResult {
  * Errors: 404 when the case is not the tenant's; 409 `error.msg.case.invalid.state.transition`
  * when it is already closed; 409 `error.msg.case.close.required.answers.missing` when its form entry lacks an
  * ON_CLOSE answer (form-entries.ts `assertRequiredAnswersBeforeClose`).
+ * when it is already closed; 409 `error.msg.case.outcome.not.grounded` for `PROMISE_KEPT` without a kept
+ * promise on the case (promises.ts `assertCaseOutcomeGrounded`).
  */
 export function closeCase(deps: Deps) {
   return async (input: CloseCaseInput): Promise<CloseCaseResult> =>
@@ -43,6 +46,7 @@ export function closeCase(deps: Deps) {
         );
       }
       await assertRequiredAnswersBeforeClose(tx, input.tenantId, input.caseId);
+      await assertCaseOutcomeGrounded(tx, input.tenantId, input.caseId, input.outcomeCode);
       const now = deps.clock();
       await tx
         .update(cases)

@@ -6,13 +6,16 @@
  * Every table is tenant-owned and protected by row-level security (DESIGN §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  date,
   foreignKey,
   index,
   integer,
   jsonb,
+  numeric,
   pgEnum,
   pgTable,
   primaryKey,
@@ -30,7 +33,7 @@ import {
   tenantReference,
 } from './columns';
 import { contactPoints, customers } from './customers';
-import { documents } from './lending';
+import { documents, loans } from './lending';
 
 export const caseTypes = pgTable(
   'case_types',
@@ -406,5 +409,56 @@ export const contactConsentUpdates = pgTable(
     index().on(t.tenantId, t.caseId, t.id),
     uniqueIndex('contact_consent_updates_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('contact_consent_updates'),
+  ],
+).enableRLS();
+
+export const promiseStatus = pgEnum('promise_status', ['PENDING', 'KEPT', 'PARTIALLY_KEPT', 'BROKEN']);
+
+/**
+ * Promises to pay (DESIGN-processes P4; domain/servicing/promise.ts): an amount promised on a loan by a date,
+ * taken on a case. Money is `numeric(19,6)` as in the lending tables; the watch window (value dates
+ * `window_start_date`..`window_end_date`) and the deadline are fixed at intake in the tenant's time zone.
+ * `paid_amount` and `resolved_at` are written once, by the resolution (PENDING → KEPT | PARTIALLY_KEPT | BROKEN).
+ */
+export const promises = pgTable(
+  'promises',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    caseId: bigint({ mode: 'number' }).notNull(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    amount: numeric({ precision: 19, scale: 6 }).notNull(),
+    currencyCode: text().notNull(),
+    promisedDate: date({ mode: 'string' }).notNull(),
+    channel: interactionChannel().notNull(),
+    status: promiseStatus().notNull().default('PENDING'),
+    /** Sum of the loan's POSTED payments in the window at resolution; 0 while PENDING. */
+    paidAmount: numeric({ precision: 19, scale: 6 }).notNull().default('0'),
+    /** ISO dates: the first and last value date that count. */
+    windowStartDate: date({ mode: 'string' }).notNull(),
+    windowEndDate: date({ mode: 'string' }).notNull(),
+    deadlineAt: instant().notNull(),
+    /** The deadline as rendered to the integrator, with the zone's offset. */
+    deadlineAtText: text().notNull(),
+    timeZone: text().notNull(),
+    workflowId: text().notNull(),
+    actorUsername: text(),
+    createdAt: createdAt(),
+    resolvedAt: instant(),
+    /** Set when resolved for an outcome other than KEPT: the case's follow-up task. */
+    followUpTaskId: bigint({ mode: 'number' }),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('promises', t),
+    tenantReference('promises_case_fk', t, t.caseId, cases),
+    tenantReference('promises_loan_fk', t, t.loanId, loans),
+    tenantReference('promises_follow_up_task_fk', t, t.followUpTaskId, tasks),
+    index().on(t.tenantId, t.caseId, t.id),
+    /** The PENDING promises of a loan: whom a posted payment signals. */
+    index('promises_pending_loan_idx').on(t.tenantId, t.loanId).where(sql`status = 'PENDING'`),
+    uniqueIndex('promises_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('promises'),
   ],
 ).enableRLS();

@@ -106,6 +106,9 @@ const tenantForeignKeys: Record<string, string> = {
   'privacy_requests.privacy_requests_interaction_fk':
     '(tenant_id,source_interaction_id) → interactions(tenant_id,id)',
   'privacy_requests.privacy_requests_review_task_fk': '(tenant_id,review_task_id) → tasks(tenant_id,id)',
+  'promises.promises_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'promises.promises_follow_up_task_fk': '(tenant_id,follow_up_task_id) → tasks(tenant_id,id)',
+  'promises.promises_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'restrictions.restrictions_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'restrictions.restrictions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'tasks.tasks_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',

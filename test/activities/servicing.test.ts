@@ -251,10 +251,10 @@ describe('closeCase', () => {
         requestKey: newRequestKey(),
         actor: 'agent-9',
         caseId,
-        outcomeCode: 'PROMISE_KEPT',
+        outcomeCode: 'PAID_IN_FULL',
         closureReason: 'Paid as promised',
       });
-      expect(result).toEqual({ caseId, status: 'CLOSED', outcomeCode: 'PROMISE_KEPT' });
+      expect(result).toEqual({ caseId, status: 'CLOSED', outcomeCode: 'PAID_IN_FULL' });
     } finally {
       h.now.value = null;
     }
@@ -263,7 +263,7 @@ describe('closeCase', () => {
     );
     expect(row).toMatchObject({
       status: 'CLOSED',
-      outcomeCode: 'PROMISE_KEPT',
+      outcomeCode: 'PAID_IN_FULL',
       closureReason: 'Paid as promised',
     });
     expect(row?.closedAt?.toISOString()).toBe('2026-06-01T09:30:00.000Z');
@@ -276,7 +276,7 @@ describe('closeCase', () => {
         caseId,
         fromStatus: 'OPEN',
         toStatus: 'CLOSED',
-        outcomeCode: 'PROMISE_KEPT',
+        outcomeCode: 'PAID_IN_FULL',
         closureReason: 'Paid as promised',
       },
     });
@@ -294,7 +294,7 @@ describe('closeCase', () => {
       caseId,
       fromStatus: 'OPEN',
       toStatus: 'CLOSED',
-      outcomeCode: 'PROMISE_KEPT',
+      outcomeCode: 'PAID_IN_FULL',
     });
     expect(event?.eventId).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(event?.apiVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -308,7 +308,7 @@ describe('closeCase', () => {
       tenantId: tenant,
       requestKey,
       caseId,
-      outcomeCode: 'PROMISE_KEPT',
+      outcomeCode: 'PAID_IN_FULL',
       closureReason: 'r',
     });
     const err = await expectDomainError(
@@ -327,13 +327,13 @@ describe('closeCase', () => {
     const [row] = await withTenantTransaction(h.db, tenant, (tx) =>
       tx.select().from(cases).where(eq(cases.id, caseId)),
     );
-    expect(row?.outcomeCode).toBe('PROMISE_KEPT');
+    expect(row?.outcomeCode).toBe('PAID_IN_FULL');
   });
 
   it('concurrent closes: one wins, the other is a 409, one outbox event', async () => {
     const { caseId } = await openCase(tenant);
     const attempt = () =>
-      h.activities.closeCase({ tenantId: tenant, caseId, outcomeCode: 'PROMISE_KEPT', closureReason: 'r' });
+      h.activities.closeCase({ tenantId: tenant, caseId, outcomeCode: 'PAID_IN_FULL', closureReason: 'r' });
     const settled = await Promise.allSettled([attempt(), attempt()]);
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(1);
     const rejected = settled.find((s) => s.status === 'rejected') as PromiseRejectedResult;
@@ -344,7 +344,7 @@ describe('closeCase', () => {
   it("answers 404 for another tenant's case and leaves it open", async () => {
     const { caseId } = await openCase(otherTenant);
     const err = await domainErrorOf(
-      h.activities.closeCase({ tenantId: tenant, caseId, outcomeCode: 'PROMISE_KEPT', closureReason: 'r' }),
+      h.activities.closeCase({ tenantId: tenant, caseId, outcomeCode: 'PAID_IN_FULL', closureReason: 'r' }),
     );
     expect(err.code).toBe('error.msg.resource.not.found');
     const [row] = await withTenantTransaction(h.db, otherTenant, (tx) =>

@@ -63,14 +63,14 @@ describe('servicing free text', () => {
     const caseId = await openCase(ctx, cred);
     for (const { text, digits } of disguised) {
       const res = await call(ctx, cred, 'POST', `/v1/servicing/cases/${caseId}/close`, {
-        outcomeCode: 'PROMISE_KEPT',
+        outcomeCode: 'PAID_IN_FULL',
         closureReason: text,
       });
       expectRefused(res, 'closureReason', digits);
     }
     expect((await call(ctx, cred, 'GET', `/v1/servicing/cases/${caseId}`)).body.status).toBe('OPEN');
     const closed = await call(ctx, cred, 'POST', `/v1/servicing/cases/${caseId}/close`, {
-      outcomeCode: 'PROMISE_KEPT',
+      outcomeCode: 'PAID_IN_FULL',
       closureReason: 'paid 1,234.56 on 2026-01-05',
     });
     expect(closed.status, JSON.stringify(closed.body)).toBe(200);

@@ -227,9 +227,9 @@ describe('query and path parameters', () => {
 
 describe('unknown routes', () => {
   it('answers an unknown /v1 route with a Shape A 404 (after authentication)', async () => {
-    const res = await call(ctx, cred, 'GET', '/v1/servicing/promises');
+    const res = await call(ctx, cred, 'GET', '/v1/servicing/not-a-resource');
     expectShapeA(res, 404, 'error.msg.resource.not.found', []);
-    const unauthenticated = await send(ctx, '/v1/servicing/promises');
+    const unauthenticated = await send(ctx, '/v1/servicing/not-a-resource');
     expectShapeA(unauthenticated, 401, 'error.msg.not.authenticated');
   });
 

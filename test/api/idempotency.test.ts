@@ -106,7 +106,7 @@ describe('replay', () => {
   it('replays a 200 of a state change (close) instead of answering 409', async () => {
     const caseId = await openCase(ctx, cred);
     const key = newKey();
-    const body = { outcomeCode: 'PROMISE_KEPT', closureReason: 'Paid' };
+    const body = { outcomeCode: 'PAID_IN_FULL', closureReason: 'Paid' };
     const first = await call(ctx, cred, 'POST', `/v1/servicing/cases/${caseId}/close`, body, {
       'idempotency-key': key,
     });

@@ -55,6 +55,10 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/form-entries/{entryId}', 'servicing:read', false],
     ['patch', '/v1/form-entries/{entryId}', 'servicing:write', true],
     ['get', '/v1/form-entries/{entryId}/history', 'servicing:read', false],
+    // Promises to pay (issue 8 §2; DESIGN-processes P4).
+    ['post', '/v1/servicing/promises', 'servicing:write', true],
+    ['get', '/v1/servicing/promises', 'servicing:read', false],
+    ['get', '/v1/servicing/promises/{promiseId}', 'servicing:read', false],
     // Customers and portfolio search (issue 3 §2).
     ['post', '/v1/customers', 'lending:write', true],
     ['get', '/v1/customers', 'lending:read', false],

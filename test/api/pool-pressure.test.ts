@@ -9,6 +9,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactPoints } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { addDays } from '../../domain/calendar';
+import { promiseWorkflowId } from '../../domain/ids';
+import { localDate } from '../../domain/time-zone';
 import {
   type Credential,
   call,
@@ -18,6 +21,7 @@ import {
   uniqueTenant,
 } from '../support/context';
 import { logInteraction, newKey, openCase } from './helpers';
+import { fundedLoan } from './payment-fixtures';
 
 const poolSize = 5;
 const burst = 20;
@@ -78,6 +82,38 @@ describe(`${burst} concurrent writes on a pool of ${poolSize}`, () => {
     const last = created[burst - 1]!.body.requestId as number;
     const description = await ctx.client.workflow
       .getHandle(`privacy-request/${cred.tenant}/${last}`)
+      .describe();
+    expect(description.status.name).toBe('RUNNING');
+  });
+
+  it('promise-to-pay creates all complete, each with its own promise and a running workflow', async () => {
+    const lender = await credentialFor(ctx, cred.tenant, {
+      scopes: ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'],
+    });
+    const caseId = await openCase(ctx, lender, { caseTypeCode: 'GENERAL', summary: 'Past due' });
+    const { loanId } = await fundedLoan(ctx, lender);
+    const promisedDate = addDays(localDate(Date.now(), 'America/Los_Angeles'), 10);
+    const created = await within(
+      Promise.all(
+        Array.from({ length: burst }, (_, i) =>
+          call(
+            ctx,
+            lender,
+            'POST',
+            '/v1/servicing/promises',
+            { caseId, loanId, amount: '10.00', currency: 'USD', promisedDate, channel: 'PHONE' },
+            i % 2 === 0 ? { 'idempotency-key': newKey('pool') } : {},
+          ),
+        ),
+      ),
+      30_000,
+    );
+    expect(created.map((c) => c.status)).toEqual(Array(burst).fill(201));
+    expect(new Set(created.map((c) => c.body.promiseId)).size).toBe(burst);
+    const health = await within(Promise.resolve(ctx.app.request('/healthz')), 5_000);
+    expect(health.status).toBe(200);
+    const description = await ctx.client.workflow
+      .getHandle(promiseWorkflowId(cred.tenant, created[burst - 1]!.body.promiseId))
       .describe();
     expect(description.status.name).toBe('RUNNING');
   });

@@ -109,19 +109,19 @@ describe('cases', () => {
       cred,
       'POST',
       `/v1/servicing/cases/${caseId}/close`,
-      { outcomeCode: 'PROMISE_KEPT', closureReason: 'Paid in full' },
+      { outcomeCode: 'PAID_IN_FULL', closureReason: 'Paid in full' },
       { 'service-actor': 'agent-7' },
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       resourceId: caseId,
-      changes: { status: 'CLOSED', outcomeCode: 'PROMISE_KEPT' },
+      changes: { status: 'CLOSED', outcomeCode: 'PAID_IN_FULL' },
     });
 
     const read = await call(ctx, cred, 'GET', `/v1/servicing/cases/${caseId}`);
     expect(read.body).toMatchObject({
       status: 'CLOSED',
-      outcomeCode: 'PROMISE_KEPT',
+      outcomeCode: 'PAID_IN_FULL',
       closureReason: 'Paid in full',
       closedAt: expect.stringMatching(isoInstant),
     });
@@ -133,7 +133,7 @@ describe('cases', () => {
     const err = expectShapeA(again, 409, 'error.msg.case.invalid.state.transition', []);
     expect(err.developerMessage).toBe(`Case ${caseId} is already CLOSED.`);
     expect((await call(ctx, cred, 'GET', `/v1/servicing/cases/${caseId}`)).body.outcomeCode).toBe(
-      'PROMISE_KEPT',
+      'PAID_IN_FULL',
     );
 
     const events = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
@@ -148,7 +148,7 @@ describe('cases', () => {
       eventType: 'case.transitioned',
       eventId: expect.stringMatching(/^evt_/),
       apiVersion: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
-      data: { caseId, fromStatus: 'OPEN', toStatus: 'CLOSED', outcomeCode: 'PROMISE_KEPT' },
+      data: { caseId, fromStatus: 'OPEN', toStatus: 'CLOSED', outcomeCode: 'PAID_IN_FULL' },
       publishedAt: null,
     });
 
@@ -159,7 +159,7 @@ describe('cases', () => {
       detail: {
         fromStatus: 'OPEN',
         toStatus: 'CLOSED',
-        outcomeCode: 'PROMISE_KEPT',
+        outcomeCode: 'PAID_IN_FULL',
         closureReason: 'Paid in full',
       },
     });

@@ -15,8 +15,10 @@ import { type Activities, createActivities, type Deps } from '../../activities';
 import type { PaymentIntentView } from '../../db/queries/lending/payments';
 import { addDays } from '../../domain/calendar';
 import { DomainError } from '../../domain/errors';
+import { promiseWorkflowId } from '../../domain/ids';
 import type { PaymentIntentWorkflowInput, PaymentStatus } from '../../domain/payments/payment-intent';
 import { expectedSettlementOf } from '../../domain/payments/rails';
+import type { PromiseWorkflowInput } from '../../domain/servicing/promise';
 import { asTemporalActivities } from '../../workers/activities';
 import {
   cancelPaymentUpdate,
@@ -25,6 +27,8 @@ import {
   resolveSettlementUpdate,
 } from '../../workflows/payment-intent/messages';
 import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workflow';
+import { getStateQuery as promiseStateQuery } from '../../workflows/promise/messages';
+import type { promiseWorkflow } from '../../workflows/promise/workflow';
 
 const DAY = 86_400_000;
 
@@ -50,7 +54,12 @@ afterAll(async () => {
 
 /** Mock activities: every operation a failing spy, the workflow's steps answering like the real ones. */
 function mockActivities(
-  options: { submitStatus?: 'SUBMITTED' | 'DECLINED'; loanAccepts?: () => boolean } = {},
+  options: {
+    submitStatus?: 'SUBMITTED' | 'DECLINED';
+    loanAccepts?: () => boolean;
+    /** What `findPendingPromisesOfLoan` answers (default none). */
+    pendingPromiseIds?: number[];
+  } = {},
 ) {
   let status: PaymentStatus = 'CREATED';
   let amount = '100.00';
@@ -128,6 +137,14 @@ function mockActivities(
     resolveReconciliationException: vi.fn(
       async () => ({}),
     ) as unknown as Activities['resolveReconciliationException'],
+    findPendingPromisesOfLoan: vi.fn<Activities['findPendingPromisesOfLoan']>(async () => ({
+      promiseIds: options.pendingPromiseIds ?? [],
+    })),
+    // A promise process on the same queue (the signalling test): nothing paid, nothing resolved before its deadline.
+    readPromisePayments: vi.fn<Activities['readPromisePayments']>(async () => ({
+      paidAmount: '0.00',
+      status: 'PENDING',
+    })),
   } satisfies Activities;
   return { activities };
 }
@@ -496,5 +513,45 @@ describe('paymentIntentWorkflow', () => {
       expect(await handle.result()).toMatchObject({ status: 'RETURNED', returnCode: 'R02' });
     });
     expect(activities.submitPaymentToRail).toHaveBeenCalledTimes(1);
+  });
+
+  it('after posting, signals paymentPosted to the loan’s pending promise processes; a missing one is skipped', async () => {
+    const { taskQueue, workflowId } = uniqueNames();
+    const running = 7100 + (Date.now() % 1000);
+    const missing = running + 1;
+    const { activities } = mockActivities({ pendingPromiseIds: [running, missing] });
+    const worker = await createWorker(taskQueue, activities);
+    await worker.runUntil(async () => {
+      const promiseInput: PromiseWorkflowInput = {
+        tenantId: 'wf-test',
+        promiseId: running,
+        caseId: 77,
+        loanId: 9,
+        amount: '100.00',
+        currency: 'USD',
+        promisedDate: addDays(await todayOnServer(), 30),
+        deadlineAtMs: (await env.currentTimeMs()) + 40 * DAY,
+      };
+      const promise = await env.client.workflow.start<typeof promiseWorkflow>('promiseWorkflow', {
+        taskQueue,
+        workflowId: promiseWorkflowId('wf-test', running),
+        args: [promiseInput],
+      });
+      await eventually(() => expect(activities.readPromisePayments).toHaveBeenCalledTimes(1));
+      const handle = await start(taskQueue, workflowId, await inputFor('ACH'));
+      expect(await submittedThenSettled(handle)).toMatchObject({ status: 'POSTED' });
+      await eventually(() =>
+        expect(activities.findPendingPromisesOfLoan).toHaveBeenCalledWith({ tenantId: 'wf-test', loanId: 9 }),
+      );
+      // The promise process woke up and re-read the loan's payments.
+      await eventually(async () =>
+        expect(await promise.query(promiseStateQuery)).toMatchObject({ hintsReceived: 1, status: 'PENDING' }),
+      );
+      await eventually(() => expect(activities.readPromisePayments).toHaveBeenCalledTimes(2));
+      // The payment process carries on to its return window as before.
+      expect((await handle.query(getStateQuery)).status).toBe('POSTED');
+      await handle.terminate('test over');
+      await promise.terminate('test over');
+    });
   });
 });

@@ -39,6 +39,9 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('channel-event-unknown-type-ignored.json');
     expect(files).toContain('payment-intent-ach-settled-then-returned.json');
     expect(files).toContain('payment-intent-settlement-differs-resolved-then-window-closed.json');
+    expect(files).toContain('promise-kept-after-signal.json');
+    expect(files).toContain('promise-partially-kept-at-deadline.json');
+    expect(files).toContain('promise-broken-at-deadline.json');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -58,6 +61,7 @@ describe('recorded workflow histories', async () => {
     ['privacy-request-stuck-fulfilment-superseded.json', 'fulfilPrivacyRequest'],
     ['channel-event-sms-opt-out-processed.json', 'processChannelEvent'],
     ['payment-intent-ach-settled-then-returned.json', 'postSettledPayment'],
+    ['promise-kept-after-signal.json', 'readPromisePayments'],
   ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
     const history = await loadHistory(file);
     // Same history, but the recorded activity renamed: the workflow code no longer matches.

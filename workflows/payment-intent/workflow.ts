@@ -21,6 +21,10 @@
  *    re-run without it, event `payment.returned`), end. A return too late for its code opens a
  *    `RETURN_NOT_REVERSED` exception and reverses nothing, end. Rails without returns end at once.
  *
+ * Once posted (patch `signal-promises-on-posting`), the loan's PENDING promises to pay are signalled `paymentPosted`
+ * (best effort: `findPendingPromisesOfLoan`, then one external signal each; failures are logged, the promise
+ * re-reads at its deadline).
+ *
  * Messages: updates `railEvent`, `cancelPayment`, `resolveSettlement` (each answers the state once applied; the
  * validators refuse what the status does not allow with `error.msg.payment.invalid.state.transition`); query
  * `getState`. Dates are ISO calendar dates in UTC; time only through `workflowNow()`.
@@ -31,11 +35,15 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  getExternalWorkflowHandle,
+  log,
+  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { addDays } from '../../domain/calendar';
+import { promiseWorkflowId } from '../../domain/ids';
 import { parseDecimalToMinor } from '../../domain/money';
 import {
   lateReturnException,
@@ -50,7 +58,8 @@ import {
   returnWindowEndOf,
   submissionDateOf,
 } from '../../domain/payments/rails';
-import { dbWrite, railCall } from '../shared/activity-options';
+import { paymentPostedSignal } from '../promise/messages';
+import { bestEffortRead, dbWrite, railCall } from '../shared/activity-options';
 import { workflowNow } from '../shared/time';
 import {
   cancelPaymentUpdate,
@@ -71,6 +80,10 @@ const {
   resolveReconciliationException,
 } = proxyActivities<Activities>(dbWrite);
 const { submitPaymentToRail, recordSandboxRailEvent } = proxyActivities<Activities>(railCall);
+const { findPendingPromisesOfLoan } = proxyActivities<Activities>(bestEffortRead);
+
+/** Marks histories in which a posting signals the loan's pending promises (issue 8 §2; DESIGN-processes P4). */
+const signalPromisesPatch = 'signal-promises-on-posting';
 
 /** Days after the return window during which a late return is still caught (and sent to reconciliation). */
 export const lateReturnGraceDays = 5;
@@ -335,6 +348,8 @@ export async function paymentIntentWorkflow(
   // 5. The return window.
   const windowEnd = returnWindowEndOf(input.rail, outcome.settledOn);
   state.returnWindowEndsOn = windowEnd;
+  // After the state the settlement's update answers with is complete (the update resumes in this activation).
+  if (patched(signalPromisesPatch)) await signalPendingPromises();
   if (windowEnd !== null) {
     const stopAtMs = startOfDayMs(addDays(windowEnd, lateReturnGraceDays)) + dayMs;
     if (await waitUntil(() => events.length > applied, stopAtMs)) {
@@ -366,6 +381,39 @@ export async function paymentIntentWorkflow(
     }
   }
   return finish();
+
+  /**
+   * Best effort (DESIGN-processes P4): tells the loan's PENDING promise processes that a payment posted. A failed
+   * read or signal (the promise resolved meanwhile) is logged and ignored: each promise re-reads at its deadline.
+   */
+  async function signalPendingPromises(): Promise<void> {
+    let promiseIds: number[];
+    try {
+      promiseIds = (await findPendingPromisesOfLoan({ tenantId: input.tenantId, loanId: input.loanId }))
+        .promiseIds;
+    } catch (err) {
+      log.warn('Pending promises of the loan could not be read; they are not signalled', {
+        paymentId: input.paymentId,
+        error: String(err),
+      });
+      return;
+    }
+    const results = await Promise.allSettled(
+      promiseIds.map((promiseId) =>
+        getExternalWorkflowHandle(promiseWorkflowId(input.tenantId, promiseId)).signal(paymentPostedSignal, {
+          paymentId: input.paymentId,
+        }),
+      ),
+    );
+    results.forEach((result, index) => {
+      if (result.status === 'rejected') {
+        log.info('A promise process was not signalled (ended or not started)', {
+          promiseId: promiseIds[index],
+          error: String(result.reason),
+        });
+      }
+    });
+  }
 
   async function finish(): Promise<PaymentIntentWorkflowResult> {
     closed = true;

@@ -55,3 +55,18 @@ export const railCall: ActivityOptions = {
     maximumInterval: '10 minutes',
   },
 };
+
+/**
+ * A read whose answer is only a hint (which promise processes to signal after a posting): a few quick attempts,
+ * then the workflow logs the failure and moves on instead of waiting days on a database outage.
+ */
+export const bestEffortRead: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 5,
+  },
+};

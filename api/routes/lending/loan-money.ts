@@ -10,8 +10,9 @@
  * `error.msg.external.record.ref.conflict`.
  */
 import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/lending/ledger';
+import { pendingPromiseIdsOfLoan } from '../../../db/queries/promises';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
+import { type AppDeps, factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
@@ -33,6 +34,24 @@ import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../valid
 import { operationContext } from '../context';
 
 const tags = ['Lending: loan money'];
+
+/**
+ * After a payment of `loanId` committed: signals `paymentPosted` to the loan's PENDING promise processes
+ * (DESIGN-processes P4). Best effort: a failure is logged and the answer stands, since each promise re-reads the
+ * loan's payments at its deadline.
+ */
+async function signalPendingPromises(deps: AppDeps, tenantId: string, loanId: number, paymentId: number) {
+  try {
+    const promiseIds = await pendingPromiseIdsOfLoan(deps.db, tenantId, loanId);
+    if (promiseIds.length === 0) return;
+    const { failed } = await deps.processes.promises.notifyPaymentPosted(tenantId, promiseIds, { paymentId });
+    for (const { promiseId, error } of failed) {
+      deps.logger.warn({ promiseId, loanId, paymentId, err: error }, 'promise process not signalled');
+    }
+  } catch (err) {
+    deps.logger.warn({ loanId, paymentId, err }, 'pending promises of the loan not signalled');
+  }
+}
 
 export const loanMoneyRoutes = factory
   .createApp()
@@ -164,6 +183,7 @@ export const loanMoneyRoutes = factory
         source: body.source,
         rationale: body.rationale ?? null,
       });
+      await signalPendingPromises(c.get('deps'), c.get('tenantId'), loanId, result.paymentId);
       return c.json(
         {
           resourceId: result.paymentId,
