@@ -4,14 +4,14 @@
  * payment-intent workflow calls `findPendingPromisesOfLoan` after posting, to signal them. `close-case.ts`
  * calls `assertCaseOutcomeGrounded`. Each write is one transaction and idempotent.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, exists, or, sql } from 'drizzle-orm';
 import {
   type PromiseView,
   pendingPromiseIdsOfLoan,
   promiseViewOf,
   sumPostedPayments,
 } from '../../db/queries/promises';
-import { caseEffects, loans, promises, tenants } from '../../db/schema';
+import { caseEffects, customers, loanParties, loans, promises, tenants } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { defaultComplianceTimeZone } from '../../domain/deadlines';
 import { DomainError, fieldError, notFound, validationError } from '../../domain/errors';
@@ -84,11 +84,63 @@ function createdResultOf(row: PromiseRow): CreatePromiseToPayResult {
  * transaction. Idempotent by `requestKey` (a replay returns the first promise before any check).
  * Errors, nothing stored: 404 `error.msg.resource.not.found` naming `caseId` and/or `loanId` when absent or another
  * tenant's; 409 `error.msg.case.invalid.state.transition` naming `caseId` when the case is not OPEN; 409
- * `error.msg.loan.invalid.state.transition` naming `loanId` when the loan is not ACTIVE; 400
+ * `error.msg.case.customer.mismatch` naming `caseId` when the case's customer is neither the loan's borrower nor
+ * one of its parties (by `customerRef`); 409 `error.msg.loan.invalid.state.transition` naming `loanId` when the loan is not ACTIVE; 400
  * `validation.msg.payment.currency.mismatch` naming `currency` when it is not the loan's; 400
  * `validation.msg.validation.errors.exist` naming `promisedDate` when it is before today or more than
  * `promiseHorizonDays` ahead in the tenant's time zone, naming `amount` when it has too many digits.
  */
+/**
+ * Throws 409 `error.msg.case.customer.mismatch` (naming `caseId`) unless the case's `customerRef` is the
+ * `customerRef` (DESIGN-processes P4 "Refs") of the loan's borrower or of one of its parties (co-borrower,
+ * guarantor, authorized party): a promise to pay is taken from someone who answers for the loan.
+ */
+async function assertCaseCustomerIsLoanParty(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  caseId: number,
+  caseCustomerRef: string,
+): Promise<void> {
+  const [party] = await tx
+    .select({ customerId: customers.id })
+    .from(customers)
+    .where(
+      and(
+        eq(customers.tenantId, tenantId),
+        eq(customers.customerRef, caseCustomerRef),
+        or(
+          exists(
+            tx
+              .select({ one: sql`1` })
+              .from(loans)
+              .where(
+                and(eq(loans.tenantId, tenantId), eq(loans.id, loanId), eq(loans.clientId, customers.id)),
+              ),
+          ),
+          exists(
+            tx
+              .select({ one: sql`1` })
+              .from(loanParties)
+              .where(
+                and(
+                  eq(loanParties.tenantId, tenantId),
+                  eq(loanParties.loanId, loanId),
+                  eq(loanParties.customerId, customers.id),
+                ),
+              ),
+          ),
+        ),
+      ),
+    );
+  if (!party) {
+    const message = `caseId: case ${caseId} is not of the borrower or a party of loan ${loanId}.`;
+    throw new DomainError('error.msg.case.customer.mismatch', message, {
+      errors: [fieldError('caseId', caseId, message, 'error.msg.case.customer.mismatch')],
+    });
+  }
+}
+
 export function createPromiseToPay(deps: Deps) {
   return async (input: CreatePromiseToPayInput): Promise<CreatePromiseToPayResult> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
@@ -122,6 +174,13 @@ export function createPromiseToPay(deps: Deps) {
         });
       }
       assertCaseTakesRecords(foundCase, input.caseId, null);
+      await assertCaseCustomerIsLoanParty(
+        tx,
+        input.tenantId,
+        input.loanId,
+        input.caseId,
+        foundCase.customerRef,
+      );
       if (loan.status !== 'ACTIVE') {
         const message = `loanId: loan ${input.loanId} is ${loan.status}; a promise to pay needs an ACTIVE loan.`;
         throw new DomainError('error.msg.loan.invalid.state.transition', message, {

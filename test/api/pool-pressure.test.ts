@@ -90,8 +90,13 @@ describe(`${burst} concurrent writes on a pool of ${poolSize}`, () => {
     const lender = await credentialFor(ctx, cred.tenant, {
       scopes: ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'],
     });
-    const caseId = await openCase(ctx, lender, { caseTypeCode: 'GENERAL', summary: 'Past due' });
-    const { loanId } = await fundedLoan(ctx, lender);
+    const { loanId, customerId } = await fundedLoan(ctx, lender);
+    const borrower = await call(ctx, lender, 'GET', `/v1/customers/${customerId}`);
+    const caseId = await openCase(ctx, lender, {
+      customerRef: borrower.body.customerRef,
+      caseTypeCode: 'GENERAL',
+      summary: 'Past due',
+    });
     const promisedDate = addDays(localDate(Date.now(), 'America/Los_Angeles'), 10);
     const created = await within(
       Promise.all(

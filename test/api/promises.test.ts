@@ -40,10 +40,19 @@ afterAll(async () => ctx?.close());
 /** Today in the tenants' default compliance time zone (America/Los_Angeles). */
 const today = () => localDate(Date.now(), 'America/Los_Angeles');
 
+/** The `customerRef` of customer `customerId` of `c`'s tenant (DESIGN-processes P4 "Refs"). */
+async function customerRefOf(c: Credential, customerId: number): Promise<string> {
+  const res = await call(ctx, c, 'GET', `/v1/customers/${customerId}`);
+  expect(res.status).toBe(200);
+  return res.body.customerRef as string;
+}
+
+/** A funded loan and an open case of its borrower. */
 async function caseAndLoan(c: Credential = cred) {
-  const caseId = await openCase(ctx, c, { caseTypeCode: 'GENERAL', summary: 'Past due' });
   const loan = await fundedLoan(ctx, c);
-  return { caseId, loanId: loan.loanId, customerId: loan.customerId };
+  const customerRef = await customerRefOf(c, loan.customerId);
+  const caseId = await openCase(ctx, c, { customerRef, caseTypeCode: 'GENERAL', summary: 'Past due' });
+  return { caseId, loanId: loan.loanId, customerId: loan.customerId, customerRef };
 }
 
 function promiseBody(ids: { caseId: number; loanId: number }, overrides: Record<string, unknown> = {}) {
@@ -180,6 +189,27 @@ describe('POST /v1/servicing/promises', () => {
     });
     expect(closed.status).toBe(200);
     expectShapeA(await post({}), 409, 'error.msg.case.invalid.state.transition', ['caseId']);
+  });
+
+  it('409 when the case is of a customer who is neither the borrower nor a party of the loan; nothing stored', async () => {
+    const ids = await caseAndLoan();
+    const stranger = await openCase(ctx, cred, {
+      customerRef: 'cus_someone_else',
+      summary: 'Not the borrower',
+    });
+    const otherBorrower = await caseAndLoan();
+    for (const caseId of [stranger, otherBorrower.caseId]) {
+      expectShapeA(
+        await call(ctx, cred, 'POST', '/v1/servicing/promises', promiseBody({ caseId, loanId: ids.loanId })),
+        409,
+        'error.msg.case.customer.mismatch',
+        ['caseId'],
+      );
+    }
+    const stored = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+      tx.select({ id: promises.id }).from(promises).where(eq(promises.loanId, ids.loanId)),
+    );
+    expect(stored).toEqual([]);
   });
 
   it('replays the same Idempotency-Key with the same body; one promise', async () => {
