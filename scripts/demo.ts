@@ -5,11 +5,13 @@
  * (scripts/lending-demo-flow.ts: one loan boarded with a year of history) with the same credential,
  * printing every request and response (long schedules and journal pages shortened); then a payment intent
  * (scripts/payment-demo-flow.ts: submitted, settled and returned through the sandbox simulations) and the link to
- * its workflow in the Temporal UI.
+ * its workflow in the Temporal UI; then the servicing flow (scripts/servicing-demo-flow.ts: a case with custom
+ * fields, a promise to pay kept by a recorded payment, an AI output citing evidence, an SMS consent update, the
+ * case closed PROMISE_KEPT) and the link to the promise's workflow.
  * Webhooks (spec § Events; DESIGN §5): before the flows it starts a local receiver on 127.0.0.1
- * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned` and
- * `payment.posted` and sends it a test event; after the flows it waits (at most 30 s) for the test
- * event, `case.transitioned` and `payment.posted`, verifies each delivery's signature with
+ * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
+ * `payment.posted`, `promise.kept` and `contact.consent.updated` and sends it a test event; after the flows it
+ * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
  * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
  * The credential is made in the running service's database, found as `npm run admin` finds it
  * (workers/runtime-file.ts: `DATABASE_URL`, else `<DATA_DIR>/runtime.json`; exit 2 without either).
@@ -25,6 +27,7 @@ import { type Exchange, runDemoFlow } from './demo-flow';
 import { apiRequest, requestToken } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 import { runPaymentDemoFlow } from './payment-demo-flow';
+import { runServicingDemoFlow } from './servicing-demo-flow';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const config = loadConfig();
@@ -88,7 +91,14 @@ try {
   };
   const subscribeBody = {
     url: receiver.url,
-    eventTypes: ['case.transitioned', 'funding.posted', 'payment.posted', 'payment.returned'],
+    eventTypes: [
+      'case.transitioned',
+      'funding.posted',
+      'payment.posted',
+      'payment.returned',
+      'promise.kept',
+      'contact.consent.updated',
+    ],
     apiVersion: eventApiVersion,
     description: 'npm run demo: local receiver',
   };
@@ -193,8 +203,32 @@ try {
     ].join('\n'),
   );
 
+  // The servicing plane (issue 8): case with custom fields → promise → payment → KEPT → AI output → consent → close.
+  process.stdout.write(
+    'Servicing: a collections case with custom fields, a promise to pay, an AI output, a consent update\n\n',
+  );
+  const serviced = await runServicingDemoFlow(baseUrl, credential, (x) =>
+    print(x, shortened(x.responseBody)),
+  );
+  process.stdout.write(
+    [
+      `Servicing flow complete: case ${serviced.caseId} of ${serviced.customerRef} closed PROMISE_KEPT; promise ${serviced.promiseId} ${serviced.promise.status}.`,
+      `  AI output ${serviced.aiOutput.outputId}: ${serviced.aiOutput.status}, review required ${serviced.aiOutput.reviewRequired}; SMS consent update ${serviced.consent.outcome}.`,
+      `  Form entry ${serviced.entryId}: ${serviced.formHistory.map((h) => h.action).join(' → ')}; case effects ${serviced.effects.map((e) => e.effectType).join(', ')}.`,
+      `  The promise's durable process in the Temporal UI: ${uiUrl}/namespaces/default/workflows/${encodeURIComponent(serviced.promiseWorkflowId)}`,
+      '',
+    ].join('\n'),
+  );
+
   // Wait for the deliveries: the test event and one of each real event type, then a quiet second for the rest.
-  const wanted = ['webhook.test', 'case.transitioned', 'payment.posted', 'payment.returned'];
+  const wanted = [
+    'webhook.test',
+    'case.transitioned',
+    'payment.posted',
+    'payment.returned',
+    'promise.kept',
+    'contact.consent.updated',
+  ];
   const has = (type: string) => receiver.received.some((d) => d.envelope?.eventType === type);
   process.stdout.write(`Webhooks: waiting (at most 30 s) for ${wanted.join(', ')} …\n`);
   const deadline = Date.now() + 30_000;

@@ -22,7 +22,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('npm run demo', () => {
-  it('runs both flows and prints the test event and real events, each signature verified, then exits 0', async () => {
+  it('runs the flows and prints the test event and real events, each signature verified, then exits 0', async () => {
     const { stdout } = await run(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/demo.ts'], {
       cwd: projectRoot,
       // As the README runs it: a second terminal with the service's data folder only.
@@ -37,6 +37,8 @@ describe('npm run demo', () => {
       'funding.posted',
       'payment.posted',
       'payment.returned',
+      'promise.kept',
+      'contact.consent.updated',
     ]) {
       expect(webhookLines.some((line) => line.startsWith(`< webhook ${type} evt_`))).toBe(true);
     }
@@ -55,6 +57,19 @@ describe('npm run demo', () => {
     );
     expect(stdout).toMatch(
       /Its durable process in the Temporal UI: http:\/\/\S+\/workflows\/payment-intent%2F/,
+    );
+    // The servicing plane (issue 8): custom fields, a promise kept by a payment, an AI output, a consent update, the close.
+    expect(stdout).toMatch(
+      /Servicing flow complete: case \d+ of cus_[a-p]{32} closed PROMISE_KEPT; promise \d+ KEPT\./,
+    );
+    expect(stdout).toMatch(
+      /AI output aio_[A-Za-z]+: produced, review required false; SMS consent update COMPLETED\./,
+    );
+    expect(stdout).toMatch(
+      /Form entry \d+: ANSWERS_CREATED → ANSWERS_UPDATED; case effects CASE_OPENED, .*PROMISE_KEPT.*CASE_CLOSED/,
+    );
+    expect(stdout).toMatch(
+      /The promise's durable process in the Temporal UI: http:\/\/\S+\/workflows\/promise%2F/,
     );
   }, 120_000);
 });
