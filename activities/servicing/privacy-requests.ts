@@ -4,20 +4,9 @@
  * Each is one transaction and idempotent: a retried call changes nothing more.
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
-import {
-  evidence,
-  interactions,
-  privacyRequestEvidence,
-  privacyRequests,
-  tasks,
-  tenants,
-} from '../../db/schema';
+import { evidence, interactions, privacyRequestEvidence, privacyRequests, tasks } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import {
-  computePrivacyDeadlines,
-  defaultComplianceTimeZone,
-  type PrivacyRegime,
-} from '../../domain/deadlines';
+import { computePrivacyDeadlines, type PrivacyRegime } from '../../domain/deadlines';
 import { DomainError, fieldError, notFound } from '../../domain/errors';
 import { privacyRequestWorkflowId } from '../../domain/ids';
 import {
@@ -30,6 +19,7 @@ import {
 } from '../../domain/servicing/privacy-request';
 import type { Deps, OperationContext } from '../deps';
 import { recordStartIntent } from '../platform/start-intents';
+import { tenantComplianceTimeZone } from '../shared/tenant-time-zone';
 import { assertCaseTakesRecords, openTask, recordEffect, rowOfRequestKey, shareCase } from './records';
 
 const notFoundCode = 'error.msg.resource.not.found';
@@ -145,7 +135,7 @@ export function openPrivacyRequest(deps: Deps) {
           ],
         });
       }
-      const timeZone = (await tenantTimeZone(tx, input.tenantId)) ?? defaultComplianceTimeZone;
+      const timeZone = await tenantComplianceTimeZone(tx, input.tenantId);
       const now = deps.clock();
       const deadlines = computePrivacyDeadlines({
         regime: input.regime,
@@ -229,19 +219,6 @@ export function openPrivacyRequest(deps: Deps) {
       await recordStartIntent(tx, privacyRequestStartSpec(opened.workflow.input), now);
       return opened;
     });
-}
-
-/**
- * The tenant's compliance time zone (platform table, no RLS), read through the operation's own
- * transaction: asking the pool for a second connection while holding one wedges the pool under
- * load (DESIGN-processes P0 "Known defect").
- */
-async function tenantTimeZone(tx: Tx, tenantId: string): Promise<string | undefined> {
-  const [row] = await tx
-    .select({ zone: tenants.complianceTimeZone })
-    .from(tenants)
-    .where(eq(tenants.id, tenantId));
-  return row?.zone;
 }
 
 interface RequestRef {

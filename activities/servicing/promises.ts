@@ -11,9 +11,8 @@ import {
   promiseViewOf,
   sumPostedPayments,
 } from '../../db/queries/promises';
-import { caseEffects, customers, loanParties, loans, promises, tenants } from '../../db/schema';
+import { caseEffects, customers, loanParties, loans, promises } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import { defaultComplianceTimeZone } from '../../domain/deadlines';
 import { DomainError, fieldError, notFound, validationError } from '../../domain/errors';
 import type { EventData } from '../../domain/events';
 import { promiseWorkflowId } from '../../domain/ids';
@@ -33,6 +32,7 @@ import {
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { recordStartIntent } from '../platform/start-intents';
+import { tenantComplianceTimeZone } from '../shared/tenant-time-zone';
 import { assertCaseTakesRecords, openTask, recordEffect, rowOfRequestKey, shareCase } from './records';
 
 const notFoundCode = 'error.msg.resource.not.found';
@@ -206,7 +206,7 @@ export function createPromiseToPay(deps: Deps) {
           `amount must be a decimal string with at most ${minorUnitDigits(input.currency)} fraction digits.`,
         );
       }
-      const timeZone = (await tenantTimeZone(tx, input.tenantId)) ?? defaultComplianceTimeZone;
+      const timeZone = await tenantComplianceTimeZone(tx, input.tenantId);
       const now = deps.clock();
       const dateCheck = checkPromisedDate(input.promisedDate, now.getTime(), timeZone);
       if (!dateCheck.ok) {
@@ -299,18 +299,6 @@ export function createPromiseToPay(deps: Deps) {
       await recordStartIntent(tx, promiseStartSpec(created.workflow.input), now);
       return created;
     });
-}
-
-/**
- * The tenant's compliance time zone (platform table, no RLS), read through the operation's own transaction (never
- * a second pooled connection: DESIGN-processes P0 "Known defect").
- */
-async function tenantTimeZone(tx: Tx, tenantId: string): Promise<string | undefined> {
-  const [row] = await tx
-    .select({ zone: tenants.complianceTimeZone })
-    .from(tenants)
-    .where(eq(tenants.id, tenantId));
-  return row?.zone;
 }
 
 interface PromiseRef {

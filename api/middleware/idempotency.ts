@@ -17,7 +17,7 @@ import { factory } from '../env';
 import { sendError } from '../errors';
 
 /** Response headers worth replaying. */
-const replayedHeaders = ['location', 'content-type'];
+const replayedHeaders = ['location', 'content-type', 'cache-control'];
 
 /**
  * What an `Idempotency-Key` may hold (spec § Shared header rules, § Limits: 1 to 50 characters, one instance):

@@ -597,6 +597,8 @@ describe('voice dispatches', () => {
     );
     expect(replay.status).toBe(201);
     expect(replay.headers.get('x-served-from-cache')).toBe('true');
+    // The token is in the replayed body too: no cache may keep it (the first answer's Cache-Control is replayed).
+    expect(replay.headers.get('cache-control')).toBe('no-store');
     expect(replay.body).toEqual(created);
     expect(await countRows(ctx, cred.tenant, voiceDispatches, eq(voiceDispatches.caseId, caseId))).toBe(1);
     const rows = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
