@@ -13,7 +13,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
-import { approvedLoan, type LoanFixture } from '../activities/ledger-fixtures';
+import type { LoanFixture } from '../activities/ledger-fixtures';
 import {
   type Credential,
   call,
