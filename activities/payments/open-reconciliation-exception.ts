@@ -27,6 +27,11 @@ export interface OpenReconciliationExceptionInput {
   targetRef: string;
   /** What was seen, every value a string: `providerRef` always; `reason`, `settledAmount` (decimal string)… */
   detail: ReconciliationDetail;
+  /**
+   * When the finding was observed, epoch milliseconds from the calling workflow's clock (`workflowNow()`), so
+   * the instant does not depend on which worker runs the activity nor on its retries; `deps.clock()` when absent.
+   */
+  observedAtMs?: number;
 }
 
 export interface OpenReconciliationExceptionResult {
@@ -52,7 +57,8 @@ const attemptsMax = 3;
  * (`targetType`, `targetRef`) is already open, its `lastSeenAt` moves to now (never backwards) and its `detail`
  * is replaced, and no row is added (the partial unique index allows one open exception per type and target).
  * The outbox event `reconciliation.exception.opened` is written only when the exception is created, in the same
- * transaction. Instants come from `deps.clock()`.
+ * transaction. The instant (createdAt, lastSeenAt, the event's occurredAt) is `observedAtMs` when given, else
+ * `deps.clock()`.
  *
  * Idempotent by its business key: a retried call finds the open exception and only moves `lastSeenAt`. (A call
  * retried after an operator resolved the exception opens a new one: a later occurrence is a new exception.)
@@ -82,7 +88,7 @@ export function openReconciliationException(deps: Deps) {
     }
     const { exceptionType, targetType, targetRef, detail } = checked.output;
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const now = deps.clock();
+      const now = input.observedAtMs === undefined ? deps.clock() : new Date(input.observedAtMs);
       for (let attempt = 1; attempt <= attemptsMax; attempt++) {
         const [inserted] = await tx
           .insert(reconciliationExceptions)

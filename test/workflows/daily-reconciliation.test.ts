@@ -161,6 +161,7 @@ describe('dailyReconciliationWorkflow', () => {
       expect(activities.openReconciliationException).toHaveBeenCalledWith({
         tenantId: b,
         ...finding('RETURN_NOT_REVERSED', '9'),
+        observedAtMs: expect.any(Number),
       });
       const child = env.client.workflow.getHandle(`daily-reconciliation/${a}/${date}`);
       const described = await child.describe();
@@ -244,9 +245,11 @@ describe('tenantReconciliationWorkflow', () => {
         recurred: zero,
         exceptionIds: [1, 2, 3],
       });
-      expect(activities.openReconciliationException.mock.calls.map(([input]) => input)).toEqual(
-        findings.map((f) => ({ tenantId, ...f })),
-      );
+      const started = await env.currentTimeMs();
+      const calls = activities.openReconciliationException.mock.calls.map(([input]) => input);
+      expect(calls).toEqual(findings.map((f) => ({ tenantId, ...f, observedAtMs: expect.any(Number) })));
+      // The instant is the workflow's (time-skipping clock), not the worker's wall clock.
+      for (const call of calls) expect(Math.abs((call.observedAtMs ?? 0) - started)).toBeLessThan(60_000);
     });
   });
 });

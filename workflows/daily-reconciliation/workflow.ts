@@ -66,6 +66,7 @@ export async function tenantReconciliationWorkflow(
     const { exception, created } = await openReconciliationException({
       tenantId: input.tenantId,
       ...finding,
+      observedAtMs: workflowNow(),
     });
     (created ? opened : recurred)[finding.exceptionType] += 1;
     exceptionIds.push(exception.exceptionId);
