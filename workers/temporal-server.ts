@@ -76,6 +76,8 @@ export async function startTemporalDevServer(options: {
   uiPort: number | null;
   dbFile?: string;
   namespace?: string;
+  /** More namespaces to create at launch (with the same search attributes), e.g. one per test worker process. */
+  extraNamespaces?: string[];
   log?: (line: string) => void;
 }): Promise<DevServer> {
   const cli = resolveTemporalCli(options.log);
@@ -91,6 +93,7 @@ export async function startTemporalDevServer(options: {
     '--log-level',
     'error',
   ];
+  for (const namespace of options.extraNamespaces ?? []) args.push('--namespace', namespace);
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1');
   if (options.dbFile) {

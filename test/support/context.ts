@@ -17,6 +17,7 @@ import { createDb } from '../../db/client';
 import { taskQueues } from '../../domain/ids';
 import { createQueueWorker } from '../../workers/queue-worker';
 import { installTemporalRuntime } from '../../workers/stack';
+import { testNamespace } from './namespaces';
 
 export const testSecrets = {
   secretPepper: 'test-pepper',
@@ -74,7 +75,8 @@ export async function createTestContext(
   const activities = createActivities(deps);
   const platform = createPlatformOperations(deps);
   const connection = await Connection.connect({ address: inject('temporalAddress') });
-  const client = new Client({ connection });
+  const namespace = testNamespace();
+  const client = new Client({ connection, namespace });
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   let lendingWorker: Worker | null = null;
@@ -84,7 +86,7 @@ export async function createTestContext(
     workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
     worker = await createQueueWorker({
       connection: workerConnection,
-      namespace: 'default',
+      namespace,
       activities,
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
@@ -92,7 +94,7 @@ export async function createTestContext(
     if (options.lendingWorker) {
       lendingWorker = await createQueueWorker({
         connection: workerConnection,
-        namespace: 'default',
+        namespace,
         taskQueue: taskQueues.lending,
         activities,
         workflowBundle: { codePath: inject('workflowBundlePath') },

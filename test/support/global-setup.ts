@@ -13,6 +13,7 @@ import { freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { applyMigrations } from '../../db/migrate';
 import { workflowsPath } from '../../workers/queue-worker';
 import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
+import { testNamespaces } from './namespaces';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,7 +34,7 @@ export default async function setup(project: TestProject) {
   const testServerPath = resolveTestServer();
   const started = await Promise.allSettled([
     startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: pgPort, persistent: false, fast: true }),
-    startTemporalDevServer({ port: temporalPort, uiPort: null }),
+    startTemporalDevServer({ port: temporalPort, uiPort: null, extraNamespaces: [...testNamespaces] }),
     bundleWorkflowCode({ workflowsPath, logger: quietLogger }),
   ] as const);
   const [pgResult, temporalResult, bundleResult] = started;
