@@ -240,6 +240,27 @@ export const eventCatalogue = {
       createdAt: instant,
     }),
   ),
+  'statement.generated': event(
+    'statement',
+    "A loan's periodic statement was issued (DESIGN-processes P6), once per loan and due date, on due date − the product's statementLeadDays in the tenant's time zone.",
+    v.strictObject({
+      statementId: id,
+      loanId: id,
+      loanRef: code,
+      statementDate: date,
+      periodStart: date,
+      periodEnd: date,
+      dueDate: date,
+      currency,
+      previousBalance: decimal,
+      newBalance: decimal,
+      /** Current installment plus past due. */
+      amountDue: decimal,
+      /** Percent a year as disclosed at approval, null without an APR disclosure. */
+      annualPercentageRate: v.nullable(v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?$/))),
+      createdAt: instant,
+    }),
+  ),
   'reconciliation.exception.resolved': event(
     'reconciliation_exception',
     'An open reconciliation exception was resolved by an operator.',

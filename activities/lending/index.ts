@@ -2,7 +2,8 @@
  * Operations of the lending context (spec § Lending core writes; issue 3): charge definitions and
  * loan products, loans (schedule preview, submission, approval with a frozen Regulation Z
  * disclosure, parties), money recorded as external (fundings and payments, each re-running the
- * loan's allocation and appending the journal difference, repost-loan.ts) and document records.
+ * loan's allocation and appending the journal difference, repost-loan.ts), document records and periodic
+ * statements (statements.ts).
  * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
  * under these names.
@@ -18,6 +19,7 @@ import { createLoan } from './create-loan';
 import { createLoanProduct } from './create-loan-product';
 import { recordExternalFunding } from './record-external-funding';
 import { recordExternalPayment } from './record-external-payment';
+import { generateStatement, listStatementCandidates, listStatementTenants } from './statements';
 
 export function createLendingActivities(deps: Deps) {
   return {
@@ -31,6 +33,9 @@ export function createLendingActivities(deps: Deps) {
     addLoanParty: addLoanParty(deps),
     recordExternalFunding: recordExternalFunding(deps),
     recordExternalPayment: recordExternalPayment(deps),
+    listStatementTenants: listStatementTenants(deps),
+    listStatementCandidates: listStatementCandidates(deps),
+    generateStatement: generateStatement(deps),
   };
 }
 

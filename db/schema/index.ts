@@ -7,5 +7,6 @@ export * from './platform';
 export * from './reconciliation';
 export * from './sandbox';
 export * from './servicing';
+export * from './statements';
 export * from './voice';
 export * from './webhooks';

@@ -39,6 +39,7 @@ const appendOnly = [
   'case_type_field_publications',
   'form_entry_history',
   'voice_dispatch_events',
+  'statements',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -106,6 +107,7 @@ const tenantForeignKeys: Record<string, string> = {
   'privacy_requests.privacy_requests_interaction_fk':
     '(tenant_id,source_interaction_id) → interactions(tenant_id,id)',
   'privacy_requests.privacy_requests_review_task_fk': '(tenant_id,review_task_id) → tasks(tenant_id,id)',
+  'statements.statements_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'promises.promises_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
   'promises.promises_follow_up_task_fk': '(tenant_id,follow_up_task_id) → tasks(tenant_id,id)',
   'promises.promises_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
