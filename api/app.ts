@@ -27,6 +27,7 @@ import { loanMoneyRoutes } from './routes/lending/loan-money';
 import { loanRoutes } from './routes/lending/loans';
 import { paymentIntentRoutes } from './routes/lending/payment-intents';
 import { loanProductRoutes } from './routes/lending/products';
+import { statementRoutes } from './routes/lending/statements';
 import { oauthRoutes } from './routes/oauth';
 import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
@@ -132,6 +133,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', loanMoneyRoutes);
   app.route('/v1/loans', paymentIntentRoutes);
   app.route('/v1/loans', autopayRoutes);
+  app.route('/v1/loans', statementRoutes);
   app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
   app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);

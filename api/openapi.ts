@@ -33,8 +33,8 @@ export interface RouteDoc {
   errors?: 'problem';
   /** The token selects the tenant: `Service-Tenant` is optional and, when sent, must be the token's tenant. */
   tenantFromToken?: boolean;
-  /** Success status → schema of its JSON body. */
-  responses: Record<number, { description: string; schema?: v.GenericSchema }>;
+  /** Success status → schema of its JSON body, or `binary`: the media type of a binary body (e.g. a PDF). */
+  responses: Record<number, { description: string; schema?: v.GenericSchema; binary?: string }>;
 }
 
 const headerParams = (mutation: boolean, tenantFromToken: boolean) => [
@@ -103,6 +103,7 @@ export function doc(route: RouteDoc) {
     responses[status] = {
       description: r.description,
       ...(r.schema ? { content: { 'application/json': { schema: resolver(r.schema) } } } : {}),
+      ...(r.binary ? { content: { [r.binary]: { schema: { type: 'string', format: 'binary' } } } } : {}),
     };
   }
   const ifMatch = route.ifMatch === 'optional' ? [optionalIfMatchParam] : route.ifMatch ? [ifMatchParam] : [];

@@ -83,6 +83,8 @@ export const permissions = [
   'CREATE_LMS_AUTOPAY',
   'READ_LMS_AUTOPAY',
   'CANCEL_LMS_AUTOPAY',
+  // Statements (issue 11 §3; DESIGN-processes P6).
+  'READ_STATEMENT',
   'READ_JOURNALENTRY',
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',

@@ -23,9 +23,11 @@ import { defaultComplianceTimeZone } from '../../domain/deadlines';
 import { DomainError, notFound, validationError } from '../../domain/errors';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import {
+  type AllocationLineText,
   type BalanceAt,
   defaultStatementLeadDays,
   type PeriodPayment,
+  paidToInstallmentMinor,
   statementDateFor,
   statementFigures,
   statementPeriodStart,
@@ -243,6 +245,7 @@ export function generateStatement(deps: Deps) {
     if (existing) return { statement: statementView(existing, loan.accountNo), created: false };
     if (!installment) throw notFound('Installment due on', dueDate);
     const settings = statementSettingsOf(lmsConfig);
+    // `dueDate` − lead days is the statement date; the period's reads below stop there.
     if (!settings.enabled || loan.status !== 'ACTIVE' || !context.firstFunding) {
       throw new DomainError(
         'error.msg.loan.invalid.state.transition',
@@ -256,7 +259,7 @@ export function generateStatement(deps: Deps) {
       context.firstFunding.fundingDate,
     );
     const at = deps.clock();
-    const [before, after, periodFundings, periodPayments] = await Promise.all([
+    const [before, after, periodFundings, postedPayments] = await Promise.all([
       getLoanSummary(deps.db, tenantId, loanId, addDays(periodStart, -1), at),
       getLoanSummary(deps.db, tenantId, loanId, statementDate, at),
       withTenantTransaction(deps.db, tenantId, (tx) =>
@@ -282,7 +285,6 @@ export function generateStatement(deps: Deps) {
               eq(payments.tenantId, tenantId),
               eq(payments.loanId, loanId),
               eq(payments.status, 'POSTED'),
-              gte(payments.effectiveDate, periodStart),
               lte(payments.effectiveDate, statementDate),
             ),
           )
@@ -291,6 +293,7 @@ export function generateStatement(deps: Deps) {
     ]);
     if (!before || !after) throw notFound('Loan', loanId);
     const minor = (amount: string | undefined | null) => minorOf(amount ?? '0', currency);
+    const periodPayments = postedPayments.filter((p) => p.effectiveDate >= periodStart);
     const paymentsOfPeriod: PeriodPayment[] = periodPayments.map((p) => {
       const split = (p.allocation ?? {}) as Record<string, string | undefined>;
       return {
@@ -326,14 +329,13 @@ export function generateStatement(deps: Deps) {
           minor(installment.interestDue) +
           minor(installment.feeChargesDue) +
           minor(installment.penaltyChargesDue),
-        settledMinor:
-          minor(installment.principalPaid) +
-          minor(installment.interestPaid) +
-          minor(installment.feeChargesPaid) +
-          minor(installment.penaltyChargesPaid) +
-          minor(installment.interestWaived) +
-          minor(installment.feeChargesWaived) +
-          minor(installment.penaltyChargesWaived),
+        // Paid by the statement date (the payments' current allocation lines), not by now: a statement generated
+        // late shows the installment as it stood on its statement date.
+        settledMinor: paidToInstallmentMinor(
+          postedPayments.map((p) => (p.allocation as { lines?: AllocationLineText[] } | null)?.lines ?? []),
+          installment.installmentNumber,
+          minor,
+        ),
       },
       payments: paymentsOfPeriod,
       fundings: periodFundings.map((f) => ({

@@ -80,7 +80,7 @@ export interface StatementInstallment {
   dueDate: string;
   /** principal + interest + fee + penalty due. */
   dueMinor: bigint;
-  /** paid + waived of those components. */
+  /** What of those components was paid (or waived) by the statement date. */
   settledMinor: bigint;
 }
 
@@ -95,6 +95,34 @@ export function installmentForStatement(
 ): StatementInstallment | null {
   const dueDate = statementDueDateOn(asOfDate, leadDays);
   return installments.find((i) => i.dueDate === dueDate) ?? null;
+}
+
+/** One line of a stored payment allocation (`payments.allocation.lines`, domain/allocation.ts). */
+export interface AllocationLineText {
+  installmentNumber: number | null;
+  component: string;
+  /** Decimal string. */
+  amount: string;
+}
+
+/**
+ * What the given payments' allocations paid to installment `installmentNumber` (every component), minor units:
+ * with the payments value-dated on or before the statement date, the installment's state at that date, whatever
+ * was paid after it (a statement generated late shows the same figures).
+ */
+export function paidToInstallmentMinor(
+  allocations: readonly (readonly AllocationLineText[])[],
+  installmentNumber: number,
+  toMinor: (amount: string) => bigint,
+): bigint {
+  let paid = 0n;
+  for (const lines of allocations) {
+    for (const line of lines) {
+      if (line.installmentNumber === installmentNumber && line.component !== 'OVERPAYMENT')
+        paid += toMinor(line.amount);
+    }
+  }
+  return paid;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface LoanFixtureOptions {
   approvedOnDate?: string;
   /** Default `APPROVED`. */
   status?: 'SUBMITTED' | 'APPROVED';
+  /** The product's `lmsConfig` (e.g. statements enabled); default none. */
+  lmsConfig?: Record<string, unknown> | null;
 }
 
 export interface LoanFixture {
@@ -87,7 +89,7 @@ export async function approvedLoan(
     transactionProcessingStrategyCode: strategy,
     paymentAllocation: null,
     charges: [],
-    lmsConfig: null,
+    lmsConfig: (options.lmsConfig ?? null) as never,
   });
   const customer = await ctx.activities.createCustomer({ tenantId, firstName: 'Ada', lastName: 'Lovelace' });
   const charges: ScheduleCharge[] =

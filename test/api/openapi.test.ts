@@ -112,6 +112,9 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/loans/{loanId}/autopay', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/autopay', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/autopay/cancel', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/statements', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}/statements/{statementId}', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}/statements/{statementId}/pdf', 'lending:read', false],
     // Reconciliation exceptions (issue 7 §3).
     ['get', '/v1/recon-exceptions', 'lending:read', false],
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],
@@ -332,6 +335,22 @@ describe('GET /v1/openapi.json', () => {
       ]),
     );
     expect(schema.properties.errors.items.required).toEqual(['pointer', 'detail', 'code']);
+  });
+
+  it('documents the statement PDF as application/pdf binary and the statement list as {items}', async () => {
+    const res = await ctx.app.request('/v1/openapi.json');
+    const body = (await res.json()) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>
+      >;
+    };
+    const pdf = body.paths['/v1/loans/{loanId}/statements/{statementId}/pdf']?.get;
+    expect(pdf?.responses['200']?.content).toEqual({
+      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+    });
+    const list = body.paths['/v1/loans/{loanId}/statements']?.get;
+    expect(Object.keys(list?.responses['200']?.content ?? {})).toEqual(['application/json']);
   });
 
   it('documents the paging parameters of the effects and task lists', () => {

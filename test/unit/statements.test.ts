@@ -9,6 +9,7 @@ import {
   installmentForStatement,
   latePaymentWarning,
   maskAccountNumber,
+  paidToInstallmentMinor,
   statementAsOfDate,
   statementDateFor,
   statementDueDateOn,
@@ -193,6 +194,24 @@ describe('statement figures', () => {
       lateFeeMinor: null,
     });
     expect(figures).toMatchObject({ newBalance: '-5.00', otherCredits: '0.00', amountDue: '0.00' });
+  });
+
+  it('counts what the allocations paid to one installment, overpayments left out', () => {
+    const toMinor = (amount: string) => BigInt(amount.replace('.', ''));
+    const allocations = [
+      [
+        { installmentNumber: 1, component: 'INTEREST', amount: '3.00' },
+        { installmentNumber: 1, component: 'PRINCIPAL', amount: '100.00' },
+        { installmentNumber: 2, component: 'FEE', amount: '2.00' },
+      ],
+      [
+        { installmentNumber: 2, component: 'PRINCIPAL', amount: '48.00' },
+        { installmentNumber: null, component: 'OVERPAYMENT', amount: '1.00' },
+      ],
+    ];
+    expect(paidToInstallmentMinor(allocations, 1, toMinor)).toBe(10_300n);
+    expect(paidToInstallmentMinor(allocations, 2, toMinor)).toBe(5_000n);
+    expect(paidToInstallmentMinor(allocations, 3, toMinor)).toBe(0n);
   });
 
   it('words the warning with and without a late fee', () => {
