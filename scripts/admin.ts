@@ -12,6 +12,11 @@
  *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
  *   gateways list --tenant <t>
  *   recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
+ *   statements run --tenant <t> --as-of <YYYY-MM-DD> [--wait]
+ * `statements run` starts the tenant's statement run for a date (`tenantStatementCycleWorkflow`, DESIGN-processes
+ * P6): every ACTIVE loan of a statement-enabled product whose installment falls due `statementLeadDays` after the
+ * date (the tenant's calendar) gets its statement; it prints `{workflowId}` (`statement-cycle/<tenant>/<date>`), and
+ * with `--wait` also the result. Idempotent: a rerun finds the statements already issued and adds none.
  * `recon run` starts the tenant's reconciliation of the rail's settlements for a closed day (or the days
  * `--date`–`--to`), `tenantReconciliationWorkflow` (issue 7 §3), on the Temporal server at `TEMPORAL_ADDRESS` (else
  * `127.0.0.1:<TEMPORAL_PORT>`, the one `npm start` runs); it prints `{workflowId}`, and with `--wait` also the
@@ -38,6 +43,7 @@ import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
 import { NoServiceDatabaseError, serviceDatabase } from '../workers/runtime-file';
 import { startTenantReconciliation } from '../workflows/daily-reconciliation/client';
+import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 
 const usage = `usage:
   npm run admin -- clients create --tenant <t> [--create-tenant] --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]
@@ -48,6 +54,7 @@ const usage = `usage:
   npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
   npm run admin -- gateways list --tenant <t>
   npm run admin -- recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
+  npm run admin -- statements run --tenant <t> --as-of <YYYY-MM-DD> [--wait]
 It uses DATABASE_URL, or else the database of the service \`npm start\` runs (<DATA_DIR>/runtime.json).`;
 
 /** A usage or business error: printed with the usage after the database is closed, exit code 2. */
@@ -72,11 +79,15 @@ const { positionals, values } = parseArgs({
     code: { type: 'string' },
     date: { type: 'string' },
     to: { type: 'string' },
+    'as-of': { type: 'string' },
     wait: { type: 'boolean' },
   },
 });
 const [group, command] = positionals;
-if ((group !== 'clients' && group !== 'gateways' && group !== 'recon') || !command) {
+if (
+  (group !== 'clients' && group !== 'gateways' && group !== 'recon' && group !== 'statements') ||
+  !command
+) {
   process.stderr.write(`unknown command\n${usage}\n`);
   process.exit(2);
 }
@@ -121,6 +132,36 @@ async function runReconciliation(db: Db): Promise<{ workflowId: string; result?:
   }
 }
 
+/**
+ * `statements run`: checks the tenant and the ISO date, then starts the tenant's statement run for that date on
+ * Temporal; with `--wait`, waits for its result. Answers `{workflowId, result?}`. Any date is accepted (a past date
+ * issues the statements a missed run would have; statements are unique per loan and due date).
+ */
+async function runStatements(db: Db): Promise<{ workflowId: string; result?: unknown }> {
+  const tenantId = values.tenant;
+  const asOf = values['as-of'];
+  if (!tenantId) fail('--tenant is required');
+  if (!isIsoDate(asOf)) fail('--as-of must be a calendar date YYYY-MM-DD');
+  const [tenant] = await withPlatformTransaction(db, (tx) =>
+    tx
+      .select({ id: tenants.id })
+      .from(tenants)
+      .where(eq(tenants.id, tenantId as string)),
+  );
+  if (!tenant) fail(`Tenant ${tenantId} does not exist.`);
+  const connection = await Connection.connect({
+    address: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
+  });
+  try {
+    const client = new Client({ connection, namespace: config.temporalNamespace });
+    const workflowId = await startTenantStatementCycle(client, { tenantId, asOf: asOf as string });
+    if (!values.wait) return { workflowId };
+    return { workflowId, result: await client.workflow.getHandle(workflowId).result() };
+  } finally {
+    await connection.close();
+  }
+}
+
 let database: ReturnType<typeof serviceDatabase>;
 try {
   database = serviceDatabase(config);
@@ -138,6 +179,9 @@ try {
   if (group === 'recon') {
     if (command !== 'run') fail(`unknown command recon ${command}`);
     result = await runReconciliation(db);
+  } else if (group === 'statements') {
+    if (command !== 'run') fail(`unknown command statements ${command}`);
+    result = await runStatements(db);
   } else if (group === 'gateways') {
     if (command === 'create') {
       if (!values.tenant || !values.code) fail('--tenant and --code are required');

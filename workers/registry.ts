@@ -14,6 +14,7 @@ import { startDailyReconciliationScheduler } from './daily-reconciliation-schedu
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
 import { startStartIntentRelay } from './start-intent-relay';
+import { startStatementCycleScheduler } from './statement-cycle-schedule';
 
 /** A workflow bundle as `Worker.create` takes it: its code, or the path of a prebuilt file. */
 export type WorkflowBundle = { code: string } | { codePath: string };
@@ -77,5 +78,10 @@ export const backgroundServices: BackgroundService[] = [
     // Creates or updates the Temporal Schedule of the daily reconciliation (idempotent across processes).
     name: 'daily-reconciliation-schedule',
     start: ({ client, logger }) => startDailyReconciliationScheduler({ client, logger }),
+  },
+  {
+    // Creates or updates the Temporal Schedule of the daily statement cycle (idempotent across processes).
+    name: 'statement-cycle-schedule',
+    start: ({ client, logger }) => startStatementCycleScheduler({ client, logger }),
   },
 ];

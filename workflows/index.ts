@@ -7,4 +7,5 @@ export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './dai
 export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';
 export { promiseWorkflow } from './promise/workflow';
+export { dailyStatementCycleWorkflow, tenantStatementCycleWorkflow } from './statement-cycle/workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';

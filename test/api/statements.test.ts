@@ -14,6 +14,8 @@ import { outboxEvents, statements } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor } from '../../domain/money';
+import { statementCycleScheduleId } from '../../domain/statements/statements';
+import { ensureStatementCycleSchedule } from '../../workflows/statement-cycle/client';
 import { approvedLoan, type LoanFixture } from '../activities/ledger-fixtures';
 import {
   type Credential,
@@ -307,5 +309,34 @@ describe('GET /v1/loans/{loanId}/statements', () => {
     expect(text).toContain('Late payment warning');
     expect(text).not.toContain(loan.accountNo);
     expect(text).toContain(loan.accountNo.slice(-4));
+  });
+});
+
+describe('the statement cycle schedule', () => {
+  it('is created once, then updated in place: daily at 12:00 UTC, overlap SKIP, dailyStatementCycleWorkflow', async () => {
+    const scheduleId = `${statementCycleScheduleId}-test-${uniqueTenant('s')}`;
+    try {
+      expect(await ensureStatementCycleSchedule(ctx.client, scheduleId)).toBe('created');
+      const results = await Promise.all([
+        ensureStatementCycleSchedule(ctx.client, scheduleId),
+        ensureStatementCycleSchedule(ctx.client, scheduleId),
+      ]);
+      expect(results).toEqual(['updated', 'updated']);
+      const described = await ctx.client.schedule.getHandle(scheduleId).describe();
+      expect(described.policies.overlap).toBe('SKIP');
+      expect(described.spec.timezone).toBe('UTC');
+      expect(described.spec.calendars).toMatchObject([{ hour: [{ start: 12 }], minute: [{ start: 0 }] }]);
+      expect(described.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: 'dailyStatementCycleWorkflow',
+        taskQueue: 'lending',
+        args: [{}],
+      });
+    } finally {
+      await ctx.client.schedule
+        .getHandle(scheduleId)
+        .delete()
+        .catch(() => {});
+    }
   });
 });
