@@ -240,3 +240,42 @@ describe('npm run admin -- recon run', () => {
     }
   });
 });
+
+describe('npm run admin -- statements run', () => {
+  it('starts a tenant’s statement run for a date on Temporal; refuses a bad date or an unknown tenant', async () => {
+    const tenant = uniqueTenant('cli');
+    await handle.db.insert(tenants).values({ id: tenant, displayName: 'Statements CLI' });
+    const env = await envWith({
+      DATA_DIR: dataDir,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+    });
+    const bad = await admin(['statements', 'run', '--tenant', tenant, '--as-of', '2026-02-30'], env);
+    expect(bad.code, bad.stdout + bad.stderr).toBe(2);
+    expect(bad.stderr).toContain('--as-of must be a calendar date');
+    const unknown = await admin(
+      ['statements', 'run', '--tenant', `${tenant}x`, '--as-of', '2026-01-05'],
+      env,
+    );
+    expect(unknown.code, unknown.stdout + unknown.stderr).toBe(2);
+    expect(unknown.stderr).toContain(`${tenant}x does not exist`);
+
+    const started = await admin(['statements', 'run', '--tenant', tenant, '--as-of', '2026-01-05'], env);
+    expect(started.code, started.stderr).toBe(0);
+    expect(JSON.parse(started.stdout)).toEqual({ workflowId: `statement-cycle/${tenant}/2026-01-05` });
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const workflow = new Client({ connection }).workflow.getHandle(`statement-cycle/${tenant}/2026-01-05`);
+      const described = await workflow.describe();
+      expect(described.type).toBe('tenantStatementCycleWorkflow');
+      expect(described.taskQueue).toBe('lending');
+      expect(described.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toContainEqual([
+        'TenantId',
+        tenant,
+      ]);
+      await workflow.terminate('test: started by the admin CLI only').catch(() => {});
+    } finally {
+      await connection.close();
+    }
+  });
+});
