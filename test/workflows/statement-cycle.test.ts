@@ -10,14 +10,21 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities, createPlatformOperations, type Deps } from '../../activities';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { type Activities, createActivities, createPlatformOperations, type Deps } from '../../activities';
 import { createDb } from '../../db/client';
 import { statements } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays, epochDayOf, parseIsoDate } from '../../domain/calendar';
+import { DomainError } from '../../domain/errors';
 import { asTemporalActivities } from '../../workers/activities';
-import type { dailyStatementCycleWorkflow } from '../../workflows/statement-cycle/workflow';
+import {
+  type dailyStatementCycleWorkflow,
+  listedMax,
+  pageSize,
+  pagesPerRun,
+  type tenantStatementCycleWorkflow,
+} from '../../workflows/statement-cycle/workflow';
 import { approvedLoan } from '../activities/ledger-fixtures';
 
 let env: TestWorkflowEnvironment;
@@ -208,4 +215,67 @@ describe('dailyStatementCycleWorkflow over five weeks', () => {
       ['2025-02-08', '2025-03-07'],
     ]);
   }, 180_000);
+});
+
+describe('tenantStatementCycleWorkflow with many loans (mock operations)', () => {
+  it('pages the candidates, continues as new after its pages, skips what the operation refuses', async () => {
+    const tenantId = `stm-${Date.now().toString(36)}-${(sequence++).toString(36)}`;
+    const loanCount = pageSize * pagesPerRun * 2 + 7;
+    const refused = new Set([5, pageSize * pagesPerRun + 3]);
+    const unused = <K extends keyof Activities>(name: K) =>
+      vi.fn<Activities[K]>(async () => {
+        throw new Error(`${name} is not a step of the statement cycle`);
+      });
+    const everyOperation = Object.fromEntries(
+      (Object.keys(createActivities({} as Deps)) as (keyof Activities)[]).map((name) => [name, unused(name)]),
+    ) as { [K in keyof Activities]: ReturnType<typeof unused<K>> };
+    const activities = {
+      ...everyOperation,
+      listStatementCandidates: vi.fn<Activities['listStatementCandidates']>(async (input) => {
+        const after = input.afterLoanId ?? 0;
+        const limit = input.limit ?? 100;
+        const ids = Array.from({ length: loanCount }, (_, i) => i + 1).filter((id) => id > after);
+        return ids.slice(0, limit).map((loanId) => ({ loanId, dueDate: '2025-04-01' }));
+      }),
+      generateStatement: vi.fn<Activities['generateStatement']>(async (input) => {
+        if (refused.has(input.loanId))
+          throw new DomainError('error.msg.loan.invalid.state.transition', `loan ${input.loanId} closed`);
+        return {
+          statement: { statementId: input.loanId + 1000 } as Awaited<
+            ReturnType<Activities['generateStatement']>
+          >['statement'],
+          created: true,
+        };
+      }),
+    } satisfies Activities;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: 'lending',
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: asTemporalActivities(activities),
+    });
+    const workflowId = `statement-cycle/${tenantId}/2025-03-11`;
+    const result = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start<typeof tenantStatementCycleWorkflow>(
+        'tenantStatementCycleWorkflow',
+        { workflowId, taskQueue: 'lending', args: [{ tenantId, asOf: '2025-03-11' }] },
+      );
+      const final = await handle.result();
+      const firstRun = await env.client.workflow.getHandle(workflowId, handle.firstExecutionRunId).describe();
+      expect(firstRun.status.name).toBe('CONTINUED_AS_NEW');
+      return final;
+    });
+    expect(result.counts).toEqual({
+      generated: loanCount - refused.size,
+      existing: 0,
+      skipped: refused.size,
+    });
+    expect(result.generated).toHaveLength(listedMax);
+    expect(new Set(result.generated.map((g) => g.loanId)).size).toBe(listedMax);
+    expect(result.skipped.map((s) => s.loanId).sort((x, y) => x - y)).toEqual(
+      [...refused].sort((x, y) => x - y),
+    );
+    expect(result.afterLoanId).toBe(loanCount);
+    expect(activities.generateStatement).toHaveBeenCalledTimes(loanCount);
+  }, 120_000);
 });

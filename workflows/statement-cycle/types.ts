@@ -24,10 +24,15 @@ export interface CycleStatement {
   statementId: number;
 }
 
-/** The state a tenant's run carries across continue-as-new (inside `TenantStatementCycleInput`). */
+/**
+ * The state a tenant's run carries across continue-as-new (inside `TenantStatementCycleInput`). The counts are
+ * exact; the lists keep their first `listedMax` entries (workflows/statement-cycle/workflow.ts), so the state stays
+ * far below Temporal's payload limit whatever the number of loans.
+ */
 export interface TenantStatementCycleProgress {
   /** Loans up to this id are done. */
   afterLoanId: number;
+  counts: { generated: number; existing: number; skipped: number };
   generated: CycleStatement[];
   /** Statements that already existed (a rerun of the day). */
   existing: CycleStatement[];

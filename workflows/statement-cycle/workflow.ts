@@ -13,7 +13,8 @@
  * `tenantStatementCycleWorkflow` pages through the tenant's candidates (`listStatementCandidates`, `pageSize` loans
  * by id) and generates each one's statement (`generateStatement`, one transaction each, `generateInParallel` at a
  * time); after `pagesPerRun` pages it continues as new with its progress, so a tenant with many loans keeps a short
- * history. A candidate the operation refuses (non-retryable: the loan closed meanwhile) is recorded as skipped.
+ * history (the progress carries exact counts and the first `listedMax` statements of each kind). A candidate the
+ * operation refuses (non-retryable: the loan closed meanwhile) is recorded as skipped.
  *
  * Deterministic: time only through `workflowNow()`; activities reached through `proxyActivities`.
  */
@@ -50,6 +51,8 @@ export const pageSize = 100;
 export const generateInParallel = 10;
 /** Pages per run before continue-as-new. */
 export const pagesPerRun = 10;
+/** Entries kept in each list of the progress (the counts stay exact). */
+export const listedMax = 1000;
 
 /**
  * One tenant's statements for `input.asOf` (module note). Returns what it generated, found and skipped (summed over
@@ -60,6 +63,7 @@ export async function tenantStatementCycleWorkflow(
 ): Promise<TenantStatementCycleResult> {
   const progress: TenantStatementCycleProgress = input.progress ?? {
     afterLoanId: 0,
+    counts: { generated: 0, existing: 0, skipped: 0 },
     generated: [],
     existing: [],
     skipped: [],
@@ -82,13 +86,17 @@ export async function tenantStatementCycleWorkflow(
         const candidate = batch[index] as (typeof batch)[number];
         if (outcome.status === 'fulfilled') {
           const row = { ...candidate, statementId: outcome.value.statement.statementId };
-          (outcome.value.created ? progress.generated : progress.existing).push(row);
+          const kind = outcome.value.created ? 'generated' : 'existing';
+          progress.counts[kind] += 1;
+          if (progress[kind].length < listedMax) progress[kind].push(row);
           return;
         }
         const failure = outcome.reason;
         const cause = failure instanceof ActivityFailure ? failure.cause : undefined;
         if (cause instanceof ApplicationFailure && cause.nonRetryable) {
-          progress.skipped.push({ ...candidate, reason: cause.message });
+          progress.counts.skipped += 1;
+          if (progress.skipped.length < listedMax)
+            progress.skipped.push({ ...candidate, reason: cause.message });
           return;
         }
         throw failure;
@@ -140,9 +148,7 @@ export async function dailyStatementCycleWorkflow(
       result.tenants.push({
         tenantId: r.tenantId,
         asOf: r.asOf,
-        generated: r.generated.length,
-        existing: r.existing.length,
-        skipped: r.skipped.length,
+        ...r.counts,
       });
     });
   }
