@@ -134,8 +134,9 @@ async function runReconciliation(db: Db): Promise<{ workflowId: string; result?:
 
 /**
  * `statements run`: checks the tenant and the ISO date, then starts the tenant's statement run for that date on
- * Temporal; with `--wait`, waits for its result. Answers `{workflowId, result?}`. Any date is accepted (a past date
- * issues the statements a missed run would have; statements are unique per loan and due date).
+ * Temporal; with `--wait`, waits for its result. Answers `{workflowId, result?}`. A past date issues the statements a
+ * missed run would have (statements are unique per loan and due date); a date after today in the tenant's time zone
+ * is refused.
  */
 async function runStatements(db: Db): Promise<{ workflowId: string; result?: unknown }> {
   const tenantId = values.tenant;
@@ -144,11 +145,16 @@ async function runStatements(db: Db): Promise<{ workflowId: string; result?: unk
   if (!isIsoDate(asOf)) fail('--as-of must be a calendar date YYYY-MM-DD');
   const [tenant] = await withPlatformTransaction(db, (tx) =>
     tx
-      .select({ id: tenants.id })
+      .select({ id: tenants.id, timeZone: tenants.complianceTimeZone })
       .from(tenants)
       .where(eq(tenants.id, tenantId as string)),
   );
   if (!tenant) fail(`Tenant ${tenantId} does not exist.`);
+  const today = localDate(Date.now(), tenant.timeZone);
+  if ((asOf as string) > today)
+    fail(
+      `Statements are issued on their date, never early: --as-of must be on or before ${today} (${tenant.timeZone}).`,
+    );
   const connection = await Connection.connect({
     address: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
   });

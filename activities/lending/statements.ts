@@ -33,8 +33,10 @@ import {
   statementPeriodStart,
   statementSettingsOf,
 } from '../../domain/statements/statements';
+import { localDate } from '../../domain/time-zone';
 import type { Deps } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
+import { tenantComplianceTimeZone } from '../shared/tenant-time-zone';
 
 /** A tenant the statement cycle visits and the IANA zone its dates are in. */
 export interface StatementTenant {
@@ -168,7 +170,8 @@ const balanceAt = (summary: LoanSummaryView): BalanceAt => {
  *
  * Errors: 404 `error.msg.resource.not.found` for a loan the tenant does not have, or no installment due on
  * `dueDate`; 409 `error.msg.loan.invalid.state.transition` for a loan that is not ACTIVE or whose product has no
- * statements (nothing written); 400 for a `dueDate` that is not an ISO date.
+ * statements (nothing written); 400 for a `dueDate` that is not an ISO date or whose statement date is after today
+ * in the tenant's compliance time zone (a statement is never issued early).
  */
 export function generateStatement(deps: Deps) {
   return async (input: GenerateStatementInput): Promise<GenerateStatementResult> => {
@@ -238,7 +241,8 @@ export function generateStatement(deps: Deps) {
             eq(charges.chargeCalculationType, 1),
           ),
         );
-      return { ...loan, existing, installment, previous, firstFunding, lateFees };
+      const timeZone = await tenantComplianceTimeZone(tx, tenantId);
+      return { ...loan, existing, installment, previous, firstFunding, lateFees, timeZone };
     });
     if (context === null) throw notFound('Loan', loanId);
     const { loan, lmsConfig, existing, installment } = context;
@@ -254,6 +258,14 @@ export function generateStatement(deps: Deps) {
     }
     const currency = loan.currencyCode;
     const statementDate = statementDateFor(dueDate, settings.leadDays);
+    const today = localDate(deps.clock().getTime(), context.timeZone);
+    if (statementDate > today) {
+      throw validationError(
+        'dueDate',
+        dueDate,
+        `The statement of ${dueDate} is issued on ${statementDate}, after today (${today}, ${context.timeZone}).`,
+      );
+    }
     const periodStart = statementPeriodStart(
       context.previous?.periodEnd ?? null,
       context.firstFunding.fundingDate,

@@ -129,6 +129,50 @@ describe('generateStatement and listStatementCandidates', () => {
     });
   });
 
+  it('refuses a statement before its date, an unknown due date, a closed loan or one of another tenant, writing nothing', async () => {
+    const loan = await fundedLoan();
+    const at = ctx.now.value;
+    ctx.now.value = new Date('2025-02-07T20:00:00Z'); // 12:00 PST: the statement of 2025-03-01 is due tomorrow
+    try {
+      await expect(
+        ctx.activities.generateStatement({
+          tenantId: cred.tenant,
+          loanId: loan.loanId,
+          dueDate: '2025-03-01',
+        }),
+      ).rejects.toMatchObject({ code: 'validation.msg.validation.errors.exist' });
+      ctx.now.value = new Date('2025-02-08T20:00:00Z');
+      const issued = await ctx.activities.generateStatement({
+        tenantId: cred.tenant,
+        loanId: loan.loanId,
+        dueDate: '2025-03-01',
+      });
+      expect(issued.statement.statementDate).toBe('2025-02-08');
+    } finally {
+      ctx.now.value = at;
+    }
+    await expect(
+      ctx.activities.generateStatement({ tenantId: cred.tenant, loanId: loan.loanId, dueDate: '2025-03-02' }),
+    ).rejects.toMatchObject({ code: 'error.msg.resource.not.found' });
+    await expect(
+      ctx.activities.generateStatement({
+        tenantId: other.tenant,
+        loanId: loan.loanId,
+        dueDate: '2025-02-01',
+      }),
+    ).rejects.toMatchObject({ code: 'error.msg.resource.not.found' });
+    const plain = await approvedLoan(ctx, cred.tenant);
+    await expect(
+      ctx.activities.generateStatement({
+        tenantId: cred.tenant,
+        loanId: plain.loanId,
+        dueDate: '2025-02-01',
+      }),
+    ).rejects.toMatchObject({ code: 'error.msg.loan.invalid.state.transition' });
+    const list = await call(ctx, cred, 'GET', `/v1/loans/${plain.loanId}/statements`);
+    expect(list.body).toEqual({ items: [] });
+  });
+
   it('agrees with the loan summary to the cent, and each period starts where the previous one ended', async () => {
     const loan = await fundedLoan();
     await pay(loan.loanId, '105.00', '2025-02-01');

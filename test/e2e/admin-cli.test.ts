@@ -253,6 +253,9 @@ describe('npm run admin -- statements run', () => {
     const bad = await admin(['statements', 'run', '--tenant', tenant, '--as-of', '2026-02-30'], env);
     expect(bad.code, bad.stdout + bad.stderr).toBe(2);
     expect(bad.stderr).toContain('--as-of must be a calendar date');
+    const early = await admin(['statements', 'run', '--tenant', tenant, '--as-of', '2999-01-05'], env);
+    expect(early.code, early.stdout + early.stderr).toBe(2);
+    expect(early.stderr).toContain('never early');
     const unknown = await admin(
       ['statements', 'run', '--tenant', `${tenant}x`, '--as-of', '2026-01-05'],
       env,
