@@ -18,6 +18,8 @@ export interface StatementPdfParties {
 
 /** Transactions printed on the first page; the rest continue on a second page. */
 const firstPageTransactions = 14;
+/** Transactions printed at most (two pages); beyond, one line says how many more the JSON statement lists. */
+const printedTransactionsMax = 44;
 
 /**
  * Renders `statement` as a PDF and resolves to its bytes. `createdAt` of the document is the statement's issue
@@ -48,7 +50,11 @@ export function renderStatementPdf(statement: StatementView, parties: StatementP
     const y = doc.y;
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
     doc.text(label, left, y, { width: width * 0.6 });
+    const labelEnd = doc.y;
     doc.text(value, left + width * 0.6, y, { width: width * 0.4, align: 'right' });
+    // A wrapped label is taller than its value: the next row starts below the taller of the two.
+    doc.x = left;
+    doc.y = Math.max(labelEnd, doc.y);
     doc.moveDown(0.3);
   };
 
@@ -92,7 +98,7 @@ export function renderStatementPdf(statement: StatementView, parties: StatementP
   if (f.transactions.length === 0) {
     doc.font('Helvetica').fontSize(10).text('No transactions in this period.', left);
   }
-  f.transactions.forEach((t, index) => {
+  f.transactions.slice(0, printedTransactionsMax).forEach((t, index) => {
     if (index === firstPageTransactions) {
       doc.addPage();
       doc.font('Helvetica-Bold').fontSize(12).text('Transactions (continued)', left);
@@ -100,6 +106,15 @@ export function renderStatementPdf(statement: StatementView, parties: StatementP
     }
     row(`${t.date}  ${t.description}`, money(t.amount));
   });
+  if (f.transactions.length > printedTransactionsMax) {
+    doc
+      .font('Helvetica-Oblique')
+      .fontSize(9)
+      .text(
+        `… and ${f.transactions.length - printedTransactionsMax} more transactions in this period (listed in the statement's data).`,
+        left,
+      );
+  }
   doc.moveDown();
   doc
     .font('Helvetica')
