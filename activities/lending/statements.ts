@@ -3,7 +3,7 @@
  * a tenant are due a statement on a date, and the generation of one statement. Called by the statement cycle
  * (workflows/statement-cycle/), never by a route; each is also a Temporal activity.
  */
-import { and, asc, desc, eq, gt, gte, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, lte, sql } from 'drizzle-orm';
 import { getLoanSummary, type LoanSummaryView } from '../../db/queries/lending/ledger';
 import { type StatementView, statementView } from '../../db/queries/lending/statements';
 import {
@@ -87,8 +87,9 @@ export interface StatementCandidate {
 
 /**
  * One page (by loan id ascending, after `afterLoanId`) of the tenant's loans due a statement on `asOf`: ACTIVE
- * loans of products with `statementEnabled` whose installment due on `asOf` + the product's `statementLeadDays`
- * (default 21) is not fully paid. A paid-off or closed loan (status other than ACTIVE) gets none. A loan already
+ * loans of products with `statementEnabled` with an installment due on `asOf` + the product's `statementLeadDays`
+ * (default 21), paid ahead or not (the statement then shows nothing due for it: every billing cycle has its
+ * statement). A paid-off or closed loan (status other than ACTIVE) gets none. A loan already
  * holding that statement is still listed (generation is idempotent). Errors: 400 for an `asOf` that is not an ISO
  * date or a `limit` outside 1–500.
  */
@@ -121,7 +122,6 @@ export function listStatementCandidates(deps: Deps) {
             eq(loans.status, 'ACTIVE'),
             gt(loans.id, input.afterLoanId ?? 0),
             sql`(${loanProducts.lmsConfig} ->> 'statementEnabled') = 'true'`,
-            isNull(loanInstallments.obligationsMetOnDate),
           ),
         )
         .orderBy(asc(loans.id))

@@ -85,8 +85,8 @@ export interface StatementInstallment {
 }
 
 /**
- * The installment a statement issued on `asOfDate` is for: the one due exactly `leadDays` later, with something
- * still unpaid; null when there is none (no statement that day). Rows in any order.
+ * The installment a statement issued on `asOfDate` is for: the one due exactly `leadDays` later (paid ahead or not);
+ * null when there is none (no statement that day). Rows in any order.
  */
 export function installmentForStatement(
   installments: readonly StatementInstallment[],

@@ -251,6 +251,20 @@ describe('generateStatement and listStatementCandidates', () => {
     const after = await ctx.activities.listStatementCandidates({ tenantId: cred.tenant, asOf: '2025-02-08' });
     expect(after.map((c) => c.loanId)).toContain(open.loanId);
     expect(after.map((c) => c.loanId)).not.toContain(paidOff.loanId);
+    // Installment 2 paid ahead (210.00 on 2025-02-01 covers installments 1 and 2): still a statement, nothing due.
+    await pay(open.loanId, '210.00', '2025-02-01');
+    const ahead = await ctx.activities.listStatementCandidates({ tenantId: cred.tenant, asOf: '2025-02-08' });
+    expect(ahead).toContainEqual({ loanId: open.loanId, dueDate: '2025-03-01' });
+    const paidAhead = await ctx.activities.generateStatement({
+      tenantId: cred.tenant,
+      loanId: open.loanId,
+      dueDate: '2025-03-01',
+    });
+    expect(paidAhead.statement.figures).toMatchObject({
+      currentDue: '0.00',
+      pastDue: '0.00',
+      amountDue: '0.00',
+    });
     const page = await ctx.activities.listStatementCandidates({
       tenantId: cred.tenant,
       asOf: '2025-02-08',
