@@ -5,7 +5,8 @@
  * loan's allocation and appending the journal difference, repost-loan.ts) and document records.
  * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
- * under these names.
+ * under these names. Merchant advances (DESIGN-processes P6): create (posted at once), reported sales,
+ * remittances recorded as external and their returns, each under the advance's row lock.
  */
 import type { Deps } from '../deps';
 import { addLoanParty } from './add-loan-party';
@@ -16,8 +17,12 @@ import { createCharge } from './create-charge';
 import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
 import { createLoanProduct } from './create-loan-product';
+import { createMerchantAdvance } from './create-merchant-advance';
 import { recordExternalFunding } from './record-external-funding';
+import { recordExternalMerchantRemittance } from './record-external-merchant-remittance';
 import { recordExternalPayment } from './record-external-payment';
+import { reportMerchantSales } from './report-merchant-sales';
+import { returnMerchantRemittance } from './return-merchant-remittance';
 
 export function createLendingActivities(deps: Deps) {
   return {
@@ -31,6 +36,10 @@ export function createLendingActivities(deps: Deps) {
     addLoanParty: addLoanParty(deps),
     recordExternalFunding: recordExternalFunding(deps),
     recordExternalPayment: recordExternalPayment(deps),
+    createMerchantAdvance: createMerchantAdvance(deps),
+    reportMerchantSales: reportMerchantSales(deps),
+    recordExternalMerchantRemittance: recordExternalMerchantRemittance(deps),
+    returnMerchantRemittance: returnMerchantRemittance(deps),
   };
 }
 
