@@ -121,8 +121,22 @@ export function createMerchantAdvance(deps: Deps) {
           actorUsername: input.actor ?? null,
           createdAt: now,
         })
+        .onConflictDoNothing({ target: [merchantAdvances.tenantId, merchantAdvances.requestKey] })
         .returning();
-      if (!row) throw new Error('merchant advance insert returned nothing');
+      if (!row) {
+        // the same request key committed meanwhile by a concurrent retry: answer its advance
+        const [winner] = await tx
+          .select()
+          .from(merchantAdvances)
+          .where(
+            and(
+              eq(merchantAdvances.tenantId, input.tenantId),
+              eq(merchantAdvances.requestKey, input.requestKey ?? ''),
+            ),
+          );
+        if (!winner) throw new Error('merchant advance vanished after a request-key conflict');
+        return merchantAdvanceViewOf(winner, await remittancesOf(tx, input.tenantId, winner.id));
+      }
       await appendMerchantPosting(tx, {
         tenantId: input.tenantId,
         posting: advancePosting(row.advanceRef, {
