@@ -1,6 +1,7 @@
 import { moneyTextOf, salesReportsOf } from '../../db/queries/lending/merchant-advances';
 import { merchantSalesReports } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, validationError } from '../../domain/errors';
 import { calculatedRemittance, periodProblem, periodsOverlap } from '../../domain/lending/merchant-advance';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
@@ -45,8 +46,8 @@ export interface MerchantSalesReportView {
  * `sourceRef` already used for another period, is a conflict — a correction is not supported (report the
  * difference in a later period's remittance instead).
  *
- * Errors: 400 naming `periodStart`/`periodEnd` (not ISO dates, end before start, not one day for DAILY or seven for
- * WEEKLY), `amount` (malformed, negative, over-precise for the currency), `sourceRef` (looks like an identifier);
+ * Errors: 400 naming `periodStart`/`periodEnd` (not ISO dates, a start in the future, end before start, not one day
+ * for DAILY or seven for WEEKLY), `amount` (malformed, negative, over-precise for the currency), `sourceRef` (looks like an identifier);
  * 404 when the tenant has no such advance; 409 `error.msg.merchant.sales.period.conflict` (other content for the
  * period or the `sourceRef`), 409 `error.msg.merchant.period.overlap` (the period overlaps a reported one).
  */
@@ -61,6 +62,9 @@ export function reportMerchantSales(deps: Deps) {
       const problem = periodProblem(input.periodStart, input.periodEnd, advance.remittanceFrequency);
       if (problem)
         throw validationError(problem.parameterName, input[problem.parameterName], problem.message);
+      if (input.periodStart > latestDateInForce(deps.clock())) {
+        throw validationError('periodStart', input.periodStart, 'periodStart must not be in the future.');
+      }
       const digits = minorUnitDigits(currency);
       let minor: bigint;
       try {

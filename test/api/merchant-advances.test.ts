@@ -348,6 +348,7 @@ describe('POST /v1/merchant-advances/{advanceId}/reported-sales', () => {
       [{ periodStart: '2025-03-03', periodEnd: '2025-03-04' }, 'periodEnd'],
       [{ periodStart: '2025-03-03', periodEnd: '2025-03-02' }, 'periodEnd'],
       [{ periodStart: '2025-02-30', periodEnd: '2025-03-02' }, 'periodStart'],
+      [{ periodStart: '2199-03-03', periodEnd: '2199-03-03' }, 'periodStart'],
       [{ amount: '10.001' }, 'amount'],
       [{ amount: '-5.00' }, 'amount'],
       [{ amount: 5 }, 'amount'],
