@@ -25,6 +25,7 @@ import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanMoneyRoutes } from './routes/lending/loan-money';
 import { loanRoutes } from './routes/lending/loans';
+import { merchantAdvanceRoutes } from './routes/lending/merchant-advances';
 import { paymentIntentRoutes } from './routes/lending/payment-intents';
 import { loanProductRoutes } from './routes/lending/products';
 import { statementRoutes } from './routes/lending/statements';
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', statementRoutes);
   app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
+  app.route('/v1/merchant-advances', merchantAdvanceRoutes);
   app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);
 
   // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.

@@ -86,6 +86,11 @@ export const permissions = [
   // Statements (issue 11 §3; DESIGN-processes P6).
   'READ_STATEMENT',
   'READ_JOURNALENTRY',
+  // Merchant advances (issue 11 §2; DESIGN-processes P6).
+  'CREATE_MERCHANTADVANCE',
+  'READ_MERCHANTADVANCE',
+  'REPORT_MERCHANTSALES',
+  'RECORD_MERCHANTREMITTANCE',
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',
   'UPDATE_DOCUMENT',

@@ -180,6 +180,25 @@ export const errorCodes = {
     status: 409,
     message: 'The voice workflow has no active version, so no call can be dispatched with it.',
   },
+  /** DESIGN-processes P6: a reported period sent again with another amount or sourceRef, or a sourceRef reused for another period. */
+  'error.msg.merchant.sales.period.conflict': {
+    status: 409,
+    message: 'Sales for this period (or under this sourceRef) were already reported with other content.',
+  },
+  /** DESIGN-processes P6: a period overlapping a reported period of the advance without being it. */
+  'error.msg.merchant.period.overlap': {
+    status: 409,
+    message: 'The period overlaps a period already reported for this merchant advance.',
+  },
+  /** DESIGN-processes P6: a remittance above the outstanding purchased amount. */
+  'error.msg.merchant.remittance.exceeds.outstanding': {
+    status: 409,
+    message: 'The remittance is above the outstanding purchased amount of the merchant advance.',
+  },
+  'error.msg.merchant.remittance.invalid.state.transition': {
+    status: 409,
+    message: 'The remittance is not in a state that allows this action.',
+  },
   'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
   'error.msg.precondition.required': {
     status: 428,

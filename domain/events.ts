@@ -306,6 +306,66 @@ export const eventCatalogue = {
     'A promise to pay was broken: no payment posted in its window by its deadline (a follow-up task is opened on the case).',
     promiseResolution('BROKEN'),
   ),
+  'merchant.advance.created': event(
+    'merchant_advance',
+    'A merchant advance (a purchase of future receivables) was created and posted to the ledger (DESIGN-processes P6).',
+    v.strictObject({
+      /** Opaque `mca_…` id. */
+      advanceId: v.string(),
+      customerId: id,
+      advanceAmount: decimal,
+      purchasedAmount: decimal,
+      /** Decimal string with 4 fraction digits in (0, 1]. */
+      holdbackRate: v.string(),
+      currency,
+      remittanceFrequency: v.picklist(['DAILY', 'WEEKLY']),
+      fundedOnDate: date,
+    }),
+  ),
+  'merchant.sales.reported': event(
+    'merchant_advance',
+    'A merchant reported its sales of one remittance period; calculatedRemittance = amount × holdbackRate, rounded HALF_EVEN to the currency.',
+    v.strictObject({
+      advanceId: v.string(),
+      periodStart: date,
+      periodEnd: date,
+      amount: decimal,
+      currency,
+      sourceRef: v.string(),
+      calculatedRemittance: decimal,
+    }),
+  ),
+  'merchant.remittance.posted': event(
+    'merchant_remittance',
+    'A merchant remittance was recorded and posted to the ledger (Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE).',
+    v.strictObject({
+      /** Opaque `mrem_…` id. */
+      remittanceId: v.string(),
+      advanceId: v.string(),
+      status: v.literal('POSTED'),
+      periodStart: date,
+      periodEnd: date,
+      amount: decimal,
+      currency,
+      effectiveDate: date,
+    }),
+  ),
+  'merchant.remittance.returned': event(
+    'merchant_remittance',
+    'A posted merchant remittance was returned and its posting reversed; it no longer counts as settled or posted.',
+    v.strictObject({
+      remittanceId: v.string(),
+      advanceId: v.string(),
+      status: v.literal('RETURNED'),
+      periodStart: date,
+      periodEnd: date,
+      amount: decimal,
+      currency,
+      effectiveDate: date,
+      /** The rail's or bank's return code. */
+      returnCode: code,
+    }),
+  ),
   'webhook.test': event(
     'webhook_subscription',
     'A non-business test event, delivered only to the subscription it was sent for.',

@@ -19,7 +19,8 @@
  * with `--wait` also the result. Idempotent: a rerun finds the statements already issued and adds none.
  * `recon run` starts the tenant's reconciliation of the rail's settlements for a closed day (or the days
  * `--date`–`--to`), `tenantReconciliationWorkflow` (issue 7 §3), on the Temporal server at `TEMPORAL_ADDRESS` (else
- * `127.0.0.1:<TEMPORAL_PORT>`, the one `npm start` runs); it prints `{workflowId}`, and with `--wait` also the
+ * the one the running `npm start` recorded in its runtime file, else `127.0.0.1:<TEMPORAL_PORT>`; workers/runtime-file.ts
+ * `serviceTemporal`); it prints `{workflowId}`, and with `--wait` also the
  * result (counts opened and recurred by type) once a worker ran it. A rerun of a day opens nothing new.
  * `clients create` refuses a tenant that does not exist unless `--create-tenant` is given (`npm start`
  * creates the sandbox tenant `demo`). `clients disable` refuses the client's tokens from the next
@@ -41,7 +42,7 @@ import { DomainError } from '../domain/errors';
 import { reconciliationTimeZone } from '../domain/payments/daily-reconciliation';
 import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
-import { NoServiceDatabaseError, serviceDatabase } from '../workers/runtime-file';
+import { NoServiceDatabaseError, serviceDatabase, serviceTemporal } from '../workers/runtime-file';
 import { startTenantReconciliation } from '../workflows/daily-reconciliation/client';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 
@@ -118,11 +119,10 @@ async function runReconciliation(db: Db): Promise<{ workflowId: string; result?:
   const today = localDate(Date.now(), reconciliationTimeZone);
   if ((to as string) >= today)
     fail(`Only closed days are reconciled: before ${today} (${reconciliationTimeZone}).`);
-  const connection = await Connection.connect({
-    address: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
-  });
+  const temporal = serviceTemporal(config);
+  const connection = await Connection.connect({ address: temporal.address });
   try {
-    const client = new Client({ connection, namespace: config.temporalNamespace });
+    const client = new Client({ connection, namespace: temporal.namespace });
     const input = { tenantId, from: from as string, to: to as string };
     const workflowId = await startTenantReconciliation(client, input);
     if (!values.wait) return { workflowId };
@@ -155,11 +155,10 @@ async function runStatements(db: Db): Promise<{ workflowId: string; result?: unk
     fail(
       `Statements are issued on their date, never early: --as-of must be on or before ${today} (${tenant.timeZone}).`,
     );
-  const connection = await Connection.connect({
-    address: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
-  });
+  const temporal = serviceTemporal(config);
+  const connection = await Connection.connect({ address: temporal.address });
   try {
-    const client = new Client({ connection, namespace: config.temporalNamespace });
+    const client = new Client({ connection, namespace: temporal.namespace });
     const workflowId = await startTenantStatementCycle(client, { tenantId, asOf: asOf as string });
     if (!values.wait) return { workflowId };
     return { workflowId, result: await client.workflow.getHandle(workflowId).result() };

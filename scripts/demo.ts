@@ -7,7 +7,10 @@
  * (scripts/payment-demo-flow.ts: submitted, settled and returned through the sandbox simulations) and the link to
  * its workflow in the Temporal UI; then the servicing flow (scripts/servicing-demo-flow.ts: a case with custom
  * fields, a promise to pay kept by a recorded payment, an AI output citing evidence, an SMS consent update, the
- * case closed PROMISE_KEPT) and the link to the promise's workflow.
+ * case closed PROMISE_KEPT) and the link to the promise's workflow; then a statement (scripts/statement-demo-flow.ts:
+ * the statement cycle run for a loan's last due date − lead days, the statement listed, its PDF written to a file
+ * whose path is printed) and a merchant advance (scripts/merchant-advance-demo-flow.ts: a week of daily sales and
+ * remittances, one short, and the reconciliation).
  * Webhooks (spec § Events; DESIGN §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept` and `contact.consent.updated` and sends it a test event; after the flows it
@@ -26,8 +29,10 @@ import { NoServiceDatabaseError, readRuntimeFile, serviceDatabase } from '../wor
 import { type Exchange, runDemoFlow } from './demo-flow';
 import { apiRequest, requestToken } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
+import { runMerchantAdvanceDemoFlow } from './merchant-advance-demo-flow';
 import { runPaymentDemoFlow } from './payment-demo-flow';
 import { runServicingDemoFlow } from './servicing-demo-flow';
+import { runStatementDemoFlow } from './statement-demo-flow';
 import { startWebhookReceiver } from './webhook-receiver';
 
 const config = loadConfig();
@@ -216,6 +221,30 @@ try {
       `  AI output ${serviced.aiOutput.outputId}: ${serviced.aiOutput.status}, review required ${serviced.aiOutput.reviewRequired}; SMS consent update ${serviced.consent.outcome}.`,
       `  Form entry ${serviced.entryId}: ${serviced.formHistory.map((h) => h.action).join(' → ')}; case effects ${serviced.effects.map((e) => e.effectType).join(', ')}.`,
       `  The promise's durable process in the Temporal UI: ${uiUrl}/namespaces/default/workflows/${encodeURIComponent(serviced.promiseWorkflowId)}`,
+      '',
+    ].join('\n'),
+  );
+
+  // Statements (issue 11 §1): the cycle run for the loan's last due date − lead days, listed, its PDF saved.
+  const stated = await runStatementDemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
+  const figures = stated.statement.figures;
+  process.stdout.write(
+    [
+      `Statement ${stated.statementId} of loan ${stated.loanId}: period ${figures.periodStart} … ${figures.periodEnd}, new balance ${figures.newBalance}, amount due ${figures.amountDue} ${figures.currency} by ${figures.dueDate}, APR ${figures.annualPercentageRate} %.`,
+      `  Its PDF: ${stated.pdfPath}`,
+      `  The tenant's statement run in the Temporal UI: ${uiUrl}/namespaces/${config.temporalNamespace}/workflows/${encodeURIComponent(stated.workflowId)}`,
+      '',
+    ].join('\n'),
+  );
+
+  // Merchant advances (issue 11 §2): a week of daily sales and remittances (one short), then the reconciliation.
+  const reconciled = await runMerchantAdvanceDemoFlow(baseUrl, credential, (x) => print(x));
+  const short = (reconciled.periods as { periodStart: string; difference: string }[]).filter(
+    (p) => p.difference !== '0.00',
+  );
+  process.stdout.write(
+    [
+      `Merchant advance ${reconciled.advanceId}: ${reconciled.periods.length} periods reconciled, status ${reconciled.status}${short.length ? `; difference ${short.map((p) => `${p.difference} on ${p.periodStart}`).join(', ')}` : ''}.`,
       '',
     ].join('\n'),
   );

@@ -9,8 +9,9 @@
  * `GET …/{statementId}/pdf` saved under the OS temp directory.
  *
  * Needs the running service (`npm start`) with a worker on the `lending` queue, and its Temporal server: the
- * address and namespace come from `temporal` or, as `npm run admin` finds them, from the configuration
- * (`TEMPORAL_ADDRESS`, else `127.0.0.1:<TEMPORAL_PORT>`). Throws when a step answers other than expected.
+ * address and namespace come from `temporal` or, as `npm run admin` finds them (workers/runtime-file.ts
+ * `serviceTemporal`: `TEMPORAL_ADDRESS`, else the running service's runtime file, else `127.0.0.1:<TEMPORAL_PORT>`).
+ * Throws when a step answers other than expected.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { statementDateFor, statementSettingsOf } from '../domain/statements/statements';
 import { loadConfig } from '../workers/config';
+import { serviceTemporal } from '../workers/runtime-file';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
 import { type JsonBody, runLendingDemoFlow } from './lending-demo-flow';
@@ -72,10 +74,7 @@ export async function runStatementDemoFlow(
 
   // The operator's port (`npm run admin -- statements run`): the tenant's run for the statement date, awaited.
   const config = loadConfig();
-  const target = temporal ?? {
-    address: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
-    namespace: config.temporalNamespace,
-  };
+  const target = temporal ?? serviceTemporal(config);
   const connection = await Connection.connect({ address: target.address });
   let workflowId: string;
   try {

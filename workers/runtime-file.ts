@@ -34,6 +34,10 @@ export interface RuntimeInfo {
   tokenUrl: string;
   /** `pepperCheck` of the service's secret pepper (never the pepper itself). */
   secretPepperCheck: string;
+  /** `host:port` of the Temporal frontend the service uses (its own dev server's, or `TEMPORAL_ADDRESS`). */
+  temporalAddress?: string;
+  /** The Temporal namespace its processes run in. */
+  temporalNamespace?: string;
 }
 
 /** The runtime file of a data folder. */
@@ -121,4 +125,18 @@ export function serviceDatabase(config: ServiceConfig): ServiceDatabase {
     );
   }
   return { databaseUrl: runtime.databaseUrl, runtime };
+}
+
+/**
+ * Where the service's Temporal is, as the tools find it (`npm run admin`, `npm run demo`): `TEMPORAL_ADDRESS` and
+ * `TEMPORAL_NAMESPACE` when set; else what the running `npm start` recorded in `<DATA_DIR>/runtime.json` (its own
+ * dev server's address); else `127.0.0.1:<TEMPORAL_PORT>` and the configured namespace.
+ */
+export function serviceTemporal(config: ServiceConfig): { address: string; namespace: string } {
+  if (config.temporalAddress) return { address: config.temporalAddress, namespace: config.temporalNamespace };
+  const runtime = readRuntimeFile(config.dataDir);
+  return {
+    address: runtime?.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
+    namespace: runtime?.temporalNamespace ?? config.temporalNamespace,
+  };
 }

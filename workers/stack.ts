@@ -125,6 +125,8 @@ export async function startStack(
       baseUrl: api.baseUrl,
       tokenUrl: `${config.authBaseUrl ?? api.baseUrl}/oauth2/token`,
       secretPepperCheck: pepperCheck(config.secretPepper),
+      temporalAddress,
+      temporalNamespace: config.temporalNamespace,
     });
     // Runs first on stop: no tool may pick up a service that is going away.
     stops.push(() => removeRuntimeFile(config.dataDir, process.pid));

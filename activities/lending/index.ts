@@ -6,7 +6,8 @@
  * statements (statements.ts).
  * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
- * under these names.
+ * under these names. Merchant advances (DESIGN-processes P6): create (posted at once), reported sales,
+ * remittances recorded as external and their returns, each under the advance's row lock.
  */
 import type { Deps } from '../deps';
 import { addLoanParty } from './add-loan-party';
@@ -17,8 +18,12 @@ import { createCharge } from './create-charge';
 import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
 import { createLoanProduct } from './create-loan-product';
+import { createMerchantAdvance } from './create-merchant-advance';
 import { recordExternalFunding } from './record-external-funding';
+import { recordExternalMerchantRemittance } from './record-external-merchant-remittance';
 import { recordExternalPayment } from './record-external-payment';
+import { reportMerchantSales } from './report-merchant-sales';
+import { returnMerchantRemittance } from './return-merchant-remittance';
 import { generateStatement, listStatementCandidates, listStatementTenants } from './statements';
 
 export function createLendingActivities(deps: Deps) {
@@ -36,6 +41,10 @@ export function createLendingActivities(deps: Deps) {
     listStatementTenants: listStatementTenants(deps),
     listStatementCandidates: listStatementCandidates(deps),
     generateStatement: generateStatement(deps),
+    createMerchantAdvance: createMerchantAdvance(deps),
+    reportMerchantSales: reportMerchantSales(deps),
+    recordExternalMerchantRemittance: recordExternalMerchantRemittance(deps),
+    returnMerchantRemittance: returnMerchantRemittance(deps),
   };
 }
 

@@ -116,6 +116,10 @@ export const listPaymentsQuery = v.strictObject({
 /** `GET /v1/journalentries` query. */
 export const listJournalEntriesQuery = v.strictObject({
   loanId: v.optional(integerId('loanId')),
+  /** A merchant advance's opaque id (`mca_…`): its advance, remittance and reversal lines. */
+  advanceId: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'advanceId must be an opaque id such as mca_abc….')),
+  ),
   limit: limitParam,
   offset: offsetParam,
 });

@@ -3,6 +3,7 @@ export * from './ai-sessions';
 export * from './channels';
 export * from './customers';
 export * from './lending';
+export * from './merchant-advances';
 export * from './platform';
 export * from './reconciliation';
 export * from './sandbox';

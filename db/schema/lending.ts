@@ -454,7 +454,10 @@ export const journalEntries = pgTable(
     id: identityId(),
     tenantId: tenantId(),
     loanId: bigint({ mode: 'number' }),
-    /** e.g. `funding/12`, `payment/7`, `payment/7/reversal/3`. */
+    /**
+     * e.g. `funding/12`, `payment/7`, `payment/7/reversal/3`; merchant advances (loan_id null):
+     * `merchant-advance/<advanceId>`, `…/remittance/<remittanceId>`, `…/remittance/<remittanceId>/reversal`.
+     */
     transactionRef: text().notNull(),
     accountCode: text().notNull(),
     /** Value date of the money event. */

@@ -97,6 +97,11 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
+  'merchant_advances.merchant_advances_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
+  'merchant_remittances.merchant_remittances_advance_fk':
+    '(tenant_id,advance_id) → merchant_advances(tenant_id,id)',
+  'merchant_sales_reports.merchant_sales_reports_advance_fk':
+    '(tenant_id,advance_id) → merchant_advances(tenant_id,id)',
   'payment_instruments.payment_instruments_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'payments.payments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'privacy_request_evidence.privacy_request_evidence_evidence_fk':

@@ -120,6 +120,13 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],
     ['get', '/v1/recon-exceptions/{exceptionId}', 'lending:read', false],
     ['post', '/v1/recon-exceptions/{exceptionId}/resolve', 'lending:write', true],
+    // Merchant advances (issue 11 §2; DESIGN-processes P6).
+    ['post', '/v1/merchant-advances', 'lending:write', true],
+    ['get', '/v1/merchant-advances/{advanceId}', 'lending:read', false],
+    ['get', '/v1/merchant-advances/{advanceId}/reconciliation', 'lending:read', false],
+    ['post', '/v1/merchant-advances/{advanceId}/reported-sales', 'lending:write', true],
+    ['post', '/v1/merchant-advances/{advanceId}/remittances/record-external', 'lending:write', true],
+    ['post', '/v1/merchant-advances/{advanceId}/remittances/{remittanceId}/return', 'lending:write', true],
     // Webhook subscriptions and deliveries (issue 6 §3).
     ['post', '/v1/servicing/webhook-subscriptions', 'servicing:write', true],
     ['get', '/v1/servicing/webhook-subscriptions', 'servicing:read', false],

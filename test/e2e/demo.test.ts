@@ -4,6 +4,7 @@
  * signature with `receiver/verify-webhook.ts`, and the demo ends by itself with exit code 0.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,20 @@ describe('npm run demo', () => {
     );
     expect(stdout).toMatch(
       /The promise's durable process in the Temporal UI: http:\/\/\S+\/workflows\/promise%2F/,
+    );
+    // Statements and merchant advances (issue 11): the statement's figures and its PDF on disk, the reconciliation.
+    expect(stdout).toMatch(
+      /Statement \d+ of loan \d+: period \d{4}-\d\d-\d\d … \d{4}-\d\d-\d\d, new balance \d+\.\d\d, amount due \d+\.\d\d USD by \d{4}-\d\d-\d\d, APR [\d.]+ %\./,
+    );
+    const pdfPath = /Its PDF: (\S+\.pdf)/.exec(stdout)?.[1];
+    expect(pdfPath).toBeDefined();
+    expect(
+      readFileSync(pdfPath as string)
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
+    expect(stdout).toMatch(
+      /Merchant advance mca_[a-p]+: 7 periods reconciled, status unmatched; difference -?10\.00 on \d{4}-\d\d-\d\d\./,
     );
   }, 120_000);
 });

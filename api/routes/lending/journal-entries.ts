@@ -17,9 +17,9 @@ const tags = ['Lending: journal entries'];
 export const journalEntryRoutes = factory
   .createApp()
   /**
-   * The tenant's journal lines, oldest first: `loanId` (one loan's), `offset`, `limit` (1–200, default 50) →
+   * The tenant's journal lines, oldest first: `loanId` (one loan's), `advanceId` (one merchant advance's), `offset`, `limit` (1–200, default 50) →
    * `{totalFilteredRecords, pageItems: [{id, transactionRef, accountCode, entryDate, debit, credit, currency,
-   * reversesEntryId, createdAt}]}`. A `loanId` the tenant does not have → 404.
+   * reversesEntryId, createdAt}]}`. A `loanId` or `advanceId` the tenant does not have → 404.
    */
   .get(
     '/',
@@ -27,7 +27,7 @@ export const journalEntryRoutes = factory
       tags,
       summary: 'List journal entries',
       description:
-        'Every money event posts balanced lines (Σ debit = Σ credit per transactionRef) on the default chart: LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY.',
+        'Every money event posts balanced lines (Σ debit = Σ credit per transactionRef) on the default chart: LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY; merchant advances add MERCHANT_ADVANCE_RECEIVABLE and MERCHANT_DEFERRED_REVENUE (filter one advance with advanceId).',
       scope: 'lending:read',
       permission: 'READ_JOURNALENTRY',
       responses: { 200: { description: 'One page of journal lines', schema: journalEntryListResponse } },
@@ -37,7 +37,11 @@ export const journalEntryRoutes = factory
     async (c) => {
       const filter = c.req.valid('query');
       const page = await listJournalEntries(c.get('deps').db, c.get('tenantId'), filter);
-      if (page === null) throw notFound('Loan', filter.loanId ?? 0);
+      if (page === null) {
+        throw filter.advanceId !== undefined && filter.loanId === undefined
+          ? notFound('Merchant advance', filter.advanceId)
+          : notFound('Loan', filter.loanId ?? 0);
+      }
       return c.json(page, 200);
     },
   );

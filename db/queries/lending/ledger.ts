@@ -5,7 +5,7 @@
  * Stored `numeric(19,6)` amounts are rendered with exactly the currency's minor-unit digits (never via a float).
  * A loan of another tenant is invisible: the functions answer null, which the routes turn into 404.
  */
-import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { PaymentAllocationPayload } from '../../../domain/allocation';
 import { outstandingSummary, summaryFromPostedState } from '../../../domain/allocation';
 import {
@@ -18,10 +18,12 @@ import {
   type StoredMoneyEvent,
 } from '../../../domain/lending/loan-allocation';
 import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
+import { advanceTransactionRef } from '../../../domain/lending/merchant-advance';
 import { formatMinor, minorUnitDigits } from '../../../domain/money';
 import type { Db } from '../../client';
 import { fundings, journalEntries, loans, payments } from '../../schema';
 import { readAsTenant, type Tx, withTenantTransaction } from '../../tenant-tx';
+import { merchantAdvanceRowOf } from './merchant-advances';
 
 type PaymentStatus = (typeof payments.$inferSelect)['status'];
 
@@ -193,22 +195,33 @@ export interface JournalEntryView {
 }
 
 /**
- * The tenant's journal lines in the order they were appended, optionally of one loan: `{totalFilteredRecords,
- * pageItems}` (spec § Limits: journal-entry lists report a total), or null when `loanId` is given and the tenant
- * has no such loan.
+ * The tenant's journal lines in the order they were appended, optionally of one loan and/or of one merchant advance
+ * (`advanceId`: the lines whose ref is `merchant-advance/<advanceId>` or starts with `merchant-advance/<advanceId>/`,
+ * domain/lending/merchant-advance.ts): `{totalFilteredRecords, pageItems}` (spec § Limits: journal-entry lists
+ * report a total), or null when `loanId` or `advanceId` is given and the tenant has no such loan or advance.
  */
 export async function listJournalEntries(
   db: Db,
   tenantId: string,
-  filter: { loanId?: number | undefined; limit: number; offset: number },
+  filter: { loanId?: number | undefined; advanceId?: string | undefined; limit: number; offset: number },
 ): Promise<{ totalFilteredRecords: number; pageItems: JournalEntryView[] } | null> {
+  const advanceRef = filter.advanceId === undefined ? undefined : advanceTransactionRef(filter.advanceId);
   const where = and(
     eq(journalEntries.tenantId, tenantId),
     filter.loanId === undefined ? undefined : eq(journalEntries.loanId, filter.loanId),
+    advanceRef === undefined
+      ? undefined
+      : or(
+          eq(journalEntries.transactionRef, advanceRef),
+          sql`starts_with(${journalEntries.transactionRef}, ${`${advanceRef}/`})`,
+        ),
   );
-  const [loanRef, total, rows] = await withTenantTransaction(db, tenantId, (tx) =>
+  const [loanRef, advance, total, rows] = await withTenantTransaction(db, tenantId, (tx) =>
     Promise.all([
       filter.loanId === undefined ? Promise.resolve('') : loanRefOf(tx, tenantId, filter.loanId),
+      filter.advanceId === undefined
+        ? Promise.resolve(true)
+        : merchantAdvanceRowOf(tx, tenantId, filter.advanceId).then((row) => row !== undefined),
       tx.select({ n: count() }).from(journalEntries).where(where),
       tx
         .select()
@@ -219,6 +232,7 @@ export async function listJournalEntries(
         .offset(filter.offset),
     ]),
   );
+  if (!advance) return null;
   if (loanRef === null) return null;
   return {
     totalFilteredRecords: total[0]?.n ?? 0,
