@@ -3,7 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowUpdateStage } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -30,6 +31,7 @@ import type {
 } from '../domain/servicing/contact-consent';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
 import type { PromiseWorkflowInput } from '../domain/servicing/promise';
+import { tenantStatementCycleWorkflowId } from '../domain/statements/statements';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
@@ -45,6 +47,7 @@ import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
 import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
 import { getStateQuery as getPromiseStateQuery, paymentPostedSignal } from '../workflows/promise/messages';
 import type { promiseWorkflow } from '../workflows/promise/workflow';
+import type { tenantStatementCycleWorkflow } from '../workflows/statement-cycle/workflow';
 import { cancelDeliverySignal, getDeliveryStateQuery } from '../workflows/webhook-delivery/messages';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
@@ -468,6 +471,42 @@ function promise(): RecordedProcess {
   };
 }
 
+/**
+ * `tenantStatementCycleWorkflow` (issue 11; DESIGN-processes P6): one tenant's run for a date over one page of three
+ * candidates: a statement generated, one that already existed (a rerun of the day), one refused by the operation
+ * (non-retryable: skipped, the run goes on). The daily fan-out is not recorded: its children run on the `lending`
+ * queue, which the recorder does not poll.
+ */
+function statementCycle(): RecordedProcess {
+  const taskQueue = 'record-statement-cycle-histories';
+  const dueDate = '2026-12-15';
+  return {
+    taskQueue,
+    activities: {
+      listStatementCandidates: async (input: { afterLoanId: number }) =>
+        input.afterLoanId === 0 ? [1, 2, 3].map((loanId) => ({ loanId, dueDate })) : [],
+      generateStatement: async (input: { loanId: number }) => {
+        if (input.loanId === 3) {
+          throw ApplicationFailure.nonRetryable(
+            'Loan 3 is CLOSED: no statement.',
+            'error.msg.loan.invalid.state.transition',
+          );
+        }
+        return { statement: { statementId: 100 + input.loanId }, created: input.loanId === 1 };
+      },
+    },
+    async record(env, save) {
+      const input = { tenantId: 'fixture', asOf: '2026-11-24' };
+      const handle = await env.client.workflow.start<typeof tenantStatementCycleWorkflow>(
+        'tenantStatementCycleWorkflow',
+        { workflowId: tenantStatementCycleWorkflowId(input.tenantId, input.asOf), taskQueue, args: [input] },
+      );
+      await handle.result();
+      await save('tenant-run-generated-existing-skipped', await handle.fetchHistory());
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
@@ -475,6 +514,7 @@ const processes: Record<string, () => RecordedProcess> = {
   'payment-intent': paymentIntent,
   promise,
   'contact-consent-update': contactConsentUpdate,
+  'statement-cycle': statementCycle,
 };
 
 const requested = process.argv.slice(2);
