@@ -10,11 +10,12 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
 import { taskQueues } from '../domain/ids';
-import { startDailyReconciliationScheduler } from './daily-reconciliation-schedule';
+import { ensureDailyReconciliationSchedule } from '../workflows/daily-reconciliation/client';
+import { ensureStatementCycleSchedule } from '../workflows/statement-cycle/client';
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
+import { startScheduleKeeper } from './schedule-keeper';
 import { startStartIntentRelay } from './start-intent-relay';
-import { startStatementCycleScheduler } from './statement-cycle-schedule';
 
 /** A workflow bundle as `Worker.create` takes it: its code, or the path of a prebuilt file. */
 export type WorkflowBundle = { code: string } | { codePath: string };
@@ -77,11 +78,21 @@ export const backgroundServices: BackgroundService[] = [
   {
     // Creates or updates the Temporal Schedule of the daily reconciliation (idempotent across processes).
     name: 'daily-reconciliation-schedule',
-    start: ({ client, logger }) => startDailyReconciliationScheduler({ client, logger }),
+    start: ({ client, logger }) =>
+      startScheduleKeeper({
+        name: 'daily reconciliation',
+        ensure: () => ensureDailyReconciliationSchedule(client),
+        logger,
+      }),
   },
   {
     // Creates or updates the Temporal Schedule of the daily statement cycle (idempotent across processes).
     name: 'statement-cycle-schedule',
-    start: ({ client, logger }) => startStatementCycleScheduler({ client, logger }),
+    start: ({ client, logger }) =>
+      startScheduleKeeper({
+        name: 'statement cycle',
+        ensure: () => ensureStatementCycleSchedule(client),
+        logger,
+      }),
   },
 ];

@@ -5,7 +5,6 @@
  */
 import {
   type Client,
-  ScheduleAlreadyRunning,
   type ScheduleOptions,
   type ScheduleOptionsStartWorkflowAction,
   ScheduleOverlapPolicy,
@@ -17,7 +16,7 @@ import {
   type TenantReconciliationInput,
   tenantReconciliationStartSpec,
 } from '../../domain/payments/daily-reconciliation';
-import { toDomainError } from '../shared/client-errors';
+import { ensureSchedule } from '../shared/client-schedule';
 import { startWorkflowOf } from '../shared/client-start';
 import type { dailyReconciliationWorkflow } from './workflow';
 
@@ -59,30 +58,14 @@ export function dailyReconciliationSchedule(
  * Creates the daily schedule, or brings an existing one to the current definition (`dailyReconciliationSchedule`):
  * idempotent, so every worker process calls it at start (workers/registry.ts) and any number of them may race
  * (the loser's "already exists" is treated as done, then updated). A paused schedule stays paused. Answers
- * `created` or `updated`. Errors: DomainError 503 when Temporal is unreachable (`toDomainError`).
+ * `created` or `updated`. Errors: DomainError 503 when Temporal is unreachable (shared/client-schedule.ts
+ * `ensureSchedule`).
  */
 export async function ensureDailyReconciliationSchedule(
   client: Client,
   scheduleId = dailyReconciliationScheduleId,
 ): Promise<'created' | 'updated'> {
-  const options = dailyReconciliationSchedule(scheduleId);
-  try {
-    try {
-      await client.schedule.create(options);
-      return 'created';
-    } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    }
-    await client.schedule.getHandle(scheduleId).update((previous) => ({
-      spec: options.spec,
-      action: options.action,
-      policies: options.policies,
-      state: previous.state,
-    }));
-    return 'updated';
-  } catch (err) {
-    throw toDomainError(err);
-  }
+  return ensureSchedule(client, dailyReconciliationSchedule(scheduleId));
 }
 
 /**

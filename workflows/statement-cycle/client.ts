@@ -5,7 +5,6 @@
  */
 import {
   type Client,
-  ScheduleAlreadyRunning,
   type ScheduleOptions,
   type ScheduleOptionsStartWorkflowAction,
   ScheduleOverlapPolicy,
@@ -16,7 +15,7 @@ import {
   type TenantStatementCycleInput,
   tenantStatementCycleStartSpec,
 } from '../../domain/statements/statements';
-import { toDomainError } from '../shared/client-errors';
+import { ensureSchedule } from '../shared/client-schedule';
 import { startWorkflowOf } from '../shared/client-start';
 import type { dailyStatementCycleWorkflow } from './workflow';
 
@@ -61,24 +60,7 @@ export async function ensureStatementCycleSchedule(
   client: Client,
   scheduleId = statementCycleScheduleId,
 ): Promise<'created' | 'updated'> {
-  const options = statementCycleSchedule(scheduleId);
-  try {
-    try {
-      await client.schedule.create(options);
-      return 'created';
-    } catch (err) {
-      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    }
-    await client.schedule.getHandle(scheduleId).update((previous) => ({
-      spec: options.spec,
-      action: options.action,
-      policies: options.policies,
-      state: previous.state,
-    }));
-    return 'updated';
-  } catch (err) {
-    throw toDomainError(err);
-  }
+  return ensureSchedule(client, statementCycleSchedule(scheduleId));
 }
 
 /**
