@@ -540,6 +540,17 @@ describe('voice dispatches', () => {
     );
   });
 
+  it('a callback body over 64 KiB is refused with 413 Shape A before anything is recorded', async () => {
+    const { created } = await dispatchFixture();
+    const big = await callback(created.dispatchId, created.taskToken as string, {
+      eventId: 'too-big',
+      data: { padding: 'x'.repeat(70 * 1024) },
+    });
+    expectShapeA(big, 413, 'error.msg.payload.too.large');
+    const after = await callback(created.dispatchId, created.taskToken as string, { eventId: 'too-big' });
+    expect(after.body).toMatchObject({ eventId: 'too-big', duplicate: false });
+  });
+
   it('a call ending after its case was closed is logged without the case', async () => {
     const { caseId, created } = await dispatchFixture();
     const closed = await call(ctx, cred, 'POST', `/v1/servicing/cases/${caseId}/close`, {

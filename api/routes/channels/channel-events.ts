@@ -13,7 +13,6 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { gatewaySignatureHeader, verifyGatewaySignature } from '../../../domain/channels/gateway-signature';
@@ -21,6 +20,7 @@ import { DomainError, fieldError } from '../../../domain/errors';
 import { channelEventWorkflowId } from '../../../domain/ids';
 import type { AppEnv } from '../../env';
 import { sendShapeA } from '../../errors';
+import { callbackBodyLimit } from '../../middleware/callback-body-limit';
 import { channelEventAccepted, channelEventBody, channelEventData } from '../../schemas/channel-events';
 import { assertStorableJson, issuesToError } from '../../validation';
 
@@ -66,17 +66,7 @@ export const channelEventRoutes = new Hono<AppEnv>().post(
       503: { $ref: '#/components/responses/ShapeAError' },
     } as never,
   }),
-  bodyLimit({
-    maxSize: bodyBytesMax,
-    onError: (c) =>
-      sendShapeA(
-        c,
-        new DomainError(
-          'error.msg.payload.too.large',
-          `A channel event body is at most ${bodyBytesMax} bytes.`,
-        ),
-      ),
-  }),
+  callbackBodyLimit(bodyBytesMax, 'A channel event body'),
   async (c) => {
     const deps = c.get('deps');
     const gatewayCode = c.req.param('gatewayCode');

@@ -14,7 +14,6 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { getVoiceDispatch } from '../../../db/queries/voice';
@@ -23,6 +22,7 @@ import { voiceTaskTokenHeader, voiceTaskTokenLengthMax } from '../../../domain/s
 import { type AppEnv, factory } from '../../env';
 import { sendShapeA } from '../../errors';
 import { requires } from '../../middleware/auth';
+import { callbackBodyLimit } from '../../middleware/callback-body-limit';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
 import {
@@ -143,17 +143,7 @@ export const voiceDispatchCallbackRoutes = new Hono<AppEnv>().post(
       503: { $ref: '#/components/responses/ShapeAError' },
     } as never,
   }),
-  bodyLimit({
-    maxSize: bodyBytesMax,
-    onError: (c) =>
-      sendShapeA(
-        c,
-        new DomainError(
-          'error.msg.payload.too.large',
-          `A voice callback body is at most ${bodyBytesMax} bytes.`,
-        ),
-      ),
-  }),
+  callbackBodyLimit(bodyBytesMax, 'A voice callback body'),
   async (c) => {
     const deps = c.get('deps');
     const rawDispatchId = c.req.param('dispatchId');
