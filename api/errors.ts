@@ -12,27 +12,16 @@ import {
   type FieldError,
   fieldError,
   type OAuthError,
+  type ShapeABody,
+  shapeAOf,
 } from '../domain/errors';
 import type { AppEnv } from './env';
 
-export interface ShapeA {
-  developerMessage: string;
-  httpStatusCode: string;
-  defaultUserMessage: string;
-  userMessageGlobalisationCode: string;
-  errors: FieldError[];
-}
+/** Shape A body (domain/errors.ts `ShapeABody`; the boarding error report stores the same). */
+export type ShapeA = ShapeABody;
 
 /** Shape A body for a DomainError. */
-export function toShapeA(err: DomainError): ShapeA {
-  return {
-    developerMessage: err.message,
-    httpStatusCode: String(err.status),
-    defaultUserMessage: errorCodes[err.code].message,
-    userMessageGlobalisationCode: err.code,
-    errors: err.errors,
-  };
-}
+export const toShapeA = shapeAOf;
 
 /** A Shape B problem type: its `code` (the last segment of `type`) and `title`. */
 interface ProblemType {

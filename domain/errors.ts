@@ -325,3 +325,23 @@ export class OAuthError extends Error {
     return this.error === 'invalid_client' ? 401 : 400;
   }
 }
+
+/** The spec's error Shape A (spec § Errors), as the API answers it and the boarding error report stores it. */
+export interface ShapeABody {
+  developerMessage: string;
+  httpStatusCode: string;
+  defaultUserMessage: string;
+  userMessageGlobalisationCode: string;
+  errors: FieldError[];
+}
+
+/** Shape A body of a DomainError. */
+export function shapeAOf(err: DomainError): ShapeABody {
+  return {
+    developerMessage: err.message,
+    httpStatusCode: String(err.status),
+    defaultUserMessage: errorCodes[err.code].message,
+    userMessageGlobalisationCode: err.code,
+    errors: err.errors,
+  };
+}
