@@ -10,6 +10,7 @@ import {
   listChannelGateways,
   rotateChannelGatewaySecret,
 } from './channels/gateways';
+import { stageBoardingBatch } from './boarding/stage-batch';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';
@@ -84,6 +85,8 @@ export function createPlatformOperations(deps: Deps) {
     markStartIntentStarted: markStartIntentStarted(deps),
     claimDueStartIntents: claimDueStartIntents(deps),
     recordStartIntentFailure: recordStartIntentFailure(deps),
+    /** Stages a boarding upload from its byte stream (issue 9 §1): not an activity, it takes a stream. */
+    stageBoardingBatch: stageBoardingBatch(deps),
     /**
      * The tenant of a voice dispatch when `token` is its valid task token, else null (constant-time digest
      * comparison; platform read before a tenant is known).

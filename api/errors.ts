@@ -42,6 +42,7 @@ const problemTypesByStatus: Record<number, ProblemType> = {
   405: { code: 'method_not_allowed', title: 'Method Not Allowed' },
   409: { code: 'conflict', title: 'Conflict' },
   413: { code: 'payload_too_large', title: 'Payload Too Large' },
+  415: { code: 'unsupported_media_type', title: 'Unsupported Media Type' },
   422: { code: 'validation_error', title: 'Validation Error' },
   428: { code: 'precondition_required', title: 'Precondition Required' },
   429: { code: 'rate_limited', title: 'Rate Limited' },

@@ -33,6 +33,11 @@ export interface RouteDoc {
   errors?: 'problem';
   /** The token selects the tenant: `Service-Tenant` is optional and, when sent, must be the token's tenant. */
   tenantFromToken?: boolean;
+  /**
+   * A request body the route reads itself rather than through a JSON validator (e.g. the NDJSON stream of a
+   * boarding upload): its media type, a description and, optionally, a JSON Schema of its content.
+   */
+  requestBody?: { mediaType: string; description: string; schema?: object };
   /** Success status → schema of its JSON body, or `binary`: the media type of a binary body (e.g. a PDF). */
   responses: Record<number, { description: string; schema?: v.GenericSchema; binary?: string }>;
 }
@@ -141,6 +146,19 @@ export function doc(route: RouteDoc) {
       `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
     security: [{ oauth2: [route.scope] }, { bearer: [] }],
     parameters,
+    ...(route.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            description: route.requestBody.description,
+            content: {
+              [route.requestBody.mediaType]: {
+                schema: route.requestBody.schema ?? { type: 'string', format: 'binary' },
+              },
+            },
+          },
+        }
+      : {}),
     responses: responses as never,
   });
 }

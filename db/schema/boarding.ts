@@ -10,7 +10,7 @@
  *   a natural source key of their own, charges and products, rely on it; the others also carry externalId /
  *   externalRecordRef = sourceRef).
  */
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { BoardingCounts } from '../../domain/boarding/batch';
 import type { ShapeABody } from '../../domain/errors';
 import {
@@ -46,9 +46,14 @@ export const boardingBatches = pgTable(
     createdAt: createdAt(),
     startedAt: instant(),
     completedAt: instant(),
+    /** `<clientId>/<Idempotency-Key>` of the upload, when sent: a retry with the same key answers this batch. */
     requestKey: text(),
   },
-  (t) => [tenantKey('boarding_batches', t), tenantIsolation('boarding_batches')],
+  (t) => [
+    tenantKey('boarding_batches', t),
+    uniqueIndex('boarding_batches_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('boarding_batches'),
+  ],
 ).enableRLS();
 
 export const boardingLines = pgTable(

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "boarding_batches_tenant_request_key_idx" ON "boarding_batches" USING btree ("tenant_id","request_key");
