@@ -38,6 +38,8 @@ export interface RouteDoc {
    * boarding upload): its media type, a description and, optionally, a JSON Schema of its content.
    */
   requestBody?: { mediaType: string; description: string; schema?: object };
+  /** Error statuses beyond the usual ones this route answers (Shape A), e.g. 415 for a body in another media type. */
+  errorStatuses?: number[];
   /** Success status → schema of its JSON body, or `binary`: the media type of a binary body (e.g. a PDF). */
   responses: Record<number, { description: string; schema?: v.GenericSchema; binary?: string }>;
 }
@@ -135,6 +137,7 @@ export function doc(route: RouteDoc) {
     '429',
     ...(route.mutation ? ['409', '422'] : []),
     ...(route.ifMatch ? ['428'] : []),
+    ...(route.errorStatuses ?? []).map(String),
     '503',
   ]) {
     responses[status] ??= errorRef;

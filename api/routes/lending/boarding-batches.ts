@@ -141,9 +141,9 @@ export const boardingBatchRoutes = factory
       permission: 'BOARD_PORTFOLIO',
       mutation: true,
       requestBody: { mediaType: 'application/x-ndjson', description: lineDescription },
+      errorStatuses: [415],
       responses: {
         202: { description: 'Batch staged; its process started', schema: stagedBoardingBatchResponse },
-        415: { description: 'The body is not application/x-ndjson (Shape A)' },
       },
     }),
     requires('lending:write', 'BOARD_PORTFOLIO'),
