@@ -64,7 +64,7 @@ afterAll(async () => {
 /** `POST /v1/boarding/batches` with `body` (text or a byte stream) as NDJSON unless `headers` say otherwise. */
 async function upload(
   c: Credential,
-  body: string | ReadableStream<Uint8Array>,
+  body: string | Uint8Array | ReadableStream<Uint8Array>,
   options: { headers?: Record<string, string>; query?: string } = {},
 ) {
   const res = await ctx.app.request(`/v1/boarding/batches${options.query ?? ''}`, {
@@ -76,7 +76,7 @@ async function upload(
       ...options.headers,
     },
     body,
-    ...(typeof body === 'string' ? {} : { duplex: 'half' }),
+    ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
   } as RequestInit);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
@@ -262,6 +262,33 @@ describe('POST /v1/boarding/batches', () => {
     expect(read.body).toMatchObject({ records: 7, malformed: 5 });
     expect(read.body.counts.payment).toEqual({ total: 2, boarded: 0, failed: 0 });
     expect(read.body.counts.customer).toEqual({ total: 1, boarded: 0, failed: 1 });
+  });
+
+  it('stages bytes that are not UTF-8, and a raw U+0000, FAILED naming line (stored with U+FFFD)', async () => {
+    const encoder = new TextEncoder();
+    const bytes = new Uint8Array([
+      ...encoder.encode('{"kind":"charge","sourceRef":"ok","body":{}}\n'),
+      ...encoder.encode('{"kind":"charge","sourceRef":"bad-'),
+      0xff,
+      0xfe,
+      ...encoder.encode('","body":{}}\n{"kind":"charge",'),
+      0x00,
+      ...encoder.encode('"sourceRef":"nul","body":{}}\n'),
+    ]);
+    const res = await upload(cred, bytes);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const lines = await linesOf(cred.tenant, res.body.batchId);
+    expect(lines.map((l) => [l.lineNo, l.state])).toEqual([
+      [1, 'PENDING'],
+      [2, 'FAILED'],
+      [3, 'FAILED'],
+    ]);
+    expect(lines[1]?.raw).toContain('bad-\ufffd');
+    expect(lines[2]?.raw).toContain('"charge",\ufffd"sourceRef"');
+    expect(lines.slice(1).map((l) => l.error?.errors.map((e) => e.parameterName))).toEqual([
+      ['line'],
+      ['line'],
+    ]);
   });
 
   it('the same Idempotency-Key answers the first batch without staging again', async () => {
