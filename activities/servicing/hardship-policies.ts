@@ -16,10 +16,15 @@ import {
   programViewOf,
   tenantToday,
 } from '../../db/queries/hardship-policies';
-import { hardshipGuardrailVersions, hardshipPrograms, hardshipProgramVersions } from '../../db/schema';
+import {
+  caseTypes,
+  hardshipGuardrailVersions,
+  hardshipPrograms,
+  hardshipProgramVersions,
+} from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
-import { DomainError, fieldError, notFound } from '../../domain/errors';
+import { DomainError, fieldError, notFound, referenceNotFound } from '../../domain/errors';
 import {
   guardrailViolations,
   type HardshipGuardrailSettings,
@@ -76,7 +81,10 @@ export function setHardshipGuardrails(deps: Deps) {
     });
 }
 
-/** Refuses terms that are inconsistent (400) or break the active guardrails (409), naming each cause. */
+/**
+ * Refuses terms that are inconsistent (400), name a case type the tenant does not have (404 naming
+ * `summary.workflow.caseType`: offers open cases of it) or break the active guardrails (409), naming each cause.
+ */
 async function assertTermsAllowed(tx: Tx, tenantId: string, terms: HardshipProgramTerms): Promise<void> {
   const problems = programTermsProblems(terms);
   if (problems.length > 0) {
@@ -86,6 +94,11 @@ async function assertTermsAllowed(tx: Tx, tenantId: string, terms: HardshipProgr
       { errors: problems.map((p) => fieldError(p.parameterName, p.value, p.message)) },
     );
   }
+  const [caseType] = await tx
+    .select({ code: caseTypes.code })
+    .from(caseTypes)
+    .where(and(eq(caseTypes.tenantId, tenantId), eq(caseTypes.code, terms.workflow.caseType)));
+  if (!caseType) throw referenceNotFound('summary.workflow.caseType', terms.workflow.caseType, 'Case type');
   const guardrails = await activeGuardrails(tx, tenantId);
   if (!guardrails) throw new DomainError('error.msg.hardship.guardrails.missing');
   const violations = guardrailViolations(guardrails.guardrails, terms);

@@ -178,6 +178,19 @@ describe('hardship guardrails', () => {
     expect(await countRows(ctx, cred.tenant, hardshipGuardrailVersions)).toBe(2);
   });
 
+  it('numbers concurrent guardrails versions 1..n without gaps or duplicates', async () => {
+    const cred = await admin();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        call(ctx, cred, 'PUT', `${policies}/guardrails`, guardrailsBody({ maximumDeferredPayments: i + 1 })),
+      ),
+    );
+    for (const res of results) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+    const latest = results.find((r) => r.body.version === 5)?.body;
+    expect((await overview(cred)).commonGuardrails).toEqual(latest);
+  });
+
   it('refuses bad guardrails with 400 naming the field, storing nothing', async () => {
     const cred = await admin();
     const put = (body: Json) => call(ctx, cred, 'PUT', `${policies}/guardrails`, body);
@@ -377,6 +390,20 @@ describe('hardship programs', () => {
       400,
       'validation.msg.validation.errors.exist',
       ['summary.reliefType'],
+    );
+    expectShapeA(
+      await call(
+        ctx,
+        cred,
+        'POST',
+        programs,
+        programBody(newCode(), {
+          summary: summaryBody({ workflow: { caseType: 'NO_SUCH_TYPE', workflowKey: 'hardship-offer' } }),
+        }),
+      ),
+      404,
+      'error.msg.resource.not.found',
+      ['summary.workflow.caseType'],
     );
     expect(await countRows(ctx, cred.tenant, hardshipPrograms)).toBe(0);
     expect(await countRows(ctx, cred.tenant, hardshipProgramVersions)).toBe(0);
