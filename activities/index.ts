@@ -37,6 +37,12 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
+import {
+  createHardshipProgram,
+  createHardshipProgramVersion,
+  retireHardshipProgram,
+  setHardshipGuardrails,
+} from './servicing/hardship-policies';
 import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {
@@ -52,7 +58,6 @@ import {
   readPromisePayments,
   resolvePromiseToPay,
 } from './servicing/promises';
-
 import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,
@@ -131,6 +136,10 @@ export function createActivities(deps: Deps) {
     activateVoiceWorkflowVersion: activateVoiceWorkflowVersion(deps),
     createVoiceDispatch: createVoiceDispatch(deps),
     recordVoiceDispatchEvent: recordVoiceDispatchEvent(deps),
+    setHardshipGuardrails: setHardshipGuardrails(deps),
+    createHardshipProgram: createHardshipProgram(deps),
+    createHardshipProgramVersion: createHardshipProgramVersion(deps),
+    retireHardshipProgram: retireHardshipProgram(deps),
   };
 }
 

@@ -111,6 +111,9 @@ export const permissions = [
   'ACTIVATE_VOICEWORKFLOWVERSION',
   'CREATE_VOICEDISPATCH',
   'READ_VOICEDISPATCH',
+  // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
+  'MANAGE_HARDSHIPPOLICY',
+  'READ_HARDSHIPPOLICY',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

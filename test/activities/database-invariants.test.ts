@@ -40,6 +40,7 @@ const appendOnly = [
   'form_entry_history',
   'voice_dispatch_events',
   'statements',
+  'hardship_guardrail_versions',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -97,6 +98,8 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
+  'hardship_program_versions.hardship_program_versions_program_fk':
+    '(tenant_id,program_code) → hardship_programs(tenant_id,program_code)',
   'merchant_advances.merchant_advances_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'merchant_remittances.merchant_remittances_advance_fk':
     '(tenant_id,advance_id) → merchant_advances(tenant_id,id)',
@@ -185,6 +188,12 @@ describe('database invariants (catalog walk)', () => {
       select has_column_privilege('lending_app', 'public.outbox_events', 'published_at', 'UPDATE') as "publishedAt",
              has_column_privilege('lending_app', 'public.outbox_events', 'data', 'UPDATE') as data`);
     expect(outbox).toEqual({ publishedAt: true, data: false });
+    // Hardship program versions: only the end of a version's period may change (a later version or retirement).
+    const [programVersions] = await catalog<{ effectiveTo: boolean; terms: boolean; canDelete: boolean }>(sql`
+      select has_column_privilege('lending_app', 'public.hardship_program_versions', 'effective_to', 'UPDATE') as "effectiveTo",
+             has_column_privilege('lending_app', 'public.hardship_program_versions', 'terms', 'UPDATE') as terms,
+             has_table_privilege('lending_app', 'public.hardship_program_versions', 'DELETE') as "canDelete"`);
+    expect(programVersions).toEqual({ effectiveTo: true, terms: false, canDelete: false });
     // An ordinary table stays writable: the revocations are targeted.
     const [cases] = await catalog<{ canUpdate: boolean }>(
       sql`select has_table_privilege('lending_app', 'public.cases', 'UPDATE') as "canUpdate"`,

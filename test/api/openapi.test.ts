@@ -142,6 +142,12 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ],
     ['post', '/v1/servicing/webhook-subscriptions/{subscriptionId}/test', 'servicing:write', true, false],
     ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries', 'servicing:read', false],
+    // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
+    ['get', '/v1/servicing/admin/hardship-policies', 'servicing:read', false],
+    ['put', '/v1/servicing/admin/hardship-policies/guardrails', 'servicing:write', true],
+    ['post', '/v1/servicing/admin/hardship-programs', 'servicing:write', true],
+    ['post', '/v1/servicing/admin/hardship-programs/{programCode}/versions', 'servicing:write', true],
+    ['post', '/v1/servicing/admin/hardship-programs/{programCode}/retire', 'servicing:write', true],
     // Voice-provider control surface (issue 8 §5).
     [
       'post',
