@@ -9,8 +9,9 @@
  * (`…Minor`); dates are ISO calendar dates `YYYY-MM-DD`; calendar arithmetic is `domain/calendar.ts`'s.
  *
  * The schedule is the allocation's view of the loan (`InstallmentState` of `domain/allocation.ts`, of which only
- * the due and paid components are read): per installment its due date and, per component (principal, interest,
- * fee, penalty), the amount due and the amount already paid. Rules common to every relief:
+ * the due and paid components are read and returned; its derived fields — outstanding, waived by a payoff,
+ * obligations met — are dropped, as they would go stale): per installment its due date and, per component
+ * (principal, interest, fee, penalty), the amount due and the amount already paid. Rules common to every relief:
  * - paid amounts are never changed, and no due amount goes below what is already paid of it, so a fully paid
  *   installment (nothing outstanding) is never touched; a relief works only on the outstanding part
  *   (due − paid) of "open" installments (something outstanding);
@@ -360,7 +361,8 @@ function checkParams<T extends ReliefType>(reliefType: T, params: ReliefParamsBy
  * `FORBEARANCE` and `REDUCED_PAYMENT`; whole units of `currency` (ISO 4217 code) for `FEE_WAIVER`
  * (`maximumWaiverMinor`) and `PRINCIPAL_FORGIVENESS` (`amountMinor`), rounded up so that a part of a unit never
  * routes a relief past a limit it exceeds; basis points (current − reduced) for `RATE_REDUCTION`. `currency` is
- * read only for the money reliefs. Errors: as the relief's parameter checks (400 / 409 `DomainError`).
+ * read only for the money reliefs. Errors: as the relief's parameter checks (400 / 409 `DomainError`); RangeError
+ * for an unknown currency code.
  */
 export function reliefSize<T extends ReliefType>(
   reliefType: T,
@@ -534,8 +536,23 @@ function prepare<T extends ReliefType>(
   checkSchedule(schedule);
   checkAsOfDate(asOfDate);
   checkParams(reliefType, params);
-  return schedule.installments.map((installment) => ({ ...installment }));
+  return schedule.installments.map(copyOf);
 }
+
+/** The relief's fields of an installment only: derived fields of an `InstallmentState` would go stale. */
+const copyOf = (installment: ReliefInstallment): ReliefInstallment => ({
+  installmentNumber: installment.installmentNumber,
+  fromDate: installment.fromDate,
+  dueDate: installment.dueDate,
+  principalDueMinor: installment.principalDueMinor,
+  interestDueMinor: installment.interestDueMinor,
+  feeDueMinor: installment.feeDueMinor,
+  penaltyDueMinor: installment.penaltyDueMinor,
+  principalPaidMinor: installment.principalPaidMinor,
+  interestPaidMinor: installment.interestPaidMinor,
+  feePaidMinor: installment.feePaidMinor,
+  penaltyPaidMinor: installment.penaltyPaidMinor,
+});
 
 /**
  * `PAYMENT_DEFERRAL` (module note): the outstanding part of the next `installmentCount` open installments due on

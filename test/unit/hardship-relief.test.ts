@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { allocatePayments, installmentsFromSchedule } from '../../domain/allocation';
 import { addDays, addMonths } from '../../domain/calendar';
 import { DomainError } from '../../domain/errors';
 import {
@@ -29,7 +30,7 @@ import {
   reliefSize,
   totalDueMinor,
 } from '../../domain/hardship/relief';
-import type { PeriodFrequencyType } from '../../domain/schedule';
+import { generateSchedule, type PeriodFrequencyType, type ScheduleInput } from '../../domain/schedule';
 
 // ---- fixtures -------------------------------------------------------------------------------------------------
 
@@ -141,6 +142,40 @@ describe('PAYMENT_DEFERRAL — examples', () => {
     expect(rows(after)[1]).toEqual([2, '2026-02-15', 4_000n, 1_000n, 0n, 0n]);
     expect(after.installments[1]?.principalPaidMinor).toBe(4_000n);
     expect(rows(after)[12]).toEqual([13, '2027-01-15', 6_000n, 0n, 0n, 0n]);
+  });
+});
+
+describe('PAYMENT_DEFERRAL — other frequencies', () => {
+  it('follows the loan frequency: every 2 weeks', () => {
+    const weekly: ReliefSchedule = {
+      ...twelveInstallments(),
+      repaymentEvery: 2,
+      repaymentFrequencyType: 1,
+    };
+    const { schedule: after } = applyPaymentDeferral(weekly, { installmentCount: 3 }, '2026-01-01');
+    expect(after.installments.slice(12).map((i) => i.dueDate)).toEqual([
+      '2026-12-29',
+      '2027-01-12',
+      '2027-01-26',
+    ]);
+  });
+
+  it('follows the loan frequency: month ends clamp without drifting', () => {
+    const base = twelveInstallments();
+    const monthEnd: ReliefSchedule = {
+      ...base,
+      installments: base.installments.map((i, k) => ({
+        ...i,
+        fromDate: k === 0 ? '2025-12-31' : addMonths('2025-12-31', k),
+        dueDate: addMonths('2025-12-31', k + 1),
+      })),
+    };
+    const { schedule: after } = applyPaymentDeferral(monthEnd, { installmentCount: 3 }, '2026-01-01');
+    expect(after.installments.slice(12).map((i) => i.dueDate)).toEqual([
+      '2027-01-31',
+      '2027-02-28',
+      '2027-03-31',
+    ]);
   });
 });
 
@@ -295,6 +330,58 @@ describe('RATE_REDUCTION — examples', () => {
     );
     expect(after.installments[0]?.interestDueMinor).toBe(500n);
     expect(after.installments[1]?.interestDueMinor).toBe(502n);
+  });
+});
+
+describe('RATE_REDUCTION — against the schedule generator', () => {
+  // Declining balance, equal principal: each installment's interest is balance × periodic rate, so the schedule at
+  // 6 % is the schedule at 12 % with every interest halved (1200.00 over 12 months: 12.00, 11.00, … 1.00 → 6.00,
+  // 5.50, … 0.50). The loan comes from generateSchedule and allocatePayments (InstallmentState rows in, relief rows out).
+  const terms = (rate: string): ScheduleInput => ({
+    principal: '1200.00',
+    numberOfRepayments: 12,
+    repaymentEvery: 1,
+    repaymentFrequencyType: 2,
+    interestRatePerPeriod: rate,
+    interestRateFrequencyType: 3,
+    interestType: 0,
+    amortizationType: 0,
+    interestCalculationPeriodType: 1,
+    allowPartialPeriodInterestCalcualtion: false,
+    daysInYearType: 1,
+    daysInMonthType: 1,
+    expectedDisbursementDate: '2024-01-01',
+    currency: { code: 'USD', digitsAfterDecimal: 2 },
+  });
+
+  it('gives the unpaid installments the interest the generator gives at the reduced rate', () => {
+    const atTwelve = installmentsFromSchedule(generateSchedule(terms('12')));
+    const atSix = installmentsFromSchedule(generateSchedule(terms('6')));
+    const allocation = allocatePayments({
+      currency: 'USD',
+      installments: atTwelve,
+      events: [
+        { kind: 'DISBURSEMENT', id: 1, valueDate: '2024-01-01', amountMinor: 120_000n },
+        { kind: 'PAYMENT', id: 1, valueDate: '2024-02-01', amountMinor: 11_200n },
+      ],
+      strategy: { code: 'mifos-standard-strategy' },
+    });
+    const { schedule: after } = applyRateReduction(
+      {
+        currency: 'USD',
+        repaymentEvery: 1,
+        repaymentFrequencyType: 2,
+        installments: allocation.installments,
+      },
+      { currentRateBasisPoints: 1_200, reducedRateBasisPoints: 600 },
+      '2024-02-02',
+    );
+    expect(after.installments[0]?.interestDueMinor).toBe(1_200n);
+    expect(
+      after.installments.slice(1).map((i) => [i.dueDate, i.principalDueMinor, i.interestDueMinor]),
+    ).toEqual(atSix.slice(1).map((i) => [i.dueDate, i.principalDueMinor, i.interestDueMinor]));
+    // Only the relief's fields come back: the allocation's derived fields would be stale.
+    expect(Object.keys(after.installments[1] as object)).not.toContain('outstandingMinor');
   });
 });
 
@@ -601,6 +688,14 @@ function expectWellFormed(before: ReliefSchedule, result: ReliefOutcome, addedCo
   expect(result.summary.totalDueAfterMinor).toBe(totalDueMinor(before) - result.summary.reductionTotalMinor);
 }
 
+/** The test's own period arithmetic: `periods` repayment periods after `date`. */
+function periodsAfter(schedule: ReliefSchedule, date: string, periods: number): string {
+  const units = periods * schedule.repaymentEvery;
+  if (schedule.repaymentFrequencyType === 0) return addDays(date, units);
+  if (schedule.repaymentFrequencyType === 1) return addDays(date, 7 * units);
+  return addMonths(date, (schedule.repaymentFrequencyType === 2 ? 1 : 12) * units);
+}
+
 /** n from 1 to the open installments from the as-of date; `pick` in [0, 1). */
 const countOf = (open: number, pick: number) => 1 + Math.floor(pick * open);
 const pickArbitrary = fc.double({ min: 0, max: 0.999, noNaN: true });
@@ -629,10 +724,24 @@ describe('relief — properties', () => {
         ] as const) {
           expect(componentTotal(result.schedule, key)).toBe(componentTotal(schedule, key));
         }
-        // Every deferred installment now has nothing outstanding.
-        for (const number of result.summary.changedInstallmentNumbers) {
-          expect(isOpenRow(result.schedule.installments[number - 1] as ReliefInstallment)).toBe(false);
-        }
+        // The window's outstanding parts, in order, are the appended rows, one period apart after the last due date.
+        const window = openFrom(schedule, asOfDate).slice(0, n);
+        const added = result.schedule.installments.slice(schedule.installments.length);
+        const last = schedule.installments[schedule.installments.length - 1] as ReliefInstallment;
+        window.forEach((old, k) => {
+          const row = added[k] as ReliefInstallment;
+          expect([row.principalDueMinor, row.interestDueMinor, row.feeDueMinor, row.penaltyDueMinor]).toEqual(
+            [
+              old.principalDueMinor - old.principalPaidMinor,
+              old.interestDueMinor - old.interestPaidMinor,
+              old.feeDueMinor - old.feePaidMinor,
+              old.penaltyDueMinor - old.penaltyPaidMinor,
+            ],
+          );
+          expect(row.dueDate).toBe(periodsAfter(schedule, last.dueDate, k + 1));
+          const deferred = result.schedule.installments[old.installmentNumber - 1] as ReliefInstallment;
+          expect(isOpenRow(deferred)).toBe(false);
+        });
         expect(() => applyPaymentDeferral(schedule, { installmentCount: open + 1 }, asOfDate)).toThrow(
           DomainError,
         );
@@ -667,6 +776,21 @@ describe('relief — properties', () => {
           );
           expectWellFormed(schedule, result, 0);
           expect(result.summary.totalDueAfterMinor).toBe(result.summary.totalDueBeforeMinor);
+          // Each window component is reduced by its share, rounded down; the moved total is what the window lost.
+          let lost = 0n;
+          for (const old of openFrom(schedule, asOfDate).slice(0, n)) {
+            const now = result.schedule.installments[old.installmentNumber - 1] as ReliefInstallment;
+            for (const [due, paid, nowDue] of [
+              [old.principalDueMinor, old.principalPaidMinor, now.principalDueMinor],
+              [old.interestDueMinor, old.interestPaidMinor, now.interestDueMinor],
+              [old.feeDueMinor, old.feePaidMinor, now.feeDueMinor],
+              [old.penaltyDueMinor, old.penaltyPaidMinor, now.penaltyDueMinor],
+            ] as const) {
+              expect(due - nowDue).toBe(((due - paid) * BigInt(basisPoints)) / 10_000n);
+              lost += due - nowDue;
+            }
+          }
+          expect(result.summary.movedMinor).toBe(lost);
           for (const key of [
             'principalDueMinor',
             'interestDueMinor',
