@@ -199,6 +199,12 @@ export const errorCodes = {
     status: 409,
     message: 'The remittance is not in a state that allows this action.',
   },
+  /** DESIGN-processes P5 (issue 10 §2): a hardship relief the loan's schedule cannot take (domain/hardship/relief.ts). */
+  'error.msg.hardship.relief.not.applicable': {
+    status: 409,
+    message:
+      "The loan's schedule cannot take this relief: too few open installments, nothing left to recover over, or more than remains outstanding.",
+  },
   'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
   'error.msg.precondition.required': {
     status: 428,
