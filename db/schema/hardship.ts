@@ -7,12 +7,20 @@
  * - `hardship_program_versions`: the program's terms per version (1, 2, …), with the dates they are in effect;
  *   append-only except `effective_to` (set when a later version or the retirement ends the period).
  *
- * Writes serialize per tenant on a transaction advisory lock (activities/servicing/hardship-policies.ts), so
+ * - `hardship_offers`: one row per hardship offer (issue 10 §2, DESIGN-processes P5 third bullet). `offerId` is the
+ *   integer identity `id` (a JSON number on the wire, like the other servicing records), scoped by tenant.
+ * - `hardship_offer_approvals`: the maker-checker decision of an offer (spec § Authentication 10), at most one per
+ *   offer, append-only (custom migration 0042).
+ *
+ * Policy writes serialize per tenant on a transaction advisory lock (activities/servicing/hardship-policies.ts), so
  * numbering is gapless and a program is checked against the guardrails active at commit.
  */
+import { sql } from 'drizzle-orm';
 import {
+  bigint,
   date,
   foreignKey,
+  index,
   integer,
   jsonb,
   pgTable,
@@ -20,8 +28,19 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { HardshipOfferReason, RequestedReliefJson } from '../../domain/hardship/offer';
 import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
-import { createdAt, identityId, instant, tenantId, tenantIsolation, tenantKey } from './columns';
+import {
+  createdAt,
+  identityId,
+  instant,
+  tenantId,
+  tenantIsolation,
+  tenantKey,
+  tenantReference,
+} from './columns';
+import { loans } from './lending';
+import { cases } from './servicing';
 
 export const hardshipGuardrailVersions = pgTable(
   'hardship_guardrail_versions',
@@ -100,5 +119,82 @@ export const hardshipProgramVersions = pgTable(
     ),
     uniqueIndex('hardship_program_versions_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('hardship_program_versions'),
+  ],
+).enableRLS();
+
+export const hardshipOffers = pgTable(
+  'hardship_offers',
+  {
+    /** The offerId. */
+    id: identityId(),
+    tenantId: tenantId(),
+    /** The hardship case the offer is worked in. */
+    caseId: bigint({ mode: 'number' }).notNull(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    programCode: text().notNull(),
+    /** The program version in effect when the offer was made (its terms decide the routing). */
+    programVersion: integer().notNull(),
+    /** The guardrails version active when the offer was made (the policy version of approval records). */
+    guardrailsVersion: integer().notNull(),
+    hardshipReasonCode: text().notNull(),
+    /** The relief asked for (domain `RequestedReliefJson`: money amounts as decimal strings of minor units). */
+    requestedRelief: jsonb().notNull().$type<RequestedReliefJson>(),
+    /** Size of the relief in its own unit; null when INELIGIBLE or SPECIALIST (not sized for routing). */
+    reliefSize: integer(),
+    /** Domain `hardshipOfferStatuses`. */
+    status: text().notNull(),
+    /** INELIGIBLE / SPECIALIST reasons (codes and messages); empty otherwise. */
+    reasons: jsonb().notNull().$type<HardshipOfferReason[]>().default(sql`'[]'::jsonb`),
+    /** The maker: the `Service-Actor` that created the offer (checked against the checker's). */
+    makerActor: text().notNull(),
+    /** When an OFFERED (or approved) offer expires: creation/approval + the version's `offerValidityHours`. */
+    offerExpiresAt: instant(),
+    /** When the evidence of an accepted offer is due (set at acceptance); null before. */
+    documentsDueAt: instant(),
+    workflowId: text().notNull(),
+    createdAt: createdAt(),
+    updatedAt: createdAt(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('hardship_offers', t),
+    tenantReference('hardship_offers_case_fk', t, t.caseId, cases),
+    tenantReference('hardship_offers_loan_fk', t, t.loanId, loans),
+    foreignKey({
+      name: 'hardship_offers_program_fk',
+      columns: [t.tenantId, t.programCode],
+      foreignColumns: [hardshipPrograms.tenantId, hardshipPrograms.programCode],
+    }),
+    index().on(t.tenantId, t.loanId, t.id),
+    index().on(t.tenantId, t.caseId, t.id),
+    uniqueIndex('hardship_offers_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('hardship_offers'),
+  ],
+).enableRLS();
+
+export const hardshipOfferApprovals = pgTable(
+  'hardship_offer_approvals',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    offerId: bigint({ mode: 'number' }).notNull(),
+    /** The checker's `Service-Actor`, never the offer's maker. */
+    actor: text().notNull(),
+    /** Domain `hardshipOfferDecisions`: APPROVED | REJECTED. */
+    decision: text().notNull(),
+    /** The guardrails version the decision was taken under (the spec's "policy version"). */
+    guardrailsVersion: integer().notNull(),
+    /** Hex SHA-256 of the canonical offer terms (domain `hardshipOfferTermsHash`). */
+    requestHash: text().notNull(),
+    decidedAt: instant().notNull(),
+    requestKey: text(),
+  },
+  (t) => [
+    tenantKey('hardship_offer_approvals', t),
+    tenantReference('hardship_offer_approvals_offer_fk', t, t.offerId, hardshipOffers),
+    /** One decision per offer. */
+    uniqueIndex('hardship_offer_approvals_tenant_offer_idx').on(t.tenantId, t.offerId),
+    uniqueIndex('hardship_offer_approvals_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantIsolation('hardship_offer_approvals'),
   ],
 ).enableRLS();

@@ -17,6 +17,9 @@
  * Errors: malformed relief parameters → the `DomainError` of `reliefSize` (400 `validation.msg.validation.errors.exist`
  * naming the parameter; the parameter names are prefixed `requestedRelief.` by the caller when it wishes).
  */
+
+import canonicalize from 'canonicalize';
+import { sha256Hex } from '../hash';
 import type {
   HardshipGuardrailSettings,
   HardshipProgramState,
@@ -241,4 +244,62 @@ export function routeHardshipOffer(
   if (size <= terms.straightThroughMaximum) return { status: 'OFFERED', reliefSize: size, reliefUnit };
   if (size <= terms.humanApprovalMaximum) return { status: 'PENDING_APPROVAL', reliefSize: size, reliefUnit };
   return { status: 'REFERRED', reliefSize: size, reliefUnit };
+}
+
+/**
+ * Every status of an offer (DESIGN-processes P5): the initial routes, then `APPROVED` / `REJECTED` (the checker's
+ * decision on a PENDING_APPROVAL offer; an approved offer is open to the borrower like an OFFERED one), `EXPIRED`
+ * (not accepted within `offerValidityHours`), and the acceptance statuses `AWAITING_DOCUMENTS`, `LAPSED`, `APPLIED`.
+ */
+export const hardshipOfferStatuses = [
+  ...initialHardshipOfferStatuses,
+  'APPROVED',
+  'REJECTED',
+  'EXPIRED',
+  'AWAITING_DOCUMENTS',
+  'LAPSED',
+  'APPLIED',
+] as const;
+export type HardshipOfferStatus = (typeof hardshipOfferStatuses)[number];
+
+/** A checker's decision (spec § Authentication 10). */
+export const hardshipOfferDecisions = ['APPROVED', 'REJECTED'] as const;
+export type HardshipOfferDecision = (typeof hardshipOfferDecisions)[number];
+
+/**
+ * A requested relief as JSON (stored and answered): the parameters with money amounts (`…Minor`, bigint) as
+ * decimal strings of minor units, everything else as is.
+ */
+export interface RequestedReliefJson {
+  reliefType: ReliefType;
+  params: Record<string, string | number>;
+}
+
+/** `relief` as JSON (`RequestedReliefJson`), keys in the parameters' own order. */
+export function requestedReliefJson(relief: RequestedRelief): RequestedReliefJson {
+  const params: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(relief.params)) {
+    params[key] = typeof value === 'bigint' ? value.toString() : (value as string | number);
+  }
+  return { reliefType: relief.reliefType, params };
+}
+
+/** The terms of an offer a checker decides on: what the approval record's request hash covers. */
+export interface HardshipOfferTerms {
+  offerId: number;
+  caseId: number;
+  loanId: number;
+  programCode: string;
+  programVersion: number;
+  guardrailsVersion: number;
+  hardshipReasonCode: string;
+  requestedRelief: RequestedReliefJson;
+}
+
+/**
+ * The request hash of an approval record (spec § Authentication 10): lower-case hex SHA-256 of the RFC 8785
+ * canonical JSON of the offer's terms, so the record proves which terms the checker decided on.
+ */
+export function hardshipOfferTermsHash(terms: HardshipOfferTerms): string {
+  return sha256Hex(canonicalize(terms) ?? '');
 }

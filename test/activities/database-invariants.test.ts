@@ -41,6 +41,7 @@ const appendOnly = [
   'voice_dispatch_events',
   'statements',
   'hardship_guardrail_versions',
+  'hardship_offer_approvals',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -98,6 +99,12 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
+  'hardship_offer_approvals.hardship_offer_approvals_offer_fk':
+    '(tenant_id,offer_id) → hardship_offers(tenant_id,id)',
+  'hardship_offers.hardship_offers_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'hardship_offers.hardship_offers_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'hardship_offers.hardship_offers_program_fk':
+    '(tenant_id,program_code) → hardship_programs(tenant_id,program_code)',
   'hardship_program_versions.hardship_program_versions_program_fk':
     '(tenant_id,program_code) → hardship_programs(tenant_id,program_code)',
   'merchant_advances.merchant_advances_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',

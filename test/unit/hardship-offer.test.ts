@@ -8,9 +8,11 @@ import {
   type HardshipLoanFacts,
   type HardshipOfferProgram,
   type HardshipOfferRequest,
+  hardshipOfferTermsHash,
   type IneligibilityReasonCode,
   ineligibilityReasonCodes,
   type RequestedRelief,
+  requestedReliefJson,
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
 import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
@@ -344,5 +346,45 @@ describe('routeHardshipOffer: malformed relief', () => {
       expect(error).toBeInstanceOf(DomainError);
       expect((error as DomainError).code).toBe('validation.msg.validation.errors.exist');
     }
+  });
+});
+
+describe('requestedReliefJson and hardshipOfferTermsHash', () => {
+  const terms = {
+    offerId: 7,
+    caseId: 3,
+    loanId: 5,
+    programCode: 'WAIVE-FEES',
+    programVersion: 1,
+    guardrailsVersion: 2,
+    hardshipReasonCode: 'JOB_LOSS',
+    requestedRelief: requestedReliefJson({
+      reliefType: 'FEE_WAIVER',
+      params: { fromDate: '2026-01-01', toDate: '2026-03-31', maximumWaiverMinor: 12345n },
+    }),
+  };
+
+  it('writes money amounts as decimal strings of minor units', () => {
+    expect(terms.requestedRelief).toEqual({
+      reliefType: 'FEE_WAIVER',
+      params: { fromDate: '2026-01-01', toDate: '2026-03-31', maximumWaiverMinor: '12345' },
+    });
+  });
+
+  it('hashes the canonical terms: key order does not matter, every term does', () => {
+    const hash = hardshipOfferTermsHash(terms);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    const reordered = Object.fromEntries(Object.entries(terms).reverse()) as typeof terms;
+    expect(hardshipOfferTermsHash(reordered)).toBe(hash);
+    expect(hardshipOfferTermsHash({ ...terms, guardrailsVersion: 3 })).not.toBe(hash);
+    expect(
+      hardshipOfferTermsHash({
+        ...terms,
+        requestedRelief: {
+          ...terms.requestedRelief,
+          params: { ...terms.requestedRelief.params, maximumWaiverMinor: '12346' },
+        },
+      }),
+    ).not.toBe(hash);
   });
 });
