@@ -37,6 +37,7 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
+import { createHardshipOffer, decideHardshipOffer } from './servicing/hardship-offers';
 import {
   createHardshipProgram,
   createHardshipProgramVersion,
@@ -140,6 +141,8 @@ export function createActivities(deps: Deps) {
     createHardshipProgram: createHardshipProgram(deps),
     createHardshipProgramVersion: createHardshipProgramVersion(deps),
     retireHardshipProgram: retireHardshipProgram(deps),
+    createHardshipOffer: createHardshipOffer(deps),
+    decideHardshipOffer: decideHardshipOffer(deps),
   };
 }
 

@@ -245,6 +245,11 @@ export const errorCodes = {
     status: 409,
     message: 'The tenant has no hardship guardrails yet: set them before creating programs.',
   },
+  /** DESIGN-processes P5: approving or rejecting a hardship offer that is not PENDING_APPROVAL. */
+  'error.msg.hardship.offer.invalid.state.transition': {
+    status: 409,
+    message: 'The hardship offer is not in a state that allows this action.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -28,7 +28,6 @@ CREATE TABLE "hardship_offers" (
 	"maker_actor" text NOT NULL,
 	"offer_expires_at" timestamp (3) with time zone,
 	"documents_due_at" timestamp (3) with time zone,
-	"workflow_id" text NOT NULL,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"request_key" text,

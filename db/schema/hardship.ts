@@ -8,7 +8,8 @@
  *   append-only except `effective_to` (set when a later version or the retirement ends the period).
  *
  * - `hardship_offers`: one row per hardship offer (issue 10 §2, DESIGN-processes P5 third bullet). `offerId` is the
- *   integer identity `id` (a JSON number on the wire, like the other servicing records), scoped by tenant.
+ *   integer identity `id` (a JSON number on the wire, like the other servicing records), scoped by tenant; its
+ *   workflow id is derived (`hardship-offer/<tenant>/<offerId>`), not stored.
  * - `hardship_offer_approvals`: the maker-checker decision of an offer (spec § Authentication 10), at most one per
  *   offer, append-only (custom migration 0042).
  *
@@ -151,7 +152,6 @@ export const hardshipOffers = pgTable(
     offerExpiresAt: instant(),
     /** When the evidence of an accepted offer is due (set at acceptance); null before. */
     documentsDueAt: instant(),
-    workflowId: text().notNull(),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),

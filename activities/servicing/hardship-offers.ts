@@ -1,0 +1,316 @@
+/**
+ * Hardship offers up to their decision (issue 10 §2; DESIGN-processes P5 third bullet; spec § Authentication 10
+ * maker-checker): creating an offer routes it (domain/hardship/offer.ts) and stores it with its case effects and
+ * tasks; a PENDING_APPROVAL offer is approved or rejected by a second actor, which writes the append-only
+ * approval record. Each operation is one tenant transaction (STYLE §5), idempotent.
+ *
+ * The loan facts the routing reads (product class, jurisdiction, …) are given by the caller (`loanFacts`); where
+ * each comes from is the caller's business (the offer route or workflow gathers them).
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import {
+  type HardshipOfferView,
+  hardshipOfferRow,
+  hardshipOfferViewOf,
+  offerApprovals,
+  offerTermsOf,
+} from '../../db/queries/hardship-offers';
+import { activeGuardrails, tenantToday } from '../../db/queries/hardship-policies';
+import {
+  hardshipOfferApprovals,
+  hardshipOffers,
+  hardshipPrograms,
+  hardshipProgramVersions,
+  loans,
+} from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, fieldError, notFound, referenceNotFound, validationError } from '../../domain/errors';
+import {
+  type HardshipLoanFacts,
+  type HardshipOfferDecision,
+  hardshipOfferTermsHash,
+  type RequestedRelief,
+  requestedReliefJson,
+  routeHardshipOffer,
+} from '../../domain/hardship/offer';
+import { activeVersionOn } from '../../domain/servicing/hardship-policy';
+import type { Deps, OperationContext } from '../deps';
+import { holdOpenCase, openTask, recordEffect } from './records';
+
+const hourMs = 3_600_000;
+
+/** The `Service-Actor` a maker-checker step needs; 400 naming `header.Service-Actor` when absent. */
+function requireActor(actor: string | null | undefined): string {
+  if (!actor) {
+    throw validationError(
+      'header.Service-Actor',
+      null,
+      'header.Service-Actor is required: maker-checker records name the actor of each step.',
+    );
+  }
+  return actor;
+}
+
+export interface CreateHardshipOfferInput extends OperationContext {
+  caseId: number;
+  loanId: number;
+  programCode: string;
+  hardshipReasonCode: string;
+  requestedRelief: RequestedRelief;
+  /** Facts about the loan at the time of the request (domain `HardshipLoanFacts`). */
+  loanFacts: HardshipLoanFacts;
+}
+
+/**
+ * Creates a hardship offer (DESIGN-processes P5): routes the request against the tenant's active guardrails and
+ * the program version in effect today (tenant compliance time zone), and stores it with the route as its status.
+ * OFFERED starts the validity timer (`offerExpiresAt` = now + the version's `offerValidityHours`). Case effects:
+ * `HARDSHIP_OFFER_CREATED` (status, reasons); a PENDING_APPROVAL offer opens the task `HARDSHIP_OFFER_APPROVAL`,
+ * a SPECIALIST one `HARDSHIP_SPECIALIST_REVIEW`, a REFERRED one `HARDSHIP_OFFER_REFERRAL`, each on the case.
+ * Returns the offer view. Idempotent by `requestKey` (a replay returns the offer stored first).
+ *
+ * Errors, nothing stored: 400 naming `header.Service-Actor` when no actor; 400 for malformed relief parameters
+ * (named `requestedRelief.params.<name>`); 404 naming `caseId` / `loanId` / `programCode` when absent (or another
+ * tenant's); 409 `error.msg.case.invalid.state.transition` when the case is not OPEN; 409
+ * `error.msg.hardship.guardrails.missing` before the tenant's first guardrails.
+ */
+export function createHardshipOffer(deps: Deps) {
+  return async (input: CreateHardshipOfferInput): Promise<HardshipOfferView> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const maker = requireActor(input.actor);
+      if (input.requestKey) {
+        const [replayed] = await tx
+          .select()
+          .from(hardshipOffers)
+          .where(
+            and(eq(hardshipOffers.tenantId, input.tenantId), eq(hardshipOffers.requestKey, input.requestKey)),
+          );
+        if (replayed)
+          return hardshipOfferViewOf(replayed, await offerApprovals(tx, input.tenantId, replayed.id));
+      }
+      await holdOpenCase(tx, input.tenantId, input.caseId, null);
+      const [loan] = await tx
+        .select({ id: loans.id })
+        .from(loans)
+        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, input.loanId)));
+      if (!loan) throw referenceNotFound('loanId', input.loanId, 'Loan');
+      const [program] = await tx
+        .select()
+        .from(hardshipPrograms)
+        .where(
+          and(
+            eq(hardshipPrograms.tenantId, input.tenantId),
+            eq(hardshipPrograms.programCode, input.programCode),
+          ),
+        );
+      if (!program) throw referenceNotFound('programCode', input.programCode, 'Hardship program');
+      const guardrails = await activeGuardrails(tx, input.tenantId);
+      if (!guardrails) throw new DomainError('error.msg.hardship.guardrails.missing');
+      const now = deps.clock();
+      const versions = await tx
+        .select()
+        .from(hardshipProgramVersions)
+        .where(
+          and(
+            eq(hardshipProgramVersions.tenantId, input.tenantId),
+            eq(hardshipProgramVersions.programCode, input.programCode),
+          ),
+        )
+        .orderBy(asc(hardshipProgramVersions.version));
+      const version = activeVersionOn(versions, await tenantToday(tx, input.tenantId, now));
+      if (!version) throw new Error(`hardship program ${input.programCode} has no version`);
+
+      let route: ReturnType<typeof routeHardshipOffer>;
+      try {
+        route = routeHardshipOffer(
+          guardrails.guardrails,
+          {
+            programCode: program.programCode,
+            state: program.state === 'RETIRED' ? 'RETIRED' : 'ACTIVE',
+            hardshipReasonCode: program.hardshipReasonCode,
+            version: version.version,
+            terms: version.terms,
+          },
+          input.loanFacts,
+          { hardshipReasonCode: input.hardshipReasonCode, requestedRelief: input.requestedRelief },
+        );
+      } catch (error) {
+        throw prefixed(error, 'requestedRelief.params.');
+      }
+      const [offer] = await tx
+        .insert(hardshipOffers)
+        .values({
+          tenantId: input.tenantId,
+          caseId: input.caseId,
+          loanId: input.loanId,
+          programCode: program.programCode,
+          programVersion: version.version,
+          guardrailsVersion: guardrails.version,
+          hardshipReasonCode: input.hardshipReasonCode,
+          requestedRelief: requestedReliefJson(input.requestedRelief),
+          reliefSize: 'reliefSize' in route ? route.reliefSize : null,
+          status: route.status,
+          reasons: 'reasons' in route ? route.reasons : [],
+          makerActor: maker,
+          offerExpiresAt:
+            route.status === 'OFFERED'
+              ? new Date(now.getTime() + version.terms.offerValidityHours * hourMs)
+              : null,
+          documentsDueAt: null,
+          createdAt: now,
+          updatedAt: now,
+          requestKey: input.requestKey ?? null,
+        })
+        .returning();
+      if (!offer) throw new Error('hardship offer insert returned no row');
+      await recordEffect(tx, {
+        tenantId: input.tenantId,
+        caseId: input.caseId,
+        effectType: 'HARDSHIP_OFFER_CREATED',
+        subjectType: 'HARDSHIP_OFFER',
+        subjectId: offer.id,
+        detail: {
+          offerId: offer.id,
+          programCode: offer.programCode,
+          programVersion: offer.programVersion,
+          status: offer.status,
+          reasons: offer.reasons.map((r) => r.code),
+        },
+        actor: maker,
+        correlationId: input.correlationId ?? null,
+        occurredAt: now,
+        dedupeKey: `hardship-offer/${offer.id}/created`,
+      });
+      const task = taskOfStatus(offer.status);
+      if (task) {
+        await openTask(tx, {
+          tenantId: input.tenantId,
+          caseId: input.caseId,
+          taskType: task.taskType,
+          title: `${task.title} ${offer.id} (${offer.programCode})`,
+          subjectType: 'HARDSHIP_OFFER',
+          subjectId: offer.id,
+          dueAt: null,
+          dedupeKey: `hardship-offer/${offer.id}/${task.taskType}`,
+        });
+      }
+      return hardshipOfferViewOf(offer, []);
+    });
+}
+
+/** The task a status opens on the case, if any. */
+function taskOfStatus(status: string): { taskType: string; title: string } | null {
+  switch (status) {
+    case 'PENDING_APPROVAL':
+      return { taskType: 'HARDSHIP_OFFER_APPROVAL', title: 'Approve or reject hardship offer' };
+    case 'SPECIALIST':
+      return { taskType: 'HARDSHIP_SPECIALIST_REVIEW', title: 'Specialist review of hardship request' };
+    case 'REFERRED':
+      return { taskType: 'HARDSHIP_OFFER_REFERRAL', title: 'Referred hardship request' };
+    default:
+      return null;
+  }
+}
+
+/** A relief parameter error renamed under `prefix` (the wire path of the parameters); other errors unchanged. */
+function prefixed(error: unknown, prefix: string): unknown {
+  if (!(error instanceof DomainError)) return error;
+  return new DomainError(error.code, error.message, {
+    errors: error.errors.map((e) => ({ ...e, parameterName: `${prefix}${e.parameterName}` })),
+  });
+}
+
+export interface DecideHardshipOfferInput extends OperationContext {
+  offerId: number;
+  decision: HardshipOfferDecision;
+}
+
+/**
+ * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; DESIGN-processes P5): writes the
+ * approval record (actor, decision, guardrails version active now as the policy version, SHA-256 of the
+ * canonical offer terms, decided at) and moves the offer to APPROVED (validity timer started: `offerExpiresAt` =
+ * now + the version's `offerValidityHours`) or REJECTED; case effect `HARDSHIP_OFFER_APPROVED` / `…_REJECTED`.
+ * The caller has checked scope and permission. Idempotent: the same actor repeating the same decision gets the
+ * offer as it is. Returns the offer view with its decision trail.
+ *
+ * Errors, nothing changed: 400 naming `header.Service-Actor` when no actor; 404 unknown offer (or another
+ * tenant's); 403 `error.msg.not.authorized` naming `header.Service-Actor` when the checker is the maker; 409
+ * `error.msg.hardship.offer.invalid.state.transition` naming `offerId` when the offer is not PENDING_APPROVAL.
+ */
+export function decideHardshipOffer(deps: Deps) {
+  return async (input: DecideHardshipOfferInput): Promise<HardshipOfferView> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const checker = requireActor(input.actor);
+      const offer = await hardshipOfferRow(tx, input.tenantId, input.offerId, true);
+      if (!offer) throw notFound('Hardship offer', input.offerId);
+      const trail = await offerApprovals(tx, input.tenantId, offer.id);
+      const earlier = trail.find((a) => a.actor === checker && a.decision === input.decision);
+      if (earlier) return hardshipOfferViewOf(offer, trail);
+      if (checker === offer.makerActor) {
+        const message = `header.Service-Actor: ${checker} created hardship offer ${offer.id}; another actor must decide it (maker-checker).`;
+        throw new DomainError('error.msg.not.authorized', message, {
+          errors: [fieldError('header.Service-Actor', checker, message, 'error.msg.not.authorized')],
+        });
+      }
+      if (offer.status !== 'PENDING_APPROVAL') {
+        const code = 'error.msg.hardship.offer.invalid.state.transition';
+        const message = `offerId: hardship offer ${offer.id} is ${offer.status}; only a PENDING_APPROVAL offer can be approved or rejected.`;
+        throw new DomainError(code, message, { errors: [fieldError('offerId', offer.id, message, code)] });
+      }
+      const guardrails = await activeGuardrails(tx, input.tenantId);
+      if (!guardrails) throw new Error('hardship offer without guardrails');
+      const [version] = await tx
+        .select({ terms: hardshipProgramVersions.terms })
+        .from(hardshipProgramVersions)
+        .where(
+          and(
+            eq(hardshipProgramVersions.tenantId, input.tenantId),
+            eq(hardshipProgramVersions.programCode, offer.programCode),
+            eq(hardshipProgramVersions.version, offer.programVersion),
+          ),
+        );
+      if (!version)
+        throw new Error(`hardship program version ${offer.programCode}/${offer.programVersion} vanished`);
+      const now = deps.clock();
+      const [approval] = await tx
+        .insert(hardshipOfferApprovals)
+        .values({
+          tenantId: input.tenantId,
+          offerId: offer.id,
+          actor: checker,
+          decision: input.decision,
+          guardrailsVersion: guardrails.version,
+          requestHash: hardshipOfferTermsHash(offerTermsOf(offer)),
+          decidedAt: now,
+          requestKey: input.requestKey ?? null,
+        })
+        .returning();
+      if (!approval) throw new Error('hardship offer approval insert returned no row');
+      const [updated] = await tx
+        .update(hardshipOffers)
+        .set({
+          status: input.decision,
+          offerExpiresAt:
+            input.decision === 'APPROVED'
+              ? new Date(now.getTime() + version.terms.offerValidityHours * hourMs)
+              : null,
+          updatedAt: now,
+        })
+        .where(and(eq(hardshipOffers.tenantId, input.tenantId), eq(hardshipOffers.id, offer.id)))
+        .returning();
+      if (!updated) throw new Error('hardship offer vanished under its lock');
+      await recordEffect(tx, {
+        tenantId: input.tenantId,
+        caseId: offer.caseId,
+        effectType: `HARDSHIP_OFFER_${input.decision}`,
+        subjectType: 'HARDSHIP_OFFER',
+        subjectId: offer.id,
+        detail: { offerId: offer.id, decision: input.decision, requestHash: approval.requestHash },
+        actor: checker,
+        correlationId: input.correlationId ?? null,
+        occurredAt: now,
+        dedupeKey: `hardship-offer/${offer.id}/decided`,
+      });
+      return hardshipOfferViewOf(updated, [...trail, approval]);
+    });
+}

@@ -1,0 +1,136 @@
+/**
+ * Reads of hardship offers (issue 10 §2; DESIGN-processes P5 third bullet): one offer with its decision trail
+ * (the maker-checker approval records, spec § Authentication 10) and timers, as the offer read answers it.
+ * The offer operations (activities/servicing/hardship-offers.ts) use the `Tx` helpers inside their transaction.
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import type {
+  HardshipOfferReason,
+  HardshipOfferTerms,
+  RequestedReliefJson,
+} from '../../domain/hardship/offer';
+import type { Db } from '../client';
+import { hardshipOfferApprovals, hardshipOffers } from '../schema';
+import { type Tx, withTenantTransaction } from '../tenant-tx';
+
+/** One decision of the trail. */
+export interface HardshipOfferDecisionView {
+  /** The checker's `Service-Actor`. */
+  actor: string;
+  decision: string;
+  /** Guardrails version the decision was taken under (the spec's "policy version"). */
+  policyVersion: number;
+  /** Hex SHA-256 of the canonical offer terms decided on. */
+  requestHash: string;
+  /** ISO 8601 instant (UTC, `Z`). */
+  decidedAt: string;
+}
+
+/** An offer as the offer read answers it. */
+export interface HardshipOfferView {
+  offerId: number;
+  caseId: number;
+  loanId: number;
+  programCode: string;
+  programVersion: number;
+  guardrailsVersion: number;
+  hardshipReasonCode: string;
+  requestedRelief: RequestedReliefJson;
+  status: string;
+  /** Size of the relief in its unit; null when not sized (INELIGIBLE, SPECIALIST). */
+  reliefSize: number | null;
+  /** INELIGIBLE / SPECIALIST reasons; empty otherwise. */
+  reasons: HardshipOfferReason[];
+  /** The maker's `Service-Actor`. */
+  createdBy: string;
+  /** ISO 8601 instants (UTC, `Z`) or null while not running. */
+  timers: { offerExpiresAt: string | null; documentsDueAt: string | null };
+  decisions: HardshipOfferDecisionView[];
+  /** ISO 8601 instant (UTC, `Z`). */
+  createdAt: string;
+}
+
+export type HardshipOfferRow = typeof hardshipOffers.$inferSelect;
+type ApprovalRow = typeof hardshipOfferApprovals.$inferSelect;
+
+/** The terms the request hash of an approval covers (domain `hardshipOfferTermsHash`). */
+export function offerTermsOf(row: HardshipOfferRow): HardshipOfferTerms {
+  return {
+    offerId: row.id,
+    caseId: row.caseId,
+    loanId: row.loanId,
+    programCode: row.programCode,
+    programVersion: row.programVersion,
+    guardrailsVersion: row.guardrailsVersion,
+    hardshipReasonCode: row.hardshipReasonCode,
+    requestedRelief: row.requestedRelief,
+  };
+}
+
+export function hardshipOfferViewOf(
+  row: HardshipOfferRow,
+  approvals: readonly ApprovalRow[],
+): HardshipOfferView {
+  return {
+    offerId: row.id,
+    caseId: row.caseId,
+    loanId: row.loanId,
+    programCode: row.programCode,
+    programVersion: row.programVersion,
+    guardrailsVersion: row.guardrailsVersion,
+    hardshipReasonCode: row.hardshipReasonCode,
+    requestedRelief: row.requestedRelief,
+    status: row.status,
+    reliefSize: row.reliefSize,
+    reasons: row.reasons,
+    createdBy: row.makerActor,
+    timers: {
+      offerExpiresAt: row.offerExpiresAt?.toISOString() ?? null,
+      documentsDueAt: row.documentsDueAt?.toISOString() ?? null,
+    },
+    decisions: approvals.map((a) => ({
+      actor: a.actor,
+      decision: a.decision,
+      policyVersion: a.guardrailsVersion,
+      requestHash: a.requestHash,
+      decidedAt: a.decidedAt.toISOString(),
+    })),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The approval records of an offer, oldest first. */
+export async function offerApprovals(tx: Tx, tenantId: string, offerId: number): Promise<ApprovalRow[]> {
+  return tx
+    .select()
+    .from(hardshipOfferApprovals)
+    .where(and(eq(hardshipOfferApprovals.tenantId, tenantId), eq(hardshipOfferApprovals.offerId, offerId)))
+    .orderBy(asc(hardshipOfferApprovals.id));
+}
+
+/** The offer row (optionally locked `FOR UPDATE`), or null when absent or another tenant's. */
+export async function hardshipOfferRow(
+  tx: Tx,
+  tenantId: string,
+  offerId: number,
+  forUpdate = false,
+): Promise<HardshipOfferRow | null> {
+  const query = tx
+    .select()
+    .from(hardshipOffers)
+    .where(and(eq(hardshipOffers.tenantId, tenantId), eq(hardshipOffers.id, offerId)));
+  const [row] = forUpdate ? await query.for('update') : await query;
+  return row ?? null;
+}
+
+/** The offer with its decision trail, or null when absent or another tenant's (spec § Authentication 9). */
+export async function getHardshipOffer(
+  db: Db,
+  tenantId: string,
+  offerId: number,
+): Promise<HardshipOfferView | null> {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const row = await hardshipOfferRow(tx, tenantId, offerId);
+    return row ? hardshipOfferViewOf(row, await offerApprovals(tx, tenantId, offerId)) : null;
+  });
+}

@@ -1,0 +1,341 @@
+/**
+ * Hardship offers up to their decision (activities/servicing/hardship-offers.ts; issue 10 §2, DESIGN-processes
+ * P5, spec § Authentication 10 maker-checker) on the real database: each routing outcome stored with its case
+ * effect, task and timer; replay by request key; approval and rejection by a second actor with the append-only
+ * approval record (request hash of the canonical terms); the maker refused (403), wrong state (409), unknown or
+ * another tenant's references (404), bad input (400), nothing changed by a refusal.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getHardshipOffer } from '../../db/queries/hardship-offers';
+import { hardshipOfferApprovals, loans } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import type { HardshipLoanFacts, RequestedRelief } from '../../domain/hardship/offer';
+import { hardshipOfferTermsHash } from '../../domain/hardship/offer';
+import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
+import {
+  type ActivityHarness,
+  createHarness,
+  effectsOf,
+  expectDomainError,
+  insertBareLoanProduct,
+  newRequestKey,
+  newTenant,
+  tasksOf,
+} from './helpers';
+
+let h: ActivityHarness;
+let tenant: string;
+let otherTenant: string;
+let loanId: number;
+let otherCaseId: number;
+
+const guardrails: HardshipGuardrailSettings = {
+  minimumLoanAgeInstallments: 2,
+  maximumActiveHardshipCasesPerLoan: 1,
+  requireVerifiedContactForOffer: true,
+  requireWorkflowConfirmedEvidence: true,
+  prohibitPrincipalForgiveness: true,
+  prohibitRateChange: true,
+  specialistConditions: ['BANKRUPTCY'],
+  offerValidityHoursMaximum: 72,
+  documentDeadlineHoursMaximum: 240,
+  maximumDeferredPayments: 6,
+  reevaluateOnMaterialLoanDrift: true,
+};
+
+const terms: HardshipProgramTerms = {
+  reliefType: 'PAYMENT_DEFERRAL',
+  straightThroughMaximum: 1,
+  humanApprovalMaximum: 3,
+  humanApprovalPermission: 'APPROVE_LOAN',
+  requiredEvidenceCode: 'HARDSHIP_STATEMENT',
+  offerValidityHours: 48,
+  scope: {
+    productClasses: ['COVERED_CONSUMER'],
+    jurisdictions: [],
+    currencies: ['USD'],
+    repaymentFrequencies: ['MONTHLY'],
+    requiredNativeCapability: '',
+  },
+  workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
+};
+
+const facts: HardshipLoanFacts = {
+  productClass: 'COVERED_CONSUMER',
+  jurisdiction: 'US-CA',
+  currency: 'USD',
+  repaymentFrequency: 'MONTHLY',
+  nativeCapabilities: [],
+  installmentsSinceFirstDue: 4,
+  activeHardshipCaseCount: 1,
+  verifiedContactPresent: true,
+  conditions: [],
+  activeRestrictionTypes: [],
+};
+
+const deferral = (installmentCount: number): RequestedRelief => ({
+  reliefType: 'PAYMENT_DEFERRAL',
+  params: { installmentCount },
+});
+
+async function openHardshipCase(tenantId: string): Promise<number> {
+  const { caseId } = await h.activities.openCase({
+    tenantId,
+    customerRef: 'cus_hardship',
+    caseTypeCode: 'HARDSHIP',
+    summary: 'Job loss',
+  });
+  return caseId;
+}
+
+function create(
+  caseId: number,
+  over: Partial<Parameters<ActivityHarness['activities']['createHardshipOffer']>[0]> = {},
+) {
+  return h.activities.createHardshipOffer({
+    tenantId: tenant,
+    requestKey: newRequestKey(),
+    actor: 'maker-1',
+    correlationId: 'req-hs',
+    caseId,
+    loanId,
+    programCode: 'DEFER',
+    hardshipReasonCode: 'JOB_LOSS',
+    requestedRelief: deferral(1),
+    loanFacts: facts,
+    ...over,
+  });
+}
+
+function decide(offerId: number, actor: string | null, decision: 'APPROVED' | 'REJECTED' = 'APPROVED') {
+  return h.activities.decideHardshipOffer({
+    tenantId: tenant,
+    requestKey: newRequestKey(),
+    actor,
+    offerId,
+    decision,
+  });
+}
+
+function approvalsOf(offerId: number) {
+  return withTenantTransaction(h.db, tenant, (tx) =>
+    tx
+      .select()
+      .from(hardshipOfferApprovals)
+      .where(and(eq(hardshipOfferApprovals.offerId, offerId))),
+  );
+}
+
+beforeAll(async () => {
+  h = createHarness();
+  tenant = await newTenant(h, 'hso');
+  otherTenant = await newTenant(h, 'hso-b');
+  const context = { tenantId: tenant, requestKey: null, actor: 'admin' };
+  await h.activities.setHardshipGuardrails({ ...context, guardrails });
+  await h.activities.createHardshipProgram({
+    ...context,
+    programCode: 'DEFER',
+    displayName: 'Deferral',
+    hardshipReasonCode: 'JOB_LOSS',
+    description: 'Defer up to three payments',
+    effectiveFrom: '2020-01-01',
+    terms,
+  });
+  const { customerId } = await h.activities.createCustomer({
+    ...context,
+    requestKey: newRequestKey(),
+    firstName: 'Ana',
+    lastName: 'López',
+  });
+  const [loan] = await withTenantTransaction(h.db, tenant, async (tx) =>
+    tx
+      .insert(loans)
+      .values({
+        tenantId: tenant,
+        accountNo: `LN-HS-${Date.now().toString(36)}`,
+        clientId: customerId,
+        productId: await insertBareLoanProduct(tx, tenant),
+        loanType: 'individual',
+        currencyCode: 'USD',
+        principal: '1000',
+        terms: {},
+        transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+        submittedOnDate: '2026-01-01',
+        expectedDisbursementDate: '2026-01-02',
+      })
+      .returning({ id: loans.id }),
+  );
+  loanId = loan!.id;
+  otherCaseId = await openHardshipCase(otherTenant);
+});
+afterAll(async () => h?.close());
+
+describe('createHardshipOffer', () => {
+  it('OFFERED: stores the offer with its expiry timer and a case effect; a replay returns it', async () => {
+    h.now.value = new Date('2026-03-02T10:00:00.000Z');
+    const caseId = await openHardshipCase(tenant);
+    const requestKey = newRequestKey();
+    const offer = await create(caseId, { requestKey });
+    expect(offer).toMatchObject({
+      caseId,
+      loanId,
+      programCode: 'DEFER',
+      programVersion: 1,
+      guardrailsVersion: 1,
+      status: 'OFFERED',
+      reliefSize: 1,
+      reasons: [],
+      createdBy: 'maker-1',
+      requestedRelief: { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 1 } },
+      timers: { offerExpiresAt: '2026-03-04T10:00:00.000Z', documentsDueAt: null },
+      decisions: [],
+    });
+    const again = await create(caseId, { requestKey, requestedRelief: deferral(2) });
+    expect(again.offerId).toBe(offer.offerId);
+    expect(again.status).toBe('OFFERED');
+    const effects = await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_CREATED');
+    expect(effects).toHaveLength(1);
+    expect(effects[0]?.detail).toMatchObject({ offerId: offer.offerId, status: 'OFFERED' });
+    expect(await tasksOf(h, tenant, caseId)).toHaveLength(0);
+    expect(await getHardshipOffer(h.db, tenant, offer.offerId)).toEqual(offer);
+    h.now.value = null;
+  });
+
+  it('PENDING_APPROVAL and REFERRED open their tasks, without a running timer', async () => {
+    const caseId = await openHardshipCase(tenant);
+    const pending = await create(caseId, { requestedRelief: deferral(3) });
+    expect(pending).toMatchObject({
+      status: 'PENDING_APPROVAL',
+      reliefSize: 3,
+      timers: { offerExpiresAt: null },
+    });
+    const referred = await create(caseId, { requestedRelief: deferral(4) });
+    expect(referred).toMatchObject({ status: 'REFERRED', reliefSize: 4 });
+    const tasks = await tasksOf(h, tenant, caseId);
+    expect(tasks.map((t) => [t.taskType, t.subjectId])).toEqual([
+      ['HARDSHIP_OFFER_APPROVAL', String(pending.offerId)],
+      ['HARDSHIP_OFFER_REFERRAL', String(referred.offerId)],
+    ]);
+  });
+
+  it('INELIGIBLE stores its reasons; SPECIALIST opens a specialist task', async () => {
+    const caseId = await openHardshipCase(tenant);
+    const ineligible = await create(caseId, {
+      hardshipReasonCode: 'MEDICAL',
+      loanFacts: { ...facts, installmentsSinceFirstDue: 1 },
+    });
+    expect(ineligible.status).toBe('INELIGIBLE');
+    expect(ineligible.reliefSize).toBeNull();
+    expect(ineligible.reasons.map((r) => r.code)).toEqual([
+      'HARDSHIP_REASON_MISMATCH',
+      'MINIMUM_LOAN_AGE_NOT_MET',
+    ]);
+    const specialist = await create(caseId, {
+      loanFacts: { ...facts, activeRestrictionTypes: ['SCRA_MLA_PROTECTED'] },
+    });
+    expect(specialist.status).toBe('SPECIALIST');
+    expect(specialist.reasons.map((r) => r.code)).toEqual(['SCRA_MLA_PROTECTED']);
+    expect((await tasksOf(h, tenant, caseId)).map((t) => t.taskType)).toEqual(['HARDSHIP_SPECIALIST_REVIEW']);
+  });
+
+  it('refuses bad input and unknown references, storing nothing', async () => {
+    const caseId = await openHardshipCase(tenant);
+    const noActor = await expectDomainError(
+      create(caseId, { actor: null }),
+      'validation.msg.validation.errors.exist',
+    );
+    expect(noActor.errors[0]?.parameterName).toBe('header.Service-Actor');
+    const badRelief = await expectDomainError(
+      create(caseId, { requestedRelief: deferral(0) }),
+      'validation.msg.validation.errors.exist',
+    );
+    expect(badRelief.errors[0]?.parameterName).toBe('requestedRelief.params.installmentCount');
+    const loan = await expectDomainError(
+      create(caseId, { loanId: loanId + 100000 }),
+      'error.msg.resource.not.found',
+    );
+    expect(loan.errors[0]?.parameterName).toBe('loanId');
+    const program = await expectDomainError(
+      create(caseId, { programCode: 'NOPE' }),
+      'error.msg.resource.not.found',
+    );
+    expect(program.errors[0]?.parameterName).toBe('programCode');
+    const foreignCase = await expectDomainError(create(otherCaseId), 'error.msg.resource.not.found');
+    expect(foreignCase.errors[0]?.parameterName).toBe('caseId');
+    expect(await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_CREATED')).toHaveLength(0);
+  });
+});
+
+describe('decideHardshipOffer (maker-checker)', () => {
+  it('a second actor approves: record with actor, decision, policy version, terms hash; timer started; idempotent', async () => {
+    const caseId = await openHardshipCase(tenant);
+    const pending = await create(caseId, { requestedRelief: deferral(2) });
+    h.now.value = new Date('2026-03-05T08:00:00.000Z');
+    const approved = await decide(pending.offerId, 'checker-1');
+    h.now.value = null;
+    const hash = hardshipOfferTermsHash({
+      offerId: pending.offerId,
+      caseId,
+      loanId,
+      programCode: 'DEFER',
+      programVersion: 1,
+      guardrailsVersion: 1,
+      hardshipReasonCode: 'JOB_LOSS',
+      requestedRelief: { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 2 } },
+    });
+    expect(approved.status).toBe('APPROVED');
+    expect(approved.timers.offerExpiresAt).toBe('2026-03-07T08:00:00.000Z');
+    expect(approved.decisions).toEqual([
+      {
+        actor: 'checker-1',
+        decision: 'APPROVED',
+        policyVersion: 1,
+        requestHash: hash,
+        decidedAt: '2026-03-05T08:00:00.000Z',
+      },
+    ]);
+    expect(await decide(pending.offerId, 'checker-1')).toEqual(approved);
+    expect(await approvalsOf(pending.offerId)).toHaveLength(1);
+    expect((await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_APPROVED')).length).toBe(1);
+    await expectDomainError(
+      decide(pending.offerId, 'checker-2', 'REJECTED'),
+      'error.msg.hardship.offer.invalid.state.transition',
+    );
+  });
+
+  it('refuses the maker (403) and an offer that is not PENDING_APPROVAL (409), changing nothing', async () => {
+    const caseId = await openHardshipCase(tenant);
+    const pending = await create(caseId, { requestedRelief: deferral(2) });
+    const self = await expectDomainError(decide(pending.offerId, 'maker-1'), 'error.msg.not.authorized');
+    expect(self.errors[0]?.parameterName).toBe('header.Service-Actor');
+    expect((await getHardshipOffer(h.db, tenant, pending.offerId))?.status).toBe('PENDING_APPROVAL');
+    expect(await approvalsOf(pending.offerId)).toHaveLength(0);
+    const offered = await create(caseId);
+    const state = await expectDomainError(
+      decide(offered.offerId, 'checker-1'),
+      'error.msg.hardship.offer.invalid.state.transition',
+    );
+    expect(state.errors[0]?.parameterName).toBe('offerId');
+    await expectDomainError(decide(pending.offerId, null), 'validation.msg.validation.errors.exist');
+  });
+
+  it('a second actor rejects: REJECTED, no timer; another tenant cannot see or decide the offer', async () => {
+    const caseId = await openHardshipCase(tenant);
+    const pending = await create(caseId, { requestedRelief: deferral(3) });
+    const rejected = await decide(pending.offerId, 'checker-1', 'REJECTED');
+    expect(rejected.status).toBe('REJECTED');
+    expect(rejected.timers.offerExpiresAt).toBeNull();
+    expect(rejected.decisions.map((d) => d.decision)).toEqual(['REJECTED']);
+    expect(await getHardshipOffer(h.db, otherTenant, pending.offerId)).toBeNull();
+    await expectDomainError(
+      h.activities.decideHardshipOffer({
+        tenantId: otherTenant,
+        actor: 'checker-9',
+        offerId: pending.offerId,
+        decision: 'APPROVED',
+      }),
+      'error.msg.resource.not.found',
+    );
+  });
+});
