@@ -4,10 +4,10 @@
  * tasks; a PENDING_APPROVAL offer is approved or rejected by a second actor, which writes the append-only
  * approval record. Each operation is one tenant transaction (STYLE §5), idempotent.
  *
- * The loan facts the routing reads (product class, jurisdiction, …) are given by the caller (`loanFacts`); where
- * each comes from is the caller's business (the offer route or workflow gathers them).
+ * The loan facts the routing reads are gathered in the same transaction (`gatherHardshipLoanFacts`) unless the
+ * caller gives them (`loanFacts`).
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, lte, ne, sql } from 'drizzle-orm';
 import {
   type HardshipOfferView,
   hardshipOfferRow,
@@ -17,23 +17,30 @@ import {
 } from '../../db/queries/hardship-offers';
 import { activeGuardrails, tenantToday } from '../../db/queries/hardship-policies';
 import {
+  cases,
+  contactPoints,
+  customerAddresses,
   hardshipOfferApprovals,
   hardshipOffers,
   hardshipPrograms,
   hardshipProgramVersions,
+  loanInstallments,
+  loanProducts,
   loans,
 } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound, referenceNotFound, validationError } from '../../domain/errors';
 import {
   type HardshipLoanFacts,
   type HardshipOfferDecision,
   hardshipOfferTermsHash,
   type RequestedRelief,
+  repaymentFrequencyName,
   requestedReliefJson,
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
 import { activeVersionOn } from '../../domain/servicing/hardship-policy';
+import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { holdOpenCase, openTask, recordEffect } from './records';
 
@@ -57,8 +64,111 @@ export interface CreateHardshipOfferInput extends OperationContext {
   programCode: string;
   hardshipReasonCode: string;
   requestedRelief: RequestedRelief;
-  /** Facts about the loan at the time of the request (domain `HardshipLoanFacts`). */
-  loanFacts: HardshipLoanFacts;
+  /** Facts about the loan at the time of the request; gathered from the database when absent. */
+  loanFacts?: HardshipLoanFacts | undefined;
+}
+
+/**
+ * The routing facts of loan `loanId` for a request in case `caseId`, at `now` (`today` = the tenant's date):
+ * - `productClass`: the product's `lmsConfig.productClass` ('' when unset: outside every non-empty list);
+ * - `jurisdiction`: the borrower's first recorded address, `<countryCode>-<region>` (ISO 3166-2) when it has a
+ *   region, else the country; '' without an address;
+ * - `currency`: the loan's; `repaymentFrequency`: `repaymentFrequencyName` of the loan's terms (the product's
+ *   when the loan's terms do not say);
+ * - `nativeCapabilities`: the product's `lmsConfig.nativeCapabilities` (a string array; none when unset);
+ * - `installmentsSinceFirstDue`: the loan's installments due on or before today;
+ * - `activeHardshipCaseCount`: the OPEN cases with an offer on this loan, the request's case counted once;
+ * - `verifiedContactPresent`: the borrower has a VERIFIED contact point;
+ * - `conditions`: none yet (no record of bankruptcy, litigation, … exists in the engine);
+ * - `activeRestrictionTypes`: the restrictions in force at `now` on the borrower or this loan.
+ */
+export async function gatherHardshipLoanFacts(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  caseId: number,
+  now: Date,
+  today: string,
+): Promise<HardshipLoanFacts> {
+  const [loan] = await tx
+    .select({
+      clientId: loans.clientId,
+      currency: loans.currencyCode,
+      terms: loans.terms,
+      lmsConfig: loanProducts.lmsConfig,
+      productEvery: loanProducts.repaymentEvery,
+      productFrequencyType: loanProducts.repaymentFrequencyType,
+    })
+    .from(loans)
+    .innerJoin(
+      loanProducts,
+      and(eq(loanProducts.tenantId, loans.tenantId), eq(loanProducts.id, loans.productId)),
+    )
+    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+  if (!loan) throw referenceNotFound('loanId', loanId, 'Loan');
+  const [address] = await tx
+    .select({ countryCode: customerAddresses.countryCode, region: customerAddresses.region })
+    .from(customerAddresses)
+    .where(and(eq(customerAddresses.tenantId, tenantId), eq(customerAddresses.customerId, loan.clientId)))
+    .orderBy(asc(customerAddresses.id))
+    .limit(1);
+  const [age] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(loanInstallments)
+    .where(
+      and(
+        eq(loanInstallments.tenantId, tenantId),
+        eq(loanInstallments.loanId, loanId),
+        lte(loanInstallments.dueDate, today),
+      ),
+    );
+  const otherCases = await tx
+    .selectDistinct({ caseId: hardshipOffers.caseId })
+    .from(hardshipOffers)
+    .innerJoin(cases, and(eq(cases.tenantId, hardshipOffers.tenantId), eq(cases.id, hardshipOffers.caseId)))
+    .where(
+      and(
+        eq(hardshipOffers.tenantId, tenantId),
+        eq(hardshipOffers.loanId, loanId),
+        ne(hardshipOffers.caseId, caseId),
+        eq(cases.status, 'OPEN'),
+      ),
+    );
+  const [verified] = await tx
+    .select({ id: contactPoints.id })
+    .from(contactPoints)
+    .where(
+      and(
+        eq(contactPoints.tenantId, tenantId),
+        eq(contactPoints.customerId, loan.clientId),
+        eq(contactPoints.verificationStatus, 'VERIFIED'),
+      ),
+    )
+    .limit(1);
+  const restrictions = await activeRestrictions(tx, tenantId, loan.clientId, loanId, { at: now });
+  const terms = loan.terms as { repaymentEvery?: unknown; repaymentFrequencyType?: unknown };
+  const every = typeof terms.repaymentEvery === 'number' ? terms.repaymentEvery : loan.productEvery;
+  const frequencyType =
+    typeof terms.repaymentFrequencyType === 'number'
+      ? terms.repaymentFrequencyType
+      : loan.productFrequencyType;
+  const capabilities = loan.lmsConfig.nativeCapabilities;
+  return {
+    productClass: typeof loan.lmsConfig.productClass === 'string' ? loan.lmsConfig.productClass : '',
+    jurisdiction: address
+      ? address.region
+        ? `${address.countryCode}-${address.region}`
+        : address.countryCode
+      : '',
+    currency: loan.currency,
+    repaymentFrequency: repaymentFrequencyName(every, frequencyType),
+    nativeCapabilities: Array.isArray(capabilities) ? capabilities.filter((c) => typeof c === 'string') : [],
+    installmentsSinceFirstDue: age?.n ?? 0,
+    activeHardshipCaseCount: otherCases.length + 1,
+    verifiedContactPresent: verified !== undefined,
+    conditions: [],
+    activeRestrictionTypes: [...new Set(restrictions.map((r) => r.restrictionType))],
+  };
 }
 
 /**
@@ -117,8 +227,12 @@ export function createHardshipOffer(deps: Deps) {
           ),
         )
         .orderBy(asc(hardshipProgramVersions.version));
-      const version = activeVersionOn(versions, await tenantToday(tx, input.tenantId, now));
+      const today = await tenantToday(tx, input.tenantId, now);
+      const version = activeVersionOn(versions, today);
       if (!version) throw new Error(`hardship program ${input.programCode} has no version`);
+      const loanFacts =
+        input.loanFacts ??
+        (await gatherHardshipLoanFacts(tx, input.tenantId, input.loanId, input.caseId, now, today));
 
       let route: ReturnType<typeof routeHardshipOffer>;
       try {
@@ -131,7 +245,7 @@ export function createHardshipOffer(deps: Deps) {
             version: version.version,
             terms: version.terms,
           },
-          input.loanFacts,
+          loanFacts,
           { hardshipReasonCode: input.hardshipReasonCode, requestedRelief: input.requestedRelief },
         );
       } catch (error) {

@@ -46,7 +46,10 @@ export interface HardshipOfferProgram {
 /** What the routing needs to know of the loan and its borrower, gathered by the caller at the time of the request. */
 export interface HardshipLoanFacts {
   productClass: string;
-  /** Jurisdiction code of the loan (e.g. `US-CA`). */
+  /**
+   * Jurisdiction of the loan: ISO 3166-1 alpha-2 country (`US`) or ISO 3166-2 subdivision (`US-CA`). A program's
+   * jurisdiction list admits the loan when it names the jurisdiction or, for a subdivision, its country.
+   */
   jurisdiction: string;
   /** ISO 4217 code of the loan; money reliefs are sized in its whole units. */
   currency: string;
@@ -127,6 +130,34 @@ function inScope(list: readonly string[], value: string): boolean {
   return list.length === 0 || list.includes(value);
 }
 
+/** Whether a jurisdiction list admits `jurisdiction`: by name, or a subdivision (`US-CA`) by its country (`US`). */
+function jurisdictionInScope(list: readonly string[], jurisdiction: string): boolean {
+  return (
+    inScope(list, jurisdiction) ||
+    (jurisdiction.includes('-') && list.includes(jurisdiction.split('-')[0] ?? ''))
+  );
+}
+
+/**
+ * The name of a repayment frequency as program scopes list it, from Fineract's `repaymentEvery` and
+ * `repaymentFrequencyType` (0 days, 1 weeks, 2 months, 3 years): DAILY, WEEKLY, BIWEEKLY, MONTHLY, QUARTERLY,
+ * SEMIANNUALLY, ANNUALLY; any other combination `EVERY_<n>_<DAYS|WEEKS|MONTHS|YEARS>`.
+ */
+export function repaymentFrequencyName(repaymentEvery: number, repaymentFrequencyType: number): string {
+  const named: Record<string, string> = {
+    '1/0': 'DAILY',
+    '1/1': 'WEEKLY',
+    '2/1': 'BIWEEKLY',
+    '1/2': 'MONTHLY',
+    '3/2': 'QUARTERLY',
+    '6/2': 'SEMIANNUALLY',
+    '1/3': 'ANNUALLY',
+  };
+  const units =
+    ['DAYS', 'WEEKS', 'MONTHS', 'YEARS'][repaymentFrequencyType] ?? `TYPE_${repaymentFrequencyType}`;
+  return named[`${repaymentEvery}/${repaymentFrequencyType}`] ?? `EVERY_${repaymentEvery}_${units}`;
+}
+
 /**
  * Routes a hardship request (DESIGN-processes P5 third bullet; module note for the order).
  *
@@ -188,20 +219,39 @@ export function routeHardshipOffer(
       `Relief ${relief.reliefType} is not the relief of program ${program.programCode} version ${program.version} (${terms.reliefType}).`,
     );
   }
-  const scopeChecks: [IneligibilityReasonCode, string, readonly string[], string][] = [
-    ['PRODUCT_CLASS_NOT_IN_SCOPE', 'product class', terms.scope.productClasses, loan.productClass],
-    ['JURISDICTION_NOT_IN_SCOPE', 'jurisdiction', terms.scope.jurisdictions, loan.jurisdiction],
-    ['CURRENCY_NOT_IN_SCOPE', 'currency', terms.scope.currencies, loan.currency],
+  const scopeChecks: [IneligibilityReasonCode, string, readonly string[], string, boolean][] = [
+    [
+      'PRODUCT_CLASS_NOT_IN_SCOPE',
+      'product class',
+      terms.scope.productClasses,
+      loan.productClass,
+      inScope(terms.scope.productClasses, loan.productClass),
+    ],
+    [
+      'JURISDICTION_NOT_IN_SCOPE',
+      'jurisdiction',
+      terms.scope.jurisdictions,
+      loan.jurisdiction,
+      jurisdictionInScope(terms.scope.jurisdictions, loan.jurisdiction),
+    ],
+    [
+      'CURRENCY_NOT_IN_SCOPE',
+      'currency',
+      terms.scope.currencies,
+      loan.currency,
+      inScope(terms.scope.currencies, loan.currency),
+    ],
     [
       'REPAYMENT_FREQUENCY_NOT_IN_SCOPE',
       'repayment frequency',
       terms.scope.repaymentFrequencies,
       loan.repaymentFrequency,
+      inScope(terms.scope.repaymentFrequencies, loan.repaymentFrequency),
     ],
   ];
-  for (const [code, label, list, value] of scopeChecks) {
-    if (!inScope(list, value)) {
-      fail(code, `The loan's ${label} ${value} is not among the program's (${list.join(', ')}).`);
+  for (const [code, label, list, value, admitted] of scopeChecks) {
+    if (!admitted) {
+      fail(code, `The loan's ${label} ${value || '(none)'} is not among the program's (${list.join(', ')}).`);
     }
   }
   const capability = terms.scope.requiredNativeCapability;

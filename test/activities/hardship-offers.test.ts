@@ -28,6 +28,7 @@ let h: ActivityHarness;
 let tenant: string;
 let otherTenant: string;
 let loanId: number;
+let customerId: number;
 let otherCaseId: number;
 
 const guardrails: HardshipGuardrailSettings = {
@@ -142,18 +143,25 @@ beforeAll(async () => {
     effectiveFrom: '2020-01-01',
     terms,
   });
-  const { customerId } = await h.activities.createCustomer({
+  ({ customerId } = await h.activities.createCustomer({
     ...context,
     requestKey: newRequestKey(),
     firstName: 'Ana',
     lastName: 'López',
-  });
+  }));
+  loanId = await newLoan();
+  otherCaseId = await openHardshipCase(otherTenant);
+});
+afterAll(async () => h?.close());
+
+let loanCounter = 0;
+async function newLoan(): Promise<number> {
   const [loan] = await withTenantTransaction(h.db, tenant, async (tx) =>
     tx
       .insert(loans)
       .values({
         tenantId: tenant,
-        accountNo: `LN-HS-${Date.now().toString(36)}`,
+        accountNo: `LN-HS-${Date.now().toString(36)}-${(loanCounter++).toString(36)}`,
         clientId: customerId,
         productId: await insertBareLoanProduct(tx, tenant),
         loanType: 'individual',
@@ -166,10 +174,8 @@ beforeAll(async () => {
       })
       .returning({ id: loans.id }),
   );
-  loanId = loan!.id;
-  otherCaseId = await openHardshipCase(otherTenant);
-});
-afterAll(async () => h?.close());
+  return loan!.id;
+}
 
 describe('createHardshipOffer', () => {
   it('OFFERED: stores the offer with its expiry timer and a case effect; a replay returns it', async () => {
@@ -264,6 +270,45 @@ describe('createHardshipOffer', () => {
     const foreignCase = await expectDomainError(create(otherCaseId), 'error.msg.resource.not.found');
     expect(foreignCase.errors[0]?.parameterName).toBe('caseId');
     expect(await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_CREATED')).toHaveLength(0);
+  });
+});
+
+describe('gatherHardshipLoanFacts (no loanFacts given)', () => {
+  it('reads product class, loan age, verified contact, active cases and restrictions from the database', async () => {
+    const freshLoan = await newLoan();
+    const first = await openHardshipCase(tenant);
+    const offer = await create(first, { loanId: freshLoan, loanFacts: undefined });
+    // The bare product has no productClass, the loan no installments, the borrower no verified contact;
+    // USD and the product's monthly frequency are in scope.
+    expect(offer.reasons.map((r) => r.code)).toEqual([
+      'PRODUCT_CLASS_NOT_IN_SCOPE',
+      'MINIMUM_LOAN_AGE_NOT_MET',
+      'VERIFIED_CONTACT_REQUIRED',
+    ]);
+    const second = await openHardshipCase(tenant);
+    const again = await create(second, { loanId: freshLoan, loanFacts: undefined });
+    expect(again.reasons.map((r) => r.code)).toContain('ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM');
+    await h.activities.closeCase({
+      tenantId: tenant,
+      actor: 'agent',
+      caseId: first,
+      outcomeCode: 'RESOLVED',
+      closureReason: 'Handled',
+    });
+    const afterClose = await create(second, { loanId: freshLoan, loanFacts: undefined });
+    expect(afterClose.reasons.map((r) => r.code)).not.toContain('ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM');
+    await h.activities.applyRestriction({
+      tenantId: tenant,
+      requestKey: newRequestKey(),
+      actor: 'agent',
+      customerId,
+      restrictionType: 'SCRA_MLA_PROTECTED',
+      reason: 'Active duty',
+      loanId: freshLoan,
+    });
+    const protectedOffer = await create(second, { loanId: freshLoan, loanFacts: undefined });
+    expect(protectedOffer.status).toBe('SPECIALIST');
+    expect(protectedOffer.reasons.map((r) => r.code)).toEqual(['SCRA_MLA_PROTECTED']);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   type IneligibilityReasonCode,
   ineligibilityReasonCodes,
   type RequestedRelief,
+  repaymentFrequencyName,
   requestedReliefJson,
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
@@ -150,6 +151,27 @@ describe('routeHardshipOffer: size routing', () => {
     expect(ask(1100)).toEqual({ status: 'OFFERED', reliefSize: 100, reliefUnit: 'BASIS_POINTS' });
     expect(ask(900).status).toBe('PENDING_APPROVAL');
     expect(ask(899)).toEqual({ status: 'REFERRED', reliefSize: 301, reliefUnit: 'BASIS_POINTS' });
+  });
+
+  it('admits a subdivision when the program names its country, not the reverse', () => {
+    const country: HardshipOfferProgram = {
+      ...program,
+      terms: { ...terms, scope: { ...terms.scope, jurisdictions: ['US'] } },
+    };
+    expect(routeHardshipOffer(guardrails, country, loan, request()).status).toBe('OFFERED');
+    expect(routeHardshipOffer(guardrails, program, { ...loan, jurisdiction: 'US' }, request()).status).toBe(
+      'INELIGIBLE',
+    );
+    expect(
+      routeHardshipOffer(guardrails, country, { ...loan, jurisdiction: 'USX-1' }, request()).status,
+    ).toBe('INELIGIBLE');
+  });
+
+  it('names repayment frequencies', () => {
+    expect(repaymentFrequencyName(1, 2)).toBe('MONTHLY');
+    expect(repaymentFrequencyName(2, 1)).toBe('BIWEEKLY');
+    expect(repaymentFrequencyName(1, 3)).toBe('ANNUALLY');
+    expect(repaymentFrequencyName(5, 0)).toBe('EVERY_5_DAYS');
   });
 
   it('treats an empty scope list and an empty capability as "any"', () => {
