@@ -114,6 +114,9 @@ export const permissions = [
   // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
   'MANAGE_HARDSHIPPOLICY',
   'READ_HARDSHIPPOLICY',
+  // Hardship offers (issue 10 §2; DESIGN-processes P5); approving one needs the program's humanApprovalPermission.
+  'CREATE_HARDSHIPOFFER',
+  'READ_HARDSHIPOFFER',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

@@ -34,6 +34,7 @@ import {
   type HardshipLoanFacts,
   type HardshipOfferDecision,
   hardshipOfferTermsHash,
+  nativeLoanCapabilities,
   type RequestedRelief,
   repaymentFrequencyName,
   requestedReliefJson,
@@ -75,7 +76,7 @@ export interface CreateHardshipOfferInput extends OperationContext {
  *   region, else the country; '' without an address;
  * - `currency`: the loan's; `repaymentFrequency`: `repaymentFrequencyName` of the loan's terms (the product's
  *   when the loan's terms do not say);
- * - `nativeCapabilities`: the product's `lmsConfig.nativeCapabilities` (a string array; none when unset);
+ * - `nativeCapabilities`: the engine's `nativeLoanCapabilities` (every loan here is serviced natively);
  * - `installmentsSinceFirstDue`: the loan's installments due on or before today;
  * - `activeHardshipCaseCount`: the OPEN cases with an offer on this loan, the request's case counted once;
  * - `verifiedContactPresent`: the borrower has a VERIFIED contact point;
@@ -152,7 +153,6 @@ export async function gatherHardshipLoanFacts(
     typeof terms.repaymentFrequencyType === 'number'
       ? terms.repaymentFrequencyType
       : loan.productFrequencyType;
-  const capabilities = loan.lmsConfig.nativeCapabilities;
   return {
     productClass: typeof loan.lmsConfig.productClass === 'string' ? loan.lmsConfig.productClass : '',
     jurisdiction: address
@@ -162,7 +162,7 @@ export async function gatherHardshipLoanFacts(
       : '',
     currency: loan.currency,
     repaymentFrequency: repaymentFrequencyName(every, frequencyType),
-    nativeCapabilities: Array.isArray(capabilities) ? capabilities.filter((c) => typeof c === 'string') : [],
+    nativeCapabilities: [...nativeLoanCapabilities],
     installmentsSinceFirstDue: age?.n ?? 0,
     activeHardshipCaseCount: otherCases.length + 1,
     verifiedContactPresent: verified !== undefined,

@@ -10,7 +10,7 @@ import type {
   RequestedReliefJson,
 } from '../../domain/hardship/offer';
 import type { Db } from '../client';
-import { hardshipOfferApprovals, hardshipOffers } from '../schema';
+import { hardshipOfferApprovals, hardshipOffers, hardshipProgramVersions } from '../schema';
 import { type Tx, withTenantTransaction } from '../tenant-tx';
 
 /** One decision of the trail. */
@@ -132,5 +132,31 @@ export async function getHardshipOffer(
   return withTenantTransaction(db, tenantId, async (tx) => {
     const row = await hardshipOfferRow(tx, tenantId, offerId);
     return row ? hardshipOfferViewOf(row, await offerApprovals(tx, tenantId, offerId)) : null;
+  });
+}
+
+/**
+ * The permission a checker of offer `offerId` needs: the `humanApprovalPermission` of the program version the
+ * offer was made under (spec § Authentication 10), or null when the offer is absent or another tenant's.
+ */
+export async function hardshipOfferApprovalPermission(
+  db: Db,
+  tenantId: string,
+  offerId: number,
+): Promise<string | null> {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [row] = await tx
+      .select({ terms: hardshipProgramVersions.terms })
+      .from(hardshipOffers)
+      .innerJoin(
+        hardshipProgramVersions,
+        and(
+          eq(hardshipProgramVersions.tenantId, hardshipOffers.tenantId),
+          eq(hardshipProgramVersions.programCode, hardshipOffers.programCode),
+          eq(hardshipProgramVersions.version, hardshipOffers.programVersion),
+        ),
+      )
+      .where(and(eq(hardshipOffers.tenantId, tenantId), eq(hardshipOffers.id, offerId)));
+    return row?.terms.humanApprovalPermission ?? null;
   });
 }
