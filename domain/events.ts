@@ -12,6 +12,8 @@
  */
 import * as v from 'valibot';
 import { restrictionTypes } from './customers/customer';
+import { initialHardshipOfferStatuses } from './hardship/offer';
+import { reliefTypes } from './hardship/relief';
 import { loanPartyRoles } from './lending/loan-parties';
 import {
   reconciliationExceptionTypes,
@@ -63,6 +65,27 @@ function promiseResolution<S extends 'KEPT' | 'PARTIALLY_KEPT' | 'BROKEN'>(statu
     currency,
     promisedDate: date,
     resolvedAt: instant,
+  });
+}
+
+/** `data` of the checker's decisions on a hardship offer (`hardship.offer.approved`, `hardship.offer.rejected`). */
+function hardshipOfferDecision<S extends 'APPROVED' | 'REJECTED'>(status: S) {
+  return v.strictObject({
+    offerId: id,
+    caseId: id,
+    loanId: id,
+    programCode: code,
+    programVersion: id,
+    status: v.literal(status),
+    /** The checker's `Service-Actor`. */
+    decidedBy: code,
+    /** The guardrails version the decision was taken under. */
+    policyVersion: id,
+    /** Hex SHA-256 of the RFC 8785 canonical offer terms decided on. */
+    requestHash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+    decidedAt: instant,
+    /** APPROVED: when the approved offer expires; REJECTED: null. */
+    offerExpiresAt: v.nullable(instant),
   });
 }
 
@@ -305,6 +328,35 @@ export const eventCatalogue = {
     'promise',
     'A promise to pay was broken: no payment posted in its window by its deadline (a follow-up task is opened on the case).',
     promiseResolution('BROKEN'),
+  ),
+  'hardship.offer.created': event(
+    'hardship_offer',
+    'A hardship offer was requested and routed (DESIGN-processes P5): OFFERED (straight through), PENDING_APPROVAL (a second actor decides), REFERRED (above the approval band), SPECIALIST (a specialist handles it) or INELIGIBLE (with reason codes).',
+    v.strictObject({
+      offerId: id,
+      caseId: id,
+      loanId: id,
+      programCode: code,
+      programVersion: id,
+      status: v.picklist(initialHardshipOfferStatuses),
+      reliefType: v.picklist(reliefTypes),
+      /** Size of the relief in its unit (installments, whole currency units, basis points); null when not sized. */
+      reliefSize: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      /** Reason codes of INELIGIBLE and SPECIALIST; empty otherwise. */
+      reasonCodes: v.array(code),
+      /** OFFERED: when the offer expires; null otherwise. */
+      offerExpiresAt: v.nullable(instant),
+    }),
+  ),
+  'hardship.offer.approved': event(
+    'hardship_offer',
+    'A second actor approved a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10); it is open to the borrower until offerExpiresAt.',
+    hardshipOfferDecision('APPROVED'),
+  ),
+  'hardship.offer.rejected': event(
+    'hardship_offer',
+    'A second actor rejected a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10).',
+    hardshipOfferDecision('REJECTED'),
   ),
   'merchant.advance.created': event(
     'merchant_advance',

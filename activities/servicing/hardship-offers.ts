@@ -43,6 +43,7 @@ import {
 import { activeVersionOn } from '../../domain/servicing/hardship-policy';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
+import { writeOutboxEvent } from '../platform/outbox';
 import { holdOpenCase, openTask, recordEffect } from './records';
 
 const hourMs = 3_600_000;
@@ -177,7 +178,8 @@ export async function gatherHardshipLoanFacts(
  * OFFERED starts the validity timer (`offerExpiresAt` = now + the version's `offerValidityHours`). Case effects:
  * `HARDSHIP_OFFER_CREATED` (status, reasons); a PENDING_APPROVAL offer opens the task `HARDSHIP_OFFER_APPROVAL`,
  * a SPECIALIST one `HARDSHIP_SPECIALIST_REVIEW`, a REFERRED one `HARDSHIP_OFFER_REFERRAL`, each on the case.
- * Returns the offer view. Idempotent by `requestKey` (a replay returns the offer stored first).
+ * Event `hardship.offer.created`. Returns the offer view. Idempotent by `requestKey` (a replay returns the offer
+ * stored first).
  *
  * Errors, nothing stored: 400 naming `header.Service-Actor` when no actor; 400 for malformed relief parameters
  * (named `requestedRelief.params.<name>`); 404 naming `caseId` / `loanId` / `programCode` when absent (or another
@@ -295,6 +297,25 @@ export function createHardshipOffer(deps: Deps) {
         occurredAt: now,
         dedupeKey: `hardship-offer/${offer.id}/created`,
       });
+      await writeOutboxEvent(tx, {
+        tenantId: input.tenantId,
+        eventType: 'hardship.offer.created',
+        subjectId: offer.id,
+        data: {
+          offerId: offer.id,
+          caseId: offer.caseId,
+          loanId: offer.loanId,
+          programCode: offer.programCode,
+          programVersion: offer.programVersion,
+          status: route.status,
+          reliefType: input.requestedRelief.reliefType,
+          reliefSize: offer.reliefSize,
+          reasonCodes: offer.reasons.map((r) => r.code),
+          offerExpiresAt: offer.offerExpiresAt?.toISOString() ?? null,
+        },
+        occurredAt: now,
+        dedupeKey: `hardship-offer/${offer.id}/created`,
+      });
       const task = taskOfStatus(offer.status);
       if (task) {
         await openTask(tx, {
@@ -343,7 +364,8 @@ export interface DecideHardshipOfferInput extends OperationContext {
  * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; DESIGN-processes P5): writes the
  * approval record (actor, decision, guardrails version active now as the policy version, SHA-256 of the
  * canonical offer terms, decided at) and moves the offer to APPROVED (validity timer started: `offerExpiresAt` =
- * now + the version's `offerValidityHours`) or REJECTED; case effect `HARDSHIP_OFFER_APPROVED` / `…_REJECTED`.
+ * now + the version's `offerValidityHours`) or REJECTED; case effect `HARDSHIP_OFFER_APPROVED` / `…_REJECTED`,
+ * event `hardship.offer.approved` / `hardship.offer.rejected`.
  * The caller has checked scope and permission. Idempotent: the same actor repeating the same decision gets the
  * offer as it is. Returns the offer view with its decision trail.
  *
@@ -425,6 +447,37 @@ export function decideHardshipOffer(deps: Deps) {
         occurredAt: now,
         dedupeKey: `hardship-offer/${offer.id}/decided`,
       });
+      const decisionData = {
+        offerId: offer.id,
+        caseId: offer.caseId,
+        loanId: offer.loanId,
+        programCode: offer.programCode,
+        programVersion: offer.programVersion,
+        decidedBy: checker,
+        policyVersion: approval.guardrailsVersion,
+        requestHash: approval.requestHash,
+        decidedAt: approval.decidedAt.toISOString(),
+        offerExpiresAt: updated.offerExpiresAt?.toISOString() ?? null,
+      };
+      if (input.decision === 'APPROVED') {
+        await writeOutboxEvent(tx, {
+          tenantId: input.tenantId,
+          eventType: 'hardship.offer.approved',
+          subjectId: offer.id,
+          data: { ...decisionData, status: 'APPROVED' },
+          occurredAt: now,
+          dedupeKey: `hardship-offer/${offer.id}/decided`,
+        });
+      } else {
+        await writeOutboxEvent(tx, {
+          tenantId: input.tenantId,
+          eventType: 'hardship.offer.rejected',
+          subjectId: offer.id,
+          data: { ...decisionData, status: 'REJECTED' },
+          occurredAt: now,
+          dedupeKey: `hardship-offer/${offer.id}/decided`,
+        });
+      }
       return hardshipOfferViewOf(updated, [...trail, approval]);
     });
 }

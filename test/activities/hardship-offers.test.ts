@@ -21,6 +21,7 @@ import {
   insertBareLoanProduct,
   newRequestKey,
   newTenant,
+  outboxOf,
   tasksOf,
 } from './helpers';
 
@@ -119,6 +120,11 @@ function decide(offerId: number, actor: string | null, decision: 'APPROVED' | 'R
   });
 }
 
+/** The outbox events about hardship offer `offerId` (other subjects may share the id). */
+async function offerEvents(offerId: number) {
+  return (await outboxOf(h, tenant, offerId)).filter((e) => e.subjectType === 'hardship_offer');
+}
+
 function approvalsOf(offerId: number) {
   return withTenantTransaction(h.db, tenant, (tx) =>
     tx
@@ -205,6 +211,22 @@ describe('createHardshipOffer', () => {
     expect(effects[0]?.detail).toMatchObject({ offerId: offer.offerId, status: 'OFFERED' });
     expect(await tasksOf(h, tenant, caseId)).toHaveLength(0);
     expect(await getHardshipOffer(h.db, tenant, offer.offerId)).toEqual(offer);
+    const events = await offerEvents(offer.offerId);
+    expect(events.map((e) => [e.eventType, e.subjectType])).toEqual([
+      ['hardship.offer.created', 'hardship_offer'],
+    ]);
+    expect(events[0]?.data).toEqual({
+      offerId: offer.offerId,
+      caseId,
+      loanId,
+      programCode: 'DEFER',
+      programVersion: 1,
+      status: 'OFFERED',
+      reliefType: 'PAYMENT_DEFERRAL',
+      reliefSize: 1,
+      reasonCodes: [],
+      offerExpiresAt: '2026-03-04T10:00:00.000Z',
+    });
     h.now.value = null;
   });
 
@@ -343,6 +365,21 @@ describe('decideHardshipOffer (maker-checker)', () => {
     expect(await decide(pending.offerId, 'checker-1')).toEqual(approved);
     expect(await approvalsOf(pending.offerId)).toHaveLength(1);
     expect((await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_APPROVED')).length).toBe(1);
+    const events = await offerEvents(pending.offerId);
+    expect(events.map((e) => e.eventType)).toEqual(['hardship.offer.created', 'hardship.offer.approved']);
+    expect(events[1]?.data).toEqual({
+      offerId: pending.offerId,
+      caseId,
+      loanId,
+      programCode: 'DEFER',
+      programVersion: 1,
+      status: 'APPROVED',
+      decidedBy: 'checker-1',
+      policyVersion: 1,
+      requestHash: hash,
+      decidedAt: '2026-03-05T08:00:00.000Z',
+      offerExpiresAt: '2026-03-07T08:00:00.000Z',
+    });
     await expectDomainError(
       decide(pending.offerId, 'checker-2', 'REJECTED'),
       'error.msg.hardship.offer.invalid.state.transition',
@@ -372,6 +409,13 @@ describe('decideHardshipOffer (maker-checker)', () => {
     expect(rejected.status).toBe('REJECTED');
     expect(rejected.timers.offerExpiresAt).toBeNull();
     expect(rejected.decisions.map((d) => d.decision)).toEqual(['REJECTED']);
+    const events = await offerEvents(pending.offerId);
+    expect(events.map((e) => e.eventType)).toEqual(['hardship.offer.created', 'hardship.offer.rejected']);
+    expect(events[1]?.data).toMatchObject({
+      status: 'REJECTED',
+      decidedBy: 'checker-1',
+      offerExpiresAt: null,
+    });
     expect(await getHardshipOffer(h.db, otherTenant, pending.offerId)).toBeNull();
     await expectDomainError(
       h.activities.decideHardshipOffer({
