@@ -27,6 +27,7 @@ import {
   loanInstallments,
   loanProducts,
   loans,
+  tasks,
 } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound, referenceNotFound, validationError } from '../../domain/errors';
@@ -333,6 +334,45 @@ export function createHardshipOffer(deps: Deps) {
     });
 }
 
+/**
+ * Completes the offer's open `HARDSHIP_OFFER_APPROVAL` task (opened at creation) with the decision as its note and
+ * the case effect `TASK_COMPLETED`, as `completeTask` does; nothing when it is already closed.
+ */
+async function completeApprovalTask(
+  tx: Tx,
+  tenantId: string,
+  offerId: number,
+  checker: string,
+  decision: HardshipOfferDecision,
+  now: Date,
+  correlationId: string | null | undefined,
+): Promise<void> {
+  const [task] = await tx
+    .update(tasks)
+    .set({ status: 'COMPLETED', completedAt: now, completedBy: checker, completionNote: decision })
+    .where(
+      and(
+        eq(tasks.tenantId, tenantId),
+        eq(tasks.dedupeKey, `hardship-offer/${offerId}/HARDSHIP_OFFER_APPROVAL`),
+        eq(tasks.status, 'OPEN'),
+      ),
+    )
+    .returning();
+  if (!task || task.caseId === null) return;
+  await recordEffect(tx, {
+    tenantId,
+    caseId: task.caseId,
+    effectType: 'TASK_COMPLETED',
+    subjectType: 'task',
+    subjectId: task.id,
+    detail: { taskType: task.taskType, note: decision },
+    actor: checker,
+    correlationId: correlationId ?? null,
+    occurredAt: now,
+    dedupeKey: `task/${task.id}/completed`,
+  });
+}
+
 /** The task a status opens on the case, if any. */
 function taskOfStatus(status: string): { taskType: string; title: string } | null {
   switch (status) {
@@ -365,7 +405,8 @@ export interface DecideHardshipOfferInput extends OperationContext {
  * approval record (actor, decision, guardrails version active now as the policy version, SHA-256 of the
  * canonical offer terms, decided at) and moves the offer to APPROVED (validity timer started: `offerExpiresAt` =
  * now + the version's `offerValidityHours`) or REJECTED; case effect `HARDSHIP_OFFER_APPROVED` / `…_REJECTED`,
- * event `hardship.offer.approved` / `hardship.offer.rejected`.
+ * event `hardship.offer.approved` / `hardship.offer.rejected`; the offer's approval task is completed with the
+ * decision as its note.
  * The caller has checked scope and permission. Idempotent: the same actor repeating the same decision gets the
  * offer as it is. Returns the offer view with its decision trail.
  *
@@ -447,6 +488,15 @@ export function decideHardshipOffer(deps: Deps) {
         occurredAt: now,
         dedupeKey: `hardship-offer/${offer.id}/decided`,
       });
+      await completeApprovalTask(
+        tx,
+        input.tenantId,
+        offer.id,
+        checker,
+        input.decision,
+        now,
+        input.correlationId,
+      );
       const decisionData = {
         offerId: offer.id,
         caseId: offer.caseId,

@@ -365,6 +365,9 @@ describe('decideHardshipOffer (maker-checker)', () => {
     expect(await decide(pending.offerId, 'checker-1')).toEqual(approved);
     expect(await approvalsOf(pending.offerId)).toHaveLength(1);
     expect((await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_APPROVED')).length).toBe(1);
+    const [task] = await tasksOf(h, tenant, caseId, 'HARDSHIP_OFFER_APPROVAL');
+    expect(task).toMatchObject({ status: 'COMPLETED', completedBy: 'checker-1', completionNote: 'APPROVED' });
+    expect((await effectsOf(h, tenant, caseId, 'TASK_COMPLETED')).length).toBe(1);
     const events = await offerEvents(pending.offerId);
     expect(events.map((e) => e.eventType)).toEqual(['hardship.offer.created', 'hardship.offer.approved']);
     expect(events[1]?.data).toEqual({
@@ -391,6 +394,7 @@ describe('decideHardshipOffer (maker-checker)', () => {
     const pending = await create(caseId, { requestedRelief: deferral(2) });
     const self = await expectDomainError(decide(pending.offerId, 'maker-1'), 'error.msg.not.authorized');
     expect(self.errors[0]?.parameterName).toBe('header.Service-Actor');
+    expect((await tasksOf(h, tenant, caseId, 'HARDSHIP_OFFER_APPROVAL'))[0]?.status).toBe('OPEN');
     expect((await getHardshipOffer(h.db, tenant, pending.offerId))?.status).toBe('PENDING_APPROVAL');
     expect(await approvalsOf(pending.offerId)).toHaveLength(0);
     const offered = await create(caseId);
