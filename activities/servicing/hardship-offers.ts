@@ -45,7 +45,8 @@ import { activeVersionOn } from '../../domain/servicing/hardship-policy';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
-import { holdOpenCase, openTask, recordEffect } from './records';
+import { assertCaseCustomerIsLoanParty } from './promises';
+import { assertCaseTakesRecords, openTask, recordEffect, shareCase } from './records';
 
 const hourMs = 3_600_000;
 
@@ -185,6 +186,8 @@ export async function gatherHardshipLoanFacts(
  * Errors, nothing stored: 400 naming `header.Service-Actor` when no actor; 400 for malformed relief parameters
  * (named `requestedRelief.params.<name>`); 404 naming `caseId` / `loanId` / `programCode` when absent (or another
  * tenant's); 409 `error.msg.case.invalid.state.transition` when the case is not OPEN; 409
+ * `error.msg.case.customer.mismatch` naming `caseId` when the case's customer is neither the loan's borrower nor one
+ * of its parties (as for promises to pay); 409
  * `error.msg.hardship.guardrails.missing` before the tenant's first guardrails.
  */
 export function createHardshipOffer(deps: Deps) {
@@ -201,12 +204,21 @@ export function createHardshipOffer(deps: Deps) {
         if (replayed)
           return hardshipOfferViewOf(replayed, await offerApprovals(tx, input.tenantId, replayed.id));
       }
-      await holdOpenCase(tx, input.tenantId, input.caseId, null);
+      const foundCase = await shareCase(tx, input.tenantId, input.caseId);
+      if (!foundCase) throw referenceNotFound('caseId', input.caseId, 'Case');
+      assertCaseTakesRecords(foundCase, input.caseId, null);
       const [loan] = await tx
         .select({ id: loans.id })
         .from(loans)
         .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, input.loanId)));
       if (!loan) throw referenceNotFound('loanId', input.loanId, 'Loan');
+      await assertCaseCustomerIsLoanParty(
+        tx,
+        input.tenantId,
+        input.loanId,
+        input.caseId,
+        foundCase.customerRef,
+      );
       const [program] = await tx
         .select()
         .from(hardshipPrograms)

@@ -8,7 +8,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getHardshipOffer } from '../../db/queries/hardship-offers';
-import { hardshipOfferApprovals, loans } from '../../db/schema';
+import { customers, hardshipOfferApprovals, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { HardshipLoanFacts, RequestedRelief } from '../../domain/hardship/offer';
 import { hardshipOfferTermsHash } from '../../domain/hardship/offer';
@@ -30,6 +30,8 @@ let tenant: string;
 let otherTenant: string;
 let loanId: number;
 let customerId: number;
+/** The borrower's `customerRef`: hardship cases are theirs. */
+let borrowerRef: string;
 let otherCaseId: number;
 
 const guardrails: HardshipGuardrailSettings = {
@@ -81,10 +83,10 @@ const deferral = (installmentCount: number): RequestedRelief => ({
   params: { installmentCount },
 });
 
-async function openHardshipCase(tenantId: string): Promise<number> {
+async function openHardshipCase(tenantId: string, customerRef = borrowerRef): Promise<number> {
   const { caseId } = await h.activities.openCase({
     tenantId,
-    customerRef: 'cus_hardship',
+    customerRef,
     caseTypeCode: 'HARDSHIP',
     summary: 'Job loss',
   });
@@ -156,7 +158,11 @@ beforeAll(async () => {
     lastName: 'López',
   }));
   loanId = await newLoan();
-  otherCaseId = await openHardshipCase(otherTenant);
+  const [borrower] = await withTenantTransaction(h.db, tenant, (tx) =>
+    tx.select({ ref: customers.customerRef }).from(customers).where(eq(customers.id, customerId)),
+  );
+  borrowerRef = borrower!.ref;
+  otherCaseId = await openHardshipCase(otherTenant, 'cus_other');
 });
 afterAll(async () => h?.close());
 
@@ -291,6 +297,18 @@ describe('createHardshipOffer', () => {
     expect(program.errors[0]?.parameterName).toBe('programCode');
     const foreignCase = await expectDomainError(create(otherCaseId), 'error.msg.resource.not.found');
     expect(foreignCase.errors[0]?.parameterName).toBe('caseId');
+    const strangersCase = await openHardshipCase(tenant, 'cus_stranger');
+    const stranger = await expectDomainError(create(strangersCase), 'error.msg.case.customer.mismatch');
+    expect(stranger.errors[0]?.parameterName).toBe('caseId');
+    await h.activities.closeCase({
+      tenantId: tenant,
+      actor: 'agent',
+      caseId,
+      outcomeCode: 'RESOLVED',
+      closureReason: 'Done',
+    });
+    const closed = await expectDomainError(create(caseId), 'error.msg.case.invalid.state.transition');
+    expect(closed.errors[0]?.parameterName).toBe('caseId');
     expect(await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_CREATED')).toHaveLength(0);
   });
 });

@@ -5,8 +5,11 @@
  * actor, the maker refused (403), missing scope or program permission (403), wrong state (409), cross-tenant 404,
  * bad input 400, idempotent replay.
  */
+
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hardshipOfferApprovals, hardshipOffers } from '../../db/schema';
+import { customers, hardshipOfferApprovals, hardshipOffers } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
 import { approvedLoan } from '../activities/ledger-fixtures';
 import {
   type Credential,
@@ -111,7 +114,21 @@ async function read(offerId: number, cred = admin): Promise<Json> {
   return res.body;
 }
 
-const hardshipCase = () => openCase(ctx, admin, { caseTypeCode: 'HARDSHIP', summary: 'Job loss' });
+/** The `customerRef` of customer `id` of the admin's tenant. */
+async function customerRefOf(id: number): Promise<string> {
+  const [row] = await withTenantTransaction(ctx.db, admin.tenant, (tx) =>
+    tx.select({ ref: customers.customerRef }).from(customers).where(eq(customers.id, id)),
+  );
+  return row!.ref;
+}
+
+/** An OPEN hardship case of the borrower of `loanId` (default: the shared loan). */
+const hardshipCase = async (borrower = customerId) =>
+  openCase(ctx, admin, {
+    caseTypeCode: 'HARDSHIP',
+    summary: 'Job loss',
+    customerRef: await customerRefOf(borrower),
+  });
 
 describe('POST /v1/servicing/hardship-offers: routing', () => {
   it('OFFERED within straightThroughMaximum, with its expiry timer; a replay answers the same offer', async () => {
@@ -186,7 +203,7 @@ describe('POST /v1/servicing/hardship-offers: routing', () => {
       restrictionType: 'SCRA_MLA_PROTECTED',
       reason: 'Active duty',
     });
-    const created = await create(await hardshipCase(), { loanId: protectedLoan });
+    const created = await create(await hardshipCase(borrower), { loanId: protectedLoan });
     expect(created.status).toBe('SPECIALIST');
     expect((await read(created.offerId)).reasons.map((r: Json) => r.code)).toEqual(['SCRA_MLA_PROTECTED']);
     expect(borrower).not.toBe(customerId);
@@ -223,6 +240,11 @@ describe('POST /v1/servicing/hardship-offers: refusals', () => {
       'validation.msg.validation.errors.exist',
     );
     expectShapeA(await post({ ...body(caseId), extra: true }), 400, 'validation.msg.validation.errors.exist');
+    const strangersCase = await openCase(ctx, admin, {
+      caseTypeCode: 'HARDSHIP',
+      customerRef: 'cus_stranger',
+    });
+    expectShapeA(await post(body(strangersCase)), 409, 'error.msg.case.customer.mismatch', ['caseId']);
     expectShapeA(await post(body(caseId, { programCode: 'NOPE' })), 404, 'error.msg.resource.not.found', [
       'programCode',
     ]);
