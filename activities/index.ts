@@ -37,6 +37,14 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
+import {
+  acceptHardshipOffer,
+  confirmHardshipEvidence,
+  expireHardshipOffer,
+  findOpenHardshipOffersOfLoan,
+  readHardshipOfferProgress,
+  reevaluateHardshipOffer,
+} from './servicing/hardship-offer-process';
 import { createHardshipOffer, decideHardshipOffer } from './servicing/hardship-offers';
 import {
   createHardshipProgram,
@@ -143,6 +151,12 @@ export function createActivities(deps: Deps) {
     retireHardshipProgram: retireHardshipProgram(deps),
     createHardshipOffer: createHardshipOffer(deps),
     decideHardshipOffer: decideHardshipOffer(deps),
+    acceptHardshipOffer: acceptHardshipOffer(deps),
+    readHardshipOfferProgress: readHardshipOfferProgress(deps),
+    expireHardshipOffer: expireHardshipOffer(deps),
+    confirmHardshipEvidence: confirmHardshipEvidence(deps),
+    reevaluateHardshipOffer: reevaluateHardshipOffer(deps),
+    findOpenHardshipOffersOfLoan: findOpenHardshipOffersOfLoan(deps),
   };
 }
 

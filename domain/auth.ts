@@ -117,6 +117,7 @@ export const permissions = [
   // Hardship offers (issue 10 §2; DESIGN-processes P5); approving one needs the program's humanApprovalPermission.
   'CREATE_HARDSHIPOFFER',
   'READ_HARDSHIPOFFER',
+  'ACCEPT_HARDSHIPOFFER',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

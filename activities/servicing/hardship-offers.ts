@@ -41,10 +41,12 @@ import {
   requestedReliefJson,
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
+import { type HardshipOfferWorkflowInput, hardshipOfferStartSpec } from '../../domain/hardship/offer-process';
 import { activeVersionOn } from '../../domain/servicing/hardship-policy';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
+import { recordStartIntent } from '../platform/start-intents';
 import { assertCaseCustomerIsLoanParty } from './promises';
 import { assertCaseTakesRecords, openTask, recordEffect, shareCase } from './records';
 
@@ -180,7 +182,9 @@ export async function gatherHardshipLoanFacts(
  * OFFERED starts the validity timer (`offerExpiresAt` = now + the version's `offerValidityHours`). Case effects:
  * `HARDSHIP_OFFER_CREATED` (status, reasons); a PENDING_APPROVAL offer opens the task `HARDSHIP_OFFER_APPROVAL`,
  * a SPECIALIST one `HARDSHIP_SPECIALIST_REVIEW`, a REFERRED one `HARDSHIP_OFFER_REFERRAL`, each on the case.
- * Event `hardship.offer.created`. Returns the offer view. Idempotent by `requestKey` (a replay returns the offer
+ * Event `hardship.offer.created`. Stores the start intent of `hardship-offer/<tenant>/<offerId>` (every status: the
+ * process ends at once for a final one, so each offer has its history in the Temporal UI). Returns the offer view
+ * and the process's id and input. Idempotent by `requestKey` (a replay returns the offer
  * stored first).
  *
  * Errors, nothing stored: 400 naming `header.Service-Actor` when no actor; 400 for malformed relief parameters
@@ -191,7 +195,7 @@ export async function gatherHardshipLoanFacts(
  * `error.msg.hardship.guardrails.missing` before the tenant's first guardrails.
  */
 export function createHardshipOffer(deps: Deps) {
-  return async (input: CreateHardshipOfferInput): Promise<HardshipOfferView> =>
+  return async (input: CreateHardshipOfferInput): Promise<CreatedHardshipOffer> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const maker = requireActor(input.actor);
       if (input.requestKey) {
@@ -202,7 +206,10 @@ export function createHardshipOffer(deps: Deps) {
             and(eq(hardshipOffers.tenantId, input.tenantId), eq(hardshipOffers.requestKey, input.requestKey)),
           );
         if (replayed)
-          return hardshipOfferViewOf(replayed, await offerApprovals(tx, input.tenantId, replayed.id));
+          return createdOfferOf(
+            input.tenantId,
+            hardshipOfferViewOf(replayed, await offerApprovals(tx, input.tenantId, replayed.id)),
+          );
       }
       const foundCase = await shareCase(tx, input.tenantId, input.caseId);
       if (!foundCase) throw referenceNotFound('caseId', input.caseId, 'Case');
@@ -342,30 +349,51 @@ export function createHardshipOffer(deps: Deps) {
           dedupeKey: `hardship-offer/${offer.id}/${task.taskType}`,
         });
       }
-      return hardshipOfferViewOf(offer, []);
+      const created = createdOfferOf(input.tenantId, hardshipOfferViewOf(offer, []));
+      await recordStartIntent(tx, hardshipOfferStartSpec(created.workflow.input), now);
+      return created;
     });
 }
 
+/** A created offer and the process started for it (`hardship-offer/<tenant>/<offerId>`). */
+export interface CreatedHardshipOffer {
+  offer: HardshipOfferView;
+  workflow: { workflowId: string; input: HardshipOfferWorkflowInput };
+}
+
+function createdOfferOf(tenantId: string, offer: HardshipOfferView): CreatedHardshipOffer {
+  const input: HardshipOfferWorkflowInput = {
+    tenantId,
+    offerId: offer.offerId,
+    caseId: offer.caseId,
+    loanId: offer.loanId,
+    programCode: offer.programCode,
+    status: offer.status,
+  };
+  return { offer, workflow: { workflowId: hardshipOfferStartSpec(input).workflowId, input } };
+}
+
 /**
- * Completes the offer's open `HARDSHIP_OFFER_APPROVAL` task (opened at creation) with the decision as its note and
- * the case effect `TASK_COMPLETED`, as `completeTask` does; nothing when it is already closed.
+ * Completes the offer's open task of `taskType` (opened with dedupe key `hardship-offer/<offerId>/<taskType>`) with
+ * `note` and the case effect `TASK_COMPLETED`, as `completeTask` does; nothing when it is absent or already closed.
  */
-async function completeApprovalTask(
+export async function completeOfferTask(
   tx: Tx,
   tenantId: string,
   offerId: number,
-  checker: string,
-  decision: HardshipOfferDecision,
+  taskType: string,
+  actor: string,
+  note: string,
   now: Date,
   correlationId: string | null | undefined,
 ): Promise<void> {
   const [task] = await tx
     .update(tasks)
-    .set({ status: 'COMPLETED', completedAt: now, completedBy: checker, completionNote: decision })
+    .set({ status: 'COMPLETED', completedAt: now, completedBy: actor, completionNote: note })
     .where(
       and(
         eq(tasks.tenantId, tenantId),
-        eq(tasks.dedupeKey, `hardship-offer/${offerId}/HARDSHIP_OFFER_APPROVAL`),
+        eq(tasks.dedupeKey, `hardship-offer/${offerId}/${taskType}`),
         eq(tasks.status, 'OPEN'),
       ),
     )
@@ -377,8 +405,8 @@ async function completeApprovalTask(
     effectType: 'TASK_COMPLETED',
     subjectType: 'task',
     subjectId: task.id,
-    detail: { taskType: task.taskType, note: decision },
-    actor: checker,
+    detail: { taskType: task.taskType, note },
+    actor,
     correlationId: correlationId ?? null,
     occurredAt: now,
     dedupeKey: `task/${task.id}/completed`,
@@ -386,7 +414,7 @@ async function completeApprovalTask(
 }
 
 /** The task a status opens on the case, if any. */
-function taskOfStatus(status: string): { taskType: string; title: string } | null {
+export function taskOfStatus(status: string): { taskType: string; title: string } | null {
   switch (status) {
     case 'PENDING_APPROVAL':
       return { taskType: 'HARDSHIP_OFFER_APPROVAL', title: 'Approve or reject hardship offer' };
@@ -500,10 +528,11 @@ export function decideHardshipOffer(deps: Deps) {
         occurredAt: now,
         dedupeKey: `hardship-offer/${offer.id}/decided`,
       });
-      await completeApprovalTask(
+      await completeOfferTask(
         tx,
         input.tenantId,
         offer.id,
+        'HARDSHIP_OFFER_APPROVAL',
         checker,
         input.decision,
         now,

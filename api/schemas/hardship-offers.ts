@@ -123,5 +123,37 @@ export const hardshipOfferResponse = v.object({
       decidedAt: instantText,
     }),
   ),
+  acceptance: v.pipe(
+    v.nullable(
+      v.object({
+        acceptedAt: instantText,
+        acceptedBy: v.pipe(
+          v.nullable(v.string()),
+          v.description('Service-Actor of the accept request, if any.'),
+        ),
+      }),
+    ),
+    v.description("The borrower's acceptance; null before it."),
+  ),
+  application: v.pipe(
+    v.nullable(
+      v.object({
+        appliedAt: instantText,
+        scheduleVersion: v.pipe(v.number(), v.description("The loan's schedule version the relief created.")),
+        evidenceId: v.pipe(
+          v.nullable(v.number()),
+          v.description('The evidence the process confirmed, if any.'),
+        ),
+        installmentCountBefore: v.number(),
+        installmentCountAfter: v.number(),
+        totalDueBefore: v.pipe(
+          v.string(),
+          v.description('Minor units: every installment due, all components.'),
+        ),
+        totalDueAfter: v.pipe(v.string(), v.description('Minor units, after the relief.')),
+      }),
+    ),
+    v.description('What applying the relief did; null until APPLIED.'),
+  ),
   createdAt: instantText,
 });

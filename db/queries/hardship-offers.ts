@@ -3,14 +3,14 @@
  * (the maker-checker approval records, spec § Authentication 10) and timers, as the offer read answers it.
  * The offer operations (activities/servicing/hardship-offers.ts) use the `Tx` helpers inside their transaction.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type {
   HardshipOfferReason,
   HardshipOfferTerms,
   RequestedReliefJson,
 } from '../../domain/hardship/offer';
 import type { Db } from '../client';
-import { hardshipOfferApprovals, hardshipOffers, hardshipProgramVersions } from '../schema';
+import { hardshipOfferApprovals, hardshipOffers, hardshipProgramVersions, loans } from '../schema';
 import { type Tx, withTenantTransaction } from '../tenant-tx';
 
 /** One decision of the trail. */
@@ -46,6 +46,19 @@ export interface HardshipOfferView {
   /** ISO 8601 instants (UTC, `Z`) or null while not running. */
   timers: { offerExpiresAt: string | null; documentsDueAt: string | null };
   decisions: HardshipOfferDecisionView[];
+  /** The borrower's acceptance (instant, `Service-Actor` or null); null before it. */
+  acceptance: { acceptedAt: string; acceptedBy: string | null } | null;
+  /** What applying the relief did (activities/lending/loan-relief.ts); null until APPLIED. */
+  application: {
+    appliedAt: string;
+    scheduleVersion: number;
+    evidenceId: number | null;
+    installmentCountBefore: number;
+    installmentCountAfter: number;
+    /** Minor units (decimal strings): every installment's due amounts over all components. */
+    totalDueBefore: string;
+    totalDueAfter: string;
+  } | null;
   /** ISO 8601 instant (UTC, `Z`). */
   createdAt: string;
 }
@@ -95,6 +108,21 @@ export function hardshipOfferViewOf(
       requestHash: a.requestHash,
       decidedAt: a.decidedAt.toISOString(),
     })),
+    acceptance: row.acceptedAt
+      ? { acceptedAt: row.acceptedAt.toISOString(), acceptedBy: row.acceptedBy }
+      : null,
+    application:
+      row.appliedAt && row.appliedScheduleVersion !== null
+        ? {
+            appliedAt: row.appliedAt.toISOString(),
+            scheduleVersion: row.appliedScheduleVersion,
+            evidenceId: row.confirmedEvidenceId,
+            installmentCountBefore: Number(row.appliedRelief?.installmentCountBefore ?? 0),
+            installmentCountAfter: Number(row.appliedRelief?.installmentCountAfter ?? 0),
+            totalDueBefore: String(row.appliedRelief?.totalDueBefore ?? '0'),
+            totalDueAfter: String(row.appliedRelief?.totalDueAfter ?? '0'),
+          }
+        : null,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -158,5 +186,37 @@ export async function hardshipOfferApprovalPermission(
       )
       .where(and(eq(hardshipOffers.tenantId, tenantId), eq(hardshipOffers.id, offerId)));
     return row?.terms.humanApprovalPermission ?? null;
+  });
+}
+
+/**
+ * Ids of the tenant's offers on case `caseId`, loan `loanId` or the loans of borrower `borrowerId` (whichever is given) in one of `statuses`, oldest
+ * first: whom the API signals after evidence is added to a case (`AWAITING_DOCUMENTS`) or after a material change
+ * of a loan (PENDING_APPROVAL, OFFERED, APPROVED).
+ */
+export async function hardshipOfferIdsOf(
+  db: Db,
+  tenantId: string,
+  where: { caseId: number } | { loanId: number } | { borrowerId: number },
+  statuses: readonly string[],
+): Promise<number[]> {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const rows = await tx
+      .select({ id: hardshipOffers.id })
+      .from(hardshipOffers)
+      .innerJoin(loans, and(eq(loans.tenantId, hardshipOffers.tenantId), eq(loans.id, hardshipOffers.loanId)))
+      .where(
+        and(
+          eq(hardshipOffers.tenantId, tenantId),
+          'caseId' in where
+            ? eq(hardshipOffers.caseId, where.caseId)
+            : 'loanId' in where
+              ? eq(hardshipOffers.loanId, where.loanId)
+              : eq(loans.clientId, where.borrowerId),
+          inArray(hardshipOffers.status, [...statuses]),
+        ),
+      )
+      .orderBy(asc(hardshipOffers.id));
+    return rows.map((r) => r.id);
   });
 }

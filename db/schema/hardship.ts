@@ -41,7 +41,7 @@ import {
   tenantReference,
 } from './columns';
 import { loans } from './lending';
-import { cases } from './servicing';
+import { cases, evidence } from './servicing';
 
 export const hardshipGuardrailVersions = pgTable(
   'hardship_guardrail_versions',
@@ -152,6 +152,16 @@ export const hardshipOffers = pgTable(
     offerExpiresAt: instant(),
     /** When the evidence of an accepted offer is due (set at acceptance); null before. */
     documentsDueAt: instant(),
+    /** When the borrower's acceptance was recorded, and by whom (`Service-Actor`, may be null). */
+    acceptedAt: instant(),
+    acceptedBy: text(),
+    /** The evidence on the case the workflow confirmed (type = the program's `requiredEvidenceCode`). */
+    confirmedEvidenceId: bigint({ mode: 'number' }),
+    /** When the relief was applied to the loan, and the loan's schedule version it created. */
+    appliedAt: instant(),
+    appliedScheduleVersion: integer(),
+    /** What the relief changed (activities/lending/loan-relief.ts `AppliedLoanRelief`, amounts as strings). */
+    appliedRelief: jsonb().$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),
@@ -160,6 +170,7 @@ export const hardshipOffers = pgTable(
     tenantKey('hardship_offers', t),
     tenantReference('hardship_offers_case_fk', t, t.caseId, cases),
     tenantReference('hardship_offers_loan_fk', t, t.loanId, loans),
+    tenantReference('hardship_offers_evidence_fk', t, t.confirmedEvidenceId, evidence),
     foreignKey({
       name: 'hardship_offers_program_fk',
       columns: [t.tenantId, t.programCode],

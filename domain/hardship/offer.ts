@@ -341,6 +341,18 @@ export function requestedReliefJson(relief: RequestedRelief): RequestedReliefJso
   return { reliefType: relief.reliefType, params };
 }
 
+/**
+ * The stored relief back as the domain's `RequestedRelief`: parameters named `…Minor` from their decimal strings
+ * to bigint minor units, the rest as stored. Inverse of `requestedReliefJson` for what it wrote.
+ */
+export function requestedReliefOf(json: RequestedReliefJson): RequestedRelief {
+  const params: Record<string, string | number | bigint> = {};
+  for (const [key, value] of Object.entries(json.params)) {
+    params[key] = key.endsWith('Minor') && typeof value === 'string' ? BigInt(value) : value;
+  }
+  return { reliefType: json.reliefType, params } as unknown as RequestedRelief;
+}
+
 /** The terms of an offer a checker decides on: what the approval record's request hash covers. */
 export interface HardshipOfferTerms {
   offerId: number;

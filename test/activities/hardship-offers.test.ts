@@ -93,11 +93,11 @@ async function openHardshipCase(tenantId: string, customerRef = borrowerRef): Pr
   return caseId;
 }
 
-function create(
+async function create(
   caseId: number,
   over: Partial<Parameters<ActivityHarness['activities']['createHardshipOffer']>[0]> = {},
 ) {
-  return h.activities.createHardshipOffer({
+  const created = await h.activities.createHardshipOffer({
     tenantId: tenant,
     requestKey: newRequestKey(),
     actor: 'maker-1',
@@ -110,6 +110,7 @@ function create(
     loanFacts: facts,
     ...over,
   });
+  return created.offer;
 }
 
 function decide(offerId: number, actor: string | null, decision: 'APPROVED' | 'REJECTED' = 'APPROVED') {

@@ -228,6 +228,7 @@ describe('GET /v1/openapi.json', () => {
         'get /healthz',
         'post /v1/servicing/channel-events/{gatewayCode}',
         'post /v1/servicing/voice-dispatches/{dispatchId}/events',
+        'post /v1/servicing/hardship-offers/{offerId}/accept',
         'post /v1/servicing/hardship-offers/{offerId}/approve',
         'post /v1/servicing/hardship-offers/{offerId}/reject',
       ].sort(),

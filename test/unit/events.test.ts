@@ -34,8 +34,9 @@ function emittedEventTypes(): Set<string> {
   const found = new Set<string>();
   for (const file of sourcesUnder(path.join(projectRoot, 'activities'))) {
     const source = readFileSync(file, 'utf8');
-    for (const call of source.split('writeOutboxEvent(').slice(1)) {
-      const match = /eventType:\s*'([a-z._]+)'/.exec(call.slice(0, 400));
+    // writeOutboxEvent, and moveOffer (activities/servicing/hardship-offer-process.ts), which writes its event.
+    for (const call of source.split(/writeOutboxEvent\(|moveOffer\(/).slice(1)) {
+      const match = /eventType:\s*'([a-z._]+)'/.exec(call.slice(0, 1200));
       if (match?.[1]) found.add(match[1]);
     }
   }
@@ -246,6 +247,67 @@ const samples: { [T in EventType]: EventData<T> } = {
     requestHash: 'ab'.repeat(32),
     decidedAt: '2026-11-24T11:00:00.000Z',
     offerExpiresAt: null,
+  },
+  'hardship.offer.accepted': {
+    offerId: 3,
+    caseId: 7,
+    loanId: 9,
+    programCode: 'DEFER',
+    programVersion: 1,
+    status: 'AWAITING_DOCUMENTS',
+    acceptedBy: 'borrower-agent',
+    acceptedAt: '2026-11-24T12:00:00.000Z',
+    requiredEvidenceCode: 'INCOME_STATEMENT',
+    documentsDueAt: '2026-12-01T12:00:00.000Z',
+  },
+  'hardship.offer.expired': {
+    offerId: 3,
+    caseId: 7,
+    loanId: 9,
+    programCode: 'DEFER',
+    programVersion: 1,
+    status: 'EXPIRED',
+    offerExpiresAt: '2026-11-26T11:00:00.000Z',
+    expiredAt: '2026-11-26T11:00:00.000Z',
+  },
+  'hardship.offer.lapsed': {
+    offerId: 3,
+    caseId: 7,
+    loanId: 9,
+    programCode: 'DEFER',
+    programVersion: 1,
+    status: 'LAPSED',
+    requiredEvidenceCode: 'INCOME_STATEMENT',
+    documentsDueAt: '2026-12-01T12:00:00.000Z',
+    lapsedAt: '2026-12-01T12:00:00.000Z',
+  },
+  'hardship.offer.applied': {
+    offerId: 3,
+    caseId: 7,
+    loanId: 9,
+    programCode: 'DEFER',
+    programVersion: 1,
+    status: 'APPLIED',
+    reliefType: 'PAYMENT_DEFERRAL',
+    scheduleVersion: 2,
+    installmentCountBefore: 12,
+    installmentCountAfter: 14,
+    totalDueBefore: '1081950',
+    totalDueAfter: '1081950',
+    journalEntryId: null,
+    evidenceId: 41,
+    appliedAt: '2026-11-25T09:00:00.000Z',
+  },
+  'hardship.offer.reevaluated': {
+    offerId: 3,
+    caseId: 7,
+    loanId: 9,
+    programCode: 'DEFER',
+    programVersion: 1,
+    fromStatus: 'OFFERED',
+    status: 'SPECIALIST',
+    reasonCodes: ['SCRA_MLA_PROTECTED'],
+    reevaluatedAt: '2026-11-25T09:00:00.000Z',
   },
   'merchant.advance.created': {
     advanceId: 'mca_abcdefghijklmnopabcdefghijklmnop',

@@ -6,7 +6,11 @@
  *   trail and timers;
  * - `POST /{offerId}/approve|reject` (scope `actions:approve` and the program's `humanApprovalPermission`) → 200
  *   the offer; the checker's `Service-Actor` must differ from the maker's (403), the offer be PENDING_APPROVAL
- *   (409).
+ *   (409);
+ * - `POST /{offerId}/accept` (scope `servicing:write`, permission `ACCEPT_HARDSHIPOFFER`) → 200 the offer.
+ * Creation starts the offer's process `hardship-offer/<tenant>/<offerId>` (through its start intent); approve,
+ * reject and accept commit their operation, then signal the process `offerChanged` (503 when Temporal is down: the
+ * change stands, and a retry re-sends the signal).
  * Another tenant's offer is a 404 (spec § Authentication 9). Errors are Shape A.
  */
 
@@ -58,6 +62,7 @@ async function decide(c: Context<AppEnv>, offerId: number, decision: HardshipOff
     );
   }
   const decided = await deps.activities.decideHardshipOffer({ ...operationContext(c), offerId, decision });
+  await deps.processes.hardshipOffers.notifyOfferChanged({ tenantId: c.get('tenantId'), offerId });
   return c.json(decided, 200);
 }
 
@@ -92,7 +97,8 @@ export const hardshipOfferRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const offer = await c.get('deps').activities.createHardshipOffer({
+      const { activities, platform, processes } = c.get('deps');
+      const created = await activities.createHardshipOffer({
         ...operationContext(c),
         caseId: body.caseId,
         loanId: body.loanId,
@@ -100,7 +106,12 @@ export const hardshipOfferRoutes = factory
         hardshipReasonCode: body.hardshipReasonCode,
         requestedRelief: reliefOf(body.requestedRelief),
       });
-      return c.json({ offerId: offer.offerId, status: offer.status }, 201);
+      await processes.hardshipOffers.start(created.workflow.input);
+      await platform.markStartIntentStarted({
+        tenantId: created.workflow.input.tenantId,
+        workflowId: created.workflow.workflowId,
+      });
+      return c.json({ offerId: created.offer.offerId, status: created.offer.status }, 201);
     },
   )
   /** The offer with its status, reasons, decision trail and timers → 200; unknown → 404. */
@@ -134,6 +145,32 @@ export const hardshipOfferRoutes = factory
     ...optionalJsonBody(v.strictObject({})),
     idempotent(),
     async (c) => decide(c, c.req.valid('param').offerId, 'APPROVED'),
+  )
+  /** The borrower accepts an OFFERED / APPROVED offer → 200 the offer (AWAITING_DOCUMENTS or APPLIED). */
+  .post(
+    '/:offerId/accept',
+    doc({
+      tags,
+      summary: 'Accept a hardship offer',
+      description:
+        "Records the borrower's acceptance of an OFFERED or APPROVED offer (`Service-Actor`, optional, names who recorded it). When the program requires evidence (`requiredEvidenceCode` other than `NONE`) the offer becomes AWAITING_DOCUMENTS with `timers.documentsDueAt` = now + the guardrails' `documentDeadlineHoursMaximum` and a `HARDSHIP_DOCUMENTS_DUE` task on the case: evidence of that type added to the case (`POST /v1/servicing/cases/{caseId}/evidence`) is confirmed by the offer's process, which then applies the relief (APPLIED); without it by the deadline the offer LAPSED. A program requiring no evidence applies the relief at once (APPLIED). Applying modifies the loan's schedule (a new schedule version, `appliedScheduleVersion`; deferral moves installments to the end, never forgiving money) with the ledger balanced. Not OFFERED / APPROVED, or past `offerExpiresAt` → 409 `error.msg.hardship.offer.invalid.state.transition`; a schedule that can no longer take the relief → 409 `error.msg.hardship.relief.not.applicable`; unknown or another tenant's → 404. Events `hardship.offer.accepted`, `hardship.offer.applied`.",
+      scope: 'servicing:write',
+      permission: 'ACCEPT_HARDSHIPOFFER',
+      mutation: true,
+      responses: { 200: { description: 'The accepted offer', schema: hardshipOfferResponse } },
+    }),
+    requires('servicing:write', 'ACCEPT_HARDSHIPOFFER'),
+    pathParams(offerIdParam),
+    noQuery(),
+    ...optionalJsonBody(v.strictObject({})),
+    idempotent(),
+    async (c) => {
+      const { offerId } = c.req.valid('param');
+      const deps = c.get('deps');
+      const accepted = await deps.activities.acceptHardshipOffer({ ...operationContext(c), offerId });
+      await deps.processes.hardshipOffers.notifyOfferChanged({ tenantId: c.get('tenantId'), offerId });
+      return c.json(accepted, 200);
+    },
   )
   /** Rejects a PENDING_APPROVAL offer (second actor) → 200 the offer. */
   .post(
