@@ -451,3 +451,116 @@ describe('decideHardshipOffer (maker-checker)', () => {
     );
   });
 });
+
+describe('the process steps (activities/servicing/hardship-offer-process.ts)', () => {
+  const ref = (offerId: number) => ({ tenantId: tenant, offerId });
+
+  it('expireHardshipOffer: OFFERED → EXPIRED with effect and event; a second call and other statuses change nothing', async () => {
+    h.now.value = new Date('2026-03-04T10:00:00.000Z');
+    const caseId = await openHardshipCase(tenant);
+    const offer = await create(caseId);
+    expect(offer.status).toBe('OFFERED');
+    h.now.value = new Date('2026-03-06T10:00:00.000Z');
+    const progress = await h.activities.expireHardshipOffer(ref(offer.offerId));
+    expect(progress).toEqual({
+      offerId: offer.offerId,
+      status: 'EXPIRED',
+      offerExpiresAtMs: Date.parse('2026-03-06T10:00:00.000Z'),
+      documentsDueAtMs: null,
+    });
+    expect(await h.activities.expireHardshipOffer(ref(offer.offerId))).toEqual(progress);
+    expect((await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_EXPIRED')).length).toBe(1);
+    expect((await offerEvents(offer.offerId)).map((e) => e.eventType)).toContain('hardship.offer.expired');
+
+    const pending = await create(caseId, { loanFacts: facts, requestedRelief: deferral(2) });
+    expect(pending.status).toBe('PENDING_APPROVAL');
+    expect((await h.activities.expireHardshipOffer(ref(pending.offerId))).status).toBe('PENDING_APPROVAL');
+  });
+
+  it('acceptHardshipOffer → AWAITING_DOCUMENTS; confirmHardshipEvidence before the deadline without evidence changes nothing, at the deadline LAPSED', async () => {
+    h.now.value = new Date('2026-03-10T10:00:00.000Z');
+    const caseId = await openHardshipCase(tenant);
+    const offer = await create(caseId);
+    const accepted = await h.activities.acceptHardshipOffer({
+      tenantId: tenant,
+      requestKey: newRequestKey(),
+      actor: 'agent-1',
+      offerId: offer.offerId,
+    });
+    expect(accepted).toMatchObject({
+      status: 'AWAITING_DOCUMENTS',
+      acceptance: { acceptedAt: '2026-03-10T10:00:00.000Z', acceptedBy: 'agent-1' },
+      timers: { offerExpiresAt: null, documentsDueAt: '2026-03-20T10:00:00.000Z' },
+    });
+    const [documentsTask] = await tasksOf(h, tenant, caseId, 'HARDSHIP_DOCUMENTS_DUE');
+    expect(documentsTask).toMatchObject({ status: 'OPEN' });
+    // Evidence of another type is not the program's.
+    await h.activities.addEvidence({
+      tenantId: tenant,
+      requestKey: newRequestKey(),
+      caseId,
+      evidenceType: 'PAYSLIP',
+      description: 'payslip',
+    });
+    const early = await h.activities.confirmHardshipEvidence({ ...ref(offer.offerId), atDeadline: false });
+    expect(early.status).toBe('AWAITING_DOCUMENTS');
+    h.now.value = new Date('2026-03-20T10:00:00.000Z');
+    const lapsed = await h.activities.confirmHardshipEvidence({ ...ref(offer.offerId), atDeadline: true });
+    expect(lapsed).toMatchObject({
+      status: 'LAPSED',
+      documentsDueAtMs: Date.parse('2026-03-20T10:00:00.000Z'),
+    });
+    const [closedTask] = await tasksOf(h, tenant, caseId, 'HARDSHIP_DOCUMENTS_DUE');
+    expect(closedTask).toMatchObject({ status: 'COMPLETED', completionNote: 'LAPSED' });
+    expect((await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_LAPSED')).length).toBe(1);
+    expect((await offerEvents(offer.offerId)).map((e) => e.eventType)).toEqual(
+      expect.arrayContaining(['hardship.offer.accepted', 'hardship.offer.lapsed']),
+    );
+    // Accepting a LAPSED offer (by another actor) is refused.
+    await expectDomainError(
+      h.activities.acceptHardshipOffer({
+        tenantId: tenant,
+        requestKey: null,
+        actor: 'agent-2',
+        offerId: offer.offerId,
+      }),
+      'error.msg.hardship.offer.invalid.state.transition',
+    );
+  });
+
+  it('reevaluateHardshipOffer: INELIGIBLE with the new reasons when the loan no longer qualifies; nothing when the guardrails do not ask for it', async () => {
+    h.now.value = new Date('2026-03-12T10:00:00.000Z');
+    const caseId = await openHardshipCase(tenant);
+    const offer = await create(caseId);
+    // The test loan has no installments and no verified contact: the real facts fail these rules.
+    const reevaluated = await h.activities.reevaluateHardshipOffer({
+      ...ref(offer.offerId),
+      change: { kind: 'PAYMENT', resourceId: null },
+    });
+    expect(reevaluated).toMatchObject({ status: 'INELIGIBLE', offerExpiresAtMs: null });
+    const view = await getHardshipOffer(h.db, tenant, offer.offerId);
+    expect(view?.reasons.map((r) => r.code)).toContain('MINIMUM_LOAN_AGE_NOT_MET');
+    const [event] = (await offerEvents(offer.offerId)).filter(
+      (e) => e.eventType === 'hardship.offer.reevaluated',
+    );
+    expect(event?.data).toMatchObject({ fromStatus: 'OFFERED', status: 'INELIGIBLE' });
+
+    const context = { tenantId: tenant, requestKey: null, actor: 'admin' };
+    await h.activities.setHardshipGuardrails({
+      ...context,
+      guardrails: { ...guardrails, reevaluateOnMaterialLoanDrift: false },
+    });
+    try {
+      const stays = await create(caseId);
+      expect(stays.status).toBe('OFFERED');
+      const unchanged = await h.activities.reevaluateHardshipOffer({
+        ...ref(stays.offerId),
+        change: { kind: 'FUNDING', resourceId: null },
+      });
+      expect(unchanged.status).toBe('OFFERED');
+      expect(await effectsOf(h, tenant, caseId, 'HARDSHIP_OFFER_REEVALUATED')).toHaveLength(1);
+    } finally {
+      await h.activities.setHardshipGuardrails({ ...context, guardrails });
+    }
+  });
+});
