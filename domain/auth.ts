@@ -118,6 +118,8 @@ export const permissions = [
   'CREATE_HARDSHIPOFFER',
   'READ_HARDSHIPOFFER',
   'ACCEPT_HARDSHIPOFFER',
+  // A permission programs may name as humanApprovalPermission: the checker of hardship offers.
+  'APPROVE_HARDSHIPOFFER',
 ] as const;
 export type Permission = (typeof permissions)[number];
 
