@@ -80,13 +80,14 @@ export async function hardshipOfferWorkflow(
   });
   setHandler(getStateQuery, () => ({ ...state }));
 
-  const adopt = (progress: HardshipOfferProgress) => {
+  /** Takes the progress a step answered; `looked`: the step was the evidence step (it has already looked). */
+  const adopt = (progress: HardshipOfferProgress, looked = false) => {
     const entering = progress.status === 'AWAITING_DOCUMENTS' && state.status !== 'AWAITING_DOCUMENTS';
     state.status = progress.status;
     state.offerExpiresAtMs = progress.offerExpiresAtMs;
     state.documentsDueAtMs = progress.documentsDueAtMs;
     // Evidence may have been added before the acceptance: look once on entering AWAITING_DOCUMENTS.
-    if (entering) hintsOwed += 1;
+    if (entering && !looked) hintsOwed += 1;
   };
 
   adopt(await readHardshipOfferProgress(ref));
@@ -104,14 +105,11 @@ export async function hardshipOfferWorkflow(
     if (hintsOwed > 0) {
       hintsOwed = 0;
       // One step for every status: it re-reads the offer and, when AWAITING_DOCUMENTS, confirms its evidence.
-      adopt(await confirmHardshipEvidence({ ...ref, atDeadline: false }));
+      adopt(await confirmHardshipEvidence({ ...ref, atDeadline: false }), true);
     }
     if (!woken && timer !== null && !isFinalHardshipOfferStatus(state.status)) {
-      adopt(
-        timer.kind === 'EXPIRY'
-          ? await expireHardshipOffer(ref)
-          : await confirmHardshipEvidence({ ...ref, atDeadline: true }),
-      );
+      if (timer.kind === 'EXPIRY') adopt(await expireHardshipOffer(ref));
+      else adopt(await confirmHardshipEvidence({ ...ref, atDeadline: true }), true);
     }
   }
   return { offerId: input.offerId, status: state.status };
