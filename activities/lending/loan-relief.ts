@@ -14,26 +14,31 @@
  *    installments (`fromDate` = the previous installment's due date, as the relief sets it);
  * 5. append the schedule history (`loan_schedule_versions`, append-only): version 1 = the schedule before the
  *    first relief (written lazily, by the first relief), then the new version n + 1 with the relief's source,
- *    type, as-of date, installments and summary;
+ *    type, as-of date, installments (paid amounts as the relief saw them, before step 6), summary and the
+ *    principal it forgave;
  * 6. repost the loan (activities/lending/repost-loan.ts): every posted payment is re-allocated against the new
  *    schedule, so the paid and met columns, the payments' allocations, the journal and the loan's status agree
- *    with it. Repost reads the stored installments (never the loan's terms), so this and every later repost
- *    (a payment recorded after the relief) allocate against the modified schedule.
+ *    with it. Repost reads the stored installments (never the loan's terms) and the principal forgiven by the
+ *    stored versions, so this and every later repost (a payment recorded after the relief) allocate against the
+ *    modified schedule and keep the forgiveness posted.
  *
  * Ledger (domain/ledger.ts: cash basis — interest, fees and penalties become income only when paid; the only
  * receivable is LOAN_PORTFOLIO, principal disbursed and not repaid):
  * - PAYMENT_DEFERRAL, FORBEARANCE, REDUCED_PAYMENT move due amounts only: no posting;
  * - FEE_WAIVER, RATE_REDUCTION reduce fees, penalties or interest that the ledger never recognised (no receivable
  *   for them): no posting — the reduced amounts simply never become income;
- * - PRINCIPAL_FORGIVENESS: refused (409, see Errors) — the loan-portfolio write-off and the principal it leaves
- *   outstanding are not yet carried by the allocation and the summary reads.
- * `journalEntryId` is therefore always null today; the repost may still append reversals and revisions of payment
- *   postings when the new schedule splits an earlier payment differently (balanced, like any back-dated payment).
+ * - PRINCIPAL_FORGIVENESS writes off principal receivable: the version records `principalForgivenMinor`, and the
+ *   repost books it (domain/ledger.ts) as journal entry `forgiveness/<version row id>`, value-dated `asOfDate`:
+ *   Dr PRINCIPAL_FORGIVENESS_EXPENSE / Cr LOAN_PORTFOLIO, the forgiven amount; the allocation and the summary
+ *   reads deduct it from the disbursed principal (domain/allocation.ts, principal forgiveness).
+ * `journalEntryId` is the id of that entry's first line (`journal_entries.id`, the debit) for a forgiveness, null
+ * otherwise. The repost may also append reversals and revisions of payment postings when the new schedule splits an
+ * earlier payment differently (balanced, like any back-dated payment).
  *
  * Errors (DomainError; nothing is written): 404 `error.msg.resource.not.found` for an unknown loan;
  * 409 `error.msg.hardship.relief.not.applicable` naming `loanId` when the loan is not ACTIVE, not fully funded
  * (fundings below the approved principal: a later funding would regenerate the schedule) or carries amounts
- * waived by a payoff, naming `requestedRelief.reliefType` for PRINCIPAL_FORGIVENESS; and `applyRelief`'s 400
+ * waived by a payoff; and `applyRelief`'s 400
  * `validation.msg.validation.errors.exist` / 409 `error.msg.hardship.relief.not.applicable` unchanged.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
@@ -43,7 +48,14 @@ import {
   updateInstallmentDueAmounts,
 } from '../../db/queries/lending/installments';
 import { lockLoanForMoney } from '../../db/queries/lending/loans';
-import { fundings, loanInstallments, loanProducts, loanScheduleVersions, loans } from '../../db/schema';
+import {
+  fundings,
+  journalEntries,
+  loanInstallments,
+  loanProducts,
+  loanScheduleVersions,
+  loans,
+} from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { DomainError, fieldError } from '../../domain/errors';
 import type { RequestedRelief } from '../../domain/hardship/offer';
@@ -58,6 +70,7 @@ import {
   reliefSummaryJson,
   scheduleInstallmentsJson,
 } from '../../domain/hardship/schedule-version';
+import { sourceRef } from '../../domain/ledger';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor } from '../../domain/money';
 import type { PeriodFrequencyType } from '../../domain/schedule';
@@ -88,7 +101,10 @@ export interface AppliedLoanRelief {
   /** Σ due of every installment and component before and after, decimal strings of minor units. */
   totalDueBefore: string;
   totalDueAfter: string;
-  /** The journal entry the relief booked; null when it moved no money in the ledger (module note: always today). */
+  /**
+   * The journal entry the relief booked (id of its first `journal_entries` line): a principal forgiveness only;
+   * null when the relief moved no money in the ledger (module note).
+   */
   journalEntryId: number | null;
 }
 
@@ -107,13 +123,6 @@ function notApplicable(parameterName: string, value: unknown, message: string): 
 export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Promise<AppliedLoanRelief> {
   const { tenantId, loanId, requestedRelief, asOfDate, now } = input;
   const loan = await lockLoanForMoney(tx, tenantId, loanId);
-  if (requestedRelief.reliefType === 'PRINCIPAL_FORGIVENESS') {
-    throw notApplicable(
-      'requestedRelief.reliefType',
-      requestedRelief.reliefType,
-      'Principal forgiveness cannot be applied to a loan yet: the ledger does not write off loan principal.',
-    );
-  }
   if (loan.status !== 'ACTIVE') {
     throw notApplicable(
       'loanId',
@@ -281,13 +290,35 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
     installmentCount: outcome.schedule.installments.length,
     totalDueMinor: outcome.summary.totalDueAfterMinor.toString(),
     summary,
+    principalForgivenMinor: outcome.summary.reductionMinor.principalMinor.toString(),
     createdAt: now,
     createdBy: input.actor,
   });
-  await tx.insert(loanScheduleVersions).values(versions);
+  const inserted = await tx
+    .insert(loanScheduleVersions)
+    .values(versions)
+    .returning({ id: loanScheduleVersions.id, version: loanScheduleVersions.version });
+  const versionId = inserted.find((row) => row.version === version)?.id;
 
-  // 6. re-allocate every posted payment against the new schedule
+  // 6. re-allocate every posted payment against the new schedule (and book a forgiveness)
   await repostLoan(tx, { tenantId, loan, now });
+  let journalEntryId: number | null = null;
+  if (outcome.summary.reductionMinor.principalMinor > 0n && versionId !== undefined) {
+    const [line] = await tx
+      .select({ id: journalEntries.id })
+      .from(journalEntries)
+      .where(
+        and(
+          eq(journalEntries.tenantId, tenantId),
+          eq(journalEntries.loanId, loanId),
+          eq(journalEntries.transactionRef, sourceRef({ kind: 'PRINCIPAL_FORGIVENESS', id: versionId })),
+        ),
+      )
+      .orderBy(asc(journalEntries.id))
+      .limit(1);
+    if (!line) throw new Error(`the forgiveness of loan ${loanId} was not booked`);
+    journalEntryId = line.id;
+  }
 
   return {
     scheduleVersion: version,
@@ -296,6 +327,6 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
     installmentCountAfter: outcome.schedule.installments.length,
     totalDueBefore: summary.totalDueBeforeMinor,
     totalDueAfter: summary.totalDueAfterMinor,
-    journalEntryId: null,
+    journalEntryId,
   };
 }

@@ -11,6 +11,7 @@ CREATE TABLE "loan_schedule_versions" (
 	"installments" jsonb NOT NULL,
 	"installment_count" integer NOT NULL,
 	"total_due_minor" numeric(38, 0) NOT NULL,
+	"principal_forgiven_minor" numeric(38, 0) DEFAULT '0' NOT NULL,
 	"summary" jsonb,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"created_by" text,

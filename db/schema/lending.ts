@@ -244,6 +244,11 @@ export const loanScheduleVersions = pgTable(
     installmentCount: integer().notNull(),
     /** Σ due of every installment and component, decimal string of minor units. */
     totalDueMinor: numeric({ precision: 38, scale: 0 }).notNull(),
+    /**
+     * Loan principal this version wrote off (a PRINCIPAL_FORGIVENESS relief), minor units, else 0: the allocation
+     * and the ledger read it (domain/allocation.ts `principalForgiveness`, journal entry `forgiveness/<id>`).
+     */
+    principalForgivenMinor: numeric({ precision: 38, scale: 0 }).notNull().default('0'),
     /** What the relief changed (domain `ReliefSummaryJson`); null for ORIGINAL. */
     summary: jsonb().$type<ReliefSummaryJson>(),
     createdAt: createdAt(),
@@ -481,7 +486,7 @@ export const glAccounts = pgTable(
   'gl_accounts',
   {
     tenantId: tenantId(),
-    /** e.g. LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY. */
+    /** e.g. LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY, PRINCIPAL_FORGIVENESS_EXPENSE. */
     code: text().notNull(),
     name: text().notNull(),
     accountType: glAccountType().notNull(),

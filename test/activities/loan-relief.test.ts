@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApplyLoanReliefInput, applyLoanRelief } from '../../activities/lending/loan-relief';
 import { getLoanSummary } from '../../db/queries/lending/ledger';
 import { getLoanScheduleVersions } from '../../db/queries/lending/schedule-versions';
-import { loanInstallments, payments } from '../../db/schema';
+import { journalEntries, loanInstallments, loans, payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { PaymentAllocationPayload } from '../../domain/allocation';
 import type { RequestedRelief } from '../../domain/hardship/offer';
@@ -305,6 +305,69 @@ describe('applyLoanRelief', () => {
     expect(totalDue(before) - totalDue(after)).toBe(1200n);
     expect(after.map((row) => cents(row.interestDue))).toEqual([600n, 600n, 300n, 300n, 300n, 300n]);
     expect(after.map((row) => row.principalDue)).toEqual(before.map((row) => row.principalDue));
+    await expectTrialBalanceZero();
+  });
+
+  it('PRINCIPAL_FORGIVENESS writes the principal off: Dr PRINCIPAL_FORGIVENESS_EXPENSE / Cr LOAN_PORTFOLIO, kept by later reposts; the payoff then closes the loan', async () => {
+    const loan = await loanWithPayments();
+    const before = await installmentsOf(loan);
+    const applied = await apply(loan, {
+      reliefType: 'PRINCIPAL_FORGIVENESS',
+      params: { amountMinor: 15000n },
+    });
+    expect(applied).toMatchObject({
+      scheduleVersion: 2,
+      totalDueBefore: '64800',
+      totalDueAfter: '49800',
+      journalEntryId: expect.any(Number),
+      summary: { reductionTotalMinor: '15000', reductionMinor: { principalMinor: '15000' } },
+    });
+    const after = await installmentsOf(loan);
+    expectWellFormed(after);
+    expect(totalDue(before) - totalDue(after)).toBe(15000n);
+    expect(after.map((row) => cents(row.principalDue))).toEqual([10000n, 10000n, 10000n, 10000n, 5000n, 0n]);
+
+    const journal = await rows((tx) =>
+      tx
+        .select()
+        .from(journalEntries)
+        .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.loanId)))
+        .orderBy(journalEntries.id),
+    );
+    const forgiveness = journal.filter((line) => line.transactionRef.startsWith('forgiveness/'));
+    expect(forgiveness.map((line) => [line.accountCode, line.debit, line.credit, line.entryDate])).toEqual([
+      ['PRINCIPAL_FORGIVENESS_EXPENSE', '150.000000', '0.000000', '2025-03-15'],
+      ['LOAN_PORTFOLIO', '0.000000', '150.000000', '2025-03-15'],
+    ]);
+    expect(forgiveness[0]!.id).toBe(applied.journalEntryId);
+    expect(await accountBalances(h.db, tenantId, loan.loanId)).toMatchObject({
+      LOAN_PORTFOLIO: '250.00',
+      PRINCIPAL_FORGIVENESS_EXPENSE: '150.00',
+    });
+    await expectTrialBalanceZero();
+    const summary = await expectSummaryModesAgree(loan, '2025-03-15');
+    expect(summary.balances.principalOutstanding).toBe('250.00');
+
+    // a later payment reposts the loan: the forgiveness stays booked once, and paying the payoff closes the loan
+    h.now.value = new Date('2025-03-20T12:00:00Z');
+    await pay(loan, '108.00', '2025-03-16');
+    const payoff = await expectSummaryModesAgree(loan, '2025-03-20');
+    await pay(loan, payoff.payoff.total, '2025-03-20');
+    const journalAfter = await rows((tx) =>
+      tx
+        .select()
+        .from(journalEntries)
+        .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.loanId))),
+    );
+    expect(journalAfter.filter((line) => line.transactionRef.startsWith('forgiveness/'))).toHaveLength(2);
+    expect(await accountBalances(h.db, tenantId, loan.loanId)).toMatchObject({
+      LOAN_PORTFOLIO: '0.00',
+      PRINCIPAL_FORGIVENESS_EXPENSE: '150.00',
+    });
+    const closed = await expectSummaryModesAgree(loan, '2025-03-20');
+    const [loanRow] = await rows((tx) => tx.select().from(loans).where(eq(loans.id, loan.loanId)));
+    expect(loanRow!.status).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(closed.balances.totalOutstanding).toBe('0.00');
     await expectTrialBalanceZero();
   });
 

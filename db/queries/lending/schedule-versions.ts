@@ -5,8 +5,9 @@
  * relief was applied (activities/lending/loan-relief.ts), so a loan never modified has no rows (its schedule is
  * `loan_installments`). Amounts are decimal strings of minor units of the loan's currency; dates ISO.
  */
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, gt } from 'drizzle-orm';
 import type { ReliefSummaryJson, ScheduleInstallmentJson } from '../../../domain/hardship/schedule-version';
+import type { StoredPrincipalForgiveness } from '../../../domain/lending/loan-allocation';
 import type { Db } from '../../client';
 import { loanScheduleVersions as scheduleVersions } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
@@ -69,4 +70,37 @@ export function getLoanScheduleVersions(
   loanId: number,
 ): Promise<LoanScheduleVersionView[]> {
   return withTenantTransaction(db, tenantId, (tx) => loanScheduleVersions(tx, tenantId, loanId));
+}
+
+/**
+ * The principal forgiveness of loan `loanId` (its schedule versions that wrote principal off), by id, in the
+ * caller's transaction: what domain/lending/loan-allocation.ts `allocationInputOf` takes as
+ * `principalForgiveness` (amounts in minor units, decimal strings). Empty for a loan never forgiven.
+ */
+export async function loanPrincipalForgiveness(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+): Promise<StoredPrincipalForgiveness[]> {
+  const rows = await tx
+    .select({
+      id: scheduleVersions.id,
+      valueDate: scheduleVersions.asOfDate,
+      amountMinor: scheduleVersions.principalForgivenMinor,
+    })
+    .from(scheduleVersions)
+    .where(
+      and(
+        eq(scheduleVersions.tenantId, tenantId),
+        eq(scheduleVersions.loanId, loanId),
+        gt(scheduleVersions.principalForgivenMinor, '0'),
+      ),
+    )
+    .orderBy(asc(scheduleVersions.id));
+  return rows.map((row) => ({
+    id: row.id,
+    // a forgiving version is always a relief, which has an as-of date
+    valueDate: row.valueDate ?? '',
+    amountMinor: row.amountMinor,
+  }));
 }
