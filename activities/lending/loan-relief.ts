@@ -38,7 +38,9 @@
  * Errors (DomainError; nothing is written): 404 `error.msg.resource.not.found` for an unknown loan;
  * 409 `error.msg.hardship.relief.not.applicable` naming `loanId` when the loan is not ACTIVE, not fully funded
  * (fundings below the approved principal: a later funding would regenerate the schedule) or carries amounts
- * waived by a payoff; and `applyRelief`'s 400
+ * waived by a payoff; naming `requestedRelief.params.currentRateBasisPoints` for a RATE_REDUCTION whose current
+ * rate is not the loan's nominal annual rate (its terms', else its product's, per month × 12 or per year; not
+ * checked for another rate frequency); and `applyRelief`'s 400
  * `validation.msg.validation.errors.exist` / 409 `error.msg.hardship.relief.not.applicable` unchanged.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
@@ -72,7 +74,7 @@ import {
 } from '../../domain/hardship/schedule-version';
 import { sourceRef } from '../../domain/ledger';
 import { minorOf } from '../../domain/lending/loan-allocation';
-import { formatMinor } from '../../domain/money';
+import { formatMinor, parseDecimalToMinor } from '../../domain/money';
 import type { PeriodFrequencyType } from '../../domain/schedule';
 import { repostLoan } from './repost-loan';
 
@@ -116,6 +118,24 @@ function notApplicable(parameterName: string, value: unknown, message: string): 
   });
 }
 
+/** Scale of `annualRateBasisPointsScaled`: basis points × 10^6 (the rates are stored with 8 fraction digits). */
+const rateScale = 1_000_000n;
+
+/**
+ * The loan's nominal annual rate in basis points × 10^6 (exact) from its rate in percent (decimal string, 8 fraction
+ * digits at most) per Fineract `InterestRateFrequencyType` (2 per month: × 12; 3 per year); null when unknown
+ * (no rate, another frequency), in which case a rate reduction's `currentRateBasisPoints` is not checked.
+ */
+function annualRateBasisPointsScaled(
+  ratePercent: string | undefined,
+  frequencyType: number | undefined,
+): bigint | null {
+  if (ratePercent === undefined || (frequencyType !== 2 && frequencyType !== 3)) return null;
+  // percent × 10^8 = basis points × 10^6
+  const scaled = parseDecimalToMinor(ratePercent, 8, { allowTrailingZeros: true });
+  return frequencyType === 2 ? scaled * 12n : scaled;
+}
+
 /**
  * Applies `input.requestedRelief` to loan `input.loanId` in `tx` (module note: steps, ledger, errors) and returns
  * the new schedule version with its summary. Amounts are minor units of the loan's currency.
@@ -147,6 +167,8 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
         terms: loans.terms,
         productEvery: loanProducts.repaymentEvery,
         productFrequencyType: loanProducts.repaymentFrequencyType,
+        productRate: loanProducts.interestRatePerPeriod,
+        productRateFrequencyType: loanProducts.interestRateFrequencyType,
       })
       .from(loans)
       .innerJoin(
@@ -184,7 +206,12 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
     );
   }
 
-  const terms = (frequency?.terms ?? {}) as { repaymentEvery?: unknown; repaymentFrequencyType?: unknown };
+  const terms = (frequency?.terms ?? {}) as {
+    repaymentEvery?: unknown;
+    repaymentFrequencyType?: unknown;
+    interestRatePerPeriod?: unknown;
+    interestRateFrequencyType?: unknown;
+  };
   const schedule: ReliefSchedule = {
     currency,
     repaymentEvery:
@@ -215,6 +242,24 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
     requestedRelief.params as never,
     asOfDate,
   );
+
+  // checked after applyRelief, so malformed parameters are its 400 first
+  if (requestedRelief.reliefType === 'RATE_REDUCTION') {
+    const annual = annualRateBasisPointsScaled(
+      typeof terms.interestRatePerPeriod === 'string' ? terms.interestRatePerPeriod : frequency?.productRate,
+      typeof terms.interestRateFrequencyType === 'number'
+        ? terms.interestRateFrequencyType
+        : frequency?.productRateFrequencyType,
+    );
+    const current = requestedRelief.params.currentRateBasisPoints;
+    if (annual !== null && Number.isSafeInteger(current) && BigInt(current) * rateScale !== annual) {
+      throw notApplicable(
+        'requestedRelief.params.currentRateBasisPoints',
+        current,
+        `currentRateBasisPoints ${current} is not the loan's nominal annual rate.`,
+      );
+    }
+  }
 
   // 4. the new schedule
   const text = (amount: bigint) => formatMinor(amount, loan.digitsAfterDecimal);

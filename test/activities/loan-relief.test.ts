@@ -391,6 +391,17 @@ describe('applyLoanRelief', () => {
       apply(loan, { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 0 } }),
       'validation.msg.validation.errors.exist',
     );
+    // the loan's nominal rate is 12 % a year (1200 bp): a reduction from another current rate would scale wrongly
+    const wrongRate = await expectDomainError(
+      apply(loan, {
+        reliefType: 'RATE_REDUCTION',
+        params: { currentRateBasisPoints: 1800, reducedRateBasisPoints: 600 },
+      }),
+      'error.msg.hardship.relief.not.applicable',
+    );
+    expect(wrongRate.errors[0]).toMatchObject({
+      parameterName: 'requestedRelief.params.currentRateBasisPoints',
+    });
     expect(await installmentsOf(loan)).toEqual(before);
     expect(await getLoanScheduleVersions(h.db, tenantId, loan.loanId)).toEqual([]);
     expect(await accountBalances(h.db, tenantId, loan.loanId)).toEqual(journalBefore);
