@@ -35,6 +35,9 @@
  * otherwise. The repost may also append reversals and revisions of payment postings when the new schedule splits an
  * earlier payment differently (balanced, like any back-dated payment).
  *
+ * Idempotent per `source`: a source already applied (its schedule version exists) answers what it answered then,
+ * writing nothing (a retried APPLY); the same source on another loan is a 409 naming `loanId`.
+ *
  * Errors (DomainError; nothing is written): 404 `error.msg.resource.not.found` for an unknown loan;
  * 409 `error.msg.hardship.relief.not.applicable` naming `loanId` when the loan is not ACTIVE, not fully funded
  * (fundings below the approved principal: a later funding would regenerate the schedule) or carries amounts
@@ -118,6 +121,67 @@ function notApplicable(parameterName: string, value: unknown, message: string): 
   });
 }
 
+/**
+ * The relief `source` already applied to loan `loanId` (its schedule version, at most one per source: unique index),
+ * as `applyLoanRelief` answered it, or null. Under the loan's lock.
+ */
+async function appliedBySource(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  source: ApplyLoanReliefInput['source'],
+): Promise<AppliedLoanRelief | null> {
+  const [row] = await tx
+    .select()
+    .from(loanScheduleVersions)
+    .where(
+      and(
+        eq(loanScheduleVersions.tenantId, tenantId),
+        eq(loanScheduleVersions.sourceKind, source.kind),
+        eq(loanScheduleVersions.sourceId, source.offerId),
+      ),
+    );
+  if (!row?.summary) return null;
+  if (row.loanId !== loanId) {
+    throw notApplicable('loanId', loanId, `${source.kind} ${source.offerId} was applied to another loan.`);
+  }
+  const [previous] = await tx
+    .select({ installmentCount: loanScheduleVersions.installmentCount })
+    .from(loanScheduleVersions)
+    .where(
+      and(
+        eq(loanScheduleVersions.tenantId, tenantId),
+        eq(loanScheduleVersions.loanId, loanId),
+        eq(loanScheduleVersions.version, row.version - 1),
+      ),
+    );
+  let journalEntryId: number | null = null;
+  if (BigInt(row.principalForgivenMinor) > 0n) {
+    const [line] = await tx
+      .select({ id: journalEntries.id })
+      .from(journalEntries)
+      .where(
+        and(
+          eq(journalEntries.tenantId, tenantId),
+          eq(journalEntries.loanId, loanId),
+          eq(journalEntries.transactionRef, sourceRef({ kind: 'PRINCIPAL_FORGIVENESS', id: row.id })),
+        ),
+      )
+      .orderBy(asc(journalEntries.id))
+      .limit(1);
+    journalEntryId = line?.id ?? null;
+  }
+  return {
+    scheduleVersion: row.version,
+    summary: row.summary,
+    installmentCountBefore: previous?.installmentCount ?? row.installmentCount,
+    installmentCountAfter: row.installmentCount,
+    totalDueBefore: row.summary.totalDueBeforeMinor,
+    totalDueAfter: row.summary.totalDueAfterMinor,
+    journalEntryId,
+  };
+}
+
 /** Scale of `annualRateBasisPointsScaled`: basis points × 10^6 (the rates are stored with 8 fraction digits). */
 const rateScale = 1_000_000n;
 
@@ -143,6 +207,8 @@ function annualRateBasisPointsScaled(
 export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Promise<AppliedLoanRelief> {
   const { tenantId, loanId, requestedRelief, asOfDate, now } = input;
   const loan = await lockLoanForMoney(tx, tenantId, loanId);
+  const done = await appliedBySource(tx, tenantId, loanId, input.source);
+  if (done) return done;
   if (loan.status !== 'ACTIVE') {
     throw notApplicable(
       'loanId',

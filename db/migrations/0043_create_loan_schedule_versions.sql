@@ -21,4 +21,5 @@ CREATE TABLE "loan_schedule_versions" (
 ALTER TABLE "loan_schedule_versions" ENABLE ROW LEVEL SECURITY;--> statement-breakpoint
 ALTER TABLE "loan_schedule_versions" ADD CONSTRAINT "loan_schedule_versions_loan_fk" FOREIGN KEY ("tenant_id","loan_id") REFERENCES "public"."loans"("tenant_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "loan_schedule_versions_tenant_loan_version_idx" ON "loan_schedule_versions" USING btree ("tenant_id","loan_id","version");--> statement-breakpoint
+CREATE UNIQUE INDEX "loan_schedule_versions_tenant_source_idx" ON "loan_schedule_versions" USING btree ("tenant_id","source_kind","source_id") WHERE source_kind is not null;--> statement-breakpoint
 CREATE POLICY "loan_schedule_versions_tenant_isolation" ON "loan_schedule_versions" AS PERMISSIVE FOR ALL TO public USING (tenant_id = current_setting('app.tenant_id', true)) WITH CHECK (tenant_id = current_setting('app.tenant_id', true));

@@ -259,6 +259,10 @@ export const loanScheduleVersions = pgTable(
     tenantKey('loan_schedule_versions', t),
     tenantReference('loan_schedule_versions_loan_fk', t, t.loanId, loans),
     uniqueIndex('loan_schedule_versions_tenant_loan_version_idx').on(t.tenantId, t.loanId, t.version),
+    /** A source (e.g. one hardship offer) modifies a schedule at most once. */
+    uniqueIndex('loan_schedule_versions_tenant_source_idx')
+      .on(t.tenantId, t.sourceKind, t.sourceId)
+      .where(sql`source_kind is not null`),
     tenantIsolation('loan_schedule_versions'),
   ],
 ).enableRLS();

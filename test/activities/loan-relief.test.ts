@@ -75,13 +75,18 @@ async function loanWithPayments(): Promise<LoanFixture> {
 }
 
 let offerCounter = 1;
-function apply(loan: LoanFixture, requestedRelief: RequestedRelief, asOfDate = '2025-03-15') {
+function apply(
+  loan: LoanFixture,
+  requestedRelief: RequestedRelief,
+  asOfDate = '2025-03-15',
+  offerId = offerCounter++,
+) {
   const input: ApplyLoanReliefInput = {
     tenantId,
     loanId: loan.loanId,
     requestedRelief,
     asOfDate,
-    source: { kind: 'HARDSHIP_OFFER', offerId: offerCounter++ },
+    source: { kind: 'HARDSHIP_OFFER', offerId },
     actor: 'agent-relief',
     now: h.now.value!,
   };
@@ -369,6 +374,30 @@ describe('applyLoanRelief', () => {
     expect(loanRow!.status).toBe('CLOSED_OBLIGATIONS_MET');
     expect(closed.balances.totalOutstanding).toBe('0.00');
     await expectTrialBalanceZero();
+  });
+
+  it('is idempotent per source: the same offer applied again answers the same and writes nothing', async () => {
+    const loan = await loanWithPayments();
+    const offerId = offerCounter++;
+    const relief: RequestedRelief = { reliefType: 'PRINCIPAL_FORGIVENESS', params: { amountMinor: 5000n } };
+    const first = await apply(loan, relief, '2025-03-15', offerId);
+    const installments = await installmentsOf(loan);
+    const balances = await accountBalances(h.db, tenantId, loan.loanId);
+    const again = await apply(loan, relief, '2025-03-15', offerId);
+    expect(again).toEqual(first);
+    expect(await installmentsOf(loan)).toEqual(installments);
+    expect(await accountBalances(h.db, tenantId, loan.loanId)).toEqual(balances);
+    expect((await getLoanScheduleVersions(h.db, tenantId, loan.loanId)).map((v) => v.version)).toEqual([
+      2, 1,
+    ]);
+    // the same offer on another loan is refused
+    const other = await loanWithPayments();
+    const error = await expectDomainError(
+      apply(other, relief, '2025-03-15', offerId),
+      'error.msg.hardship.relief.not.applicable',
+    );
+    expect(error.errors[0]).toMatchObject({ parameterName: 'loanId' });
+    expect(await getLoanScheduleVersions(h.db, tenantId, other.loanId)).toEqual([]);
   });
 
   it('a relief the schedule cannot take is a 409 that changes nothing (installments, versions, journal)', async () => {
