@@ -42,6 +42,7 @@ const appendOnly = [
   'statements',
   'hardship_guardrail_versions',
   'hardship_offer_approvals',
+  'loan_schedule_versions',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -88,6 +89,7 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_schedule_versions.loan_schedule_versions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'payment_status_history.payment_status_history_payment_fk':
     '(tenant_id,payment_id) → payments(tenant_id,id)',
   'payments.payments_instrument_fk': '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
