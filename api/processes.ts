@@ -12,6 +12,7 @@ import {
   type ContactConsentUpdateClient,
   createContactConsentUpdateClient,
 } from '../workflows/contact-consent-update/client';
+import { createHardshipOfferClient, type HardshipOfferClient } from '../workflows/hardship-offer/client';
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
 import { createPromiseClient, type PromiseClient } from '../workflows/promise/client';
@@ -25,6 +26,7 @@ export interface ProcessClients {
   autopay: AutopayClient;
   contactConsentUpdates: ContactConsentUpdateClient;
   promises: PromiseClient;
+  hardshipOffers: HardshipOfferClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -36,6 +38,7 @@ export function createProcessClients(client: Client): ProcessClients {
     autopay: createAutopayClient(client),
     contactConsentUpdates: createContactConsentUpdateClient(client),
     promises: createPromiseClient(client),
+    hardshipOffers: createHardshipOfferClient(client),
   };
 }
 
