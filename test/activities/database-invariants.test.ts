@@ -104,6 +104,7 @@ const tenantForeignKeys: Record<string, string> = {
   'hardship_offer_approvals.hardship_offer_approvals_offer_fk':
     '(tenant_id,offer_id) → hardship_offers(tenant_id,id)',
   'hardship_offers.hardship_offers_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'hardship_offers.hardship_offers_evidence_fk': '(tenant_id,confirmed_evidence_id) → evidence(tenant_id,id)',
   'hardship_offers.hardship_offers_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'hardship_offers.hardship_offers_program_fk':
     '(tenant_id,program_code) → hardship_programs(tenant_id,program_code)',
