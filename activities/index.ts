@@ -39,6 +39,21 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
+import {
+  acceptHardshipOffer,
+  confirmHardshipEvidence,
+  expireHardshipOffer,
+  findOpenHardshipOffersOfLoan,
+  readHardshipOfferProgress,
+  reevaluateHardshipOffer,
+} from './servicing/hardship-offer-process';
+import { createHardshipOffer, decideHardshipOffer } from './servicing/hardship-offers';
+import {
+  createHardshipProgram,
+  createHardshipProgramVersion,
+  retireHardshipProgram,
+  setHardshipGuardrails,
+} from './servicing/hardship-policies';
 import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {
@@ -54,7 +69,6 @@ import {
   readPromisePayments,
   resolvePromiseToPay,
 } from './servicing/promises';
-
 import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,
@@ -135,6 +149,18 @@ export function createActivities(deps: Deps) {
     activateVoiceWorkflowVersion: activateVoiceWorkflowVersion(deps),
     createVoiceDispatch: createVoiceDispatch(deps),
     recordVoiceDispatchEvent: recordVoiceDispatchEvent(deps),
+    setHardshipGuardrails: setHardshipGuardrails(deps),
+    createHardshipProgram: createHardshipProgram(deps),
+    createHardshipProgramVersion: createHardshipProgramVersion(deps),
+    retireHardshipProgram: retireHardshipProgram(deps),
+    createHardshipOffer: createHardshipOffer(deps),
+    decideHardshipOffer: decideHardshipOffer(deps),
+    acceptHardshipOffer: acceptHardshipOffer(deps),
+    readHardshipOfferProgress: readHardshipOfferProgress(deps),
+    expireHardshipOffer: expireHardshipOffer(deps),
+    confirmHardshipEvidence: confirmHardshipEvidence(deps),
+    reevaluateHardshipOffer: reevaluateHardshipOffer(deps),
+    findOpenHardshipOffersOfLoan: findOpenHardshipOffersOfLoan(deps),
   };
 }
 

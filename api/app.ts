@@ -40,6 +40,8 @@ import { contactConsentUpdateRoutes } from './routes/servicing/contact-consent-u
 import { servicingDocumentRoutes } from './routes/servicing/documents';
 import { evidenceRoutes } from './routes/servicing/evidence';
 import { formEntryRoutes } from './routes/servicing/form-entries';
+import { hardshipOfferRoutes } from './routes/servicing/hardship-offers';
+import { hardshipPolicyRoutes, hardshipProgramRoutes } from './routes/servicing/hardship-policies';
 import { interactionRoutes } from './routes/servicing/interactions';
 import { privacyRequestRoutes } from './routes/servicing/privacy-requests';
 import { promiseRoutes } from './routes/servicing/promises';
@@ -120,6 +122,9 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/promises', promiseRoutes);
   app.route('/v1/servicing/documents', servicingDocumentRoutes);
   app.route('/v1/servicing/admin/case-types', caseTypeRoutes);
+  app.route('/v1/servicing/admin/hardship-policies', hardshipPolicyRoutes);
+  app.route('/v1/servicing/admin/hardship-programs', hardshipProgramRoutes);
+  app.route('/v1/servicing/hardship-offers', hardshipOfferRoutes);
   app.route('/v1/form-entries', formEntryRoutes);
   app.route('/v1/servicing/webhook-subscriptions', webhookSubscriptionRoutes);
   app.route('/v1/servicing/voice-provider/control/api/v1/workflow-versions', voiceWorkflowVersionRoutes);

@@ -19,7 +19,11 @@ export interface RouteDoc {
   summary: string;
   description?: string;
   scope: Scope;
-  permission: Permission;
+  /**
+   * The permission the route needs, or `{ resource }`: a permission the addressed resource names (e.g. a hardship
+   * program's `humanApprovalPermission`), documented as such.
+   */
+  permission: Permission | { resource: string };
   mutation?: boolean;
   /**
    * The route takes `If-Match: "<version>"` (optimistic concurrency): `true` required (documents it and 428),
@@ -105,6 +109,10 @@ const optionalIfMatchParam = {
 
 /** Describes one route for the OpenAPI document. */
 export function doc(route: RouteDoc) {
+  const permissionText =
+    typeof route.permission === 'string'
+      ? `permission \`${route.permission}\``
+      : `the permission named by ${route.permission.resource}`;
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     responses[status] = {
@@ -123,7 +131,7 @@ export function doc(route: RouteDoc) {
       tags: route.tags,
       summary: route.summary,
       description:
-        `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`. Errors are RFC 9457 problem details (\`application/problem+json\`).`.trim(),
+        `${route.description ?? ''}\n\nScope \`${route.scope}\`, ${permissionText}. Errors are RFC 9457 problem details (\`application/problem+json\`).`.trim(),
       security: [{ oauth2: [route.scope] }, { bearer: [] }],
       parameters,
       responses: responses as never,
@@ -145,8 +153,7 @@ export function doc(route: RouteDoc) {
   return describeRoute({
     tags: route.tags,
     summary: route.summary,
-    description:
-      `${route.description ?? ''}\n\nScope \`${route.scope}\`, permission \`${route.permission}\`.`.trim(),
+    description: `${route.description ?? ''}\n\nScope \`${route.scope}\`, ${permissionText}.`.trim(),
     security: [{ oauth2: [route.scope] }, { bearer: [] }],
     parameters,
     ...(route.requestBody

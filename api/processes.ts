@@ -13,6 +13,7 @@ import {
   type ContactConsentUpdateClient,
   createContactConsentUpdateClient,
 } from '../workflows/contact-consent-update/client';
+import { createHardshipOfferClient, type HardshipOfferClient } from '../workflows/hardship-offer/client';
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
 import { createPromiseClient, type PromiseClient } from '../workflows/promise/client';
@@ -27,6 +28,7 @@ export interface ProcessClients {
   contactConsentUpdates: ContactConsentUpdateClient;
   promises: PromiseClient;
   boarding: BoardingClient;
+  hardshipOffers: HardshipOfferClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -39,6 +41,7 @@ export function createProcessClients(client: Client): ProcessClients {
     contactConsentUpdates: createContactConsentUpdateClient(client),
     promises: createPromiseClient(client),
     boarding: createBoardingClient(client),
+    hardshipOffers: createHardshipOfferClient(client),
   };
 }
 

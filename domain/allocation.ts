@@ -61,8 +61,18 @@
  * strategy's order, and whatever exceeds the payoff is an overpayment. So paying the quoted payoff on its date
  * closes the loan to the cent.
  *
+ * Principal forgiveness (`AllocationInput.principalForgiveness`; issue 10 §2 hardship relief
+ * `PRINCIPAL_FORGIVENESS`, activities/lending/loan-relief.ts): principal written off by a relief has already been
+ * taken off the installments' principal due, so the principal the installments owe is the disbursed principal less
+ * everything forgiven. The replay deducts the forgiven total from the disbursed principal wherever it bounds
+ * principal (the cap on principal repaid, the payoff's "whole scheduled principal disbursed" test and the principal
+ * outstanding), whatever the value dates: the installments read are always the current schedule version, so the
+ * forgiveness applies to every day the replay looks at, like the rest of that version. Forgiveness events are
+ * echoed in the result for the ledger (domain/ledger.ts posts each one).
+ *
  * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
- * disbursement, or more disbursed than the installments' principal.
+ * disbursement, more disbursed than the installments' principal plus the principal forgiven, or more forgiven
+ * than disbursed.
  */
 
 import { epochDayOf } from './calendar';
@@ -203,6 +213,16 @@ export interface PaymentEvent {
 
 export type MoneyEvent = DisbursementEvent | PaymentEvent;
 
+/** Loan principal written off by a hardship relief (module note, principal forgiveness). */
+export interface PrincipalForgivenessEvent {
+  /** Identity of the forgiveness (positive safe integer, unique): the schedule version row that made it. */
+  id: number;
+  /** ISO date the relief was applied as of (the value date of its journal entry). */
+  valueDate: string;
+  /** Minor units, > 0. */
+  amountMinor: bigint;
+}
+
 /** Input of `allocatePayments` and `outstandingSummary`. */
 export interface AllocationInput {
   /** ISO 4217 code of every amount (echoed, not used in arithmetic). */
@@ -212,6 +232,11 @@ export interface AllocationInput {
   /** Disbursements and payments, in any order. */
   events: readonly MoneyEvent[];
   strategy: AllocationStrategy;
+  /**
+   * Principal forgiven by reliefs (module note), already taken off the installments' principal due; absent =
+   * none. Σ ≤ Σ disbursements.
+   */
+  principalForgiveness?: readonly PrincipalForgivenessEvent[];
 }
 
 /** Money of one payment applied to one component of one installment (minor units, > 0). */
@@ -275,6 +300,10 @@ export interface AllocationResult {
   disbursedMinor: bigint;
   /** Σ overpayments of all payments, minor units. */
   overpaymentMinor: bigint;
+  /** The principal forgiveness events of the input, by value date then id (empty when none). */
+  principalForgiveness: PrincipalForgivenessEvent[];
+  /** Σ principal forgiven, minor units (module note): principal outstanding = disbursed − forgiven − repaid. */
+  principalForgivenMinor: bigint;
 }
 
 /**
@@ -300,7 +329,8 @@ export interface OutstandingSummary {
   asOfDate: string;
   currency: string;
   /**
-   * What remains unpaid: principal = disbursed up to `asOfDate` − principal repaid; interest, fees and penalties
+   * What remains unpaid: principal = disbursed up to `asOfDate` − principal forgiven (module note) − principal
+   * repaid; interest, fees and penalties
    * = everything scheduled (every installment, as Fineract's loan summary) − paid.
    */
   outstanding: ComponentAmounts;
@@ -347,6 +377,7 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
       disbursedMinor: result.disbursedMinor,
       disbursementCount: result.disbursements.length,
       overpaymentMinor: result.overpaymentMinor,
+      principalForgivenMinor: loan.principalForgivenMinor,
     },
     asOfDate,
     asOfDay,
@@ -369,6 +400,8 @@ export interface PostedLoanState {
   disbursementCount: number;
   /** Σ of the overpayments of every payment, minor units. */
   overpaymentMinor: bigint;
+  /** Σ principal forgiven by reliefs (module note), minor units; absent = 0. */
+  principalForgivenMinor?: bigint;
 }
 
 /**
@@ -394,6 +427,7 @@ function summaryOfState(
     disbursedMinor: bigint;
     disbursementCount: number;
     overpaymentMinor: bigint;
+    principalForgivenMinor?: bigint;
   },
   asOfDate: string,
   asOfDay: number,
@@ -418,7 +452,8 @@ function summaryOfState(
 
   let principalRepaid = 0n;
   for (const installment of result.installments) principalRepaid += installment.principalPaidMinor;
-  const principalOutstanding = result.disbursedMinor - principalRepaid;
+  const lent = result.disbursedMinor - (result.principalForgivenMinor ?? 0n);
+  const principalOutstanding = (lent > 0n ? lent : 0n) - principalRepaid;
   const { outstanding, overdue } = summary;
   outstanding.principalMinor = principalOutstanding;
   const quote = payoffRule(
@@ -697,6 +732,8 @@ interface NormalizedLoan {
   installments: NormalizedInstallment[];
   events: NormalizedEvent[];
   slotOrder: SlotOrder;
+  principalForgiveness: PrincipalForgivenessEvent[];
+  principalForgivenMinor: bigint;
 }
 
 const mifosComponentOrder = ['PENALTY', 'FEE', 'INTEREST', 'PRINCIPAL'] as const;
@@ -724,6 +761,11 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
   let disbursed = 0n;
   let principalRepaid = 0n;
   let overpaymentTotal = 0n;
+  // the principal the installments owe: disbursed less forgiven (module note), never below zero
+  const lentOf = (): bigint => {
+    const lent = disbursed - loan.principalForgivenMinor;
+    return lent > 0n ? lent : 0n;
+  };
   const disbursements: DisbursementEvent[] = [];
   const payments: PaymentAllocation[] = [];
 
@@ -746,7 +788,7 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
     }
     // A payment that covers the payoff on its value date pays the loan off (module note, `payoffRule`).
     let payoff = false;
-    if (disbursed === scheduledPrincipal && installments.some((_, index) => outstandingOf(index) > 0n)) {
+    if (lentOf() === scheduledPrincipal && installments.some((_, index) => outstandingOf(index) > 0n)) {
       const quote = payoffRule(
         installments.map((installment, index) => ({
           fromDay: installment.fromDay,
@@ -755,7 +797,7 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
           paidMinor: paid[index]!,
           waivedMinor: waived[index]!,
         })),
-        disbursed - principalRepaid,
+        lentOf() - principalRepaid,
         event.day,
       );
       if (event.amountMinor >= quote.totalMinor) {
@@ -775,7 +817,7 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
       if (remaining === 0n) break;
       let room =
         installments[index]!.dueMinor[component] - paid[index]![component] - waived[index]![component];
-      if (component === 'PRINCIPAL' && room > disbursed - principalRepaid) room = disbursed - principalRepaid;
+      if (component === 'PRINCIPAL' && room > lentOf() - principalRepaid) room = lentOf() - principalRepaid;
       if (room <= 0n) continue;
       const amount = remaining < room ? remaining : room;
       remaining -= amount;
@@ -833,6 +875,8 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
     payments,
     disbursedMinor: disbursed,
     overpaymentMinor: overpaymentTotal,
+    principalForgiveness: loan.principalForgiveness.map((f) => ({ ...f })),
+    principalForgivenMinor: loan.principalForgivenMinor,
   };
 }
 
@@ -897,9 +941,34 @@ function normalize(input: AllocationInput): NormalizedLoan {
       );
     }
   }
-  if (disbursed > scheduledPrincipal) {
+  const forgivenessInput = input.principalForgiveness ?? [];
+  if (!Array.isArray(forgivenessInput)) throw new RangeError('principalForgiveness must be an array');
+  const forgivenIds = new Set<number>();
+  let forgiven = 0n;
+  const principalForgiveness = forgivenessInput.map((event, position) => {
+    const label = `principalForgiveness[${position}]`;
+    if (!Number.isSafeInteger(event.id) || event.id < 1 || forgivenIds.has(event.id)) {
+      throw new RangeError(`${label}.id must be a unique positive safe integer`);
+    }
+    forgivenIds.add(event.id);
+    if (typeof event.amountMinor !== 'bigint' || event.amountMinor <= 0n) {
+      throw new RangeError(`${label}.amountMinor must be a bigint > 0`);
+    }
+    epochDay(event.valueDate, `${label}.valueDate`);
+    forgiven += event.amountMinor;
+    return { id: event.id, valueDate: event.valueDate, amountMinor: event.amountMinor };
+  });
+  principalForgiveness.sort((a, b) =>
+    a.valueDate === b.valueDate ? a.id - b.id : a.valueDate < b.valueDate ? -1 : 1,
+  );
+  if (forgiven > disbursed) {
     throw new RangeError(
-      `disbursements (${disbursed} minor units) exceed the installments' principal (${scheduledPrincipal})`,
+      `principal forgiven (${forgiven} minor units) exceeds the disbursements (${disbursed})`,
+    );
+  }
+  if (disbursed - forgiven > scheduledPrincipal) {
+    throw new RangeError(
+      `disbursements (${disbursed} minor units) less the principal forgiven (${forgiven}) exceed the installments' principal (${scheduledPrincipal})`,
     );
   }
 
@@ -908,6 +977,8 @@ function normalize(input: AllocationInput): NormalizedLoan {
     installments,
     events,
     slotOrder: slotOrderOf(input.strategy, installments),
+    principalForgiveness,
+    principalForgivenMinor: forgiven,
   };
 }
 

@@ -114,6 +114,15 @@ export const permissions = [
   'ACTIVATE_VOICEWORKFLOWVERSION',
   'CREATE_VOICEDISPATCH',
   'READ_VOICEDISPATCH',
+  // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
+  'MANAGE_HARDSHIPPOLICY',
+  'READ_HARDSHIPPOLICY',
+  // Hardship offers (issue 10 §2; DESIGN-processes P5); approving one needs the program's humanApprovalPermission.
+  'CREATE_HARDSHIPOFFER',
+  'READ_HARDSHIPOFFER',
+  'ACCEPT_HARDSHIPOFFER',
+  // A permission programs may name as humanApprovalPermission: the checker of hardship offers.
+  'APPROVE_HARDSHIPOFFER',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

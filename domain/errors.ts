@@ -199,6 +199,12 @@ export const errorCodes = {
     status: 409,
     message: 'The remittance is not in a state that allows this action.',
   },
+  /** DESIGN-processes P5 (issue 10 §2): a hardship relief the loan's schedule cannot take (domain/hardship/relief.ts). */
+  'error.msg.hardship.relief.not.applicable': {
+    status: 409,
+    message:
+      "The loan's schedule cannot take this relief: too few open installments, nothing left to recover over, or more than remains outstanding.",
+  },
   'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
   /** A body in a media type the route does not take (RFC 9110 §15.5.16), e.g. a boarding upload that is not NDJSON. */
   'error.msg.unsupported.media.type': {
@@ -229,6 +235,31 @@ export const errorCodes = {
   },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
+  /** DESIGN-processes P5: `POST /v1/servicing/admin/hardship-programs` with a programCode the tenant already has. */
+  'error.msg.hardship.program.duplicate': {
+    status: 409,
+    message: 'A hardship program with this code already exists.',
+  },
+  /** DESIGN-processes P5: a program version that would break the active hardship guardrails. */
+  'error.msg.hardship.program.guardrail.violation': {
+    status: 409,
+    message: 'The hardship program would break the active hardship guardrails.',
+  },
+  /** DESIGN-processes P5: a new version or retirement of a RETIRED hardship program. */
+  'error.msg.hardship.program.invalid.state.transition': {
+    status: 409,
+    message: 'The hardship program is not in a state that allows this action.',
+  },
+  /** DESIGN-processes P5: a hardship program written before the tenant has set its guardrails. */
+  'error.msg.hardship.guardrails.missing': {
+    status: 409,
+    message: 'The tenant has no hardship guardrails yet: set them before creating programs.',
+  },
+  /** DESIGN-processes P5: approving or rejecting a hardship offer that is not PENDING_APPROVAL. */
+  'error.msg.hardship.offer.invalid.state.transition': {
+    status: 409,
+    message: 'The hardship offer is not in a state that allows this action.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof errorCodes;

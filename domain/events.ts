@@ -12,6 +12,8 @@
  */
 import * as v from 'valibot';
 import { restrictionTypes } from './customers/customer';
+import { initialHardshipOfferStatuses } from './hardship/offer';
+import { reliefTypes } from './hardship/relief';
 import { loanPartyRoles } from './lending/loan-parties';
 import {
   reconciliationExceptionTypes,
@@ -63,6 +65,39 @@ function promiseResolution<S extends 'KEPT' | 'PARTIALLY_KEPT' | 'BROKEN'>(statu
     currency,
     promisedDate: date,
     resolvedAt: instant,
+  });
+}
+
+/** The fields every hardship offer step event starts with. */
+const hardshipOfferBase = {
+  offerId: id,
+  caseId: id,
+  loanId: id,
+  programCode: code,
+  programVersion: id,
+};
+
+/** A non-negative amount in minor units as a decimal string of digits. */
+const minorUnits = v.pipe(v.string(), v.regex(/^\d+$/), v.description('Minor units, decimal digits.'));
+
+/** `data` of the checker's decisions on a hardship offer (`hardship.offer.approved`, `hardship.offer.rejected`). */
+function hardshipOfferDecision<S extends 'APPROVED' | 'REJECTED'>(status: S) {
+  return v.strictObject({
+    offerId: id,
+    caseId: id,
+    loanId: id,
+    programCode: code,
+    programVersion: id,
+    status: v.literal(status),
+    /** The checker's `Service-Actor`. */
+    decidedBy: code,
+    /** The guardrails version the decision was taken under. */
+    policyVersion: id,
+    /** Hex SHA-256 of the RFC 8785 canonical offer terms decided on. */
+    requestHash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
+    decidedAt: instant,
+    /** APPROVED: when the approved offer expires; REJECTED: null. */
+    offerExpiresAt: v.nullable(instant),
   });
 }
 
@@ -305,6 +340,102 @@ export const eventCatalogue = {
     'promise',
     'A promise to pay was broken: no payment posted in its window by its deadline (a follow-up task is opened on the case).',
     promiseResolution('BROKEN'),
+  ),
+  'hardship.offer.created': event(
+    'hardship_offer',
+    'A hardship offer was requested and routed (DESIGN-processes P5): OFFERED (straight through), PENDING_APPROVAL (a second actor decides), REFERRED (above the approval band), SPECIALIST (a specialist handles it) or INELIGIBLE (with reason codes).',
+    v.strictObject({
+      offerId: id,
+      caseId: id,
+      loanId: id,
+      programCode: code,
+      programVersion: id,
+      status: v.picklist(initialHardshipOfferStatuses),
+      reliefType: v.picklist(reliefTypes),
+      /** Size of the relief in its unit (installments, whole currency units, basis points); null when not sized. */
+      reliefSize: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      /** Reason codes of INELIGIBLE and SPECIALIST; empty otherwise. */
+      reasonCodes: v.array(code),
+      /** OFFERED: when the offer expires; null otherwise. */
+      offerExpiresAt: v.nullable(instant),
+    }),
+  ),
+  'hardship.offer.approved': event(
+    'hardship_offer',
+    'A second actor approved a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10); it is open to the borrower until offerExpiresAt.',
+    hardshipOfferDecision('APPROVED'),
+  ),
+  'hardship.offer.rejected': event(
+    'hardship_offer',
+    'A second actor rejected a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10).',
+    hardshipOfferDecision('REJECTED'),
+  ),
+  'hardship.offer.accepted': event(
+    'hardship_offer',
+    'The borrower accepted an OFFERED or APPROVED hardship offer (DESIGN-processes P5): AWAITING_DOCUMENTS until the workflow confirms the evidence the program requires (by documentsDueAt), or APPLIED at once when it requires none.',
+    v.strictObject({
+      ...hardshipOfferBase,
+      status: v.picklist(['AWAITING_DOCUMENTS', 'APPLIED']),
+      /** The `Service-Actor` that recorded the acceptance; null when none was sent. */
+      acceptedBy: v.nullable(code),
+      acceptedAt: instant,
+      /** The program's `requiredEvidenceCode`; null when it requires none. */
+      requiredEvidenceCode: v.nullable(code),
+      /** AWAITING_DOCUMENTS: when the evidence is due (acceptance + the guardrails' documentDeadlineHoursMaximum). */
+      documentsDueAt: v.nullable(instant),
+    }),
+  ),
+  'hardship.offer.expired': event(
+    'hardship_offer',
+    "An OFFERED or APPROVED hardship offer was not accepted within the program's offerValidityHours (DESIGN-processes P5).",
+    v.strictObject({
+      ...hardshipOfferBase,
+      status: v.literal('EXPIRED'),
+      offerExpiresAt: v.nullable(instant),
+      expiredAt: instant,
+    }),
+  ),
+  'hardship.offer.lapsed': event(
+    'hardship_offer',
+    'An accepted hardship offer lapsed: the evidence its program requires was not on the case by the document deadline (DESIGN-processes P5).',
+    v.strictObject({
+      ...hardshipOfferBase,
+      status: v.literal('LAPSED'),
+      requiredEvidenceCode: code,
+      documentsDueAt: v.nullable(instant),
+      lapsedAt: instant,
+    }),
+  ),
+  'hardship.offer.applied': event(
+    'hardship_offer',
+    "A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, in minor units.",
+    v.strictObject({
+      ...hardshipOfferBase,
+      status: v.literal('APPLIED'),
+      reliefType: v.picklist(reliefTypes),
+      /** The loan's schedule version the relief created (1 is the original schedule). */
+      scheduleVersion: id,
+      installmentCountBefore: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      installmentCountAfter: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      totalDueBefore: minorUnits,
+      totalDueAfter: minorUnits,
+      /** The journal entry of a relief that reduced a receivable (waiver, forgiveness); null otherwise. */
+      journalEntryId: v.nullable(id),
+      /** The evidence the workflow confirmed; null when the program requires none. */
+      evidenceId: v.nullable(id),
+      appliedAt: instant,
+    }),
+  ),
+  'hardship.offer.reevaluated': event(
+    'hardship_offer',
+    'A material change of the loan (payment, funding, restriction) re-ran the eligibility of an open hardship offer and the loan no longer qualifies (DESIGN-processes P5, guardrail reevaluateOnMaterialLoanDrift), or an accepted relief could no longer be applied (reason RELIEF_NOT_APPLICABLE).',
+    v.strictObject({
+      ...hardshipOfferBase,
+      fromStatus: code,
+      status: v.picklist(['INELIGIBLE', 'SPECIALIST']),
+      reasonCodes: v.array(code),
+      reevaluatedAt: instant,
+    }),
   ),
   'merchant.advance.created': event(
     'merchant_advance',

@@ -19,6 +19,11 @@ export function privacyRequestWorkflowId(tenantId: string, requestId: number | s
   return `privacy-request/${tenantId}/${requestId}`;
 }
 
+/** `hardship-offer/<tenant>/<offerId>` (DESIGN-processes P5): the process of one hardship offer. */
+export function hardshipOfferWorkflowId(tenantId: string, offerId: number): string {
+  return `hardship-offer/${tenantId}/${offerId}`;
+}
+
 /**
  * `webhook-delivery/<tenant>/<subscriptionId>/<eventId>` (DESIGN §1, §5): one delivery workflow per
  * (event, subscription).

@@ -18,7 +18,12 @@
  * - disbursement: Dr LOAN_PORTFOLIO amount / Cr EXTERNAL_CLEARING amount;
  * - payment: Dr EXTERNAL_CLEARING amount / Cr LOAN_PORTFOLIO principal, Cr INTEREST_INCOME interest,
  *   Cr FEE_INCOME fees, Cr PENALTY_INCOME penalties, Cr OVERPAYMENT_LIABILITY overpayment — the split is the
- *   payment's allocation (domain/allocation.ts).
+ *   payment's allocation (domain/allocation.ts);
+ * - principal forgiveness (a hardship relief, issue 10 §2; domain/allocation.ts `principalForgiveness`):
+ *   Dr PRINCIPAL_FORGIVENESS_EXPENSE amount / Cr LOAN_PORTFOLIO amount — the principal receivable written off,
+ *   value-dated to the relief's as-of date. The other reliefs book nothing: deferral, forbearance and reduced
+ *   payment only move due amounts, and the interest, fees and penalties a fee waiver or rate reduction takes off
+ *   were never recognised (cash basis, no receivable).
  *
  * Re-allocation (a back-dated payment changes how later payments split): `diffPostings` compares what the
  * journal currently says for each event with what the new allocation says and, for each event that differs,
@@ -26,14 +31,19 @@
  * and a new posting. Nothing is ever edited, and the sum of the journal equals the sum of posting the events
  * once, in date order.
  *
- * Transaction refs (`journal_entries.transaction_ref`): `funding/<id>` and `payment/<id>` for an event's first
- * posting, `<base>/revision/<n>` for its n-th posting (n ≥ 2), `<base>/reversal/<n>` for the reversal of
+ * Transaction refs (`journal_entries.transaction_ref`): `funding/<id>`, `payment/<id>` and `forgiveness/<id>`
+ * (the schedule version that forgave) for an event's first posting, `<base>/revision/<n>` for its n-th posting (n ≥ 2), `<base>/reversal/<n>` for the reversal of
  * revision n. An entry's lines share its ref; a reversal's line i reverses line i of the reversed entry.
  *
  * Errors: RangeError for an unbalanced or malformed entry (`assertBalanced`), an unknown account, mixed
  * currencies in one entry, and a journal whose refs are inconsistent (`diffPostings`).
  */
-import type { AllocationResult, DisbursementEvent, PaymentAllocation } from './allocation';
+import type {
+  AllocationResult,
+  DisbursementEvent,
+  PaymentAllocation,
+  PrincipalForgivenessEvent,
+} from './allocation';
 import { formatMinor, minorUnitDigits } from './money';
 
 /** Account codes of the default chart. */
@@ -44,6 +54,7 @@ export const accountCodes = [
   'FEE_INCOME',
   'PENALTY_INCOME',
   'OVERPAYMENT_LIABILITY',
+  'PRINCIPAL_FORGIVENESS_EXPENSE',
 ] as const;
 export type AccountCode = (typeof accountCodes)[number];
 
@@ -82,11 +93,17 @@ export const defaultChartOfAccounts: readonly ChartAccount[] = [
     accountType: 'LIABILITY',
     normalBalance: 'CREDIT',
   },
+  {
+    code: 'PRINCIPAL_FORGIVENESS_EXPENSE',
+    name: 'Loan principal forgiven (hardship relief)',
+    accountType: 'EXPENSE',
+    normalBalance: 'DEBIT',
+  },
 ];
 
 /** The money event an entry books. `id` is the funding's or payment's identity. */
 export interface LedgerSource {
-  kind: 'DISBURSEMENT' | 'PAYMENT';
+  kind: 'DISBURSEMENT' | 'PAYMENT' | 'PRINCIPAL_FORGIVENESS';
   id: number;
 }
 
@@ -172,17 +189,53 @@ export function paymentPosting(payment: PaymentAllocation, currency: string): Pr
   };
 }
 
-/** Postings of every event of an allocation, disbursements and payments each in replay order. */
+/** Posting of a principal forgiveness: Dr PRINCIPAL_FORGIVENESS_EXPENSE / Cr LOAN_PORTFOLIO, its amount. */
+export function principalForgivenessPosting(
+  forgiveness: PrincipalForgivenessEvent,
+  currency: string,
+): ProposedPosting {
+  return {
+    source: { kind: 'PRINCIPAL_FORGIVENESS', id: forgiveness.id },
+    valueDate: forgiveness.valueDate,
+    currency,
+    lines: [
+      { accountCode: 'PRINCIPAL_FORGIVENESS_EXPENSE', debitMinor: forgiveness.amountMinor, creditMinor: 0n },
+      { accountCode: 'LOAN_PORTFOLIO', debitMinor: 0n, creditMinor: forgiveness.amountMinor },
+    ],
+  };
+}
+
+/**
+ * Postings of every event of an allocation: disbursements, payments and principal forgiveness, each in replay
+ * order.
+ */
 export function postingsForAllocation(allocation: AllocationResult): ProposedPosting[] {
   return [
     ...allocation.disbursements.map((d) => disbursementPosting(d, allocation.currency)),
     ...allocation.payments.map((p) => paymentPosting(p, allocation.currency)),
+    ...(allocation.principalForgiveness ?? []).map((f) =>
+      principalForgivenessPosting(f, allocation.currency),
+    ),
   ];
 }
 
-/** `funding/<id>` or `payment/<id>`: the ref of an event's first posting and the prefix of the others. */
+const refPrefix = {
+  DISBURSEMENT: 'funding',
+  PAYMENT: 'payment',
+  PRINCIPAL_FORGIVENESS: 'forgiveness',
+} as const satisfies Record<LedgerSource['kind'], string>;
+const kindOfPrefix = {
+  funding: 'DISBURSEMENT',
+  payment: 'PAYMENT',
+  forgiveness: 'PRINCIPAL_FORGIVENESS',
+} as const satisfies Record<string, LedgerSource['kind']>;
+
+/**
+ * `funding/<id>`, `payment/<id>` or `forgiveness/<id>`: the ref of an event's first posting and the prefix of the
+ * others.
+ */
 export function sourceRef(source: LedgerSource): string {
-  return `${source.kind === 'DISBURSEMENT' ? 'funding' : 'payment'}/${source.id}`;
+  return `${refPrefix[source.kind]}/${source.id}`;
 }
 
 /** The transaction ref of revision `revision` (POSTING) or of its reversal (REVERSAL); see the module note. */
@@ -203,7 +256,9 @@ export function parseTransactionRef(transactionRef: string): {
   kind: 'POSTING' | 'REVERSAL';
   revision: number;
 } {
-  const match = /^(funding|payment)\/([1-9]\d*)(?:\/(revision|reversal)\/([1-9]\d*))?$/.exec(transactionRef);
+  const match = /^(funding|payment|forgiveness)\/([1-9]\d*)(?:\/(revision|reversal)\/([1-9]\d*))?$/.exec(
+    transactionRef,
+  );
   if (!match) throw new RangeError(`not a journal transaction ref: ${transactionRef}`);
   const id = Number(match[2]);
   const revision = match[4] === undefined ? 1 : Number(match[4]);
@@ -216,7 +271,7 @@ export function parseTransactionRef(transactionRef: string): {
     throw new RangeError(`not a journal transaction ref: ${transactionRef}`);
   }
   return {
-    source: { kind: match[1] === 'funding' ? 'DISBURSEMENT' : 'PAYMENT', id },
+    source: { kind: kindOfPrefix[match[1] as keyof typeof kindOfPrefix], id },
     kind: match[3] === 'reversal' ? 'REVERSAL' : 'POSTING',
     revision,
   };

@@ -7,13 +7,16 @@
  * (scripts/payment-demo-flow.ts: submitted, settled and returned through the sandbox simulations) and the link to
  * its workflow in the Temporal UI; then the servicing flow (scripts/servicing-demo-flow.ts: a case with custom
  * fields, a promise to pay kept by a recorded payment, an AI output citing evidence, an SMS consent update, the
- * case closed PROMISE_KEPT) and the link to the promise's workflow; then a statement (scripts/statement-demo-flow.ts:
+ * case closed PROMISE_KEPT) and the link to the promise's workflow; then a hardship offer
+ * (scripts/hardship-demo-flow.ts: a delinquent loan, a deferral above the straight-through maximum approved by a
+ * second client holding actions:approve, accepted, evidenced, applied by the offer's process, the new schedule) and
+ * the link to its workflow; then a statement (scripts/statement-demo-flow.ts:
  * the statement cycle run for a loan's last due date − lead days, the statement listed, its PDF written to a file
  * whose path is printed) and a merchant advance (scripts/merchant-advance-demo-flow.ts: a week of daily sales and
  * remittances, one short, and the reconciliation).
  * Webhooks (spec § Events; DESIGN §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
- * `payment.posted`, `promise.kept` and `contact.consent.updated` and sends it a test event; after the flows it
+ * `payment.posted`, `promise.kept`, `contact.consent.updated` and `hardship.offer.applied` and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
  * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
  * The credential is made in the running service's database, found as `npm run admin` finds it
@@ -27,6 +30,7 @@ import { eventApiVersion } from '../domain/events';
 import { loadConfig, operationDeps } from '../workers/config';
 import { NoServiceDatabaseError, readRuntimeFile, serviceDatabase } from '../workers/runtime-file';
 import { type Exchange, runDemoFlow } from './demo-flow';
+import { runHardshipDemoFlow } from './hardship-demo-flow';
 import { apiRequest, requestToken } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 import { runMerchantAdvanceDemoFlow } from './merchant-advance-demo-flow';
@@ -64,6 +68,14 @@ const client = await platform.createClient({
   scopes: ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'],
   permissions: ['ALL'],
   description: 'npm run demo',
+});
+// The second person of maker-checker (spec § Authentication 10): approves hardship offers, nothing else.
+const checkerClient = await platform.createClient({
+  tenantId: 'demo',
+  environment: config.environment,
+  scopes: ['servicing:read', 'actions:approve'],
+  permissions: ['READ_HARDSHIPOFFER', 'APPROVE_HARDSHIPOFFER'],
+  description: 'npm run demo (hardship checker)',
 });
 await close();
 
@@ -103,6 +115,7 @@ try {
       'payment.returned',
       'promise.kept',
       'contact.consent.updated',
+      'hardship.offer.applied',
     ],
     apiVersion: eventApiVersion,
     description: 'npm run demo: local receiver',
@@ -237,6 +250,32 @@ try {
     ].join('\n'),
   );
 
+  // Hardship (issue 10): a delinquent loan → a deferral above straight-through → second-person approval → accepted →
+  // evidence confirmed by the offer's process → deferral applied → the new schedule.
+  process.stdout.write(
+    'Hardship: a deferral needing approval, accepted, evidenced and applied to a delinquent loan\n\n',
+  );
+  const relieved = await runHardshipDemoFlow(
+    baseUrl,
+    credential,
+    { tenant: 'demo', clientId: checkerClient.clientId, clientSecret: checkerClient.clientSecret },
+    (x) => print(x, shortened(x.responseBody)),
+  );
+  const moved = relieved.scheduleAfter.filter(
+    (row) =>
+      relieved.scheduleBefore.find((b) => b.installmentNumber === row.installmentNumber)?.totalDue !==
+      row.totalDue,
+  );
+  process.stdout.write(
+    [
+      `Hardship offer ${relieved.offerId} (${relieved.programCode}) on loan ${relieved.loanId}: ${relieved.statuses.join(' → ')}; approved by ${relieved.offer.decisions[0]?.actor} (maker ${relieved.offer.createdBy}).`,
+      `  New schedule version ${relieved.offer.application.scheduleVersion}: ${relieved.scheduleBefore.length} → ${relieved.scheduleAfter.length} installments, total due ${relieved.offer.application.totalDueBefore} → ${relieved.offer.application.totalDueAfter} (minor units).`,
+      ...moved.map((row) => `  installment ${row.installmentNumber} due ${row.dueDate}: ${row.totalDue}`),
+      `  The offer's durable process in the Temporal UI: ${uiUrl}/namespaces/${config.temporalNamespace}/workflows/${encodeURIComponent(relieved.workflowId)}`,
+      '',
+    ].join('\n'),
+  );
+
   // Merchant advances (issue 11 §2): a week of daily sales and remittances (one short), then the reconciliation.
   const reconciled = await runMerchantAdvanceDemoFlow(baseUrl, credential, (x) => print(x));
   const short = (reconciled.periods as { periodStart: string; difference: string }[]).filter(
@@ -257,6 +296,7 @@ try {
     'payment.returned',
     'promise.kept',
     'contact.consent.updated',
+    'hardship.offer.applied',
   ];
   const has = (type: string) => receiver.received.some((d) => d.envelope?.eventType === type);
   process.stdout.write(`Webhooks: waiting (at most 30 s) for ${wanted.join(', ')} …\n`);

@@ -58,23 +58,33 @@ export async function requestToken(
   return tokenBody.access_token;
 }
 
-/** One authenticated request of `session`, with a JSON body unless `body` is undefined. */
-export function apiRequest(
+/**
+ * One authenticated request of `session`, with a JSON body unless `body` is undefined. A 429 or 503 is retried
+ * after its `Retry-After` (seconds; 1 when absent), under the same Idempotency-Key, up to 5 times (spec
+ * § Authentication 7: what a client does); the last answer is returned either way.
+ */
+export async function apiRequest(
   session: ApiSession,
   method: string,
   path: string,
   body: unknown,
   idempotencyKey?: string,
 ): Promise<Response> {
-  return fetch(`${session.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${session.accessToken}`,
-      'service-tenant': session.tenant,
-      'service-actor': session.actor,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(`${session.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${session.accessToken}`,
+        'service-tenant': session.tenant,
+        'service-actor': session.actor,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if ((response.status !== 429 && response.status !== 503) || attempt === 5) return response;
+    const seconds = Number(response.headers.get('retry-after') ?? '1');
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(seconds) ? seconds : 1) * 1_000));
+  }
 }

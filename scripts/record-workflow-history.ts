@@ -3,7 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -18,9 +18,11 @@ import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../domain/channels/channel-event';
+import type { HardshipOfferProgress, HardshipOfferWorkflowInput } from '../domain/hardship/offer-process';
 import {
   channelEventWorkflowId,
   contactConsentUpdateWorkflowId,
+  hardshipOfferWorkflowId,
   paymentIntentWorkflowId,
   promiseWorkflowId,
 } from '../domain/ids';
@@ -38,6 +40,13 @@ import { resolveTestServer } from '../workers/temporal-server';
 import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
 import type { contactConsentUpdateWorkflow } from '../workflows/contact-consent-update/workflow';
 import {
+  evidenceAddedSignal,
+  getStateQuery as getHardshipOfferStateQuery,
+  loanChangedSignal,
+  offerChangedSignal,
+} from '../workflows/hardship-offer/messages';
+import type { hardshipOfferWorkflow } from '../workflows/hardship-offer/workflow';
+import {
   getStateQuery as getPaymentStateQuery,
   railEventUpdate,
   resolveSettlementUpdate,
@@ -53,6 +62,7 @@ import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 type Env = TestWorkflowEnvironment;
 /** The history of one finished run, as returned by `WorkflowHandle.fetchHistory()`. */
@@ -507,6 +517,119 @@ function statementCycle(): RecordedProcess {
   };
 }
 
+/**
+ * `hardshipOfferWorkflow` (issue 10 §2-3; DESIGN-processes P5): approved by the checker (`offerChanged`), a loan
+ * change re-evaluated (still eligible), then not accepted → EXPIRED when the validity timer fires; accepted
+ * (`offerChanged`), then evidence added a day later (`evidenceAdded`) → APPLIED; accepted without a signal reaching
+ * the process → found by the expiry step, no evidence → LAPSED at the document deadline. The stand-ins answer from
+ * one in-memory offer row as activities/servicing/hardship-offer-process.ts does.
+ */
+function hardshipOffer(): RecordedProcess {
+  const taskQueue = 'record-hardship-offer-histories';
+  const row = {
+    offerId: 0,
+    status: 'OFFERED',
+    offerExpiresAtMs: null as number | null,
+    documentsDueAtMs: null as number | null,
+    evidenceOnCase: false,
+    reads: 0,
+  };
+  const progress = (): HardshipOfferProgress => ({
+    offerId: row.offerId,
+    status: row.status,
+    offerExpiresAtMs: row.offerExpiresAtMs,
+    documentsDueAtMs: row.documentsDueAtMs,
+  });
+  return {
+    taskQueue,
+    activities: {
+      readHardshipOfferProgress: async () => {
+        row.reads += 1;
+        return progress();
+      },
+      expireHardshipOffer: async () => {
+        if (row.status === 'OFFERED' || row.status === 'APPROVED') row.status = 'EXPIRED';
+        return progress();
+      },
+      confirmHardshipEvidence: async (input: { atDeadline: boolean }) => {
+        if (row.status === 'AWAITING_DOCUMENTS') {
+          if (row.evidenceOnCase) row.status = 'APPLIED';
+          else if (input.atDeadline) row.status = 'LAPSED';
+        }
+        return progress();
+      },
+      // The loan still qualifies: nothing changes.
+      reevaluateHardshipOffer: async () => progress(),
+    },
+    async record(env, save) {
+      const scenarios = ['approved-then-expired', 'accepted-evidence-applied', 'accepted-unsignalled-lapsed'];
+      for (const [index, name] of scenarios.entries()) {
+        const nowMs = await env.currentTimeMs();
+        const routed = name === 'approved-then-expired' ? 'PENDING_APPROVAL' : 'OFFERED';
+        Object.assign(row, {
+          offerId: index + 1,
+          status: routed,
+          offerExpiresAtMs: routed === 'OFFERED' ? nowMs + 72 * HOUR_MS : null,
+          documentsDueAtMs: null,
+          evidenceOnCase: false,
+          reads: 0,
+        });
+        const input: HardshipOfferWorkflowInput = {
+          tenantId: 'fixture',
+          offerId: row.offerId,
+          caseId: 1,
+          loanId: 9,
+          programCode: 'FORBEAR-3M',
+          status: routed,
+        };
+        const handle = await env.client.workflow.start<typeof hardshipOfferWorkflow>(
+          'hardshipOfferWorkflow',
+          {
+            workflowId: hardshipOfferWorkflowId(input.tenantId, input.offerId),
+            taskQueue,
+            args: [input],
+          },
+        );
+        const stateOf = () => handle.query(getHardshipOfferStateQuery);
+        /** Waits (real time) until the process has read the offer and its state satisfies `done`. */
+        const until = async (done: (state: Awaited<ReturnType<typeof stateOf>>) => boolean) => {
+          for (;;) {
+            if (row.reads > 0 && done(await stateOf())) return;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        };
+        await until(() => true);
+        await env.sleep(HOUR_MS);
+        const acceptedAtMs = await env.currentTimeMs();
+        const accept = () => {
+          row.status = 'AWAITING_DOCUMENTS';
+          row.offerExpiresAtMs = null;
+          row.documentsDueAtMs = acceptedAtMs + 120 * HOUR_MS;
+        };
+        if (name === 'approved-then-expired') {
+          row.status = 'APPROVED';
+          row.offerExpiresAtMs = acceptedAtMs + 48 * HOUR_MS;
+          await handle.signal(offerChangedSignal);
+          await until((state) => state.status === 'APPROVED');
+          await handle.signal(loanChangedSignal, { kind: 'PAYMENT', resourceId: 1 });
+          await until((state) => state.reevaluations === 1);
+        } else if (name === 'accepted-evidence-applied') {
+          accept();
+          await handle.signal(offerChangedSignal);
+          await until((state) => state.status === 'AWAITING_DOCUMENTS');
+          await env.sleep(DAY_MS);
+          row.evidenceOnCase = true;
+          await handle.signal(evidenceAddedSignal, { evidenceId: 1 });
+        } else {
+          accept();
+        }
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
@@ -515,6 +638,7 @@ const processes: Record<string, () => RecordedProcess> = {
   promise,
   'contact-consent-update': contactConsentUpdate,
   'statement-cycle': statementCycle,
+  'hardship-offer': hardshipOffer,
 };
 
 const requested = process.argv.slice(2);

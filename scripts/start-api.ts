@@ -34,7 +34,7 @@ if (config.apiProcesses > 1 && cluster.isPrimary) {
 async function runApiProcess(): Promise<void> {
   const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
   await applyMigrations(db);
-  const connection = await Connection.connect({ address: temporalAddress });
+  const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
   const client = new Client({ connection, namespace: config.temporalNamespace });
   const api = await serveApi({
     deps: operationDeps(db, config),

@@ -42,7 +42,7 @@ const bundlePath = config.workflowBundlePath ?? (existsSync(builtBundle) ? built
 
 const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
 await applyMigrations(db);
-const connection = await Connection.connect({ address: temporalAddress });
+const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
 await ensureSearchAttributes(connection, config.temporalNamespace, logger);
 const client = new Client({ connection, namespace: config.temporalNamespace });
 const workerConnection = await NativeConnection.connect({ address: temporalAddress });

@@ -85,10 +85,10 @@ export async function startStack(
       temporalUiUrl = server.uiUrl;
     }
     // A dev server this process just started can take longer than the client's default 10 s to answer its first
-    // call on a loaded machine (seen in CI): give it a minute before giving up.
+    // call on a loaded machine (seen in CI): give it a minute before giving up; a given server half a minute.
     const connection = await Connection.connect({
       address: temporalAddress,
-      ...(config.temporalAddress ? {} : { connectTimeout: '60 seconds' }),
+      connectTimeout: config.temporalAddress ? '30 seconds' : '60 seconds',
     });
     stops.push(() => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace, logger);

@@ -5,6 +5,7 @@ export { boardingWorkflow } from './boarding/workflow';
 export { channelEventWorkflow } from './channel-event/workflow';
 export { contactConsentUpdateWorkflow } from './contact-consent-update/workflow';
 export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';
+export { hardshipOfferWorkflow } from './hardship-offer/workflow';
 export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { privacyRequestWorkflow } from './privacy-request/workflow';
 export { promiseWorkflow } from './promise/workflow';

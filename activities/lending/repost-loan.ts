@@ -7,8 +7,11 @@
  * ledger, value-dated to effectiveDate"); STYLE §8 (immutable journal, corrections as reversing entries).
  *
  * Steps, each a no-op when nothing changed (so a repost with nothing new writes nothing):
- * 1. read the loan's installments, fundings, POSTED payments and whole journal (one pipelined round trip);
- * 2. `allocatePayments` (domain/allocation.ts) over every funding and posted payment, in value-date order;
+ * 1. read the loan's installments (the stored current schedule: as generated, or as a hardship relief modified
+ *    it, activities/lending/loan-relief.ts — never regenerated from the terms here), fundings, POSTED payments,
+ *    principal forgiven by reliefs (`loan_schedule_versions`) and whole journal (one pipelined round trip);
+ * 2. `allocatePayments` (domain/allocation.ts) over every funding and posted payment, in value-date order, with
+ *    the principal forgiven (its journal entries, `forgiveness/<id>`, come from the same diff as the others);
  * 3. update `loan_installments` paid and waived columns (a payoff waives what it does not charge, domain/allocation.ts)
  *    and `obligations_met_on_date` of the changed rows (db/queries/lending/installments.ts, batched: a loan may
  *    have 10,000 installments);
@@ -30,6 +33,7 @@ import {
   updateInstallmentLedgerState,
 } from '../../db/queries/lending/installments';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
+import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
 import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import {
@@ -85,7 +89,7 @@ export interface RepostResult {
 export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResult> {
   const { tenantId, loan, now } = input;
   const currency = loan.currencyCode;
-  const [installmentRows, fundingRows, paymentRows, journalRows] = await Promise.all([
+  const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows] = await Promise.all([
     tx
       .select()
       .from(loanInstallments)
@@ -111,6 +115,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       .from(journalEntries)
       .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.id)))
       .orderBy(asc(journalEntries.id)),
+    loanPrincipalForgiveness(tx, tenantId, loan.id),
   ]);
 
   let allocation: AllocationResult;
@@ -123,6 +128,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         payments: paymentRows,
         strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
         disbursementChargesDue: loan.disbursementChargesDue,
+        principalForgiveness: forgivenessRows,
       }),
     );
   } catch (err) {

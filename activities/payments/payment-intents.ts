@@ -18,6 +18,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { type PaymentIntentView, paymentViewOf } from '../../db/queries/lending/payments';
+import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
 import {
   fundings,
   loanInstallments,
@@ -286,7 +287,7 @@ async function totalOutstandingMinor(
   loan: LoanForMoney,
   asOfDate: string,
 ): Promise<bigint> {
-  const [installmentRows, fundingRows, paymentRows] = await Promise.all([
+  const [installmentRows, fundingRows, paymentRows, forgivenessRows] = await Promise.all([
     tx
       .select()
       .from(loanInstallments)
@@ -302,6 +303,7 @@ async function totalOutstandingMinor(
       .where(
         and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
       ),
+    loanPrincipalForgiveness(tx, tenantId, loan.id),
   ]);
   const summary = outstandingSummary(
     allocationInputOf({
@@ -311,6 +313,7 @@ async function totalOutstandingMinor(
       payments: paymentRows,
       strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
       disbursementChargesDue: loan.disbursementChargesDue,
+      principalForgiveness: forgivenessRows,
     }),
     asOfDate,
   );

@@ -93,9 +93,10 @@ function createdResultOf(row: PromiseRow): CreatePromiseToPayResult {
 /**
  * Throws 409 `error.msg.case.customer.mismatch` (naming `caseId`) unless the case's `customerRef` is the
  * `customerRef` (DESIGN-processes P4 "Refs") of the loan's borrower or of one of its parties (co-borrower,
- * guarantor, authorized party): a promise to pay is taken from someone who answers for the loan.
+ * guarantor, authorized party): a promise to pay is taken from someone who answers for the loan. Also used by
+ * the hardship offers (activities/servicing/hardship-offers.ts).
  */
-async function assertCaseCustomerIsLoanParty(
+export async function assertCaseCustomerIsLoanParty(
   tx: Tx,
   tenantId: string,
   loanId: number,

@@ -3,6 +3,7 @@ export * from './ai-sessions';
 export * from './boarding';
 export * from './channels';
 export * from './customers';
+export * from './hardship';
 export * from './lending';
 export * from './merchant-advances';
 export * from './platform';

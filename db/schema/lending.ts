@@ -22,6 +22,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { ReliefSummaryJson, ScheduleInstallmentJson } from '../../domain/hardship/schedule-version';
 import {
   createdAt,
   identityId,
@@ -210,6 +211,59 @@ export const loanInstallments = pgTable(
     tenantReference('loan_installments_loan_fk', t, t.loanId, loans),
     primaryKey({ columns: [t.tenantId, t.loanId, t.installmentNumber] }),
     tenantIsolation('loan_installments'),
+  ],
+).enableRLS();
+
+/**
+ * The history of a loan's schedule (issue 10 §2; DESIGN-processes P5 "APPLIED: the loan's schedule is modified
+ * (a new schedule version …)"): one row per version, append-only (custom migration). Version 1 is the schedule
+ * before its first modification (stored lazily, when the first relief is applied); version n + 1 is written by
+ * the operation that modifies the schedule, in the same transaction as the new `loan_installments` rows, under
+ * the loan's lock. `loan_installments` always holds the current (latest) version; these rows are its history.
+ * Amounts in the JSON columns are decimal strings of minor units of the loan's currency.
+ */
+export const loanScheduleVersions = pgTable(
+  'loan_schedule_versions',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    /** 1, 2, … per loan, gapless. */
+    version: integer().notNull(),
+    /** ORIGINAL (version 1) or HARDSHIP_RELIEF. */
+    reason: text().notNull(),
+    /** What caused the version: HARDSHIP_OFFER (with `sourceId` = the offerId); null for ORIGINAL. */
+    sourceKind: text(),
+    sourceId: bigint({ mode: 'number' }),
+    /** The relief applied (domain/hardship/relief.ts `ReliefType`); null for ORIGINAL. */
+    reliefType: text(),
+    /** ISO date the relief was applied as of (tenant calendar); null for ORIGINAL. */
+    asOfDate: date({ mode: 'string' }),
+    /** The installments of this version (domain/hardship/schedule-version.ts `ScheduleInstallmentJson[]`). */
+    installments: jsonb().notNull().$type<ScheduleInstallmentJson[]>(),
+    installmentCount: integer().notNull(),
+    /** Σ due of every installment and component, decimal string of minor units. */
+    totalDueMinor: numeric({ precision: 38, scale: 0 }).notNull(),
+    /**
+     * Loan principal this version wrote off (a PRINCIPAL_FORGIVENESS relief), minor units, else 0: the allocation
+     * and the ledger read it (domain/allocation.ts `principalForgiveness`, journal entry `forgiveness/<id>`).
+     */
+    principalForgivenMinor: numeric({ precision: 38, scale: 0 }).notNull().default('0'),
+    /** What the relief changed (domain `ReliefSummaryJson`); null for ORIGINAL. */
+    summary: jsonb().$type<ReliefSummaryJson>(),
+    createdAt: createdAt(),
+    /** The actor of the operation (`Service-Actor`), null when none. */
+    createdBy: text(),
+  },
+  (t) => [
+    tenantKey('loan_schedule_versions', t),
+    tenantReference('loan_schedule_versions_loan_fk', t, t.loanId, loans),
+    uniqueIndex('loan_schedule_versions_tenant_loan_version_idx').on(t.tenantId, t.loanId, t.version),
+    /** A source (e.g. one hardship offer) modifies a schedule at most once. */
+    uniqueIndex('loan_schedule_versions_tenant_source_idx')
+      .on(t.tenantId, t.sourceKind, t.sourceId)
+      .where(sql`source_kind is not null`),
+    tenantIsolation('loan_schedule_versions'),
   ],
 ).enableRLS();
 
@@ -436,7 +490,7 @@ export const glAccounts = pgTable(
   'gl_accounts',
   {
     tenantId: tenantId(),
-    /** e.g. LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY. */
+    /** e.g. LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY, PRINCIPAL_FORGIVENESS_EXPENSE. */
     code: text().notNull(),
     name: text().notNull(),
     accountType: glAccountType().notNull(),

@@ -97,6 +97,20 @@ export interface StoredLoanMoney {
   strategy: AllocationStrategy;
   /** Charges due at disbursement (decimal string; absent = none), withheld from the first funding. */
   disbursementChargesDue?: string;
+  /**
+   * Principal forgiven by hardship reliefs (`loan_schedule_versions` rows of relief type PRINCIPAL_FORGIVENESS):
+   * the version's id, its as-of date (ISO) and the principal it forgave in minor units (decimal string of an
+   * integer > 0). Absent = none.
+   */
+  principalForgiveness?: readonly StoredPrincipalForgiveness[];
+}
+
+/** One principal forgiveness as read (see `StoredLoanMoney.principalForgiveness`). */
+export interface StoredPrincipalForgiveness {
+  id: number;
+  valueDate: string;
+  /** Minor units, decimal string of an integer > 0. */
+  amountMinor: string;
 }
 
 /**
@@ -147,6 +161,11 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
     })),
     events,
     strategy: loan.strategy,
+    principalForgiveness: (loan.principalForgiveness ?? []).map((f) => ({
+      id: f.id,
+      valueDate: f.valueDate,
+      amountMinor: BigInt(f.amountMinor),
+    })),
   };
 }
 

@@ -40,6 +40,9 @@ const appendOnly = [
   'form_entry_history',
   'voice_dispatch_events',
   'statements',
+  'hardship_guardrail_versions',
+  'hardship_offer_approvals',
+  'loan_schedule_versions',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -86,6 +89,7 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_schedule_versions.loan_schedule_versions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'payment_status_history.payment_status_history_payment_fk':
     '(tenant_id,payment_id) → payments(tenant_id,id)',
   'payments.payments_instrument_fk': '(tenant_id,instrument_id) → payment_instruments(tenant_id,id)',
@@ -97,6 +101,15 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
+  'hardship_offer_approvals.hardship_offer_approvals_offer_fk':
+    '(tenant_id,offer_id) → hardship_offers(tenant_id,id)',
+  'hardship_offers.hardship_offers_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
+  'hardship_offers.hardship_offers_evidence_fk': '(tenant_id,confirmed_evidence_id) → evidence(tenant_id,id)',
+  'hardship_offers.hardship_offers_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'hardship_offers.hardship_offers_program_fk':
+    '(tenant_id,program_code) → hardship_programs(tenant_id,program_code)',
+  'hardship_program_versions.hardship_program_versions_program_fk':
+    '(tenant_id,program_code) → hardship_programs(tenant_id,program_code)',
   'merchant_advances.merchant_advances_customer_fk': '(tenant_id,customer_id) → customers(tenant_id,id)',
   'merchant_remittances.merchant_remittances_advance_fk':
     '(tenant_id,advance_id) → merchant_advances(tenant_id,id)',
@@ -185,6 +198,12 @@ describe('database invariants (catalog walk)', () => {
       select has_column_privilege('lending_app', 'public.outbox_events', 'published_at', 'UPDATE') as "publishedAt",
              has_column_privilege('lending_app', 'public.outbox_events', 'data', 'UPDATE') as data`);
     expect(outbox).toEqual({ publishedAt: true, data: false });
+    // Hardship program versions: only the end of a version's period may change (a later version or retirement).
+    const [programVersions] = await catalog<{ effectiveTo: boolean; terms: boolean; canDelete: boolean }>(sql`
+      select has_column_privilege('lending_app', 'public.hardship_program_versions', 'effective_to', 'UPDATE') as "effectiveTo",
+             has_column_privilege('lending_app', 'public.hardship_program_versions', 'terms', 'UPDATE') as terms,
+             has_table_privilege('lending_app', 'public.hardship_program_versions', 'DELETE') as "canDelete"`);
+    expect(programVersions).toEqual({ effectiveTo: true, terms: false, canDelete: false });
     // An ordinary table stays writable: the revocations are targeted.
     const [cases] = await catalog<{ canUpdate: boolean }>(
       sql`select has_table_privilege('lending_app', 'public.cases', 'UPDATE') as "canUpdate"`,

@@ -149,6 +149,15 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ],
     ['post', '/v1/servicing/webhook-subscriptions/{subscriptionId}/test', 'servicing:write', true, false],
     ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries', 'servicing:read', false],
+    // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
+    ['get', '/v1/servicing/admin/hardship-policies', 'servicing:read', false],
+    ['put', '/v1/servicing/admin/hardship-policies/guardrails', 'servicing:write', true],
+    ['post', '/v1/servicing/admin/hardship-programs', 'servicing:write', true],
+    ['post', '/v1/servicing/admin/hardship-programs/{programCode}/versions', 'servicing:write', true],
+    ['post', '/v1/servicing/admin/hardship-programs/{programCode}/retire', 'servicing:write', true],
+    // Hardship offers (issue 10 §2; DESIGN-processes P5).
+    ['post', '/v1/servicing/hardship-offers', 'servicing:write', true],
+    ['get', '/v1/servicing/hardship-offers/{offerId}', 'servicing:read', false],
     // Voice-provider control surface (issue 8 §5).
     [
       'post',
@@ -226,6 +235,9 @@ describe('GET /v1/openapi.json', () => {
         'get /healthz',
         'post /v1/servicing/channel-events/{gatewayCode}',
         'post /v1/servicing/voice-dispatches/{dispatchId}/events',
+        'post /v1/servicing/hardship-offers/{offerId}/accept',
+        'post /v1/servicing/hardship-offers/{offerId}/approve',
+        'post /v1/servicing/hardship-offers/{offerId}/reject',
       ].sort(),
     );
   });
@@ -320,6 +332,18 @@ describe('GET /v1/openapi.json', () => {
     expect(op.responses['202']).toBeDefined();
     expect(op.responses['415']).toEqual({ $ref: '#/components/responses/ShapeAError' });
     expect(op.description).toMatch(/permission `BOARD_PORTFOLIO`/);
+  });
+
+  it("documents the hardship offer decisions with scope actions:approve and the program's permission", () => {
+    for (const action of ['approve', 'reject']) {
+      const op = doc.paths[`/v1/servicing/hardship-offers/{offerId}/${action}`]?.post as Operation;
+      expect(op.security, action).toContainEqual({ oauth2: ['actions:approve'] });
+      expect(op.description).toMatch(
+        /the permission named by the offer's program version \(`humanApprovalPermission`\)/,
+      );
+      expect(op.responses['403']).toEqual({ $ref: '#/components/responses/ShapeAError' });
+      expect(op.responses['409']).toEqual({ $ref: '#/components/responses/ShapeAError' });
+    }
   });
 
   it('documents the AI session output routes with Shape B (Problem) errors, an optional tenant header and If-Match', () => {

@@ -40,6 +40,7 @@ describe('npm run demo', () => {
       'payment.returned',
       'promise.kept',
       'contact.consent.updated',
+      'hardship.offer.applied',
     ]) {
       expect(webhookLines.some((line) => line.startsWith(`< webhook ${type} evt_`))).toBe(true);
     }
@@ -71,6 +72,16 @@ describe('npm run demo', () => {
     );
     expect(stdout).toMatch(
       /The promise's durable process in the Temporal UI: http:\/\/\S+\/workflows\/promise%2F/,
+    );
+    // Hardship (issue 10): maker-checker approval, acceptance, evidence, the deferral applied as schedule version 2.
+    expect(stdout).toMatch(
+      /Hardship offer \d+ \(DEFER_[A-Z]+\) on loan \d+: PENDING_APPROVAL → APPROVED → AWAITING_DOCUMENTS → APPLIED; approved by demo\.supervisor \(maker demo\.agent\)\./,
+    );
+    expect(stdout).toMatch(
+      /New schedule version 2: 12 → 14 installments, total due (\d+) → \1 \(minor units\)\./,
+    );
+    expect(stdout).toMatch(
+      /The offer's durable process in the Temporal UI: http:\/\/\S+\/workflows\/hardship-offer%2F/,
     );
     // Statements and merchant advances (issue 11): the statement's figures and its PDF on disk, the reconciliation.
     expect(stdout).toMatch(

@@ -1125,3 +1125,50 @@ function compareKeys(a: number[], b: number[]): number {
   }
   return 0;
 }
+
+describe('principal forgiveness (issue 10 §2 hardship relief)', () => {
+  // Loan A with 200.00 of principal forgiven off installment #3 (370.00 → 170.00) after #1 was paid.
+  const forgivenSchedule = loanA.map((i) =>
+    i.installmentNumber === 3 ? { ...i, principalDueMinor: usd('170.00') } : i,
+  );
+  const forgiven = { id: 9, valueDate: '2024-02-15', amountMinor: usd('200.00') };
+  const input = (events: MoneyEvent[]): AllocationInput => ({
+    currency: 'USD',
+    installments: forgivenSchedule,
+    events,
+    strategy: mifos,
+    principalForgiveness: [forgiven],
+  });
+
+  it('the disbursed principal less the forgiven one is what the installments owe; the payoff closes the loan', () => {
+    const events = [disbursement(1, '2024-01-01', '1000.00'), payment(2, '2024-02-01', '325.00')];
+    const summary = outstandingSummary(input(events), '2024-02-20');
+    // 1000.00 − 200.00 forgiven − 300.00 repaid
+    expect(summary.outstanding.principalMinor).toBe(usd('500.00'));
+    const result = allocatePayments(
+      input([
+        ...events,
+        { kind: 'PAYMENT', id: 3, valueDate: '2024-02-20', amountMinor: summary.payoff.totalMinor },
+      ]),
+    );
+    expect(result.payments[1]!.payoff).toBe(true);
+    expect(result.payments[1]!.overpaymentMinor).toBe(0n);
+    expect(result.installments.every((i) => i.outstandingMinor === 0n)).toBe(true);
+    expect(result.principalForgivenMinor).toBe(usd('200.00'));
+    expect(result.principalForgiveness).toEqual([forgiven]);
+  });
+
+  it('without the forgiveness the shorter schedule cannot take the disbursement; more forgiven than disbursed is refused', () => {
+    const events = [disbursement(1, '2024-01-01', '1000.00')];
+    expect(() => allocatePayments({ ...input(events), principalForgiveness: [] })).toThrow(RangeError);
+    expect(() =>
+      allocatePayments({
+        ...input(events),
+        principalForgiveness: [{ ...forgiven, amountMinor: usd('1000.01') }],
+      }),
+    ).toThrow(RangeError);
+    expect(() =>
+      allocatePayments({ ...input(events), principalForgiveness: [forgiven, { ...forgiven }] }),
+    ).toThrow(RangeError);
+  });
+});

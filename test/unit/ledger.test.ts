@@ -97,7 +97,7 @@ const lineView = (entry: JournalEntry) =>
   entry.lines.map((l) => [l.accountCode, l.debitMinor, l.creditMinor] as [string, bigint, bigint]);
 
 describe('chart of accounts', () => {
-  it('has the six default accounts with their types and normal sides', () => {
+  it('has the seven default accounts with their types and normal sides', () => {
     expect(defaultChartOfAccounts.map((a) => [a.code, a.accountType, a.normalBalance])).toEqual([
       ['LOAN_PORTFOLIO', 'ASSET', 'DEBIT'],
       ['EXTERNAL_CLEARING', 'ASSET', 'DEBIT'],
@@ -105,6 +105,7 @@ describe('chart of accounts', () => {
       ['FEE_INCOME', 'INCOME', 'CREDIT'],
       ['PENALTY_INCOME', 'INCOME', 'CREDIT'],
       ['OVERPAYMENT_LIABILITY', 'LIABILITY', 'CREDIT'],
+      ['PRINCIPAL_FORGIVENESS_EXPENSE', 'EXPENSE', 'DEBIT'],
     ]);
   });
 });
@@ -346,6 +347,7 @@ describe('transaction refs', () => {
       ['payment/7', { source: { kind: 'PAYMENT', id: 7 }, kind: 'POSTING', revision: 1 }],
       ['payment/7/revision/3', { source: { kind: 'PAYMENT', id: 7 }, kind: 'POSTING', revision: 3 }],
       ['payment/7/reversal/3', { source: { kind: 'PAYMENT', id: 7 }, kind: 'REVERSAL', revision: 3 }],
+      ['forgiveness/5', { source: { kind: 'PRINCIPAL_FORGIVENESS', id: 5 }, kind: 'POSTING', revision: 1 }],
     ];
     for (const [ref, parsed] of cases) {
       expect(parseTransactionRef(ref)).toEqual(parsed);

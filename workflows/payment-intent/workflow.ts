@@ -21,6 +21,8 @@
  *    re-run without it, event `payment.returned`), end. A return too late for its code opens a
  *    `RETURN_NOT_REVERSED` exception and reverses nothing, end. Rails without returns end at once.
  *
+ * Once posted (patch `signal-hardship-offers-on-posting`, after the promises), the loan's hardship offers not yet
+ * accepted are signalled `loanChanged` (best effort, like the promises' signal).
  * Once posted (patch `signal-promises-on-posting`), the loan's PENDING promises to pay are signalled `paymentPosted`
  * (best effort: `findPendingPromisesOfLoan`, then one external signal each; failures are logged, the promise
  * re-reads at its deadline).
@@ -43,7 +45,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { addDays } from '../../domain/calendar';
-import { promiseWorkflowId } from '../../domain/ids';
+import { hardshipOfferWorkflowId, promiseWorkflowId } from '../../domain/ids';
 import { parseDecimalToMinor } from '../../domain/money';
 import {
   lateReturnException,
@@ -58,6 +60,7 @@ import {
   returnWindowEndOf,
   submissionDateOf,
 } from '../../domain/payments/rails';
+import { loanChangedSignal } from '../hardship-offer/messages';
 import { paymentPostedSignal } from '../promise/messages';
 import { bestEffortRead, dbWrite, railCall } from '../shared/activity-options';
 import { workflowNow } from '../shared/time';
@@ -80,10 +83,13 @@ const {
   resolveReconciliationException,
 } = proxyActivities<Activities>(dbWrite);
 const { submitPaymentToRail, recordSandboxRailEvent } = proxyActivities<Activities>(railCall);
-const { findPendingPromisesOfLoan } = proxyActivities<Activities>(bestEffortRead);
+const { findPendingPromisesOfLoan, findOpenHardshipOffersOfLoan } =
+  proxyActivities<Activities>(bestEffortRead);
 
 /** Marks histories in which a posting signals the loan's pending promises (issue 8 §2; DESIGN-processes P4). */
 const signalPromisesPatch = 'signal-promises-on-posting';
+/** Marks histories in which a posting signals the loan's open hardship offers `loanChanged` (issue 10 §2; P5). */
+const signalHardshipOffersPatch = 'signal-hardship-offers-on-posting';
 
 /** Days after the return window during which a late return is still caught (and sent to reconciliation). */
 export const lateReturnGraceDays = 5;
@@ -350,6 +356,7 @@ export async function paymentIntentWorkflow(
   state.returnWindowEndsOn = windowEnd;
   // After the state the settlement's update answers with is complete (the update resumes in this activation).
   if (patched(signalPromisesPatch)) await signalPendingPromises();
+  if (patched(signalHardshipOffersPatch)) await signalOpenHardshipOffers();
   if (windowEnd !== null) {
     const stopAtMs = startOfDayMs(addDays(windowEnd, lateReturnGraceDays)) + dayMs;
     if (await waitUntil(() => events.length > applied, stopAtMs)) {
@@ -409,6 +416,43 @@ export async function paymentIntentWorkflow(
       if (result.status === 'rejected') {
         log.info('A promise process was not signalled (ended or not started)', {
           promiseId: promiseIds[index],
+          error: String(result.reason),
+        });
+      }
+    });
+  }
+
+  /**
+   * Best effort (DESIGN-processes P5): tells the processes of the loan's hardship offers not yet accepted that a
+   * payment posted (`loanChanged`), so they re-run eligibility. A failed read or signal is logged and ignored.
+   */
+  async function signalOpenHardshipOffers(): Promise<void> {
+    let offerIds: number[];
+    try {
+      offerIds = (await findOpenHardshipOffersOfLoan({ tenantId: input.tenantId, loanId: input.loanId }))
+        .offerIds;
+    } catch (err) {
+      log.warn('Open hardship offers of the loan could not be read; they are not signalled', {
+        paymentId: input.paymentId,
+        error: String(err),
+      });
+      return;
+    }
+    const results = await Promise.allSettled(
+      offerIds.map((offerId) =>
+        getExternalWorkflowHandle(hardshipOfferWorkflowId(input.tenantId, offerId)).signal(
+          loanChangedSignal,
+          {
+            kind: 'PAYMENT',
+            resourceId: input.paymentId,
+          },
+        ),
+      ),
+    );
+    results.forEach((result, index) => {
+      if (result.status === 'rejected') {
+        log.info('A hardship offer process was not signalled (ended or not started)', {
+          offerId: offerIds[index],
           error: String(result.reason),
         });
       }

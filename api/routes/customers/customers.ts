@@ -50,6 +50,7 @@ import {
 } from '../../schemas/customers';
 import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
+import { signalLoanChanged } from '../servicing/hardship-signals';
 
 const tags = ['Lending: customers'];
 const historyRoute = '/v1/customers/:customerId/history';
@@ -317,6 +318,12 @@ export const customerRoutes = factory
       const result = await c
         .get('deps')
         .activities.applyRestriction({ ...operationContext(c), customerId, ...body });
+      await signalLoanChanged(
+        c.get('deps'),
+        c.get('tenantId'),
+        body.loanId ? { loanId: body.loanId } : { borrowerId: customerId },
+        { kind: 'RESTRICTION', resourceId: result.restrictionId },
+      );
       return c.json({ ...result, resourceId: result.restrictionId }, 201);
     },
   )

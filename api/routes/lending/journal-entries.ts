@@ -27,7 +27,7 @@ export const journalEntryRoutes = factory
       tags,
       summary: 'List journal entries',
       description:
-        'Every money event posts balanced lines (Σ debit = Σ credit per transactionRef) on the default chart: LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY; merchant advances add MERCHANT_ADVANCE_RECEIVABLE and MERCHANT_DEFERRED_REVENUE (filter one advance with advanceId).',
+        'Every money event posts balanced lines (Σ debit = Σ credit per transactionRef) on the default chart: LOAN_PORTFOLIO, EXTERNAL_CLEARING, INTEREST_INCOME, FEE_INCOME, PENALTY_INCOME, OVERPAYMENT_LIABILITY, PRINCIPAL_FORGIVENESS_EXPENSE (a hardship relief forgiving principal); merchant advances add MERCHANT_ADVANCE_RECEIVABLE and MERCHANT_DEFERRED_REVENUE (filter one advance with advanceId).',
       scope: 'lending:read',
       permission: 'READ_JOURNALENTRY',
       responses: { 200: { description: 'One page of journal lines', schema: journalEntryListResponse } },

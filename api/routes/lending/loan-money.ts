@@ -32,6 +32,7 @@ import {
 } from '../../schemas/money';
 import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
+import { signalLoanChanged } from '../servicing/hardship-signals';
 
 const tags = ['Lending: loan money'];
 
@@ -105,6 +106,15 @@ export const loanMoneyRoutes = factory
         reason: body.reason,
         fundingDate: body.fundingDate ?? null,
       });
+      await signalLoanChanged(
+        c.get('deps'),
+        c.get('tenantId'),
+        { loanId },
+        {
+          kind: 'FUNDING',
+          resourceId: result.fundingId,
+        },
+      );
       return c.json(
         {
           resourceId: result.fundingId,
@@ -184,6 +194,15 @@ export const loanMoneyRoutes = factory
         rationale: body.rationale ?? null,
       });
       await signalPendingPromises(c.get('deps'), c.get('tenantId'), loanId, result.paymentId);
+      await signalLoanChanged(
+        c.get('deps'),
+        c.get('tenantId'),
+        { loanId },
+        {
+          kind: 'PAYMENT',
+          resourceId: result.paymentId,
+        },
+      );
       return c.json(
         {
           resourceId: result.paymentId,

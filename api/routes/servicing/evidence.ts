@@ -8,6 +8,7 @@ import { doc } from '../../openapi';
 import { createdEvidenceResponse, createEvidenceBody, evidenceIdParam } from '../../schemas/servicing';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
+import { signalEvidenceAdded } from './hardship-signals';
 
 const tags = ['Servicing: evidence'];
 
@@ -31,6 +32,7 @@ export const evidenceRoutes = factory
     async (c) => {
       const body = c.req.valid('json');
       const result = await c.get('deps').activities.addEvidence({ ...operationContext(c), ...body });
+      await signalEvidenceAdded(c.get('deps'), c.get('tenantId'), body.caseId, result.evidenceId);
       return c.json({ evidenceId: result.evidenceId, resourceId: result.evidenceId }, 201);
     },
   )

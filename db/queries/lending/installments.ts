@@ -92,3 +92,40 @@ export async function updateInstallmentLedgerState(
        where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
   }
 }
+
+/** The due amounts of one installment (decimal strings), as a schedule modification sets them. */
+export interface InstallmentDueAmounts {
+  installmentNumber: number;
+  principalDue: string;
+  interestDue: string;
+  feeChargesDue: string;
+  penaltyChargesDue: string;
+}
+
+/**
+ * Sets the due columns of the given installments of loan `loanId` (`update … from (values …)`, at most
+ * `installmentRowsPerStatement` rows per statement), in `tx`. Paid, waived and met columns are left to the repost
+ * that follows (activities/lending/repost-loan.ts).
+ */
+export async function updateInstallmentDueAmounts(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  amounts: readonly InstallmentDueAmounts[],
+): Promise<void> {
+  for (const batch of batchesOf(amounts, installmentRowsPerStatement)) {
+    const values = batch.map(
+      (a) =>
+        sql`(${a.installmentNumber}::int, ${a.principalDue}::numeric, ${a.interestDue}::numeric, ${a.feeChargesDue}::numeric, ${a.penaltyChargesDue}::numeric)`,
+    );
+    await tx.execute(sql`
+      update loan_installments as li
+         set principal_due = v.principal_due,
+             interest_due = v.interest_due,
+             fee_charges_due = v.fee_charges_due,
+             penalty_charges_due = v.penalty_charges_due
+        from (values ${sql.join(values, sql`, `)})
+          as v(installment_number, principal_due, interest_due, fee_charges_due, penalty_charges_due)
+       where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
+  }
+}

@@ -16,6 +16,7 @@ import {
   type PaymentAllocationAmounts,
   type StoredInstallment,
   type StoredMoneyEvent,
+  type StoredPrincipalForgiveness,
 } from '../../../domain/lending/loan-allocation';
 import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
 import { advanceTransactionRef } from '../../../domain/lending/merchant-advance';
@@ -344,6 +345,8 @@ interface SummaryRow extends Record<string, unknown> {
   overpayment: string;
   in_flight_count: number;
   in_flight_amount: string;
+  /** Σ principal forgiven by hardship reliefs, minor units (decimal text of an integer; migration 0045). */
+  principal_forgiven: string;
   restrictions: {
     restrictionId: number;
     restrictionType: string;
@@ -414,6 +417,7 @@ export async function getLoanSummary(
         disbursedMinor: minor(row.disbursed),
         disbursementCount: row.disbursement_count,
         overpaymentMinor: minor(row.overpayment),
+        principalForgivenMinor: BigInt(row.principal_forgiven),
       },
       asOfDate,
     );
@@ -425,6 +429,7 @@ export async function getLoanSummary(
       installments: StoredInstallment[];
       fundings: StoredMoneyEvent[];
       payments: StoredMoneyEvent[];
+      forgiveness: StoredPrincipalForgiveness[];
     }>(
       db,
       tenantId,
@@ -444,7 +449,13 @@ export async function getLoanSummary(
                            'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
                            from payments pm
                           where pm.tenant_id = ${tenantId} and pm.loan_id = ${loanId}
-                            and pm.status = 'POSTED'), '[]'::json) as payments`,
+                            and pm.status = 'POSTED'), '[]'::json) as payments,
+               coalesce((select json_agg(json_build_object(
+                           'id', v.id, 'valueDate', v.as_of_date::text,
+                           'amountMinor', v.principal_forgiven_minor::text) order by v.id)
+                           from loan_schedule_versions v
+                          where v.tenant_id = ${tenantId} and v.loan_id = ${loanId}
+                            and v.principal_forgiven_minor > 0), '[]'::json) as forgiveness`,
     );
     figures = outstandingSummary(
       allocationInputOf({
@@ -452,6 +463,7 @@ export async function getLoanSummary(
         installments: events?.installments ?? row.installments,
         fundings: events?.fundings ?? [],
         payments: events?.payments ?? [],
+        principalForgiveness: events?.forgiveness ?? [],
         strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
       }),
       asOfDate,

@@ -43,6 +43,7 @@ CREATE TABLE "boarding_source_refs" (
 --> statement-breakpoint
 ALTER TABLE "boarding_source_refs" ENABLE ROW LEVEL SECURITY;--> statement-breakpoint
 ALTER TABLE "boarding_lines" ADD CONSTRAINT "boarding_lines_batch_fk" FOREIGN KEY ("tenant_id","batch_id") REFERENCES "public"."boarding_batches"("tenant_id","id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "boarding_batches_tenant_request_key_idx" ON "boarding_batches" USING btree ("tenant_id","request_key");--> statement-breakpoint
 CREATE INDEX "boarding_lines_tenant_batch_kind_idx" ON "boarding_lines" USING btree ("tenant_id","batch_id","kind","line_no");--> statement-breakpoint
 CREATE INDEX "boarding_lines_tenant_batch_parent_idx" ON "boarding_lines" USING btree ("tenant_id","batch_id","parent_source_ref");--> statement-breakpoint
 CREATE POLICY "boarding_batches_tenant_isolation" ON "boarding_batches" AS PERMISSIVE FOR ALL TO public USING (tenant_id = current_setting('app.tenant_id', true)) WITH CHECK (tenant_id = current_setting('app.tenant_id', true));--> statement-breakpoint

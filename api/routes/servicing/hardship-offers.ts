@@ -1,0 +1,184 @@
+/**
+ * Hardship offers up to their decision (issue 10 §2; DESIGN-processes P5 third bullet; spec § Authentication 10
+ * maker-checker), mounted at `/v1/servicing/hardship-offers`:
+ * - `POST /` (scope `servicing:write`, permission `CREATE_HARDSHIPOFFER`) → 201 `{offerId, status}`;
+ * - `GET /{offerId}` (scope `servicing:read`, permission `READ_HARDSHIPOFFER`) → 200 the offer with its decision
+ *   trail and timers;
+ * - `POST /{offerId}/approve|reject` (scope `actions:approve` and the program's `humanApprovalPermission`) → 200
+ *   the offer; the checker's `Service-Actor` must differ from the maker's (403), the offer be PENDING_APPROVAL
+ *   (409);
+ * - `POST /{offerId}/accept` (scope `servicing:write`, permission `ACCEPT_HARDSHIPOFFER`) → 200 the offer.
+ * Creation starts the offer's process `hardship-offer/<tenant>/<offerId>` (through its start intent); approve,
+ * reject and accept commit their operation, then signal the process `offerChanged` (503 when Temporal is down: the
+ * change stands, and a retry re-sends the signal).
+ * Another tenant's offer is a 404 (spec § Authentication 9). Errors are Shape A.
+ */
+
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { getHardshipOffer, hardshipOfferApprovalPermission } from '../../../db/queries/hardship-offers';
+import { DomainError, notFound } from '../../../domain/errors';
+import type { HardshipOfferDecision, RequestedRelief } from '../../../domain/hardship/offer';
+import { type AppEnv, factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
+import {
+  createdHardshipOfferResponse,
+  createHardshipOfferBody,
+  hardshipOfferResponse,
+  offerIdParam,
+} from '../../schemas/hardship-offers';
+import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
+import { operationContext } from '../context';
+
+const tags = ['Servicing: hardship offers'];
+
+/** The wire relief with its `…Minor` decimal strings as bigint minor units (domain `RequestedRelief`). */
+function reliefOf(wire: v.InferOutput<typeof createHardshipOfferBody>['requestedRelief']): RequestedRelief {
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(wire.params)) {
+    params[key] = key.endsWith('Minor') && typeof value === 'string' ? BigInt(value) : value;
+  }
+  return { reliefType: wire.reliefType, params } as unknown as RequestedRelief;
+}
+
+const routing =
+  'Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).';
+
+/** Approve or reject: scope, the program's permission, then the operation (maker-checker, state). */
+async function decide(c: Context<AppEnv>, offerId: number, decision: HardshipOfferDecision) {
+  const auth = c.get('auth');
+  if (!auth.scopes.includes('actions:approve')) {
+    throw new DomainError('error.msg.not.authorized', 'The token lacks the scope actions:approve.');
+  }
+  const deps = c.get('deps');
+  const permission = await hardshipOfferApprovalPermission(deps.db, c.get('tenantId'), offerId);
+  if (permission === null) throw notFound('Hardship offer', offerId);
+  if (!auth.permissions.includes('ALL') && !auth.permissions.includes(permission as never)) {
+    throw new DomainError(
+      'error.msg.not.authorized',
+      `The client lacks the permission ${permission} that the offer's program requires of an approver.`,
+    );
+  }
+  const decided = await deps.activities.decideHardshipOffer({ ...operationContext(c), offerId, decision });
+  await deps.processes.hardshipOffers.notifyOfferChanged({ tenantId: c.get('tenantId'), offerId });
+  return c.json(decided, 200);
+}
+
+const decisionDoc = (decision: 'approve' | 'reject') =>
+  doc({
+    tags,
+    summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a hardship offer (maker-checker)`,
+    description: `The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope \`actions:approve\` and the permission named by the program version's \`humanApprovalPermission\` (else 403), and a \`Service-Actor\` (400 when absent) other than the offer's maker (same actor → 403 naming \`header.Service-Actor\`). Writes the append-only approval record (actor, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to ${decision === 'approve' ? 'APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours)' : 'REJECTED'}. Not PENDING_APPROVAL → 409 \`error.msg.hardship.offer.invalid.state.transition\`; unknown or another tenant's → 404. The same actor repeating the same decision gets the offer as it is.`,
+    scope: 'actions:approve',
+    permission: { resource: "the offer's program version (`humanApprovalPermission`)" },
+    mutation: true,
+    responses: { 200: { description: 'The offer with its decision trail', schema: hardshipOfferResponse } },
+  });
+
+export const hardshipOfferRoutes = factory
+  .createApp()
+  /** Creates and routes an offer → 201 `{offerId, status}`. */
+  .post(
+    '/',
+    doc({
+      tags,
+      summary: 'Request a hardship offer',
+      description: `Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; \`Service-Actor\` (required, 400 when absent) is the maker. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: \`requestedRelief\` is \`{reliefType, params}\`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; \`…Minor\` are decimal strings of minor units of the loan's currency. ${routing}`,
+      scope: 'servicing:write',
+      permission: 'CREATE_HARDSHIPOFFER',
+      mutation: true,
+      responses: { 201: { description: 'The offer and its status', schema: createdHardshipOfferResponse } },
+    }),
+    requires('servicing:write', 'CREATE_HARDSHIPOFFER'),
+    noQuery(),
+    ...jsonBody(createHardshipOfferBody),
+    idempotent(),
+    async (c) => {
+      const body = c.req.valid('json');
+      const { activities, platform, processes } = c.get('deps');
+      const created = await activities.createHardshipOffer({
+        ...operationContext(c),
+        caseId: body.caseId,
+        loanId: body.loanId,
+        programCode: body.programCode,
+        hardshipReasonCode: body.hardshipReasonCode,
+        requestedRelief: reliefOf(body.requestedRelief),
+      });
+      await processes.hardshipOffers.start(created.workflow.input);
+      await platform.markStartIntentStarted({
+        tenantId: created.workflow.input.tenantId,
+        workflowId: created.workflow.workflowId,
+      });
+      return c.json({ offerId: created.offer.offerId, status: created.offer.status }, 201);
+    },
+  )
+  /** The offer with its status, reasons, decision trail and timers → 200; unknown → 404. */
+  .get(
+    '/:offerId',
+    doc({
+      tags,
+      summary: 'Read a hardship offer',
+      description:
+        "The offer: status, routing reasons (INELIGIBLE, SPECIALIST), relief size, the maker (`createdBy`), the decision trail (approval records: actor, decision, policyVersion, requestHash, decidedAt) and the timers (`offerExpiresAt` while an offer is open, `documentsDueAt` once accepted; null otherwise). Unknown or another tenant's → 404.",
+      scope: 'servicing:read',
+      permission: 'READ_HARDSHIPOFFER',
+      responses: { 200: { description: 'The offer', schema: hardshipOfferResponse } },
+    }),
+    requires('servicing:read', 'READ_HARDSHIPOFFER'),
+    pathParams(offerIdParam),
+    noQuery(),
+    async (c) => {
+      const { offerId } = c.req.valid('param');
+      const offer = await getHardshipOffer(c.get('deps').db, c.get('tenantId'), offerId);
+      if (!offer) throw notFound('Hardship offer', offerId);
+      return c.json(offer, 200);
+    },
+  )
+  /** Approves a PENDING_APPROVAL offer (second actor) → 200 the offer. */
+  .post(
+    '/:offerId/approve',
+    decisionDoc('approve'),
+    pathParams(offerIdParam),
+    noQuery(),
+    ...optionalJsonBody(v.strictObject({})),
+    idempotent(),
+    async (c) => decide(c, c.req.valid('param').offerId, 'APPROVED'),
+  )
+  /** The borrower accepts an OFFERED / APPROVED offer → 200 the offer (AWAITING_DOCUMENTS or APPLIED). */
+  .post(
+    '/:offerId/accept',
+    doc({
+      tags,
+      summary: 'Accept a hardship offer',
+      description:
+        "Records the borrower's acceptance of an OFFERED or APPROVED offer (`Service-Actor`, optional, names who recorded it). When the program requires evidence (`requiredEvidenceCode` other than `NONE`) the offer becomes AWAITING_DOCUMENTS with `timers.documentsDueAt` = now + the guardrails' `documentDeadlineHoursMaximum` and a `HARDSHIP_DOCUMENTS_DUE` task on the case: evidence of that type added to the case (`POST /v1/servicing/cases/{caseId}/evidence`) is confirmed by the offer's process, which then applies the relief (APPLIED); without it by the deadline the offer LAPSED. A program requiring no evidence applies the relief at once (APPLIED). Applying modifies the loan's schedule (a new schedule version, `appliedScheduleVersion`; deferral moves installments to the end, never forgiving money) with the ledger balanced. Not OFFERED / APPROVED, or past `offerExpiresAt` → 409 `error.msg.hardship.offer.invalid.state.transition`; a schedule that can no longer take the relief → 409 `error.msg.hardship.relief.not.applicable`; unknown or another tenant's → 404. Events `hardship.offer.accepted`, `hardship.offer.applied`.",
+      scope: 'servicing:write',
+      permission: 'ACCEPT_HARDSHIPOFFER',
+      mutation: true,
+      responses: { 200: { description: 'The accepted offer', schema: hardshipOfferResponse } },
+    }),
+    requires('servicing:write', 'ACCEPT_HARDSHIPOFFER'),
+    pathParams(offerIdParam),
+    noQuery(),
+    ...optionalJsonBody(v.strictObject({})),
+    idempotent(),
+    async (c) => {
+      const { offerId } = c.req.valid('param');
+      const deps = c.get('deps');
+      const accepted = await deps.activities.acceptHardshipOffer({ ...operationContext(c), offerId });
+      await deps.processes.hardshipOffers.notifyOfferChanged({ tenantId: c.get('tenantId'), offerId });
+      return c.json(accepted, 200);
+    },
+  )
+  /** Rejects a PENDING_APPROVAL offer (second actor) → 200 the offer. */
+  .post(
+    '/:offerId/reject',
+    decisionDoc('reject'),
+    pathParams(offerIdParam),
+    noQuery(),
+    ...optionalJsonBody(v.strictObject({})),
+    idempotent(),
+    async (c) => decide(c, c.req.valid('param').offerId, 'REJECTED'),
+  );

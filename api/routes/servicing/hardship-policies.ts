@@ -1,0 +1,178 @@
+/**
+ * Hardship policy administration (spec § Resources "Hardship policy overview", § Endpoints
+ * `GET /v1/servicing/admin/hardship-policies`, § Authentication 8; DESIGN-processes P5 first bullet).
+ * `hardshipPolicyRoutes` is mounted at `/v1/servicing/admin/hardship-policies` (the overview and the guardrails),
+ * `hardshipProgramRoutes` at `/v1/servicing/admin/hardship-programs`. Writes need scope `servicing:write` and
+ * permission `MANAGE_HARDSHIPPOLICY`, the read `servicing:read` and `READ_HARDSHIPPOLICY`. Another tenant's
+ * program is a 404.
+ */
+import { getHardshipPolicyOverview } from '../../../db/queries/hardship-policies';
+import { DomainError } from '../../../domain/errors';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
+import {
+  commonGuardrailsResponse,
+  createHardshipProgramBody,
+  createHardshipProgramVersionBody,
+  hardshipGuardrailsBody,
+  hardshipPolicyOverviewResponse,
+  hardshipProgramResponse,
+  programCodeParam,
+  retireHardshipProgramBody,
+} from '../../schemas/hardship-policies';
+import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
+import { operationContext } from '../context';
+
+const tags = ['Servicing: hardship policies'];
+
+const guardrailRule =
+  "A program version must stay within the ACTIVE guardrails, else 409 `error.msg.hardship.program.guardrail.violation` with one `errors[]` item per broken guardrail (its `userMessageGlobalisationCode` ends with the guardrail, e.g. `….offerValidityHoursMaximum`, and `args[0].guardrail` names it): `offerValidityHours` ≤ `offerValidityHoursMaximum`; for PAYMENT_DEFERRAL and FORBEARANCE `humanApprovalMaximum` ≤ `maximumDeferredPayments`; no PRINCIPAL_FORGIVENESS while `prohibitPrincipalForgiveness`; no RATE_REDUCTION while `prohibitRateChange`. Also `straightThroughMaximum` ≤ `humanApprovalMaximum` (400) and `humanApprovalPermission` a known permission (400). Sizes are in the relief's unit: installments (deferral, forbearance, reduced payment), whole currency units (fee waiver, forgiveness), basis points (rate reduction). Before the tenant's first guardrails → 409 `error.msg.hardship.guardrails.missing`. `workflow.caseType` must be a case type of the tenant, else 404 naming `summary.workflow.caseType`.";
+
+export const hardshipPolicyRoutes = factory
+  .createApp()
+  /**
+   * The spec's overview → 200 `{commonGuardrails: {version, activatedAt, guardrails}, programs, portfolioValid}`;
+   * each program shows the version in effect today (tenant time zone). 404 before the tenant's first guardrails.
+   */
+  .get(
+    '/',
+    doc({
+      tags,
+      summary: 'Read the hardship policy overview',
+      description:
+        "The active common guardrails (the highest version), every program (by programCode) with the version in effect today in the tenant's time zone (the latest whose `effectiveFrom` has come; before any has, version 1), and `portfolioValid`: true only when every ACTIVE program's version in effect satisfies the active guardrails. A stricter guardrails version is accepted and turns it false. 404 while the tenant has set no guardrails.",
+      scope: 'servicing:read',
+      permission: 'READ_HARDSHIPPOLICY',
+      responses: { 200: { description: 'The overview', schema: hardshipPolicyOverviewResponse } },
+    }),
+    requires('servicing:read', 'READ_HARDSHIPPOLICY'),
+    noQuery(),
+    async (c) => {
+      const { db, clock } = c.get('deps');
+      const overview = await getHardshipPolicyOverview(db, c.get('tenantId'), clock());
+      if (!overview) {
+        throw new DomainError(
+          'error.msg.resource.not.found',
+          'No hardship guardrails are set for this tenant yet: PUT /v1/servicing/admin/hardship-policies/guardrails first.',
+        );
+      }
+      return c.json(overview, 200);
+    },
+  )
+  /**
+   * Sets the tenant's common guardrails: a new version (previous + 1), active from now → 200 with the spec's
+   * `commonGuardrails`. Body: every guardrail except `guardrailVersion` (= the new version).
+   */
+  .put(
+    '/guardrails',
+    doc({
+      tags,
+      summary: 'Set the hardship guardrails (a new version)',
+      description:
+        'Stores the next version (1, 2, … per tenant) of the common guardrails, active at once (`activatedAt`); `guardrailVersion` is that version. Units: hours for `offerValidityHoursMaximum` and `documentDeadlineHoursMaximum`; installments for `minimumLoanAgeInstallments` and `maximumDeferredPayments`. `specialistConditions` is a subset of BANKRUPTCY, LITIGATION, FRAUD_INVESTIGATION, DECEASED, LEGAL_HOLD, RECOVERY_PLACEMENT. Programs the new version invalidates stay; the overview answers `portfolioValid: false` until they are replaced or retired. Versions are never changed.',
+      scope: 'servicing:write',
+      permission: 'MANAGE_HARDSHIPPOLICY',
+      mutation: true,
+      responses: { 200: { description: 'The new active guardrails', schema: commonGuardrailsResponse } },
+    }),
+    requires('servicing:write', 'MANAGE_HARDSHIPPOLICY'),
+    noQuery(),
+    ...jsonBody(hardshipGuardrailsBody),
+    idempotent(),
+    async (c) => {
+      const guardrails = c.req.valid('json');
+      const created = await c
+        .get('deps')
+        .activities.setHardshipGuardrails({ ...operationContext(c), guardrails });
+      return c.json(created, 200);
+    },
+  );
+
+export const hardshipProgramRoutes = factory
+  .createApp()
+  /** Creates a program with version 1 → 201 with the program (overview shape); duplicate code → 409. */
+  .post(
+    '/',
+    doc({
+      tags,
+      summary: 'Create a hardship program',
+      description: `Creates the program (state ACTIVE) with version 1 in effect from \`effectiveFrom\`. A programCode the tenant has already → 409 \`error.msg.hardship.program.duplicate\`. ${guardrailRule}`,
+      scope: 'servicing:write',
+      permission: 'MANAGE_HARDSHIPPOLICY',
+      mutation: true,
+      responses: { 201: { description: 'The program with version 1', schema: hardshipProgramResponse } },
+    }),
+    requires('servicing:write', 'MANAGE_HARDSHIPPOLICY'),
+    noQuery(),
+    ...jsonBody(createHardshipProgramBody),
+    idempotent(),
+    async (c) => {
+      const { summary, ...program } = c.req.valid('json');
+      const created = await c
+        .get('deps')
+        .activities.createHardshipProgram({ ...operationContext(c), ...program, terms: summary });
+      return c.json(created, 201);
+    },
+  )
+  /** Adds the next version of a program → 201 with the program showing that version; unknown → 404. */
+  .post(
+    '/:programCode/versions',
+    doc({
+      tags,
+      summary: 'Add a hardship program version',
+      description: `Stores the next version, in effect from \`effectiveFrom\` (today or later in the tenant's time zone, and after the previous version's \`effectiveFrom\`, else 400); the previous version's \`effectiveTo\` becomes the day before. The answer shows the new version as \`activeVersion\`. A RETIRED program → 409 \`error.msg.hardship.program.invalid.state.transition\`; unknown → 404. ${guardrailRule}`,
+      scope: 'servicing:write',
+      permission: 'MANAGE_HARDSHIPPOLICY',
+      mutation: true,
+      responses: {
+        201: { description: 'The program with its new version', schema: hardshipProgramResponse },
+      },
+    }),
+    requires('servicing:write', 'MANAGE_HARDSHIPPOLICY'),
+    pathParams(programCodeParam),
+    noQuery(),
+    ...jsonBody(createHardshipProgramVersionBody),
+    idempotent(),
+    async (c) => {
+      const { programCode } = c.req.valid('param');
+      const { summary, effectiveFrom } = c.req.valid('json');
+      const created = await c.get('deps').activities.createHardshipProgramVersion({
+        ...operationContext(c),
+        programCode,
+        effectiveFrom,
+        terms: summary,
+      });
+      return c.json(created, 201);
+    },
+  )
+  /** Retires a program → 200 with it (state RETIRED, `effectiveTo` set); already retired → 409; unknown → 404. */
+  .post(
+    '/:programCode/retire',
+    doc({
+      tags,
+      summary: 'Retire a hardship program',
+      description:
+        "Sets the state RETIRED and the latest version's `effectiveTo` (optional body `{effectiveTo}`, an ISO date, today or later and not before that version's `effectiveFrom`; default today in the tenant's time zone). A retired program takes no new versions and no longer counts for `portfolioValid`. Already RETIRED → 409 `error.msg.hardship.program.invalid.state.transition`; unknown → 404.",
+      scope: 'servicing:write',
+      permission: 'MANAGE_HARDSHIPPOLICY',
+      mutation: true,
+      responses: { 200: { description: 'The retired program', schema: hardshipProgramResponse } },
+    }),
+    requires('servicing:write', 'MANAGE_HARDSHIPPOLICY'),
+    pathParams(programCodeParam),
+    noQuery(),
+    ...optionalJsonBody(retireHardshipProgramBody),
+    idempotent(),
+    async (c) => {
+      const { programCode } = c.req.valid('param');
+      const body = c.req.valid('json') ?? {};
+      const retired = await c.get('deps').activities.retireHardshipProgram({
+        ...operationContext(c),
+        programCode,
+        effectiveTo: body.effectiveTo,
+      });
+      return c.json(retired, 200);
+    },
+  );

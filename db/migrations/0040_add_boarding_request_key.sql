@@ -1,1 +1,0 @@
-CREATE UNIQUE INDEX "boarding_batches_tenant_request_key_idx" ON "boarding_batches" USING btree ("tenant_id","request_key");

@@ -1,0 +1,256 @@
+/**
+ * The hardship part of `npm run demo` (issue 10 §3; DESIGN-processes P5), over HTTP as a servicer would do it:
+ * 1. a delinquent loan: boarded by the lending flow about four months ago with only its first payment recorded,
+ *    so installments are past due and eight are still ahead;
+ * 2. the admin sets the common guardrails (a new version) and publishes a deferral program (up to 1 installment
+ *    straight through, up to 3 with a second person's approval holding `APPROVE_HARDSHIPOFFER`; evidence
+ *    `HARDSHIP_STATEMENT` due within the guardrails' document deadline);
+ * 3. an agent (maker `demo.agent`) opens a HARDSHIP case for the borrower and requests a deferral of 2 installments:
+ *    above the straight-through maximum → `PENDING_APPROVAL` (its process `hardship-offer/<tenant>/<offerId>`);
+ * 4. a second person (`demo.supervisor`, another client with scope `actions:approve`) approves → `APPROVED`;
+ * 5. the borrower accepts → `AWAITING_DOCUMENTS`; the signed statement is added as evidence → the process confirms
+ *    it and applies the deferral → `APPLIED`: the loan's new schedule (version 2) has the two next installments
+ *    moved to the end, the total due unchanged.
+ * Needs the running service with workers on the `servicing` and `lending` queues. Throws when a step answers other
+ * than expected (or the offer is not APPLIED within 30 s).
+ */
+import { randomBytes } from 'node:crypto';
+import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { runLendingDemoFlow } from './lending-demo-flow';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
+type JsonBody = Record<string, any>;
+
+export interface HardshipDemoResult {
+  loanId: number;
+  caseId: number;
+  offerId: number;
+  programCode: string;
+  /** `hardship-offer/<tenant>/<offerId>`: the offer's process in the Temporal UI. */
+  workflowId: string;
+  /** The statuses the offer went through, in order. */
+  statuses: string[];
+  /** The offer as read at the end (APPLIED, with its decision trail and application). */
+  offer: JsonBody;
+  /** Installments of the schedule before and after: `{number, dueDate, totalDue}` (totals in currency units). */
+  scheduleBefore: { installmentNumber: number; dueDate: string; totalDue: string }[];
+  scheduleAfter: { installmentNumber: number; dueDate: string; totalDue: string }[];
+}
+
+const letters = (n: number) => [...randomBytes(n)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
+/** A demo Idempotency-Key: letters only, so it never looks like an identifier (domain/sensitive-data.ts). */
+const demoKey = () => `demo-${letters(12)}`;
+
+/** ISO date `months` months before today (UTC), on day min(today's day, 28). */
+function monthsAgo(months: number, today = new Date()): string {
+  const day = Math.min(today.getUTCDate(), 28);
+  return new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - months, day))
+    .toISOString()
+    .slice(0, 10);
+}
+
+/**
+ * Runs the flow (module note). `checker` is a second client of the same tenant with scope `actions:approve` and
+ * the permission `APPROVE_HARDSHIPOFFER` (the demo creates it); `onExchange` sees every request and response.
+ */
+export async function runHardshipDemoFlow(
+  baseUrl: string,
+  credential: DemoCredential,
+  checker: DemoCredential,
+  onExchange: (exchange: Exchange) => void = () => {},
+): Promise<HardshipDemoResult> {
+  // 1. A delinquent loan: disbursed four months ago, only the first installment paid.
+  const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, {
+    historyPayments: 1,
+    disbursementDate: monthsAgo(4),
+  });
+  const agent = {
+    baseUrl,
+    accessToken: await requestToken(
+      baseUrl,
+      credential,
+      'servicing:read servicing:write lending:read lending:write',
+      onExchange,
+    ),
+    tenant: credential.tenant,
+    actor: 'demo.agent',
+  };
+  const supervisor = {
+    baseUrl,
+    accessToken: await requestToken(baseUrl, checker, 'servicing:read actions:approve', onExchange),
+    tenant: checker.tenant,
+    actor: 'demo.supervisor',
+  };
+  const send = async (
+    session: typeof agent,
+    method: string,
+    path: string,
+    body: unknown,
+    expected: number,
+  ): Promise<JsonBody> => {
+    const response = await apiRequest(session, method, path, body, method === 'GET' ? undefined : demoKey());
+    const responseBody = (await response.json()) as JsonBody;
+    onExchange({ method, path, requestBody: body, status: response.status, responseBody });
+    if (response.status !== expected) {
+      throw new Error(
+        `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(responseBody)}`,
+      );
+    }
+    return responseBody;
+  };
+  const scheduleOf = async () => {
+    const loan = await send(
+      agent,
+      'GET',
+      `/v1/loans/${lending.loanId}?associations=repaymentSchedule`,
+      undefined,
+      200,
+    );
+    return (loan.repaymentSchedule.periods as JsonBody[])
+      .filter((p) => typeof p.period === 'number')
+      .map((p) => ({ installmentNumber: p.period, dueDate: p.dueDate, totalDue: p.totalDueForPeriod }));
+  };
+
+  // 2. Guardrails and a deferral program.
+  await send(
+    agent,
+    'PUT',
+    '/v1/servicing/admin/hardship-policies/guardrails',
+    {
+      minimumLoanAgeInstallments: 2,
+      maximumActiveHardshipCasesPerLoan: 100,
+      requireVerifiedContactForOffer: false,
+      requireWorkflowConfirmedEvidence: true,
+      prohibitPrincipalForgiveness: true,
+      prohibitRateChange: true,
+      specialistConditions: ['BANKRUPTCY', 'LITIGATION'],
+      offerValidityHoursMaximum: 72,
+      documentDeadlineHoursMaximum: 240,
+      maximumDeferredPayments: 6,
+      reevaluateOnMaterialLoanDrift: true,
+    },
+    200,
+  );
+  const programCode = `DEFER_${letters(6).toUpperCase()}`;
+  await send(
+    agent,
+    'POST',
+    '/v1/servicing/admin/hardship-programs',
+    {
+      programCode,
+      displayName: 'Job-loss payment deferral',
+      hardshipReasonCode: 'JOB_LOSS',
+      description: 'Up to three monthly installments moved to the end of the term.',
+      effectiveFrom: '2020-01-01',
+      summary: {
+        reliefType: 'PAYMENT_DEFERRAL',
+        straightThroughMaximum: 1,
+        humanApprovalMaximum: 3,
+        humanApprovalPermission: 'APPROVE_HARDSHIPOFFER',
+        requiredEvidenceCode: 'HARDSHIP_STATEMENT',
+        offerValidityHours: 48,
+        scope: {
+          productClasses: [],
+          jurisdictions: [],
+          currencies: ['USD'],
+          repaymentFrequencies: ['MONTHLY'],
+          requiredNativeCapability: 'SCHEDULE_RESHAPE',
+        },
+        workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
+      },
+    },
+    201,
+  );
+
+  // 3. The case and the request: 2 installments, above the straight-through maximum.
+  const customer = await send(agent, 'GET', `/v1/customers/${lending.customerId}`, undefined, 200);
+  const opened = await send(
+    agent,
+    'POST',
+    '/v1/servicing/cases',
+    {
+      caseTypeCode: 'HARDSHIP',
+      summary: 'Lost job; asks to defer two payments',
+      customerRef: customer.customerRef,
+    },
+    201,
+  );
+  const caseId = opened.caseId as number;
+  const scheduleBefore = await scheduleOf();
+  const created = await send(
+    agent,
+    'POST',
+    '/v1/servicing/hardship-offers',
+    {
+      caseId,
+      loanId: lending.loanId,
+      programCode,
+      hardshipReasonCode: 'JOB_LOSS',
+      requestedRelief: { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 2 } },
+    },
+    201,
+  );
+  const offerId = created.offerId as number;
+  const statuses = [created.status as string];
+  if (created.status !== 'PENDING_APPROVAL') {
+    throw new Error(`a deferral of 2 installments should need approval, got ${created.status}`);
+  }
+
+  // 4. A second person approves (maker-checker).
+  const approved = await send(
+    supervisor,
+    'POST',
+    `/v1/servicing/hardship-offers/${offerId}/approve`,
+    undefined,
+    200,
+  );
+  statuses.push(approved.status);
+
+  // 5. The borrower accepts; the signed statement arrives; the process applies the deferral.
+  const accepted = await send(
+    agent,
+    'POST',
+    `/v1/servicing/hardship-offers/${offerId}/accept`,
+    undefined,
+    200,
+  );
+  statuses.push(accepted.status);
+  await send(
+    agent,
+    'POST',
+    '/v1/servicing/evidence',
+    {
+      caseId,
+      evidenceType: 'HARDSHIP_STATEMENT',
+      description: 'Signed hardship statement with termination letter',
+    },
+    201,
+  );
+  const deadline = Date.now() + 30_000;
+  let offer = await send(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined, 200);
+  while (offer.status !== 'APPLIED' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const response = await apiRequest(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined);
+    offer = (await response.json()) as JsonBody;
+  }
+  onExchange({
+    method: 'GET',
+    path: `/v1/servicing/hardship-offers/${offerId}`,
+    status: 200,
+    responseBody: offer,
+  });
+  if (offer.status !== 'APPLIED') throw new Error(`hardship offer ${offerId} is ${offer.status} after 30 s`);
+  statuses.push(offer.status);
+  const scheduleAfter = await scheduleOf();
+  return {
+    loanId: lending.loanId,
+    caseId,
+    offerId,
+    programCode,
+    workflowId: `hardship-offer/${credential.tenant}/${offerId}`,
+    statuses,
+    offer,
+    scheduleBefore,
+    scheduleAfter,
+  };
+}
