@@ -449,7 +449,7 @@ export function temporalUiLink(
   batchId: number,
   env: NodeJS.ProcessEnv = process.env,
 ): string {
-  const ui = env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT || 8233}`;
+  const ui = env.TEMPORAL_UI_URL || `http://127.0.0.1:${env.TEMPORAL_UI_PORT || 8233}`;
   const namespace = env.TEMPORAL_NAMESPACE || 'default';
   return `${ui}/namespaces/${namespace}/workflows/${encodeURIComponent(boardingWorkflowId(tenant, batchId))}`;
 }
