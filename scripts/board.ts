@@ -11,7 +11,8 @@
  *    (`Content-Type: application/x-ndjson`, never read into memory), with the `Idempotency-Key`
  *    `board-<first 160 bits of the file's SHA-256, written as letters a–p>` (letters only: a hex digest can hold
  *    runs of digits the service refuses as possible account numbers), so running the same file again attaches to
- *    the batch the first run created. → 202 `{batchId, status: "STAGED", records}`.
+ *    the batch the first run created, and the file's base name as `?fileName=` (the batch summary names it).
+ *    → 202 `{batchId, status: "STAGED", records}`.
  * 3. Follow: polls `GET /v1/boarding/batches/{batchId}` every `--poll-ms` (default 1000) until a final status
  *    (COMPLETED, COMPLETED_WITH_ERRORS, CANCELLED). On a terminal (stdout a TTY) a live `cli-progress` bar: lines
  *    handled (boarded + failed, all kinds) of the batch's lines, lines/s, ETA (the service's `etaSeconds`, else
@@ -184,12 +185,8 @@ async function bodyText(response: Response): Promise<string> {
 async function upload(client: ServiceClient, file: string): Promise<{ batchId: number; records: number }> {
   const key = await idempotencyKeyOfFile(file);
   const response = await client
-    .request('POST', '/v1/boarding/batches', {
-      headers: {
-        'content-type': 'application/x-ndjson',
-        'idempotency-key': key,
-        'content-disposition': `attachment; filename="${path.basename(file).replace(/["\\\r\n]/g, '_')}"`,
-      },
+    .request('POST', `/v1/boarding/batches?fileName=${encodeURIComponent(path.basename(file))}`, {
+      headers: { 'content-type': 'application/x-ndjson', 'idempotency-key': key },
       body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
       duplex: 'half',
     } as RequestInit & { duplex: 'half' })

@@ -192,7 +192,8 @@ export async function createCredential(
 }
 
 /**
- * The portfolio file of these options under `.data/boarding/` (`portfolio-<loans>-<payments>-<seed>-<asOf>.ndjson`),
+ * The portfolio file of these options under `.data/boarding/` (`portfolio-<loans>loans-<payments>pmts-seed<seed>-asof<date>.ndjson`: letters between
+ * the numbers, so the name, sent as `?fileName=`, never reads as an account number),
  * generated unless it exists (written to a temporary name first, so a half-written file is never reused).
  */
 export async function ensurePortfolio(
@@ -202,7 +203,7 @@ export async function ensurePortfolio(
   await mkdir(dir, { recursive: true });
   const file = path.join(
     dir,
-    `portfolio-${options.loans}-${options.paymentsPerLoan}-${options.seed}-${options.asOf}.ndjson`,
+    `portfolio-${options.loans}loans-${options.paymentsPerLoan}pmts-seed${options.seed}-asof${options.asOf}.ndjson`,
   );
   if (existsSync(file)) return { file, reused: true, seconds: 0, counts: null };
   const started = Date.now();
