@@ -140,15 +140,15 @@ class ServiceClient {
     return this.token;
   }
 
-  /** One request with the bearer token, tenant and actor; renews the token once on 401, waits out a 429. */
-  async request(
-    method: string,
-    urlPath: string,
-    init: RequestInit = {},
-    retryOn401 = true,
-  ): Promise<Response> {
+  /**
+   * One request with the bearer token, tenant and actor. A request without a body: renews the token once on 401,
+   * waits out a 429 (`Retry-After`), gives up after 30 s (throws).
+   */
+  async request(method: string, urlPath: string, init: RequestInit = {}): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       const response = await fetch(`${this.baseUrl}${urlPath}`, {
+        // A read that hangs (e.g. a progress query while no worker runs) is given up after 30 s and retried.
+        ...(init.body === undefined ? { signal: AbortSignal.timeout(30_000) } : {}),
         ...init,
         method,
         headers: {
@@ -158,7 +158,8 @@ class ServiceClient {
           'service-actor': actor,
         },
       });
-      if (response.status === 401 && retryOn401 && attempt === 1) {
+      // A streamed body cannot be sent twice: only bodiless requests are retried.
+      if (response.status === 401 && attempt === 1 && init.body === undefined) {
         await response.body?.cancel();
         await this.accessToken(true);
         continue;
@@ -322,12 +323,25 @@ async function follow(
   }
 }
 
+/** A GET that is tried up to 5 times when the service does not answer or answers 5xx (2 s apart). */
+async function pageWithRetries(client: ServiceClient, urlPath: string): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const response = await client.request('GET', urlPath).catch((err: Error) => {
+      if (err instanceof CliError || attempt >= 5) throw err;
+      return null;
+    });
+    if (response && (response.status < 500 || attempt >= 5)) return response;
+    await response?.body?.cancel();
+    await sleep(2000);
+  }
+}
+
 /** Every error item of the batch, in pages of 500. */
 async function allErrors(client: ServiceClient, batchId: number): Promise<BoardingErrorItem[]> {
   const items: BoardingErrorItem[] = [];
   for (let offset = 0; ; ) {
-    const response = await client.request(
-      'GET',
+    const response = await pageWithRetries(
+      client,
       `/v1/boarding/batches/${batchId}/errors?limit=500&offset=${offset}`,
     );
     if (response.status !== 200)

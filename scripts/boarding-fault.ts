@@ -234,6 +234,7 @@ try {
   const viewOf = async (): Promise<BoardingBatchView | null> => {
     const response = await fetch(`${baseUrl}/v1/boarding/batches/${batchId}`, {
       headers: { authorization: `Bearer ${token}`, 'service-tenant': tenant },
+      signal: AbortSignal.timeout(30_000),
     }).catch(() => null);
     if (response?.status !== 200) {
       await response?.body?.cancel();
