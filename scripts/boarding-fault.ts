@@ -10,9 +10,10 @@
  * fresh tenant from the admin CLI; the portfolio from scripts/portfolio-generate.ts (generated or reused).
  *
  * The run: `npm run board` uploads the file and follows the batch (its progress lines are echoed); meanwhile the
- * worker process group is killed with SIGKILL `--kills` times (default 5) and restarted each time: a kill comes
- * when the batch has advanced by an eighth of its lines since the worker came up (or after 20 s of its uptime),
- * while the batch is still VALIDATING or RUNNING.
+ * worker process group is killed with SIGKILL `--kills` times (default 5) and restarted each time: a kill comes,
+ * while the batch is VALIDATING or RUNNING, when the batch has advanced by an eighth of its lines since the worker
+ * came up, or by any line after 20 s of its uptime, or after 60 s of uptime whatever the progress (a batch waiting
+ * for a killed worker's activity to time out makes no progress: the kill then lands in that wait).
  *
  * Checks (directly in the database, as the superuser, filtered by the tenant), each printed PASS/FAIL:
  * - the batch ended COMPLETED (its view, `GET /v1/boarding/batches/{batchId}`) and the CLI exited 0;
@@ -252,7 +253,8 @@ try {
     if (view.status !== 'VALIDATING' && view.status !== 'RUNNING') continue;
     const { done, total } = progressOf(view);
     const uptime = Date.now() - workerReadyAt;
-    if (done - doneAtStart >= total / 8 || uptime >= 20_000) {
+    const advanced = done - doneAtStart;
+    if (advanced >= total / 8 || (advanced > 0 && uptime >= 20_000) || uptime >= 60_000) {
       killGroup(worker!, 'SIGKILL');
       await worker!.exited;
       kills++;
