@@ -10,6 +10,7 @@ import {
   listChannelGateways,
   rotateChannelGatewaySecret,
 } from './channels/gateways';
+import { createBoardingActivities } from './boarding';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';
@@ -123,6 +124,7 @@ export function createActivities(deps: Deps) {
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),
+    ...createBoardingActivities(deps),
     ...createWebhookActivities(deps),
     ...createWebhookDeliveryActivities(deps),
     openReconciliationException: openReconciliationException(deps),

@@ -100,6 +100,24 @@ export interface BoardingWorkflowInput {
   records: number;
   /** Where a continued run resumes; null on the first run. */
   cursor: BoardingCursor | null;
+  /** Sizes of the work (tests lower them, e.g. to force continue-as-new); absent = the workflow's defaults. */
+  tuning?: Partial<BoardingTuning>;
+}
+
+/** How `boardingWorkflow` cuts its work (workflows/boarding/workflow.ts `defaultBoardingTuning`). */
+export interface BoardingTuning {
+  /** Lines per validation page. */
+  linesPerPage: number;
+  /** Loans (with their fundings and payments) per chunk activity. */
+  loansPerChunk: number;
+  /** Lines of the other kinds per chunk activity. */
+  linesPerChunk: number;
+  /** Chunk activities in flight at once. */
+  parallelChunks: number;
+  /** Continue-as-new after this many activity completions (or when Temporal suggests it). */
+  activitiesPerRun: number;
+  /** Record the batch row (counts recounted) after this many chunks. */
+  chunksPerProgressRecord: number;
 }
 
 /** Where the process stands, carried across continue-as-new. */
@@ -113,6 +131,10 @@ export interface BoardingCursor {
   counts: BoardingCounts;
   /** Epoch ms the batch started (first run). */
   startedAtMs: number;
+  /** Epoch ms the RUNNING phase started (the ETA's rate is measured over it); null before. */
+  runningStartedAtMs?: number | null;
+  /** Lines boarded or failed when RUNNING started. */
+  doneAtRunningStart?: number;
 }
 
 /**
