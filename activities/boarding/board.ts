@@ -194,7 +194,8 @@ export function boardBoardingChunk(deps: Deps) {
 
     const boardOne = async (line: StagedLine): Promise<void> => {
       const existing = idOf(line.kind, line.sourceRef);
-      if (existing !== undefined) {
+      // A boarded loan still boards the fundings and payments it does not have yet (boardLoan).
+      if (existing !== undefined && line.kind !== 'loan') {
         outcomes.push({ lineNo: line.lineNo, state: 'BOARDED', resourceId: existing, error: null });
         return;
       }
