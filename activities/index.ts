@@ -3,6 +3,8 @@
  * directly for synchronous operations; workers register them as Temporal activities
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
+
+import { createBoardingActivities } from './boarding';
 import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
 import {
   createChannelGateway,
@@ -10,7 +12,6 @@ import {
   listChannelGateways,
   rotateChannelGatewaySecret,
 } from './channels/gateways';
-import { createBoardingActivities } from './boarding';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { createLendingActivities } from './lending';

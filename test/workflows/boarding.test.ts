@@ -97,10 +97,9 @@ async function lineStates(tenantId: string, batchId: number) {
       .from(boardingLines)
       .where(and(eq(boardingLines.tenantId, tenantId), eq(boardingLines.batchId, batchId))),
   );
-  return rows.reduce<Record<string, number>>(
-    (acc, r) => ({ ...acc, [r.state]: (acc[r.state] ?? 0) + 1 }),
-    {},
-  );
+  const states: Record<string, number> = {};
+  for (const r of rows) states[r.state] = (states[r.state] ?? 0) + 1;
+  return states;
 }
 
 const inputOf = (
