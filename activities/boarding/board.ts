@@ -1,3 +1,8 @@
+/**
+ * Boarding of staged lines (issue 9 §2; DESIGN-processes P3): `planBoardingChunks` cuts the PENDING lines of a kind
+ * into chunks, `boardBoardingChunk` boards one chunk through the route operations (idempotent by source keys), and
+ * `recordBoardingProgress` writes the batch row's status, counts and times.
+ */
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { boardingBatches, boardingLines } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';

@@ -1,3 +1,7 @@
+/**
+ * Validation of staged lines, page by page and kind by kind (issue 9 §2; DESIGN-processes P3 "validates everything
+ * first (report, nothing written)"): `validateBoardingPage`.
+ */
 import { sql } from 'drizzle-orm';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingKind } from '../../domain/boarding/batch';

@@ -8,6 +8,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   boardingLines,
+  boardingSourceRefs,
   customers,
   fundings,
   journalEntries,
@@ -232,13 +233,15 @@ describe('boarding', () => {
     const first = await stageBatch(h.db, tenantId, lines);
     await runBatch(tenantId, first);
     const before = await countRows(tenantId);
-    // The same loan chunk again (a retried activity whose lines were reset).
-    await withTenantTransaction(h.db, tenantId, (tx) =>
-      tx
+    // A crash after the operations committed but before the chunk wrote its outcomes and source refs: the lines
+    // are PENDING again and no source ref is known, so every operation runs again and must dedupe by its own key.
+    await withTenantTransaction(h.db, tenantId, async (tx) => {
+      await tx.delete(boardingSourceRefs).where(eq(boardingSourceRefs.tenantId, tenantId));
+      await tx
         .update(boardingLines)
         .set({ state: 'PENDING', resourceId: null })
-        .where(eq(boardingLines.batchId, first)),
-    );
+        .where(and(eq(boardingLines.tenantId, tenantId), eq(boardingLines.batchId, first)));
+    });
     await runBatch(tenantId, first);
     expect(await countRows(tenantId)).toEqual(before);
     const second = await stageBatch(h.db, tenantId, lines);

@@ -234,7 +234,7 @@ describe('boarding through the boarding queue worker (dev server)', () => {
     try {
       const tenantId = `bfull-${Date.now().toString(36)}`;
       await ctx.platform.ensureTenant({ tenantId });
-      const loans = 40;
+      const loans = Number(process.env.BOARDING_TEST_LOANS ?? 40);
       const lines = portfolioLines(refPrefix('full'), loans, 10);
       const batchId = await stageBatch(ctx.db, tenantId, lines);
       const started = Date.now();

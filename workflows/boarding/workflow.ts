@@ -52,7 +52,7 @@ const { boardBoardingChunk } = proxyActivities<Activities>({ ...dbWrite, startTo
 export const defaultBoardingTuning: BoardingTuning = {
   linesPerPage: 2_000,
   loansPerChunk: 25,
-  linesPerChunk: 200,
+  linesPerChunk: 50,
   parallelChunks: 4,
   activitiesPerRun: 200,
   chunksPerProgressRecord: 20,
