@@ -153,3 +153,25 @@ export function boardingStartSpec(input: BoardingWorkflowInput): WorkflowStartSp
     idReusePolicy: 'REJECT_DUPLICATE',
   };
 }
+
+/** Lines handled (boarded or failed) over every kind. */
+export function boardingLinesDone(counts: BoardingCounts): number {
+  return Object.values(counts).reduce((n, c) => n + c.boarded + c.failed, 0);
+}
+
+/**
+ * Seconds left of a batch at the rate measured since RUNNING started (DESIGN-processes P3 `etaSeconds`): lines not
+ * yet handled × elapsed ms ÷ lines handled since RUNNING started, rounded up to whole seconds; null when nothing was
+ * handled yet in the phase or no time passed (no rate to go by).
+ */
+export function boardingEtaSeconds(
+  counts: BoardingCounts,
+  doneAtRunningStart: number,
+  elapsedMs: number,
+): number | null {
+  const done = boardingLinesDone(counts);
+  const total = Object.values(counts).reduce((n, c) => n + c.total, 0);
+  const doneSince = done - doneAtRunningStart;
+  if (elapsedMs <= 0 || doneSince <= 0) return null;
+  return Math.ceil((Math.max(0, total - done) * elapsedMs) / doneSince / 1000);
+}

@@ -36,7 +36,9 @@ import {
   type BoardingCursor,
   type BoardingKind,
   type BoardingTuning,
+  boardingEtaSeconds,
   boardingKinds,
+  boardingLinesDone,
   emptyBoardingCounts,
 } from '../../domain/boarding/batch';
 import { dbWrite } from '../shared/activity-options';
@@ -67,10 +69,6 @@ const runningKinds: BoardingKind[] = [
   'loan',
   'verification',
 ];
-
-const doneOf = (counts: BoardingCounts) =>
-  Object.values(counts).reduce((n, c) => n + c.boarded + c.failed, 0);
-const totalOf = (counts: BoardingCounts) => Object.values(counts).reduce((n, c) => n + c.total, 0);
 
 /** The boarding process of one batch (module note). Returns the final status and counts. */
 export async function boardingWorkflow(input: BoardingWorkflowInput): Promise<BoardingWorkflowResult> {
@@ -106,16 +104,10 @@ export async function boardingWorkflow(input: BoardingWorkflowInput): Promise<Bo
     cancelled = true;
   });
   setHandler(getProgressQuery, (): BoardingProgress => {
-    let etaSeconds: number | null = null;
-    if (phase === 'RUNNING' && completedAtMs === null && runningStartedAtMs !== null) {
-      const elapsedMs = workflowNow() - runningStartedAtMs;
-      const doneSince = doneOf(counts) - doneAtRunningStart;
-      if (elapsedMs > 0 && doneSince > 0) {
-        etaSeconds = Math.ceil(
-          (Math.max(0, totalOf(counts) - doneOf(counts)) * elapsedMs) / doneSince / 1000,
-        );
-      }
-    }
+    const etaSeconds =
+      phase === 'RUNNING' && completedAtMs === null && runningStartedAtMs !== null
+        ? boardingEtaSeconds(counts, doneAtRunningStart, workflowNow() - runningStartedAtMs)
+        : null;
     return {
       batchId: input.batchId,
       status,
@@ -200,7 +192,7 @@ export async function boardingWorkflow(input: BoardingWorkflowInput): Promise<Bo
     status = paused ? 'PAUSED' : 'RUNNING';
     await record(true);
     runningStartedAtMs = workflowNow();
-    doneAtRunningStart = doneOf(counts);
+    doneAtRunningStart = boardingLinesDone(counts);
   }
 
   const firstKind = runningKinds.includes(cursor.kind) && cursor.phase === 'RUNNING' ? cursor.kind : 'charge';
