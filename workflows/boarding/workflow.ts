@@ -32,7 +32,6 @@ import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } f
 import type { Activities } from '../../activities';
 import {
   type BoardingBatchStatus,
-  type BoardingCounts,
   type BoardingCursor,
   type BoardingKind,
   type BoardingTuning,
