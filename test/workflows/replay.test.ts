@@ -42,6 +42,7 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('promise-kept-after-signal.json');
     expect(files).toContain('promise-partially-kept-at-deadline.json');
     expect(files).toContain('promise-broken-at-deadline.json');
+    expect(files).toContain('boarding-paused-resumed-completed.json');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -62,6 +63,7 @@ describe('recorded workflow histories', async () => {
     ['channel-event-sms-opt-out-processed.json', 'processChannelEvent'],
     ['payment-intent-ach-settled-then-returned.json', 'postSettledPayment'],
     ['promise-kept-after-signal.json', 'readPromisePayments'],
+    ['boarding-paused-resumed-completed.json', 'boardBoardingChunk'],
   ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
     const history = await loadHistory(file);
     // Same history, but the recorded activity renamed: the workflow code no longer matches.
