@@ -536,7 +536,8 @@ function boarding(): RecordedProcess {
       boardBoardingChunk: async () => ({ loan: { boarded: 1, failed: 0 } }),
       recordBoardingProgress: async (input: { counts: ReturnType<typeof counts> | null; status: string }) => {
         if (input.counts) recorded = input.counts;
-        else if (input.status === 'RUNNING') recorded = { ...counts(), loan: { total: 2, boarded: 2, failed: 0 } };
+        else if (input.status === 'RUNNING')
+          recorded = { ...counts(), loan: { total: 2, boarded: 2, failed: 0 } };
         return recorded;
       },
     },
@@ -548,13 +549,16 @@ function boarding(): RecordedProcess {
         records: 2,
         cursor: null,
       };
-      const handle = await env.client.workflow.signalWithStart<typeof boardingWorkflow, []>('boardingWorkflow', {
-        workflowId: 'boarding/fixture/1',
-        taskQueue,
-        args: [input],
-        signal: pauseSignal,
-        signalArgs: [],
-      });
+      const handle = await env.client.workflow.signalWithStart<typeof boardingWorkflow, []>(
+        'boardingWorkflow',
+        {
+          workflowId: 'boarding/fixture/1',
+          taskQueue,
+          args: [input],
+          signal: pauseSignal,
+          signalArgs: [],
+        },
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       await handle.signal(resumeSignal);
       await handle.result();
