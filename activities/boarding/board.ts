@@ -119,6 +119,8 @@ function lineShape(err: DomainError, prefix = ''): ShapeABody {
  *   and addPaymentInstrument for each item (instrument source refs recorded as kind `paymentInstrument`,
  *   `<customerSourceRef>/<instrumentSourceRef>`);
  * - `restriction` → applyRestriction; `verification` → verifyPaymentInstrument;
+ * - `funding` / `payment` lines still PENDING after the loans (their loan boarded by an earlier batch) → by loan,
+ *   as below;
  * - `loan` → loan by loan: createLoan (externalId default the sourceRef), approveLoan while SUBMITTED (on
  *   `approval` or else its submittedOnDate for the full principal), recordExternalFunding per funding line (by
  *   fundingDate), then recordExternalPaymentHistory with all its payment lines in chronological order (one
@@ -164,6 +166,9 @@ export function boardBoardingChunk(deps: Deps) {
         sourceRef: l.sourceRef,
       }));
       for (const line of lines) {
+        if ((line.kind === 'funding' || line.kind === 'payment') && line.parentSourceRef) {
+          refs.push({ kind: 'loan', sourceRef: line.parentSourceRef });
+        }
         const body = line.body as Record<string, unknown> | undefined;
         for (const ref of (body?.chargeSourceRefs as string[] | undefined) ?? [])
           refs.push({ kind: 'charge', sourceRef: ref });
@@ -365,7 +370,11 @@ export function boardBoardingChunk(deps: Deps) {
     ): Promise<void> => {
       const own = children.filter((c) => c.parentSourceRef === line.sourceRef);
       const failChildren = (error: ShapeABody) => {
-        for (const child of own) if (idOf(child.kind, child.sourceRef) === undefined) fail(child, error);
+        for (const child of own) {
+          const existing = idOf(child.kind, child.sourceRef);
+          if (existing === undefined) fail(child, error);
+          else outcomes.push({ lineNo: child.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+        }
       };
       const { customerSourceRef, productSourceRef, charges, approval, ...rest } = b;
       const clientId = idOf('customer', customerSourceRef);
@@ -427,6 +436,11 @@ export function boardBoardingChunk(deps: Deps) {
         return;
       }
 
+      await boardChildren(loanId, own);
+    };
+
+    /** The fundings (by fundingDate) and then the payment history of a boarded loan (one repost for the payments). */
+    const boardChildren = async (loanId: number, own: StagedLine[]): Promise<void> => {
       const fundingLines = own.filter((c) => c.kind === 'funding');
       const parsedFundings = fundingLines
         .map((l) => ({ line: l, parsed: parseLineBody('funding', l.body) }))
@@ -505,7 +519,24 @@ export function boardBoardingChunk(deps: Deps) {
       }
     };
 
-    for (const line of lines) {
+    if (input.kind === 'funding' || input.kind === 'payment') {
+      // Lines of loans boarded before (an upload of later history): grouped by their loan, in line order.
+      const byLoan = new Map<string, StagedLine[]>();
+      for (const line of lines) {
+        const parent = line.parentSourceRef ?? '';
+        byLoan.set(parent, [...(byLoan.get(parent) ?? []), line]);
+      }
+      for (const [loanRef, own] of byLoan) {
+        const loanId = idOf('loan', loanRef);
+        if (loanId === undefined) {
+          const error = shapeAOf(missing('loanSourceRef', loanRef, 'loan'));
+          for (const line of own) fail(line, error);
+          continue;
+        }
+        await boardChildren(loanId, own);
+      }
+    }
+    for (const line of input.kind === 'funding' || input.kind === 'payment' ? [] : lines) {
       try {
         await boardOne(line);
       } catch (err) {

@@ -55,7 +55,16 @@ async function runBatch(tenantId: string, batchId: number, chunkSize = 3) {
       if (page.done) break;
     }
   }
-  for (const kind of ['charge', 'loanProduct', 'customer', 'restriction', 'loan', 'verification'] as const) {
+  for (const kind of [
+    'charge',
+    'loanProduct',
+    'customer',
+    'restriction',
+    'loan',
+    'funding',
+    'payment',
+    'verification',
+  ] as const) {
     let after = 0;
     for (;;) {
       const chunks = await h.activities.planBoardingChunks({
@@ -251,6 +260,33 @@ describe('boarding', () => {
     const b = await linesOf(tenantId, second);
     expect(b.map((l) => l.state)).toEqual(a.map(() => 'BOARDED'));
     expect(b.map((l) => l.resourceId)).toEqual(a.map((l) => l.resourceId));
+  });
+
+  it('boards later history of a loan boarded by an earlier batch, with one repost', async () => {
+    const tenantId = await newTenant(h, 'binc');
+    const p = refPrefix('inc');
+    const all = portfolioLines(p, 1, 4);
+    const later = all.filter((l) => l.kind === 'payment' && /pay-[34]$/.test(l.sourceRef));
+    await runBatch(
+      tenantId,
+      await stageBatch(
+        h.db,
+        tenantId,
+        all.filter((l) => !later.includes(l)),
+      ),
+    );
+    const orphan: TestLine = {
+      kind: 'payment',
+      sourceRef: `${p}-orphan`,
+      body: { loanSourceRef: `${p}-nowhere`, amount: '1.00', currency: 'USD', effectiveDate: '2025-03-01' },
+    };
+    const second = await stageBatch(h.db, tenantId, [...later, orphan]);
+    await runBatch(tenantId, second);
+    const stored = await linesOf(tenantId, second);
+    expect(stored.map((l) => l.state)).toEqual(['BOARDED', 'BOARDED', 'FAILED']);
+    expect(stored[2]?.error?.errors[0]?.parameterName).toBe('body.loanSourceRef');
+    expect(await countRows(tenantId)).toMatchObject({ loans: 1, payments: 4 });
+    for (const row of await tenantTrialBalance(h.db, tenantId)) expect(row.debit).toBe(row.credit);
   });
 
   it('one bad loan fails with its fundings and payments and never stops its chunk', async () => {

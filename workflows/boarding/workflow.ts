@@ -8,7 +8,8 @@
  * 1. VALIDATING: kind by kind in boarding order, page by page (`validateBoardingPage`, `linesPerPage` lines a call):
  *    bad lines become FAILED with their Shape A error; nothing is written to business tables.
  * 2. RUNNING: kind by kind in boarding order (charges, loan products, customers, restrictions, loans, verifications;
- *    fundings and payments board with their loan), in chunks (`planBoardingChunks`, then `boardBoardingChunk`:
+ *    fundings and payments board with their loan, or after the loans when their loan was boarded by an earlier
+ *    batch), in chunks (`planBoardingChunks`, then `boardBoardingChunk`:
  *    `loansPerChunk` loans or `linesPerChunk` other lines a call), at most `parallelChunks` chunks in flight. The
  *    kinds run one after the other, so every restriction is applied before any payment is posted.
  * 3. The end: COMPLETED, or COMPLETED_WITH_ERRORS when any line FAILED, with `completedAt`; CANCELLED on `cancel`.
@@ -66,6 +67,9 @@ const runningKinds: BoardingKind[] = [
   'customer',
   'restriction',
   'loan',
+  // Fundings and payments of loans boarded by an earlier batch (the others board inside their loan's chunk).
+  'funding',
+  'payment',
   'verification',
 ];
 
