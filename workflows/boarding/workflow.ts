@@ -27,7 +27,7 @@
  * so a retried chunk boards nothing twice.
  *
  * Deterministic: time only through `workflowNow()`; activities through `proxyActivities` (`dbWrite`; chunks with a
- * 10-minute start-to-close).
+ * 10-minute start-to-close and a 30-second heartbeat timeout).
  */
 import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
@@ -48,7 +48,13 @@ import type { BoardingProgress, BoardingWorkflowInput, BoardingWorkflowResult } 
 
 const { validateBoardingPage, planBoardingChunks, recordBoardingProgress } =
   proxyActivities<Activities>(dbWrite);
-const { boardBoardingChunk } = proxyActivities<Activities>({ ...dbWrite, startToCloseTimeout: '10 minutes' });
+// A chunk may take minutes; it heartbeats every 5 s (workers/activities.ts), so a dead worker's chunk is retried
+// after 30 s.
+const { boardBoardingChunk } = proxyActivities<Activities>({
+  ...dbWrite,
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+});
 
 /** The default sizes of the work (module note). */
 export const defaultBoardingTuning: BoardingTuning = {
