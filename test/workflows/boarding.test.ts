@@ -185,6 +185,36 @@ describe('boardingWorkflow (time-skipping server, real activities)', () => {
     expect(await lineStates(staged.tenantId, staged.batchId)).toEqual({ BOARDED: staged.records });
   });
 
+  it('pausing mid-run lets the chunk in flight finish and starts no other; resume boards the rest', async () => {
+    const staged = await stagedPortfolio(12, 1);
+    await run(async (taskQueue) => {
+      const handle = await env.client.workflow.start<typeof boardingWorkflow>('boardingWorkflow', {
+        taskQueue,
+        workflowId: `${boardingWorkflowId(staged.tenantId, staged.batchId)}-${taskQueue}`,
+        args: [inputOf(staged, { loansPerChunk: 1, parallelChunks: 1 })],
+      });
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      for (let i = 0; i < 400 && (await handle.query(getProgressQuery)).counts.loan.boarded < 2; i++) {
+        await sleep(25);
+      }
+      await handle.signal(pauseSignal);
+      for (let i = 0; i < 400 && (await handle.query(getProgressQuery)).status !== 'PAUSED'; i++)
+        await sleep(25);
+      const paused = await handle.query(getProgressQuery);
+      expect(paused.status).toBe('PAUSED');
+      expect(paused.counts.loan.boarded).toBeGreaterThanOrEqual(2);
+      expect(paused.counts.loan.boarded).toBeLessThan(12);
+      await sleep(500);
+      const still = await handle.query(getProgressQuery);
+      expect(still.counts.loan.boarded).toBe(paused.counts.loan.boarded);
+      const states = await lineStates(staged.tenantId, staged.batchId);
+      expect(states.PENDING).toBeGreaterThan(0);
+      await handle.signal(resumeSignal);
+      expect((await handle.result()).status).toBe('COMPLETED');
+    });
+    expect(await lineStates(staged.tenantId, staged.batchId)).toEqual({ BOARDED: staged.records });
+  });
+
   it('cancels: CANCELLED, what was not boarded stays PENDING', async () => {
     const staged = await stagedPortfolio(2, 2);
     await run(async (taskQueue) => {
