@@ -4,6 +4,7 @@
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
 
+import { createBoardingActivities } from './boarding';
 import { stageBoardingBatch } from './boarding/stage-batch';
 import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
 import {
@@ -141,6 +142,7 @@ export function createActivities(deps: Deps) {
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),
+    ...createBoardingActivities(deps),
     ...createWebhookActivities(deps),
     ...createWebhookDeliveryActivities(deps),
     openReconciliationException: openReconciliationException(deps),

@@ -82,6 +82,8 @@ export const boardingLines = pgTable(
     tenantReference('boarding_lines_batch_fk', t, t.batchId, boardingBatches),
     index('boarding_lines_tenant_batch_kind_idx').on(t.tenantId, t.batchId, t.kind, t.lineNo),
     index('boarding_lines_tenant_batch_parent_idx').on(t.tenantId, t.batchId, t.parentSourceRef),
+    // Cross references and duplicates at validation look lines up by (kind, sourceRef) (activities/boarding).
+    index('boarding_lines_tenant_batch_kind_ref_idx').on(t.tenantId, t.batchId, t.kind, t.sourceRef),
     tenantIsolation('boarding_lines'),
   ],
 ).enableRLS();

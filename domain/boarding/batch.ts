@@ -100,6 +100,24 @@ export interface BoardingWorkflowInput {
   records: number;
   /** Where a continued run resumes; null on the first run. */
   cursor: BoardingCursor | null;
+  /** Sizes of the work (tests lower them, e.g. to force continue-as-new); absent = the workflow's defaults. */
+  tuning?: Partial<BoardingTuning>;
+}
+
+/** How `boardingWorkflow` cuts its work (workflows/boarding/workflow.ts `defaultBoardingTuning`). */
+export interface BoardingTuning {
+  /** Lines per validation page. */
+  linesPerPage: number;
+  /** Loans (with their fundings and payments) per chunk activity. */
+  loansPerChunk: number;
+  /** Lines of the other kinds per chunk activity. */
+  linesPerChunk: number;
+  /** Chunk activities in flight at once. */
+  parallelChunks: number;
+  /** Continue-as-new after this many activity completions (or when Temporal suggests it). */
+  activitiesPerRun: number;
+  /** Record the batch row (counts recounted) after this many chunks. */
+  chunksPerProgressRecord: number;
 }
 
 /** Where the process stands, carried across continue-as-new. */
@@ -113,6 +131,10 @@ export interface BoardingCursor {
   counts: BoardingCounts;
   /** Epoch ms the batch started (first run). */
   startedAtMs: number;
+  /** Epoch ms the RUNNING phase started (the ETA's rate is measured over it); null before. */
+  runningStartedAtMs?: number | null;
+  /** Lines boarded or failed when RUNNING started. */
+  doneAtRunningStart?: number;
 }
 
 /**
@@ -130,4 +152,26 @@ export function boardingStartSpec(input: BoardingWorkflowInput): WorkflowStartSp
     staticSummary: `Boarding batch ${input.batchId}: ${input.fileName ?? 'upload'}, ${input.records} lines`,
     idReusePolicy: 'REJECT_DUPLICATE',
   };
+}
+
+/** Lines handled (boarded or failed) over every kind. */
+export function boardingLinesDone(counts: BoardingCounts): number {
+  return Object.values(counts).reduce((n, c) => n + c.boarded + c.failed, 0);
+}
+
+/**
+ * Seconds left of a batch at the rate measured since RUNNING started (DESIGN-processes P3 `etaSeconds`): lines not
+ * yet handled × elapsed ms ÷ lines handled since RUNNING started, rounded up to whole seconds; null when nothing was
+ * handled yet in the phase or no time passed (no rate to go by).
+ */
+export function boardingEtaSeconds(
+  counts: BoardingCounts,
+  doneAtRunningStart: number,
+  elapsedMs: number,
+): number | null {
+  const done = boardingLinesDone(counts);
+  const total = Object.values(counts).reduce((n, c) => n + c.total, 0);
+  const doneSince = done - doneAtRunningStart;
+  if (elapsedMs <= 0 || doneSince <= 0) return null;
+  return Math.ceil((Math.max(0, total - done) * elapsedMs) / doneSince / 1000);
 }
