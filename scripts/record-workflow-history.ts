@@ -3,8 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer …]
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|boarding …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -630,6 +629,11 @@ function hardshipOffer(): RecordedProcess {
         await handle.result();
         await save(name, await handle.fetchHistory());
       }
+    },
+  };
+}
+
+/**
  * `boardingWorkflow` (issue 9; DESIGN-processes P3): a batch started paused (signal-with-start), resumed, validated
  * in one page per kind, its loans boarded in two chunks, COMPLETED.
  */
