@@ -8,8 +8,6 @@ import { isDatabaseUnavailable, permanentDataErrorAsDomainError } from '../db/er
 import {
   DomainError,
   type ErrorCode,
-  errorCodes,
-  type FieldError,
   fieldError,
   type OAuthError,
   type ShapeABody,
