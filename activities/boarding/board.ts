@@ -439,7 +439,10 @@ export function boardBoardingChunk(deps: Deps) {
       await boardChildren(loanId, own);
     };
 
-    /** The fundings (by fundingDate) and then the payment history of a boarded loan (one repost for the payments). */
+    /**
+     * The fundings (by fundingDate) and the payment history of a boarded loan, recorded together
+     * (`recordExternalPaymentHistory` with its fundings: one transaction, one repost of the loan).
+     */
     const boardChildren = async (loanId: number, own: StagedLine[]): Promise<void> => {
       const fundingLines = own.filter((c) => c.kind === 'funding');
       const parsedFundings = fundingLines
@@ -449,6 +452,7 @@ export function boardBoardingChunk(deps: Deps) {
           const dy = y.parsed.ok ? (y.parsed.value.fundingDate ?? '') : '';
           return dx === dy ? x.line.lineNo - y.line.lineNo : dx < dy ? -1 : 1;
         });
+      const fundingInputs: { line: StagedLine; body: BoardingBody<'funding'> }[] = [];
       for (const { line: f, parsed } of parsedFundings) {
         const existing = idOf('funding', f.sourceRef);
         if (existing !== undefined) {
@@ -459,21 +463,7 @@ export function boardBoardingChunk(deps: Deps) {
           fail(f, shapeAOf(parsed.error));
           continue;
         }
-        const { loanSourceRef: _loan, ...fb } = parsed.value;
-        try {
-          const r = await ops.recordExternalFunding({
-            ...context,
-            loanId,
-            ...fb,
-            externalRecordRef: fb.externalRecordRef ?? f.sourceRef,
-            fundingDate: fb.fundingDate ?? null,
-          });
-          done(f, r.fundingId);
-        } catch (err) {
-          const bad = lineError(err);
-          if (!bad) throw err;
-          fail(f, lineShape(bad));
-        }
+        fundingInputs.push({ line: f, body: parsed.value });
       }
 
       const paymentLines: { line: StagedLine; body: BoardingBody<'payment'> }[] = [];
@@ -487,7 +477,7 @@ export function boardBoardingChunk(deps: Deps) {
         if (!parsed.ok) fail(p, shapeAOf(parsed.error));
         else paymentLines.push({ line: p, body: parsed.value });
       }
-      if (paymentLines.length === 0) return;
+      if (paymentLines.length === 0 && fundingInputs.length === 0) return;
       paymentLines.sort((x, y) =>
         x.body.effectiveDate === y.body.effectiveDate
           ? x.line.lineNo - y.line.lineNo
@@ -495,9 +485,18 @@ export function boardBoardingChunk(deps: Deps) {
             ? -1
             : 1,
       );
+      // The fundings and the payments in one transaction and one repost of the loan.
       const history = await ops.recordExternalPaymentHistory({
         ...context,
         loanId,
+        fundings: fundingInputs.map(({ line: f, body }) => {
+          const { loanSourceRef: _loan, ...fb } = body;
+          return {
+            ...fb,
+            externalRecordRef: fb.externalRecordRef ?? f.sourceRef,
+            fundingDate: fb.fundingDate ?? null,
+          };
+        }),
         payments: paymentLines.map(({ line: p, body }) => ({
           amount: body.amount,
           currency: body.currency,
@@ -507,6 +506,16 @@ export function boardBoardingChunk(deps: Deps) {
           rationale: body.rationale ?? null,
         })),
       });
+      for (const [i, outcome] of history.fundingOutcomes.entries()) {
+        const f = fundingInputs[i]?.line;
+        if (!f) continue;
+        if (outcome.ok) done(f, outcome.funding.fundingId);
+        else
+          fail(f, {
+            ...outcome.error,
+            errors: outcome.error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })),
+          });
+      }
       for (const [i, outcome] of history.outcomes.entries()) {
         const p = paymentLines[i]?.line;
         if (!p) continue;

@@ -6,8 +6,14 @@ import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, type ShapeABody, shapeAOf, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../platform/outbox';
+import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
+import {
+  checkFundingInput,
+  type RecordExternalFundingInput,
+  type RecordExternalFundingResult,
+  recordFundingOfLockedLoan,
+} from './record-external-funding';
 import {
   type PaymentRow,
   type RecordExternalPaymentResult,
@@ -33,6 +39,15 @@ export interface HistoricalPaymentInput {
 
 export interface RecordExternalPaymentHistoryInput extends OperationContext {
   loanId: number;
+  /**
+   * The loan's fundings not yet recorded, in value-date order, recorded first in the same transaction with
+   * `recordExternalFunding`'s rules and events, and reposted together with the payments (boarding: one repost per
+   * loan for its whole money history). Absent: none.
+   */
+  fundings?: Omit<
+    RecordExternalFundingInput,
+    'tenantId' | 'loanId' | 'actor' | 'requestKey' | 'correlationId'
+  >[];
   /** The loan's payments, in chronological order (the order one-by-one recording would use). */
   payments: HistoricalPaymentInput[];
 }
@@ -42,8 +57,15 @@ export type HistoricalPaymentOutcome =
   | { externalRecordRef: string; ok: true; payment: RecordExternalPaymentResult }
   | { externalRecordRef: string; ok: false; error: ShapeABody };
 
+/** The outcome of one funding of the history, in input order. */
+export type HistoricalFundingOutcome =
+  | { externalRecordRef: string; ok: true; funding: RecordExternalFundingResult }
+  | { externalRecordRef: string; ok: false; error: ShapeABody };
+
 export interface RecordExternalPaymentHistoryResult {
   loanId: number;
+  /** The fundings' outcomes, in input order (empty without `fundings`). */
+  fundingOutcomes: HistoricalFundingOutcome[];
   /** The loan's `accountNo` (spec `loanRef`). */
   loanRef: string;
   outcomes: HistoricalPaymentOutcome[];
@@ -77,8 +99,43 @@ export interface RecordExternalPaymentHistoryResult {
 export function recordExternalPaymentHistory(deps: Deps) {
   return async (input: RecordExternalPaymentHistoryInput): Promise<RecordExternalPaymentHistoryResult> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+      const locked = await lockLoanForMoney(tx, input.tenantId, input.loanId);
       const now = deps.clock();
+      const fundingOutcomes: HistoricalFundingOutcome[] = [];
+      let fundedNow = 0;
+      let firstFundingDate = locked.disbursedOnDate;
+      for (const funding of input.fundings ?? []) {
+        try {
+          const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
+          const result = await recordFundingOfLockedLoan(
+            tx,
+            { ...funding, tenantId: input.tenantId, loanId: locked.id, actor: input.actor ?? null },
+            money,
+            locked,
+            now,
+            { repost: false },
+          );
+          if (result.created) {
+            fundedNow += 1;
+            if (firstFundingDate === null || result.fundingDate < firstFundingDate) {
+              firstFundingDate = result.fundingDate;
+            }
+          }
+          fundingOutcomes.push({ externalRecordRef: funding.externalRecordRef, ok: true, funding: result });
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          fundingOutcomes.push({
+            externalRecordRef: funding.externalRecordRef,
+            ok: false,
+            error: shapeAOf(err),
+          });
+        }
+      }
+      // The payments' rules see the loan as the repost below will leave it: ACTIVE from its first funding.
+      const loan =
+        fundedNow > 0 && (locked.status === 'APPROVED' || locked.status === 'ACTIVE')
+          ? { ...locked, status: 'ACTIVE' as const, disbursedOnDate: firstFundingDate }
+          : locked;
       const refs = input.payments.map((p) => p.externalRecordRef);
       const earlierRows: PaymentRow[] =
         refs.length === 0
@@ -91,6 +148,11 @@ export function recordExternalPaymentHistory(deps: Deps) {
 
       const outcomes: (HistoricalPaymentOutcome | { externalRecordRef: string; pending: PaymentRow })[] = [];
       const created: PaymentRow[] = [];
+      const toInsert: {
+        values: typeof payments.$inferInsert & { externalRecordRef: string };
+        standIn: PaymentRow;
+        contentDigest: string;
+      }[] = [];
       for (const payment of input.payments) {
         try {
           assertNoSensitiveData('externalRecordRef', payment.externalRecordRef);
@@ -122,58 +184,73 @@ export function recordExternalPaymentHistory(deps: Deps) {
             continue;
           }
           checkPaymentRules(loan, payment, now);
-          const [row] = await tx
-            .insert(payments)
-            .values({
-              tenantId: input.tenantId,
-              loanId: loan.id,
-              amount: money.text,
-              currencyCode: payment.currency,
-              effectiveDate: payment.effectiveDate,
-              status: 'POSTED',
-              source: payment.source,
-              rationale: payment.rationale ?? null,
-              externalRecordRef: payment.externalRecordRef,
-              contentDigest,
-              actorUsername: input.actor ?? null,
-              createdAt: now,
-            })
-            .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
-            .returning();
-          if (!row) {
-            // Committed meanwhile by a call on another loan (this loan's lock excludes this one's).
-            const [winner] = await tx
-              .select()
-              .from(payments)
-              .where(
-                and(
-                  eq(payments.tenantId, input.tenantId),
-                  eq(payments.externalRecordRef, payment.externalRecordRef),
-                ),
-              );
-            if (!winner) throw new Error('payment vanished after an externalRecordRef conflict');
-            outcomes.push({
-              externalRecordRef: payment.externalRecordRef,
-              ok: true,
-              payment: replayOf(winner, contentDigest, loan),
-            });
-            continue;
-          }
-          byRef.set(payment.externalRecordRef, row);
-          created.push(row);
-          outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: row });
+          const values = {
+            tenantId: input.tenantId,
+            loanId: loan.id,
+            amount: money.text,
+            currencyCode: payment.currency,
+            effectiveDate: payment.effectiveDate,
+            status: 'POSTED' as const,
+            source: payment.source,
+            rationale: payment.rationale ?? null,
+            externalRecordRef: payment.externalRecordRef,
+            contentDigest,
+            actorUsername: input.actor ?? null,
+            createdAt: now,
+          };
+          // Inserted with the others in one statement below; a stand-in row until then.
+          const standIn = { ...values, id: 0 } as unknown as PaymentRow;
+          toInsert.push({ values, standIn, contentDigest });
+          byRef.set(payment.externalRecordRef, standIn);
+          created.push(standIn);
+          outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: standIn });
         } catch (err) {
           if (!(err instanceof DomainError)) throw err;
           outcomes.push({ externalRecordRef: payment.externalRecordRef, ok: false, error: shapeAOf(err) });
         }
       }
+      if (toInsert.length > 0) {
+        const inserted = await tx
+          .insert(payments)
+          .values(toInsert.map((t) => t.values))
+          .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
+          .returning();
+        const insertedByRef = new Map(inserted.map((r) => [r.externalRecordRef ?? '', r]));
+        for (const item of toInsert) {
+          const ref = item.values.externalRecordRef;
+          const fresh = insertedByRef.get(ref);
+          let replacement: PaymentRow | null = fresh ?? null;
+          let replay: ReturnType<typeof replayOf> | null = null;
+          if (!fresh) {
+            // Committed meanwhile by a call on another loan (this loan's lock excludes this one's).
+            const [winner] = await tx
+              .select()
+              .from(payments)
+              .where(and(eq(payments.tenantId, input.tenantId), eq(payments.externalRecordRef, ref)));
+            if (!winner) throw new Error('payment vanished after an externalRecordRef conflict');
+            replay = replayOf(winner, item.contentDigest, loan);
+            replacement = null;
+          }
+          const at = created.indexOf(item.standIn);
+          if (replacement) created[at] = replacement;
+          else created.splice(at, 1);
+          for (let i = 0; i < outcomes.length; i += 1) {
+            const o = outcomes[i];
+            if (!o || !('pending' in o) || o.pending !== item.standIn) continue;
+            outcomes[i] = replacement
+              ? { externalRecordRef: ref, pending: replacement }
+              : { externalRecordRef: ref, ok: true, payment: replay as ReturnType<typeof replayOf> };
+          }
+        }
+      }
 
       const allocations =
-        created.length > 0
-          ? (await repostLoan(tx, { tenantId: input.tenantId, loan, now })).allocations
+        created.length > 0 || fundedNow > 0
+          ? (await repostLoan(tx, { tenantId: input.tenantId, loan: locked, now })).allocations
           : null;
       const finished: HistoricalPaymentOutcome[] = [];
       const firstOfRow = new Set<number>();
+      const events: OutboxEventInput<'payment.posted'>[] = [];
       for (const outcome of outcomes) {
         if (!('pending' in outcome)) {
           finished.push(outcome);
@@ -187,7 +264,7 @@ export function recordExternalPaymentHistory(deps: Deps) {
         const result = resultOf({ ...row, allocation: { ...allocation } }, loan, isNew);
         finished.push({ externalRecordRef: outcome.externalRecordRef, ok: true, payment: result });
         if (!isNew) continue;
-        await writeOutboxEvent(tx, {
+        events.push({
           tenantId: input.tenantId,
           eventType: 'payment.posted',
           subjectId: row.id,
@@ -203,7 +280,8 @@ export function recordExternalPaymentHistory(deps: Deps) {
           dedupeKey: `payment/${row.id}/posted`,
         });
       }
-      return { loanId: loan.id, loanRef: loan.accountNo, outcomes: finished };
+      await writeOutboxEvents(tx, events);
+      return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };
     });
 }
 
