@@ -61,7 +61,7 @@ export const defaultBoardingTuning: BoardingTuning = {
   linesPerPage: 2_000,
   loansPerChunk: 25,
   linesPerChunk: 50,
-  parallelChunks: 4,
+  parallelChunks: 6,
   activitiesPerRun: 200,
   chunksPerProgressRecord: 20,
 };
