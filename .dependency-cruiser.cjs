@@ -75,8 +75,16 @@ module.exports = {
       name: 'operations-do-not-know-the-edges',
       comment: 'activities/ and db/ never import the HTTP layer, the workers or scripts.',
       severity: 'error',
-      from: { path: '^(activities|db)/' },
+      from: { path: '^(activities|db)/', pathNot: '^activities/boarding/' },
       to: { path: '^(api|workers|scripts)/' },
+    },
+    {
+      name: 'operations-do-not-know-the-edges',
+      comment:
+        "The one exception (issue 9, DESIGN-processes P3): portfolio boarding validates each line with the public route's own body schema, so activities/boarding/ may import api/schemas/ and api/validation.ts (issuesToError, the schemas' helpers) — never routes, middleware, the workers or scripts. Copying the schemas instead would let the two drift.",
+      severity: 'error',
+      from: { path: '^activities/boarding/' },
+      to: { path: '^(api|workers|scripts)/', pathNot: '^api/(schemas/[^/]+|validation)\\.ts$' },
     },
     {
       name: 'db-below-activities',

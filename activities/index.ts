@@ -3,6 +3,9 @@
  * directly for synchronous operations; workers register them as Temporal activities
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
+
+import { createBoardingActivities } from './boarding';
+import { stageBoardingBatch } from './boarding/stage-batch';
 import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
 import {
   createChannelGateway,
@@ -98,6 +101,8 @@ export function createPlatformOperations(deps: Deps) {
     markStartIntentStarted: markStartIntentStarted(deps),
     claimDueStartIntents: claimDueStartIntents(deps),
     recordStartIntentFailure: recordStartIntentFailure(deps),
+    /** Stages a boarding upload from its byte stream (issue 9 §1): not an activity, it takes a stream. */
+    stageBoardingBatch: stageBoardingBatch(deps),
     /**
      * The tenant of a voice dispatch when `token` is its valid task token, else null (constant-time digest
      * comparison; platform read before a tenant is known).
@@ -137,6 +142,7 @@ export function createActivities(deps: Deps) {
     recordChannelEvent: recordChannelEvent(deps),
     processChannelEvent: processChannelEvent(deps),
     ...createCustomerActivities(deps),
+    ...createBoardingActivities(deps),
     ...createWebhookActivities(deps),
     ...createWebhookDeliveryActivities(deps),
     openReconciliationException: openReconciliationException(deps),

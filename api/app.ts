@@ -20,6 +20,7 @@ import { customerRoutes } from './routes/customers/customers';
 import { portfolioRoutes } from './routes/customers/portfolio';
 import { healthRoutes } from './routes/health';
 import { autopayRoutes } from './routes/lending/autopay';
+import { boardingBatchRoutes } from './routes/lending/boarding-batches';
 import { chargeRoutes } from './routes/lending/charges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
@@ -144,6 +145,8 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/journalentries', journalEntryRoutes);
   app.route('/v1/merchant-advances', merchantAdvanceRoutes);
   app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);
+  // Portfolio boarding (issue 9; DESIGN-processes P3): the upload reads its NDJSON body as a stream itself.
+  app.route('/v1/boarding/batches', boardingBatchRoutes);
 
   // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.
   const allowedMethods = allowedMethodsOf(app);

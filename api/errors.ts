@@ -8,31 +8,18 @@ import { isDatabaseUnavailable, permanentDataErrorAsDomainError } from '../db/er
 import {
   DomainError,
   type ErrorCode,
-  errorCodes,
-  type FieldError,
   fieldError,
   type OAuthError,
+  type ShapeABody,
+  shapeAOf,
 } from '../domain/errors';
 import type { AppEnv } from './env';
 
-export interface ShapeA {
-  developerMessage: string;
-  httpStatusCode: string;
-  defaultUserMessage: string;
-  userMessageGlobalisationCode: string;
-  errors: FieldError[];
-}
+/** Shape A body (domain/errors.ts `ShapeABody`; the boarding error report stores the same). */
+export type ShapeA = ShapeABody;
 
 /** Shape A body for a DomainError. */
-export function toShapeA(err: DomainError): ShapeA {
-  return {
-    developerMessage: err.message,
-    httpStatusCode: String(err.status),
-    defaultUserMessage: errorCodes[err.code].message,
-    userMessageGlobalisationCode: err.code,
-    errors: err.errors,
-  };
-}
+export const toShapeA = shapeAOf;
 
 /** A Shape B problem type: its `code` (the last segment of `type`) and `title`. */
 interface ProblemType {
@@ -53,6 +40,7 @@ const problemTypesByStatus: Record<number, ProblemType> = {
   405: { code: 'method_not_allowed', title: 'Method Not Allowed' },
   409: { code: 'conflict', title: 'Conflict' },
   413: { code: 'payload_too_large', title: 'Payload Too Large' },
+  415: { code: 'unsupported_media_type', title: 'Unsupported Media Type' },
   422: { code: 'validation_error', title: 'Validation Error' },
   428: { code: 'precondition_required', title: 'Precondition Required' },
   429: { code: 'rate_limited', title: 'Rate Limited' },

@@ -37,6 +37,13 @@ export interface RouteDoc {
   errors?: 'problem';
   /** The token selects the tenant: `Service-Tenant` is optional and, when sent, must be the token's tenant. */
   tenantFromToken?: boolean;
+  /**
+   * A request body the route reads itself rather than through a JSON validator (e.g. the NDJSON stream of a
+   * boarding upload): its media type, a description and, optionally, a JSON Schema of its content.
+   */
+  requestBody?: { mediaType: string; description: string; schema?: object };
+  /** Error statuses beyond the usual ones this route answers (Shape A), e.g. 415 for a body in another media type. */
+  errorStatuses?: number[];
   /** Success status → schema of its JSON body, or `binary`: the media type of a binary body (e.g. a PDF). */
   responses: Record<number, { description: string; schema?: v.GenericSchema; binary?: string }>;
 }
@@ -138,6 +145,7 @@ export function doc(route: RouteDoc) {
     '429',
     ...(route.mutation ? ['409', '422'] : []),
     ...(route.ifMatch ? ['428'] : []),
+    ...(route.errorStatuses ?? []).map(String),
     '503',
   ]) {
     responses[status] ??= errorRef;
@@ -148,6 +156,19 @@ export function doc(route: RouteDoc) {
     description: `${route.description ?? ''}\n\nScope \`${route.scope}\`, ${permissionText}.`.trim(),
     security: [{ oauth2: [route.scope] }, { bearer: [] }],
     parameters,
+    ...(route.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            description: route.requestBody.description,
+            content: {
+              [route.requestBody.mediaType]: {
+                schema: route.requestBody.schema ?? { type: 'string', format: 'binary' },
+              },
+            },
+          },
+        }
+      : {}),
     responses: responses as never,
   });
 }

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { pingDatabase } from '../db/queries/platform';
 import { type AutopayClient, createAutopayClient } from '../workflows/autopay/client';
+import { type BoardingClient, createBoardingClient } from '../workflows/boarding/client';
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
 import {
   type ContactConsentUpdateClient,
@@ -26,6 +27,7 @@ export interface ProcessClients {
   autopay: AutopayClient;
   contactConsentUpdates: ContactConsentUpdateClient;
   promises: PromiseClient;
+  boarding: BoardingClient;
   hardshipOffers: HardshipOfferClient;
 }
 
@@ -38,6 +40,7 @@ export function createProcessClients(client: Client): ProcessClients {
     autopay: createAutopayClient(client),
     contactConsentUpdates: createContactConsentUpdateClient(client),
     promises: createPromiseClient(client),
+    boarding: createBoardingClient(client),
     hardshipOffers: createHardshipOfferClient(client),
   };
 }

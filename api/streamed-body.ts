@@ -45,3 +45,27 @@ export function streamedBatches<T>(
     { highWaterMark: 0 },
   );
 }
+
+/**
+ * The chunks of a request body stream as an async iterable, read one at a time as the consumer asks (so a slow
+ * consumer slows the upload: backpressure to the client). A missing body is an empty iterable. Stopping early
+ * cancels the stream.
+ */
+export async function* streamChunks(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (body === null) return;
+  const reader = body.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}

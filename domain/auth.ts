@@ -94,6 +94,9 @@ export const permissions = [
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',
   'UPDATE_DOCUMENT',
+  // Portfolio boarding (issue 9; DESIGN-processes P3): uploading a batch and controlling it.
+  'BOARD_PORTFOLIO',
+  'READ_BOARDINGBATCH',
   // Reconciliation exceptions (issue 7 §3; DESIGN-processes P1).
   'READ_RECONEXCEPTION',
   'RESOLVE_RECONEXCEPTION',

@@ -21,7 +21,7 @@ export interface FieldError {
 }
 
 interface CodeInfo {
-  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 422 | 428 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 428 | 429 | 500 | 503;
   message: string;
 }
 
@@ -206,6 +206,16 @@ export const errorCodes = {
       "The loan's schedule cannot take this relief: too few open installments, nothing left to recover over, or more than remains outstanding.",
   },
   'error.msg.payload.too.large': { status: 413, message: 'The request body is too large.' },
+  /** A body in a media type the route does not take (RFC 9110 §15.5.16), e.g. a boarding upload that is not NDJSON. */
+  'error.msg.unsupported.media.type': {
+    status: 415,
+    message: 'The request body is not in a media type this route takes; see the Content-Type it names.',
+  },
+  /** DESIGN-processes P3: pause, resume or cancel of a boarding batch that has ended (or whose process is gone). */
+  'error.msg.boarding.batch.invalid.state.transition': {
+    status: 409,
+    message: 'The boarding batch is not in a state that allows this action.',
+  },
   'error.msg.precondition.required': {
     status: 428,
     message: 'This request must be conditional: send If-Match with the ETag of your last read (RFC 6585 §3).',
@@ -355,4 +365,24 @@ export class OAuthError extends Error {
   get status(): 400 | 401 {
     return this.error === 'invalid_client' ? 401 : 400;
   }
+}
+
+/** The spec's error Shape A (spec § Errors), as the API answers it and the boarding error report stores it. */
+export interface ShapeABody {
+  developerMessage: string;
+  httpStatusCode: string;
+  defaultUserMessage: string;
+  userMessageGlobalisationCode: string;
+  errors: FieldError[];
+}
+
+/** Shape A body of a DomainError. */
+export function shapeAOf(err: DomainError): ShapeABody {
+  return {
+    developerMessage: err.message,
+    httpStatusCode: String(err.status),
+    defaultUserMessage: errorCodes[err.code].message,
+    userMessageGlobalisationCode: err.code,
+    errors: err.errors,
+  };
 }

@@ -48,6 +48,11 @@ export const searchAttributes = {
   LoanId: 'Keyword',
 } as const;
 
+/** `boarding/<tenant>/<batchId>` (DESIGN §1; DESIGN-processes P3): the process of one boarding batch. */
+export function boardingWorkflowId(tenantId: string, batchId: number | string): string {
+  return `boarding/${tenantId}/${batchId}`;
+}
+
 /** `payment-intent/<tenant>/<paymentId>` (DESIGN §1). */
 export function paymentIntentWorkflowId(tenantId: string, paymentId: number | string): string {
   return `payment-intent/${tenantId}/${paymentId}`;

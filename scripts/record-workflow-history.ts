@@ -3,7 +3,7 @@
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
@@ -17,6 +17,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { type BoardingWorkflowInput, emptyBoardingCounts } from '../domain/boarding/batch';
 import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../domain/channels/channel-event';
 import type { HardshipOfferProgress, HardshipOfferWorkflowInput } from '../domain/hardship/offer-process';
 import {
@@ -37,6 +38,8 @@ import { tenantStatementCycleWorkflowId } from '../domain/statements/statements'
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
+import { pauseSignal, resumeSignal } from '../workflows/boarding/messages';
+import type { boardingWorkflow } from '../workflows/boarding/workflow';
 import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
 import type { contactConsentUpdateWorkflow } from '../workflows/contact-consent-update/workflow';
 import {
@@ -630,6 +633,63 @@ function hardshipOffer(): RecordedProcess {
   };
 }
 
+/**
+ * `boardingWorkflow` (issue 9; DESIGN-processes P3): a batch started paused (signal-with-start), resumed, validated
+ * in one page per kind, its loans boarded in two chunks, COMPLETED.
+ */
+function boarding(): RecordedProcess {
+  const taskQueue = 'record-boarding-histories';
+  const counts = () => {
+    const c = emptyBoardingCounts();
+    c.loan = { total: 2, boarded: 0, failed: 0 };
+    return c;
+  };
+  let recorded = counts();
+  return {
+    taskQueue,
+    activities: {
+      validateBoardingPage: async () => ({ lastLine: null, done: true, checked: 0, failed: 0 }),
+      planBoardingChunks: async (input: { kind: string; afterLine: number }) =>
+        input.kind === 'loan' && input.afterLine === 0
+          ? [
+              { afterLine: 0, throughLine: 1 },
+              { afterLine: 1, throughLine: 2 },
+            ]
+          : [],
+      boardBoardingChunk: async () => ({ loan: { boarded: 1, failed: 0 } }),
+      recordBoardingProgress: async (input: { counts: ReturnType<typeof counts> | null; status: string }) => {
+        if (input.counts) recorded = input.counts;
+        else if (input.status === 'RUNNING')
+          recorded = { ...counts(), loan: { total: 2, boarded: 2, failed: 0 } };
+        return recorded;
+      },
+    },
+    async record(env, save) {
+      const input: BoardingWorkflowInput = {
+        tenantId: 'fixture',
+        batchId: 1,
+        fileName: 'portfolio.ndjson',
+        records: 2,
+        cursor: null,
+      };
+      const handle = await env.client.workflow.signalWithStart<typeof boardingWorkflow, []>(
+        'boardingWorkflow',
+        {
+          workflowId: 'boarding/fixture/1',
+          taskQueue,
+          args: [input],
+          signal: pauseSignal,
+          signalArgs: [],
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await handle.signal(resumeSignal);
+      await handle.result();
+      await save('paused-resumed-completed', await handle.fetchHistory());
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
@@ -639,6 +699,7 @@ const processes: Record<string, () => RecordedProcess> = {
   'contact-consent-update': contactConsentUpdate,
   'statement-cycle': statementCycle,
   'hardship-offer': hardshipOffer,
+  boarding,
 };
 
 const requested = process.argv.slice(2);

@@ -6,16 +6,26 @@
  * treated the same, as the 400 it stands for, so a workflow never retries it for ever (issue 14).
  * Other errors stay retryable, without the SQL parameters drizzle-orm puts in a failed query's
  * message (db/errors.ts `withoutQueryParameters`): they would land in Temporal's history.
+ *
+ * Activities that may run for minutes (`heartbeatingActivities`: a boarding chunk) heartbeat every 5 s while they
+ * run, so a worker that dies is noticed after the workflow's heartbeat timeout, not the start-to-close timeout.
  */
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { permanentDataErrorAsDomainError, withoutQueryParameters } from '../db/errors';
 import { DomainError } from '../domain/errors';
 
+/** Operations that heartbeat while they run (module note). */
+export const heartbeatingActivities: ReadonlySet<string> = new Set(['boardBoardingChunk']);
+
 export function asTemporalActivities(activities: Activities): Activities {
   const wrapped: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(activities) as [string, (input: unknown) => Promise<unknown>][]) {
     const activity = async (input: unknown) => {
+      // The context is taken once here: a timer's callback may run outside the activity's async context.
+      const context = heartbeatingActivities.has(name) ? Context.current() : null;
+      const beat = context ? setInterval(() => context.heartbeat(), 5_000) : null;
       try {
         return await fn(input);
       } catch (err) {
@@ -29,6 +39,8 @@ export function asTemporalActivities(activities: Activities): Activities {
           });
         }
         throw withoutQueryParameters(err);
+      } finally {
+        if (beat) clearInterval(beat);
       }
     };
     Object.defineProperty(activity, 'name', { value: name });

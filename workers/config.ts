@@ -32,7 +32,7 @@ export interface ServiceConfig {
   port: number;
   /** Listen address of the HTTP API (`HOST`, default 127.0.0.1; `0.0.0.0` in a container). */
   host: string;
-  /** Connections of this process's PostgreSQL pool (`DATABASE_POOL_SIZE`, default 10). */
+  /** Connections of this process's PostgreSQL pool (`DATABASE_POOL_SIZE`, default 30: 7 activity slots per queue with every queue in one process). */
   databasePoolSize: number;
   /** Prebuilt workflow bundle (`WORKFLOW_BUNDLE_PATH`); unset: the build's, or bundle at start. */
   workflowBundlePath: string | undefined;
@@ -145,7 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     environment,
     port: intOf(env.PORT, 8080, 'PORT'),
     host: env.HOST || '127.0.0.1',
-    databasePoolSize: Math.max(1, intOf(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE')),
+    databasePoolSize: Math.max(1, intOf(env.DATABASE_POOL_SIZE, 30, 'DATABASE_POOL_SIZE')),
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     embeddedPostgresPort: intOf(env.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),

@@ -58,6 +58,8 @@ export interface BackgroundService {
 export const queueWorkers: Record<string, QueueWorkerFactory> = {
   [taskQueues.servicing]: (ctx) => createQueueWorker(ctx),
   [taskQueues.lending]: (ctx) => createQueueWorker(ctx),
+  // Portfolio boarding (DESIGN-processes P3): long batches on a pool of their own, so they never delay servicing.
+  [taskQueues.boarding]: (ctx) => createQueueWorker(ctx),
   // Deliveries wait on a queue of their own, so a slow receiver never holds back the others.
   [taskQueues.webhooks]: (ctx) => createQueueWorker(ctx),
 };

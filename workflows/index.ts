@@ -1,6 +1,7 @@
 /** The single `workflowsPath` entry: every workflow function the workers run. */
 
 export { autopayWorkflow } from './autopay/workflow';
+export { boardingWorkflow } from './boarding/workflow';
 export { channelEventWorkflow } from './channel-event/workflow';
 export { contactConsentUpdateWorkflow } from './contact-consent-update/workflow';
 export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';

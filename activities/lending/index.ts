@@ -22,6 +22,7 @@ import { createMerchantAdvance } from './create-merchant-advance';
 import { recordExternalFunding } from './record-external-funding';
 import { recordExternalMerchantRemittance } from './record-external-merchant-remittance';
 import { recordExternalPayment } from './record-external-payment';
+import { recordExternalPaymentHistory } from './record-external-payment-history';
 import { reportMerchantSales } from './report-merchant-sales';
 import { returnMerchantRemittance } from './return-merchant-remittance';
 import { generateStatement, listStatementCandidates, listStatementTenants } from './statements';
@@ -38,6 +39,7 @@ export function createLendingActivities(deps: Deps) {
     addLoanParty: addLoanParty(deps),
     recordExternalFunding: recordExternalFunding(deps),
     recordExternalPayment: recordExternalPayment(deps),
+    recordExternalPaymentHistory: recordExternalPaymentHistory(deps),
     listStatementTenants: listStatementTenants(deps),
     listStatementCandidates: listStatementCandidates(deps),
     generateStatement: generateStatement(deps),

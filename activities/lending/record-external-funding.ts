@@ -92,160 +92,181 @@ export interface RecordExternalFundingResult {
  */
 export function recordExternalFunding(deps: Deps) {
   return async (input: RecordExternalFundingInput): Promise<RecordExternalFundingResult> => {
-    assertNoSensitiveData('externalRecordRef', input.externalRecordRef);
-    assertNoSensitiveData('recipientRef', input.recipientRef);
-    assertNoSensitiveData('reason', input.reason);
-    const money = moneyOfInput(input.amount, input.currency);
-    if (input.fundingDate !== undefined && input.fundingDate !== null) {
-      assertIsoDate('fundingDate', input.fundingDate);
-    }
+    const money = checkFundingInput(input);
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
-      const now = deps.clock();
-      const fundingDate = input.fundingDate ?? loan.expectedDisbursementDate;
-      const contentDigest = contentDigestOf({
-        kind: 'funding',
+      return recordFundingOfLockedLoan(tx, input, money, loan, deps.clock(), { repost: true });
+    });
+  };
+}
+
+/**
+ * The checks of a funding's input that need no database (sensitive-looking refs, amount and currency, ISO date);
+ * returns the amount. Throws the 400s `recordExternalFunding` documents.
+ */
+export function checkFundingInput(input: RecordExternalFundingInput): ReturnType<typeof moneyOfInput> {
+  assertNoSensitiveData('externalRecordRef', input.externalRecordRef);
+  assertNoSensitiveData('recipientRef', input.recipientRef);
+  assertNoSensitiveData('reason', input.reason);
+  const money = moneyOfInput(input.amount, input.currency);
+  if (input.fundingDate !== undefined && input.fundingDate !== null) {
+    assertIsoDate('fundingDate', input.fundingDate);
+  }
+  return money;
+}
+
+/**
+ * `recordExternalFunding`'s work on a loan the caller has locked (`lockLoanForMoney`) in its transaction, at
+ * `now`: the same rules, rows and `funding.posted` event. With `repost: false` the loan is not reposted (nor made
+ * ACTIVE): the caller reposts once after more money events (a boarded history,
+ * record-external-payment-history.ts).
+ */
+export async function recordFundingOfLockedLoan(
+  tx: Tx,
+  input: RecordExternalFundingInput,
+  money: ReturnType<typeof moneyOfInput>,
+  loan: LoanForMoney,
+  now: Date,
+  options: { repost: boolean },
+): Promise<RecordExternalFundingResult> {
+  {
+    const fundingDate = input.fundingDate ?? loan.expectedDisbursementDate;
+    const contentDigest = contentDigestOf({
+      kind: 'funding',
+      loanId: loan.id,
+      amount: money.text,
+      currency: input.currency,
+      fundingType: input.fundingType,
+      recipientType: input.recipientType,
+      recipientRef: input.recipientRef,
+      reason: input.reason,
+      fundingDate,
+    });
+    const earlier = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
+    if (earlier) return replayOf(earlier, contentDigest, loan);
+
+    if (loan.status !== 'APPROVED' && loan.status !== 'ACTIVE') {
+      throw new DomainError(
+        'error.msg.loan.invalid.state.transition',
+        `Loan ${loan.id} is ${loan.status}: only an APPROVED or ACTIVE loan can be funded.`,
+      );
+    }
+    if (input.currency !== loan.currencyCode) {
+      const message = `currency ${input.currency} differs from the loan's currency ${loan.currencyCode}.`;
+      throw new DomainError('validation.msg.payment.currency.mismatch', message, {
+        errors: [fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch')],
+      });
+    }
+    if (fundingDate > latestDateInForce(now)) {
+      throw validationError('fundingDate', fundingDate, 'fundingDate must not be in the future.');
+    }
+    if (loan.approvedOnDate !== null && fundingDate < loan.approvedOnDate) {
+      throw validationError(
+        'fundingDate',
+        fundingDate,
+        `fundingDate must not be before the loan's approval date ${loan.approvedOnDate}.`,
+      );
+    }
+    const [funded] = await tx
+      .select({
+        total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
+        earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
+      })
+      .from(fundings)
+      .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
+    const fundedMinor = minorOf(funded?.total ?? '0', loan.currencyCode);
+    const approvedMinor =
+      loan.approvedPrincipal === null ? 0n : minorOf(loan.approvedPrincipal, loan.currencyCode);
+    if (fundedMinor + money.minor > approvedMinor) {
+      const digits = minorUnitDigits(loan.currencyCode);
+      throw new DomainError(
+        'error.msg.loan.funding.exceeds.approved.principal',
+        `Loan ${loan.id} has ${formatMinor(fundedMinor, digits)} funded of ${formatMinor(approvedMinor, digits)} approved; ${money.text} more would exceed it.`,
+      );
+    }
+    // The first funding in replay order (value date, then recording order) pays the charges due at disbursement
+    // (domain/lending/loan-allocation.ts): this one is first when nothing earlier or on its date is recorded.
+    const chargesMinor = minorOf(loan.disbursementChargesDue, loan.currencyCode);
+    const earliest = funded?.earliestDate ?? null;
+    if ((earliest === null || fundingDate < earliest) && money.minor < chargesMinor) {
+      throw new DomainError(
+        'error.msg.loan.funding.below.disbursement.charges',
+        `Loan ${loan.id} has ${loan.disbursementChargesDue} of charges due at disbursement, withheld from its first funding; a first funding of ${money.text} cannot cover them.`,
+      );
+    }
+    const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
+      at: now,
+      types: ['DISBURSEMENT_HOLD'],
+    });
+    if (holds.length > 0) {
+      throw new DomainError(
+        'error.msg.loan.disbursement.hold.active',
+        `Restriction ${holds[0]!.restrictionId} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
+      );
+    }
+
+    const [created] = await tx
+      .insert(fundings)
+      .values({
+        tenantId: input.tenantId,
         loanId: loan.id,
         amount: money.text,
-        currency: input.currency,
+        currencyCode: input.currency,
         fundingType: input.fundingType,
         recipientType: input.recipientType,
         recipientRef: input.recipientRef,
+        externalRecordRef: input.externalRecordRef,
         reason: input.reason,
         fundingDate,
-      });
-      const earlier = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
-      if (earlier) return replayOf(earlier, contentDigest, loan);
-
-      if (loan.status !== 'APPROVED' && loan.status !== 'ACTIVE') {
-        throw new DomainError(
-          'error.msg.loan.invalid.state.transition',
-          `Loan ${loan.id} is ${loan.status}: only an APPROVED or ACTIVE loan can be funded.`,
-        );
-      }
-      if (input.currency !== loan.currencyCode) {
-        const message = `currency ${input.currency} differs from the loan's currency ${loan.currencyCode}.`;
-        throw new DomainError('validation.msg.payment.currency.mismatch', message, {
-          errors: [
-            fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch'),
-          ],
-        });
-      }
-      if (fundingDate > latestDateInForce(now)) {
-        throw validationError('fundingDate', fundingDate, 'fundingDate must not be in the future.');
-      }
-      if (loan.approvedOnDate !== null && fundingDate < loan.approvedOnDate) {
-        throw validationError(
-          'fundingDate',
-          fundingDate,
-          `fundingDate must not be before the loan's approval date ${loan.approvedOnDate}.`,
-        );
-      }
-      const [funded] = await tx
-        .select({
-          total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
-          earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
-        })
-        .from(fundings)
-        .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
-      const fundedMinor = minorOf(funded?.total ?? '0', loan.currencyCode);
-      const approvedMinor =
-        loan.approvedPrincipal === null ? 0n : minorOf(loan.approvedPrincipal, loan.currencyCode);
-      if (fundedMinor + money.minor > approvedMinor) {
-        const digits = minorUnitDigits(loan.currencyCode);
-        throw new DomainError(
-          'error.msg.loan.funding.exceeds.approved.principal',
-          `Loan ${loan.id} has ${formatMinor(fundedMinor, digits)} funded of ${formatMinor(approvedMinor, digits)} approved; ${money.text} more would exceed it.`,
-        );
-      }
-      // The first funding in replay order (value date, then recording order) pays the charges due at disbursement
-      // (domain/lending/loan-allocation.ts): this one is first when nothing earlier or on its date is recorded.
-      const chargesMinor = minorOf(loan.disbursementChargesDue, loan.currencyCode);
-      const earliest = funded?.earliestDate ?? null;
-      if ((earliest === null || fundingDate < earliest) && money.minor < chargesMinor) {
-        throw new DomainError(
-          'error.msg.loan.funding.below.disbursement.charges',
-          `Loan ${loan.id} has ${loan.disbursementChargesDue} of charges due at disbursement, withheld from its first funding; a first funding of ${money.text} cannot cover them.`,
-        );
-      }
-      const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
-        at: now,
-        types: ['DISBURSEMENT_HOLD'],
-      });
-      if (holds.length > 0) {
-        throw new DomainError(
-          'error.msg.loan.disbursement.hold.active',
-          `Restriction ${holds[0]!.restrictionId} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
-        );
-      }
-
-      const [created] = await tx
-        .insert(fundings)
-        .values({
-          tenantId: input.tenantId,
-          loanId: loan.id,
-          amount: money.text,
-          currencyCode: input.currency,
-          fundingType: input.fundingType,
-          recipientType: input.recipientType,
-          recipientRef: input.recipientRef,
-          externalRecordRef: input.externalRecordRef,
-          reason: input.reason,
-          fundingDate,
-          status: 'RECORDED_EXTERNAL',
-          contentDigest,
-          actorUsername: input.actor ?? null,
-          createdAt: now,
-        })
-        .onConflictDoNothing({ target: [fundings.tenantId, fundings.externalRecordRef] })
-        .returning();
-      if (!created) {
-        // The same ref committed meanwhile by a call on another loan (this loan's lock excludes this one's).
-        const winner = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
-        if (!winner) throw new Error('funding vanished after an externalRecordRef conflict');
-        return replayOf(winner, contentDigest, loan);
-      }
-      await tx
-        .insert(reconciliationItems)
-        .values({
-          tenantId: input.tenantId,
-          targetType: 'FUNDING',
-          targetId: created.id,
-          externalRecordRef: created.externalRecordRef,
-          status: 'open',
-          createdAt: now,
-          lastSeenAt: now,
-        })
-        .onConflictDoNothing({
-          target: [
-            reconciliationItems.tenantId,
-            reconciliationItems.targetType,
-            reconciliationItems.targetId,
-          ],
-        });
-      await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
-      await repostLoan(tx, { tenantId: input.tenantId, loan, now });
-      const result = resultOf(created, loan, true);
-      await writeOutboxEvent(tx, {
+        status: 'RECORDED_EXTERNAL',
+        contentDigest,
+        actorUsername: input.actor ?? null,
+        createdAt: now,
+      })
+      .onConflictDoNothing({ target: [fundings.tenantId, fundings.externalRecordRef] })
+      .returning();
+    if (!created) {
+      // The same ref committed meanwhile by a call on another loan (this loan's lock excludes this one's).
+      const winner = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
+      if (!winner) throw new Error('funding vanished after an externalRecordRef conflict');
+      return replayOf(winner, contentDigest, loan);
+    }
+    await tx
+      .insert(reconciliationItems)
+      .values({
         tenantId: input.tenantId,
-        eventType: 'funding.posted',
-        subjectId: created.id,
-        data: {
-          fundingId: result.fundingId,
-          loanRef: result.loanRef,
-          status: result.status,
-          amount: result.amount,
-          currency: result.currency,
-          fundingDate: result.fundingDate,
-          fundingType: result.fundingType,
-          recipientType: result.recipientType,
-        },
-        occurredAt: now,
-        dedupeKey: `funding/${created.id}/posted`,
+        targetType: 'FUNDING',
+        targetId: created.id,
+        externalRecordRef: created.externalRecordRef,
+        status: 'open',
+        createdAt: now,
+        lastSeenAt: now,
+      })
+      .onConflictDoNothing({
+        target: [reconciliationItems.tenantId, reconciliationItems.targetType, reconciliationItems.targetId],
       });
-      return result;
+    await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
+    if (options.repost) await repostLoan(tx, { tenantId: input.tenantId, loan, now });
+    const result = resultOf(created, loan, true);
+    await writeOutboxEvent(tx, {
+      tenantId: input.tenantId,
+      eventType: 'funding.posted',
+      subjectId: created.id,
+      data: {
+        fundingId: result.fundingId,
+        loanRef: result.loanRef,
+        status: result.status,
+        amount: result.amount,
+        currency: result.currency,
+        fundingDate: result.fundingDate,
+        fundingType: result.fundingType,
+        recipientType: result.recipientType,
+      },
+      occurredAt: now,
+      dedupeKey: `funding/${created.id}/posted`,
     });
-  };
+    return result;
+  }
 }
 
 type FundingRow = typeof fundings.$inferSelect;

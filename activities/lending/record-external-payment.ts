@@ -179,9 +179,10 @@ export function recordExternalPayment(deps: Deps) {
   };
 }
 
-type PaymentRow = typeof payments.$inferSelect;
+export type PaymentRow = typeof payments.$inferSelect;
 
-async function paymentOfRef(
+/** The tenant's payment recorded under `externalRecordRef`, if any (in the caller's transaction). */
+export async function paymentOfRef(
   tx: Tx,
   tenantId: string,
   externalRecordRef: string,
@@ -194,7 +195,11 @@ async function paymentOfRef(
 }
 
 /** The earlier payment under the same ref: its current state when the content matches, else 409. */
-function replayOf(row: PaymentRow, contentDigest: string, loan: LoanForMoney): RecordExternalPaymentResult {
+export function replayOf(
+  row: PaymentRow,
+  contentDigest: string,
+  loan: LoanForMoney,
+): RecordExternalPaymentResult {
   if (row.contentDigest !== contentDigest || row.loanId !== loan.id) {
     throw new DomainError(
       'error.msg.external.record.ref.conflict',
@@ -204,7 +209,8 @@ function replayOf(row: PaymentRow, contentDigest: string, loan: LoanForMoney): R
   return resultOf(row, loan, false);
 }
 
-function resultOf(row: PaymentRow, loan: LoanForMoney, created: boolean): RecordExternalPaymentResult {
+/** The payment as an operation result (`created` tells a new recording from a replay). */
+export function resultOf(row: PaymentRow, loan: LoanForMoney, created: boolean): RecordExternalPaymentResult {
   return {
     paymentId: row.id,
     loanId: row.loanId,

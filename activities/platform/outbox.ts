@@ -69,3 +69,44 @@ export async function writeOutboxEvent<T extends EventType>(
   if (!existing) throw new Error(`outbox event ${input.dedupeKey} vanished after a conflict`);
   return { eventId: existing.eventId, created: false };
 }
+
+/**
+ * `writeOutboxEvent` for many events of one type in one statement (a loan's boarded payment history: one
+ * `payment.posted` per payment): each `data` checked against the catalogue, one multi-row insert, a retried
+ * `dedupeKey` a no-op. Returns how many rows were inserted. Throws a plain Error when a `data` does not match.
+ */
+export async function writeOutboxEvents<T extends EventType>(
+  tx: Tx,
+  inputs: readonly OutboxEventInput<T>[],
+): Promise<number> {
+  if (inputs.length === 0) return 0;
+  const rows = inputs.map((input) => {
+    const definition = eventCatalogue[input.eventType];
+    if (!definition) throw new Error(`${String(input.eventType)} is not a catalogue event type`);
+    const checked = v.safeParse(definition.data, input.data);
+    if (!checked.success) {
+      const problems = checked.issues
+        .map((issue) => `${v.getDotPath(issue) ?? 'data'}: ${issue.message}`)
+        .join('; ');
+      throw new Error(`${input.eventType} data does not match the event catalogue: ${problems}`);
+    }
+    return {
+      tenantId: input.tenantId,
+      eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+      eventType: input.eventType,
+      apiVersion: eventApiVersion,
+      occurredAt: input.occurredAt,
+      subjectType: definition.subjectType,
+      subjectId: String(input.subjectId),
+      data: checked.output,
+      dedupeKey: input.dedupeKey,
+      targetSubscriptionId: input.targetSubscriptionId ?? null,
+    };
+  });
+  const inserted = await tx
+    .insert(outboxEvents)
+    .values(rows)
+    .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] })
+    .returning({ eventId: outboxEvents.eventId });
+  return inserted.length;
+}

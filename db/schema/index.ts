@@ -1,5 +1,6 @@
 /** Barrel of every bounded context's tables; drizzle-kit and db/client.ts read it. */
 export * from './ai-sessions';
+export * from './boarding';
 export * from './channels';
 export * from './customers';
 export * from './hardship';

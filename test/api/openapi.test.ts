@@ -120,6 +120,13 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],
     ['get', '/v1/recon-exceptions/{exceptionId}', 'lending:read', false],
     ['post', '/v1/recon-exceptions/{exceptionId}/resolve', 'lending:write', true],
+    // Portfolio boarding (issue 9; DESIGN-processes P3): the upload's body is NDJSON, the controls take none.
+    ['post', '/v1/boarding/batches', 'lending:write', true, false],
+    ['get', '/v1/boarding/batches/{batchId}', 'lending:read', false],
+    ['get', '/v1/boarding/batches/{batchId}/errors', 'lending:read', false],
+    ['post', '/v1/boarding/batches/{batchId}/pause', 'lending:write', true, false],
+    ['post', '/v1/boarding/batches/{batchId}/resume', 'lending:write', true, false],
+    ['post', '/v1/boarding/batches/{batchId}/cancel', 'lending:write', true, false],
     // Merchant advances (issue 11 §2; DESIGN-processes P6).
     ['post', '/v1/merchant-advances', 'lending:write', true],
     ['get', '/v1/merchant-advances/{advanceId}', 'lending:read', false],
@@ -317,6 +324,14 @@ describe('GET /v1/openapi.json', () => {
       'userMessageGlobalisationCode',
       'errors',
     ]);
+  });
+
+  it('documents the boarding upload as an application/x-ndjson body with a 415', () => {
+    const op = doc.paths['/v1/boarding/batches']?.post as Operation;
+    expect(Object.keys(op.requestBody?.content ?? {})).toEqual(['application/x-ndjson']);
+    expect(op.responses['202']).toBeDefined();
+    expect(op.responses['415']).toEqual({ $ref: '#/components/responses/ShapeAError' });
+    expect(op.description).toMatch(/permission `BOARD_PORTFOLIO`/);
   });
 
   it("documents the hardship offer decisions with scope actions:approve and the program's permission", () => {

@@ -53,6 +53,8 @@ export async function createTestContext(
     maxConnections?: number;
     /** Also run a worker on the `lending` queue (payment intents), sharing the worker connection. */
     lendingWorker?: boolean;
+    /** Also run a worker on the `boarding` queue (portfolio boarding), sharing the worker connection. */
+    boardingWorker?: boolean;
   } = {},
 ): Promise<TestContext> {
   const environment = options.environment ?? 'sandbox';
@@ -81,6 +83,8 @@ export async function createTestContext(
   let workerRun: Promise<void> | null = null;
   let lendingWorker: Worker | null = null;
   let lendingWorkerRun: Promise<void> | null = null;
+  let boardingWorker: Worker | null = null;
+  let boardingWorkerRun: Promise<void> | null = null;
   let workerConnection: NativeConnection | null = null;
   if (options.worker !== false) {
     workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
@@ -100,6 +104,16 @@ export async function createTestContext(
         workflowBundle: { codePath: inject('workflowBundlePath') },
       });
       lendingWorkerRun = lendingWorker.run();
+    }
+    if (options.boardingWorker) {
+      boardingWorker = await createQueueWorker({
+        connection: workerConnection,
+        namespace,
+        taskQueue: taskQueues.boarding,
+        activities,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      });
+      boardingWorkerRun = boardingWorker.run();
     }
   }
   const logger = pino({ level: 'silent' });
@@ -135,7 +149,9 @@ export async function createTestContext(
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       if (lendingWorker && lendingWorker.getState() === 'RUNNING') lendingWorker.shutdown();
       await workerRun;
+      if (boardingWorker && boardingWorker.getState() === 'RUNNING') boardingWorker.shutdown();
       await lendingWorkerRun;
+      await boardingWorkerRun;
       await workerConnection?.close();
       await connection.close();
       await tokenGrants.stop();

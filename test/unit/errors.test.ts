@@ -18,7 +18,7 @@ describe('error table', () => {
     expect(codes.length).toBeGreaterThan(0);
     for (const code of codes) {
       const info = errorCodes[code];
-      expect([400, 401, 403, 404, 405, 409, 413, 422, 428, 429, 500, 503]).toContain(info.status);
+      expect([400, 401, 403, 404, 405, 409, 413, 415, 422, 428, 429, 500, 503]).toContain(info.status);
       expect(info.message.length).toBeGreaterThan(0);
       expect(code).toMatch(/^[a-z]+(\.[a-z]+)+$/);
       expect(statusOfCode(code)).toBe(info.status);

@@ -8,14 +8,14 @@ import { activitySlotsPerQueue, parseQueues } from '../../workers/run';
 
 describe('parseQueues', () => {
   it('defaults to every registered queue and keeps the order given, without duplicates', () => {
-    expect(parseQueues(undefined)).toEqual(['servicing', 'lending', 'webhooks']);
-    expect(parseQueues('')).toEqual(['servicing', 'lending', 'webhooks']);
+    expect(parseQueues(undefined)).toEqual(['servicing', 'lending', 'boarding', 'webhooks']);
+    expect(parseQueues('')).toEqual(['servicing', 'lending', 'boarding', 'webhooks']);
     expect(parseQueues('lending, servicing,lending')).toEqual(['lending', 'servicing']);
   });
 
   it('refuses unknown queues, naming them and the known ones', () => {
     expect(() => parseQueues('servicing,nope')).toThrow(
-      'unknown task queue(s): nope; known: servicing, lending, webhooks',
+      'unknown task queue(s): nope; known: servicing, lending, boarding, webhooks',
     );
     expect(() => parseQueues(',')).toThrow('unknown task queue(s): (none)');
   });

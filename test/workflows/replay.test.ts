@@ -45,6 +45,7 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('hardship-offer-approved-then-expired.json');
     expect(files).toContain('hardship-offer-accepted-evidence-applied.json');
     expect(files).toContain('hardship-offer-accepted-unsignalled-lapsed.json');
+    expect(files).toContain('boarding-paused-resumed-completed.json');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -67,6 +68,7 @@ describe('recorded workflow histories', async () => {
     ['promise-kept-after-signal.json', 'readPromisePayments'],
     ['hardship-offer-approved-then-expired.json', 'expireHardshipOffer'],
     ['hardship-offer-accepted-evidence-applied.json', 'confirmHardshipEvidence'],
+    ['boarding-paused-resumed-completed.json', 'boardBoardingChunk'],
   ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
     const history = await loadHistory(file);
     // Same history, but the recorded activity renamed: the workflow code no longer matches.

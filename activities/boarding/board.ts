@@ -1,0 +1,615 @@
+/**
+ * Boarding of staged lines (issue 9 §2; DESIGN-processes P3): `planBoardingChunks` cuts the PENDING lines of a kind
+ * into chunks, `boardBoardingChunk` boards one chunk through the route operations (idempotent by source keys), and
+ * `recordBoardingProgress` writes the batch row's status, counts and times.
+ */
+import { and, asc, eq, gt } from 'drizzle-orm';
+import { boardingBatches, boardingLines } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import type { BoardingCounts, BoardingKind } from '../../domain/boarding/batch';
+import { DomainError, type ShapeABody, shapeAOf } from '../../domain/errors';
+import { createCustomerActivities } from '../customers';
+import type { Deps } from '../deps';
+import { createLendingActivities } from '../lending';
+import { asBodyError, type BoardingBody, bodyReferenceError, parseLineBody } from './line-schemas';
+import {
+  type BoardedRef,
+  countLines,
+  type LineOutcome,
+  readChildLines,
+  readLines,
+  readSourceRefs,
+  refKey,
+  type StagedLine,
+  writeOutcomes,
+} from './lines';
+
+/** A range of line numbers of one kind: after `afterLine`, through `throughLine`. */
+export interface BoardingChunk {
+  afterLine: number;
+  throughLine: number;
+}
+
+export interface PlanBoardingChunksInput {
+  tenantId: string;
+  batchId: number;
+  kind: BoardingKind;
+  afterLine: number;
+  /** Lines of `kind` per chunk. */
+  chunkSize: number;
+  /** At most this many chunks. */
+  maxChunks: number;
+}
+
+/**
+ * The next chunks of PENDING lines of `kind` after `afterLine` (DESIGN-processes P3 "loan by loan, with bounded
+ * parallelism"): at most `maxChunks` ranges of `chunkSize` lines each, in line order; empty when none is left.
+ * A read; one transaction.
+ */
+export function planBoardingChunks(deps: Deps) {
+  return async (input: PlanBoardingChunksInput): Promise<BoardingChunk[]> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const rows = await tx
+        .select({ lineNo: boardingLines.lineNo })
+        .from(boardingLines)
+        .where(
+          and(
+            eq(boardingLines.tenantId, input.tenantId),
+            eq(boardingLines.batchId, input.batchId),
+            eq(boardingLines.kind, input.kind),
+            gt(boardingLines.lineNo, input.afterLine),
+            eq(boardingLines.state, 'PENDING'),
+          ),
+        )
+        .orderBy(asc(boardingLines.lineNo))
+        .limit(input.chunkSize * input.maxChunks);
+      const chunks: BoardingChunk[] = [];
+      let after = input.afterLine;
+      for (let i = 0; i < rows.length; i += input.chunkSize) {
+        const through = rows[Math.min(i + input.chunkSize, rows.length) - 1]?.lineNo ?? after;
+        chunks.push({ afterLine: after, throughLine: through });
+        after = through;
+      }
+      return chunks;
+    });
+}
+
+export interface BoardBoardingChunkInput extends BoardingChunk {
+  tenantId: string;
+  batchId: number;
+  /** charge, loanProduct, customer, restriction, loan (with its fundings and payments) or verification. */
+  kind: BoardingKind;
+}
+
+/** Lines boarded and failed by one call, per kind (a hint for progress; the batch's counts are recounted). */
+export type BoardingCountsDelta = Partial<Record<BoardingKind, { boarded: number; failed: number }>>;
+
+/** The request key of a boarded line's operation: stable across retries, crashes and batches (P3). */
+export const boardingRequestKey = (kind: string, sourceRef: string) => `boarding/${kind}/${sourceRef}`;
+
+/** Only a client error (4xx) of one line fails that line; anything else is retried by the activity. */
+function lineError(err: unknown): DomainError | null {
+  if (err instanceof DomainError && errorStatus(err) < 500) return err;
+  return null;
+}
+
+function errorStatus(err: DomainError): number {
+  return Number(shapeAOf(err).httpStatusCode);
+}
+
+/** Shape A of a line's error, field names prefixed with `prefix` (`body.`, `body.identifiers[0].`). */
+function lineShape(err: DomainError, prefix = ''): ShapeABody {
+  const named =
+    prefix === ''
+      ? asBodyError(err)
+      : new DomainError(err.code, err.message, {
+          errors: asBodyError(err).errors.map((e) => ({
+            ...e,
+            parameterName: e.parameterName.replace(/^body\./, `body.${prefix}`),
+          })),
+        });
+  return shapeAOf(named);
+}
+
+/**
+ * Boards one chunk of lines of one kind (portfolio boarding, DESIGN-processes P3; issue 9 §2) through the same
+ * operations the routes use (`createActivities` members), in line order:
+ * - `charge` → createCharge; `loanProduct` → createLoanProduct (charges by their boarded source refs);
+ * - `customer` → createCustomer (externalId default the sourceRef), then addCustomerIdentifier, recordCustomerConsent
+ *   and addPaymentInstrument for each item (instrument source refs recorded as kind `paymentInstrument`,
+ *   `<customerSourceRef>/<instrumentSourceRef>`);
+ * - `restriction` → applyRestriction; `verification` → verifyPaymentInstrument;
+ * - `funding` / `payment` lines still PENDING after the loans (their loan boarded by an earlier batch) → by loan,
+ *   as below;
+ * - `loan` → loan by loan: createLoan (externalId default the sourceRef), approveLoan while SUBMITTED (on
+ *   `approval` or else its submittedOnDate for the full principal), recordExternalFunding per funding line (by
+ *   fundingDate), then recordExternalPaymentHistory with all its payment lines in chronological order (one
+ *   allocation and ledger repost per loan). A loan that fails fails its funding and payment lines with it; a bad
+ *   funding or payment fails alone. One loan's failure never stops the chunk.
+ *
+ * Idempotent by source keys: every operation gets `requestKey` `boarding/<kind>/<sourceRef>` (or is deduplicated by
+ * its own key: identifiers by value, instruments by token, fundings and payments by `externalRecordRef`, default the
+ * sourceRef), so an activity retried after a crash returns what the first attempt created. A (kind, sourceRef)
+ * already in `boarding_source_refs` (a retry, or the same file uploaded again as a new batch) is not boarded again:
+ * the line ends BOARDED with the existing `resourceId`. The lines' outcomes and the new source refs are written in
+ * one transaction at the end of the chunk. A 4xx DomainError fails its line (Shape A in `error`); any other error
+ * fails the call (Temporal retries it).
+ */
+export function boardBoardingChunk(deps: Deps) {
+  const ops = { ...createLendingActivities(deps), ...createCustomerActivities(deps) };
+  return async (input: BoardBoardingChunkInput): Promise<BoardingCountsDelta> => {
+    const where = { tenantId: input.tenantId, batchId: input.batchId };
+    const actor = `boarding-batch-${input.batchId}`;
+    const context = { tenantId: input.tenantId, actor };
+    const lines = await withTenantTransaction(deps.db, input.tenantId, (tx) =>
+      readLines(tx, {
+        ...where,
+        kind: input.kind,
+        afterLine: input.afterLine,
+        throughLine: input.throughLine,
+      }),
+    );
+    const children =
+      input.kind === 'loan'
+        ? await withTenantTransaction(deps.db, input.tenantId, (tx) =>
+            readChildLines(tx, {
+              ...where,
+              kinds: ['funding', 'payment'],
+              parentSourceRefs: lines.map((l) => l.sourceRef),
+            }),
+          )
+        : [];
+    const allLines = [...lines, ...children];
+    const known = await withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const refs: { kind: string; sourceRef: string }[] = allLines.map((l) => ({
+        kind: l.kind,
+        sourceRef: l.sourceRef,
+      }));
+      for (const line of lines) {
+        if ((line.kind === 'funding' || line.kind === 'payment') && line.parentSourceRef) {
+          refs.push({ kind: 'loan', sourceRef: line.parentSourceRef });
+        }
+        const body = line.body as Record<string, unknown> | undefined;
+        for (const ref of (body?.chargeSourceRefs as string[] | undefined) ?? [])
+          refs.push({ kind: 'charge', sourceRef: ref });
+        for (const c of (body?.charges as { chargeSourceRef?: string }[] | undefined) ?? []) {
+          if (typeof c?.chargeSourceRef === 'string')
+            refs.push({ kind: 'charge', sourceRef: c.chargeSourceRef });
+        }
+        if (typeof body?.customerSourceRef === 'string')
+          refs.push({ kind: 'customer', sourceRef: body.customerSourceRef });
+        if (typeof body?.productSourceRef === 'string')
+          refs.push({ kind: 'loanProduct', sourceRef: body.productSourceRef });
+        if (input.kind === 'verification' && typeof body?.instrumentSourceRef === 'string') {
+          refs.push({
+            kind: 'paymentInstrument',
+            sourceRef: `${body.customerSourceRef}/${body.instrumentSourceRef}`,
+          });
+        }
+      }
+      return readSourceRefs(tx, input.tenantId, refs);
+    });
+    const outcomes: LineOutcome[] = [];
+    const boarded: BoardedRef[] = [];
+    const idOf = (kind: string, ref: string): number | undefined => known.get(refKey(kind, ref));
+    const done = (line: StagedLine, resourceId: number, extra: BoardedRef[] = []) => {
+      outcomes.push({ lineNo: line.lineNo, state: 'BOARDED', resourceId, error: null });
+      boarded.push({ kind: line.kind, sourceRef: line.sourceRef, resourceId }, ...extra);
+      known.set(refKey(line.kind, line.sourceRef), resourceId);
+    };
+    const fail = (line: StagedLine, error: ShapeABody) =>
+      outcomes.push({ lineNo: line.lineNo, state: 'FAILED', resourceId: null, error });
+    const missing = (field: string, ref: string, what: string) =>
+      bodyReferenceError(field, ref, `${field} ${ref}: the ${what} was not boarded.`);
+
+    const boardOne = async (line: StagedLine): Promise<void> => {
+      const existing = idOf(line.kind, line.sourceRef);
+      // A boarded loan still boards the fundings and payments it does not have yet (boardLoan).
+      if (existing !== undefined && line.kind !== 'loan') {
+        outcomes.push({ lineNo: line.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+        return;
+      }
+      const parsed = parseLineBody(line.kind, line.body);
+      if (!parsed.ok) return void fail(line, shapeAOf(parsed.error));
+      const requestKey = boardingRequestKey(line.kind, line.sourceRef);
+      switch (line.kind) {
+        case 'charge': {
+          const b = parsed.value as BoardingBody<'charge'>;
+          const r = await ops.createCharge({
+            ...context,
+            requestKey,
+            name: b.name,
+            currencyCode: b.currencyCode,
+            amount: b.amount,
+            chargeAppliesTo: b.chargeAppliesTo,
+            chargeTimeType: b.chargeTimeType,
+            chargeCalculationType: b.chargeCalculationType,
+            penalty: b.penalty,
+            active: b.active,
+          });
+          return done(line, r.chargeId);
+        }
+        case 'loanProduct': {
+          const { chargeSourceRefs, ...b } = parsed.value as BoardingBody<'loanProduct'>;
+          const charges: { id: number }[] = [];
+          for (const [i, ref] of chargeSourceRefs.entries()) {
+            const id = idOf('charge', ref);
+            if (id === undefined)
+              return void fail(line, shapeAOf(missing(`chargeSourceRefs[${i}]`, ref, 'charge')));
+            charges.push({ id });
+          }
+          const r = await ops.createLoanProduct({
+            ...context,
+            requestKey,
+            name: b.name,
+            shortName: b.shortName,
+            currencyCode: b.currencyCode,
+            digitsAfterDecimal: b.digitsAfterDecimal,
+            inMultiplesOf: b.inMultiplesOf ?? 0,
+            installmentAmountInMultiplesOf: b.installmentAmountInMultiplesOf ?? null,
+            principal: b.principal,
+            minPrincipal: b.minPrincipal ?? null,
+            maxPrincipal: b.maxPrincipal ?? null,
+            numberOfRepayments: b.numberOfRepayments,
+            minNumberOfRepayments: b.minNumberOfRepayments ?? null,
+            maxNumberOfRepayments: b.maxNumberOfRepayments ?? null,
+            interestRatePerPeriod: b.interestRatePerPeriod,
+            minInterestRatePerPeriod: b.minInterestRatePerPeriod ?? null,
+            maxInterestRatePerPeriod: b.maxInterestRatePerPeriod ?? null,
+            repaymentEvery: b.repaymentEvery,
+            repaymentFrequencyType: b.repaymentFrequencyType,
+            interestRateFrequencyType: b.interestRateFrequencyType,
+            interestType: b.interestType,
+            amortizationType: b.amortizationType,
+            interestCalculationPeriodType: b.interestCalculationPeriodType,
+            allowPartialPeriodInterestCalcualtion: b.allowPartialPeriodInterestCalcualtion ?? false,
+            daysInYearType: b.daysInYearType,
+            daysInMonthType: b.daysInMonthType,
+            graceOnPrincipalPayment: b.graceOnPrincipalPayment ?? 0,
+            graceOnInterestPayment: b.graceOnInterestPayment ?? 0,
+            transactionProcessingStrategyCode: b.transactionProcessingStrategyCode,
+            paymentAllocation: b.paymentAllocation ?? null,
+            charges,
+            lmsConfig: b.lmsConfig ?? null,
+          });
+          return done(line, r.productId);
+        }
+        case 'customer': {
+          const { identifiers, consents, paymentInstruments, ...b } =
+            parsed.value as BoardingBody<'customer'>;
+          const r = await ops.createCustomer({
+            ...context,
+            requestKey,
+            ...b,
+            externalId: b.externalId ?? line.sourceRef,
+          });
+          const customerId = r.customerId;
+          const extra: BoardedRef[] = [];
+          let error: ShapeABody | null = null;
+          const step = async (prefix: string, fn: () => Promise<unknown>) => {
+            if (error) return;
+            try {
+              await fn();
+            } catch (err) {
+              const bad = lineError(err);
+              if (!bad) throw err;
+              error = lineShape(bad, prefix);
+            }
+          };
+          for (const [i, item] of identifiers.entries()) {
+            await step(`identifiers[${i}].`, () =>
+              ops.addCustomerIdentifier({ ...context, customerId, ...item }),
+            );
+          }
+          for (const [i, item] of consents.entries()) {
+            await step(`consents[${i}].`, () =>
+              ops.recordCustomerConsent({
+                ...context,
+                requestKey: `${requestKey}/consent/${i}`,
+                customerId,
+                ...item,
+              }),
+            );
+          }
+          for (const [i, { sourceRef, ...item }] of paymentInstruments.entries()) {
+            await step(`paymentInstruments[${i}].`, async () => {
+              const created = await ops.addPaymentInstrument({ ...context, customerId, ...item });
+              if (sourceRef) {
+                const ref = `${line.sourceRef}/${sourceRef}`;
+                extra.push({ kind: 'paymentInstrument', sourceRef: ref, resourceId: created.instrumentId });
+                known.set(refKey('paymentInstrument', ref), created.instrumentId);
+              }
+            });
+          }
+          if (error) {
+            // The customer exists (its loans and holds still board); the line reports the item that failed.
+            fail(line, error);
+            boarded.push({ kind: 'customer', sourceRef: line.sourceRef, resourceId: customerId }, ...extra);
+            known.set(refKey('customer', line.sourceRef), customerId);
+            return;
+          }
+          return done(line, customerId, extra);
+        }
+        case 'restriction': {
+          const { customerSourceRef, ...b } = parsed.value as BoardingBody<'restriction'>;
+          const customerId = idOf('customer', customerSourceRef);
+          if (customerId === undefined)
+            return void fail(line, shapeAOf(missing('customerSourceRef', customerSourceRef, 'customer')));
+          const r = await ops.applyRestriction({ ...context, requestKey, customerId, ...b });
+          return done(line, r.restrictionId);
+        }
+        case 'verification': {
+          const { customerSourceRef, instrumentSourceRef, ...b } =
+            parsed.value as BoardingBody<'verification'>;
+          const customerId = idOf('customer', customerSourceRef);
+          const instrumentId = idOf('paymentInstrument', `${customerSourceRef}/${instrumentSourceRef}`);
+          if (customerId === undefined)
+            return void fail(line, shapeAOf(missing('customerSourceRef', customerSourceRef, 'customer')));
+          if (instrumentId === undefined)
+            return void fail(
+              line,
+              shapeAOf(missing('instrumentSourceRef', instrumentSourceRef, 'payment instrument')),
+            );
+          const r = await ops.verifyPaymentInstrument({ ...context, customerId, instrumentId, ...b });
+          return done(line, r.instrumentId);
+        }
+        case 'loan':
+          return boardLoan(line, parsed.value as BoardingBody<'loan'>, requestKey);
+        default:
+          return void fail(
+            line,
+            shapeAOf(bodyReferenceError('kind', line.kind, `${line.kind} lines board with their loan.`)),
+          );
+      }
+    };
+
+    const boardLoan = async (
+      line: StagedLine,
+      b: BoardingBody<'loan'>,
+      requestKey: string,
+    ): Promise<void> => {
+      const own = children.filter((c) => c.parentSourceRef === line.sourceRef);
+      const failChildren = (error: ShapeABody) => {
+        for (const child of own) {
+          const existing = idOf(child.kind, child.sourceRef);
+          if (existing === undefined) fail(child, error);
+          else outcomes.push({ lineNo: child.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+        }
+      };
+      const { customerSourceRef, productSourceRef, charges, approval, ...rest } = b;
+      const clientId = idOf('customer', customerSourceRef);
+      const productId = idOf('loanProduct', productSourceRef);
+      const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
+      let loanId = idOf('loan', line.sourceRef);
+      try {
+        if (loanId === undefined) {
+          if (clientId === undefined) throw missing('customerSourceRef', customerSourceRef, 'customer');
+          if (productId === undefined) throw missing('productSourceRef', productSourceRef, 'loan product');
+          const badCharge = chargeIds.indexOf(undefined);
+          if (badCharge >= 0) {
+            const ref = charges?.[badCharge]?.chargeSourceRef ?? '';
+            throw missing(`charges[${badCharge}].chargeSourceRef`, ref, 'charge');
+          }
+          const created = await ops.createLoan({
+            ...context,
+            requestKey,
+            ...rest,
+            clientId,
+            productId,
+            externalId: rest.externalId ?? line.sourceRef,
+            charges: (charges ?? []).map((c, i) => ({
+              chargeId: chargeIds[i] as number,
+              amount: c.amount,
+              dueDate: c.dueDate,
+            })),
+          });
+          if (created.status === 'SUBMITTED') {
+            try {
+              await ops.approveLoan({
+                ...context,
+                loanId: created.loanId,
+                ...(approval ?? {
+                  approvedOnDate: rest.submittedOnDate,
+                  approvedLoanAmount: rest.principal,
+                  dateFormat: rest.dateFormat ?? null,
+                  locale: rest.locale ?? null,
+                }),
+              });
+            } catch (err) {
+              const bad = lineError(err);
+              if (!bad) throw err;
+              fail(line, lineShape(bad, 'approval.'));
+              failChildren(loanNotBoarded(line));
+              return;
+            }
+          }
+          loanId = created.loanId;
+          done(line, loanId);
+        } else {
+          outcomes.push({ lineNo: line.lineNo, state: 'BOARDED', resourceId: loanId, error: null });
+        }
+      } catch (err) {
+        const bad = lineError(err);
+        if (!bad) throw err;
+        fail(line, lineShape(bad));
+        failChildren(loanNotBoarded(line));
+        return;
+      }
+
+      await boardChildren(loanId, own);
+    };
+
+    /**
+     * The fundings (by fundingDate) and the payment history of a boarded loan, recorded together
+     * (`recordExternalPaymentHistory` with its fundings: one transaction, one repost of the loan).
+     */
+    const boardChildren = async (loanId: number, own: StagedLine[]): Promise<void> => {
+      const fundingLines = own.filter((c) => c.kind === 'funding');
+      const parsedFundings = fundingLines
+        .map((l) => ({ line: l, parsed: parseLineBody('funding', l.body) }))
+        .sort((x, y) => {
+          const dx = x.parsed.ok ? (x.parsed.value.fundingDate ?? '') : '';
+          const dy = y.parsed.ok ? (y.parsed.value.fundingDate ?? '') : '';
+          return dx === dy ? x.line.lineNo - y.line.lineNo : dx < dy ? -1 : 1;
+        });
+      const fundingInputs: { line: StagedLine; body: BoardingBody<'funding'> }[] = [];
+      for (const { line: f, parsed } of parsedFundings) {
+        const existing = idOf('funding', f.sourceRef);
+        if (existing !== undefined) {
+          outcomes.push({ lineNo: f.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+          continue;
+        }
+        if (!parsed.ok) {
+          fail(f, shapeAOf(parsed.error));
+          continue;
+        }
+        fundingInputs.push({ line: f, body: parsed.value });
+      }
+
+      const paymentLines: { line: StagedLine; body: BoardingBody<'payment'> }[] = [];
+      for (const p of own.filter((c) => c.kind === 'payment')) {
+        const existing = idOf('payment', p.sourceRef);
+        if (existing !== undefined) {
+          outcomes.push({ lineNo: p.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+          continue;
+        }
+        const parsed = parseLineBody('payment', p.body);
+        if (!parsed.ok) fail(p, shapeAOf(parsed.error));
+        else paymentLines.push({ line: p, body: parsed.value });
+      }
+      if (paymentLines.length === 0 && fundingInputs.length === 0) return;
+      paymentLines.sort((x, y) =>
+        x.body.effectiveDate === y.body.effectiveDate
+          ? x.line.lineNo - y.line.lineNo
+          : x.body.effectiveDate < y.body.effectiveDate
+            ? -1
+            : 1,
+      );
+      // The fundings and the payments in one transaction and one repost of the loan.
+      const history = await ops.recordExternalPaymentHistory({
+        ...context,
+        loanId,
+        fundings: fundingInputs.map(({ line: f, body }) => {
+          const { loanSourceRef: _loan, ...fb } = body;
+          return {
+            ...fb,
+            externalRecordRef: fb.externalRecordRef ?? f.sourceRef,
+            fundingDate: fb.fundingDate ?? null,
+          };
+        }),
+        payments: paymentLines.map(({ line: p, body }) => ({
+          amount: body.amount,
+          currency: body.currency,
+          effectiveDate: body.effectiveDate,
+          externalRecordRef: body.externalRecordRef ?? p.sourceRef,
+          source: body.source,
+          rationale: body.rationale ?? null,
+        })),
+      });
+      for (const [i, outcome] of history.fundingOutcomes.entries()) {
+        const f = fundingInputs[i]?.line;
+        if (!f) continue;
+        if (outcome.ok) done(f, outcome.funding.fundingId);
+        else
+          fail(f, {
+            ...outcome.error,
+            errors: outcome.error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })),
+          });
+      }
+      for (const [i, outcome] of history.outcomes.entries()) {
+        const p = paymentLines[i]?.line;
+        if (!p) continue;
+        if (outcome.ok) done(p, outcome.payment.paymentId);
+        else
+          fail(p, {
+            ...outcome.error,
+            errors: outcome.error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })),
+          });
+      }
+    };
+
+    if (input.kind === 'funding' || input.kind === 'payment') {
+      // Lines of loans boarded before (an upload of later history): grouped by their loan, in line order.
+      const byLoan = new Map<string, StagedLine[]>();
+      for (const line of lines) {
+        const parent = line.parentSourceRef ?? '';
+        byLoan.set(parent, [...(byLoan.get(parent) ?? []), line]);
+      }
+      for (const [loanRef, own] of byLoan) {
+        const loanId = idOf('loan', loanRef);
+        if (loanId === undefined) {
+          const error = shapeAOf(missing('loanSourceRef', loanRef, 'loan'));
+          for (const line of own) fail(line, error);
+          continue;
+        }
+        await boardChildren(loanId, own);
+      }
+    }
+    for (const line of input.kind === 'funding' || input.kind === 'payment' ? [] : lines) {
+      try {
+        await boardOne(line);
+      } catch (err) {
+        const bad = lineError(err);
+        if (!bad) throw err;
+        fail(line, lineShape(bad));
+      }
+    }
+    await withTenantTransaction(deps.db, input.tenantId, (tx) => writeOutcomes(tx, where, outcomes, boarded));
+    const delta: BoardingCountsDelta = {};
+    const kindOfLine = new Map(allLines.map((l) => [l.lineNo, l.kind]));
+    for (const o of outcomes) {
+      const kind = kindOfLine.get(o.lineNo);
+      if (!kind) continue;
+      const d = delta[kind] ?? { boarded: 0, failed: 0 };
+      if (o.state === 'FAILED') d.failed += 1;
+      else d.boarded += 1;
+      delta[kind] = d;
+    }
+    return delta;
+  };
+}
+
+/** The error of a funding or payment line whose loan did not board. */
+function loanNotBoarded(loan: StagedLine): ShapeABody {
+  return shapeAOf(
+    bodyReferenceError(
+      'loanSourceRef',
+      loan.sourceRef,
+      `loanSourceRef ${loan.sourceRef}: the loan of line ${loan.lineNo} failed to board.`,
+    ),
+  );
+}
+
+export interface RecordBoardingProgressInput {
+  tenantId: string;
+  batchId: number;
+  status: string;
+  /** Epoch ms, or null. */
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+  /** The process's counts; null → counted again from the lines (authoritative), stored and returned. */
+  counts: BoardingCounts | null;
+}
+
+/**
+ * Records the batch's status, counts and times on its row (DESIGN-processes P3: `GET …/batches/{batchId}` answers
+ * from it once the process has closed), at each phase change and every few chunks. With `counts` null the counts
+ * are recounted from the lines (per kind: total, boarded = BOARDED or SKIPPED, failed = FAILED) and returned.
+ * One transaction; idempotent.
+ */
+export function recordBoardingProgress(deps: Deps) {
+  return async (input: RecordBoardingProgressInput): Promise<BoardingCounts> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const counts = input.counts ?? (await countLines(tx, input.tenantId, input.batchId));
+      await tx
+        .update(boardingBatches)
+        .set({
+          status: input.status,
+          counts,
+          startedAt: input.startedAtMs === null ? null : new Date(input.startedAtMs),
+          completedAt: input.completedAtMs === null ? null : new Date(input.completedAtMs),
+        })
+        .where(and(eq(boardingBatches.tenantId, input.tenantId), eq(boardingBatches.id, input.batchId)));
+      return counts;
+    });
+}

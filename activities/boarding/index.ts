@@ -1,0 +1,17 @@
+/**
+ * Operations of portfolio boarding (issue 9 §2; DESIGN-processes P3), each also a Temporal activity of
+ * `boardingWorkflow`: validate a page of a batch's lines (validate.ts), plan and board chunks of lines through the
+ * same operations the routes use (board.ts), and record the batch's status and counts on its row.
+ */
+import type { Deps } from '../deps';
+import { boardBoardingChunk, planBoardingChunks, recordBoardingProgress } from './board';
+import { validateBoardingPage } from './validate';
+
+export function createBoardingActivities(deps: Deps) {
+  return {
+    validateBoardingPage: validateBoardingPage(deps),
+    planBoardingChunks: planBoardingChunks(deps),
+    boardBoardingChunk: boardBoardingChunk(deps),
+    recordBoardingProgress: recordBoardingProgress(deps),
+  };
+}

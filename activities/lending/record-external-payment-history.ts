@@ -1,0 +1,318 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { lockLoanForMoney } from '../../db/queries/lending/loans';
+import { payments } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { latestDateInForce } from '../../domain/customers/customer';
+import { DomainError, fieldError, type ShapeABody, shapeAOf, validationError } from '../../domain/errors';
+import { assertNoSensitiveData } from '../../domain/sensitive-data';
+import type { Deps, OperationContext } from '../deps';
+import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
+import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
+import {
+  checkFundingInput,
+  type RecordExternalFundingInput,
+  type RecordExternalFundingResult,
+  recordFundingOfLockedLoan,
+} from './record-external-funding';
+import {
+  type PaymentRow,
+  type RecordExternalPaymentResult,
+  replayOf,
+  resultOf,
+} from './record-external-payment';
+import { repostLoan } from './repost-loan';
+
+/** One payment of a history: the fields of `RecordExternalPaymentInput` without the loan and the context. */
+export interface HistoricalPaymentInput {
+  /** Decimal string > 0 with at most the currency's minor-unit digits (`"105.00"`). */
+  amount: string;
+  /** ISO 4217 code; must be the loan's. */
+  currency: string;
+  /** ISO date; not before the loan's first funding date, not in the future. */
+  effectiveDate: string;
+  /** The source system's unique reference of this payment: unique per tenant for ever. */
+  externalRecordRef: string;
+  /** Originating system; `IMPORT` for boarded history. */
+  source: string;
+  rationale?: string | null;
+}
+
+export interface RecordExternalPaymentHistoryInput extends OperationContext {
+  loanId: number;
+  /**
+   * The loan's fundings not yet recorded, in value-date order, recorded first in the same transaction with
+   * `recordExternalFunding`'s rules and events, and reposted together with the payments (boarding: one repost per
+   * loan for its whole money history). Absent: none.
+   */
+  fundings?: Omit<
+    RecordExternalFundingInput,
+    'tenantId' | 'loanId' | 'actor' | 'requestKey' | 'correlationId'
+  >[];
+  /** The loan's payments, in chronological order (the order one-by-one recording would use). */
+  payments: HistoricalPaymentInput[];
+}
+
+/** The outcome of one payment of the history, in input order. */
+export type HistoricalPaymentOutcome =
+  | { externalRecordRef: string; ok: true; payment: RecordExternalPaymentResult }
+  | { externalRecordRef: string; ok: false; error: ShapeABody };
+
+/** The outcome of one funding of the history, in input order. */
+export type HistoricalFundingOutcome =
+  | { externalRecordRef: string; ok: true; funding: RecordExternalFundingResult }
+  | { externalRecordRef: string; ok: false; error: ShapeABody };
+
+export interface RecordExternalPaymentHistoryResult {
+  loanId: number;
+  /** The fundings' outcomes, in input order (empty without `fundings`). */
+  fundingOutcomes: HistoricalFundingOutcome[];
+  /** The loan's `accountNo` (spec `loanRef`). */
+  loanRef: string;
+  outcomes: HistoricalPaymentOutcome[];
+}
+
+/**
+ * Records a loan's whole payment history at once (portfolio boarding, DESIGN-processes P3 "one ledger repost per
+ * loan, not per payment"; issue 9 §2): the same rules, results and events as calling `recordExternalPayment` for
+ * each payment in turn, but ONE allocation and journal repost (repost-loan.ts) for the loan instead of one per
+ * payment. Because the repost replays every money event of the loan in value-date order and appends only the
+ * difference to the journal, the loan, its installments, every payment's allocation and the journal's lines end
+ * exactly as one-by-one recording in chronological order leaves them (test/activities/boarding.test.ts compares
+ * both on twin loans).
+ *
+ * One transaction under the loan's row lock (`lockLoanForMoney`). Each payment is checked as
+ * `recordExternalPayment` checks it (sensitive-looking `externalRecordRef` / `rationale`, amount and currency,
+ * ISO `effectiveDate` not in the future and not before the first funding, the loan's currency) and deduplicated by
+ * `externalRecordRef` with the same content rule (SHA-256 of the canonical `{loanId, amount, currency,
+ * effectiveDate, source, rationale}`: the same content replays the recorded payment, `created: false`; other
+ * content → 409 `error.msg.external.record.ref.conflict`). A payment that fails a rule fails alone: its outcome
+ * carries the Shape A error (`ok: false`) and the others are recorded. Every new payment writes `payment.posted`
+ * to the outbox, as one-by-one recording would.
+ *
+ * Differences from one-by-one recording: the loan's state is checked once, before the history (it must be ACTIVE,
+ * else every new payment fails with 409 `error.msg.loan.invalid.state.transition`); a payment dated after the
+ * loan was paid off by an earlier payment of the same history is therefore recorded (the loan ends OVERPAID)
+ * where one-by-one recording would refuse it (the loan being closed by then).
+ *
+ * Errors (thrown, nothing recorded): 404 when the tenant has no such loan.
+ */
+export function recordExternalPaymentHistory(deps: Deps) {
+  return async (input: RecordExternalPaymentHistoryInput): Promise<RecordExternalPaymentHistoryResult> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const locked = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+      const now = deps.clock();
+      const fundingOutcomes: HistoricalFundingOutcome[] = [];
+      let fundedNow = 0;
+      let firstFundingDate = locked.disbursedOnDate;
+      for (const funding of input.fundings ?? []) {
+        try {
+          const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
+          const result = await recordFundingOfLockedLoan(
+            tx,
+            { ...funding, tenantId: input.tenantId, loanId: locked.id, actor: input.actor ?? null },
+            money,
+            locked,
+            now,
+            { repost: false },
+          );
+          if (result.created) {
+            fundedNow += 1;
+            if (firstFundingDate === null || result.fundingDate < firstFundingDate) {
+              firstFundingDate = result.fundingDate;
+            }
+          }
+          fundingOutcomes.push({ externalRecordRef: funding.externalRecordRef, ok: true, funding: result });
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          fundingOutcomes.push({
+            externalRecordRef: funding.externalRecordRef,
+            ok: false,
+            error: shapeAOf(err),
+          });
+        }
+      }
+      // The payments' rules see the loan as the repost below will leave it: ACTIVE from its first funding.
+      const loan =
+        fundedNow > 0 && (locked.status === 'APPROVED' || locked.status === 'ACTIVE')
+          ? { ...locked, status: 'ACTIVE' as const, disbursedOnDate: firstFundingDate }
+          : locked;
+      const refs = input.payments.map((p) => p.externalRecordRef);
+      const earlierRows: PaymentRow[] =
+        refs.length === 0
+          ? []
+          : await tx
+              .select()
+              .from(payments)
+              .where(and(eq(payments.tenantId, input.tenantId), inArray(payments.externalRecordRef, refs)));
+      const byRef = new Map<string, PaymentRow>(earlierRows.map((r) => [r.externalRecordRef ?? '', r]));
+
+      const outcomes: (HistoricalPaymentOutcome | { externalRecordRef: string; pending: PaymentRow })[] = [];
+      const created: PaymentRow[] = [];
+      const toInsert: {
+        values: typeof payments.$inferInsert & { externalRecordRef: string };
+        standIn: PaymentRow;
+        contentDigest: string;
+      }[] = [];
+      for (const payment of input.payments) {
+        try {
+          assertNoSensitiveData('externalRecordRef', payment.externalRecordRef);
+          assertNoSensitiveData('rationale', payment.rationale);
+          const money = moneyOfInput(payment.amount, payment.currency);
+          assertIsoDate('effectiveDate', payment.effectiveDate);
+          const contentDigest = contentDigestOf({
+            kind: 'payment',
+            loanId: loan.id,
+            amount: money.text,
+            currency: payment.currency,
+            effectiveDate: payment.effectiveDate,
+            source: payment.source,
+            rationale: payment.rationale ?? null,
+          });
+          const earlier = byRef.get(payment.externalRecordRef);
+          if (earlier) {
+            if (created.includes(earlier)) {
+              // The same ref twice in this history: a replay of the first (or a conflict), as one by one.
+              replayOf(earlier, contentDigest, loan);
+              outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: earlier });
+            } else {
+              outcomes.push({
+                externalRecordRef: payment.externalRecordRef,
+                ok: true,
+                payment: replayOf(earlier, contentDigest, loan),
+              });
+            }
+            continue;
+          }
+          checkPaymentRules(loan, payment, now);
+          const values = {
+            tenantId: input.tenantId,
+            loanId: loan.id,
+            amount: money.text,
+            currencyCode: payment.currency,
+            effectiveDate: payment.effectiveDate,
+            status: 'POSTED' as const,
+            source: payment.source,
+            rationale: payment.rationale ?? null,
+            externalRecordRef: payment.externalRecordRef,
+            contentDigest,
+            actorUsername: input.actor ?? null,
+            createdAt: now,
+          };
+          // Inserted with the others in one statement below; a stand-in row until then.
+          const standIn = { ...values, id: 0 } as unknown as PaymentRow;
+          toInsert.push({ values, standIn, contentDigest });
+          byRef.set(payment.externalRecordRef, standIn);
+          created.push(standIn);
+          outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: standIn });
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          outcomes.push({ externalRecordRef: payment.externalRecordRef, ok: false, error: shapeAOf(err) });
+        }
+      }
+      if (toInsert.length > 0) {
+        const inserted = await tx
+          .insert(payments)
+          .values(toInsert.map((t) => t.values))
+          .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
+          .returning();
+        const insertedByRef = new Map(inserted.map((r) => [r.externalRecordRef ?? '', r]));
+        for (const item of toInsert) {
+          const ref = item.values.externalRecordRef;
+          const fresh = insertedByRef.get(ref);
+          let replacement: PaymentRow | null = fresh ?? null;
+          let replay: ReturnType<typeof replayOf> | null = null;
+          if (!fresh) {
+            // Committed meanwhile by a call on another loan (this loan's lock excludes this one's).
+            const [winner] = await tx
+              .select()
+              .from(payments)
+              .where(and(eq(payments.tenantId, input.tenantId), eq(payments.externalRecordRef, ref)));
+            if (!winner) throw new Error('payment vanished after an externalRecordRef conflict');
+            replay = replayOf(winner, item.contentDigest, loan);
+            replacement = null;
+          }
+          const at = created.indexOf(item.standIn);
+          if (replacement) created[at] = replacement;
+          else created.splice(at, 1);
+          for (let i = 0; i < outcomes.length; i += 1) {
+            const o = outcomes[i];
+            if (!o || !('pending' in o) || o.pending !== item.standIn) continue;
+            outcomes[i] = replacement
+              ? { externalRecordRef: ref, pending: replacement }
+              : { externalRecordRef: ref, ok: true, payment: replay as ReturnType<typeof replayOf> };
+          }
+        }
+      }
+
+      const allocations =
+        created.length > 0 || fundedNow > 0
+          ? (await repostLoan(tx, { tenantId: input.tenantId, loan: locked, now })).allocations
+          : null;
+      const finished: HistoricalPaymentOutcome[] = [];
+      const firstOfRow = new Set<number>();
+      const events: OutboxEventInput<'payment.posted'>[] = [];
+      for (const outcome of outcomes) {
+        if (!('pending' in outcome)) {
+          finished.push(outcome);
+          continue;
+        }
+        const row = outcome.pending;
+        const allocation = allocations?.get(row.id);
+        if (!allocation) throw new Error(`payment ${row.id} was not allocated`);
+        const isNew = !firstOfRow.has(row.id);
+        firstOfRow.add(row.id);
+        const result = resultOf({ ...row, allocation: { ...allocation } }, loan, isNew);
+        finished.push({ externalRecordRef: outcome.externalRecordRef, ok: true, payment: result });
+        if (!isNew) continue;
+        events.push({
+          tenantId: input.tenantId,
+          eventType: 'payment.posted',
+          subjectId: row.id,
+          data: {
+            paymentId: result.paymentId,
+            loanRef: result.loanRef,
+            status: result.status,
+            amount: result.amount,
+            currency: result.currency,
+            effectiveDate: result.effectiveDate,
+          },
+          occurredAt: now,
+          dedupeKey: `payment/${row.id}/posted`,
+        });
+      }
+      await writeOutboxEvents(tx, events);
+      return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };
+    });
+}
+
+/** `recordExternalPayment`'s rules for a new payment (state, currency, dates); throws the same DomainErrors. */
+function checkPaymentRules(
+  loan: Awaited<ReturnType<typeof lockLoanForMoney>>,
+  payment: HistoricalPaymentInput,
+  now: Date,
+): void {
+  if (loan.status !== 'ACTIVE') {
+    throw new DomainError(
+      'error.msg.loan.invalid.state.transition',
+      `Loan ${loan.id} is ${loan.status}: payments can be recorded on an ACTIVE loan only.`,
+    );
+  }
+  if (payment.currency !== loan.currencyCode) {
+    const message = `currency ${payment.currency} differs from the loan's currency ${loan.currencyCode}.`;
+    throw new DomainError('validation.msg.payment.currency.mismatch', message, {
+      errors: [fieldError('currency', payment.currency, message, 'validation.msg.payment.currency.mismatch')],
+    });
+  }
+  if (payment.effectiveDate > latestDateInForce(now)) {
+    throw validationError('effectiveDate', payment.effectiveDate, 'effectiveDate must not be in the future.');
+  }
+  if (loan.disbursedOnDate === null || payment.effectiveDate < loan.disbursedOnDate) {
+    throw validationError(
+      'effectiveDate',
+      payment.effectiveDate,
+      loan.disbursedOnDate === null
+        ? `Loan ${loan.id} has no funding yet: a payment cannot precede the first disbursement.`
+        : `effectiveDate must not be before the loan's first disbursement date ${loan.disbursedOnDate}.`,
+    );
+  }
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "boarding_lines_tenant_batch_kind_ref_idx" ON "boarding_lines" USING btree ("tenant_id","batch_id","kind","source_ref");

@@ -1,0 +1,235 @@
+/**
+ * `npm run bench:boarding -- --loans 10000 --payments-per-loan 12 [--seed 1] [--keep]`: the boarding benchmark of
+ * issue 9 §4 (DESIGN-processes P3 targets: 10,000 loans with 12 payments each in ≤ 5 minutes on 2 cores; 100,000
+ * loans with flat memory).
+ *
+ * 1. The portfolio: generated with scripts/portfolio-generate.ts under `.data/boarding/`, or reused when a file of
+ *    the same loans, payments per loan, seed and date exists.
+ * 2. The service: started as `npm start` starts it (`tsx scripts/start.ts`: embedded PostgreSQL, Temporal dev
+ *    server, API and every worker in one process) in a child process with a fresh data folder
+ *    (`.data/bench-boarding-<time>`, removed afterwards unless `--keep`) on free ports, `LOG_LEVEL=warn`; a
+ *    credential for a fresh tenant from the admin CLI.
+ * 3. Boarding: `npm run board` (scripts/board.ts) as a child process (off a TTY, so it prints progress lines,
+ *    echoed here); wall time from its start to its exit.
+ * 4. Memory: every 500 ms, the process trees of the service and of the CLI are read from /proc: the service's
+ *    Node process's peak (`VmHWM`), the largest PostgreSQL and Temporal process peaks, the largest sum of RSS of
+ *    the whole service tree at one sample, and the CLI's Node process's peak.
+ * 5. The physical floor: in the same run, after boarding, `COPY … FROM STDIN` of the same file (one row per line:
+ *    line number and the line as `jsonb`) into a scratch table of the service's database, timed, then dropped.
+ * 6. Prints wall time, loans/s, payments/s, lines/s, the memory figures and the COPY time with the ratio.
+ *
+ * Ends only what it started (by process group of its own children). Exit code: the CLI's (0 when every line
+ * boarded), 2 on a setup failure.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { freePort } from '../db/embedded';
+import { projectRoot } from '../workers/config';
+import { readRuntimeFile } from '../workers/runtime-file';
+import { formatDuration } from './board';
+import {
+  countKinds,
+  createCredential,
+  ensurePortfolio,
+  mib,
+  type Started,
+  sampleTreeMemory,
+  startChild,
+  stopChild,
+  tsxBin,
+} from './boarding-run-support';
+import { todayUtc, wholeNumber } from './portfolio-generate';
+
+const { values } = parseArgs({
+  options: {
+    loans: { type: 'string' },
+    'payments-per-loan': { type: 'string' },
+    seed: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+let loans: number;
+let paymentsPerLoan: number;
+let seed: number;
+try {
+  loans = wholeNumber('loans', values.loans, 10_000, 1);
+  paymentsPerLoan = wholeNumber('payments-per-loan', values['payments-per-loan'], 12);
+  seed = wholeNumber('seed', values.seed, 1);
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(2);
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const asOf = todayUtc();
+let service: Started | null = null;
+let cli: Started | null = null;
+const dataDir = path.join(projectRoot, '.data', `bench-boarding-${Date.now().toString(36)}`);
+
+/** Stops what this script started (CLI, then the service) and removes the data folder unless --keep. */
+async function cleanUp(): Promise<void> {
+  if (cli) await stopChild(cli, 5_000);
+  if (service) await stopChild(service, 60_000);
+  if (!values.keep) await rm(dataDir, { recursive: true, force: true });
+}
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    say(`\n${signal}: stopping what the benchmark started…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+/** Times `COPY … FROM STDIN` of `file` (one row per line) into a scratch table; resolves with seconds and rows. */
+async function copyFloor(databaseUrl: string, file: string): Promise<{ seconds: number; rows: number }> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const table = `bench_copy_floor_${process.pid}`;
+  try {
+    await sql.unsafe(`create table ${table} (line_no integer not null, line jsonb not null)`);
+    let rows = 0;
+    async function* copyRows(): AsyncGenerator<string> {
+      let chunk = '';
+      for await (const line of createInterface({
+        input: createReadStream(file),
+        crlfDelay: Number.POSITIVE_INFINITY,
+      })) {
+        if (!line.trim()) continue;
+        rows++;
+        // COPY text format: backslash escaped; JSON text holds no raw tab or newline.
+        chunk += `${rows}\t${line.replace(/\\/g, '\\\\')}\n`;
+        if (chunk.length >= 262_144) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+      if (chunk) yield chunk;
+    }
+    const started = process.hrtime.bigint();
+    const writable = await sql.unsafe(`copy ${table} (line_no, line) from stdin`).writable();
+    await pipeline(Readable.from(copyRows()), writable);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const [counted] = await sql.unsafe<{ n: string }[]>(`select count(*)::text as n from ${table}`);
+    if (Number(counted!.n) !== rows) throw new Error(`COPY loaded ${counted!.n} rows of ${rows}`);
+    return { seconds, rows };
+  } finally {
+    await sql.unsafe(`drop table if exists ${table}`).catch(() => {});
+    await sql.end();
+  }
+}
+
+let exitCode = 2;
+try {
+  say(
+    `Boarding benchmark: ${loans} loans, ${paymentsPerLoan} payments per loan, seed ${seed}, ${cpus().length} cores`,
+  );
+  const portfolio = await ensurePortfolio({ loans, paymentsPerLoan, seed, asOf });
+  const kinds = portfolio.counts ?? (await countKinds(portfolio.file));
+  const lineCount = Object.values(kinds).reduce((a, b) => a + b, 0);
+  say(
+    `  portfolio: ${portfolio.file} (${portfolio.reused ? 'reused' : `generated in ${portfolio.seconds.toFixed(1)} s`}): ${lineCount} lines, ${kinds.loan ?? 0} loans, ${kinds.payment ?? 0} payments`,
+  );
+
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const [port, pgPort, temporalPort, uiPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    EMBEDDED_POSTGRES_PORT: String(pgPort),
+    TEMPORAL_PORT: String(temporalPort),
+    TEMPORAL_UI_PORT: String(uiPort),
+    LOG_LEVEL: 'warn',
+  };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  const serviceStarted = Date.now();
+  service = await startChild(tsxBin, ['scripts/start.ts'], { env, ready: 'ready in', timeoutMs: 180_000 });
+  const runtime = readRuntimeFile(dataDir);
+  if (!runtime) throw new Error(`npm start wrote no runtime file in ${dataDir}`);
+  say(
+    `  service: npm start (pid ${service.pid}) ready in ${((Date.now() - serviceStarted) / 1000).toFixed(1)} s at ${runtime.baseUrl}`,
+  );
+  const tenant = `bench${Date.now().toString(36)}`;
+  const adminEnv = { ...env };
+  for (const name of ['PORT', 'EMBEDDED_POSTGRES_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT'])
+    delete adminEnv[name];
+  const credential = await createCredential(adminEnv, tenant);
+
+  const serviceMemory = sampleTreeMemory(() => service?.pid ?? null);
+  const boardStarted = Date.now();
+  cli = await startChild(
+    tsxBin,
+    [
+      'scripts/board.ts',
+      '--tenant',
+      tenant,
+      '--file',
+      portfolio.file,
+      '--base-url',
+      runtime.baseUrl,
+      '--progress-interval',
+      '10',
+    ],
+    {
+      env: {
+        ...process.env,
+        SERVICE_CLIENT_ID: credential.clientId,
+        SERVICE_CLIENT_SECRET: credential.clientSecret,
+        TEMPORAL_UI_PORT: String(uiPort),
+      },
+      ready: null,
+      echo: (line) => say(`  | ${line}`),
+    },
+  );
+  const cliMemory = sampleTreeMemory(() => cli?.pid ?? null);
+  const cliCode = await cli.exited;
+  const wallSeconds = (Date.now() - boardStarted) / 1000;
+  const cliPeak = cliMemory.stop();
+  const servicePeak = serviceMemory.stop();
+  cli = null;
+
+  const floor = await copyFloor(runtime.databaseUrl, portfolio.file);
+  const peak = (map: Map<string, number>, name: string) => map.get(name) ?? 0;
+  say('');
+  if (cliCode !== 0 && cliCode !== 1)
+    say(`The board CLI failed (exit code ${cliCode}): the figures below do not measure boarding.`);
+  say(
+    `Results (${loans} loans, ${kinds.payment ?? 0} payments, ${lineCount} lines; CLI exit code ${cliCode}):`,
+  );
+  say(`  wall time (upload to final status): ${formatDuration(wallSeconds)} (${wallSeconds.toFixed(1)} s)`);
+  say(
+    `  throughput: ${((kinds.loan ?? 0) / wallSeconds).toFixed(1)} loans/s, ${((kinds.payment ?? 0) / wallSeconds).toFixed(1)} payments/s, ${(lineCount / wallSeconds).toFixed(1)} lines/s`,
+  );
+  say(
+    `  peak RSS, service: Node ${mib(peak(servicePeak.peakByName, 'node'))}, largest PostgreSQL process ${mib(peak(servicePeak.peakByName, 'postgres'))}, Temporal ${mib(peak(servicePeak.peakByName, 'temporal'))}; whole tree at once ${mib(servicePeak.peakTreeRssKiB)}`,
+  );
+  say(`  peak RSS, CLI: Node ${mib(peak(cliPeak.peakByName, 'node'))}`);
+  say(
+    `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
+  );
+  say(`  boarding / COPY: ${(wallSeconds / floor.seconds).toFixed(1)}× the physical floor`);
+  exitCode = cliCode ?? 1;
+} catch (err) {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  if (service)
+    process.stderr.write(`service output (last 4000 characters):\n${service.output().slice(-4000)}\n`);
+  exitCode = 2;
+} finally {
+  if (!interrupted) await cleanUp();
+}
+process.exit(exitCode);

@@ -1,0 +1,429 @@
+/**
+ * The boarding activities (issue 9 §2; DESIGN-processes P3) on the real database: validation per kind and of cross
+ * references (Shape A, nothing written), boarding in order through the route operations, the one-repost payment
+ * history against one-by-one recording, idempotency (a retried chunk, a second batch of the same lines), and one
+ * bad loan not stopping its chunk.
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  boardingLines,
+  boardingSourceRefs,
+  customers,
+  fundings,
+  journalEntries,
+  loanInstallments,
+  loans,
+  payments,
+  restrictions,
+} from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { boardingKinds } from '../../domain/boarding/batch';
+import {
+  catalogLines,
+  customerLine,
+  loanLines,
+  portfolioLines,
+  refPrefix,
+  stageBatch,
+  type TestLine,
+} from '../support/boarding';
+import { type ActivityHarness, createHarness, newTenant } from './helpers';
+import { tenantTrialBalance } from './ledger-fixtures';
+
+let h: ActivityHarness;
+beforeAll(() => {
+  h = createHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+/** Runs a batch as the workflow does, sequentially: validation kind by kind, then every running kind in chunks. */
+async function runBatch(tenantId: string, batchId: number, chunkSize = 3) {
+  for (const kind of boardingKinds) {
+    let after = 0;
+    for (;;) {
+      const page = await h.activities.validateBoardingPage({
+        tenantId,
+        batchId,
+        kind,
+        afterLine: after,
+        limit: 5,
+      });
+      if (page.lastLine !== null) after = page.lastLine;
+      if (page.done) break;
+    }
+  }
+  for (const kind of [
+    'charge',
+    'loanProduct',
+    'customer',
+    'restriction',
+    'loan',
+    'funding',
+    'payment',
+    'verification',
+  ] as const) {
+    let after = 0;
+    for (;;) {
+      const chunks = await h.activities.planBoardingChunks({
+        tenantId,
+        batchId,
+        kind,
+        afterLine: after,
+        chunkSize,
+        maxChunks: 2,
+      });
+      if (chunks.length === 0) break;
+      for (const chunk of chunks)
+        await h.activities.boardBoardingChunk({ tenantId, batchId, kind, ...chunk });
+      after = chunks[chunks.length - 1]?.throughLine ?? after;
+    }
+  }
+}
+
+async function linesOf(tenantId: string, batchId: number) {
+  return withTenantTransaction(h.db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(boardingLines)
+      .where(and(eq(boardingLines.tenantId, tenantId), eq(boardingLines.batchId, batchId)))
+      .orderBy(asc(boardingLines.lineNo)),
+  );
+}
+
+async function countRows(tenantId: string) {
+  return withTenantTransaction(h.db, tenantId, async (tx) => ({
+    customers: (await tx.select().from(customers).where(eq(customers.tenantId, tenantId))).length,
+    loans: (await tx.select().from(loans).where(eq(loans.tenantId, tenantId))).length,
+    fundings: (await tx.select().from(fundings).where(eq(fundings.tenantId, tenantId))).length,
+    payments: (await tx.select().from(payments).where(eq(payments.tenantId, tenantId))).length,
+    restrictions: (await tx.select().from(restrictions).where(eq(restrictions.tenantId, tenantId))).length,
+    journal: (await tx.select().from(journalEntries).where(eq(journalEntries.tenantId, tenantId))).length,
+  }));
+}
+
+describe('validation', () => {
+  it('fails bad lines of every kind with a Shape A error naming body fields, and writes nothing', async () => {
+    const tenantId = await newTenant(h, 'bval');
+    const p = refPrefix('val');
+    const [charge, product] = catalogLines(p) as [TestLine, TestLine];
+    const lines: TestLine[] = [
+      { ...charge, sourceRef: `${p}-badfee`, body: { ...charge.body, amount: 'ten' } },
+      charge,
+      { ...product, sourceRef: `${p}-badprod`, body: { ...product.body, chargeSourceRefs: [`${p}-nofee`] } },
+      product,
+      { ...customerLine(p, 1), body: { ...customerLine(p, 1).body, firstName: 7 } },
+      customerLine(p, 2),
+      {
+        kind: 'restriction',
+        sourceRef: `${p}-hold`,
+        body: { customerSourceRef: `${p}-cust-9`, restrictionType: 'PAYMENT_HOLD', reason: 'x' },
+      },
+      {
+        kind: 'restriction',
+        sourceRef: `${p}-hold2`,
+        body: { customerSourceRef: `${p}-cust-2`, restrictionType: 'NOPE', reason: 'x' },
+      },
+      ...loanLines(p, 1, 1, 2), // the customer of line 5 failed: the loan fails, and its funding and payments
+      ...loanLines(p, 2, 2, 2),
+      {
+        kind: 'verification',
+        sourceRef: `${p}-ver`,
+        body: {
+          customerSourceRef: `${p}-cust-2`,
+          instrumentSourceRef: 'nope',
+          verificationSource: 'PLAID_AUTH',
+        },
+      },
+    ];
+    // A bad payment of loan 2 fails alone.
+    const badPayment = lines.find((l) => l.sourceRef === `${p}-loan-2-pay-2`);
+    if (badPayment) badPayment.body = { ...badPayment.body, amount: '-5' };
+    const batchId = await stageBatch(h.db, tenantId, lines);
+    for (const kind of boardingKinds) {
+      let after = 0;
+      for (;;) {
+        const page = await h.activities.validateBoardingPage({
+          tenantId,
+          batchId,
+          kind,
+          afterLine: after,
+          limit: 2,
+        });
+        if (page.lastLine !== null) after = page.lastLine;
+        if (page.done) break;
+      }
+    }
+    const stored = await linesOf(tenantId, batchId);
+    const byRef = new Map(stored.map((l) => [l.sourceRef, l]));
+    const errorOf = (ref: string) => byRef.get(ref)?.error;
+    expect(byRef.get(`${p}-badfee`)?.state).toBe('FAILED');
+    expect(errorOf(`${p}-badfee`)?.userMessageGlobalisationCode).toBe(
+      'validation.msg.validation.errors.exist',
+    );
+    expect(errorOf(`${p}-badfee`)?.httpStatusCode).toBe('400');
+    expect(errorOf(`${p}-badfee`)?.errors[0]?.parameterName).toBe('body.amount');
+    expect(errorOf(`${p}-badprod`)?.errors[0]?.parameterName).toBe('body.chargeSourceRefs[0]');
+    expect(errorOf(`${p}-cust-1`)?.errors[0]?.parameterName).toBe('body.firstName');
+    expect(errorOf(`${p}-hold`)?.errors[0]?.parameterName).toBe('body.customerSourceRef');
+    expect(errorOf(`${p}-hold2`)?.errors[0]?.parameterName).toBe('body.restrictionType');
+    expect(errorOf(`${p}-loan-1`)?.errors[0]?.parameterName).toBe('body.customerSourceRef');
+    expect(errorOf(`${p}-loan-1`)?.developerMessage).toContain('failed validation');
+    expect(errorOf(`${p}-loan-1-fund`)?.developerMessage).toMatch(/loanSourceRef .*failed validation/);
+    expect(errorOf(`${p}-loan-1-pay-1`)?.errors[0]?.parameterName).toBe('body.loanSourceRef');
+    expect(errorOf(`${p}-loan-2-pay-2`)?.errors[0]?.parameterName).toBe('body.amount');
+    expect(byRef.get(`${p}-loan-2`)?.state).toBe('PENDING');
+    expect(byRef.get(`${p}-loan-2-pay-1`)?.state).toBe('PENDING');
+    expect(errorOf(`${p}-ver`)?.errors[0]?.parameterName).toBe('body.instrumentSourceRef');
+    expect(byRef.get(`${p}-fee`)?.state).toBe('PENDING');
+    expect(byRef.get(`${p}-prod`)?.state).toBe('PENDING');
+    expect(await countRows(tenantId)).toEqual({
+      customers: 0,
+      loans: 0,
+      fundings: 0,
+      payments: 0,
+      restrictions: 0,
+      journal: 0,
+    });
+  });
+
+  it('fails a duplicate sourceRef of the same kind within the batch', async () => {
+    const tenantId = await newTenant(h, 'bdup');
+    const p = refPrefix('dup');
+    const batchId = await stageBatch(h.db, tenantId, [customerLine(p, 1), customerLine(p, 1)]);
+    await h.activities.validateBoardingPage({ tenantId, batchId, kind: 'customer', afterLine: 0 });
+    const stored = await linesOf(tenantId, batchId);
+    expect(stored.map((l) => l.state)).toEqual(['PENDING', 'FAILED']);
+    expect(stored[1]?.error?.errors[0]?.parameterName).toBe('sourceRef');
+  });
+});
+
+describe('boarding', () => {
+  it('boards a portfolio in order, restrictions before payments, the trial balance zero', async () => {
+    const tenantId = await newTenant(h, 'brun');
+    const p = refPrefix('run');
+    const batchId = await stageBatch(h.db, tenantId, portfolioLines(p, 4, 5));
+    await runBatch(tenantId, batchId);
+    const stored = await linesOf(tenantId, batchId);
+    expect(stored.filter((l) => l.state !== 'BOARDED').map((l) => [l.sourceRef, l.error])).toEqual([]);
+    expect(await countRows(tenantId)).toMatchObject({
+      customers: 4,
+      loans: 4,
+      fundings: 4,
+      payments: 20,
+      restrictions: 1,
+    });
+    for (const row of await tenantTrialBalance(h.db, tenantId)) expect(row.debit).toBe(row.credit);
+    const order = await withTenantTransaction(h.db, tenantId, async (tx) => {
+      const [hold] = await tx.select().from(restrictions).where(eq(restrictions.tenantId, tenantId));
+      const paid = await tx.select().from(payments).where(eq(payments.tenantId, tenantId));
+      return { hold, paid };
+    });
+    for (const payment of order.paid) {
+      expect(order.hold?.createdAt.getTime()).toBeLessThanOrEqual(payment.createdAt.getTime());
+    }
+    const loan = stored.find((l) => l.sourceRef === `${p}-loan-1`);
+    const [row] = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select()
+        .from(loans)
+        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan?.resourceId ?? 0))),
+    );
+    expect(row?.externalId).toBe(`${p}-loan-1`);
+    expect(row?.status).toBe('ACTIVE');
+  });
+
+  it('boards nothing twice: a chunk run again, and a second batch of the same lines', async () => {
+    const tenantId = await newTenant(h, 'bidem');
+    const p = refPrefix('idem');
+    const lines = portfolioLines(p, 2, 3);
+    const first = await stageBatch(h.db, tenantId, lines);
+    await runBatch(tenantId, first);
+    const before = await countRows(tenantId);
+    // A crash after the operations committed but before the chunk wrote its outcomes and source refs: the lines
+    // are PENDING again and no source ref is known, so every operation runs again and must dedupe by its own key.
+    await withTenantTransaction(h.db, tenantId, async (tx) => {
+      await tx.delete(boardingSourceRefs).where(eq(boardingSourceRefs.tenantId, tenantId));
+      await tx
+        .update(boardingLines)
+        .set({ state: 'PENDING', resourceId: null })
+        .where(and(eq(boardingLines.tenantId, tenantId), eq(boardingLines.batchId, first)));
+    });
+    await runBatch(tenantId, first);
+    expect(await countRows(tenantId)).toEqual(before);
+    const second = await stageBatch(h.db, tenantId, lines);
+    await runBatch(tenantId, second);
+    expect(await countRows(tenantId)).toEqual(before);
+    const a = await linesOf(tenantId, first);
+    const b = await linesOf(tenantId, second);
+    expect(b.map((l) => l.state)).toEqual(a.map(() => 'BOARDED'));
+    expect(b.map((l) => l.resourceId)).toEqual(a.map((l) => l.resourceId));
+  });
+
+  it('boards later history of a loan boarded by an earlier batch, with one repost', async () => {
+    const tenantId = await newTenant(h, 'binc');
+    const p = refPrefix('inc');
+    const all = portfolioLines(p, 1, 4);
+    const later = all.filter((l) => l.kind === 'payment' && /pay-[34]$/.test(l.sourceRef));
+    await runBatch(
+      tenantId,
+      await stageBatch(
+        h.db,
+        tenantId,
+        all.filter((l) => !later.includes(l)),
+      ),
+    );
+    const orphan: TestLine = {
+      kind: 'payment',
+      sourceRef: `${p}-orphan`,
+      body: { loanSourceRef: `${p}-nowhere`, amount: '1.00', currency: 'USD', effectiveDate: '2025-03-01' },
+    };
+    const second = await stageBatch(h.db, tenantId, [...later, orphan]);
+    await runBatch(tenantId, second);
+    const stored = await linesOf(tenantId, second);
+    expect(stored.map((l) => l.state)).toEqual(['BOARDED', 'BOARDED', 'FAILED']);
+    expect(stored[2]?.error?.errors[0]?.parameterName).toBe('body.loanSourceRef');
+    expect(await countRows(tenantId)).toMatchObject({ loans: 1, payments: 4 });
+    for (const row of await tenantTrialBalance(h.db, tenantId)) expect(row.debit).toBe(row.credit);
+  });
+
+  it('one bad loan fails with its fundings and payments and never stops its chunk', async () => {
+    const tenantId = await newTenant(h, 'bbad');
+    const p = refPrefix('bad');
+    const bad = loanLines(p, 2, 1, 2);
+    // Valid by shape, refused by the operation: principal above the product's maximum.
+    (bad[0] as TestLine).body.principal = '50000';
+    const lines = [
+      ...catalogLines(p),
+      customerLine(p, 1),
+      ...loanLines(p, 1, 1, 2),
+      ...bad,
+      ...loanLines(p, 3, 1, 2),
+    ];
+    const batchId = await stageBatch(h.db, tenantId, lines);
+    await runBatch(tenantId, batchId, 10);
+    const byRef = new Map((await linesOf(tenantId, batchId)).map((l) => [l.sourceRef, l]));
+    expect(byRef.get(`${p}-loan-2`)?.state).toBe('FAILED');
+    expect(byRef.get(`${p}-loan-2`)?.error?.httpStatusCode).toBe('400');
+    expect(byRef.get(`${p}-loan-2-pay-1`)?.state).toBe('FAILED');
+    expect(byRef.get(`${p}-loan-2-fund`)?.state).toBe('FAILED');
+    expect(byRef.get(`${p}-loan-1`)?.state).toBe('BOARDED');
+    expect(byRef.get(`${p}-loan-3`)?.state).toBe('BOARDED');
+    expect(byRef.get(`${p}-loan-3-pay-2`)?.state).toBe('BOARDED');
+  });
+});
+
+describe('recordExternalPaymentHistory', () => {
+  it('ends in the same loan state, allocations and journal as recording the payments one by one', async () => {
+    const tenantId = await newTenant(h, 'bhist');
+    const p = refPrefix('hist');
+    // Two twin loans, boarded without payments.
+    const lines = [
+      ...catalogLines(p),
+      customerLine(p, 1),
+      ...loanLines(p, 1, 1, 0),
+      ...loanLines(p, 2, 1, 0),
+    ];
+    const batchId = await stageBatch(h.db, tenantId, lines);
+    await runBatch(tenantId, batchId);
+    const stored = await linesOf(tenantId, batchId);
+    const loanA = stored.find((l) => l.sourceRef === `${p}-loan-1`)?.resourceId as number;
+    const loanB = stored.find((l) => l.sourceRef === `${p}-loan-2`)?.resourceId as number;
+    const history = [
+      ['2025-02-15', '108.62'],
+      ['2025-03-20', '50.00'],
+      ['2025-04-15', '200.00'],
+      ['2025-05-01', '0.01'],
+      ['2025-06-15', '108.62'],
+    ] as const;
+    for (const [i, [date, amount]] of history.entries()) {
+      await h.activities.recordExternalPayment({
+        tenantId,
+        loanId: loanA,
+        amount,
+        currency: 'USD',
+        effectiveDate: date,
+        externalRecordRef: `${p}-a-${i}`,
+        source: 'IMPORT',
+      });
+    }
+    const result = await h.activities.recordExternalPaymentHistory({
+      tenantId,
+      loanId: loanB,
+      payments: history.map(([date, amount], i) => ({
+        amount,
+        currency: 'USD',
+        effectiveDate: date,
+        externalRecordRef: `${p}-b-${i}`,
+        source: 'IMPORT',
+      })),
+    });
+    expect(result.outcomes.every((o) => o.ok)).toBe(true);
+    const stateOf = (loanId: number) =>
+      withTenantTransaction(h.db, tenantId, async (tx) => {
+        const [loan] = await tx
+          .select()
+          .from(loans)
+          .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+        const inst = await tx
+          .select()
+          .from(loanInstallments)
+          .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loanId)))
+          .orderBy(asc(loanInstallments.installmentNumber));
+        const pays = await tx
+          .select({
+            effectiveDate: payments.effectiveDate,
+            amount: payments.amount,
+            allocation: payments.allocation,
+          })
+          .from(payments)
+          .where(and(eq(payments.tenantId, tenantId), eq(payments.loanId, loanId)))
+          .orderBy(asc(payments.effectiveDate));
+        const journal = await tx
+          .select({
+            accountCode: journalEntries.accountCode,
+            debit: journalEntries.debit,
+            credit: journalEntries.credit,
+            entryDate: journalEntries.entryDate,
+          })
+          .from(journalEntries)
+          .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loanId)));
+        const sortKey = (j: (typeof journal)[number]) =>
+          `${j.entryDate}|${j.accountCode}|${j.debit}|${j.credit}`;
+        return {
+          status: loan?.status,
+          installments: inst.map(({ loanId: _l, ...rest }) => rest),
+          // The allocation payload names its payment: the twins' payment ids differ.
+          payments: pays.map((x) => ({
+            ...x,
+            allocation: JSON.stringify(x.allocation).replace(/"paymentId":\d+/g, ''),
+          })),
+          journal: journal.map(sortKey).sort(),
+        };
+      });
+    const a = await stateOf(loanA);
+    const b = await stateOf(loanB);
+    expect(b.status).toBe(a.status);
+    expect(b.installments).toEqual(a.installments);
+    expect(b.payments).toEqual(a.payments);
+    expect(b.journal).toEqual(a.journal);
+    expect(a.journal.length).toBeGreaterThan(0);
+
+    // Run again: every payment replays (created: false), nothing new.
+    const again = await h.activities.recordExternalPaymentHistory({
+      tenantId,
+      loanId: loanB,
+      payments: history.map(([date, amount], i) => ({
+        amount,
+        currency: 'USD',
+        effectiveDate: date,
+        externalRecordRef: `${p}-b-${i}`,
+        source: 'IMPORT',
+      })),
+    });
+    expect(again.outcomes.map((o) => o.ok && o.payment.created)).toEqual(history.map(() => false));
+    expect(await stateOf(loanB)).toEqual(b);
+  });
+});
