@@ -103,6 +103,7 @@ const tenantForeignKeys: Record<string, string> = {
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'hardship_offer_approvals.hardship_offer_approvals_offer_fk':
     '(tenant_id,offer_id) → hardship_offers(tenant_id,id)',
+  'boarding_lines.boarding_lines_batch_fk': '(tenant_id,batch_id) → boarding_batches(tenant_id,id)',
   'hardship_offers.hardship_offers_case_fk': '(tenant_id,case_id) → cases(tenant_id,id)',
   'hardship_offers.hardship_offers_evidence_fk': '(tenant_id,confirmed_evidence_id) → evidence(tenant_id,id)',
   'hardship_offers.hardship_offers_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',

@@ -389,6 +389,8 @@ describe('a batch', () => {
       expect(res.body).toMatchObject({ batchId, records: staged.body.records });
     }
     expect((await untilFinal(batchId)).status).toBe('CANCELLED');
+    // The process has ended (its last write of the row done) before the row is changed below.
+    await ctx.client.workflow.getHandle(boardingWorkflowId(cred.tenant, batchId)).result();
     for (const status of ['COMPLETED', 'COMPLETED_WITH_ERRORS', 'CANCELLED']) {
       await setStatus(cred.tenant, batchId, status);
       for (const action of ['pause', 'resume', 'cancel']) {
