@@ -510,21 +510,13 @@ export function boardBoardingChunk(deps: Deps) {
         const f = fundingInputs[i]?.line;
         if (!f) continue;
         if (outcome.ok) done(f, outcome.funding.fundingId);
-        else
-          fail(f, {
-            ...outcome.error,
-            errors: outcome.error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })),
-          });
+        else fail(f, underBody(outcome.error));
       }
       for (const [i, outcome] of history.outcomes.entries()) {
         const p = paymentLines[i]?.line;
         if (!p) continue;
         if (outcome.ok) done(p, outcome.payment.paymentId);
-        else
-          fail(p, {
-            ...outcome.error,
-            errors: outcome.error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })),
-          });
+        else fail(p, underBody(outcome.error));
       }
     };
 
@@ -567,6 +559,11 @@ export function boardBoardingChunk(deps: Deps) {
     }
     return delta;
   };
+}
+
+/** An operation's Shape A error with its field names under `body.` (the line's body holds the route's fields). */
+function underBody(error: ShapeABody): ShapeABody {
+  return { ...error, errors: error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })) };
 }
 
 /** The error of a funding or payment line whose loan did not board. */

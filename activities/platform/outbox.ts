@@ -36,29 +36,10 @@ export async function writeOutboxEvent<T extends EventType>(
   tx: Tx,
   input: OutboxEventInput<T>,
 ): Promise<{ eventId: string; created: boolean }> {
-  const definition = eventCatalogue[input.eventType];
-  if (!definition) throw new Error(`${String(input.eventType)} is not a catalogue event type`);
-  const checked = v.safeParse(definition.data, input.data);
-  if (!checked.success) {
-    const problems = checked.issues
-      .map((issue) => `${v.getDotPath(issue) ?? 'data'}: ${issue.message}`)
-      .join('; ');
-    throw new Error(`${input.eventType} data does not match the event catalogue: ${problems}`);
-  }
+  const row = outboxRowOf(input);
   const [inserted] = await tx
     .insert(outboxEvents)
-    .values({
-      tenantId: input.tenantId,
-      eventId: `evt_${randomUUID().replace(/-/g, '')}`,
-      eventType: input.eventType,
-      apiVersion: eventApiVersion,
-      occurredAt: input.occurredAt,
-      subjectType: definition.subjectType,
-      subjectId: String(input.subjectId),
-      data: checked.output,
-      dedupeKey: input.dedupeKey,
-      targetSubscriptionId: input.targetSubscriptionId ?? null,
-    })
+    .values(row)
     .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] })
     .returning({ eventId: outboxEvents.eventId });
   if (inserted) return { eventId: inserted.eventId, created: true };
@@ -80,33 +61,39 @@ export async function writeOutboxEvents<T extends EventType>(
   inputs: readonly OutboxEventInput<T>[],
 ): Promise<number> {
   if (inputs.length === 0) return 0;
-  const rows = inputs.map((input) => {
-    const definition = eventCatalogue[input.eventType];
-    if (!definition) throw new Error(`${String(input.eventType)} is not a catalogue event type`);
-    const checked = v.safeParse(definition.data, input.data);
-    if (!checked.success) {
-      const problems = checked.issues
-        .map((issue) => `${v.getDotPath(issue) ?? 'data'}: ${issue.message}`)
-        .join('; ');
-      throw new Error(`${input.eventType} data does not match the event catalogue: ${problems}`);
-    }
-    return {
-      tenantId: input.tenantId,
-      eventId: `evt_${randomUUID().replace(/-/g, '')}`,
-      eventType: input.eventType,
-      apiVersion: eventApiVersion,
-      occurredAt: input.occurredAt,
-      subjectType: definition.subjectType,
-      subjectId: String(input.subjectId),
-      data: checked.output,
-      dedupeKey: input.dedupeKey,
-      targetSubscriptionId: input.targetSubscriptionId ?? null,
-    };
-  });
+  const rows = inputs.map(outboxRowOf);
   const inserted = await tx
     .insert(outboxEvents)
     .values(rows)
     .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] })
     .returning({ eventId: outboxEvents.eventId });
   return inserted.length;
+}
+
+/**
+ * The outbox row of an event: `data` checked against its catalogue schema (a plain Error when it does not match,
+ * a bug), a fresh `evt_<32 hex>` id, the current `eventApiVersion` and the catalogue's subject type.
+ */
+function outboxRowOf<T extends EventType>(input: OutboxEventInput<T>): typeof outboxEvents.$inferInsert {
+  const definition = eventCatalogue[input.eventType];
+  if (!definition) throw new Error(`${String(input.eventType)} is not a catalogue event type`);
+  const checked = v.safeParse(definition.data, input.data);
+  if (!checked.success) {
+    const problems = checked.issues
+      .map((issue) => `${v.getDotPath(issue) ?? 'data'}: ${issue.message}`)
+      .join('; ');
+    throw new Error(`${input.eventType} data does not match the event catalogue: ${problems}`);
+  }
+  return {
+    tenantId: input.tenantId,
+    eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+    eventType: input.eventType,
+    apiVersion: eventApiVersion,
+    occurredAt: input.occurredAt,
+    subjectType: definition.subjectType,
+    subjectId: String(input.subjectId),
+    data: checked.output,
+    dedupeKey: input.dedupeKey,
+    targetSubscriptionId: input.targetSubscriptionId ?? null,
+  };
 }

@@ -40,6 +40,7 @@ import {
   isOpenHardshipOfferStatus,
   type LoanChangedHint,
   noEvidenceRequired,
+  openHardshipOfferStatuses,
 } from '../../domain/hardship/offer-process';
 import type { HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
 import type { Deps, OperationContext } from '../deps';
@@ -618,7 +619,7 @@ export function findOpenHardshipOffersOfLoan(deps: Deps) {
           and(
             eq(hardshipOffers.tenantId, input.tenantId),
             eq(hardshipOffers.loanId, input.loanId),
-            inArray(hardshipOffers.status, ['PENDING_APPROVAL', 'OFFERED', 'APPROVED']),
+            inArray(hardshipOffers.status, [...openHardshipOfferStatuses]),
           ),
         )
         .orderBy(asc(hardshipOffers.id));

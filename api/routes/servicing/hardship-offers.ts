@@ -18,7 +18,7 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { getHardshipOffer, hardshipOfferApprovalPermission } from '../../../db/queries/hardship-offers';
 import { DomainError, notFound } from '../../../domain/errors';
-import type { HardshipOfferDecision, RequestedRelief } from '../../../domain/hardship/offer';
+import { type HardshipOfferDecision, requestedReliefOf } from '../../../domain/hardship/offer';
 import { type AppEnv, factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
@@ -33,15 +33,6 @@ import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validatio
 import { operationContext } from '../context';
 
 const tags = ['Servicing: hardship offers'];
-
-/** The wire relief with its `…Minor` decimal strings as bigint minor units (domain `RequestedRelief`). */
-function reliefOf(wire: v.InferOutput<typeof createHardshipOfferBody>['requestedRelief']): RequestedRelief {
-  const params: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(wire.params)) {
-    params[key] = key.endsWith('Minor') && typeof value === 'string' ? BigInt(value) : value;
-  }
-  return { reliefType: wire.reliefType, params } as unknown as RequestedRelief;
-}
 
 const routing =
   'Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).';
@@ -104,7 +95,7 @@ export const hardshipOfferRoutes = factory
         loanId: body.loanId,
         programCode: body.programCode,
         hardshipReasonCode: body.hardshipReasonCode,
-        requestedRelief: reliefOf(body.requestedRelief),
+        requestedRelief: requestedReliefOf(body.requestedRelief),
       });
       await processes.hardshipOffers.start(created.workflow.input);
       await platform.markStartIntentStarted({
