@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customers, hardshipOffers, loanInstallments, outboxEvents, tasks } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { hardshipOfferWorkflowId } from '../../domain/ids';
+import { minorOf } from '../../domain/lending/loan-allocation';
 import { approvedLoan } from '../activities/ledger-fixtures';
 import {
   type Credential,
@@ -178,10 +179,10 @@ const totalDue = (rows: Awaited<ReturnType<typeof installmentsOf>>) =>
   rows.reduce(
     (sum, r) =>
       sum +
-      BigInt(Math.round(Number(r.principalDue) * 100)) +
-      BigInt(Math.round(Number(r.interestDue) * 100)) +
-      BigInt(Math.round(Number(r.feeChargesDue) * 100)) +
-      BigInt(Math.round(Number(r.penaltyChargesDue) * 100)),
+      minorOf(r.principalDue, 'USD') +
+      minorOf(r.interestDue, 'USD') +
+      minorOf(r.feeChargesDue, 'USD') +
+      minorOf(r.penaltyChargesDue, 'USD'),
     0n,
   );
 
