@@ -18,6 +18,7 @@ import { createDb } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
+import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
 
 const config = loadConfig();
@@ -32,10 +33,17 @@ if (config.apiProcesses > 1 && cluster.isPrimary) {
 
 /** One API process: HTTP only, on `HOST`:`PORT` (shared with its siblings when under `cluster`). */
 async function runApiProcess(): Promise<void> {
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (workers/tracing.ts): the server span per request, and the
+  // Temporal client's spans as its children.
+  const tracing = startTracing({ serviceName: 'lending-api' });
   const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
   await applyMigrations(db);
   const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  const client = new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    interceptors: temporalClientInterceptors(),
+  });
   const api = await serveApi({
     deps: operationDeps(db, config),
     client,
@@ -52,6 +60,7 @@ async function runApiProcess(): Promise<void> {
       await api.stop();
       await connection.close();
       await close();
+      await tracing.shutdown();
     },
     (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
   );

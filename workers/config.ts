@@ -70,6 +70,17 @@ export interface ServiceConfig {
    * module, connections shared round-robin by the primary). One per core uses the whole machine.
    */
   apiProcesses: number;
+  /**
+   * Bearer token of `GET /metrics` in production (`METRICS_TOKEN`; api/routes/metrics.ts); unset: `/metrics`
+   * answers 404 in production. Sandbox serves `/metrics` openly.
+   */
+  metricsToken: string | undefined;
+  /**
+   * `host:port` where `npm run start:worker` serves its Prometheus metrics (`WORKER_METRICS_ADDRESS`, e.g.
+   * `127.0.0.1:9464`; workers/metrics.ts): the Temporal SDK's worker metrics, the worker's own counters and the
+   * durable state. Unset: not served.
+   */
+  workerMetricsAddress: string | undefined;
 }
 
 interface Keys {
@@ -172,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     tokenCacheTtlMs: intOf(env.TOKEN_CACHE_TTL_MS, 5000, 'TOKEN_CACHE_TTL_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
     apiProcesses: positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES'),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    workerMetricsAddress: env.WORKER_METRICS_ADDRESS || undefined,
   };
 }
 
@@ -200,5 +213,6 @@ export function apiConfigOf(config: ServiceConfig): ApiConfig {
     searchRateLimitPerSecond: config.searchRateLimitPerSecond,
     tokenCacheTtlMs: config.tokenCacheTtlMs,
     ...(config.authBaseUrl ? { authBaseUrl: config.authBaseUrl } : {}),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
   };
 }
