@@ -42,6 +42,7 @@ let worker: Started | undefined;
 let api: Started | undefined;
 let baseUrl: string;
 let connection: Connection | undefined;
+let workerMetricsPort: number;
 
 /** Runs `node <built entry> …args` and waits until its output contains `ready`. */
 async function startBuilt(entry: string, args: string[], ready: string): Promise<Started> {
@@ -98,6 +99,7 @@ beforeAll(async () => {
 
   dataDir = await mkdtemp(path.join(tmpdir(), 'lending-e2e-processes-'));
   const port = await freePort();
+  workerMetricsPort = await freePort();
   env = {
     ...process.env,
     SERVICE_ENVIRONMENT: 'sandbox',
@@ -114,6 +116,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     // Far longer than the test waits: only the change notification can explain a refusal in time.
     TOKEN_CACHE_TTL_MS: '60000',
+    // The worker's Prometheus metrics (issue 12 §2; the API process ignores it).
+    WORKER_METRICS_ADDRESS: `127.0.0.1:${workerMetricsPort}`,
   };
   delete env.WORKFLOW_BUNDLE_PATH;
   worker = await startBuilt('start-worker.js', ['--queues', 'servicing'], 'Worker ready');
@@ -227,6 +231,22 @@ describe('API and worker as separate processes (built, plain node)', () => {
     }
     expect(status).toBe(401);
     expect(performance.now() - disabledAt).toBeLessThan(1000);
+  });
+
+  it("the worker serves its metrics and the Temporal SDK's at WORKER_METRICS_ADDRESS; the API its own", async () => {
+    expect(worker!.output()).toContain(`metrics at http://127.0.0.1:${workerMetricsPort}/metrics`);
+    const workerMetrics = await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`);
+    expect(workerMetrics.status).toBe(200);
+    const workerText = await workerMetrics.text();
+    // The SDK's worker metrics (the privacy request above ran on this worker), Node's, and the durable state.
+    expect(workerText).toMatch(/^temporal_workflow_completed_total\{|^temporal_[a-z_]+_total\{/m);
+    expect(workerText).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(workerText).toMatch(/^outbox_unpublished_events \d/m);
+    const apiMetrics = await fetch(`${baseUrl}/metrics`);
+    expect(apiMetrics.status).toBe(200);
+    expect(await apiMetrics.text()).toMatch(
+      /^http_requests_total\{method="POST",route="\/v1\/servicing\/privacy-requests",status="201"\} \d/m,
+    );
   });
 
   it('both stop on SIGTERM by pid with exit code 0', async () => {
