@@ -63,6 +63,11 @@ export interface AppDeps {
    * not started, it looks every token up.
    */
   tokenGrants: TokenGrantCache;
+  /**
+   * The text of this process's metrics for `GET /metrics` (api/metrics.ts): under `API_PROCESSES` > 1 the sum over
+   * the cluster's API processes (workers/metrics.ts `clusterMetricsOfApiProcess`). Unset: this process's registry.
+   */
+  processMetrics?: () => Promise<string>;
 }
 
 /** Who is calling, resolved from the bearer token. */

@@ -11,7 +11,8 @@
  * - durable state read from PostgreSQL at scrape time (db/queries/service-state.ts): outbox backlog and lag, open
  *   reconciliation exceptions, boarding batches and their lines; read at most once per `serviceStateCacheMs` per
  *   database whatever the scrape rate, bounded by `serviceStateTimeoutMs`; a failed read removes those series,
- *   sets `service_state_read_up` to 0 and never fails the scrape;
+ *   sets `service_state_read_up` to 0 and never fails the scrape (a registry of their own, rendered by the process
+ *   answering the scrape, so a cluster's processes never add them up);
  * - Node's process metrics (`collectDefaultMetrics`: `process_*`, `nodejs_*`).
  * `renderMetrics` also appends the text of other exporters of the process (the Temporal SDK's, `temporal_*`).
  */
@@ -21,11 +22,18 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Db } from '../db/client';
 import { readServiceStateCounts } from '../db/queries/service-state';
 
-/** The process's registry: everything `GET /metrics` (and a worker's metrics address) shows. */
+/**
+ * The process's registry: its counters, histograms and Node's metrics. Under `API_PROCESSES` > 1 each API process
+ * has its own, and a scrape shows their sum (workers/metrics.ts `clusterMetricsOfApiProcess`).
+ */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
 
 const registers = [metricsRegistry];
+
+/** The durable-state gauges, read from PostgreSQL by the process that answers a scrape: never summed. */
+const serviceStateRegistry = new Registry();
+const stateRegisters = [serviceStateRegistry];
 
 /** Latency buckets in seconds, 1 ms to 5 s (roughly 1-2.5-5 per decade). */
 export const httpDurationBucketsSeconds = [
@@ -64,40 +72,40 @@ export const rateLimitRejectionsTotal = new Counter({
 const outboxUnpublishedEvents = new Gauge({
   name: 'outbox_unpublished_events',
   help: 'Outbox events not yet relayed to webhook deliveries, every tenant (counted up to 100000).',
-  registers,
+  registers: stateRegisters,
 });
 const outboxOldestUnpublishedAgeSeconds = new Gauge({
   name: 'outbox_oldest_unpublished_age_seconds',
   help: 'Age of the oldest outbox event not yet relayed, in seconds (0 when none): the relay lag.',
-  registers,
+  registers: stateRegisters,
 });
 const reconciliationExceptionsOpen = new Gauge({
   name: 'reconciliation_exceptions_open',
   help: 'Open reconciliation exceptions, every tenant, by exception type.',
   labelNames: ['exception_type'] as const,
-  registers,
+  registers: stateRegisters,
 });
 const boardingBatches = new Gauge({
   name: 'boarding_batches',
   help: 'Boarding batches, every tenant, by status as last recorded.',
   labelNames: ['status'] as const,
-  registers,
+  registers: stateRegisters,
 });
 const boardingBatchLines = new Gauge({
   name: 'boarding_batch_lines',
   help: 'Lines of boarding batches boarded or failed so far (as the batches last recorded), by batch status and outcome.',
   labelNames: ['status', 'outcome'] as const,
-  registers,
+  registers: stateRegisters,
 });
 const serviceStateReadUp = new Gauge({
   name: 'service_state_read_up',
   help: '1 when the last read of durable state from PostgreSQL for these metrics succeeded, else 0.',
-  registers,
+  registers: stateRegisters,
 });
 const serviceStateReadFailuresTotal = new Counter({
   name: 'service_state_read_failures_total',
   help: 'Reads of durable state from PostgreSQL for these metrics that failed or timed out.',
-  registers,
+  registers: stateRegisters,
 });
 
 /** The durable-state series are read at most once per this many milliseconds per database. */
@@ -177,12 +185,27 @@ export async function exporterText(url: string, timeoutMs = 1_000): Promise<stri
  * `temporal_*`, never clash with ours).
  */
 export async function renderMetrics(
-  options: { db?: Db; exporterUrls?: readonly string[] } = {},
+  options: {
+    db?: Db;
+    exporterUrls?: readonly string[];
+    /** This process's part, as text; default `metricsRegistry`'s (a cluster's sum under `API_PROCESSES` > 1). */
+    processMetrics?: () => Promise<string>;
+  } = {},
 ): Promise<string> {
-  if (options.db) await refreshServiceState(options.db);
-  const own = await metricsRegistry.metrics();
+  const own = options.processMetrics
+    ? await options.processMetrics().catch(() => metricsRegistry.metrics())
+    : await metricsRegistry.metrics();
+  let state = '';
+  if (options.db) {
+    await refreshServiceState(options.db);
+    state = await serviceStateRegistry.metrics();
+  }
   const others = await Promise.all((options.exporterUrls ?? []).map((url) => exporterText(url)));
-  return [own.endsWith('\n') ? own : `${own}\n`, ...others].join('');
+  return [own, state]
+    .filter((text) => text !== '')
+    .map((text) => (text.endsWith('\n') ? text : `${text}\n`))
+    .concat(others)
+    .join('');
 }
 
 /** Content type of the exposition format. */
@@ -196,6 +219,8 @@ export function methodLabelOf(method: string): string {
   return knownMethods.has(method) ? method : 'OTHER';
 }
 
+const routeLabels = new Map<string, string>();
+
 /**
  * The route template a request is answered by, as a label value: the path of the first matched route that is a
  * handler (not an `app.use` middleware, whose method is `ALL`), with Hono's regular-expression constraints left
@@ -204,12 +229,17 @@ export function methodLabelOf(method: string): string {
 export function routeLabelOf(routes: readonly { method: string; path: string }[]): string {
   const handler = routes.find((r) => r.method !== 'ALL');
   if (!handler) return 'unmatched';
-  return (
-    handler.path
-      .split('/')
-      .map((segment) => segment.replace(/\{.*$/, ''))
-      .join('/') || '/'
-  );
+  let label = routeLabels.get(handler.path);
+  if (label === undefined) {
+    label =
+      handler.path
+        .split('/')
+        .map((segment) => segment.replace(/\{.*$/, ''))
+        .join('/') || '/';
+    // Keyed by registered route paths only, a bounded set.
+    routeLabels.set(handler.path, label);
+  }
+  return label;
 }
 
 /** `routeLabelOf` for the request of `c`. */

@@ -18,6 +18,7 @@ import { createDb } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
+import { clusterMetricsOfApiProcess, serveClusterMetrics } from '../workers/metrics';
 import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
 
@@ -51,6 +52,8 @@ async function runApiProcess(): Promise<void> {
     logger,
     host: config.host,
     port: config.port,
+    // Under the cluster, GET /metrics shows the sum over every API process (workers/metrics.ts).
+    ...(cluster.isWorker ? { processMetrics: clusterMetricsOfApiProcess() } : {}),
   });
   if (cluster.isPrimary) process.stdout.write(`API ready at ${api.baseUrl} (${config.environment})\n`);
   else process.send?.({ ready: api.baseUrl });
@@ -82,6 +85,7 @@ async function runPrimary(count: number): Promise<void> {
     );
     setTimeout(fork, Math.max(0, lastFork + 1000 - Date.now()));
   });
+  serveClusterMetrics();
   const ready = new Promise<string>((resolve) => {
     let readyCount = 0;
     cluster.on('message', (_worker, message: { ready?: string }) => {

@@ -7,10 +7,14 @@
  * counted by an activity inbound interceptor (`metricsActivityInterceptors`), so the operations stay unaware.
  * `startWorkerMetricsServer` serves the registry, the durable state (db/queries/service-state.ts) and the Temporal
  * SDK's own metrics (workers/temporal.ts) at `http://<WORKER_METRICS_ADDRESS>/metrics` in a worker process.
+ * Under `API_PROCESSES` > 1 (scripts/start-api.ts) a scrape reaches one API process of the cluster; it asks the
+ * primary (`serveClusterMetrics`), which sums every API process's registry with prom-client's `AggregatorRegistry`
+ * (`clusterMetricsOfApiProcess`), so counters never jump between processes.
  */
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
-import { Counter } from 'prom-client';
+import { AggregatorRegistry, Counter } from 'prom-client';
 import type { BoardingCountsDelta } from '../activities/boarding/board';
 import type { SendWebhookResult } from '../activities/webhooks/send-webhook';
 import { metricsContentType, metricsRegistry, renderMetrics } from '../api/metrics';
@@ -121,4 +125,57 @@ export async function startWorkerMetricsServer(options: {
         server.closeAllConnections();
       }),
   };
+}
+
+/** Messages between an API process and the cluster primary about metrics. */
+interface ClusterMetricsMessage {
+  clusterMetricsRequest?: number;
+  clusterMetricsResponse?: number;
+  text?: string;
+  error?: string;
+}
+
+/**
+ * In the cluster primary of `npm run start:api` (API_PROCESSES > 1): answers each API process's request for the
+ * cluster's metrics with the sum of every API process's registry (prom-client `AggregatorRegistry`: counters and
+ * histograms summed, Node's metrics by their own aggregators).
+ */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: ClusterMetricsMessage) => {
+    const id = message?.clusterMetricsRequest;
+    if (typeof id !== 'number') return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ clusterMetricsResponse: id, text } satisfies ClusterMetricsMessage),
+      (err: unknown) =>
+        worker.send({ clusterMetricsResponse: id, error: String(err) } satisfies ClusterMetricsMessage),
+    );
+  });
+}
+
+/**
+ * In an API process of the cluster: offers its registry to the primary's aggregation and returns the function
+ * `GET /metrics` takes as `processMetrics` (api/env.ts): the cluster's sum, asked of the primary (5 s at most;
+ * errors: the primary's, or a timeout, and the route then shows this process's registry alone).
+ */
+export function clusterMetricsOfApiProcess(): () => Promise<string> {
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([metricsRegistry]);
+  let next = 0;
+  return () =>
+    new Promise<string>((resolve, reject) => {
+      const id = next++;
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        process.off('message', onMessage);
+        settle();
+      };
+      const onMessage = (message: ClusterMetricsMessage) => {
+        if (message?.clusterMetricsResponse !== id) return;
+        done(() => (message.error ? reject(new Error(message.error)) : resolve(message.text ?? '')));
+      };
+      const timer = setTimeout(() => done(() => reject(new Error('cluster metrics timed out'))), 5_000);
+      process.on('message', onMessage);
+      process.send?.({ clusterMetricsRequest: id } satisfies ClusterMetricsMessage);
+    });
 }

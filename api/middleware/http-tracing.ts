@@ -25,28 +25,29 @@ const headerGetter = {
 };
 
 export const httpTracing = factory.createMiddleware(async (c, next) => {
-  const method = methodLabelOf(c.req.method);
-  const route = routeTemplateOf(c);
   const parent = propagation.extract(context.active(), c.req.raw.headers, headerGetter);
-  await tracer.startActiveSpan(
-    `${method} ${route}`,
-    { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route } },
-    parent,
-    async (span) => {
-      try {
-        await next();
-      } finally {
-        if (span.isRecording()) {
-          const status = c.res.status;
-          span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-          const requestId = c.get('requestId');
-          if (requestId) span.setAttribute('app.request_id', requestId);
-          const tenantId = c.get('tenantId') ?? c.get('auth')?.tenantId;
-          if (tenantId) span.setAttribute('app.tenant_id', tenantId);
-          if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        }
-        span.end();
+  await tracer.startActiveSpan('HTTP', { kind: SpanKind.SERVER }, parent, async (span) => {
+    // Off (a non-recording span): nothing more is computed.
+    const recording = span.isRecording();
+    if (recording) {
+      const method = methodLabelOf(c.req.method);
+      const route = routeTemplateOf(c);
+      span.updateName(`${method} ${route}`);
+      span.setAttributes({ [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_ROUTE]: route });
+    }
+    try {
+      await next();
+    } finally {
+      if (recording) {
+        const status = c.res.status;
+        span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+        const requestId = c.get('requestId');
+        if (requestId) span.setAttribute('app.request_id', requestId);
+        const tenantId = c.get('tenantId') ?? c.get('auth')?.tenantId;
+        if (tenantId) span.setAttribute('app.tenant_id', tenantId);
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       }
-    },
-  );
+      span.end();
+    }
+  });
 });

@@ -22,7 +22,7 @@ export function metricsTokenMatches(authorization: string | undefined, token: st
 }
 
 export const metricsRoutes = factory.createApp().get('/', async (c) => {
-  const { config, db } = c.get('deps');
+  const { config, db, processMetrics } = c.get('deps');
   if (config.environment === 'production') {
     const token = config.metricsToken;
     if (!token || !metricsTokenMatches(c.req.header('authorization'), token)) {
@@ -35,6 +35,7 @@ export const metricsRoutes = factory.createApp().get('/', async (c) => {
   const text = await renderMetrics({
     db,
     exporterUrls: config.temporalMetricsUrl ? [config.temporalMetricsUrl] : [],
+    ...(processMetrics ? { processMetrics } : {}),
   });
   return c.body(text, 200, { 'Content-Type': metricsContentType, 'Cache-Control': 'no-store' });
 });

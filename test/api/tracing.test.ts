@@ -48,7 +48,7 @@ let ctx: TestContext;
 let cred: Credential;
 let stopTracing: () => Promise<void> = async () => {};
 
-function valueOf(value: AnyValue | undefined): string | number | boolean | undefined {
+function attributeValueOf(value: AnyValue | undefined): string | number | boolean | undefined {
   if (!value) return undefined;
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
@@ -56,7 +56,7 @@ function valueOf(value: AnyValue | undefined): string | number | boolean | undef
 }
 
 function attributesOf(list: { key: string; value: AnyValue }[] | undefined) {
-  return Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
+  return Object.fromEntries((list ?? []).map((a) => [a.key, attributeValueOf(a.value)]));
 }
 
 /** Collects the spans of an OTLP/HTTP JSON export request. */

@@ -12,6 +12,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -45,11 +46,16 @@ let connection: Connection | undefined;
 let workerMetricsPort: number;
 
 /** Runs `node <built entry> …args` and waits until its output contains `ready`. */
-async function startBuilt(entry: string, args: string[], ready: string): Promise<Started> {
+async function startBuilt(
+  entry: string,
+  args: string[],
+  ready: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<Started> {
   let output = '';
   const child = spawn(process.execPath, [path.join(outdir, entry), ...args], {
     cwd: projectRoot,
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => {
@@ -247,6 +253,38 @@ describe('API and worker as separate processes (built, plain node)', () => {
     expect(await apiMetrics.text()).toMatch(
       /^http_requests_total\{method="POST",route="\/v1\/servicing\/privacy-requests",status="201"\} \d/m,
     );
+  });
+
+  it('with API_PROCESSES=2, GET /metrics shows the sum over both API processes', async () => {
+    const port = await freePort();
+    const clustered = await startBuilt('start-api.js', [], 'API ready at', {
+      PORT: String(port),
+      API_PROCESSES: '2',
+    });
+    try {
+      // A new connection per request, so the cluster's round robin spreads them over both processes.
+      const healthz = () =>
+        new Promise<number>((resolve, reject) => {
+          get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          }).on('error', reject);
+        });
+      const requests = 20;
+      for (let i = 0; i < requests; i++) expect(await healthz()).toBe(200);
+      const counted = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { connection: 'close' } });
+        expect(res.status).toBe(200);
+        const match = /^http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/m.exec(
+          await res.text(),
+        );
+        return Number(match?.[1]);
+      };
+      // Whichever process answers the scrape, it counts every request (one process alone saw about half).
+      for (let scrape = 0; scrape < 4; scrape++) expect(await counted()).toBe(requests);
+    } finally {
+      expect(await stopByPid(clustered)).toBe(0);
+    }
   });
 
   it('both stop on SIGTERM by pid with exit code 0', async () => {

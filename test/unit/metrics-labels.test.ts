@@ -84,7 +84,7 @@ describe('metricsTokenMatches', () => {
 
 describe('metricsActivityInterceptors', () => {
   const count = async (name: string) => (await metricsRegistry.getSingleMetric(name)?.get())?.values ?? [];
-  const valueOf = async (name: string, labels: Record<string, string>) =>
+  const sampleValue = async (name: string, labels: Record<string, string>) =>
     (await count(name)).find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
   const run = async (activityType: string, result: unknown, fails = false) => {
     const interceptors = metricsActivityInterceptors({ info: { activityType } } as never);
@@ -97,12 +97,15 @@ describe('metricsActivityInterceptors', () => {
   };
 
   it('counts webhook attempts by outcome and status class, a thrown call as failed/none', async () => {
-    const ok = await valueOf('webhook_delivery_attempts_total', {
+    const ok = await sampleValue('webhook_delivery_attempts_total', {
       outcome: 'succeeded',
       status_class: '2xx',
     });
-    const gone = await valueOf('webhook_delivery_attempts_total', { outcome: 'failed', status_class: '4xx' });
-    const none = await valueOf('webhook_delivery_attempts_total', {
+    const gone = await sampleValue('webhook_delivery_attempts_total', {
+      outcome: 'failed',
+      status_class: '4xx',
+    });
+    const none = await sampleValue('webhook_delivery_attempts_total', {
       outcome: 'failed',
       status_class: 'none',
     });
@@ -111,21 +114,23 @@ describe('metricsActivityInterceptors', () => {
     await run('sendWebhook', { responseStatus: null, latencyMs: 3, error: 'timeout', retryAfterMs: null });
     await expect(run('sendWebhook', null, true)).rejects.toThrow('down');
     expect(
-      await valueOf('webhook_delivery_attempts_total', { outcome: 'succeeded', status_class: '2xx' }),
+      await sampleValue('webhook_delivery_attempts_total', { outcome: 'succeeded', status_class: '2xx' }),
     ).toBe(ok + 1);
-    expect(await valueOf('webhook_delivery_attempts_total', { outcome: 'failed', status_class: '4xx' })).toBe(
-      gone + 1,
-    );
     expect(
-      await valueOf('webhook_delivery_attempts_total', { outcome: 'failed', status_class: 'none' }),
+      await sampleValue('webhook_delivery_attempts_total', { outcome: 'failed', status_class: '4xx' }),
+    ).toBe(gone + 1);
+    expect(
+      await sampleValue('webhook_delivery_attempts_total', { outcome: 'failed', status_class: 'none' }),
     ).toBe(none + 2);
   });
 
   it('counts boarded and failed lines per kind; other activities pass through uncounted', async () => {
     await run('boardBoardingChunk', { loan: { boarded: 3, failed: 1 }, payment: { boarded: 0, failed: 0 } });
-    expect(await valueOf('boarding_lines_processed_total', { kind: 'loan', outcome: 'boarded' })).toBe(3);
-    expect(await valueOf('boarding_lines_processed_total', { kind: 'loan', outcome: 'failed' })).toBe(1);
-    expect(await valueOf('boarding_lines_processed_total', { kind: 'payment', outcome: 'boarded' })).toBe(0);
+    expect(await sampleValue('boarding_lines_processed_total', { kind: 'loan', outcome: 'boarded' })).toBe(3);
+    expect(await sampleValue('boarding_lines_processed_total', { kind: 'loan', outcome: 'failed' })).toBe(1);
+    expect(await sampleValue('boarding_lines_processed_total', { kind: 'payment', outcome: 'boarded' })).toBe(
+      0,
+    );
     expect(metricsActivityInterceptors({ info: { activityType: 'openCase' } } as never)).toEqual({});
   });
 });
