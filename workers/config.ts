@@ -132,6 +132,23 @@ function positiveIntOf(value: string | undefined, fallback: number, name: string
   return n;
 }
 
+/** `METRICS_TOKEN` checked: at least 16 visible ASCII characters (a guessable token would open the metrics). */
+function metricsTokenOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(value))
+    throw new Error('METRICS_TOKEN must be 16 to 256 visible ASCII characters (e.g. 32 random bytes in hex)');
+  return value;
+}
+
+/** `WORKER_METRICS_ADDRESS` checked: `host:port` (an IPv6 host in brackets). */
+function workerMetricsAddressOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const match = /^(?:\[[^\]]+\]|[^:[\]]+):([0-9]{1,5})$/.exec(value);
+  if (!match || Number(match[1]) > 65_535)
+    throw new Error('WORKER_METRICS_ADDRESS must be host:port, e.g. 127.0.0.1:9464');
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const environment = env.SERVICE_ENVIRONMENT ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
@@ -183,8 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     tokenCacheTtlMs: intOf(env.TOKEN_CACHE_TTL_MS, 5000, 'TOKEN_CACHE_TTL_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
     apiProcesses: positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES'),
-    metricsToken: env.METRICS_TOKEN || undefined,
-    workerMetricsAddress: env.WORKER_METRICS_ADDRESS || undefined,
+    metricsToken: metricsTokenOf(env.METRICS_TOKEN),
+    workerMetricsAddress: workerMetricsAddressOf(env.WORKER_METRICS_ADDRESS),
   };
 }
 
