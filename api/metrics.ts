@@ -10,7 +10,7 @@
  *   (api/middleware/rate-limit.ts), by route template;
  * - durable state read from PostgreSQL at scrape time (db/queries/service-state.ts): outbox backlog and lag, open
  *   reconciliation exceptions, boarding batches and their lines; read at most once per `serviceStateCacheMs` per
- *   database whatever the scrape rate, bounded by `serviceStateTimeoutMs`; a failed read removes those series,
+ *   process whatever the scrape rate, bounded by `serviceStateTimeoutMs`; a failed read removes those series,
  *   sets `service_state_read_up` to 0 and never fails the scrape (a registry of their own, rendered by the process
  *   answering the scrape, so a cluster's processes never add them up);
  * - Node's process metrics (`collectDefaultMetrics`: `process_*`, `nodejs_*`).
@@ -31,9 +31,15 @@ collectDefaultMetrics({ register: metricsRegistry });
 
 const registers = [metricsRegistry];
 
-/** The durable-state gauges, read from PostgreSQL by the process that answers a scrape: never summed. */
+/**
+ * The durable-state gauges, read from PostgreSQL by the process that answers a scrape: never summed, and shown only
+ * while the last read succeeded (an unlabelled gauge would otherwise show a false 0); whether it did is in
+ * `serviceStateReadRegistry`, always shown.
+ */
 const serviceStateRegistry = new Registry();
 const stateRegisters = [serviceStateRegistry];
+const serviceStateReadRegistry = new Registry();
+let serviceStateReadOk = false;
 
 /** Latency buckets in seconds, 1 ms to 5 s (roughly 1-2.5-5 per decade). */
 export const httpDurationBucketsSeconds = [
@@ -100,12 +106,12 @@ const boardingBatchLines = new Gauge({
 const serviceStateReadUp = new Gauge({
   name: 'service_state_read_up',
   help: '1 when the last read of durable state from PostgreSQL for these metrics succeeded, else 0.',
-  registers: stateRegisters,
+  registers: [serviceStateReadRegistry],
 });
 const serviceStateReadFailuresTotal = new Counter({
   name: 'service_state_read_failures_total',
   help: 'Reads of durable state from PostgreSQL for these metrics that failed or timed out.',
-  registers: stateRegisters,
+  registers: [serviceStateReadRegistry],
 });
 
 /** The durable-state series are read at most once per this many milliseconds per database. */
@@ -113,7 +119,8 @@ export const serviceStateCacheMs = 5_000;
 /** A read of durable state taking longer is abandoned for this scrape (its statements time out too). */
 export const serviceStateTimeoutMs = 2_000;
 
-const serviceStateReads = new WeakMap<Db, { atMs: number; read: Promise<void> }>();
+/** The last read (one process serves one database, so one cache): its start and its promise. */
+let lastServiceStateRead: { atMs: number; read: Promise<void> } | null = null;
 
 function clearServiceState(): void {
   for (const gauge of [
@@ -146,8 +153,10 @@ async function readServiceState(db: Db): Promise<void> {
       boardingBatchLines.set({ status: row.status, outcome: 'failed' }, row.linesFailed);
     }
     serviceStateReadUp.set(1);
+    serviceStateReadOk = true;
   } catch {
     clearServiceState();
+    serviceStateReadOk = false;
     serviceStateReadUp.set(0);
     serviceStateReadFailuresTotal.inc();
   } finally {
@@ -157,10 +166,10 @@ async function readServiceState(db: Db): Promise<void> {
 
 /** Refreshes the durable-state series from `db` unless read less than `serviceStateCacheMs` ago (or under way). */
 export function refreshServiceState(db: Db, nowMs = Date.now()): Promise<void> {
-  const last = serviceStateReads.get(db);
-  if (last && nowMs - last.atMs < serviceStateCacheMs) return last.read;
+  const last = lastServiceStateRead;
+  if (last && nowMs - last.atMs >= 0 && nowMs - last.atMs < serviceStateCacheMs) return last.read;
   const read = readServiceState(db);
-  serviceStateReads.set(db, { atMs: nowMs, read });
+  lastServiceStateRead = { atMs: nowMs, read };
   return read;
 }
 
@@ -198,7 +207,9 @@ export async function renderMetrics(
   let state = '';
   if (options.db) {
     await refreshServiceState(options.db);
-    state = await serviceStateRegistry.metrics();
+    state =
+      (serviceStateReadOk ? await serviceStateRegistry.metrics() : '') +
+      (await serviceStateReadRegistry.metrics());
   }
   const others = await Promise.all((options.exporterUrls ?? []).map((url) => exporterText(url)));
   return [own, state]

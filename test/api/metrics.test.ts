@@ -7,6 +7,8 @@
  * address (workers/metrics.ts) serves the same registry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderMetrics, serviceStateCacheMs } from '../../api/metrics';
+import { createDb } from '../../db/client';
 import { startWorkerMetricsServer } from '../../workers/metrics';
 import { freeLoopbackPort, installTemporalRuntime, temporalSdkMetricsUrl } from '../../workers/temporal';
 import {
@@ -215,6 +217,23 @@ describe('a worker process metrics address', () => {
       expect((await fetch(server.url.replace(/\/metrics$/, '/other'))).status).toBe(404);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('a failed read of the durable state', () => {
+  it('drops those series and never fails the scrape', async () => {
+    // Past the cache of the reads above, against a database that refuses connections.
+    await new Promise((resolve) => setTimeout(resolve, serviceStateCacheMs + 100));
+    const unreachable = createDb('postgres://nobody@127.0.0.1:1/none', { maxConnections: 1 });
+    try {
+      const text = await renderMetrics({ db: unreachable.db });
+      expect(sample(text, 'service_state_read_up')).toBe(0);
+      expect(sample(text, 'service_state_read_failures_total')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'outbox_unpublished_events')).toBeNull();
+      expect(text).toMatch(/^http_requests_total\{/m);
+    } finally {
+      await unreachable.close();
     }
   });
 });
