@@ -11,6 +11,8 @@ import type { AppDeps, AppEnv } from './env';
 import { asDomainError, bearerChallenge, oauthErrorResponse, sendError } from './errors';
 import { authenticate, tenantFromToken } from './middleware/auth';
 import { problemErrors } from './middleware/error-shape';
+import { httpMetrics } from './middleware/http-metrics';
+import { httpTracing } from './middleware/http-tracing';
 import { allowedMethodsOf } from './middleware/method-not-allowed';
 import { rateLimit, searchRateLimit, tokenRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
@@ -30,6 +32,7 @@ import { merchantAdvanceRoutes } from './routes/lending/merchant-advances';
 import { paymentIntentRoutes } from './routes/lending/payment-intents';
 import { loanProductRoutes } from './routes/lending/products';
 import { statementRoutes } from './routes/lending/statements';
+import { metricsRoutes } from './routes/metrics';
 import { oauthRoutes } from './routes/oauth';
 import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
@@ -68,6 +71,10 @@ export function createApp(deps: AppDeps) {
     c.set('deps', deps);
     await next();
   });
+  // Metrics (issue 12 §2): first, so every answer is counted and timed, whatever answers it.
+  app.use('*', httpMetrics);
+  // Traces (issue 12 §2): the server span, active while the request runs (a no-op unless tracing is on).
+  app.use('*', httpTracing);
   // AI session outputs (spec § Endpoints, § Errors Shape B): the token selects the tenant, and every error of
   // the route is Shape B, so the mark comes before every other middleware (request context, authentication,
   // rate limit, idempotency, validation).
@@ -78,6 +85,8 @@ export function createApp(deps: AppDeps) {
   app.use('/oauth2/token', tokenRateLimit);
   app.route('/oauth2', oauthRoutes);
   app.route('/healthz', healthRoutes);
+  // Prometheus metrics for operators (api/routes/metrics.ts): no tenant authentication, not in the document.
+  app.route('/metrics', metricsRoutes);
   let spec: object | undefined;
   app.get('/v1/openapi.json', async (c) => {
     spec ??= withTokenAddress(
@@ -85,7 +94,7 @@ export function createApp(deps: AppDeps) {
         app,
         {
           documentation: documentation as never,
-          exclude: ['/v1/openapi.json', '/docs'],
+          exclude: ['/v1/openapi.json', '/docs', '/metrics'],
           // Every route documents its own errors (api/openapi.ts `doc`): no generic 400 added for validators,
           // which would be wrong on the AI session output routes (validation is 422 Shape B there).
           defaultValidationErrorResponse: false,

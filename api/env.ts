@@ -34,6 +34,16 @@ export interface ApiConfig {
    * the worst-case delay before a revoked token is refused. Unset: 5000; 0: no cache.
    */
   tokenCacheTtlMs?: number;
+  /**
+   * Bearer token `GET /metrics` requires in production (`METRICS_TOKEN`; api/routes/metrics.ts). Unset in
+   * production: `/metrics` answers 404. Sandbox: `/metrics` is open whatever this is.
+   */
+  metricsToken?: string;
+  /**
+   * `http://127.0.0.1:<port>/metrics` of this process's Temporal SDK Prometheus exporter (workers/temporal.ts), whose
+   * text `GET /metrics` appends (the all-in-one `npm start`); unset: none.
+   */
+  temporalMetricsUrl?: string;
 }
 
 export interface AppDeps {
@@ -53,6 +63,11 @@ export interface AppDeps {
    * not started, it looks every token up.
    */
   tokenGrants: TokenGrantCache;
+  /**
+   * The text of this process's metrics for `GET /metrics` (api/metrics.ts): under `API_PROCESSES` > 1 the sum over
+   * the cluster's API processes (workers/metrics.ts `clusterMetricsOfApiProcess`). Unset: this process's registry.
+   */
+  processMetrics?: () => Promise<string>;
 }
 
 /** Who is calling, resolved from the bearer token. */

@@ -28,6 +28,8 @@ export async function serveApi(options: {
   logger: Logger;
   host: string;
   port: number;
+  /** This process's metrics text for `GET /metrics` (api/env.ts `AppDeps.processMetrics`); unset: its registry. */
+  processMetrics?: () => Promise<string>;
 }): Promise<RunningApi> {
   const health = createDependencyHealth(options.deps.db, options.client);
   health.start();
@@ -47,6 +49,7 @@ export async function serveApi(options: {
     logger: options.logger,
     clock: options.deps.clock,
     tokenGrants,
+    ...(options.processMetrics ? { processMetrics: options.processMetrics } : {}),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolve(s));

@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { projectRoot } from '../workers/config';
-import { workflowsPath } from '../workers/queue-worker';
+import { workflowInterceptorModules, workflowsPath } from '../workers/queue-worker';
 
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
 const started = Date.now();
@@ -40,7 +40,7 @@ const [, bundle] = await Promise.all([
     sourcemap: true,
     logLevel: 'warning',
   }),
-  bundleWorkflowCode({ workflowsPath, logger: quiet }),
+  bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quiet }),
 ]);
 await writeFile(path.join(dist, 'workflow-bundle.js'), bundle.code);
 await cp(path.join(projectRoot, 'db', 'migrations'), path.join(dist, 'migrations'), {

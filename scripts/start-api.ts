@@ -18,6 +18,8 @@ import { createDb } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
+import { clusterMetricsOfApiProcess, serveClusterMetrics } from '../workers/metrics';
+import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
 
 const config = loadConfig();
@@ -32,10 +34,17 @@ if (config.apiProcesses > 1 && cluster.isPrimary) {
 
 /** One API process: HTTP only, on `HOST`:`PORT` (shared with its siblings when under `cluster`). */
 async function runApiProcess(): Promise<void> {
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (workers/tracing.ts): the server span per request, and the
+  // Temporal client's spans as its children.
+  const tracing = startTracing({ serviceName: 'lending-api' });
   const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
   await applyMigrations(db);
   const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  const client = new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    interceptors: temporalClientInterceptors(),
+  });
   const api = await serveApi({
     deps: operationDeps(db, config),
     client,
@@ -43,6 +52,8 @@ async function runApiProcess(): Promise<void> {
     logger,
     host: config.host,
     port: config.port,
+    // Under the cluster, GET /metrics shows the sum over every API process (workers/metrics.ts).
+    ...(cluster.isWorker ? { processMetrics: clusterMetricsOfApiProcess() } : {}),
   });
   if (cluster.isPrimary) process.stdout.write(`API ready at ${api.baseUrl} (${config.environment})\n`);
   else process.send?.({ ready: api.baseUrl });
@@ -52,6 +63,7 @@ async function runApiProcess(): Promise<void> {
       await api.stop();
       await connection.close();
       await close();
+      await tracing.shutdown();
     },
     (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
   );
@@ -73,6 +85,7 @@ async function runPrimary(count: number): Promise<void> {
     );
     setTimeout(fork, Math.max(0, lastFork + 1000 - Date.now()));
   });
+  serveClusterMetrics();
   const ready = new Promise<string>((resolve) => {
     let readyCount = 0;
     cluster.on('message', (_worker, message: { ready?: string }) => {

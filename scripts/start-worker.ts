@@ -7,7 +7,9 @@
  * workflow bundle (`WORKFLOW_BUNDLE_PATH`, or `dist/workflow-bundle.js` beside the built entry),
  * else bundles the workflows at start. `--no-background` leaves the relays to other processes.
  * Applies pending migrations first (safe concurrently: advisory lock). SIGINT/SIGTERM stop it
- * gracefully with exit code 0.
+ * gracefully with exit code 0. `WORKER_METRICS_ADDRESS=host:port` serves its Prometheus metrics there
+ * (workers/metrics.ts: the Temporal SDK's worker metrics, the worker's counters, the durable state);
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` turns traces on (workers/tracing.ts, service.name `lending-worker`).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +20,15 @@ import { createDb } from '../db/client';
 import { applyMigrations } from '../db/migrate';
 import { loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
+import { startWorkerMetricsServer } from '../workers/metrics';
 import { parseQueues, runWorkers } from '../workers/run';
-import { ensureSearchAttributes, installTemporalRuntime } from '../workers/temporal';
+import {
+  ensureSearchAttributes,
+  freeLoopbackPort,
+  installTemporalRuntime,
+  temporalSdkMetricsUrl,
+} from '../workers/temporal';
+import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
 
 const { values } = parseArgs({
@@ -35,7 +44,11 @@ try {
   process.exit(2);
 }
 const logger = createLogger(config.logLevel);
-installTemporalRuntime();
+const tracing = startTracing({ serviceName: 'lending-worker' });
+// The SDK's exporter listens on loopback only; WORKER_METRICS_ADDRESS serves its text with ours.
+installTemporalRuntime(
+  config.workerMetricsAddress ? { prometheusBindAddress: `127.0.0.1:${await freeLoopbackPort()}` } : {},
+);
 
 const builtBundle = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
 const bundlePath = config.workflowBundlePath ?? (existsSync(builtBundle) ? builtBundle : undefined);
@@ -44,7 +57,11 @@ const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoo
 await applyMigrations(db);
 const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
 await ensureSearchAttributes(connection, config.temporalNamespace, logger);
-const client = new Client({ connection, namespace: config.temporalNamespace });
+const client = new Client({
+  connection,
+  namespace: config.temporalNamespace,
+  interceptors: temporalClientInterceptors(),
+});
 const workerConnection = await NativeConnection.connect({ address: temporalAddress });
 const workers = await runWorkers({
   queues,
@@ -57,16 +74,26 @@ const workers = await runWorkers({
   workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
   background: !values['no-background'],
 });
+const sdkMetricsUrl = temporalSdkMetricsUrl();
+const metricsServer = config.workerMetricsAddress
+  ? await startWorkerMetricsServer({
+      address: config.workerMetricsAddress,
+      db,
+      exporterUrls: sdkMetricsUrl ? [sdkMetricsUrl] : [],
+    })
+  : null;
 process.stdout.write(
-  `Worker ready: queues ${queues.join(',')} (${workers.activitySlotsPerQueue} activity slots each, pool ${config.databasePoolSize}, bundle ${bundlePath ?? 'built at start'})\n`,
+  `Worker ready: queues ${queues.join(',')} (${workers.activitySlotsPerQueue} activity slots each, pool ${config.databasePoolSize}, bundle ${bundlePath ?? 'built at start'})${metricsServer ? `; metrics at ${metricsServer.url}` : ''}\n`,
 );
 
 stopOnSignals(
   async () => {
+    await metricsServer?.stop();
     await workers.stop();
     await workerConnection.close();
     await connection.close();
     await close();
+    await tracing.shutdown();
   },
   (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
 );

@@ -6,13 +6,17 @@ import { loadConfig } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { runtimeFilePath } from '../workers/runtime-file';
 import { startStack } from '../workers/stack';
-import { installTemporalRuntime } from '../workers/temporal';
+import { freeLoopbackPort, installTemporalRuntime } from '../workers/temporal';
+import { startTracing } from '../workers/tracing';
 import { stopOnSignals } from './process-support';
 
 const started = Date.now();
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-installTemporalRuntime();
+// Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (workers/tracing.ts); the SDK's worker metrics on a loopback
+// port, re-exported by GET /metrics (api/metrics.ts), so one scrape shows everything.
+const tracing = startTracing({ serviceName: 'lending-service' });
+installTemporalRuntime({ prometheusBindAddress: `127.0.0.1:${await freeLoopbackPort()}` });
 const stack = await startStack(config, logger);
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(
@@ -20,7 +24,7 @@ process.stdout.write(
     '',
     `Lending and servicing engine ready in ${seconds} s (${config.environment})`,
     `  API:          ${stack.baseUrl}   (reference: ${stack.baseUrl}/docs, OpenAPI: ${stack.baseUrl}/v1/openapi.json)`,
-    `  Health:       ${stack.baseUrl}/healthz`,
+    `  Health:       ${stack.baseUrl}/healthz   (metrics: ${stack.baseUrl}/metrics${config.environment === 'production' ? ', with METRICS_TOKEN' : ''})`,
     `  Tokens:       POST ${config.authBaseUrl ?? stack.baseUrl}/oauth2/token`,
     `  Temporal UI:  ${stack.temporalUiUrl ?? `(external Temporal at ${stack.temporalAddress})`}`,
     // Sandbox bootstraps the tenant `demo`; production has no tenant until one is asked for.
@@ -31,4 +35,10 @@ process.stdout.write(
   ].join('\n'),
 );
 
-stopOnSignals(stack.stop, (message, err) => (err ? logger.error({ err }, message) : logger.info(message)));
+stopOnSignals(
+  async () => {
+    await stack.stop();
+    await tracing.shutdown();
+  },
+  (message, err) => (err ? logger.error({ err }, message) : logger.info(message)),
+);

@@ -70,6 +70,17 @@ export interface ServiceConfig {
    * module, connections shared round-robin by the primary). One per core uses the whole machine.
    */
   apiProcesses: number;
+  /**
+   * Bearer token of `GET /metrics` in production (`METRICS_TOKEN`; api/routes/metrics.ts); unset: `/metrics`
+   * answers 404 in production. Sandbox serves `/metrics` openly.
+   */
+  metricsToken: string | undefined;
+  /**
+   * `host:port` where `npm run start:worker` serves its Prometheus metrics (`WORKER_METRICS_ADDRESS`, e.g.
+   * `127.0.0.1:9464`; workers/metrics.ts): the Temporal SDK's worker metrics, the worker's own counters and the
+   * durable state. Unset: not served.
+   */
+  workerMetricsAddress: string | undefined;
 }
 
 interface Keys {
@@ -119,6 +130,23 @@ function positiveIntOf(value: string | undefined, fallback: number, name: string
   const n = intOf(value, fallback, name);
   if (n < 1) throw new Error(`${name} must be at least 1`);
   return n;
+}
+
+/** `METRICS_TOKEN` checked: at least 16 visible ASCII characters (a guessable token would open the metrics). */
+function metricsTokenOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(value))
+    throw new Error('METRICS_TOKEN must be 16 to 256 visible ASCII characters (e.g. 32 random bytes in hex)');
+  return value;
+}
+
+/** `WORKER_METRICS_ADDRESS` checked: `host:port` (an IPv6 host in brackets). */
+function workerMetricsAddressOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const match = /^(?:\[[^\]]+\]|[^:[\]]+):([0-9]{1,5})$/.exec(value);
+  if (!match || Number(match[1]) > 65_535)
+    throw new Error('WORKER_METRICS_ADDRESS must be host:port, e.g. 127.0.0.1:9464');
+  return value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
@@ -172,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     tokenCacheTtlMs: intOf(env.TOKEN_CACHE_TTL_MS, 5000, 'TOKEN_CACHE_TTL_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
     apiProcesses: positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES'),
+    metricsToken: metricsTokenOf(env.METRICS_TOKEN),
+    workerMetricsAddress: workerMetricsAddressOf(env.WORKER_METRICS_ADDRESS),
   };
 }
 
@@ -200,5 +230,6 @@ export function apiConfigOf(config: ServiceConfig): ApiConfig {
     searchRateLimitPerSecond: config.searchRateLimitPerSecond,
     tokenCacheTtlMs: config.tokenCacheTtlMs,
     ...(config.authBaseUrl ? { authBaseUrl: config.authBaseUrl } : {}),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
   };
 }

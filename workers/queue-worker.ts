@@ -3,13 +3,27 @@
  * one bundle and every operation as an activity; queues are pools and failure domains (STYLE §9).
  * Missed workflow starts are the start-intent relay's job (workers/start-intent-relay.ts).
  */
+import { createRequire } from 'node:module';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { taskQueues } from '../domain/ids';
 import { asTemporalActivities } from './activities';
 import { projectRoot } from './config';
+import { metricsActivityInterceptors } from './metrics';
+import { tracingActivityInterceptors, workflowSpanSinks } from './tracing';
 
 export const workflowsPath = `${projectRoot}/workflows/index.ts`;
+
+/**
+ * Workflow interceptor modules bundled with the workflows (`bundleWorkflowCode({ workflowInterceptorModules })`
+ * everywhere a bundle is built): OpenTelemetry's, which make a workflow span (child of the client's start span)
+ * and an activity-schedule span per activity, exported through the worker's sink (workers/tracing.ts). Always
+ * bundled, tracing on or off; they add no commands (replay-safe: the SDK gates their behaviour on flags recorded
+ * in history), and with tracing off their spans are dropped at the sink.
+ */
+export const workflowInterceptorModules = [
+  createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+];
 
 /**
  * Creates (does not run) a worker on `taskQueue` (default `servicing`) with every workflow and
@@ -32,10 +46,22 @@ export async function createQueueWorker(options: {
     taskQueue: options.taskQueue ?? taskQueues.servicing,
     activities: asTemporalActivities(options.activities),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 10,
+    // Metrics of activity outcomes (workers/metrics.ts) and, when tracing is on, activity spans (workers/tracing.ts).
+    sinks: workflowSpanSinks(),
   };
+  const activityInterceptors = [metricsActivityInterceptors, ...tracingActivityInterceptors()];
+  // A prebuilt bundle carries its workflow interceptor modules (bundled with `workflowInterceptorModules`).
   return Worker.create(
     options.workflowBundle
-      ? { ...common, workflowBundle: options.workflowBundle }
-      : { ...common, workflowsPath },
+      ? {
+          ...common,
+          interceptors: { activity: activityInterceptors },
+          workflowBundle: options.workflowBundle,
+        }
+      : {
+          ...common,
+          interceptors: { activity: activityInterceptors, workflowModules: workflowInterceptorModules },
+          workflowsPath,
+        },
   );
 }

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, createPlatformOperations, type Deps } from '../activities';
-import { workflowsPath } from './queue-worker';
+import { workflowInterceptorModules, workflowsPath } from './queue-worker';
 import { backgroundServices, queueWorkers, type WorkflowBundle } from './registry';
 
 const quietBundlerLogger = {
@@ -88,7 +88,15 @@ export async function runWorkers(options: {
     const workflowBundle =
       options.workflowBundle ??
       (options.queues.length > 1
-        ? { code: (await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger })).code }
+        ? {
+            code: (
+              await bundleWorkflowCode({
+                workflowsPath,
+                workflowInterceptorModules,
+                logger: quietBundlerLogger,
+              })
+            ).code,
+          }
         : undefined);
     const workers: Worker[] = [];
     for (const queue of options.queues) {

@@ -21,8 +21,9 @@ import { apiConfigOf, operationDeps, type ServiceConfig } from './config';
 import type { WorkflowBundle } from './registry';
 import { parseQueues, runWorkers } from './run';
 import { pepperCheck, removeRuntimeFile, writeRuntimeFile } from './runtime-file';
-import { ensureSearchAttributes } from './temporal';
+import { ensureSearchAttributes, temporalSdkMetricsUrl } from './temporal';
 import { startTemporalDevServer } from './temporal-server';
+import { temporalClientInterceptors } from './tracing';
 
 export { ensureSearchAttributes, installTemporalRuntime } from './temporal';
 
@@ -92,7 +93,12 @@ export async function startStack(
     });
     stops.push(() => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace, logger);
-    const client = new Client({ connection, namespace: config.temporalNamespace });
+    // With tracing on (workers/tracing.ts), starts and signals are children of the request's server span.
+    const client = new Client({
+      connection,
+      namespace: config.temporalNamespace,
+      interceptors: temporalClientInterceptors(),
+    });
 
     const workerConnection = await NativeConnection.connect({ address: temporalAddress });
     stops.push(() => workerConnection.close());
@@ -108,10 +114,12 @@ export async function startStack(
     });
     stops.push(workers.stop);
 
+    // GET /metrics appends the Temporal SDK's worker metrics when scripts/start.ts installed its exporter.
+    const sdkMetricsUrl = temporalSdkMetricsUrl();
     const api = await serveApi({
       deps,
       client,
-      config: apiConfigOf(config),
+      config: { ...apiConfigOf(config), ...(sdkMetricsUrl ? { temporalMetricsUrl: sdkMetricsUrl } : {}) },
       logger,
       host: config.host,
       port: config.port,

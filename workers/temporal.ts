@@ -1,7 +1,9 @@
 /**
  * Process-wide Temporal set-up shared by every entry point (`npm start`, `start:worker`,
- * `start:api`): the SDK runtime's log level and the project's search attributes.
+ * `start:api`): the SDK runtime's log level, its Prometheus metrics exporter (issue 12 §2), and the
+ * project's search attributes.
  */
+import { createServer } from 'node:net';
 import type { Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Logger } from 'pino';
@@ -33,18 +35,61 @@ export async function ensureSearchAttributes(
   }
 }
 
+let sdkMetricsUrl: string | null = null;
+
 /**
- * Keeps the SDK's own log output to warnings and errors, written to standard error as JSON lines by
- * the rules of ours (workers/logger.ts `temporalLogLine`: errors without SQL parameters, 8 KiB a line).
+ * `http://<address>/metrics` of the SDK's Prometheus exporter when `installTemporalRuntime` started one in this
+ * process, else null (no runtime yet, one installed without it, or installed elsewhere first).
  */
-export function installTemporalRuntime(): void {
+export function temporalSdkMetricsUrl(): string | null {
+  return sdkMetricsUrl;
+}
+
+/**
+ * Installs the SDK's process-wide runtime; must run before any worker or `NativeConnection` is created (a later
+ * call, or one after the SDK made its default runtime, changes nothing). Keeps the SDK's own log output to warnings
+ * and errors, written to standard error as JSON lines by the rules of ours (workers/logger.ts `temporalLogLine`:
+ * errors without SQL parameters, 8 KiB a line). With `prometheusBindAddress` (`host:port`; a loopback address, as
+ * the service re-exports the text: api/metrics.ts `renderMetrics`), the SDK's core also serves its worker metrics
+ * (`temporal_*`: task slots, poll and schedule-to-start latencies, workflow and activity outcomes) there in the
+ * Prometheus format, counters with `_total`, durations in seconds with their unit in the name.
+ */
+export function installTemporalRuntime(options: { prometheusBindAddress?: string } = {}): void {
   try {
     Runtime.install({
       logger: new DefaultLogger('WARN', (entry) => {
         process.stderr.write(temporalLogLine(entry));
       }),
+      ...(options.prometheusBindAddress
+        ? {
+            telemetryOptions: {
+              metrics: {
+                prometheus: {
+                  bindAddress: options.prometheusBindAddress,
+                  countersTotalSuffix: true,
+                  unitSuffix: true,
+                  useSecondsForDurations: true,
+                },
+              },
+            },
+          }
+        : {}),
     });
+    if (options.prometheusBindAddress) sdkMetricsUrl = `http://${options.prometheusBindAddress}/metrics`;
   } catch {
     // A runtime is already installed in this process.
   }
+}
+
+/** A free TCP port on 127.0.0.1 (for the SDK's loopback metrics exporter). */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -15,6 +15,7 @@ import { hmacSha256Hex } from '../../domain/hash';
 import { findSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
 import { factory } from '../env';
 import { sendError } from '../errors';
+import { idempotentReplaysTotal, routeLabelOf } from '../metrics';
 
 /** Response headers worth replaying. */
 const replayedHeaders = ['location', 'content-type', 'cache-control'];
@@ -148,6 +149,7 @@ export const idempotent = (
       );
     }
     if (claim.kind === 'replay') {
+      idempotentReplaysTotal.inc({ route: routeLabelOf([{ method: c.req.method, path: routeTemplate }]) });
       // The stored text as is: byte for byte the original body (never re-serialised).
       const headers = { ...claim.headers, 'x-served-from-cache': 'true' };
       return claim.body === null

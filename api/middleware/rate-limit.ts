@@ -21,6 +21,7 @@ import type { Context } from 'hono';
 import { DomainError } from '../../domain/errors';
 import { type AppEnv, factory } from '../env';
 import { sendError } from '../errors';
+import { rateLimitRejectionsTotal, routeTemplateOf } from '../metrics';
 import { basicCredentials } from './auth';
 
 interface Bucket {
@@ -94,6 +95,7 @@ function limiter(
     const policyHeader = `"${policy}";q=${bucket.perSecond};w=1`;
     const stateHeader = `"${policy}";r=${result.remaining};t=${result.resetSeconds}`;
     if (!result.allowed) {
+      rateLimitRejectionsTotal.inc({ policy, route: routeTemplateOf(c) });
       c.res = sendError(
         c,
         new DomainError('error.msg.rate.limited', 'Too many requests; retry later.', {

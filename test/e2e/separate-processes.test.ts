@@ -12,6 +12,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -42,13 +43,19 @@ let worker: Started | undefined;
 let api: Started | undefined;
 let baseUrl: string;
 let connection: Connection | undefined;
+let workerMetricsPort: number;
 
 /** Runs `node <built entry> …args` and waits until its output contains `ready`. */
-async function startBuilt(entry: string, args: string[], ready: string): Promise<Started> {
+async function startBuilt(
+  entry: string,
+  args: string[],
+  ready: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<Started> {
   let output = '';
   const child = spawn(process.execPath, [path.join(outdir, entry), ...args], {
     cwd: projectRoot,
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => {
@@ -98,6 +105,7 @@ beforeAll(async () => {
 
   dataDir = await mkdtemp(path.join(tmpdir(), 'lending-e2e-processes-'));
   const port = await freePort();
+  workerMetricsPort = await freePort();
   env = {
     ...process.env,
     SERVICE_ENVIRONMENT: 'sandbox',
@@ -114,6 +122,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     // Far longer than the test waits: only the change notification can explain a refusal in time.
     TOKEN_CACHE_TTL_MS: '60000',
+    // The worker's Prometheus metrics (issue 12 §2; the API process ignores it).
+    WORKER_METRICS_ADDRESS: `127.0.0.1:${workerMetricsPort}`,
   };
   delete env.WORKFLOW_BUNDLE_PATH;
   worker = await startBuilt('start-worker.js', ['--queues', 'servicing'], 'Worker ready');
@@ -227,6 +237,54 @@ describe('API and worker as separate processes (built, plain node)', () => {
     }
     expect(status).toBe(401);
     expect(performance.now() - disabledAt).toBeLessThan(1000);
+  });
+
+  it("the worker serves its metrics and the Temporal SDK's at WORKER_METRICS_ADDRESS; the API its own", async () => {
+    expect(worker!.output()).toContain(`metrics at http://127.0.0.1:${workerMetricsPort}/metrics`);
+    const workerMetrics = await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`);
+    expect(workerMetrics.status).toBe(200);
+    const workerText = await workerMetrics.text();
+    // The SDK's worker metrics (the privacy request above ran on this worker), Node's, and the durable state.
+    expect(workerText).toMatch(/^temporal_workflow_completed_total\{|^temporal_[a-z_]+_total\{/m);
+    expect(workerText).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(workerText).toMatch(/^outbox_unpublished_events \d/m);
+    const apiMetrics = await fetch(`${baseUrl}/metrics`);
+    expect(apiMetrics.status).toBe(200);
+    expect(await apiMetrics.text()).toMatch(
+      /^http_requests_total\{method="POST",route="\/v1\/servicing\/privacy-requests",status="201"\} \d/m,
+    );
+  });
+
+  it('with API_PROCESSES=2, GET /metrics shows the sum over both API processes', async () => {
+    const port = await freePort();
+    const clustered = await startBuilt('start-api.js', [], 'API ready at', {
+      PORT: String(port),
+      API_PROCESSES: '2',
+    });
+    try {
+      // A new connection per request, so the cluster's round robin spreads them over both processes.
+      const healthz = () =>
+        new Promise<number>((resolve, reject) => {
+          get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          }).on('error', reject);
+        });
+      const requests = 20;
+      for (let i = 0; i < requests; i++) expect(await healthz()).toBe(200);
+      const counted = async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { connection: 'close' } });
+        expect(res.status).toBe(200);
+        const match = /^http_requests_total\{method="GET",route="\/healthz",status="200"\} (\d+)/m.exec(
+          await res.text(),
+        );
+        return Number(match?.[1]);
+      };
+      // Whichever process answers the scrape, it counts every request (one process alone saw about half).
+      for (let scrape = 0; scrape < 4; scrape++) expect(await counted()).toBe(requests);
+    } finally {
+      expect(await stopByPid(clustered)).toBe(0);
+    }
   });
 
   it('both stop on SIGTERM by pid with exit code 0', async () => {

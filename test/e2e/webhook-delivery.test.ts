@@ -121,6 +121,17 @@ describe('npm start delivers signed webhooks to a subscribed receiver', () => {
         },
         { timeout: 15_000, interval: 200 },
       );
+      // `npm start`'s one scrape (issue 12 §2): the worker's attempt counter, the SDK's worker metrics, the API's.
+      const metrics = await fetch(`${booted!.baseUrl}/metrics`);
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      const succeeded =
+        /^webhook_delivery_attempts_total\{outcome="succeeded",status_class="2xx"\} (\d+)/m.exec(text);
+      expect(Number(succeeded?.[1])).toBeGreaterThanOrEqual(receiver.received.length);
+      expect(text).toMatch(/^temporal_[a-z_]+_total\{/m);
+      expect(text).toMatch(
+        /^http_requests_total\{method="POST",route="\/v1\/servicing\/webhook-subscriptions",status="201"\} \d/m,
+      );
     } finally {
       await receiver.close();
     }

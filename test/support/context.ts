@@ -17,6 +17,7 @@ import { createDb } from '../../db/client';
 import { taskQueues } from '../../domain/ids';
 import { createQueueWorker } from '../../workers/queue-worker';
 import { installTemporalRuntime } from '../../workers/stack';
+import { temporalClientInterceptors } from '../../workers/tracing';
 import { testNamespace } from './namespaces';
 
 export const testSecrets = {
@@ -78,7 +79,8 @@ export async function createTestContext(
   const platform = createPlatformOperations(deps);
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const namespace = testNamespace();
-  const client = new Client({ connection, namespace });
+  // With tracing on (a test that called workers/tracing.ts `startTracing`), the client's spans as `npm start` makes them.
+  const client = new Client({ connection, namespace, interceptors: temporalClientInterceptors() });
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   let lendingWorker: Worker | null = null;

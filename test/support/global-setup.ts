@@ -11,7 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { createDb } from '../../db/client';
 import { freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { applyMigrations } from '../../db/migrate';
-import { workflowsPath } from '../../workers/queue-worker';
+import { workflowInterceptorModules, workflowsPath } from '../../workers/queue-worker';
 import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
 import { testNamespaces } from './namespaces';
 
@@ -35,7 +35,7 @@ export default async function setup(project: TestProject) {
   const started = await Promise.allSettled([
     startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: pgPort, persistent: false, fast: true }),
     startTemporalDevServer({ port: temporalPort, uiPort: null, extraNamespaces: [...testNamespaces] }),
-    bundleWorkflowCode({ workflowsPath, logger: quietLogger }),
+    bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quietLogger }),
   ] as const);
   const [pgResult, temporalResult, bundleResult] = started;
   if (

@@ -74,3 +74,33 @@ describe('loadConfig: TOKEN_CACHE_TTL_MS (issue 13; api/token-cache.ts)', () => 
     expect(() => loadConfig({ ...base, TOKEN_CACHE_TTL_MS: '-1' })).toThrow(/TOKEN_CACHE_TTL_MS/);
   });
 });
+
+describe('loadConfig: METRICS_TOKEN and WORKER_METRICS_ADDRESS (issue 12 §2)', () => {
+  it('are unset by default', () => {
+    const config = loadConfig(base);
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.workerMetricsAddress).toBeUndefined();
+    expect(apiConfigOf(config).metricsToken).toBeUndefined();
+  });
+
+  it('hands the metrics token to the API and keeps the address', () => {
+    const token = 'a1'.repeat(16);
+    const config = loadConfig({ ...base, METRICS_TOKEN: token, WORKER_METRICS_ADDRESS: '127.0.0.1:9464' });
+    expect(apiConfigOf(config).metricsToken).toBe(token);
+    expect(config.workerMetricsAddress).toBe('127.0.0.1:9464');
+    expect(loadConfig({ ...base, WORKER_METRICS_ADDRESS: '[::1]:9464' }).workerMetricsAddress).toBe(
+      '[::1]:9464',
+    );
+  });
+
+  it.each(['short', 'with a space inside it', 'x'.repeat(257)])('refuses METRICS_TOKEN %j', (value) => {
+    expect(() => loadConfig({ ...base, METRICS_TOKEN: value })).toThrow(/METRICS_TOKEN/);
+  });
+
+  it.each(['9464', 'localhost', '127.0.0.1:99999', 'http://127.0.0.1:9464'])(
+    'refuses WORKER_METRICS_ADDRESS %j',
+    (value) => {
+      expect(() => loadConfig({ ...base, WORKER_METRICS_ADDRESS: value })).toThrow(/WORKER_METRICS_ADDRESS/);
+    },
+  );
+});

@@ -10,6 +10,7 @@ import path from 'node:path';
 import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { workflowSpanSinks } from '../../workers/tracing';
 
 const folder = path.join(path.dirname(new URL(import.meta.url).pathname), 'histories');
 
@@ -53,7 +54,8 @@ describe('recorded workflow histories', async () => {
     const workflowId = `replay-${file}`;
     await expect(
       Worker.runReplayHistory(
-        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        // The bundle carries the OpenTelemetry workflow interceptors (workers/queue-worker.ts); their sink, as workers have it.
+        { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSpanSinks() },
         history,
         workflowId,
       ),
@@ -83,7 +85,7 @@ describe('recorded workflow histories', async () => {
     expect(renamed).toBeGreaterThan(0);
     await expect(
       Worker.runReplayHistory(
-        { workflowBundle: { codePath: inject('workflowBundlePath') } },
+        { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSpanSinks() },
         history,
         `replay-mutated-${file}`,
       ),
