@@ -3,6 +3,7 @@
  * into chunks, `boardBoardingChunk` boards one chunk through the route operations (idempotent by source keys), and
  * `recordBoardingProgress` writes the batch row's status, counts and times.
  */
+
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { boardingBatches, boardingLines } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
@@ -11,6 +12,7 @@ import { DomainError, type ShapeABody, shapeAOf } from '../../domain/errors';
 import { createCustomerActivities } from '../customers';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
+import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
 import { asBodyError, type BoardingBody, bodyReferenceError, parseLineBody } from './line-schemas';
 import {
   type BoardedRef,
@@ -277,6 +279,27 @@ export function boardBoardingChunk(deps: Deps) {
         case 'customer': {
           const { identifiers, consents, paymentInstruments, ...b } =
             parsed.value as BoardingBody<'customer'>;
+          // One transaction for the customer and its items (boardCustomer); after a line error, nothing of it is
+          // stored and the operations below run one by one, so that the line reports the item that failed.
+          try {
+            const boarded = await ops.boardCustomer({
+              customer: { ...context, requestKey, ...b, externalId: b.externalId ?? line.sourceRef },
+              identifiers,
+              consents: consents.map((item, i) => ({ ...item, requestKey: `${requestKey}/consent/${i}` })),
+              instruments: paymentInstruments.map(({ sourceRef: _ref, ...item }) => item),
+            });
+            const extra: BoardedRef[] = [];
+            for (const [i, { sourceRef }] of paymentInstruments.entries()) {
+              const instrumentId = boarded.instrumentIds[i];
+              if (!sourceRef || instrumentId === undefined) continue;
+              const ref = `${line.sourceRef}/${sourceRef}`;
+              extra.push({ kind: 'paymentInstrument', sourceRef: ref, resourceId: instrumentId });
+              known.set(refKey('paymentInstrument', ref), instrumentId);
+            }
+            return done(line, boarded.customerId, extra);
+          } catch (err) {
+            if (!lineError(err)) throw err;
+          }
           const r = await ops.createCustomer({
             ...context,
             requestKey,
@@ -381,6 +404,46 @@ export function boardBoardingChunk(deps: Deps) {
       const productId = idOf('loanProduct', productSourceRef);
       const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
       let loanId = idOf('loan', line.sourceRef);
+      if (
+        loanId === undefined &&
+        clientId !== undefined &&
+        productId !== undefined &&
+        !chargeIds.includes(undefined)
+      ) {
+        // One transaction for the loan, its approval and its history (boardLoan); after a line error, nothing of
+        // it is stored and the steps below run one by one, so that the line reports the step that failed.
+        const prepared = prepareChildren(own);
+        try {
+          const boarded = await ops.boardLoan({
+            loan: {
+              ...context,
+              requestKey,
+              ...rest,
+              clientId,
+              productId,
+              externalId: rest.externalId ?? line.sourceRef,
+              charges: (charges ?? []).map((c, i) => ({
+                chargeId: chargeIds[i] as number,
+                amount: c.amount,
+                dueDate: c.dueDate,
+              })),
+            },
+            approval: approval ?? {
+              approvedOnDate: rest.submittedOnDate,
+              approvedLoanAmount: rest.principal,
+              dateFormat: rest.dateFormat ?? null,
+              locale: rest.locale ?? null,
+            },
+            history: prepared.history,
+          });
+          done(line, boarded.loan.loanId);
+          for (const settle of prepared.early) settle();
+          if (boarded.history) prepared.apply(boarded.history);
+          return;
+        } catch (err) {
+          if (!lineError(err)) throw err;
+        }
+      }
       try {
         if (loanId === undefined) {
           if (clientId === undefined) throw missing('customerSourceRef', customerSourceRef, 'customer');
@@ -440,10 +503,12 @@ export function boardBoardingChunk(deps: Deps) {
     };
 
     /**
-     * The fundings (by fundingDate) and the payment history of a boarded loan, recorded together
-     * (`recordExternalPaymentHistory` with its fundings: one transaction, one repost of the loan).
+     * The funding and payment lines of a loan, ready for `recordExternalPaymentHistory`: lines already boarded and
+     * lines whose body does not parse are settled by `early` (run once by the caller); the others are in value-date
+     * order (fundings by fundingDate, payments by effectiveDate, line order on ties).
      */
-    const boardChildren = async (loanId: number, own: StagedLine[]): Promise<void> => {
+    const prepareChildren = (own: StagedLine[]) => {
+      const early: (() => void)[] = [];
       const fundingLines = own.filter((c) => c.kind === 'funding');
       const parsedFundings = fundingLines
         .map((l) => ({ line: l, parsed: parseLineBody('funding', l.body) }))
@@ -452,72 +517,93 @@ export function boardBoardingChunk(deps: Deps) {
           const dy = y.parsed.ok ? (y.parsed.value.fundingDate ?? '') : '';
           return dx === dy ? x.line.lineNo - y.line.lineNo : dx < dy ? -1 : 1;
         });
-      const fundingInputs: { line: StagedLine; body: BoardingBody<'funding'> }[] = [];
+      const fundings: { line: StagedLine; body: BoardingBody<'funding'> }[] = [];
       for (const { line: f, parsed } of parsedFundings) {
         const existing = idOf('funding', f.sourceRef);
         if (existing !== undefined) {
-          outcomes.push({ lineNo: f.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+          early.push(() =>
+            outcomes.push({ lineNo: f.lineNo, state: 'BOARDED', resourceId: existing, error: null }),
+          );
           continue;
         }
         if (!parsed.ok) {
-          fail(f, shapeAOf(parsed.error));
+          const error = shapeAOf(parsed.error);
+          early.push(() => fail(f, error));
           continue;
         }
-        fundingInputs.push({ line: f, body: parsed.value });
+        fundings.push({ line: f, body: parsed.value });
       }
-
-      const paymentLines: { line: StagedLine; body: BoardingBody<'payment'> }[] = [];
+      const payments: { line: StagedLine; body: BoardingBody<'payment'> }[] = [];
       for (const p of own.filter((c) => c.kind === 'payment')) {
         const existing = idOf('payment', p.sourceRef);
         if (existing !== undefined) {
-          outcomes.push({ lineNo: p.lineNo, state: 'BOARDED', resourceId: existing, error: null });
+          early.push(() =>
+            outcomes.push({ lineNo: p.lineNo, state: 'BOARDED', resourceId: existing, error: null }),
+          );
           continue;
         }
         const parsed = parseLineBody('payment', p.body);
-        if (!parsed.ok) fail(p, shapeAOf(parsed.error));
-        else paymentLines.push({ line: p, body: parsed.value });
+        if (!parsed.ok) {
+          const error = shapeAOf(parsed.error);
+          early.push(() => fail(p, error));
+        } else payments.push({ line: p, body: parsed.value });
       }
-      if (paymentLines.length === 0 && fundingInputs.length === 0) return;
-      paymentLines.sort((x, y) =>
+      payments.sort((x, y) =>
         x.body.effectiveDate === y.body.effectiveDate
           ? x.line.lineNo - y.line.lineNo
           : x.body.effectiveDate < y.body.effectiveDate
             ? -1
             : 1,
       );
-      // The fundings and the payments in one transaction and one repost of the loan.
-      const history = await ops.recordExternalPaymentHistory({
-        ...context,
-        loanId,
-        fundings: fundingInputs.map(({ line: f, body }) => {
-          const { loanSourceRef: _loan, ...fb } = body;
-          return {
-            ...fb,
-            externalRecordRef: fb.externalRecordRef ?? f.sourceRef,
-            fundingDate: fb.fundingDate ?? null,
-          };
-        }),
-        payments: paymentLines.map(({ line: p, body }) => ({
-          amount: body.amount,
-          currency: body.currency,
-          effectiveDate: body.effectiveDate,
-          externalRecordRef: body.externalRecordRef ?? p.sourceRef,
-          source: body.source,
-          rationale: body.rationale ?? null,
-        })),
-      });
-      for (const [i, outcome] of history.fundingOutcomes.entries()) {
-        const f = fundingInputs[i]?.line;
-        if (!f) continue;
-        if (outcome.ok) done(f, outcome.funding.fundingId);
-        else fail(f, underBody(outcome.error));
-      }
-      for (const [i, outcome] of history.outcomes.entries()) {
-        const p = paymentLines[i]?.line;
-        if (!p) continue;
-        if (outcome.ok) done(p, outcome.payment.paymentId);
-        else fail(p, underBody(outcome.error));
-      }
+      /** The history input (fundings and payments), or null when there is nothing to record. */
+      const history =
+        payments.length === 0 && fundings.length === 0
+          ? null
+          : {
+              fundings: fundings.map(({ line: f, body }) => {
+                const { loanSourceRef: _loan, ...fb } = body;
+                return {
+                  ...fb,
+                  externalRecordRef: fb.externalRecordRef ?? f.sourceRef,
+                  fundingDate: fb.fundingDate ?? null,
+                };
+              }),
+              payments: payments.map(({ line: p, body }) => ({
+                amount: body.amount,
+                currency: body.currency,
+                effectiveDate: body.effectiveDate,
+                externalRecordRef: body.externalRecordRef ?? p.sourceRef,
+                source: body.source,
+                rationale: body.rationale ?? null,
+              })),
+            };
+      /** Settles the prepared lines from the history's outcomes (input order). */
+      const apply = (result: RecordExternalPaymentHistoryResult) => {
+        for (const [i, outcome] of result.fundingOutcomes.entries()) {
+          const f = fundings[i]?.line;
+          if (!f) continue;
+          if (outcome.ok) done(f, outcome.funding.fundingId);
+          else fail(f, underBody(outcome.error));
+        }
+        for (const [i, outcome] of result.outcomes.entries()) {
+          const p = payments[i]?.line;
+          if (!p) continue;
+          if (outcome.ok) done(p, outcome.payment.paymentId);
+          else fail(p, underBody(outcome.error));
+        }
+      };
+      return { early, history, apply };
+    };
+
+    /**
+     * The fundings (by fundingDate) and the payment history of a boarded loan, recorded together
+     * (`recordExternalPaymentHistory` with its fundings: one transaction, one repost of the loan).
+     */
+    const boardChildren = async (loanId: number, own: StagedLine[]): Promise<void> => {
+      const prepared = prepareChildren(own);
+      for (const settle of prepared.early) settle();
+      if (!prepared.history) return;
+      prepared.apply(await ops.recordExternalPaymentHistory({ ...context, loanId, ...prepared.history }));
     };
 
     if (input.kind === 'funding' || input.kind === 'payment') {

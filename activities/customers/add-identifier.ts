@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { customerIdentifiers } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import {
   type IdentifierType,
   identifierDigestInput,
@@ -45,88 +45,98 @@ export interface AddIdentifierResult {
  * another customer of the tenant already has this identifier.
  */
 export function addCustomerIdentifier(deps: Deps) {
-  return async (input: AddIdentifierInput): Promise<AddIdentifierResult> => {
-    const check = normalizeIdentifier(input.identifierType, input.value, input.issuingCountry);
-    if (!check.ok) {
-      throw new DomainError('validation.msg.validation.errors.exist', check.message, {
-        errors: [fieldError('value', null, check.message)],
-      });
-    }
-    const { identifier } = check;
-    const valueDigest = identifierDigest(
-      deps.dataEncryptionKey,
-      identifierDigestInput(input.identifierType, identifier),
-    );
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      await lockCustomer(tx, input.tenantId, input.customerId);
-      const now = deps.clock();
-      const [created] = await tx
-        .insert(customerIdentifiers)
-        .values({
-          tenantId: input.tenantId,
-          customerId: input.customerId,
-          identifierType: input.identifierType,
-          issuingCountry: identifier.issuingCountry,
-          valueCiphertext: encryptIdentifier(
-            deps.dataEncryptionKey,
-            { tenantId: input.tenantId, identifierType: input.identifierType },
-            identifier.normalized,
-          ),
-          valueDigest,
-          mask: identifier.mask,
-          createdAt: now,
-        })
-        .onConflictDoNothing({
-          target: [
-            customerIdentifiers.tenantId,
-            customerIdentifiers.identifierType,
-            customerIdentifiers.valueDigest,
-          ],
-        })
-        .returning();
-      const row =
-        created ??
-        (
-          await tx
-            .select()
-            .from(customerIdentifiers)
-            .where(
-              and(
-                eq(customerIdentifiers.tenantId, input.tenantId),
-                eq(customerIdentifiers.identifierType, input.identifierType),
-                eq(customerIdentifiers.valueDigest, valueDigest),
-              ),
-            )
-        )[0];
-      if (!row) throw new Error('customer identifier vanished after a digest conflict');
-      if (row.customerId !== input.customerId) {
-        throw new DomainError(
-          'error.msg.customer.identifier.conflict',
-          `This ${input.identifierType} is already recorded for another customer of this tenant.`,
-        );
-      }
-      if (created) {
-        await recordCustomerChange(tx, {
-          tenantId: input.tenantId,
-          customerId: input.customerId,
-          action: 'IDENTIFIER_ADDED',
-          detail: {
-            identifierId: row.id,
-            identifierType: row.identifierType,
-            issuingCountry: row.issuingCountry,
-            mask: row.mask,
-          },
-          actor: input.actor,
-          correlationId: input.correlationId,
-          occurredAt: now,
-        });
-      }
-      return {
-        identifierId: row.id,
-        identifierType: input.identifierType,
-        mask: row.mask,
-        verificationStatus: row.verificationStatus,
-      };
+  return async (input: AddIdentifierInput): Promise<AddIdentifierResult> =>
+    withTenantTransaction(deps.db, input.tenantId, (tx) => addCustomerIdentifierInTx(deps, tx, input));
+}
+
+/**
+ * `addCustomerIdentifier` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * Errors: those of `addCustomerIdentifier`.
+ */
+export async function addCustomerIdentifierInTx(
+  deps: Deps,
+  tx: Tx,
+  input: AddIdentifierInput,
+): Promise<AddIdentifierResult> {
+  const check = normalizeIdentifier(input.identifierType, input.value, input.issuingCountry);
+  if (!check.ok) {
+    throw new DomainError('validation.msg.validation.errors.exist', check.message, {
+      errors: [fieldError('value', null, check.message)],
     });
+  }
+  const { identifier } = check;
+  const valueDigest = identifierDigest(
+    deps.dataEncryptionKey,
+    identifierDigestInput(input.identifierType, identifier),
+  );
+  await lockCustomer(tx, input.tenantId, input.customerId);
+  const now = deps.clock();
+  const [created] = await tx
+    .insert(customerIdentifiers)
+    .values({
+      tenantId: input.tenantId,
+      customerId: input.customerId,
+      identifierType: input.identifierType,
+      issuingCountry: identifier.issuingCountry,
+      valueCiphertext: encryptIdentifier(
+        deps.dataEncryptionKey,
+        { tenantId: input.tenantId, identifierType: input.identifierType },
+        identifier.normalized,
+      ),
+      valueDigest,
+      mask: identifier.mask,
+      createdAt: now,
+    })
+    .onConflictDoNothing({
+      target: [
+        customerIdentifiers.tenantId,
+        customerIdentifiers.identifierType,
+        customerIdentifiers.valueDigest,
+      ],
+    })
+    .returning();
+  const row =
+    created ??
+    (
+      await tx
+        .select()
+        .from(customerIdentifiers)
+        .where(
+          and(
+            eq(customerIdentifiers.tenantId, input.tenantId),
+            eq(customerIdentifiers.identifierType, input.identifierType),
+            eq(customerIdentifiers.valueDigest, valueDigest),
+          ),
+        )
+    )[0];
+  if (!row) throw new Error('customer identifier vanished after a digest conflict');
+  if (row.customerId !== input.customerId) {
+    throw new DomainError(
+      'error.msg.customer.identifier.conflict',
+      `This ${input.identifierType} is already recorded for another customer of this tenant.`,
+    );
+  }
+  if (created) {
+    await recordCustomerChange(tx, {
+      tenantId: input.tenantId,
+      customerId: input.customerId,
+      action: 'IDENTIFIER_ADDED',
+      detail: {
+        identifierId: row.id,
+        identifierType: row.identifierType,
+        issuingCountry: row.issuingCountry,
+        mask: row.mask,
+      },
+      actor: input.actor,
+      correlationId: input.correlationId,
+      occurredAt: now,
+    });
+  }
+  return {
+    identifierId: row.id,
+    identifierType: input.identifierType,
+    mask: row.mask,
+    verificationStatus: row.verificationStatus,
   };
 }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { paymentInstruments } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { InstrumentType } from '../../domain/customers/customer';
 import { DomainError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
@@ -35,59 +35,69 @@ export interface PaymentInstrumentState {
  * token is already recorded with another customer, type or last four.
  */
 export function addPaymentInstrument(deps: Deps) {
-  return async (input: AddPaymentInstrumentInput): Promise<PaymentInstrumentState> => {
-    assertNoSensitiveData('providerTokenRef', input.providerTokenRef);
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      await lockCustomer(tx, input.tenantId, input.customerId);
-      const now = deps.clock();
-      const [created] = await tx
-        .insert(paymentInstruments)
-        .values({
-          tenantId: input.tenantId,
-          customerId: input.customerId,
-          instrumentType: input.instrumentType,
-          providerTokenRef: input.providerTokenRef,
-          lastFour: input.lastFour ?? null,
-          createdAt: now,
-        })
-        .onConflictDoNothing({ target: [paymentInstruments.tenantId, paymentInstruments.providerTokenRef] })
-        .returning();
-      const row =
-        created ??
-        (
-          await tx
-            .select()
-            .from(paymentInstruments)
-            .where(
-              and(
-                eq(paymentInstruments.tenantId, input.tenantId),
-                eq(paymentInstruments.providerTokenRef, input.providerTokenRef),
-              ),
-            )
-        )[0];
-      if (!row) throw new Error('payment instrument vanished after a token conflict');
-      if (
-        row.customerId !== input.customerId ||
-        row.instrumentType !== input.instrumentType ||
-        row.lastFour !== (input.lastFour ?? null)
-      ) {
-        throw new DomainError(
-          'error.msg.payment.instrument.conflict',
-          'This providerTokenRef is already recorded for another customer or with another type or lastFour.',
-        );
-      }
-      if (created) {
-        await recordCustomerChange(tx, {
-          tenantId: input.tenantId,
-          customerId: input.customerId,
-          action: 'INSTRUMENT_ADDED',
-          detail: { instrumentId: row.id, instrumentType: row.instrumentType, lastFour: row.lastFour },
-          actor: input.actor,
-          correlationId: input.correlationId,
-          occurredAt: now,
-        });
-      }
-      return { instrumentId: row.id, verificationStatus: row.verificationStatus, state: row.state };
+  return async (input: AddPaymentInstrumentInput): Promise<PaymentInstrumentState> =>
+    withTenantTransaction(deps.db, input.tenantId, (tx) => addPaymentInstrumentInTx(deps, tx, input));
+}
+
+/**
+ * `addPaymentInstrument` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * Errors: those of `addPaymentInstrument`.
+ */
+export async function addPaymentInstrumentInTx(
+  deps: Deps,
+  tx: Tx,
+  input: AddPaymentInstrumentInput,
+): Promise<PaymentInstrumentState> {
+  assertNoSensitiveData('providerTokenRef', input.providerTokenRef);
+  await lockCustomer(tx, input.tenantId, input.customerId);
+  const now = deps.clock();
+  const [created] = await tx
+    .insert(paymentInstruments)
+    .values({
+      tenantId: input.tenantId,
+      customerId: input.customerId,
+      instrumentType: input.instrumentType,
+      providerTokenRef: input.providerTokenRef,
+      lastFour: input.lastFour ?? null,
+      createdAt: now,
+    })
+    .onConflictDoNothing({ target: [paymentInstruments.tenantId, paymentInstruments.providerTokenRef] })
+    .returning();
+  const row =
+    created ??
+    (
+      await tx
+        .select()
+        .from(paymentInstruments)
+        .where(
+          and(
+            eq(paymentInstruments.tenantId, input.tenantId),
+            eq(paymentInstruments.providerTokenRef, input.providerTokenRef),
+          ),
+        )
+    )[0];
+  if (!row) throw new Error('payment instrument vanished after a token conflict');
+  if (
+    row.customerId !== input.customerId ||
+    row.instrumentType !== input.instrumentType ||
+    row.lastFour !== (input.lastFour ?? null)
+  ) {
+    throw new DomainError(
+      'error.msg.payment.instrument.conflict',
+      'This providerTokenRef is already recorded for another customer or with another type or lastFour.',
+    );
+  }
+  if (created) {
+    await recordCustomerChange(tx, {
+      tenantId: input.tenantId,
+      customerId: input.customerId,
+      action: 'INSTRUMENT_ADDED',
+      detail: { instrumentId: row.id, instrumentType: row.instrumentType, lastFour: row.lastFour },
+      actor: input.actor,
+      correlationId: input.correlationId,
+      occurredAt: now,
     });
-  };
+  }
+  return { instrumentId: row.id, verificationStatus: row.verificationStatus, state: row.state };
 }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { contactPoints, customerAddresses, customers } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { type ContactType, normalizeContactValue } from '../../domain/customers/contact-points';
 import { dateOfBirthProblem } from '../../domain/customers/customer';
 import { searchNameLastFirstOf, searchNameOf } from '../../domain/customers/search';
@@ -63,107 +63,117 @@ export interface CreateCustomerResult {
  * `error.msg.customer.external.id.conflict` when another customer of the tenant has `externalId`.
  */
 export function createCustomer(deps: Deps) {
-  return async (input: CreateCustomerInput): Promise<CreateCustomerResult> => {
-    const now = deps.clock();
-    if (input.dateOfBirth) {
-      const problem = dateOfBirthProblem(input.dateOfBirth, now);
-      if (problem) throw validationError('dateOfBirth', input.dateOfBirth, problem);
+  return async (input: CreateCustomerInput): Promise<CreateCustomerResult> =>
+    withTenantTransaction(deps.db, input.tenantId, (tx) => createCustomerInTx(deps, tx, input));
+}
+
+/**
+ * `createCustomer` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * Errors: those of `createCustomer`.
+ */
+export async function createCustomerInTx(
+  deps: Deps,
+  tx: Tx,
+  input: CreateCustomerInput,
+): Promise<CreateCustomerResult> {
+  const now = deps.clock();
+  if (input.dateOfBirth) {
+    const problem = dateOfBirthProblem(input.dateOfBirth, now);
+    if (problem) throw validationError('dateOfBirth', input.dateOfBirth, problem);
+  }
+  assertNoSensitiveData('externalId', input.externalId);
+  const contacts: { contactType: ContactType; value: string; normalizedValue: string }[] = [];
+  const seen = new Set<string>();
+  for (const [i, contact] of (input.contactPoints ?? []).entries()) {
+    const normalizedValue = normalizeContactValue(contact.contactType, contact.value);
+    if (normalizedValue === null) {
+      throw validationError(
+        `contactPoints[${i}].value`,
+        contact.value,
+        `contactPoints[${i}].value is not a valid ${contact.contactType === 'EMAIL' ? 'e-mail address' : 'phone number'}.`,
+      );
     }
-    assertNoSensitiveData('externalId', input.externalId);
-    const contacts: { contactType: ContactType; value: string; normalizedValue: string }[] = [];
-    const seen = new Set<string>();
-    for (const [i, contact] of (input.contactPoints ?? []).entries()) {
-      const normalizedValue = normalizeContactValue(contact.contactType, contact.value);
-      if (normalizedValue === null) {
-        throw validationError(
-          `contactPoints[${i}].value`,
-          contact.value,
-          `contactPoints[${i}].value is not a valid ${contact.contactType === 'EMAIL' ? 'e-mail address' : 'phone number'}.`,
-        );
-      }
-      const key = `${contact.contactType}|${normalizedValue}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      contacts.push({ contactType: contact.contactType, value: contact.value.trim(), normalizedValue });
+    const key = `${contact.contactType}|${normalizedValue}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    contacts.push({ contactType: contact.contactType, value: contact.value.trim(), normalizedValue });
+  }
+  const [created] = await tx
+    .insert(customers)
+    .values({
+      tenantId: input.tenantId,
+      externalId: input.externalId ?? null,
+      firstName: input.firstName,
+      middleName: input.middleName ?? null,
+      lastName: input.lastName,
+      searchName: searchNameOf(input.firstName, input.lastName),
+      searchNameLastFirst: searchNameLastFirstOf(input.firstName, input.lastName),
+      dateOfBirth: input.dateOfBirth ?? null,
+      createdAt: now,
+      updatedAt: now,
+      requestKey: input.requestKey ?? null,
+    })
+    .onConflictDoNothing()
+    .returning({ id: customers.id, customerRef: customers.customerRef });
+  if (!created) {
+    if (input.requestKey) {
+      const [same] = await tx
+        .select({ id: customers.id, customerRef: customers.customerRef })
+        .from(customers)
+        .where(and(eq(customers.tenantId, input.tenantId), eq(customers.requestKey, input.requestKey)));
+      if (same) return { customerId: same.id, customerRef: same.customerRef };
     }
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const [created] = await tx
-        .insert(customers)
-        .values({
-          tenantId: input.tenantId,
-          externalId: input.externalId ?? null,
-          firstName: input.firstName,
-          middleName: input.middleName ?? null,
-          lastName: input.lastName,
-          searchName: searchNameOf(input.firstName, input.lastName),
-          searchNameLastFirst: searchNameLastFirstOf(input.firstName, input.lastName),
-          dateOfBirth: input.dateOfBirth ?? null,
-          createdAt: now,
-          updatedAt: now,
-          requestKey: input.requestKey ?? null,
-        })
-        .onConflictDoNothing()
-        .returning({ id: customers.id, customerRef: customers.customerRef });
-      if (!created) {
-        if (input.requestKey) {
-          const [same] = await tx
-            .select({ id: customers.id, customerRef: customers.customerRef })
-            .from(customers)
-            .where(and(eq(customers.tenantId, input.tenantId), eq(customers.requestKey, input.requestKey)));
-          if (same) return { customerId: same.id, customerRef: same.customerRef };
-        }
-        if (input.externalId) {
-          throw new DomainError(
-            'error.msg.customer.external.id.conflict',
-            'Another customer of this tenant already has this externalId.',
-          );
-        }
-        throw new Error('customer insert conflicted on neither its request key nor its externalId');
-      }
-      const customerId = created.id;
-      if (input.addresses?.length) {
-        await tx.insert(customerAddresses).values(
-          input.addresses.map((a) => ({
-            tenantId: input.tenantId,
-            customerId,
-            addressType: a.addressType,
-            line1: a.line1,
-            line2: a.line2 ?? null,
-            city: a.city,
-            region: a.region ?? null,
-            postalCode: a.postalCode ?? null,
-            countryCode: a.countryCode,
-            createdAt: now,
-          })),
-        );
-      }
-      if (contacts.length) {
-        await tx
-          .insert(contactPoints)
-          .values(contacts.map((cp) => ({ tenantId: input.tenantId, customerId, ...cp, createdAt: now })));
-      }
-      await recordCustomerChange(tx, {
+    if (input.externalId) {
+      throw new DomainError(
+        'error.msg.customer.external.id.conflict',
+        'Another customer of this tenant already has this externalId.',
+      );
+    }
+    throw new Error('customer insert conflicted on neither its request key nor its externalId');
+  }
+  const customerId = created.id;
+  if (input.addresses?.length) {
+    await tx.insert(customerAddresses).values(
+      input.addresses.map((a) => ({
         tenantId: input.tenantId,
         customerId,
-        action: 'CUSTOMER_CREATED',
-        detail: {
-          externalId: input.externalId ?? null,
-          addressCount: input.addresses?.length ?? 0,
-          contactPointCount: contacts.length,
-        },
-        actor: input.actor,
-        correlationId: input.correlationId,
-        occurredAt: now,
-      });
-      await writeOutboxEvent(tx, {
-        tenantId: input.tenantId,
-        eventType: 'customer.created',
-        subjectId: customerId,
-        data: { customerId, customerRef: created.customerRef, externalId: input.externalId ?? null },
-        occurredAt: now,
-        dedupeKey: `customer/${customerId}/created`,
-      });
-      return { customerId, customerRef: created.customerRef };
-    });
-  };
+        addressType: a.addressType,
+        line1: a.line1,
+        line2: a.line2 ?? null,
+        city: a.city,
+        region: a.region ?? null,
+        postalCode: a.postalCode ?? null,
+        countryCode: a.countryCode,
+        createdAt: now,
+      })),
+    );
+  }
+  if (contacts.length) {
+    await tx
+      .insert(contactPoints)
+      .values(contacts.map((cp) => ({ tenantId: input.tenantId, customerId, ...cp, createdAt: now })));
+  }
+  await recordCustomerChange(tx, {
+    tenantId: input.tenantId,
+    customerId,
+    action: 'CUSTOMER_CREATED',
+    detail: {
+      externalId: input.externalId ?? null,
+      addressCount: input.addresses?.length ?? 0,
+      contactPointCount: contacts.length,
+    },
+    actor: input.actor,
+    correlationId: input.correlationId,
+    occurredAt: now,
+  });
+  await writeOutboxEvent(tx, {
+    tenantId: input.tenantId,
+    eventType: 'customer.created',
+    subjectId: customerId,
+    data: { customerId, customerRef: created.customerRef, externalId: input.externalId ?? null },
+    occurredAt: now,
+    dedupeKey: `customer/${customerId}/created`,
+  });
+  return { customerId, customerRef: created.customerRef };
 }

@@ -8,6 +8,7 @@ import type { Deps } from '../deps';
 import { addCustomerIdentifier } from './add-identifier';
 import { addPaymentInstrument } from './add-payment-instrument';
 import { applyRestriction } from './apply-restriction';
+import { boardCustomer } from './board-customer';
 import { createCustomer } from './create-customer';
 import { recordCustomerConsent } from './record-consent';
 import { releaseRestriction } from './release-restriction';
@@ -19,6 +20,7 @@ export { type ActiveRestriction, activeRestrictions } from './restrictions';
 export function createCustomerActivities(deps: Deps) {
   return {
     createCustomer: createCustomer(deps),
+    boardCustomer: boardCustomer(deps),
     addCustomerIdentifier: addCustomerIdentifier(deps),
     recordCustomerConsent: recordCustomerConsent(deps),
     addPaymentInstrument: addPaymentInstrument(deps),

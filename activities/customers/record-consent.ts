@@ -1,5 +1,5 @@
 import { consents } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
@@ -39,52 +39,62 @@ export interface RecordConsentResult {
  * the tenant's.
  */
 export function recordCustomerConsent(deps: Deps) {
-  return async (input: RecordConsentInput): Promise<RecordConsentResult> => {
-    assertNoSensitiveData('evidenceRef', input.evidenceRef);
-    const capturedAt = new Date(input.capturedAt);
-    if (Number.isNaN(capturedAt.getTime()))
-      throw validationError('capturedAt', input.capturedAt, 'capturedAt must be an ISO 8601 timestamp.');
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const now = deps.clock();
-      if (capturedAt.getTime() > now.getTime() + capturedAtSkewMsMax)
-        throw validationError('capturedAt', input.capturedAt, 'capturedAt must not be in the future.');
-      await lockCustomer(tx, input.tenantId, input.customerId);
-      const [created] = await tx
-        .insert(consents)
-        .values({
-          tenantId: input.tenantId,
-          customerId: input.customerId,
-          consentType: input.consentType,
-          granted: input.granted,
-          captureMethod: input.captureMethod,
-          evidenceRef: input.evidenceRef,
-          capturedAt,
-          createdAt: now,
-          requestKey: input.requestKey ?? null,
-        })
-        .onConflictDoNothing({ target: [consents.tenantId, consents.requestKey] })
-        .returning({ id: consents.id });
-      if (!created) {
-        const existing = await rowOfRequestKey(tx, consents, input.tenantId, input.requestKey);
-        return { consentId: existing.id };
-      }
-      await recordCustomerChange(tx, {
-        tenantId: input.tenantId,
-        customerId: input.customerId,
-        action: 'CONSENT_RECORDED',
-        detail: {
-          consentId: created.id,
-          consentType: input.consentType,
-          granted: input.granted,
-          captureMethod: input.captureMethod,
-          evidenceRef: input.evidenceRef,
-          capturedAt: capturedAt.toISOString(),
-        },
-        actor: input.actor,
-        correlationId: input.correlationId,
-        occurredAt: now,
-      });
-      return { consentId: created.id };
-    });
-  };
+  return async (input: RecordConsentInput): Promise<RecordConsentResult> =>
+    withTenantTransaction(deps.db, input.tenantId, (tx) => recordCustomerConsentInTx(deps, tx, input));
+}
+
+/**
+ * `recordCustomerConsent` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * Errors: those of `recordCustomerConsent`.
+ */
+export async function recordCustomerConsentInTx(
+  deps: Deps,
+  tx: Tx,
+  input: RecordConsentInput,
+): Promise<RecordConsentResult> {
+  assertNoSensitiveData('evidenceRef', input.evidenceRef);
+  const capturedAt = new Date(input.capturedAt);
+  if (Number.isNaN(capturedAt.getTime()))
+    throw validationError('capturedAt', input.capturedAt, 'capturedAt must be an ISO 8601 timestamp.');
+  const now = deps.clock();
+  if (capturedAt.getTime() > now.getTime() + capturedAtSkewMsMax)
+    throw validationError('capturedAt', input.capturedAt, 'capturedAt must not be in the future.');
+  await lockCustomer(tx, input.tenantId, input.customerId);
+  const [created] = await tx
+    .insert(consents)
+    .values({
+      tenantId: input.tenantId,
+      customerId: input.customerId,
+      consentType: input.consentType,
+      granted: input.granted,
+      captureMethod: input.captureMethod,
+      evidenceRef: input.evidenceRef,
+      capturedAt,
+      createdAt: now,
+      requestKey: input.requestKey ?? null,
+    })
+    .onConflictDoNothing({ target: [consents.tenantId, consents.requestKey] })
+    .returning({ id: consents.id });
+  if (!created) {
+    const existing = await rowOfRequestKey(tx, consents, input.tenantId, input.requestKey);
+    return { consentId: existing.id };
+  }
+  await recordCustomerChange(tx, {
+    tenantId: input.tenantId,
+    customerId: input.customerId,
+    action: 'CONSENT_RECORDED',
+    detail: {
+      consentId: created.id,
+      consentType: input.consentType,
+      granted: input.granted,
+      captureMethod: input.captureMethod,
+      evidenceRef: input.evidenceRef,
+      capturedAt: capturedAt.toISOString(),
+    },
+    actor: input.actor,
+    correlationId: input.correlationId,
+    occurredAt: now,
+  });
+  return { consentId: created.id };
 }

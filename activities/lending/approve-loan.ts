@@ -1,9 +1,13 @@
 import { and, eq } from 'drizzle-orm';
-import { replaceInstallmentRows } from '../../db/queries/lending/installments';
+import {
+  type NewInstallmentRow,
+  replaceInstallmentRows,
+  sameInstallmentRows,
+} from '../../db/queries/lending/installments';
 import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { readProductForLoan } from '../../db/queries/lending/products';
 import { loans } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { AprDisclosure } from '../../domain/disclosure';
 import { DomainError, errorCodes } from '../../domain/errors';
 import { fixDecimalText } from '../../domain/lending/decimal-text';
@@ -76,136 +80,141 @@ export function approveLoan(deps: Deps) {
   return async (input: ApproveLoanInput): Promise<ApproveLoanResult> => {
     assertNoSensitiveData('note', input.note);
     const now = deps.clock();
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
-      if (loan.status !== 'SUBMITTED') {
-        throw new DomainError(
-          'error.msg.loan.invalid.state.transition',
-          `Loan ${loan.id} is ${loan.status}: only a SUBMITTED loan can be approved.`,
-        );
-      }
-      const [row] = await tx
-        .select({ terms: loans.terms, submittedOnDate: loans.submittedOnDate })
-        .from(loans)
-        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
-      if (!row) throw new Error(`loan ${loan.id} vanished under its row lock`);
-      const terms = row.terms as unknown as StoredLoanTerms;
-      // Loan terms carry the product's digits, which may be fewer than the currency's minor unit (a USD product
-      // with 0 digits); the money lock renders amounts with the minor unit, so bring the principal back to them.
-      const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
-      const product = await readProductForLoan(tx, input.tenantId, loan.productId);
-      if (!product) throw new Error(`product ${loan.productId} of loan ${loan.id} is missing`);
+    return withTenantTransaction(deps.db, input.tenantId, (tx) => approveLoanInTx(tx, input, now));
+  };
+}
 
-      const approval = resolveApproval(
-        input,
-        {
-          principal: fixDecimalText(loan.principal, termDigits),
-          digitsAfterDecimal: termDigits,
-          submittedOnDate: row.submittedOnDate,
-          expectedDisbursementDate: loan.expectedDisbursementDate,
-          principalBounds: product.bounds,
-        },
-        latestCalendarDate(now),
-      );
-      if (!approval.ok) throw loanValidationFailure(approval.errors);
-      const { approvedPrincipal, approvedOnDate, expectedDisbursementDate } = approval.value;
-      const scheduled = scheduleOf(terms, approvedPrincipal, expectedDisbursementDate, 'approvedLoanAmount');
-      if (!scheduled.ok) throw loanValidationFailure(scheduled.errors);
-      const schedule = scheduled.value;
+/**
+ * `approveLoan` inside the caller's tenant transaction `tx` (the same checks, rows and events; `now` is the
+ * operation's clock reading). `options.storedInstallments`: the loan's installment rows as the caller knows them
+ * to be stored in this transaction (a loan just submitted by `createLoanInTx`); when the approved schedule gives
+ * exactly these rows, they are kept instead of being deleted and inserted again. Errors: those of `approveLoan`.
+ */
+export async function approveLoanInTx(
+  tx: Tx,
+  input: ApproveLoanInput,
+  now: Date,
+  options: { storedInstallments?: readonly NewInstallmentRow[] } = {},
+): Promise<ApproveLoanResult> {
+  assertNoSensitiveData('note', input.note);
+  const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+  if (loan.status !== 'SUBMITTED') {
+    throw new DomainError(
+      'error.msg.loan.invalid.state.transition',
+      `Loan ${loan.id} is ${loan.status}: only a SUBMITTED loan can be approved.`,
+    );
+  }
+  const [row] = await tx
+    .select({ terms: loans.terms, submittedOnDate: loans.submittedOnDate })
+    .from(loans)
+    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+  if (!row) throw new Error(`loan ${loan.id} vanished under its row lock`);
+  const terms = row.terms as unknown as StoredLoanTerms;
+  // Loan terms carry the product's digits, which may be fewer than the currency's minor unit (a USD product
+  // with 0 digits); the money lock renders amounts with the minor unit, so bring the principal back to them.
+  const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
+  const product = await readProductForLoan(tx, input.tenantId, loan.productId);
+  if (!product) throw new Error(`product ${loan.productId} of loan ${loan.id} is missing`);
 
-      let aprDisclosure: FrozenAprDisclosure | null = null;
-      const unavailable = (reason: string, message: string) =>
-        new DomainError(
-          'error.msg.loan.apr.disclosure.unavailable',
-          `${errorCodes['error.msg.loan.apr.disclosure.unavailable'].message} ${reason}: ${message}.`,
-        );
-      if (product.configurationStatus !== 'CONFIGURED') {
-        throw unavailable(
-          'PRODUCT_NOT_CONFIGURED',
-          `loan product ${product.productId} is ${product.configurationStatus}`,
-        );
-      }
-      if (product.lmsConfig.aprEnabled) {
-        const result = loanAprDisclosure(
-          product,
-          terms,
-          approvedPrincipal,
-          expectedDisbursementDate,
-          schedule,
-        );
-        if (!result.ok) throw unavailable(result.reason, result.message);
-        aprDisclosure = { ...result.disclosure, finalizedAt: now.toISOString() };
-      }
+  const approval = resolveApproval(
+    input,
+    {
+      principal: fixDecimalText(loan.principal, termDigits),
+      digitsAfterDecimal: termDigits,
+      submittedOnDate: row.submittedOnDate,
+      expectedDisbursementDate: loan.expectedDisbursementDate,
+      principalBounds: product.bounds,
+    },
+    latestCalendarDate(now),
+  );
+  if (!approval.ok) throw loanValidationFailure(approval.errors);
+  const { approvedPrincipal, approvedOnDate, expectedDisbursementDate } = approval.value;
+  const scheduled = scheduleOf(terms, approvedPrincipal, expectedDisbursementDate, 'approvedLoanAmount');
+  if (!scheduled.ok) throw loanValidationFailure(scheduled.errors);
+  const schedule = scheduled.value;
 
-      const storedTerms: StoredLoanTerms = {
-        ...terms,
-        disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
-      };
-      await replaceInstallmentRows(
-        tx,
-        input.tenantId,
-        loan.id,
-        installmentRowsOf(input.tenantId, loan.id, schedule),
-      );
-      await tx
-        .update(loans)
-        .set({
-          status: 'APPROVED',
-          approvedPrincipal,
-          approvedOnDate,
-          expectedDisbursementDate,
-          terms: storedTerms as unknown as Record<string, unknown>,
-          aprDisclosure: aprDisclosure as unknown as Record<string, unknown> | null,
-          approvedBy: input.actor ?? null,
-          updatedAt: now,
-        })
-        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
-      await recordCustomerChange(tx, {
-        tenantId: input.tenantId,
-        customerId: loan.clientId,
-        action: 'LOAN_APPROVED',
-        detail: {
-          loanId: loan.id,
-          accountNo: loan.accountNo,
-          approvedOnDate,
-          approvedPrincipal,
-          currency: loan.currencyCode,
-          annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
-          note: input.note ?? null,
-        },
-        actor: input.actor,
-        correlationId: input.correlationId,
-        occurredAt: now,
-      });
-      await writeOutboxEvent(tx, {
-        tenantId: input.tenantId,
-        eventType: 'loan.approved',
-        subjectId: loan.id,
-        data: {
-          loanId: loan.id,
-          loanRef: loan.accountNo,
-          clientId: loan.clientId,
-          status: 'APPROVED',
-          approvedOnDate,
-          approvedPrincipal,
-          currency: loan.currencyCode,
-          expectedDisbursementDate,
-          annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
-        },
-        occurredAt: now,
-        dedupeKey: `loan/${loan.id}/approved`,
-      });
-      return {
-        loanId: loan.id,
-        clientId: loan.clientId,
-        accountNo: loan.accountNo,
-        status: 'APPROVED',
-        approvedOnDate,
-        approvedPrincipal,
-        currency: loan.currencyCode,
-        expectedDisbursementDate,
-        aprDisclosure,
-      };
-    });
+  let aprDisclosure: FrozenAprDisclosure | null = null;
+  const unavailable = (reason: string, message: string) =>
+    new DomainError(
+      'error.msg.loan.apr.disclosure.unavailable',
+      `${errorCodes['error.msg.loan.apr.disclosure.unavailable'].message} ${reason}: ${message}.`,
+    );
+  if (product.configurationStatus !== 'CONFIGURED') {
+    throw unavailable(
+      'PRODUCT_NOT_CONFIGURED',
+      `loan product ${product.productId} is ${product.configurationStatus}`,
+    );
+  }
+  if (product.lmsConfig.aprEnabled) {
+    const result = loanAprDisclosure(product, terms, approvedPrincipal, expectedDisbursementDate, schedule);
+    if (!result.ok) throw unavailable(result.reason, result.message);
+    aprDisclosure = { ...result.disclosure, finalizedAt: now.toISOString() };
+  }
+
+  const storedTerms: StoredLoanTerms = {
+    ...terms,
+    disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
+  };
+  const installments = installmentRowsOf(input.tenantId, loan.id, schedule);
+  if (!(options.storedInstallments && sameInstallmentRows(options.storedInstallments, installments)))
+    await replaceInstallmentRows(tx, input.tenantId, loan.id, installments);
+  await tx
+    .update(loans)
+    .set({
+      status: 'APPROVED',
+      approvedPrincipal,
+      approvedOnDate,
+      expectedDisbursementDate,
+      terms: storedTerms as unknown as Record<string, unknown>,
+      aprDisclosure: aprDisclosure as unknown as Record<string, unknown> | null,
+      approvedBy: input.actor ?? null,
+      updatedAt: now,
+    })
+    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+  await recordCustomerChange(tx, {
+    tenantId: input.tenantId,
+    customerId: loan.clientId,
+    action: 'LOAN_APPROVED',
+    detail: {
+      loanId: loan.id,
+      accountNo: loan.accountNo,
+      approvedOnDate,
+      approvedPrincipal,
+      currency: loan.currencyCode,
+      annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+      note: input.note ?? null,
+    },
+    actor: input.actor,
+    correlationId: input.correlationId,
+    occurredAt: now,
+  });
+  await writeOutboxEvent(tx, {
+    tenantId: input.tenantId,
+    eventType: 'loan.approved',
+    subjectId: loan.id,
+    data: {
+      loanId: loan.id,
+      loanRef: loan.accountNo,
+      clientId: loan.clientId,
+      status: 'APPROVED',
+      approvedOnDate,
+      approvedPrincipal,
+      currency: loan.currencyCode,
+      expectedDisbursementDate,
+      annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+    },
+    occurredAt: now,
+    dedupeKey: `loan/${loan.id}/approved`,
+  });
+  return {
+    loanId: loan.id,
+    clientId: loan.clientId,
+    accountNo: loan.accountNo,
+    status: 'APPROVED',
+    approvedOnDate,
+    approvedPrincipal,
+    currency: loan.currencyCode,
+    expectedDisbursementDate,
+    aprDisclosure,
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { insertInstallmentRows } from '../../db/queries/lending/installments';
+import { insertInstallmentRows, type NewInstallmentRow } from '../../db/queries/lending/installments';
 import type { StoredLoanTerms } from '../../db/queries/lending/loans';
 import { loans } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
@@ -70,81 +70,102 @@ export function createLoan(deps: Deps) {
   return async (input: CreateLoanInput): Promise<CreateLoanResult> => {
     assertNoSensitiveData('externalId', input.externalId);
     const now = deps.clock();
-    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const { resolved } = await resolveApplicationInTx(tx, input.tenantId, input, now, {
-        lockBorrower: true,
-      });
-      const { schedule, terms } = resolved;
-      const storedTerms: StoredLoanTerms = {
-        ...terms,
-        disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
-      };
-      const [created] = await tx
-        .insert(loans)
-        .values({
-          tenantId: input.tenantId,
-          // replaced by the id-based number below, in this transaction; unique meanwhile
-          accountNo: `pending/${randomUUID()}`,
-          clientId: resolved.clientId,
-          productId: resolved.productId,
-          loanType: terms.loanType,
-          status: 'SUBMITTED',
-          currencyCode: terms.currency.code,
-          principal: resolved.principal,
-          terms: storedTerms as unknown as Record<string, unknown>,
-          transactionProcessingStrategyCode: terms.transactionProcessingStrategyCode,
-          submittedOnDate: resolved.submittedOnDate,
-          expectedDisbursementDate: resolved.expectedDisbursementDate,
-          externalId: resolved.externalId,
-          createdAt: now,
-          updatedAt: now,
-          requestKey: input.requestKey ?? null,
-        })
-        .onConflictDoNothing()
-        .returning({ id: loans.id });
-      if (!created) return existingLoan(tx, input);
+    return withTenantTransaction(
+      deps.db,
+      input.tenantId,
+      async (tx) => (await createLoanInTx(tx, input, now)).loan,
+    );
+  };
+}
 
-      const accountNo = accountNoOf(created.id);
-      await tx
-        .update(loans)
-        .set({ accountNo })
-        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
-      await insertInstallmentRows(tx, installmentRowsOf(input.tenantId, created.id, schedule));
-      await recordCustomerChange(tx, {
-        tenantId: input.tenantId,
-        customerId: resolved.clientId,
-        action: 'LOAN_SUBMITTED',
-        detail: {
-          loanId: created.id,
-          accountNo,
-          productId: resolved.productId,
-          principal: resolved.principal,
-          currency: terms.currency.code,
-        },
-        actor: input.actor,
-        correlationId: input.correlationId,
-        occurredAt: now,
-      });
-      await writeOutboxEvent(tx, {
-        tenantId: input.tenantId,
-        eventType: 'loan.submitted',
-        subjectId: created.id,
-        data: {
-          loanId: created.id,
-          loanRef: accountNo,
-          clientId: resolved.clientId,
-          productId: resolved.productId,
-          status: 'SUBMITTED',
-          principal: resolved.principal,
-          currency: terms.currency.code,
-          submittedOnDate: resolved.submittedOnDate,
-          expectedDisbursementDate: resolved.expectedDisbursementDate,
-        },
-        occurredAt: now,
-        dedupeKey: `loan/${created.id}/submitted`,
-      });
-      return { loanId: created.id, accountNo, clientId: resolved.clientId, status: 'SUBMITTED' };
-    });
+/**
+ * `createLoan` inside the caller's tenant transaction `tx` (the same checks, rows and events; `now` is the
+ * operation's clock reading), for an operation that submits a loan together with other steps in one transaction
+ * (activities/lending/board-loan.ts). Answers the loan and, when this call created it, the installment rows it
+ * stored (null for a retry that found the loan of its request key). Errors: those of `createLoan`.
+ */
+export async function createLoanInTx(
+  tx: Tx,
+  input: CreateLoanInput,
+  now: Date,
+): Promise<{ loan: CreateLoanResult; installments: NewInstallmentRow[] | null }> {
+  assertNoSensitiveData('externalId', input.externalId);
+  const { resolved } = await resolveApplicationInTx(tx, input.tenantId, input, now, {
+    lockBorrower: true,
+  });
+  const { schedule, terms } = resolved;
+  const storedTerms: StoredLoanTerms = {
+    ...terms,
+    disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
+  };
+  const [created] = await tx
+    .insert(loans)
+    .values({
+      tenantId: input.tenantId,
+      // replaced by the id-based number below, in this transaction; unique meanwhile
+      accountNo: `pending/${randomUUID()}`,
+      clientId: resolved.clientId,
+      productId: resolved.productId,
+      loanType: terms.loanType,
+      status: 'SUBMITTED',
+      currencyCode: terms.currency.code,
+      principal: resolved.principal,
+      terms: storedTerms as unknown as Record<string, unknown>,
+      transactionProcessingStrategyCode: terms.transactionProcessingStrategyCode,
+      submittedOnDate: resolved.submittedOnDate,
+      expectedDisbursementDate: resolved.expectedDisbursementDate,
+      externalId: resolved.externalId,
+      createdAt: now,
+      updatedAt: now,
+      requestKey: input.requestKey ?? null,
+    })
+    .onConflictDoNothing()
+    .returning({ id: loans.id });
+  if (!created) return { loan: await existingLoan(tx, input), installments: null };
+
+  const accountNo = accountNoOf(created.id);
+  await tx
+    .update(loans)
+    .set({ accountNo })
+    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
+  const installments = installmentRowsOf(input.tenantId, created.id, schedule);
+  await insertInstallmentRows(tx, installments);
+  await recordCustomerChange(tx, {
+    tenantId: input.tenantId,
+    customerId: resolved.clientId,
+    action: 'LOAN_SUBMITTED',
+    detail: {
+      loanId: created.id,
+      accountNo,
+      productId: resolved.productId,
+      principal: resolved.principal,
+      currency: terms.currency.code,
+    },
+    actor: input.actor,
+    correlationId: input.correlationId,
+    occurredAt: now,
+  });
+  await writeOutboxEvent(tx, {
+    tenantId: input.tenantId,
+    eventType: 'loan.submitted',
+    subjectId: created.id,
+    data: {
+      loanId: created.id,
+      loanRef: accountNo,
+      clientId: resolved.clientId,
+      productId: resolved.productId,
+      status: 'SUBMITTED',
+      principal: resolved.principal,
+      currency: terms.currency.code,
+      submittedOnDate: resolved.submittedOnDate,
+      expectedDisbursementDate: resolved.expectedDisbursementDate,
+    },
+    occurredAt: now,
+    dedupeKey: `loan/${created.id}/submitted`,
+  });
+  return {
+    loan: { loanId: created.id, accountNo, clientId: resolved.clientId, status: 'SUBMITTED' },
+    installments,
   };
 }
 

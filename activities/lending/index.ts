@@ -12,6 +12,7 @@
 import type { Deps } from '../deps';
 import { addLoanParty } from './add-loan-party';
 import { approveLoan } from './approve-loan';
+import { boardLoan } from './board-loan';
 import { calculateLoanSchedule } from './calculate-loan-schedule';
 import { changeDocumentTitle } from './change-document-title';
 import { createCharge } from './create-charge';
@@ -36,6 +37,7 @@ export function createLendingActivities(deps: Deps) {
     calculateLoanSchedule: calculateLoanSchedule(deps),
     createLoan: createLoan(deps),
     approveLoan: approveLoan(deps),
+    boardLoan: boardLoan(deps),
     addLoanParty: addLoanParty(deps),
     recordExternalFunding: recordExternalFunding(deps),
     recordExternalPayment: recordExternalPayment(deps),

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { lockLoanForMoney } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, type ShapeABody, shapeAOf, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
@@ -98,191 +98,203 @@ export interface RecordExternalPaymentHistoryResult {
  */
 export function recordExternalPaymentHistory(deps: Deps) {
   return async (input: RecordExternalPaymentHistoryInput): Promise<RecordExternalPaymentHistoryResult> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const locked = await lockLoanForMoney(tx, input.tenantId, input.loanId);
-      const now = deps.clock();
-      const fundingOutcomes: HistoricalFundingOutcome[] = [];
-      let fundedNow = 0;
-      let firstFundingDate = locked.disbursedOnDate;
-      for (const funding of input.fundings ?? []) {
-        try {
-          const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
-          const result = await recordFundingOfLockedLoan(
-            tx,
-            { ...funding, tenantId: input.tenantId, loanId: locked.id, actor: input.actor ?? null },
-            money,
-            locked,
-            now,
-            { repost: false },
-          );
-          if (result.created) {
-            fundedNow += 1;
-            if (firstFundingDate === null || result.fundingDate < firstFundingDate) {
-              firstFundingDate = result.fundingDate;
-            }
-          }
-          fundingOutcomes.push({ externalRecordRef: funding.externalRecordRef, ok: true, funding: result });
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          fundingOutcomes.push({
-            externalRecordRef: funding.externalRecordRef,
-            ok: false,
-            error: shapeAOf(err),
-          });
+    withTenantTransaction(deps.db, input.tenantId, (tx) =>
+      recordExternalPaymentHistoryInTx(tx, input, deps.clock()),
+    );
+}
+
+/**
+ * `recordExternalPaymentHistory` inside the caller's tenant transaction `tx` (the same rules, rows, events and
+ * outcomes; `now` is the operation's clock reading), for an operation that boards a loan and its history in one
+ * transaction (activities/lending/board-loan.ts). Errors: those of `recordExternalPaymentHistory`.
+ */
+export async function recordExternalPaymentHistoryInTx(
+  tx: Tx,
+  input: RecordExternalPaymentHistoryInput,
+  now: Date,
+): Promise<RecordExternalPaymentHistoryResult> {
+  const locked = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+  const fundingOutcomes: HistoricalFundingOutcome[] = [];
+  let fundedNow = 0;
+  let firstFundingDate = locked.disbursedOnDate;
+  for (const funding of input.fundings ?? []) {
+    try {
+      const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
+      const result = await recordFundingOfLockedLoan(
+        tx,
+        { ...funding, tenantId: input.tenantId, loanId: locked.id, actor: input.actor ?? null },
+        money,
+        locked,
+        now,
+        { repost: false },
+      );
+      if (result.created) {
+        fundedNow += 1;
+        if (firstFundingDate === null || result.fundingDate < firstFundingDate) {
+          firstFundingDate = result.fundingDate;
         }
       }
-      // The payments' rules see the loan as the repost below will leave it: ACTIVE from its first funding.
-      const loan =
-        fundedNow > 0 && (locked.status === 'APPROVED' || locked.status === 'ACTIVE')
-          ? { ...locked, status: 'ACTIVE' as const, disbursedOnDate: firstFundingDate }
-          : locked;
-      const refs = input.payments.map((p) => p.externalRecordRef);
-      const earlierRows: PaymentRow[] =
-        refs.length === 0
-          ? []
-          : await tx
-              .select()
-              .from(payments)
-              .where(and(eq(payments.tenantId, input.tenantId), inArray(payments.externalRecordRef, refs)));
-      const byRef = new Map<string, PaymentRow>(earlierRows.map((r) => [r.externalRecordRef ?? '', r]));
+      fundingOutcomes.push({ externalRecordRef: funding.externalRecordRef, ok: true, funding: result });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      fundingOutcomes.push({
+        externalRecordRef: funding.externalRecordRef,
+        ok: false,
+        error: shapeAOf(err),
+      });
+    }
+  }
+  // The payments' rules see the loan as the repost below will leave it: ACTIVE from its first funding.
+  const loan =
+    fundedNow > 0 && (locked.status === 'APPROVED' || locked.status === 'ACTIVE')
+      ? { ...locked, status: 'ACTIVE' as const, disbursedOnDate: firstFundingDate }
+      : locked;
+  const refs = input.payments.map((p) => p.externalRecordRef);
+  const earlierRows: PaymentRow[] =
+    refs.length === 0
+      ? []
+      : await tx
+          .select()
+          .from(payments)
+          .where(and(eq(payments.tenantId, input.tenantId), inArray(payments.externalRecordRef, refs)));
+  const byRef = new Map<string, PaymentRow>(earlierRows.map((r) => [r.externalRecordRef ?? '', r]));
 
-      const outcomes: (HistoricalPaymentOutcome | { externalRecordRef: string; pending: PaymentRow })[] = [];
-      const created: PaymentRow[] = [];
-      const toInsert: {
-        values: typeof payments.$inferInsert & { externalRecordRef: string };
-        standIn: PaymentRow;
-        contentDigest: string;
-      }[] = [];
-      for (const payment of input.payments) {
-        try {
-          assertNoSensitiveData('externalRecordRef', payment.externalRecordRef);
-          assertNoSensitiveData('rationale', payment.rationale);
-          const money = moneyOfInput(payment.amount, payment.currency);
-          assertIsoDate('effectiveDate', payment.effectiveDate);
-          const contentDigest = contentDigestOf({
-            kind: 'payment',
-            loanId: loan.id,
-            amount: money.text,
-            currency: payment.currency,
-            effectiveDate: payment.effectiveDate,
-            source: payment.source,
-            rationale: payment.rationale ?? null,
-          });
-          const earlier = byRef.get(payment.externalRecordRef);
-          if (earlier) {
-            if (created.includes(earlier)) {
-              // The same ref twice in this history: a replay of the first (or a conflict), as one by one.
-              replayOf(earlier, contentDigest, loan);
-              outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: earlier });
-            } else {
-              outcomes.push({
-                externalRecordRef: payment.externalRecordRef,
-                ok: true,
-                payment: replayOf(earlier, contentDigest, loan),
-              });
-            }
-            continue;
-          }
-          checkPaymentRules(loan, payment, now);
-          const values = {
-            tenantId: input.tenantId,
-            loanId: loan.id,
-            amount: money.text,
-            currencyCode: payment.currency,
-            effectiveDate: payment.effectiveDate,
-            status: 'POSTED' as const,
-            source: payment.source,
-            rationale: payment.rationale ?? null,
+  const outcomes: (HistoricalPaymentOutcome | { externalRecordRef: string; pending: PaymentRow })[] = [];
+  const created: PaymentRow[] = [];
+  const toInsert: {
+    values: typeof payments.$inferInsert & { externalRecordRef: string };
+    standIn: PaymentRow;
+    contentDigest: string;
+  }[] = [];
+  for (const payment of input.payments) {
+    try {
+      assertNoSensitiveData('externalRecordRef', payment.externalRecordRef);
+      assertNoSensitiveData('rationale', payment.rationale);
+      const money = moneyOfInput(payment.amount, payment.currency);
+      assertIsoDate('effectiveDate', payment.effectiveDate);
+      const contentDigest = contentDigestOf({
+        kind: 'payment',
+        loanId: loan.id,
+        amount: money.text,
+        currency: payment.currency,
+        effectiveDate: payment.effectiveDate,
+        source: payment.source,
+        rationale: payment.rationale ?? null,
+      });
+      const earlier = byRef.get(payment.externalRecordRef);
+      if (earlier) {
+        if (created.includes(earlier)) {
+          // The same ref twice in this history: a replay of the first (or a conflict), as one by one.
+          replayOf(earlier, contentDigest, loan);
+          outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: earlier });
+        } else {
+          outcomes.push({
             externalRecordRef: payment.externalRecordRef,
-            contentDigest,
-            actorUsername: input.actor ?? null,
-            createdAt: now,
-          };
-          // Inserted with the others in one statement below; a stand-in row until then.
-          const standIn = { ...values, id: 0 } as unknown as PaymentRow;
-          toInsert.push({ values, standIn, contentDigest });
-          byRef.set(payment.externalRecordRef, standIn);
-          created.push(standIn);
-          outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: standIn });
-        } catch (err) {
-          if (!(err instanceof DomainError)) throw err;
-          outcomes.push({ externalRecordRef: payment.externalRecordRef, ok: false, error: shapeAOf(err) });
+            ok: true,
+            payment: replayOf(earlier, contentDigest, loan),
+          });
         }
+        continue;
       }
-      if (toInsert.length > 0) {
-        const inserted = await tx
-          .insert(payments)
-          .values(toInsert.map((t) => t.values))
-          .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
-          .returning();
-        const insertedByRef = new Map(inserted.map((r) => [r.externalRecordRef ?? '', r]));
-        for (const item of toInsert) {
-          const ref = item.values.externalRecordRef;
-          const fresh = insertedByRef.get(ref);
-          let replacement: PaymentRow | null = fresh ?? null;
-          let replay: ReturnType<typeof replayOf> | null = null;
-          if (!fresh) {
-            // Committed meanwhile by a call on another loan (this loan's lock excludes this one's).
-            const [winner] = await tx
-              .select()
-              .from(payments)
-              .where(and(eq(payments.tenantId, input.tenantId), eq(payments.externalRecordRef, ref)));
-            if (!winner) throw new Error('payment vanished after an externalRecordRef conflict');
-            replay = replayOf(winner, item.contentDigest, loan);
-            replacement = null;
-          }
-          const at = created.indexOf(item.standIn);
-          if (replacement) created[at] = replacement;
-          else created.splice(at, 1);
-          for (let i = 0; i < outcomes.length; i += 1) {
-            const o = outcomes[i];
-            if (!o || !('pending' in o) || o.pending !== item.standIn) continue;
-            outcomes[i] = replacement
-              ? { externalRecordRef: ref, pending: replacement }
-              : { externalRecordRef: ref, ok: true, payment: replay as ReturnType<typeof replayOf> };
-          }
-        }
+      checkPaymentRules(loan, payment, now);
+      const values = {
+        tenantId: input.tenantId,
+        loanId: loan.id,
+        amount: money.text,
+        currencyCode: payment.currency,
+        effectiveDate: payment.effectiveDate,
+        status: 'POSTED' as const,
+        source: payment.source,
+        rationale: payment.rationale ?? null,
+        externalRecordRef: payment.externalRecordRef,
+        contentDigest,
+        actorUsername: input.actor ?? null,
+        createdAt: now,
+      };
+      // Inserted with the others in one statement below; a stand-in row until then.
+      const standIn = { ...values, id: 0 } as unknown as PaymentRow;
+      toInsert.push({ values, standIn, contentDigest });
+      byRef.set(payment.externalRecordRef, standIn);
+      created.push(standIn);
+      outcomes.push({ externalRecordRef: payment.externalRecordRef, pending: standIn });
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      outcomes.push({ externalRecordRef: payment.externalRecordRef, ok: false, error: shapeAOf(err) });
+    }
+  }
+  if (toInsert.length > 0) {
+    const inserted = await tx
+      .insert(payments)
+      .values(toInsert.map((t) => t.values))
+      .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
+      .returning();
+    const insertedByRef = new Map(inserted.map((r) => [r.externalRecordRef ?? '', r]));
+    for (const item of toInsert) {
+      const ref = item.values.externalRecordRef;
+      const fresh = insertedByRef.get(ref);
+      let replacement: PaymentRow | null = fresh ?? null;
+      let replay: ReturnType<typeof replayOf> | null = null;
+      if (!fresh) {
+        // Committed meanwhile by a call on another loan (this loan's lock excludes this one's).
+        const [winner] = await tx
+          .select()
+          .from(payments)
+          .where(and(eq(payments.tenantId, input.tenantId), eq(payments.externalRecordRef, ref)));
+        if (!winner) throw new Error('payment vanished after an externalRecordRef conflict');
+        replay = replayOf(winner, item.contentDigest, loan);
+        replacement = null;
       }
+      const at = created.indexOf(item.standIn);
+      if (replacement) created[at] = replacement;
+      else created.splice(at, 1);
+      for (let i = 0; i < outcomes.length; i += 1) {
+        const o = outcomes[i];
+        if (!o || !('pending' in o) || o.pending !== item.standIn) continue;
+        outcomes[i] = replacement
+          ? { externalRecordRef: ref, pending: replacement }
+          : { externalRecordRef: ref, ok: true, payment: replay as ReturnType<typeof replayOf> };
+      }
+    }
+  }
 
-      const allocations =
-        created.length > 0 || fundedNow > 0
-          ? (await repostLoan(tx, { tenantId: input.tenantId, loan: locked, now })).allocations
-          : null;
-      const finished: HistoricalPaymentOutcome[] = [];
-      const firstOfRow = new Set<number>();
-      const events: OutboxEventInput<'payment.posted'>[] = [];
-      for (const outcome of outcomes) {
-        if (!('pending' in outcome)) {
-          finished.push(outcome);
-          continue;
-        }
-        const row = outcome.pending;
-        const allocation = allocations?.get(row.id);
-        if (!allocation) throw new Error(`payment ${row.id} was not allocated`);
-        const isNew = !firstOfRow.has(row.id);
-        firstOfRow.add(row.id);
-        const result = resultOf({ ...row, allocation: { ...allocation } }, loan, isNew);
-        finished.push({ externalRecordRef: outcome.externalRecordRef, ok: true, payment: result });
-        if (!isNew) continue;
-        events.push({
-          tenantId: input.tenantId,
-          eventType: 'payment.posted',
-          subjectId: row.id,
-          data: {
-            paymentId: result.paymentId,
-            loanRef: result.loanRef,
-            status: result.status,
-            amount: result.amount,
-            currency: result.currency,
-            effectiveDate: result.effectiveDate,
-          },
-          occurredAt: now,
-          dedupeKey: `payment/${row.id}/posted`,
-        });
-      }
-      await writeOutboxEvents(tx, events);
-      return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };
+  const allocations =
+    created.length > 0 || fundedNow > 0
+      ? (await repostLoan(tx, { tenantId: input.tenantId, loan: locked, now })).allocations
+      : null;
+  const finished: HistoricalPaymentOutcome[] = [];
+  const firstOfRow = new Set<number>();
+  const events: OutboxEventInput<'payment.posted'>[] = [];
+  for (const outcome of outcomes) {
+    if (!('pending' in outcome)) {
+      finished.push(outcome);
+      continue;
+    }
+    const row = outcome.pending;
+    const allocation = allocations?.get(row.id);
+    if (!allocation) throw new Error(`payment ${row.id} was not allocated`);
+    const isNew = !firstOfRow.has(row.id);
+    firstOfRow.add(row.id);
+    const result = resultOf({ ...row, allocation: { ...allocation } }, loan, isNew);
+    finished.push({ externalRecordRef: outcome.externalRecordRef, ok: true, payment: result });
+    if (!isNew) continue;
+    events.push({
+      tenantId: input.tenantId,
+      eventType: 'payment.posted',
+      subjectId: row.id,
+      data: {
+        paymentId: result.paymentId,
+        loanRef: result.loanRef,
+        status: result.status,
+        amount: result.amount,
+        currency: result.currency,
+        effectiveDate: result.effectiveDate,
+      },
+      occurredAt: now,
+      dedupeKey: `payment/${row.id}/posted`,
     });
+  }
+  await writeOutboxEvents(tx, events);
+  return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };
 }
 
 /** `recordExternalPayment`'s rules for a new payment (state, currency, dates); throws the same DomainErrors. */

@@ -315,6 +315,95 @@ describe('boarding', () => {
   });
 });
 
+describe('one transaction per customer and per loan, and the step-by-step path after a line error', () => {
+  it('a customer whose instrument conflicts: the customer boards without it and the line names the item', async () => {
+    const tenantId = await newTenant(h, 'bfall');
+    const p = refPrefix('fall');
+    const first = customerLine(p, 1);
+    const second = customerLine(p, 2);
+    // The second customer's token is the first one's: addPaymentInstrument refuses it (409), after the customer.
+    (second.body.paymentInstruments as { providerTokenRef: string }[])[0]!.providerTokenRef = `tok-${p}-1`;
+    const batchId = await stageBatch(h.db, tenantId, [...catalogLines(p), first, second]);
+    await runBatch(tenantId, batchId, 10);
+    const byRef = new Map((await linesOf(tenantId, batchId)).map((l) => [l.sourceRef, l]));
+    expect(byRef.get(`${p}-cust-1`)?.state).toBe('BOARDED');
+    const failed = byRef.get(`${p}-cust-2`);
+    expect(failed?.state).toBe('FAILED');
+    expect(failed?.error?.httpStatusCode).toBe('409');
+    expect(failed?.error?.userMessageGlobalisationCode).toBe('error.msg.payment.instrument.conflict');
+    // As one-by-one: the customer and its consent exist (the source ref points at it), the instrument does not.
+    const [boardedRef] = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select()
+        .from(boardingSourceRefs)
+        .where(
+          and(eq(boardingSourceRefs.tenantId, tenantId), eq(boardingSourceRefs.sourceRef, `${p}-cust-2`)),
+        ),
+    );
+    expect(boardedRef?.resourceId).toEqual(expect.any(Number));
+    const stored = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx.select({ id: customers.id }).from(customers).where(eq(customers.tenantId, tenantId)),
+    );
+    expect(stored.map((c) => c.id)).toContain(boardedRef?.resourceId);
+  });
+
+  it('a loan whose approval is refused: the loan stays SUBMITTED and the line names body.approval', async () => {
+    const tenantId = await newTenant(h, 'bappr');
+    const p = refPrefix('appr');
+    const bad = loanLines(p, 2, 1, 1);
+    // Valid by shape, refused by the approval: approved before the application was submitted.
+    (bad[0] as TestLine).body.approval = { approvedOnDate: '2025-01-01', approvedLoanAmount: '1200' };
+    const batchId = await stageBatch(h.db, tenantId, [
+      ...catalogLines(p),
+      customerLine(p, 1),
+      ...loanLines(p, 1, 1, 1),
+      ...bad,
+    ]);
+    await runBatch(tenantId, batchId, 10);
+    const byRef = new Map((await linesOf(tenantId, batchId)).map((l) => [l.sourceRef, l]));
+    expect(byRef.get(`${p}-loan-1`)?.state).toBe('BOARDED');
+    const failed = byRef.get(`${p}-loan-2`);
+    expect(failed?.state).toBe('FAILED');
+    expect(failed?.error?.errors?.[0]?.parameterName).toMatch(/^body\.approval\./);
+    expect(byRef.get(`${p}-loan-2-pay-1`)?.state).toBe('FAILED');
+    const rows = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select({ status: loans.status })
+        .from(loans)
+        .where(eq(loans.tenantId, tenantId))
+        .orderBy(asc(loans.id)),
+    );
+    expect(rows.map((r) => r.status)).toEqual(['ACTIVE', 'SUBMITTED']);
+  });
+
+  it('a loan boarded in one transaction has the schedule of its approval: 12 installments from its disbursement', async () => {
+    const tenantId = await newTenant(h, 'bkeep');
+    const p = refPrefix('keep');
+    const batchId = await stageBatch(h.db, tenantId, [
+      ...catalogLines(p),
+      customerLine(p, 1),
+      ...loanLines(p, 1, 1, 0),
+    ]);
+    await runBatch(tenantId, batchId, 10);
+    const [line] = (await linesOf(tenantId, batchId)).filter((l) => l.kind === 'loan');
+    const installments = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select()
+        .from(loanInstallments)
+        .where(
+          and(
+            eq(loanInstallments.tenantId, tenantId),
+            eq(loanInstallments.loanId, line?.resourceId as number),
+          ),
+        )
+        .orderBy(asc(loanInstallments.installmentNumber)),
+    );
+    // Twelve monthly installments from the disbursement date, as the application stored them.
+    expect(installments.map((i) => i.installmentNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(installments[0]?.dueDate).toBe('2025-02-15');
+  });
+});
+
 describe('recordExternalPaymentHistory', () => {
   it('ends in the same loan state, allocations and journal as recording the payments one by one', async () => {
     const tenantId = await newTenant(h, 'bhist');

@@ -27,6 +27,25 @@ export function batchesOf<T>(rows: readonly T[], size: number): T[][] {
 /** One `loan_installments` row to insert (nothing paid or waived yet). */
 export type NewInstallmentRow = typeof loanInstallments.$inferInsert;
 
+/**
+ * Whether two lists of new installment rows are the same rows: same length and, row by row, the same keys with
+ * identical values (dates and amounts are ISO and decimal strings, compared as written). Pure.
+ */
+export function sameInstallmentRows(
+  a: readonly NewInstallmentRow[],
+  b: readonly NewInstallmentRow[],
+): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((row, i) => {
+    const other = b[i] as Record<string, unknown>;
+    const keys = Object.keys(row);
+    return (
+      keys.length === Object.keys(other).length &&
+      keys.every((key) => (row as Record<string, unknown>)[key] === other[key])
+    );
+  });
+}
+
 /** Inserts `rows`, at most `installmentRowsPerStatement` per statement, in `tx`. */
 export async function insertInstallmentRows(tx: Tx, rows: readonly NewInstallmentRow[]): Promise<void> {
   for (const batch of batchesOf(rows, installmentRowsPerStatement)) {

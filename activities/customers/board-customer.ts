@@ -1,0 +1,55 @@
+import { withTenantTransaction } from '../../db/tenant-tx';
+import type { Deps, OperationContext } from '../deps';
+import { type AddIdentifierInput, addCustomerIdentifierInTx } from './add-identifier';
+import { type AddPaymentInstrumentInput, addPaymentInstrumentInTx } from './add-payment-instrument';
+import { type CreateCustomerInput, type CreateCustomerResult, createCustomerInTx } from './create-customer';
+import { type RecordConsentInput, recordCustomerConsentInTx } from './record-consent';
+
+/** An item of the customer: its operation's fields without the customer and the context. */
+type ItemOf<T> = Omit<T, 'customerId' | keyof OperationContext>;
+
+export interface BoardCustomerInput {
+  /** The customer, as `createCustomer` takes it (its tenant, actor and request key serve every item). */
+  customer: CreateCustomerInput;
+  identifiers: ItemOf<AddIdentifierInput>[];
+  /** Consents, each with its own request key (`recordCustomerConsent` is idempotent by it). */
+  consents: (ItemOf<RecordConsentInput> & { requestKey: string })[];
+  instruments: ItemOf<AddPaymentInstrumentInput>[];
+}
+
+export interface BoardCustomerResult extends CreateCustomerResult {
+  /** The instruments' ids, in input order. */
+  instrumentIds: number[];
+}
+
+/**
+ * Boards one customer with its identifiers, consents and payment instruments in ONE transaction (portfolio
+ * boarding, DESIGN-processes P3; issue 12's boarding target): `createCustomer` (idempotent by the customer's request
+ * key), then `addCustomerIdentifier`, `recordCustomerConsent` and `addPaymentInstrument` for each item, in that
+ * order, with the same rules, rows, events and results as those operations called one after the other — one commit
+ * instead of one per item.
+ *
+ * Errors: any DomainError of the customer or of an item (400, 404, 409) rolls the whole transaction back — nothing
+ * is stored — and is thrown as that operation throws it, so a caller that must report which item failed (the
+ * boarding) runs the operations one by one after such an error.
+ */
+export function boardCustomer(deps: Deps) {
+  return async (input: BoardCustomerInput): Promise<BoardCustomerResult> =>
+    withTenantTransaction(deps.db, input.customer.tenantId, async (tx) => {
+      const created = await createCustomerInTx(deps, tx, input.customer);
+      const context = {
+        tenantId: input.customer.tenantId,
+        actor: input.customer.actor ?? null,
+        correlationId: input.customer.correlationId ?? null,
+        customerId: created.customerId,
+      };
+      for (const item of input.identifiers)
+        await addCustomerIdentifierInTx(deps, tx, { ...context, ...item });
+      for (const item of input.consents) await recordCustomerConsentInTx(deps, tx, { ...context, ...item });
+      const instrumentIds: number[] = [];
+      for (const item of input.instruments) {
+        instrumentIds.push((await addPaymentInstrumentInTx(deps, tx, { ...context, ...item })).instrumentId);
+      }
+      return { ...created, instrumentIds };
+    });
+}
