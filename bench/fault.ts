@@ -24,12 +24,13 @@
  *   start-intent relay (P0). Checks: 503 Shape A with `Retry-After` for creations while down, reads still 200;
  *   nothing answered 2xx is lost, nothing doubled; every stored request has its workflow afterwards (the relay
  *   started those the route could not); the workflows started before the outage complete when fulfilled after it.
- * - `worker`: the worker process SIGKILLed in the middle of each kind of process started here, a new one started,
- *   each process checked to have completed with its effects exactly once: payment intents (created and settled
- *   through the sandbox rail: one posting each, one `payment.posted` outbox row each), privacy requests (fulfilled:
- *   one FULFILLED outcome each), webhook deliveries (a subscription to a local receiver: every event delivered,
- *   one delivery record per event and subscription). Channel events, promises, statement cycles and hardship
- *   offers are not covered here yet (their processes wait for days or for a signed gateway).
+ * - `worker`: the worker process SIGKILLed twice in the middle of the processes started here (how far they are at
+ *   each kill is printed), a new one started each time, each process checked to have completed with its effects
+ *   exactly once: payment intents (created and settled through the sandbox rail: POSTED, one `payment.posted` row,
+ *   EXTERNAL_CLEARING debited once), privacy requests (fulfilled: one outcome effect, workflow completed), promises
+ *   to pay (kept by a payment recorded as external: one PROMISE_KEPT effect, one `promise.kept` event), webhook
+ *   deliveries (a subscription to a local receiver: every event delivered, the delivery SUCCEEDED once, one attempt
+ *   record per attempt received). Channel events, statement cycles and hardship offers are not covered yet.
  * - `boarding`: `scripts/boarding-fault.ts` (a worker SIGKILLed repeatedly mid-batch), run as a child process,
  *   smaller with `--quick`.
  *
@@ -792,9 +793,9 @@ async function killAndReplaceWorker(stack: Stack, why: string): Promise<void> {
 
 async function workerKills(stack: Stack): Promise<void> {
   const scenario = 'worker';
-  const count = quick ? 4 : 10;
+  const count = quick ? 4 : 8;
   say(
-    `\n== ${scenario}: the worker process SIGKILLed in the middle of each kind of process (${count} of each)`,
+    `\n== ${scenario}: the worker process SIGKILLed twice in the middle of payment intents, privacy requests, promises and webhook deliveries (${count} of each)`,
   );
 
   // Webhook deliveries: a subscription to a local receiver that counts what it is sent.
@@ -825,12 +826,40 @@ async function workerKills(stack: Stack): Promise<void> {
     throw new Error(`the subscription answered ${subscription.status}: ${JSON.stringify(subscription.body)}`);
 
   // Payment intents: loans to pay, each ACTIVE with its balance owed and its borrower's verified instrument.
-  const loans: { loanId: number; instrumentId: number }[] = [];
-  for (let i = 0; i < 2; i++) {
+  // One loan per promise too (one promise open per loan), on a case of the loan's customer.
+  const loans: { loanId: number; instrumentId: number; customerRef: string }[] = [];
+  for (let i = 0; i < count; i++) {
     const boarded = await runLendingDemoFlow(stack.baseUrl, stack.credential, () => {}, {
       historyPayments: 0,
     });
-    loans.push({ loanId: boarded.loanId, instrumentId: boarded.instrumentId });
+    const customer = await call(stack, 'GET', `/v1/customers/${boarded.customerId}`);
+    loans.push({
+      loanId: boarded.loanId,
+      instrumentId: boarded.instrumentId,
+      customerRef: customer.body!.customerRef as string,
+    });
+  }
+  const promisedDate = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  const promiseIds: number[] = [];
+  for (const loan of loans) {
+    const kase = await call(stack, 'POST', '/v1/servicing/cases', {
+      customerRef: loan.customerRef,
+      caseTypeCode: 'GENERAL',
+      summary: 'Borrower promised to pay',
+    });
+    if (kase.status !== 201)
+      throw new Error(`a promise case answered ${kase.status}: ${JSON.stringify(kase.body)}`);
+    const promise = await call(stack, 'POST', '/v1/servicing/promises', {
+      caseId: kase.body!.caseId,
+      loanId: loan.loanId,
+      amount: '100.00',
+      currency: 'USD',
+      promisedDate,
+      channel: 'PHONE',
+    });
+    if (promise.status !== 201)
+      throw new Error(`a promise answered ${promise.status}: ${JSON.stringify(promise.body)}`);
+    promiseIds.push(promise.body!.promiseId as number);
   }
   const today = new Date().toISOString().slice(0, 10);
   const paymentIds: number[] = [];
@@ -863,6 +892,16 @@ async function workerKills(stack: Stack): Promise<void> {
     requestIds.push(answer.body!.requestId as number);
   }
 
+  /** How far the processes are (from the database): a kill before any progress or after all of it tests nothing. */
+  const progress = async () => {
+    const [row] = await stack.sql<{ posted: string; fulfilled: string; kept: string; delivered: string }[]>`
+      select (select count(*) from payments where tenant_id = ${tenant} and id = any(${paymentIds}) and status = 'POSTED')::text as posted,
+             (select count(*) from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds}) and status = 'FULFILLED')::text as fulfilled,
+             (select count(*) from promises where tenant_id = ${tenant} and id = any(${promiseIds}) and status = 'KEPT')::text as kept,
+             (select count(*) from webhook_deliveries where tenant_id = ${tenant} and state = 'SUCCEEDED')::text as delivered`;
+    return `${row!.posted}/${paymentIds.length} payments posted, ${row!.fulfilled}/${requestIds.length} privacy requests fulfilled, ${row!.kept}/${promiseIds.length} promises kept, ${row!.delivered} webhooks delivered`;
+  };
+
   // Everything at once: settlements (each answers once its payment is posted) and fulfilments; the worker is killed
   // while they are in flight, then again a moment later.
   const settleAnswers = paymentIds.map((paymentId) =>
@@ -883,14 +922,35 @@ async function workerKills(stack: Stack): Promise<void> {
       `fault-fulfil-${run}-${requestId}`,
     ),
   );
+  // The promised payments arrive through the borrower's bank (recorded as external): each promise's process sees it
+  // and marks the promise KEPT.
+  const recordAnswers = loans.map((loan, i) =>
+    callRetrying(
+      stack,
+      'POST',
+      `/v1/loans/${loan.loanId}/payments/record-external`,
+      {
+        amount: '100.00',
+        currency: 'USD',
+        effectiveDate: today,
+        externalRecordRef: `PTP-${run}-${i}`,
+        source: 'BANK_TRANSFER',
+        rationale: 'Promised payment received by bank transfer',
+      },
+      `fault-ptp-${run}-${i}`,
+    ),
+  );
   await sleep(300);
-  await killAndReplaceWorker(stack, 'with settlements and fulfilments in flight');
+  say(`      at the first kill: ${await progress()}`);
+  await killAndReplaceWorker(stack, 'with settlements, fulfilments and kept promises in flight');
   await sleep(1500);
+  say(`      at the second kill: ${await progress()}`);
   await killAndReplaceWorker(stack, 'a second time, while they finish');
+  const recorded = await Promise.all(recordAnswers);
   const settled = await Promise.all(settleAnswers);
   const fulfilled = await Promise.all(fulfilAnswers);
   say(
-    `      settle answers: ${summarise(settled.map((a) => a.status))}; fulfil answers: ${summarise(fulfilled.map((a) => a.status))}`,
+    `      settle answers: ${summarise(settled.map((a) => a.status))}; fulfil answers: ${summarise(fulfilled.map((a) => a.status))}; record-external answers: ${summarise(recorded.map((a) => a.status))}`,
   );
 
   // Payment intents: each POSTED, one posting (journal entries of one payment), one payment.posted outbox row.
@@ -934,6 +994,35 @@ async function workerKills(stack: Stack): Promise<void> {
       completed.every((status) => status === 'COMPLETED') &&
       requestIds.every((id) => effects.find((row) => row.subject === String(id))?.n === '1'),
     `statuses ${summarise(requests.map((row) => row.status))}; workflows ${summarise(completed)}; outcome effects per request ${summarise(requestIds.map((id) => effects.find((row) => row.subject === String(id))?.n ?? '0'))}`,
+  );
+
+  // Promises: each KEPT once (one PROMISE_KEPT effect, one promise.kept event), its process completed.
+  const keptDeadline = Date.now() + 60_000;
+  let promiseRows: { id: number; status: string }[] = [];
+  for (;;) {
+    promiseRows = await stack.sql`
+      select id, status from promises where tenant_id = ${tenant} and id = any(${promiseIds})`;
+    if (promiseRows.every((row) => row.status === 'KEPT') || Date.now() > keptDeadline) break;
+    await sleep(500);
+  }
+  const keptEffects = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from case_effects
+    where tenant_id = ${tenant} and effect_type = 'PROMISE_KEPT' and subject_id = any(${promiseIds.map(String)})
+    group by subject_id`;
+  const keptEvents = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type = 'promise.kept' and subject_id = any(${promiseIds.map(String)})
+    group by subject_id`;
+  const perPromise = (rows: { subject: string; n: string }[]) =>
+    promiseIds.map((id) => rows.find((row) => row.subject === String(id))?.n ?? '0');
+  check(
+    scenario,
+    'promises: each kept once (one PROMISE_KEPT effect, one promise.kept event)',
+    promiseRows.length === promiseIds.length &&
+      promiseRows.every((row) => row.status === 'KEPT') &&
+      perPromise(keptEffects).every((n) => n === '1') &&
+      perPromise(keptEvents).every((n) => n === '1'),
+    `statuses ${summarise(promiseRows.map((row) => row.status))}; effects per promise ${summarise(perPromise(keptEffects))}; events per promise ${summarise(perPromise(keptEvents))}`,
   );
 
   // Webhook deliveries: every payment.posted event reached the receiver; one delivery per event and

@@ -299,7 +299,12 @@ const widths = table[0]!.map((_, column) => Math.max(...table.map((line) => line
 say('');
 say(quick ? 'Results (--quick: short rounds and small sizes; not the target measurement):' : 'Results:');
 for (const [index, line] of table.entries()) {
-  say(line.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ').trimEnd());
+  say(
+    line
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join(' | ')
+      .trimEnd(),
+  );
   if (index === 0) say(widths.map((w) => '-'.repeat(w)).join('-|-'));
 }
 
