@@ -365,8 +365,9 @@ function startLoad(options: LoadOptions) {
       tally.bad409 += 1;
     if (answer.status >= 200 && answer.status < 300) tally.okTimes.push({ kind, at: answer.at });
   };
+  let cancelled = false;
   const mutate = async (mutation: Mutation) => {
-    for (;;) {
+    while (!cancelled) {
       mutation.attempts += 1;
       const answer = await options.attempt(mutation.n, mutation.key);
       count('write', answer);
@@ -429,7 +430,11 @@ function startLoad(options: LoadOptions) {
       await writer;
       await Promise.all(readers);
       const all = Promise.all([...inFlight]).then(() => true);
-      return Promise.race([all, sleep(deadlineMs).then(() => false)]);
+      const ended = await Promise.race([all, sleep(deadlineMs).then(() => false)]);
+      // Clients still retrying give up now (they stay unfinished), so that nothing keeps loading later scenarios.
+      cancelled = true;
+      await all;
+      return ended;
     },
   };
 }
@@ -502,6 +507,41 @@ function checkOutage(
   );
 }
 
+/** The API and worker processes are still the ones started (an outage must not end them). */
+function checkProcessesSurvived(scenario: string): void {
+  const alive = (started: Started | null) =>
+    started !== null && started.child.exitCode === null && started.child.signalCode === null;
+  check(
+    scenario,
+    'the API and worker processes survived the outage',
+    alive(api) && alive(worker),
+    `API pid ${api?.pid} ${alive(api) ? 'running' : 'exited'}, worker pid ${worker?.pid} ${alive(worker) ? 'running' : 'exited'}`,
+  );
+}
+
+/**
+ * Starts the API or the worker again when an outage ended it (a FAIL already counted by checkProcessesSurvived),
+ * as a supervisor would, so that the later scenarios still run; prints the end of its output first.
+ */
+async function reviveProcesses(stack: Stack): Promise<void> {
+  const dead = (started: Started | null) =>
+    started === null || started.child.exitCode !== null || started.child.signalCode !== null;
+  if (dead(api)) {
+    say(`      the API process ended; its last output:\n${api?.output().slice(-1500) ?? ''}`);
+    api = await startChild(tsxBin, ['scripts/start-api.ts'], {
+      env: stack.env,
+      ready: 'API ready',
+      timeoutMs: 120_000,
+    });
+    note(`API process started again by the benchmark (pid ${api.pid})`);
+  }
+  if (dead(worker)) {
+    say(`      the worker process ended; its last output:\n${worker?.output().slice(-1500) ?? ''}`);
+    await startWorker(stack.env);
+    note(`worker process started again by the benchmark (pid ${worker!.pid})`);
+  }
+}
+
 /** Re-sends every accepted mutation with its key: each must be a replay naming the same id. */
 async function checkReplays(
   scenario: string,
@@ -566,6 +606,7 @@ async function postgresOutage(stack: Stack): Promise<void> {
   const settled = await load.stop(90_000);
   note(`load stopped (${settled ? 'every mutation ended' : 'some mutations still in flight after 90 s'})`);
   checkOutage(scenario, load.tally, load.mutations, restartedAt, { readsNeedTheService: true });
+  checkProcessesSurvived(scenario);
 
   const accepted = load.mutations.filter((m) => m.id !== null);
   const ids = accepted.map((m) => m.id!);
@@ -701,13 +742,7 @@ async function temporalOutage(stack: Stack): Promise<void> {
   const settled = await load.stop(90_000);
   note(`load stopped (${settled ? 'every mutation ended' : 'some mutations still in flight after 90 s'})`);
   checkOutage(scenario, load.tally, load.mutations, restartedAt, { readsNeedTheService: false });
-  const workerAlive = worker !== null && worker.child.exitCode === null && worker.child.signalCode === null;
-  check(
-    scenario,
-    'the worker process survived the outage',
-    workerAlive,
-    workerAlive ? `pid ${worker!.pid}` : 'it exited',
-  );
+  checkProcessesSurvived(scenario);
 
   const accepted = load.mutations.filter((m) => m.id !== null);
   const ids = accepted.map((m) => m.id!);
@@ -1115,8 +1150,14 @@ try {
   const needsStack = selected.has('postgres') || selected.has('temporal') || selected.has('worker');
   if (needsStack) {
     const stack = await startStack();
-    if (selected.has('postgres')) await postgresOutage(stack);
-    if (selected.has('temporal')) await temporalOutage(stack);
+    if (selected.has('postgres')) {
+      await postgresOutage(stack);
+      await reviveProcesses(stack);
+    }
+    if (selected.has('temporal')) {
+      await temporalOutage(stack);
+      await reviveProcesses(stack);
+    }
     if (selected.has('worker')) await workerKills(stack);
   }
   if (selected.has('boarding')) await boardingFault();
