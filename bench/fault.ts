@@ -346,6 +346,8 @@ interface LoadOptions {
   /** Whether the client of mutation `n` gives up after a 503 (leaving the rest to the service). */
   abandons?: (n: number) => boolean;
   intervalMs: number;
+  /** Prefix of the Idempotency-Keys, one per scenario (a key is scoped to the client, not the route). */
+  keyPrefix: string;
 }
 
 function startLoad(options: LoadOptions) {
@@ -394,7 +396,7 @@ function startLoad(options: LoadOptions) {
       if (inFlight.size < 200) {
         const mutation: Mutation = {
           n: mutations.length,
-          key: `fault-${run}-${mutations.length.toString(36)}`,
+          key: `${options.keyPrefix}-${run}-${mutations.length.toString(36)}`,
           id: null,
           attempts: 0,
           sawUnavailable: false,
@@ -503,7 +505,7 @@ function checkOutage(
     scenario,
     'mutations retried with the same key after a 503 succeed',
     failed.length === 0 && pending.length === 0 && retried.length > 0,
-    `${mutations.length} mutations: ${retried.length} succeeded after a 503, ${mutations.filter((m) => m.abandoned).length} abandoned by their client, ${failed.length} failed (${failed.map((m) => m.failedWith).join(', ') || '—'}), ${pending.length} unfinished`,
+    `${mutations.length} mutations: ${retried.length} succeeded after a 503, ${mutations.filter((m) => m.abandoned).length} abandoned by their client, ${failed.length} failed (${summarise(failed.map((m) => m.failedWith))}), ${pending.length} unfinished`,
   );
 }
 
@@ -588,6 +590,7 @@ async function postgresOutage(stack: Stack): Promise<void> {
     idOf,
     read: (id) => call(stack, 'GET', `/v1/servicing/cases/${id}`),
     intervalMs: 100,
+    keyPrefix: 'fault-pg',
   });
   await sleep(3000);
   load.setPhase('down');
@@ -725,6 +728,7 @@ async function temporalOutage(stack: Stack): Promise<void> {
     read: (id) => call(stack, 'GET', `/v1/servicing/privacy-requests/${id}`),
     abandons: (n) => n % 3 === 0,
     intervalMs: 150,
+    keyPrefix: 'fault-tp',
   });
   await sleep(3000);
   load.setPhase('down');
@@ -927,6 +931,14 @@ async function workerKills(stack: Stack): Promise<void> {
     requestIds.push(answer.body!.requestId as number);
   }
 
+  /** Payments posted, requests fulfilled and promises kept so far. */
+  const finished = async () => {
+    const [row] = await stack.sql<{ n: string }[]>`
+      select ((select count(*) from payments where tenant_id = ${tenant} and id = any(${paymentIds}) and status = 'POSTED')
+        + (select count(*) from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds}) and status = 'FULFILLED')
+        + (select count(*) from promises where tenant_id = ${tenant} and id = any(${promiseIds}) and status = 'KEPT'))::text as n`;
+    return Number(row!.n);
+  };
   /** How far the processes are (from the database): a kill before any progress or after all of it tests nothing. */
   const progress = async () => {
     const [row] = await stack.sql<{ posted: string; fulfilled: string; kept: string; delivered: string }[]>`
@@ -978,7 +990,13 @@ async function workerKills(stack: Stack): Promise<void> {
   await sleep(300);
   say(`      at the first kill: ${await progress()}`);
   await killAndReplaceWorker(stack, 'with settlements, fulfilments and kept promises in flight');
-  await sleep(1500);
+  // The second kill waits until some of the processes have finished and some have not (at most 30 s).
+  const total = paymentIds.length + requestIds.length + promiseIds.length;
+  for (const until = Date.now() + 30_000; Date.now() < until; ) {
+    const done = await finished();
+    if (done > 0 && done < total) break;
+    await sleep(200);
+  }
   say(`      at the second kill: ${await progress()}`);
   await killAndReplaceWorker(stack, 'a second time, while they finish');
   const recorded = await Promise.all(recordAnswers);
