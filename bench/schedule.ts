@@ -8,24 +8,15 @@
  * schedule plus the APR by `computeAprReference` (the 40-digit solver computeApr used before the fast path;
  * fewer runs, it is slow).
  *
- * Usage: npm run bench:schedule [-- --runs 2000 --warmup 300]
+ * Usage: npm run bench:schedule [-- --runs 2000 --warmup 300]. `runScheduleBenchmark` is what `npm run bench`
+ * (bench/index.ts) calls.
  */
 import { computeAprReference } from '../domain/apr';
 import { type AprDisclosureInput, buildAprDisclosure } from '../domain/disclosure';
 import { generateSchedule, type Schedule, type ScheduleInput } from '../domain/schedule';
+import { type BenchLog, isMainModule, option } from './support';
 
 const TARGET_MEDIAN_MS = 1;
-
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`--${name} must be a whole number ≥ 1`);
-  return value;
-}
-
-const runs = Math.max(option('runs', 2000), 1000);
-const warmup = option('warmup', 300);
-const referenceRuns = option('reference-runs', 60);
 
 const base: ScheduleInput = {
   principal: '250000.00',
@@ -105,60 +96,105 @@ function percentile(sorted: number[], p: number): number {
 
 const ms = (value: number) => `${value.toFixed(3)} ms`;
 
-console.log(
-  `generateSchedule + buildAprDisclosure, 360 monthly installments; ${runs} runs after ${warmup} warm-up runs ` +
-    `(node ${process.version}, ${process.platform}/${process.arch})\n`,
-);
-
-let allMet = true;
-for (const variant of variants) {
-  const sample = generateSchedule(variant.schedule);
-  const disclosure = buildAprDisclosure(disclosureInput(sample, variant.prepaidFee));
-
-  const scheduleOnly = measure(() => generateSchedule(variant.schedule), runs, warmup);
-  const full = measure(
-    () => buildAprDisclosure(disclosureInput(generateSchedule(variant.schedule), variant.prepaidFee)),
-    runs,
-    warmup,
-  );
-  const reference = measure(
-    () => {
-      const schedule = generateSchedule(variant.schedule);
-      return computeAprReference({
-        amountFinanced: disclosure.amountFinanced,
-        advanceDate: schedule.periods[0].dueDate,
-        unitPeriod: 'MONTH',
-        payments: schedule.periods.slice(1).map((p) => ({
-          amount: p.totalDueForPeriod,
-          date: p.dueDate,
-        })),
-      });
-    },
-    referenceRuns,
-    3,
-  );
-
-  const median = percentile(full, 50);
-  const met = median <= TARGET_MEDIAN_MS;
-  allMet &&= met;
-  console.log(`${variant.name}`);
-  console.log(
-    `  APR ${disclosure.annualPercentageRate} % (exact ${disclosure.aprExact}), ` +
-      `${disclosure.paymentSchedule.length} payment group(s), finance charge ${disclosure.financeCharge}`,
-  );
-  console.log(
-    `  schedule + disclosure: median ${ms(median)}, p90 ${ms(percentile(full, 90))}, ` +
-      `p99 ${ms(percentile(full, 99))}  → target ≤ ${TARGET_MEDIAN_MS} ms median ${met ? 'MET' : 'NOT MET'}`,
-  );
-  console.log(
-    `  baseline schedule alone: median ${ms(percentile(scheduleOnly, 50))} ` +
-      `(disclosure adds ${ms(median - percentile(scheduleOnly, 50))}, ratio ${(median / percentile(scheduleOnly, 50)).toFixed(2)})`,
-  );
-  console.log(
-    `  baseline schedule + 40-digit reference APR (${referenceRuns} runs): median ${ms(percentile(reference, 50))} ` +
-      `(${(percentile(reference, 50) / median).toFixed(1)}× slower)\n`,
-  );
+/** What `runScheduleBenchmark` is asked to do. */
+export interface ScheduleOptions {
+  /** Measured runs per variant (at least 1,000); default 2,000. */
+  runs: number;
+  /** Unmeasured runs first; default 300. */
+  warmup: number;
+  /** Runs of the slow 40-digit reference; default 60. */
+  referenceRuns: number;
+  log: BenchLog;
 }
-console.log(
-  `DESIGN §6 target (≤ ${TARGET_MEDIAN_MS} ms median) ${allMet ? 'holds for every variant' : 'is NOT met'}.`,
-);
+
+/** Per variant: medians (ms) of schedule + disclosure, the schedule alone and schedule + reference APR. */
+export interface ScheduleFigures {
+  variants: {
+    name: string;
+    medianMs: number;
+    p99Ms: number;
+    scheduleAloneMedianMs: number;
+    referenceMedianMs: number;
+  }[];
+  runs: number;
+}
+
+/** Runs the schedule benchmark (P4 of `npm run bench`): prints the detail lines to `options.log`, returns the figures. */
+export function runScheduleBenchmark(options: ScheduleOptions): ScheduleFigures {
+  const runs = Math.max(options.runs, 1000);
+  const { warmup, referenceRuns, log } = options;
+  log(
+    `generateSchedule + buildAprDisclosure, 360 monthly installments; ${runs} runs after ${warmup} warm-up runs ` +
+      `(node ${process.version}, ${process.platform}/${process.arch})\n`,
+  );
+  const figures: ScheduleFigures = { variants: [], runs };
+  let allMet = true;
+  for (const variant of variants) {
+    const sample = generateSchedule(variant.schedule);
+    const disclosure = buildAprDisclosure(disclosureInput(sample, variant.prepaidFee));
+
+    const scheduleOnly = measure(() => generateSchedule(variant.schedule), runs, warmup);
+    const full = measure(
+      () => buildAprDisclosure(disclosureInput(generateSchedule(variant.schedule), variant.prepaidFee)),
+      runs,
+      warmup,
+    );
+    const reference = measure(
+      () => {
+        const schedule = generateSchedule(variant.schedule);
+        return computeAprReference({
+          amountFinanced: disclosure.amountFinanced,
+          advanceDate: schedule.periods[0].dueDate,
+          unitPeriod: 'MONTH',
+          payments: schedule.periods.slice(1).map((p) => ({
+            amount: p.totalDueForPeriod,
+            date: p.dueDate,
+          })),
+        });
+      },
+      referenceRuns,
+      3,
+    );
+
+    const median = percentile(full, 50);
+    const met = median <= TARGET_MEDIAN_MS;
+    allMet &&= met;
+    figures.variants.push({
+      name: variant.name,
+      medianMs: median,
+      p99Ms: percentile(full, 99),
+      scheduleAloneMedianMs: percentile(scheduleOnly, 50),
+      referenceMedianMs: percentile(reference, 50),
+    });
+    log(`${variant.name}`);
+    log(
+      `  APR ${disclosure.annualPercentageRate} % (exact ${disclosure.aprExact}), ` +
+        `${disclosure.paymentSchedule.length} payment group(s), finance charge ${disclosure.financeCharge}`,
+    );
+    log(
+      `  schedule + disclosure: median ${ms(median)}, p90 ${ms(percentile(full, 90))}, ` +
+        `p99 ${ms(percentile(full, 99))}  → target ≤ ${TARGET_MEDIAN_MS} ms median ${met ? 'MET' : 'NOT MET'}`,
+    );
+    log(
+      `  baseline schedule alone: median ${ms(percentile(scheduleOnly, 50))} ` +
+        `(disclosure adds ${ms(median - percentile(scheduleOnly, 50))}, ratio ${(median / percentile(scheduleOnly, 50)).toFixed(2)})`,
+    );
+    log(
+      `  baseline schedule + 40-digit reference APR (${referenceRuns} runs): median ${ms(percentile(reference, 50))} ` +
+        `(${(percentile(reference, 50) / median).toFixed(1)}× slower)\n`,
+    );
+  }
+  log(
+    `DESIGN §6 target (≤ ${TARGET_MEDIAN_MS} ms median) ${allMet ? 'holds for every variant' : 'is NOT met'}.`,
+  );
+  return figures;
+}
+
+if (isMainModule(import.meta.url)) {
+  runScheduleBenchmark({
+    runs: option('runs', 2000),
+    warmup: option('warmup', 300),
+    referenceRuns: option('reference-runs', 60),
+    log: (line) => console.log(line),
+  });
+}

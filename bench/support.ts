@@ -7,11 +7,77 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createDb, type Db } from '../db/client';
 import { freePort, startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { loadConfig, projectRoot, type ServiceConfig } from '../workers/config';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
+
+/** True when the module at `moduleUrl` (its `import.meta.url`) is the script Node was started with. */
+export function isMainModule(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && pathToFileURL(path.resolve(entry)).href === moduleUrl;
+}
+
+/** Where a benchmark writes its progress lines (the console when run alone, indented under `npm run bench`). */
+export type BenchLog = (line: string) => void;
+
+/** Nearest-rank percentile `q` (0..1) of ascending `sorted`; NaN when empty. */
+export function percentileOf(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** What `measureConcurrent` found: completed jobs per second, latency percentiles of each job (ms), failures. */
+export interface ConcurrentRun {
+  perSecond: number;
+  completed: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+/**
+ * Runs `job(0)`, `job(1)`, … with `concurrency` in flight until `count` jobs have run (or, with `durationMs`, until
+ * that many milliseconds have passed: no new job starts after it). Completed jobs per second, p50/p99 of each
+ * job's latency (ms, nearest rank) and the failures (the first three are written to `log`).
+ */
+export async function measureConcurrent(
+  options: { concurrency: number; count?: number; durationMs?: number; log?: BenchLog },
+  job: (index: number) => Promise<void>,
+): Promise<ConcurrentRun> {
+  const latencies: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  const more = (index: number) =>
+    (options.count === undefined || index < options.count) &&
+    (options.durationMs === undefined || performance.now() - started < options.durationMs);
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      for (let index = next++; more(index); index = next++) {
+        const t0 = performance.now();
+        try {
+          await job(index);
+          latencies.push(performance.now() - t0);
+        } catch (err) {
+          failures += 1;
+          if (failures <= 3) (options.log ?? console.error)(`  job ${index} failed: ${String(err)}`);
+        }
+      }
+    }),
+  );
+  const elapsedS = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / elapsedS,
+    completed: latencies.length,
+    p50: percentileOf(latencies, 0.5),
+    p99: percentileOf(latencies, 0.99),
+    failures,
+  };
+}
 
 /** `--<name> <n>` of the command line, a whole number ≥ 1, else `fallback`. RangeError for anything else. */
 export function option(name: string, fallback: number): number {

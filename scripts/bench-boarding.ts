@@ -19,7 +19,7 @@
  * 6. Prints wall time, loans/s, payments/s, lines/s, the memory figures and the COPY time with the ratio.
  *
  * Ends only what it started (by process group of its own children). Exit code: the CLI's (0 when every line
- * boarded), 2 on a setup failure.
+ * boarded), 2 on a setup failure. `runBoardingBenchmark` is what `npm run bench` (bench/index.ts) calls (P3).
  */
 import { createReadStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -28,6 +28,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { freePort } from '../db/embedded';
@@ -47,47 +48,28 @@ import {
 } from './boarding-run-support';
 import { todayUtc, wholeNumber } from './portfolio-generate';
 
-const { values } = parseArgs({
-  options: {
-    loans: { type: 'string' },
-    'payments-per-loan': { type: 'string' },
-    seed: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-  },
-});
-
-let loans: number;
-let paymentsPerLoan: number;
-let seed: number;
-try {
-  loans = wholeNumber('loans', values.loans, 10_000, 1);
-  paymentsPerLoan = wholeNumber('payments-per-loan', values['payments-per-loan'], 12);
-  seed = wholeNumber('seed', values.seed, 1);
-} catch (err) {
-  process.stderr.write(`${(err as Error).message}\n`);
-  process.exit(2);
+/** What `runBoardingBenchmark` is asked to do. */
+export interface BoardingBenchOptions {
+  loans: number;
+  paymentsPerLoan: number;
+  seed: number;
+  /** Keep the service's data folder afterwards. */
+  keep: boolean;
+  log: (line: string) => void;
 }
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
-const asOf = todayUtc();
-let service: Started | null = null;
-let cli: Started | null = null;
-const dataDir = path.join(projectRoot, '.data', `bench-boarding-${Date.now().toString(36)}`);
-
-/** Stops what this script started (CLI, then the service) and removes the data folder unless --keep. */
-async function cleanUp(): Promise<void> {
-  if (cli) await stopChild(cli, 5_000);
-  if (service) await stopChild(service, 60_000);
-  if (!values.keep) await rm(dataDir, { recursive: true, force: true });
-}
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    say(`\n${signal}: stopping what the benchmark started…`);
-    void cleanUp().finally(() => process.exit(130));
-  });
+/** What one boarding run measured (seconds, counts, KiB). */
+export interface BoardingFigures {
+  loans: number;
+  payments: number;
+  lines: number;
+  /** Upload to final status, as the CLI sees it. */
+  wallSeconds: number;
+  /** The board CLI's exit code (0 every line boarded, 1 some rejected). */
+  cliExitCode: number | null;
+  copySeconds: number;
+  copyRows: number;
+  peakServiceTreeRssKiB: number;
 }
 
 /** Times `COPY … FROM STDIN` of `file` (one row per line) into a scratch table; resolves with seconds and rows. */
@@ -127,109 +109,174 @@ async function copyFloor(databaseUrl: string, file: string): Promise<{ seconds: 
   }
 }
 
-let exitCode = 2;
-try {
-  say(
-    `Boarding benchmark: ${loans} loans, ${paymentsPerLoan} payments per loan, seed ${seed}, ${cpus().length} cores`,
-  );
-  const portfolio = await ensurePortfolio({ loans, paymentsPerLoan, seed, asOf });
-  const kinds = portfolio.counts ?? (await countKinds(portfolio.file));
-  const lineCount = Object.values(kinds).reduce((a, b) => a + b, 0);
-  say(
-    `  portfolio: ${portfolio.file} (${portfolio.reused ? 'reused' : `generated in ${portfolio.seconds.toFixed(1)} s`}): ${lineCount} lines, ${kinds.loan ?? 0} loans, ${kinds.payment ?? 0} payments`,
-  );
+/**
+ * Runs the boarding benchmark: generates or reuses the portfolio, starts the service, boards the file with the CLI,
+ * times COPY of the same file, prints the detail lines to `options.log`, stops what it started (also on
+ * SIGINT/SIGTERM, then exits 130) and returns the figures. Throws when the set-up fails.
+ */
+export async function runBoardingBenchmark(options: BoardingBenchOptions): Promise<BoardingFigures> {
+  const { loans, paymentsPerLoan, seed, keep } = options;
+  const say = options.log;
+  const asOf = todayUtc();
+  let service: Started | null = null;
+  let cli: Started | null = null;
+  const dataDir = path.join(projectRoot, '.data', `bench-boarding-${Date.now().toString(36)}`);
 
-  await mkdir(dataDir, { recursive: true, mode: 0o755 });
-  const [port, pgPort, temporalPort, uiPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    EMBEDDED_POSTGRES_PORT: String(pgPort),
-    TEMPORAL_PORT: String(temporalPort),
-    TEMPORAL_UI_PORT: String(uiPort),
-    LOG_LEVEL: 'warn',
+  /** Stops what this benchmark started (CLI, then the service) and removes the data folder unless keep. */
+  async function cleanUp(): Promise<void> {
+    if (cli) await stopChild(cli, 5_000);
+    if (service) await stopChild(service, 60_000);
+    if (!keep) await rm(dataDir, { recursive: true, force: true });
+  }
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = true;
+    say(`\n${signal}: stopping what the benchmark started…`);
+    void cleanUp().finally(() => process.exit(130));
   };
-  delete env.DATABASE_URL;
-  delete env.TEMPORAL_ADDRESS;
-  const serviceStarted = Date.now();
-  service = await startChild(tsxBin, ['scripts/start.ts'], { env, ready: 'ready in', timeoutMs: 180_000 });
-  const runtime = readRuntimeFile(dataDir);
-  if (!runtime) throw new Error(`npm start wrote no runtime file in ${dataDir}`);
-  say(
-    `  service: npm start (pid ${service.pid}) ready in ${((Date.now() - serviceStarted) / 1000).toFixed(1)} s at ${runtime.baseUrl}`,
-  );
-  const tenant = `bench${Date.now().toString(36)}`;
-  const adminEnv = { ...env };
-  for (const name of ['PORT', 'EMBEDDED_POSTGRES_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT'])
-    delete adminEnv[name];
-  const credential = await createCredential(adminEnv, tenant);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
-  const serviceMemory = sampleTreeMemory(() => service?.pid ?? null);
-  const boardStarted = Date.now();
-  cli = await startChild(
-    tsxBin,
-    [
-      'scripts/board.ts',
-      '--tenant',
-      tenant,
-      '--file',
-      portfolio.file,
-      '--base-url',
-      runtime.baseUrl,
-      '--progress-interval',
-      '10',
-    ],
-    {
-      env: {
-        ...process.env,
-        SERVICE_CLIENT_ID: credential.clientId,
-        SERVICE_CLIENT_SECRET: credential.clientSecret,
-        TEMPORAL_UI_PORT: String(uiPort),
+  try {
+    say(
+      `Boarding benchmark: ${loans} loans, ${paymentsPerLoan} payments per loan, seed ${seed}, ${cpus().length} cores; rate limits raised to 1,000,000/s (client --rate-limit and RATE_LIMIT_PER_SECOND)`,
+    );
+    const portfolio = await ensurePortfolio({ loans, paymentsPerLoan, seed, asOf });
+    const kinds = portfolio.counts ?? (await countKinds(portfolio.file));
+    const lineCount = Object.values(kinds).reduce((a, b) => a + b, 0);
+    say(
+      `  portfolio: ${portfolio.file} (${portfolio.reused ? 'reused' : `generated in ${portfolio.seconds.toFixed(1)} s`}): ${lineCount} lines, ${kinds.loan ?? 0} loans, ${kinds.payment ?? 0} payments`,
+    );
+
+    await mkdir(dataDir, { recursive: true, mode: 0o755 });
+    const [port, pgPort, temporalPort, uiPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_POSTGRES_PORT: String(pgPort),
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      LOG_LEVEL: 'warn',
+      // Raised for the benchmark, as for the bench client below: the limiter never answers 429 here.
+      RATE_LIMIT_PER_SECOND: '1000000',
+    };
+    delete env.DATABASE_URL;
+    delete env.TEMPORAL_ADDRESS;
+    const serviceStarted = Date.now();
+    service = await startChild(tsxBin, ['scripts/start.ts'], { env, ready: 'ready in', timeoutMs: 180_000 });
+    const runtime = readRuntimeFile(dataDir);
+    if (!runtime) throw new Error(`npm start wrote no runtime file in ${dataDir}`);
+    say(
+      `  service: npm start (pid ${service.pid}) ready in ${((Date.now() - serviceStarted) / 1000).toFixed(1)} s at ${runtime.baseUrl}`,
+    );
+    const tenant = `bench${Date.now().toString(36)}`;
+    const adminEnv = { ...env };
+    for (const name of ['PORT', 'EMBEDDED_POSTGRES_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT'])
+      delete adminEnv[name];
+    const credential = await createCredential(adminEnv, tenant, 1_000_000);
+
+    const serviceMemory = sampleTreeMemory(() => service?.pid ?? null);
+    const boardStarted = Date.now();
+    cli = await startChild(
+      tsxBin,
+      [
+        'scripts/board.ts',
+        '--tenant',
+        tenant,
+        '--file',
+        portfolio.file,
+        '--base-url',
+        runtime.baseUrl,
+        '--progress-interval',
+        '10',
+      ],
+      {
+        env: {
+          ...process.env,
+          SERVICE_CLIENT_ID: credential.clientId,
+          SERVICE_CLIENT_SECRET: credential.clientSecret,
+          TEMPORAL_UI_PORT: String(uiPort),
+        },
+        ready: null,
+        echo: (line) => say(`  | ${line}`),
       },
-      ready: null,
-      echo: (line) => say(`  | ${line}`),
-    },
-  );
-  const cliMemory = sampleTreeMemory(() => cli?.pid ?? null);
-  const cliCode = await cli.exited;
-  const wallSeconds = (Date.now() - boardStarted) / 1000;
-  const cliPeak = cliMemory.stop();
-  const servicePeak = serviceMemory.stop();
-  cli = null;
+    );
+    const cliMemory = sampleTreeMemory(() => cli?.pid ?? null);
+    const cliCode = await cli.exited;
+    const wallSeconds = (Date.now() - boardStarted) / 1000;
+    const cliPeak = cliMemory.stop();
+    const servicePeak = serviceMemory.stop();
+    cli = null;
 
-  const floor = await copyFloor(runtime.databaseUrl, portfolio.file);
-  const peak = (map: Map<string, number>, name: string) => map.get(name) ?? 0;
-  say('');
-  if (cliCode !== 0 && cliCode !== 1)
-    say(`The board CLI failed (exit code ${cliCode}): the figures below do not measure boarding.`);
-  say(
-    `Results (${loans} loans, ${kinds.payment ?? 0} payments, ${lineCount} lines; CLI exit code ${cliCode}):`,
-  );
-  say(`  wall time (upload to final status): ${formatDuration(wallSeconds)} (${wallSeconds.toFixed(1)} s)`);
-  say(
-    `  throughput: ${((kinds.loan ?? 0) / wallSeconds).toFixed(1)} loans/s, ${((kinds.payment ?? 0) / wallSeconds).toFixed(1)} payments/s, ${(lineCount / wallSeconds).toFixed(1)} lines/s`,
-  );
-  say(
-    `  peak RSS, service: Node ${mib(peak(servicePeak.peakByName, 'node'))}, largest PostgreSQL process ${mib(peak(servicePeak.peakByName, 'postgres'))}, Temporal ${mib(peak(servicePeak.peakByName, 'temporal'))}; whole tree at once ${mib(servicePeak.peakTreeRssKiB)}`,
-  );
-  say(`  peak RSS, CLI: Node ${mib(peak(cliPeak.peakByName, 'node'))}`);
-  say(
-    `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
-  );
-  say(`  boarding / COPY: ${(wallSeconds / floor.seconds).toFixed(1)}× the physical floor`);
-  exitCode = cliCode ?? 1;
-} catch (err) {
-  process.stderr.write(`${(err as Error).stack ?? err}\n`);
-  if (service)
-    process.stderr.write(`service output (last 4000 characters):\n${service.output().slice(-4000)}\n`);
-  exitCode = 2;
-} finally {
-  if (!interrupted) await cleanUp();
+    const floor = await copyFloor(runtime.databaseUrl, portfolio.file);
+    const peak = (map: Map<string, number>, name: string) => map.get(name) ?? 0;
+    say('');
+    if (cliCode !== 0 && cliCode !== 1)
+      say(`The board CLI failed (exit code ${cliCode}): the figures below do not measure boarding.`);
+    say(
+      `Results (${loans} loans, ${kinds.payment ?? 0} payments, ${lineCount} lines; CLI exit code ${cliCode}):`,
+    );
+    say(`  wall time (upload to final status): ${formatDuration(wallSeconds)} (${wallSeconds.toFixed(1)} s)`);
+    say(
+      `  throughput: ${((kinds.loan ?? 0) / wallSeconds).toFixed(1)} loans/s, ${((kinds.payment ?? 0) / wallSeconds).toFixed(1)} payments/s, ${(lineCount / wallSeconds).toFixed(1)} lines/s`,
+    );
+    say(
+      `  peak RSS, service: Node ${mib(peak(servicePeak.peakByName, 'node'))}, largest PostgreSQL process ${mib(peak(servicePeak.peakByName, 'postgres'))}, Temporal ${mib(peak(servicePeak.peakByName, 'temporal'))}; whole tree at once ${mib(servicePeak.peakTreeRssKiB)}`,
+    );
+    say(`  peak RSS, CLI: Node ${mib(peak(cliPeak.peakByName, 'node'))}`);
+    say(
+      `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
+    );
+    say(`  boarding / COPY: ${(wallSeconds / floor.seconds).toFixed(1)}× the physical floor`);
+    return {
+      loans: kinds.loan ?? 0,
+      payments: kinds.payment ?? 0,
+      lines: lineCount,
+      wallSeconds,
+      cliExitCode: cliCode,
+      copySeconds: floor.seconds,
+      copyRows: floor.rows,
+      peakServiceTreeRssKiB: servicePeak.peakTreeRssKiB,
+    };
+  } catch (err) {
+    if (service) say(`service output (last 4000 characters):\n${service.output().slice(-4000)}`);
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (!interrupted) await cleanUp();
+  }
 }
-process.exit(exitCode);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      loans: { type: 'string' },
+      'payments-per-loan': { type: 'string' },
+      seed: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  let exitCode = 2;
+  try {
+    const figures = await runBoardingBenchmark({
+      loans: wholeNumber('loans', values.loans, 10_000, 1),
+      paymentsPerLoan: wholeNumber('payments-per-loan', values['payments-per-loan'], 12),
+      seed: wholeNumber('seed', values.seed, 1),
+      keep: values.keep ?? false,
+      log: (line) => process.stdout.write(`${line}\n`),
+    });
+    exitCode = figures.cliExitCode ?? 1;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).stack ?? err}\n`);
+    exitCode = 2;
+  }
+  process.exit(exitCode);
+}

@@ -165,10 +165,14 @@ export function sampleTreeMemory(root: () => number | null, intervalMs = 500) {
 
 export const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
 
-/** `npm run admin -- clients create … --create-tenant` with `env` (DATA_DIR or DATABASE_URL): the credential. */
+/**
+ * `npm run admin -- clients create … --create-tenant` with `env` (DATA_DIR or DATABASE_URL): the credential; with
+ * `rateLimitPerSecond`, the client's own rate limit (`--rate-limit`), e.g. raised for a benchmark.
+ */
 export async function createCredential(
   env: NodeJS.ProcessEnv,
   tenant: string,
+  rateLimitPerSecond?: number,
 ): Promise<{ clientId: string; clientSecret: string; tenant: string }> {
   const { stdout } = await run(
     tsxBin,
@@ -185,6 +189,7 @@ export async function createCredential(
       '--permissions',
       'ALL',
       '--create-tenant',
+      ...(rateLimitPerSecond === undefined ? [] : ['--rate-limit', String(rateLimitPerSecond)]),
     ],
     { cwd: projectRoot, env },
   );

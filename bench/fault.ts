@@ -1,0 +1,1201 @@
+/**
+ * `npm run bench:fault [-- --only postgres,temporal,worker,boarding] [--quick] [--down-seconds 10]
+ * [--temporal-down-seconds 30] [--keep]`
+ * (issue 12 §4, DESIGN-processes P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
+ * measured and a PASS/FAIL line per check; nothing here is a vitest test (they take minutes).
+ *
+ * Set-up (started here, ended here by pid / process group, never by name): an embedded PostgreSQL (db/embedded.ts)
+ * with its data under `.data/bench-fault-<time>/` (removed afterwards unless `--keep`) and a Temporal dev server
+ * whose state is kept in a SQLite file in the same folder (so that a restart keeps the workflows), both in this
+ * process and restartable on the same port with the same data; then apart, as production runs them (P0), one API
+ * process (`scripts/start-api.ts`, sandbox) and one worker process (`scripts/start-worker.ts`, every queue, with
+ * the start-intent and outbox relays); a tenant and an API client whose rate limit is raised to 1,000,000/s.
+ *
+ * - `postgres`: a steady stream of writes (`POST /v1/servicing/cases`, a fresh Idempotency-Key per logical
+ *   mutation, a new one every 100 ms) and reads (`GET /v1/servicing/cases/{id}`), then PostgreSQL stopped (fast
+ *   shutdown) for `--down-seconds` and started again on its data folder. A client retries a 503 with the same key
+ *   after `Retry-After`, as the spec asks. Checks: every answer while down is 503 Shape A with `Retry-After` (any
+ *   other status, a 500 above all, fails; each status is counted); every mutation answered 2xx exists afterwards;
+ *   each logical mutation made exactly one case; its key replays the same case; the service answers 2xx again by
+ *   itself (the time from the restart to the first 2xx is printed).
+ * - `temporal`: the same with privacy requests (`POST /v1/servicing/privacy-requests`, which stores the request
+ *   with its start intent and starts its workflow) and reads of them (PostgreSQL only), the dev server stopped and
+ *   started again. Some clients give up after a 503 (every third mutation): what they left behind is for the
+ *   start-intent relay (P0). Checks: 503 Shape A with `Retry-After` for creations while down, reads still 200;
+ *   nothing answered 2xx is lost, nothing doubled; every stored request has its workflow afterwards (the relay
+ *   started those the route could not); the workflows started before the outage complete when fulfilled after it.
+ * - `worker`: the worker process SIGKILLed twice in the middle of the processes started here (how far they are at
+ *   each kill is printed), a new one started each time, each process checked to have completed with its effects
+ *   exactly once: payment intents (created and settled through the sandbox rail: POSTED, one `payment.posted` row,
+ *   EXTERNAL_CLEARING debited once), privacy requests (fulfilled: one outcome effect, workflow completed), promises
+ *   to pay (kept by a payment recorded as external: one PROMISE_KEPT effect, one `promise.kept` event), webhook
+ *   deliveries (a subscription to a local receiver: every event delivered, the delivery SUCCEEDED once, one attempt
+ *   record per attempt received). Channel events, statement cycles and hardship offers are not covered yet.
+ * - `boarding`: `scripts/boarding-fault.ts` (a worker SIGKILLed repeatedly mid-batch), run as a child process,
+ *   smaller with `--quick`.
+ *
+ * `--quick` shortens the outages (PostgreSQL 5 s, Temporal 20 s; defaults 10 s and 30 s: the Temporal client retries
+ * a call for about 10 s, so a shorter outage of Temporal only delays answers) and the counts. Exit code 0 when every check passes, 1 otherwise, 2 when the
+ * set-up fails.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import postgres from 'postgres';
+import { createPlatformOperations } from '../activities';
+import { createDb } from '../db/client';
+import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../db/embedded';
+import { applyMigrations } from '../db/migrate';
+import { type Started, startChild, stopChild, tsxBin } from '../scripts/boarding-run-support';
+import { requestToken } from '../scripts/http-client';
+import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
+import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
+
+const scenarios = ['postgres', 'temporal', 'worker', 'boarding'] as const;
+type Scenario = (typeof scenarios)[number];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    'down-seconds': { type: 'string' },
+    'temporal-down-seconds': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const quick = values.quick ?? false;
+const selected = new Set<Scenario>(
+  values.only === undefined
+    ? scenarios
+    : values.only.split(',').map((each) => {
+        const name = each.trim().toLowerCase();
+        if (!(scenarios as readonly string[]).includes(name)) {
+          process.stderr.write(
+            `--only takes a comma-separated list of ${scenarios.join(', ')}; got ${each}\n`,
+          );
+          process.exit(2);
+        }
+        return name as Scenario;
+      }),
+);
+const downSeconds = values['down-seconds'] === undefined ? (quick ? 5 : 10) : Number(values['down-seconds']);
+// The Temporal client retries a call for about 10 s before it gives up: a shorter outage of Temporal only delays
+// the answers (they come once it is back), so its default outage is longer.
+const temporalDownSeconds =
+  values['temporal-down-seconds'] === undefined ? (quick ? 20 : 30) : Number(values['temporal-down-seconds']);
+if (
+  !Number.isFinite(downSeconds) ||
+  downSeconds < 1 ||
+  !Number.isFinite(temporalDownSeconds) ||
+  temporalDownSeconds < 1
+) {
+  process.stderr.write('--down-seconds and --temporal-down-seconds must be numbers ≥ 1\n');
+  process.exit(2);
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const scriptStarted = Date.now();
+const elapsed = () => `${((Date.now() - scriptStarted) / 1000).toFixed(0).padStart(4)} s`;
+const note = (line: string) => say(`${elapsed()}  ${line}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const run = Date.now().toString(36);
+
+const checks: { scenario: string; name: string; pass: boolean; detail: string }[] = [];
+function check(scenario: string, name: string, pass: boolean, detail: string): void {
+  checks.push({ scenario, name, pass, detail });
+  say(`${pass ? 'PASS' : 'FAIL'}  [${scenario}] ${name}: ${detail}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The stack: PostgreSQL and Temporal restartable in place, the API and the worker as child processes.
+
+const dataDir = path.join(projectRoot, '.data', `bench-fault-${run}`);
+const tenant = `fault${run}`;
+
+interface Stack {
+  pgPort: number;
+  temporalPort: number;
+  databaseUrl: string;
+  temporalAddress: string;
+  env: NodeJS.ProcessEnv;
+  baseUrl: string;
+  token: string;
+  credential: { tenant: string; clientId: string; clientSecret: string };
+  /** Superuser connection for the checks (reconnects by itself after a restart). */
+  sql: postgres.Sql;
+  temporalClient: () => Promise<Client>;
+}
+
+let database: EmbeddedDatabase | null = null;
+let temporal: DevServer | null = null;
+let api: Started | null = null;
+let worker: Started | null = null;
+const closers: (() => Promise<void>)[] = [];
+
+async function startPostgres(port: number): Promise<void> {
+  database = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port });
+}
+async function stopPostgres(): Promise<void> {
+  await database?.stop();
+  database = null;
+}
+async function startTemporal(port: number): Promise<void> {
+  temporal = await startTemporalDevServer({
+    port,
+    uiPort: null,
+    namespace: 'default',
+    dbFile: path.join(dataDir, 'temporal.sqlite'),
+  });
+}
+async function stopTemporal(): Promise<void> {
+  await temporal?.stop();
+  temporal = null;
+}
+async function startWorker(env: NodeJS.ProcessEnv): Promise<Started> {
+  worker = await startChild(tsxBin, ['scripts/start-worker.ts'], {
+    env,
+    ready: 'Worker ready',
+    timeoutMs: 180_000,
+  });
+  return worker;
+}
+
+/** Ends what this script started, newest first, and removes the data folder unless --keep. */
+async function cleanUp(): Promise<void> {
+  for (const close of closers.reverse()) await close().catch(() => {});
+  for (const started of [api, worker]) if (started) await stopChild(started, 30_000);
+  await stopTemporal().catch(() => {});
+  await stopPostgres().catch(() => {});
+  if (!values.keep) await rm(dataDir, { recursive: true, force: true });
+}
+
+let finishing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (finishing) return;
+    finishing = true;
+    say(`${signal}: stopping what the fault benchmarks started…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+async function startStack(): Promise<Stack> {
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const pgPort = await freePort();
+  const temporalPort = await freePort();
+  await startPostgres(pgPort);
+  await startTemporal(temporalPort);
+  const databaseUrl = database!.url;
+  const temporalAddress = temporal!.address;
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
+  const { db, close } = createDb(databaseUrl, { maxConnections: 2 });
+  await applyMigrations(db);
+  const created = await createPlatformOperations(operationDeps(db, config)).createClient({
+    tenantId: tenant,
+    environment: 'sandbox',
+    scopes: ['lending:read', 'lending:write', 'servicing:read', 'servicing:write'],
+    permissions: ['ALL'],
+    rateLimitPerSecond: 1_000_000,
+    createTenant: true,
+  });
+  await close();
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    SERVICE_ENVIRONMENT: 'sandbox',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    API_PROCESSES: '1',
+  };
+  await startWorker(env);
+  api = await startChild(tsxBin, ['scripts/start-api.ts'], { env, ready: 'API ready', timeoutMs: 120_000 });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const credential = { tenant, clientId: created.clientId, clientSecret: created.clientSecret };
+  const token = await requestToken(
+    baseUrl,
+    credential,
+    'lending:read lending:write servicing:read servicing:write',
+    () => {},
+  );
+  const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+  closers.push(() => sql.end({ timeout: 1 }));
+  let client: Client | null = null;
+  const temporalClient = async () => {
+    if (!client) {
+      const connection = await Connection.connect({ address: temporalAddress });
+      closers.push(() => connection.close());
+      client = new Client({ connection });
+    }
+    return client;
+  };
+  note(
+    `stack up: PostgreSQL :${pgPort}, Temporal :${temporalPort} (state in ${path.relative(projectRoot, dataDir)}/temporal.sqlite), API pid ${api.pid} at ${baseUrl}, worker pid ${worker!.pid}; client rate limit raised to 1,000,000/s`,
+  );
+  return {
+    pgPort,
+    temporalPort,
+    databaseUrl,
+    temporalAddress,
+    env,
+    baseUrl,
+    token,
+    credential,
+    sql,
+    temporalClient,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP with what a client sees: status, headers, body, and whether an error body is Shape A.
+
+interface Answer {
+  /** 0 when no HTTP answer came (connection refused or reset, or no answer in 30 s). */
+  status: number;
+  retryAfter: string | null;
+  replayed: boolean;
+  body: Record<string, unknown> | null;
+  at: number;
+}
+
+async function call(
+  stack: Stack,
+  method: string,
+  route: string,
+  body?: unknown,
+  key?: string,
+): Promise<Answer> {
+  try {
+    const response = await fetch(`${stack.baseUrl}${route}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${stack.token}`,
+        'service-tenant': tenant,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(key ? { 'idempotency-key': key } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    let parsed: Record<string, unknown> | null = null;
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = null;
+    }
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      replayed: response.headers.get('x-served-from-cache') === 'true',
+      body: parsed,
+      at: Date.now(),
+    };
+  } catch {
+    return { status: 0, retryAfter: null, replayed: false, body: null, at: Date.now() };
+  }
+}
+
+const isShapeA = (answer: Answer) =>
+  typeof answer.body?.userMessageGlobalisationCode === 'string' &&
+  answer.body.httpStatusCode === String(answer.status) &&
+  typeof answer.body.developerMessage === 'string' &&
+  Array.isArray(answer.body.errors);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load under an outage: logical mutations (each with its own key, retried after Retry-After) and reads.
+
+type Phase = 'before' | 'down' | 'after';
+
+interface Tally {
+  /** `<phase> <kind> <status>` → count. */
+  counts: Map<string, number>;
+  /** 503s without Retry-After or without a Shape A body. */
+  bad503: number;
+  /** 409s other than `idempotency.request.in.flight` with Retry-After (a retry of a key whose first try is unsettled). */
+  bad409: number;
+  /** Every 2xx answer's kind and time (ms since epoch), for the recovery time. */
+  okTimes: { kind: string; at: number }[];
+}
+
+interface Mutation {
+  n: number;
+  key: string;
+  /** The resource id of the 2xx answer. */
+  id: number | null;
+  attempts: number;
+  sawUnavailable: boolean;
+  abandoned: boolean;
+  failedWith: number | null;
+}
+
+interface LoadOptions {
+  stack: Stack;
+  /** One attempt of mutation `n` with `key`. */
+  attempt(n: number, key: string): Promise<Answer>;
+  /** The id in a 2xx answer. */
+  idOf(answer: Answer): number;
+  /** A read of an accepted id (null when none yet). */
+  read(id: number): Promise<Answer>;
+  /** Whether the client of mutation `n` gives up after a 503 (leaving the rest to the service). */
+  abandons?: (n: number) => boolean;
+  intervalMs: number;
+  /** Prefix of the Idempotency-Keys, one per scenario (a key is scoped to the client, not the route). */
+  keyPrefix: string;
+}
+
+function startLoad(options: LoadOptions) {
+  let phase: Phase = 'before';
+  let running = true;
+  const tally: Tally = { counts: new Map(), bad503: 0, bad409: 0, okTimes: [] };
+  const mutations: Mutation[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const count = (kind: string, answer: Answer) => {
+    const name = `${phase} ${kind} ${answer.status}`;
+    tally.counts.set(name, (tally.counts.get(name) ?? 0) + 1);
+    if (answer.status === 503 && (!answer.retryAfter || !isShapeA(answer))) tally.bad503 += 1;
+    if (
+      answer.status === 409 &&
+      (!answer.retryAfter || answer.body?.userMessageGlobalisationCode !== 'idempotency.request.in.flight')
+    )
+      tally.bad409 += 1;
+    if (answer.status >= 200 && answer.status < 300) tally.okTimes.push({ kind, at: answer.at });
+  };
+  let cancelled = false;
+  const mutate = async (mutation: Mutation) => {
+    while (!cancelled) {
+      mutation.attempts += 1;
+      const answer = await options.attempt(mutation.n, mutation.key);
+      count('write', answer);
+      if (answer.status >= 200 && answer.status < 300) {
+        mutation.id = options.idOf(answer);
+        return;
+      }
+      if (answer.status === 503 || answer.status === 429 || answer.status === 409 || answer.status === 0) {
+        if (answer.status === 503) mutation.sawUnavailable = true;
+        if (answer.status === 503 && options.abandons?.(mutation.n)) {
+          mutation.abandoned = true;
+          return;
+        }
+        const seconds = Number(answer.retryAfter ?? '1');
+        await sleep((Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000);
+        continue;
+      }
+      mutation.failedWith = answer.status;
+      return;
+    }
+  };
+  const writer = (async () => {
+    while (running) {
+      if (inFlight.size < 200) {
+        const mutation: Mutation = {
+          n: mutations.length,
+          key: `${options.keyPrefix}-${run}-${mutations.length.toString(36)}`,
+          id: null,
+          attempts: 0,
+          sawUnavailable: false,
+          abandoned: false,
+          failedWith: null,
+        };
+        mutations.push(mutation);
+        const promise = mutate(mutation).finally(() => inFlight.delete(promise));
+        inFlight.add(promise);
+      }
+      await sleep(options.intervalMs);
+    }
+  })();
+  const readers = Array.from({ length: 2 }, async () => {
+    while (running) {
+      const known = mutations.filter((m) => m.id !== null);
+      if (known.length > 0) {
+        const answer = await options.read(known[Math.floor(Math.random() * known.length)]!.id!);
+        count('read', answer);
+      }
+      await sleep(50);
+    }
+  });
+  return {
+    tally,
+    mutations,
+    setPhase(next: Phase) {
+      phase = next;
+    },
+    /** Stops new work and waits (at most `deadlineMs`) for the mutations in flight to end. */
+    async stop(deadlineMs: number): Promise<boolean> {
+      running = false;
+      await writer;
+      await Promise.all(readers);
+      const all = Promise.all([...inFlight]).then(() => true);
+      const ended = await Promise.race([all, sleep(deadlineMs).then(() => false)]);
+      // Clients still retrying give up now (they stay unfinished), so that nothing keeps loading later scenarios.
+      cancelled = true;
+      await all;
+      return ended;
+    },
+  };
+}
+
+/** Prints the tally and checks what every outage must show; returns the first 2xx after `restartedAt` (ms). */
+function checkOutage(
+  scenario: string,
+  tally: Tally,
+  mutations: Mutation[],
+  restartedAt: number,
+  options: { readsNeedTheService: boolean },
+): void {
+  const lines = [...tally.counts.entries()].sort(([a], [b]) => a.localeCompare(b));
+  say(`      answers by phase, kind and status: ${lines.map(([name, n]) => `${name}: ${n}`).join(', ')}`);
+  const unexpected = lines.filter(([name]) => {
+    const status = Number(name.split(' ')[2]);
+    return !(status >= 200 && status < 300) && status !== 503 && status !== 409;
+  });
+  check(
+    scenario,
+    'no answer other than 2xx, 503 and 409 in flight (no 500, no dropped connection)',
+    unexpected.length === 0 && tally.bad409 === 0,
+    unexpected.length === 0 && tally.bad409 === 0
+      ? `none (409 idempotency.request.in.flight with Retry-After: ${lines.filter(([name]) => name.endsWith(' 409')).reduce((sum, [, n]) => sum + n, 0)}, the retry of a key whose first try the outage left unsettled)`
+      : `${unexpected.map(([name, n]) => `${name}: ${n}`).join(', ')}${tally.bad409 ? `; ${tally.bad409} other 409s` : ''}`,
+  );
+  const down503 = lines
+    .filter(([name]) => name.startsWith('down write 503'))
+    .reduce((sum, [, n]) => sum + n, 0);
+  check(scenario, 'writes answered 503 while down', down503 > 0, `${down503} × 503`);
+  check(
+    scenario,
+    'every 503 is Shape A with Retry-After',
+    tally.bad503 === 0,
+    tally.bad503 === 0 ? 'all' : `${tally.bad503} without`,
+  );
+  if (!options.readsNeedTheService) {
+    const downReads = lines.filter(([name]) => name.startsWith('down read '));
+    const notOk = downReads.filter(([name]) => name !== 'down read 200');
+    check(
+      scenario,
+      'reads that need only PostgreSQL keep answering 200 while it is down',
+      notOk.length === 0 && downReads.length > 0,
+      downReads.map(([name, n]) => `${name}: ${n}`).join(', ') || 'no reads while down',
+    );
+  }
+  const firstOk = (kind?: string) =>
+    tally.okTimes
+      .filter((t) => t.at >= restartedAt && (kind === undefined || t.kind === kind))
+      .map((t) => t.at)
+      .sort((a, b) => a - b)[0];
+  const after = (at: number | undefined) =>
+    at === undefined ? 'none' : `${((at - restartedAt) / 1000).toFixed(2)} s`;
+  check(
+    scenario,
+    'the service recovers by itself',
+    firstOk() !== undefined,
+    firstOk() === undefined
+      ? 'no 2xx after the restart'
+      : `first 2xx ${after(firstOk())} after the restart (read ${after(firstOk('read'))}, write ${after(firstOk('write'))}; a write waits out its Retry-After first)`,
+  );
+  const retried = mutations.filter((m) => m.sawUnavailable && m.id !== null);
+  const failed = mutations.filter((m) => m.failedWith !== null);
+  const pending = mutations.filter((m) => m.id === null && !m.abandoned && m.failedWith === null);
+  check(
+    scenario,
+    'mutations retried with the same key after a 503 succeed',
+    failed.length === 0 && pending.length === 0 && retried.length > 0,
+    `${mutations.length} mutations: ${retried.length} succeeded after a 503, ${mutations.filter((m) => m.abandoned).length} abandoned by their client, ${failed.length} failed (${summarise(failed.map((m) => m.failedWith))}), ${pending.length} unfinished`,
+  );
+}
+
+/** The API and worker processes are still the ones started (an outage must not end them). */
+function checkProcessesSurvived(scenario: string): void {
+  const alive = (started: Started | null) =>
+    started !== null && started.child.exitCode === null && started.child.signalCode === null;
+  check(
+    scenario,
+    'the API and worker processes survived the outage',
+    alive(api) && alive(worker),
+    `API pid ${api?.pid} ${alive(api) ? 'running' : 'exited'}, worker pid ${worker?.pid} ${alive(worker) ? 'running' : 'exited'}`,
+  );
+}
+
+/**
+ * Starts the API or the worker again when an outage ended it (a FAIL already counted by checkProcessesSurvived),
+ * as a supervisor would, so that the later scenarios still run; prints the end of its output first.
+ */
+async function reviveProcesses(stack: Stack): Promise<void> {
+  const dead = (started: Started | null) =>
+    started === null || started.child.exitCode !== null || started.child.signalCode !== null;
+  if (dead(api)) {
+    say(`      the API process ended; its last output:\n${api?.output().slice(-1500) ?? ''}`);
+    api = await startChild(tsxBin, ['scripts/start-api.ts'], {
+      env: stack.env,
+      ready: 'API ready',
+      timeoutMs: 120_000,
+    });
+    note(`API process started again by the benchmark (pid ${api.pid})`);
+  }
+  if (dead(worker)) {
+    say(`      the worker process ended; its last output:\n${worker?.output().slice(-1500) ?? ''}`);
+    await startWorker(stack.env);
+    note(`worker process started again by the benchmark (pid ${worker!.pid})`);
+  }
+}
+
+/** Re-sends every accepted mutation with its key: each must be a replay naming the same id. */
+async function checkReplays(
+  scenario: string,
+  mutations: Mutation[],
+  attempt: (n: number, key: string) => Promise<Answer>,
+  idOf: (answer: Answer) => number,
+): Promise<void> {
+  let same = 0;
+  const wrong: string[] = [];
+  for (const mutation of mutations.filter((m) => m.id !== null)) {
+    const answer = await attempt(mutation.n, mutation.key);
+    if (answer.status >= 200 && answer.status < 300 && answer.replayed && idOf(answer) === mutation.id)
+      same++;
+    else if (wrong.length < 3) wrong.push(`${mutation.key}: ${answer.status} replayed=${answer.replayed}`);
+  }
+  const accepted = mutations.filter((m) => m.id !== null).length;
+  check(
+    scenario,
+    'each accepted key replays its original answer',
+    same === accepted,
+    `${same} of ${accepted}${wrong.length ? `; ${wrong.join('; ')}` : ''}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// PostgreSQL stopped and restarted under load.
+
+async function postgresOutage(stack: Stack): Promise<void> {
+  const scenario = 'postgres';
+  say(`\n== ${scenario}: PostgreSQL stopped for ${downSeconds} s under load`);
+  const summaryOf = (n: number) => `fault case ${run} n${n.toString(36)}`;
+  const attempt = (n: number, key: string) =>
+    call(
+      stack,
+      'POST',
+      '/v1/servicing/cases',
+      { customerRef: 'CUST-FAULT', caseTypeCode: 'GENERAL', summary: summaryOf(n) },
+      key,
+    );
+  const idOf = (answer: Answer) => answer.body?.caseId as number;
+  const load = startLoad({
+    stack,
+    attempt,
+    idOf,
+    read: (id) => call(stack, 'GET', `/v1/servicing/cases/${id}`),
+    intervalMs: 100,
+    keyPrefix: 'fault-pg',
+  });
+  await sleep(3000);
+  load.setPhase('down');
+  const stopping = Date.now();
+  await stopPostgres();
+  note(`PostgreSQL stopped (fast shutdown) in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
+  await sleep(downSeconds * 1000);
+  const restarting = Date.now();
+  await startPostgres(stack.pgPort);
+  const restartedAt = Date.now();
+  load.setPhase('after');
+  note(
+    `PostgreSQL started again on the same data folder and port in ${((restartedAt - restarting) / 1000).toFixed(1)} s`,
+  );
+  await sleep(quick ? 8000 : 15_000);
+  const settled = await load.stop(90_000);
+  note(`load stopped (${settled ? 'every mutation ended' : 'some mutations still in flight after 90 s'})`);
+  checkOutage(scenario, load.tally, load.mutations, restartedAt, { readsNeedTheService: true });
+  checkProcessesSurvived(scenario);
+
+  const accepted = load.mutations.filter((m) => m.id !== null);
+  const ids = accepted.map((m) => m.id!);
+  const [found] = await stack.sql<{ n: string }[]>`
+    select count(*)::text as n from cases where tenant_id = ${tenant} and id = any(${ids})`;
+  check(
+    scenario,
+    'nothing answered 2xx is lost',
+    Number(found!.n) === ids.length,
+    `${found!.n} of ${ids.length} accepted cases stored`,
+  );
+  const [dupes] = await stack.sql<{ doubled: string; total: string }[]>`
+    select count(*) filter (where n > 1)::text as doubled, coalesce(sum(n), 0)::text as total
+    from (select summary, count(*) as n from cases
+          where tenant_id = ${tenant} and summary like ${`fault case ${run} %`} group by summary) s`;
+  check(
+    scenario,
+    'each logical mutation made exactly one case',
+    dupes!.doubled === '0' && Number(dupes!.total) === accepted.length,
+    `${dupes!.total} cases for ${accepted.length} accepted mutations, ${dupes!.doubled} made twice`,
+  );
+  await checkReplays(scenario, load.mutations, attempt, idOf);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Temporal stopped and restarted under load.
+
+interface PrivacySeed {
+  caseId: number;
+  interactionId: number;
+}
+
+async function seedPrivacyCases(stack: Stack, count: number): Promise<PrivacySeed[]> {
+  const seeds: PrivacySeed[] = [];
+  for (let i = 0; i < count; i++) {
+    const kase = await call(stack, 'POST', '/v1/servicing/cases', {
+      customerRef: 'CUST-FAULT',
+      caseTypeCode: 'PRIVACY',
+      summary: 'Fault benchmark privacy case',
+    });
+    if (kase.status !== 201)
+      throw new Error(`seeding a case answered ${kase.status}: ${JSON.stringify(kase.body)}`);
+    const interaction = await call(stack, 'POST', '/v1/servicing/interactions', {
+      customerRef: 'CUST-FAULT',
+      caseId: kase.body!.caseId,
+      channel: 'EMAIL',
+      direction: 'INBOUND',
+      summary: 'Customer asked for deletion',
+    });
+    if (interaction.status !== 201) throw new Error(`seeding an interaction answered ${interaction.status}`);
+    seeds.push({
+      caseId: kase.body!.caseId as number,
+      interactionId: interaction.body!.interactionId as number,
+    });
+  }
+  return seeds;
+}
+
+function privacyAttempt(stack: Stack, seeds: PrivacySeed[], label: string) {
+  return (n: number, key: string) => {
+    const seed = seeds[n % seeds.length]!;
+    return call(
+      stack,
+      'POST',
+      '/v1/servicing/privacy-requests',
+      {
+        customerRef: 'CUST-FAULT',
+        requestType: 'DELETION',
+        regime: 'CCPA_CPRA',
+        summary: `${label} ${run} n${n.toString(36)}`,
+        caseId: seed.caseId,
+        sourceInteractionId: seed.interactionId,
+      },
+      key,
+    );
+  };
+}
+
+async function workflowStatus(stack: Stack, workflowId: string): Promise<string> {
+  try {
+    const description = await (await stack.temporalClient()).workflow.getHandle(workflowId).describe();
+    return description.status.name;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+    return `ERROR ${(err as Error).message.slice(0, 80)}`;
+  }
+}
+
+async function fulfil(stack: Stack, requestId: number): Promise<Answer> {
+  return call(
+    stack,
+    'POST',
+    `/v1/servicing/privacy-requests/${requestId}/fulfill`,
+    { outcome: 'FULFILLED', outcomeReason: 'Deleted everywhere', evidenceIds: [] },
+    `fault-fulfil-${run}-${requestId}`,
+  );
+}
+
+async function temporalOutage(stack: Stack): Promise<void> {
+  const scenario = 'temporal';
+  say(`\n== ${scenario}: the Temporal dev server stopped for ${temporalDownSeconds} s under load`);
+  const seeds = await seedPrivacyCases(stack, 4);
+  // Workflows started before the outage: they must complete after it.
+  const before: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const answer = await privacyAttempt(stack, seeds, 'before outage')(i, `fault-before-${run}-${i}`);
+    if (answer.status !== 201) throw new Error(`a request before the outage answered ${answer.status}`);
+    before.push(answer.body!.requestId as number);
+  }
+  const attempt = privacyAttempt(stack, seeds, 'fault request');
+  const idOf = (answer: Answer) => answer.body?.requestId as number;
+  const load = startLoad({
+    stack,
+    attempt,
+    idOf,
+    read: (id) => call(stack, 'GET', `/v1/servicing/privacy-requests/${id}`),
+    abandons: (n) => n % 3 === 0,
+    intervalMs: 150,
+    keyPrefix: 'fault-tp',
+  });
+  await sleep(3000);
+  load.setPhase('down');
+  await stopTemporal();
+  note('Temporal dev server stopped (SIGTERM)');
+  await sleep(temporalDownSeconds * 1000);
+  const restarting = Date.now();
+  await startTemporal(stack.temporalPort);
+  const restartedAt = Date.now();
+  load.setPhase('after');
+  note(
+    `Temporal dev server started again on the same port and state file in ${((restartedAt - restarting) / 1000).toFixed(1)} s`,
+  );
+  await sleep(quick ? 8000 : 15_000);
+  const settled = await load.stop(90_000);
+  note(`load stopped (${settled ? 'every mutation ended' : 'some mutations still in flight after 90 s'})`);
+  checkOutage(scenario, load.tally, load.mutations, restartedAt, { readsNeedTheService: false });
+  checkProcessesSurvived(scenario);
+
+  const accepted = load.mutations.filter((m) => m.id !== null);
+  const ids = accepted.map((m) => m.id!);
+  const [found] = await stack.sql<{ n: string }[]>`
+    select count(*)::text as n from privacy_requests where tenant_id = ${tenant} and id = any(${ids})`;
+  check(
+    scenario,
+    'nothing answered 2xx is lost',
+    Number(found!.n) === ids.length,
+    `${found!.n} of ${ids.length} accepted requests stored`,
+  );
+  const [dupes] = await stack.sql<{ doubled: string; total: string }[]>`
+    select count(*) filter (where n > 1)::text as doubled, coalesce(sum(n), 0)::text as total
+    from (select summary, count(*) as n from privacy_requests
+          where tenant_id = ${tenant} and summary like ${`fault request ${run} %`} group by summary) s`;
+  check(
+    scenario,
+    'no logical mutation stored twice',
+    dupes!.doubled === '0',
+    `${dupes!.total} requests stored for ${load.mutations.length} mutations (${accepted.length} accepted, the rest abandoned after a 503), ${dupes!.doubled} twice`,
+  );
+  await checkReplays(scenario, load.mutations, attempt, idOf);
+
+  // The start-intent relay (grace 30 s, every 5 s) starts what the route could not while Temporal was down.
+  const rows = await stack.sql<{ id: number; workflow_id: string }[]>`
+    select id, workflow_id from privacy_requests where tenant_id = ${tenant} order by id`;
+  const deadline = Date.now() + 120_000;
+  let missing: string[] = [];
+  for (;;) {
+    missing = [];
+    for (const row of rows) {
+      const status = await workflowStatus(stack, row.workflow_id);
+      if (status === 'NOT_FOUND' || status.startsWith('ERROR')) missing.push(`${row.id} ${status}`);
+    }
+    if (missing.length === 0 || Date.now() > deadline) break;
+    await sleep(5000);
+  }
+  const [intents] = await stack.sql<{ unstarted: string }[]>`
+    select count(*) filter (where started_at is null)::text as unstarted
+    from workflow_start_intents where tenant_id = ${tenant}`;
+  check(
+    scenario,
+    'every stored request has its workflow (the start-intent relay started the rest)',
+    missing.length === 0 && intents!.unstarted === '0',
+    `${rows.length - missing.length} of ${rows.length} workflows exist ${((Date.now() - restartedAt) / 1000).toFixed(0)} s after the restart; ${intents!.unstarted} intents unstarted${missing.length ? `; missing ${missing.slice(0, 3).join(', ')}` : ''}`,
+  );
+
+  // The workflows started before the outage still run and complete once fulfilled.
+  const outcomes: string[] = [];
+  for (const requestId of before) {
+    const answer = await fulfil(stack, requestId);
+    const [row] = await stack.sql<{ workflow_id: string }[]>`
+      select workflow_id from privacy_requests where tenant_id = ${tenant} and id = ${requestId}`;
+    let status = '';
+    for (let i = 0; i < 60; i++) {
+      status = await workflowStatus(stack, row!.workflow_id);
+      if (status !== 'RUNNING') break;
+      await sleep(500);
+    }
+    outcomes.push(`${answer.status}/${status}`);
+  }
+  check(
+    scenario,
+    'workflows started before the outage complete after it',
+    outcomes.every((o) => o === '200/COMPLETED'),
+    `fulfil answer/workflow status: ${outcomes.join(', ')}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The worker SIGKILLed in the middle of each kind of process.
+
+/** SIGKILLs the worker's process group, waits for it to end, starts a new worker; prints both pids. */
+async function killAndReplaceWorker(stack: Stack, why: string): Promise<void> {
+  const old = worker!;
+  process.kill(-old.pid, 'SIGKILL');
+  await old.exited;
+  note(`SIGKILL of the worker (pid ${old.pid}) ${why}`);
+  const started = Date.now();
+  await startWorker(stack.env);
+  note(`new worker (pid ${worker!.pid}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function workerKills(stack: Stack): Promise<void> {
+  const scenario = 'worker';
+  const count = quick ? 4 : 8;
+  say(
+    `\n== ${scenario}: the worker process SIGKILLed twice in the middle of payment intents, privacy requests, promises and webhook deliveries (${count} of each)`,
+  );
+
+  // Webhook deliveries: a subscription to a local receiver that counts what it is sent.
+  const received = new Map<string, number>();
+  const receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { eventId?: string };
+        if (event.eventId) received.set(event.eventId, (received.get(event.eventId) ?? 0) + 1);
+      } catch {
+        // not an event
+      }
+      response.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  const receiverPort = (receiver.address() as { port: number }).port;
+  const subscription = await call(stack, 'POST', '/v1/servicing/webhook-subscriptions', {
+    url: `http://127.0.0.1:${receiverPort}/hooks`,
+    eventTypes: ['payment.posted'],
+    apiVersion: '2025-01-01',
+    description: 'fault benchmark receiver',
+  });
+  if (subscription.status !== 201)
+    throw new Error(`the subscription answered ${subscription.status}: ${JSON.stringify(subscription.body)}`);
+
+  // Payment intents: loans to pay, each ACTIVE with its balance owed and its borrower's verified instrument.
+  // One loan per promise too (one promise open per loan), on a case of the loan's customer.
+  const loans: { loanId: number; instrumentId: number; customerRef: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const boarded = await runLendingDemoFlow(stack.baseUrl, stack.credential, () => {}, {
+      historyPayments: 0,
+    });
+    const customer = await call(stack, 'GET', `/v1/customers/${boarded.customerId}`);
+    loans.push({
+      loanId: boarded.loanId,
+      instrumentId: boarded.instrumentId,
+      customerRef: customer.body!.customerRef as string,
+    });
+  }
+  const promisedDate = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  const promiseIds: number[] = [];
+  for (const loan of loans) {
+    const kase = await call(stack, 'POST', '/v1/servicing/cases', {
+      customerRef: loan.customerRef,
+      caseTypeCode: 'GENERAL',
+      summary: 'Borrower promised to pay',
+    });
+    if (kase.status !== 201)
+      throw new Error(`a promise case answered ${kase.status}: ${JSON.stringify(kase.body)}`);
+    const promise = await call(stack, 'POST', '/v1/servicing/promises', {
+      caseId: kase.body!.caseId,
+      loanId: loan.loanId,
+      amount: '100.00',
+      currency: 'USD',
+      promisedDate,
+      channel: 'PHONE',
+    });
+    if (promise.status !== 201)
+      throw new Error(`a promise answered ${promise.status}: ${JSON.stringify(promise.body)}`);
+    promiseIds.push(promise.body!.promiseId as number);
+  }
+  const today = new Date().toISOString().slice(0, 10);
+  const paymentIds: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const loan = loans[i % loans.length]!;
+    const answer = await call(
+      stack,
+      'POST',
+      `/v1/loans/${loan.loanId}/payments`,
+      {
+        instrumentId: loan.instrumentId,
+        amount: '1.00',
+        currency: 'USD',
+        rail: 'ACH',
+        effectiveDate: today,
+        source: 'fault',
+      },
+      `fault-pay-${run}-${i}`,
+    );
+    if (answer.status !== 201)
+      throw new Error(`a payment intent answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    paymentIds.push(answer.body!.paymentId as number);
+  }
+  // Privacy requests to fulfil.
+  const seeds = await seedPrivacyCases(stack, 2);
+  const requestIds: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const answer = await privacyAttempt(stack, seeds, 'worker kill')(i, `fault-kill-${run}-${i}`);
+    if (answer.status !== 201) throw new Error(`a privacy request answered ${answer.status}`);
+    requestIds.push(answer.body!.requestId as number);
+  }
+
+  /** Payments posted, requests fulfilled and promises kept so far. */
+  const finished = async () => {
+    const [row] = await stack.sql<{ n: string }[]>`
+      select ((select count(*) from payments where tenant_id = ${tenant} and id = any(${paymentIds}) and status = 'POSTED')
+        + (select count(*) from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds}) and status = 'FULFILLED')
+        + (select count(*) from promises where tenant_id = ${tenant} and id = any(${promiseIds}) and status = 'KEPT'))::text as n`;
+    return Number(row!.n);
+  };
+  /** How far the processes are (from the database): a kill before any progress or after all of it tests nothing. */
+  const progress = async () => {
+    const [row] = await stack.sql<{ posted: string; fulfilled: string; kept: string; delivered: string }[]>`
+      select (select count(*) from payments where tenant_id = ${tenant} and id = any(${paymentIds}) and status = 'POSTED')::text as posted,
+             (select count(*) from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds}) and status = 'FULFILLED')::text as fulfilled,
+             (select count(*) from promises where tenant_id = ${tenant} and id = any(${promiseIds}) and status = 'KEPT')::text as kept,
+             (select count(*) from webhook_deliveries where tenant_id = ${tenant} and state = 'SUCCEEDED')::text as delivered`;
+    return `${row!.posted}/${paymentIds.length} payments posted, ${row!.fulfilled}/${requestIds.length} privacy requests fulfilled, ${row!.kept}/${promiseIds.length} promises kept, ${row!.delivered} webhooks delivered`;
+  };
+
+  // Everything at once: settlements (each answers once its payment is posted) and fulfilments; the worker is killed
+  // while they are in flight, then again a moment later.
+  const settleAnswers = paymentIds.map((paymentId) =>
+    callRetrying(
+      stack,
+      'POST',
+      `/v1/sandbox/payments/${paymentId}/settle`,
+      {},
+      `fault-settle-${run}-${paymentId}`,
+    ),
+  );
+  const fulfilAnswers = requestIds.map((requestId) =>
+    callRetrying(
+      stack,
+      'POST',
+      `/v1/servicing/privacy-requests/${requestId}/fulfill`,
+      { outcome: 'FULFILLED', outcomeReason: 'Deleted everywhere', evidenceIds: [] },
+      `fault-fulfil-${run}-${requestId}`,
+    ),
+  );
+  // The promised payments arrive through the borrower's bank (recorded as external): each promise's process sees it
+  // and marks the promise KEPT.
+  const recordAnswers = loans.map((loan, i) =>
+    callRetrying(
+      stack,
+      'POST',
+      `/v1/loans/${loan.loanId}/payments/record-external`,
+      {
+        amount: '100.00',
+        currency: 'USD',
+        effectiveDate: today,
+        externalRecordRef: `PTP-${run}-${i}`,
+        source: 'BANK_TRANSFER',
+        rationale: 'Promised payment received by bank transfer',
+      },
+      `fault-ptp-${run}-${i}`,
+    ),
+  );
+  await sleep(300);
+  say(`      at the first kill: ${await progress()}`);
+  await killAndReplaceWorker(stack, 'with settlements, fulfilments and kept promises in flight');
+  // The second kill waits until some of the processes have finished and some have not (at most 30 s).
+  const total = paymentIds.length + requestIds.length + promiseIds.length;
+  for (const until = Date.now() + 30_000; Date.now() < until; ) {
+    const done = await finished();
+    if (done > 0 && done < total) break;
+    await sleep(200);
+  }
+  say(`      at the second kill: ${await progress()}`);
+  await killAndReplaceWorker(stack, 'a second time, while they finish');
+  const recorded = await Promise.all(recordAnswers);
+  const settled = await Promise.all(settleAnswers);
+  const fulfilled = await Promise.all(fulfilAnswers);
+  say(
+    `      settle answers: ${summarise(settled.map((a) => a.status))}; fulfil answers: ${summarise(fulfilled.map((a) => a.status))}; record-external answers: ${summarise(recorded.map((a) => a.status))}`,
+  );
+
+  // Payment intents: each POSTED, one posting (journal entries of one payment), one payment.posted outbox row.
+  const payments = await stack.sql<{ id: number; status: string }[]>`
+    select id, status from payments where tenant_id = ${tenant} and id = any(${paymentIds})`;
+  const posted = payments.filter((p) => p.status === 'POSTED').length;
+  const outbox = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type = 'payment.posted' group by subject_id`;
+  const postedOnce = paymentIds.every((id) => outbox.find((row) => row.subject === String(id))?.n === '1');
+  check(
+    scenario,
+    'payment intents: each posted exactly once',
+    posted === paymentIds.length && postedOnce,
+    `${posted} of ${paymentIds.length} POSTED; payment.posted rows per payment: ${summarise(paymentIds.map((id) => Number(outbox.find((row) => row.subject === String(id))?.n ?? 0)))}`,
+  );
+  const cash = await stack.sql<{ ref: string; net: string }[]>`
+    select transaction_ref as ref, (sum(debit) - sum(credit))::text as net from journal_entries
+    where tenant_id = ${tenant} and account_code = 'EXTERNAL_CLEARING'
+      and transaction_ref = any(${paymentIds.map((id) => `payment/${id}`)}) group by transaction_ref`;
+  check(
+    scenario,
+    'payment intents: the cash moved once (EXTERNAL_CLEARING debited 1.00 per payment)',
+    cash.length === paymentIds.length && cash.every((row) => Number(row.net) === 1),
+    `net per payment: ${summarise(paymentIds.map((id) => cash.find((row) => row.ref === `payment/${id}`)?.net ?? '0'))}`,
+  );
+
+  // Privacy requests: each FULFILLED once, its workflow completed.
+  const requests = await stack.sql<{ id: number; status: string; workflow_id: string }[]>`
+    select id, status, workflow_id from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds})`;
+  const completed = await Promise.all(requests.map((row) => workflowStatus(stack, row.workflow_id)));
+  const effects = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from case_effects
+    where tenant_id = ${tenant} and effect_type = 'PRIVACY_REQUEST_FULFILLED'
+      and subject_id = any(${requestIds.map(String)}) group by subject_id`;
+  check(
+    scenario,
+    'privacy requests: each fulfilled once (one outcome effect), its process completed',
+    requests.length === requestIds.length &&
+      requests.every((row) => row.status === 'FULFILLED') &&
+      completed.every((status) => status === 'COMPLETED') &&
+      requestIds.every((id) => effects.find((row) => row.subject === String(id))?.n === '1'),
+    `statuses ${summarise(requests.map((row) => row.status))}; workflows ${summarise(completed)}; outcome effects per request ${summarise(requestIds.map((id) => effects.find((row) => row.subject === String(id))?.n ?? '0'))}`,
+  );
+
+  // Promises: each KEPT once (one PROMISE_KEPT effect, one promise.kept event), its process completed.
+  const keptDeadline = Date.now() + 60_000;
+  let promiseRows: { id: number; status: string }[] = [];
+  for (;;) {
+    promiseRows = await stack.sql`
+      select id, status from promises where tenant_id = ${tenant} and id = any(${promiseIds})`;
+    if (promiseRows.every((row) => row.status === 'KEPT') || Date.now() > keptDeadline) break;
+    await sleep(500);
+  }
+  const keptEffects = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from case_effects
+    where tenant_id = ${tenant} and effect_type = 'PROMISE_KEPT' and subject_id = any(${promiseIds.map(String)})
+    group by subject_id`;
+  const keptEvents = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type = 'promise.kept' and subject_id = any(${promiseIds.map(String)})
+    group by subject_id`;
+  const perPromise = (rows: { subject: string; n: string }[]) =>
+    promiseIds.map((id) => rows.find((row) => row.subject === String(id))?.n ?? '0');
+  check(
+    scenario,
+    'promises: each kept once (one PROMISE_KEPT effect, one promise.kept event)',
+    promiseRows.length === promiseIds.length &&
+      promiseRows.every((row) => row.status === 'KEPT') &&
+      perPromise(keptEffects).every((n) => n === '1') &&
+      perPromise(keptEvents).every((n) => n === '1'),
+    `statuses ${summarise(promiseRows.map((row) => row.status))}; effects per promise ${summarise(perPromise(keptEffects))}; events per promise ${summarise(perPromise(keptEvents))}`,
+  );
+
+  // Webhook deliveries: every payment.posted event reached the receiver; one delivery per event and
+  // subscription, SUCCEEDED; one attempt record per attempt the receiver saw (at-least-once: a kill between the
+  // receiver's answer and the record means one more attempt, which must be recorded too).
+  const events = await stack.sql<{ event_id: string }[]>`
+    select event_id from outbox_events where tenant_id = ${tenant} and event_type = 'payment.posted'
+      and subject_id = any(${paymentIds.map(String)})`;
+  const deadline = Date.now() + 90_000;
+  let deliveries: { event_id: string; state: string; attempts: string; succeeded: string }[] = [];
+  for (;;) {
+    deliveries = await stack.sql`
+      select d.event_id, d.state::text as state, count(a.id)::text as attempts,
+             count(a.id) filter (where a.response_status between 200 and 299)::text as succeeded
+      from webhook_deliveries d left join webhook_delivery_attempts a on a.delivery_id = d.delivery_id
+      where d.tenant_id = ${tenant} and d.subscription_id = ${subscription.body!.subscriptionId as number}
+        and d.event_id = any(${events.map((e) => e.event_id)})
+      group by d.event_id, d.state`;
+    const done = deliveries.filter((d) => d.state === 'SUCCEEDED').length === events.length;
+    if (done || Date.now() > deadline) break;
+    await sleep(1000);
+  }
+  const recordMatches = events.every((e) => {
+    const row = deliveries.find((d) => d.event_id === e.event_id);
+    return row !== undefined && Number(row.attempts) === (received.get(e.event_id) ?? 0);
+  });
+  check(
+    scenario,
+    'webhook deliveries: each event delivered, one delivery SUCCEEDED, one attempt record per attempt received',
+    events.length === paymentIds.length &&
+      deliveries.length === events.length &&
+      deliveries.every((d) => d.state === 'SUCCEEDED' && d.succeeded === '1') &&
+      recordMatches,
+    `${events.length} events; delivery states ${summarise(deliveries.map((d) => d.state))}; received per event ${summarise(events.map((e) => received.get(e.event_id) ?? 0))}; attempt records per event ${summarise(deliveries.map((d) => d.attempts))}`,
+  );
+}
+
+/** `n×value` counts of a list, e.g. `10×200`. */
+function summarise<T>(items: T[]): string {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(String(item), (counts.get(String(item)) ?? 0) + 1);
+  return [...counts.entries()].map(([value, n]) => `${n}×${value}`).join(', ') || 'none';
+}
+
+/** One request retried (same key) on 503, 429, 409 in flight or no answer, for at most two minutes. */
+async function callRetrying(
+  stack: Stack,
+  method: string,
+  route: string,
+  body: unknown,
+  key: string,
+): Promise<Answer> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const answer = await call(stack, method, route, body, key);
+    if (![0, 409, 429, 503, 504].includes(answer.status) || Date.now() > deadline) return answer;
+    const seconds = Number(answer.retryAfter ?? '1');
+    await sleep((Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 5) : 1) * 1000);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Boarding: scripts/boarding-fault.ts as a child process.
+
+async function boardingFault(): Promise<void> {
+  const scenario = 'boarding';
+  say(`\n== ${scenario}: scripts/boarding-fault.ts (the worker SIGKILLed repeatedly mid-batch)`);
+  const args = quick ? ['--loans', '100', '--kills', '2', '--timeout-minutes', '10'] : [];
+  const child = await startChild(tsxBin, ['scripts/boarding-fault.ts', ...args], {
+    env: process.env,
+    ready: null,
+    echo: (line) => say(`      | ${line}`),
+  });
+  const code = await child.exited;
+  check(
+    scenario,
+    'boarding fault test',
+    code === 0,
+    `exit code ${code}${quick ? ' (quick: 100 loans, 2 kills)' : ''}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+let exitCode = 2;
+try {
+  say(
+    `Fault benchmarks: ${[...selected].join(', ')}${quick ? ' (--quick)' : ''}; outages: PostgreSQL ${downSeconds} s, Temporal ${temporalDownSeconds} s; ends only what it starts`,
+  );
+  const needsStack = selected.has('postgres') || selected.has('temporal') || selected.has('worker');
+  if (needsStack) {
+    const stack = await startStack();
+    if (selected.has('postgres')) {
+      await postgresOutage(stack);
+      await reviveProcesses(stack);
+    }
+    if (selected.has('temporal')) {
+      await temporalOutage(stack);
+      await reviveProcesses(stack);
+    }
+    if (selected.has('worker')) await workerKills(stack);
+  }
+  if (selected.has('boarding')) await boardingFault();
+  const failed = checks.filter((c) => !c.pass);
+  say('');
+  say(
+    failed.length === 0
+      ? `Fault benchmarks passed: ${checks.length} checks in ${elapsed().trim()}.`
+      : `Fault benchmarks FAILED ${failed.length} of ${checks.length} checks: ${failed.map((c) => `[${c.scenario}] ${c.name}`).join('; ')}.`,
+  );
+  exitCode = failed.length === 0 ? 0 : 1;
+} catch (err) {
+  say(`Set-up failed: ${(err as Error).stack ?? err}`);
+  if (api) say(`API output:\n${(api as Started).output().slice(-3000)}`);
+  if (worker) say(`worker output:\n${(worker as Started).output().slice(-3000)}`);
+  exitCode = 2;
+} finally {
+  if (!finishing) {
+    finishing = true;
+    await cleanUp();
+  }
+}
+process.exit(exitCode);
