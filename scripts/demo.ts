@@ -18,7 +18,7 @@
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated` and `hardship.offer.applied` and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
- * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
+ * `client/src/webhooks.ts` and prints them. Exits 1 when one is missing or fails verification.
  * The credential is made in the running service's database, found as `npm run admin` finds it
  * (workers/runtime-file.ts: `DATABASE_URL`, else `<DATA_DIR>/runtime.json`; exit 2 without either).
  * Env: DEMO_BASE_URL (default: the running service's address from runtime.json, else
