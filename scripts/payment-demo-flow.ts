@@ -6,8 +6,7 @@
  * Needs a sandbox service (`SERVICE_ENVIRONMENT=sandbox`, the default) with a worker on the `lending` queue.
  * Throws when a step answers other than expected.
  */
-import { randomBytes } from 'node:crypto';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
@@ -31,18 +30,16 @@ export async function runPaymentDemoFlow(
 ): Promise<PaymentDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, one installment owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
-  const session = {
+  const session = demoClient(
     baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'lending:read lending:write', onExchange),
-    tenant: credential.tenant,
-    actor: 'borrower.portal',
-  };
+    credential,
+    'lending:read lending:write',
+    'borrower.portal',
+    onExchange,
+  );
   const send = async (method: string, path: string, body: unknown, expected: number): Promise<JsonBody> => {
-    const key =
-      method === 'POST'
-        ? `demo-${[...randomBytes(12)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`
-        : undefined;
-    const response = await apiRequest(session, method, path, body, key);
+    // The client gives each POST its own Idempotency-Key and retries 429/503 under it.
+    const response = await clientRequest(session, method, path, body);
     const responseBody = (await response.json()) as JsonBody;
     onExchange({ method, path, requestBody: body, status: response.status, responseBody });
     if (response.status !== expected) {
@@ -76,7 +73,7 @@ export async function runPaymentDemoFlow(
   const paymentPath = `${loanPath}/payments/${paymentId}`;
   // The process submits it to the rail at once (value-dated today).
   for (let attempt = 0; ; attempt++) {
-    const response = await apiRequest(session, 'GET', paymentPath, undefined);
+    const response = await clientRequest(session, 'GET', paymentPath, undefined);
     const body = (await response.json()) as JsonBody;
     if (body.status === 'SUBMITTED') {
       onExchange({

@@ -22,7 +22,7 @@ import { statementDateFor, statementSettingsOf } from '../domain/statements/stat
 import { loadConfig } from '../workers/config';
 import { serviceTemporal } from '../workers/runtime-file';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
 import { type JsonBody, runLendingDemoFlow } from './lending-demo-flow';
 
 export interface StatementDemoResult {
@@ -45,14 +45,9 @@ export async function runStatementDemoFlow(
 ): Promise<StatementDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, the last one still owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
-  const session = {
-    baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'lending:read', onExchange),
-    tenant: credential.tenant,
-    actor: 'statement.demo',
-  };
+  const session = demoClient(baseUrl, credential, 'lending:read', 'statement.demo', onExchange);
   const get = async (requestPath: string): Promise<JsonBody> => {
-    const response = await apiRequest(session, 'GET', requestPath, undefined);
+    const response = await clientRequest(session, 'GET', requestPath, undefined);
     const body = (await response.json()) as JsonBody;
     onExchange({ method: 'GET', path: requestPath, status: response.status, responseBody: body });
     if (response.status !== 200)
@@ -93,7 +88,7 @@ export async function runStatementDemoFlow(
   const statement = await get(`${loanPath}/statements/${listed.statementId}`);
 
   const pdfPath = `${loanPath}/statements/${listed.statementId}/pdf`;
-  const response = await apiRequest(session, 'GET', pdfPath, undefined);
+  const response = await clientRequest(session, 'GET', pdfPath, undefined);
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get('content-type');
   onExchange({
