@@ -8,8 +8,8 @@
  * - every POST, PUT, PATCH and DELETE carries an `Idempotency-Key` (a random UUID unless the caller gives one),
  *   the same on every retry of that call;
  * - 429 and 503 are retried after `Retry-After` (seconds or an HTTP date; 1 s when absent), same key, at most
- *   `maxAttempts` attempts and never waiting longer than `maxRetryAfterSeconds` (a longer wait is returned to
- *   the caller);
+ *   `maxAttempts` attempts and never waiting longer than `maxRetryAfterSeconds` (a longer or unreadable wait
+ *   is returned to the caller);
  * - `Service-Tenant` on every call, `Service-Actor` when given;
  * - no logging: tokens and secrets never leave this module except in the `Authorization` headers it sends.
  *

@@ -6,7 +6,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLendingClient, type LendingClientOptions, TokenRequestError } from '../../client/src';
+import {
+  createLendingClient,
+  type LendingClientOptions,
+  retryAfterSeconds,
+  TokenRequestError,
+} from '../../client/src';
 
 interface Received {
   method: string;
@@ -286,5 +291,16 @@ describe('createLendingClient: idempotency keys and retries', () => {
     expect(answer.response.status).toBe(429);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(state.apiRequests).toHaveLength(1);
+  });
+});
+
+describe('retryAfterSeconds (RFC 9110 §10.2.3)', () => {
+  it('reads delay-seconds and HTTP dates, 1 when absent, null when unreadable', () => {
+    const now = Date.parse('2026-11-24T10:00:00Z');
+    expect(retryAfterSeconds('7', now)).toBe(7);
+    expect(retryAfterSeconds(null, now)).toBe(1);
+    expect(retryAfterSeconds('Tue, 24 Nov 2026 10:00:12 GMT', now)).toBe(12);
+    expect(retryAfterSeconds('Tue, 24 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterSeconds('soon', now)).toBeNull();
   });
 });
