@@ -4,7 +4,7 @@
  * exchange) and by the end-to-end test. Throws when a step answers other than expected.
  */
 
-import { type DemoCredential, demoClient, type Exchange } from './http-client';
+import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
 
 export type { DemoCredential, Exchange } from './http-client';
 
@@ -31,20 +31,13 @@ export async function runDemoFlow(
   const runId = Date.now().toString(36);
   const lending = demoClient(baseUrl, credential, 'servicing:read servicing:write', 'demo.agent', onExchange);
 
-  /** Reports one typed call's exchange and returns its data; throws unless it answered `expected`. */
-  const reported = async <Data>(
+  const reported = <Data>(
     method: string,
     path: string,
     requestBody: unknown,
     expected: number,
     call: Promise<{ data?: Data; error?: unknown; response: Response }>,
-  ): Promise<Data> => {
-    const { data, error, response } = await call;
-    onExchange({ method, path, requestBody, status: response.status, responseBody: data ?? error });
-    if (response.status !== expected || data === undefined)
-      throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}`);
-    return data;
-  };
+  ) => reportedCall(onExchange, method, path, requestBody, expected, call);
   const key = (name: string) => ({ header: { 'Idempotency-Key': `${name}-${runId}` } });
 
   const customerRef = `cus_demo_${runId}`;

@@ -150,3 +150,25 @@ export function clientRequest(
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
+
+/**
+ * Awaits one typed call of the client, reports it to `onExchange` (`path` as the flow shows it, the answer's
+ * data or error body) and returns its data; throws unless it answered `expected`.
+ */
+export async function reportedCall<Data>(
+  onExchange: (exchange: Exchange) => void,
+  method: string,
+  path: string,
+  requestBody: unknown,
+  expected: number,
+  call: Promise<{ data?: Data; error?: unknown; response: Response }>,
+): Promise<Data> {
+  const { data, error, response } = await call;
+  onExchange({ method, path, requestBody, status: response.status, responseBody: data ?? error });
+  if (response.status !== expected || data === undefined) {
+    throw new Error(
+      `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(data ?? error)}`,
+    );
+  }
+  return data;
+}
