@@ -12,7 +12,7 @@ module.exports = {
       comment: 'domain/ imports nothing of ours outside domain/ (DESIGN §1).',
       severity: 'error',
       from: { path: '^domain/' },
-      to: { path: '^(activities|api|db|workers|workflows|scripts|test|receiver|bench)/' },
+      to: { path: '^(activities|api|db|workers|workflows|scripts|test|client|bench)/' },
     },
     {
       name: 'domain-no-io-libraries',
@@ -94,10 +94,18 @@ module.exports = {
       to: { path: '^(activities|workflows)/' },
     },
     {
-      name: 'receiver-is-dependency-free',
-      comment: 'receiver/ is copied by integrators: Node built-ins only.',
+      name: 'client-is-standalone',
+      comment:
+        'client/ is its own package (client/package.json), used by integrators: it imports none of the service (issue 12 §1).',
       severity: 'error',
-      from: { path: '^receiver/' },
+      from: { path: '^client/' },
+      to: { path: '^(activities|api|bench|db|domain|scripts|test|workers|workflows)/' },
+    },
+    {
+      name: 'webhook-verification-is-dependency-free',
+      comment: 'client/src/webhooks.ts may be copied into a receiver: Node built-ins only.',
+      severity: 'error',
+      from: { path: '^client/src/webhooks\\.ts$' },
       to: { dependencyTypesNot: ['core'] },
     },
   ],

@@ -3,7 +3,6 @@
  * document (`GET /v1/openapi.json`) and its reference page (`GET /docs`).
  * `createApp(deps)` builds it; tests drive it with `app.request()`, `workers/stack.ts` serves it.
  */
-import { Scalar } from '@scalar/hono-api-reference';
 import { Hono } from 'hono';
 import { generateSpecs } from 'hono-openapi';
 import { DomainError, OAuthError } from '../domain/errors';
@@ -20,6 +19,7 @@ import { documentation, withTokenAddress } from './openapi';
 import { channelEventRoutes } from './routes/channels/channel-events';
 import { customerRoutes } from './routes/customers/customers';
 import { portfolioRoutes } from './routes/customers/portfolio';
+import { docsRoutes, scalarAssetPath } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { autopayRoutes } from './routes/lending/autopay';
 import { boardingBatchRoutes } from './routes/lending/boarding-batches';
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps) {
         app,
         {
           documentation: documentation as never,
-          exclude: ['/v1/openapi.json', '/docs', '/metrics'],
+          exclude: ['/v1/openapi.json', '/docs', scalarAssetPath, '/metrics'],
           // Every route documents its own errors (api/openapi.ts `doc`): no generic 400 added for validators,
           // which would be wrong on the AI session output routes (validation is 422 Shape B there).
           defaultValidationErrorResponse: false,
@@ -105,7 +105,8 @@ export function createApp(deps: AppDeps) {
     );
     return c.json(spec);
   });
-  app.get('/docs', Scalar({ url: '/v1/openapi.json', pageTitle: 'Lending and Servicing API' }));
+  // The reference page and its script, served by this service (api/routes/docs.ts; no CDN).
+  app.route('/docs', docsRoutes);
 
   // Signed gateway callbacks authenticate by signature, not bearer token: mounted before the bearer middleware.
   // Text PostgreSQL cannot store is refused on every route (api/validation.ts `storableInput`); on bearer routes

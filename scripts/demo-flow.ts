@@ -1,10 +1,10 @@
 /**
- * The integrator flow of issue 2 over plain HTTP: token → case → interaction → privacy request →
- * evidence → fulfilment → case close → effects. Used by `npm run demo` (which prints every
+ * The integrator flow of issue 2 over HTTP through the typed client (client/): token → case → interaction →
+ * privacy request → evidence → fulfilment → case close → effects. Used by `npm run demo` (which prints every
  * exchange) and by the end-to-end test. Throws when a step answers other than expected.
  */
 
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
 
 export type { DemoCredential, Exchange } from './http-client';
 
@@ -17,96 +17,115 @@ export interface DemoResult {
   effects: { effectType: string }[];
 }
 
+/**
+ * Runs the flow as the tenant's client with `servicing:read servicing:write`, acting as `demo.agent`, through
+ * the typed client (client/: typed paths and bodies, token cache, an Idempotency-Key per mutation, retries).
+ * `onExchange` sees every request and answer, the token request first. Throws when a step answers other than
+ * expected.
+ */
 export async function runDemoFlow(
   baseUrl: string,
   credential: DemoCredential,
   onExchange: (exchange: Exchange) => void = () => {},
 ): Promise<DemoResult> {
   const runId = Date.now().toString(36);
-  const session = {
-    baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'servicing:read servicing:write', onExchange),
-    tenant: credential.tenant,
-    actor: 'demo.agent',
-  };
+  const lending = demoClient(baseUrl, credential, 'servicing:read servicing:write', 'demo.agent', onExchange);
 
-  const send = async (
+  const reported = <Data>(
     method: string,
     path: string,
-    body: unknown,
+    requestBody: unknown,
     expected: number,
-    idempotencyKey?: string,
-  ) => {
-    const response = await apiRequest(session, method, path, body, idempotencyKey);
-    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field and checked by the caller
-    const responseBody = (await response.json()) as Record<string, any>;
-    onExchange({ method, path, requestBody: body, status: response.status, responseBody });
-    if (response.status !== expected)
-      throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}`);
-    return responseBody;
-  };
+    call: Promise<{ data?: Data; error?: unknown; response: Response }>,
+  ) => reportedCall(onExchange, method, path, requestBody, expected, call);
+  const key = (name: string) => ({ header: { 'Idempotency-Key': `${name}-${runId}` } });
 
   const customerRef = `cus_demo_${runId}`;
-  const kase = await send(
+  const caseBody = { customerRef, caseTypeCode: 'PRIVACY', summary: 'Customer asks us to delete their data' };
+  const kase = await reported(
     'POST',
     '/v1/servicing/cases',
-    { customerRef, caseTypeCode: 'PRIVACY', summary: 'Customer asks us to delete their data' },
+    caseBody,
     201,
-    `case-${runId}`,
+    lending.POST('/v1/servicing/cases', { body: caseBody, params: key('case') }),
   );
-  const interaction = await send(
+  const caseId = String(kase.caseId);
+  const interactionBody = {
+    customerRef,
+    caseId: kase.caseId,
+    channel: 'PHONE' as const,
+    direction: 'INBOUND' as const,
+    summary: 'Caller requested deletion under CCPA',
+  };
+  const interaction = await reported(
     'POST',
     '/v1/servicing/interactions',
-    {
-      customerRef,
-      caseId: kase.caseId,
-      channel: 'PHONE',
-      direction: 'INBOUND',
-      summary: 'Caller requested deletion under CCPA',
-    },
+    interactionBody,
     201,
-    `interaction-${runId}`,
+    lending.POST('/v1/servicing/interactions', { body: interactionBody, params: key('interaction') }),
   );
-  const request = await send(
+  const privacyBody = {
+    customerRef,
+    requestType: 'DELETION' as const,
+    regime: 'CCPA_CPRA' as const,
+    summary: 'Delete all personal information not subject to an exemption',
+    caseId: kase.caseId,
+    sourceInteractionId: interaction.interactionId,
+  };
+  const request = await reported(
     'POST',
     '/v1/servicing/privacy-requests',
-    {
-      customerRef,
-      requestType: 'DELETION',
-      regime: 'CCPA_CPRA',
-      summary: 'Delete all personal information not subject to an exemption',
-      caseId: kase.caseId,
-      sourceInteractionId: interaction.interactionId,
-    },
+    privacyBody,
     201,
-    `privacy-${runId}`,
+    lending.POST('/v1/servicing/privacy-requests', { body: privacyBody, params: key('privacy') }),
   );
-  const evidence = await send(
+  const evidenceBody = {
+    caseId: kase.caseId,
+    evidenceType: 'DELETION_CONFIRMATION',
+    description: 'Deletion job report from every system of record',
+  };
+  const evidence = await reported(
     'POST',
     '/v1/servicing/evidence',
-    {
-      caseId: kase.caseId,
-      evidenceType: 'DELETION_CONFIRMATION',
-      description: 'Deletion job report from every system of record',
-    },
+    evidenceBody,
     201,
-    `evidence-${runId}`,
+    lending.POST('/v1/servicing/evidence', { body: evidenceBody, params: key('evidence') }),
   );
-  await send(
+  const fulfilBody = {
+    outcome: 'FULFILLED' as const,
+    outcomeReason: 'Deleted in all systems',
+    evidenceIds: [evidence.evidenceId],
+  };
+  await reported(
     'POST',
     `/v1/servicing/privacy-requests/${request.requestId}/fulfill`,
-    { outcome: 'FULFILLED', outcomeReason: 'Deleted in all systems', evidenceIds: [evidence.evidenceId] },
+    fulfilBody,
     200,
-    `fulfil-${runId}`,
+    lending.POST('/v1/servicing/privacy-requests/{requestId}/fulfill', {
+      body: fulfilBody,
+      params: { path: { requestId: String(request.requestId) }, ...key('fulfil') },
+    }),
   );
-  await send(
+  const closeBody = { outcomeCode: 'REQUEST_FULFILLED', closureReason: 'Privacy request fulfilled' };
+  await reported(
     'POST',
-    `/v1/servicing/cases/${kase.caseId}/close`,
-    { outcomeCode: 'REQUEST_FULFILLED', closureReason: 'Privacy request fulfilled' },
+    `/v1/servicing/cases/${caseId}/close`,
+    closeBody,
     200,
-    `close-${runId}`,
+    lending.POST('/v1/servicing/cases/{caseId}/close', {
+      body: closeBody,
+      params: { path: { caseId }, ...key('close') },
+    }),
   );
-  const effects = await send('GET', `/v1/servicing/cases/${kase.caseId}/effects?limit=50`, undefined, 200);
+  const effects = await reported(
+    'GET',
+    `/v1/servicing/cases/${caseId}/effects?limit=50`,
+    undefined,
+    200,
+    lending.GET('/v1/servicing/cases/{caseId}/effects', {
+      params: { path: { caseId }, query: { limit: '50' } },
+    }),
+  );
   return {
     caseId: kase.caseId,
     interactionId: interaction.interactionId,

@@ -18,26 +18,34 @@
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated` and `hardship.offer.applied` and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
- * `receiver/verify-webhook.ts` and prints them. Exits 1 when one is missing or fails verification.
+ * `client/src/webhooks.ts` and prints them. Exits 1 when one is missing or fails verification.
+ * Every request goes through the typed client (client/, issue 12 §1; scripts/http-client.ts `demoClient`):
+ * typed calls where a flow calls a fixed route, its token cached per flow, an Idempotency-Key per mutation,
+ * 401 and 429/503 retries; the token requests are printed without the token.
  * The credential is made in the running service's database, found as `npm run admin` finds it
  * (workers/runtime-file.ts: `DATABASE_URL`, else `<DATA_DIR>/runtime.json`; exit 2 without either).
  * Env: DEMO_BASE_URL (default: the running service's address from runtime.json, else
  * http://127.0.0.1:$PORT), TEMPORAL_UI_URL (default http://127.0.0.1:8233).
  */
 import { createPlatformOperations } from '../activities';
+import type { operations } from '../client/src';
 import { createDb } from '../db/client';
 import { eventApiVersion } from '../domain/events';
 import { loadConfig, operationDeps } from '../workers/config';
 import { NoServiceDatabaseError, readRuntimeFile, serviceDatabase } from '../workers/runtime-file';
 import { type Exchange, runDemoFlow } from './demo-flow';
 import { runHardshipDemoFlow } from './hardship-demo-flow';
-import { apiRequest, requestToken } from './http-client';
+import { demoClient } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 import { runMerchantAdvanceDemoFlow } from './merchant-advance-demo-flow';
 import { runPaymentDemoFlow } from './payment-demo-flow';
 import { runServicingDemoFlow } from './servicing-demo-flow';
 import { runStatementDemoFlow } from './statement-demo-flow';
 import { startWebhookReceiver } from './webhook-receiver';
+
+/** The body of `POST /v1/servicing/webhook-subscriptions`, as the client's generated types have it. */
+type SubscriptionRequest =
+  operations['postV1ServicingWebhookSubscriptions']['requestBody']['content']['application/json'];
 
 const config = loadConfig();
 const baseUrl =
@@ -100,13 +108,11 @@ let exitCode = 0;
 /** Deactivates the demo's subscription (set once it exists), so later runs leave no ACTIVE subscription to a closed receiver. */
 let deactivateSubscription: (() => Promise<void>) | null = null;
 try {
-  const hooksSession = {
-    baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'servicing:read servicing:write', (x) => print(x)),
-    tenant: 'demo',
-    actor: 'demo.integrator',
-  };
-  const subscribeBody = {
+  // The typed client (client/): typed paths and bodies, its token cached, an Idempotency-Key per mutation.
+  const hooks = demoClient(baseUrl, credential, 'servicing:read servicing:write', 'demo.integrator', (x) =>
+    print(x),
+  );
+  const subscribeBody: SubscriptionRequest = {
     url: receiver.url,
     eventTypes: [
       'case.transitioned',
@@ -120,46 +126,49 @@ try {
     apiVersion: eventApiVersion,
     description: 'npm run demo: local receiver',
   };
-  const subscribed = await apiRequest(
-    hooksSession,
-    'POST',
-    '/v1/servicing/webhook-subscriptions',
-    subscribeBody,
-  );
-  const subscription = (await subscribed.json()) as { subscriptionId: number; signingSecret: string };
+  const subscribed = await hooks.POST('/v1/servicing/webhook-subscriptions', { body: subscribeBody });
+  const subscription = subscribed.data;
   print(
     {
       method: 'POST',
       path: '/v1/servicing/webhook-subscriptions',
       requestBody: subscribeBody,
-      status: subscribed.status,
-      responseBody: subscription,
+      status: subscribed.response.status,
+      responseBody: subscription ?? subscribed.error,
     },
-    {
-      ...subscription,
-      signingSecret: subscription.signingSecret
-        ? `${subscription.signingSecret.slice(0, 10)}… (shown once; kept by the receiver)`
-        : undefined,
-    },
+    subscription
+      ? {
+          ...subscription,
+          signingSecret: `${subscription.signingSecret.slice(0, 10)}… (shown once; kept by the receiver)`,
+        }
+      : subscribed.error,
   );
-  if (subscribed.status !== 201) throw new Error(`subscribing the receiver answered ${subscribed.status}`);
+  if (subscribed.response.status !== 201 || !subscription)
+    throw new Error(`subscribing the receiver answered ${subscribed.response.status}`);
   signingSecret = subscription.signingSecret;
-  const subscriptionPath = `/v1/servicing/webhook-subscriptions/${subscription.subscriptionId}`;
+  const subscriptionId = String(subscription.subscriptionId);
+  const subscriptionPath = `/v1/servicing/webhook-subscriptions/${subscriptionId}`;
+  const bySubscription = { params: { path: { subscriptionId } } };
   deactivateSubscription = async () => {
-    const deactivated = await apiRequest(hooksSession, 'POST', `${subscriptionPath}/deactivate`, undefined);
-    const body = (await deactivated.json()) as { status?: string };
+    const deactivated = await hooks.POST(
+      '/v1/servicing/webhook-subscriptions/{subscriptionId}/deactivate',
+      bySubscription,
+    );
     process.stdout.write(
-      `> POST ${subscriptionPath}/deactivate\n< ${deactivated.status}: subscription ${body.status ?? JSON.stringify(body)} (the receiver stops now)\n`,
+      `> POST ${subscriptionPath}/deactivate\n< ${deactivated.response.status}: subscription ${deactivated.data?.status ?? JSON.stringify(deactivated.error)} (the receiver stops now)\n`,
     );
   };
-  const tested = await apiRequest(hooksSession, 'POST', `${subscriptionPath}/test`, undefined);
+  const tested = await hooks.POST(
+    '/v1/servicing/webhook-subscriptions/{subscriptionId}/test',
+    bySubscription,
+  );
   print({
     method: 'POST',
     path: `${subscriptionPath}/test`,
-    status: tested.status,
-    responseBody: await tested.json(),
+    status: tested.response.status,
+    responseBody: tested.data ?? tested.error,
   });
-  if (tested.status !== 202) throw new Error(`the test event answered ${tested.status}`);
+  if (tested.response.status !== 202) throw new Error(`the test event answered ${tested.response.status}`);
   process.stdout.write(
     `Webhook receiver listening at ${receiver.url} (subscription ${subscription.subscriptionId})\n\n`,
   );
@@ -317,15 +326,17 @@ try {
   const rejected = receiver.received.filter((d) => d.envelope === null);
   // The service's side of the same deliveries (each attempt is recorded right after the receiver answered).
   const deliveriesPath = `${subscriptionPath}/deliveries?pageSize=200`;
-  const listed = await apiRequest(hooksSession, 'GET', deliveriesPath, undefined);
-  const page = (await listed.json()) as { data?: { state: string }[] };
+  const listed = await hooks.GET('/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries', {
+    params: { path: { subscriptionId }, query: { pageSize: '200' } },
+  });
+  const page = { data: listed.data?.data ?? [] };
   const states: Record<string, number> = {};
   for (const d of page.data ?? []) states[d.state] = (states[d.state] ?? 0) + 1;
   process.stdout.write(
     [
       '',
       `> GET ${deliveriesPath}`,
-      `< ${listed.status}: ${page.data?.length ?? 0} deliveries by state ${JSON.stringify(states)}`,
+      `< ${listed.response.status}: ${page.data?.length ?? 0} deliveries by state ${JSON.stringify(states)}`,
       `Webhooks: ${receiver.received.length} deliveries received, ${receiver.received.length - rejected.length} verified.`,
       `  The subscription's deliveries (attempts, response codes, latency): GET ${baseUrl}${subscriptionPath}/deliveries`,
       '',

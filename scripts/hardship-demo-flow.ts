@@ -15,7 +15,7 @@
  * than expected (or the offer is not APPLIED within 30 s).
  */
 import { randomBytes } from 'node:crypto';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
@@ -38,8 +38,6 @@ export interface HardshipDemoResult {
 }
 
 const letters = (n: number) => [...randomBytes(n)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
-/** A demo Idempotency-Key: letters only, so it never looks like an identifier (domain/sensitive-data.ts). */
-const demoKey = () => `demo-${letters(12)}`;
 
 /** ISO date `months` months before today (UTC), on day min(today's day, 28). */
 function monthsAgo(months: number, today = new Date()): string {
@@ -64,23 +62,20 @@ export async function runHardshipDemoFlow(
     historyPayments: 1,
     disbursementDate: monthsAgo(4),
   });
-  const agent = {
+  const agent = demoClient(
     baseUrl,
-    accessToken: await requestToken(
-      baseUrl,
-      credential,
-      'servicing:read servicing:write lending:read lending:write',
-      onExchange,
-    ),
-    tenant: credential.tenant,
-    actor: 'demo.agent',
-  };
-  const supervisor = {
+    credential,
+    'servicing:read servicing:write lending:read lending:write',
+    'demo.agent',
+    onExchange,
+  );
+  const supervisor = demoClient(
     baseUrl,
-    accessToken: await requestToken(baseUrl, checker, 'servicing:read actions:approve', onExchange),
-    tenant: checker.tenant,
-    actor: 'demo.supervisor',
-  };
+    checker,
+    'servicing:read actions:approve',
+    'demo.supervisor',
+    onExchange,
+  );
   const send = async (
     session: typeof agent,
     method: string,
@@ -88,7 +83,7 @@ export async function runHardshipDemoFlow(
     body: unknown,
     expected: number,
   ): Promise<JsonBody> => {
-    const response = await apiRequest(session, method, path, body, method === 'GET' ? undefined : demoKey());
+    const response = await clientRequest(session, method, path, body);
     const responseBody = (await response.json()) as JsonBody;
     onExchange({ method, path, requestBody: body, status: response.status, responseBody });
     if (response.status !== expected) {
@@ -230,7 +225,7 @@ export async function runHardshipDemoFlow(
   let offer = await send(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined, 200);
   while (offer.status !== 'APPLIED' && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const response = await apiRequest(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined);
+    const response = await clientRequest(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined);
     offer = (await response.json()) as JsonBody;
   }
   onExchange({

@@ -1,7 +1,12 @@
 /**
- * The plain-HTTP client the demo flows share (scripts/demo-flow.ts, scripts/lending-demo-flow.ts): the
- * client-credentials token request and one authenticated JSON request. Checking the answers is the flows' job.
+ * HTTP helpers of the scripts. The demo flows (scripts/*demo-flow.ts, scripts/demo.ts) go through the typed
+ * client (client/, issue 12 §1): `demoClient` makes one per flow and credential, reporting its token request as
+ * an exchange, and `clientRequest` sends one JSON request on a path built at run time through it (token cache,
+ * Idempotency-Key, 401 and 429/503 retries). `requestToken` and `apiRequest` are the bare token request and
+ * bearer request that the benchmarks, the boarding CLI and some tests use to measure or drive raw HTTP.
+ * Checking the answers is the callers' job.
  */
+import { createLendingClient, type LendingClient } from '../client/src';
 
 /** A tenant's API client as the flows authenticate with it. */
 export interface DemoCredential {
@@ -87,4 +92,83 @@ export async function apiRequest(
     await response.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(seconds) ? seconds : 1) * 1_000));
   }
+}
+
+/**
+ * A typed client (client/src/index.ts) for `credential` with `scope`, acting as `actor` (`Service-Actor`). Its
+ * token request is reported to `onExchange` as `POST /oauth2/token` with the form body sent and the answer's
+ * `token_type`, `expires_in` and `scope`; the token itself stays inside the client and is never shown.
+ */
+export function demoClient(
+  baseUrl: string,
+  credential: DemoCredential,
+  scope: string,
+  actor: string,
+  onExchange: (exchange: Exchange) => void,
+): LendingClient {
+  return createLendingClient({
+    baseUrl,
+    clientId: credential.clientId,
+    clientSecret: credential.clientSecret,
+    scope,
+    tenant: credential.tenant,
+    actor,
+    onTokenResponse: (event) =>
+      onExchange({
+        method: 'POST',
+        path: '/oauth2/token',
+        requestBody: event.requestBody,
+        status: event.status,
+        responseBody: {
+          token_type: event.tokenType,
+          expires_in: event.expiresIn,
+          scope: event.scope,
+          ...(event.error ? { error: event.error } : {}),
+          access_token: event.status === 200 ? '(kept by the client, not shown)' : undefined,
+        },
+      }),
+  });
+}
+
+/**
+ * One request through `client` on a path built at run time, with a JSON body unless `body` is undefined and
+ * the given `Idempotency-Key` (else the client makes one for a mutation); returns the raw `Response`.
+ */
+export function clientRequest(
+  client: LendingClient,
+  method: string,
+  path: string,
+  body: unknown,
+  idempotencyKey?: string,
+): Promise<Response> {
+  return client.fetch(path, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/**
+ * Awaits one typed call of the client, reports it to `onExchange` (`path` as the flow shows it, the answer's
+ * data or error body) and returns its data; throws unless it answered `expected`.
+ */
+export async function reportedCall<Data>(
+  onExchange: (exchange: Exchange) => void,
+  method: string,
+  path: string,
+  requestBody: unknown,
+  expected: number,
+  call: Promise<{ data?: Data; error?: unknown; response: Response }>,
+): Promise<Data> {
+  const { data, error, response } = await call;
+  onExchange({ method, path, requestBody, status: response.status, responseBody: data ?? error });
+  if (response.status !== expected || data === undefined) {
+    throw new Error(
+      `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(data ?? error)}`,
+    );
+  }
+  return data;
 }

@@ -20,7 +20,7 @@
  * test/e2e/boarding.test.ts. Throws when a step answers other than expected.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
 
 /** What the flow boards (inputs, not answers of the service). */
 export const lendingDemoTerms = {
@@ -93,12 +93,7 @@ export async function runLendingDemoFlow(
   const terms = lendingDemoTerms;
   const scope = 'lending:read lending:write';
 
-  const session = {
-    baseUrl,
-    accessToken: await requestToken(baseUrl, credential, scope, onExchange),
-    tenant: credential.tenant,
-    actor: 'migration.agent',
-  };
+  const session = demoClient(baseUrl, credential, scope, 'migration.agent', onExchange);
 
   const send = async (
     method: string,
@@ -110,7 +105,7 @@ export async function runLendingDemoFlow(
     shownBody: unknown = body,
   ): Promise<JsonBody> => {
     for (let attempt = 1; ; attempt++) {
-      const response = await apiRequest(session, method, path, body, idempotencyKey);
+      const response = await clientRequest(session, method, path, body, idempotencyKey);
       const responseBody = (await response.json()) as JsonBody;
       onExchange({ method, path, requestBody: shownBody, status: response.status, responseBody });
       // a 429, or a 409 for the same key still in flight, says when to try again; anything else is the answer

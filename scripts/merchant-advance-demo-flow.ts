@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { formatMinor, parseDecimalToMinor } from '../domain/money';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
 type JsonBody = Record<string, any>;
@@ -37,15 +37,16 @@ export async function runMerchantAdvanceDemoFlow(
   credential: DemoCredential,
   onExchange: (exchange: Exchange) => void = () => {},
 ): Promise<JsonBody> {
-  const session = {
+  const session = demoClient(
     baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'lending:read lending:write', onExchange),
-    tenant: credential.tenant,
-    actor: 'merchant.servicing',
-  };
+    credential,
+    'lending:read lending:write',
+    'merchant.servicing',
+    onExchange,
+  );
   const send = async (method: string, path: string, body: unknown, expected: number): Promise<JsonBody> => {
-    const key = method === 'POST' ? `demo-${letters(16)}` : undefined;
-    const response = await apiRequest(session, method, path, body, key);
+    // The client gives each POST its own Idempotency-Key.
+    const response = await clientRequest(session, method, path, body);
     const responseBody = (await response.json()) as JsonBody;
     onExchange({ method, path, requestBody: body, status: response.status, responseBody });
     if (response.status !== expected) {

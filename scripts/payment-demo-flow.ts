@@ -1,13 +1,13 @@
 /**
- * The payment-intent part of `npm run demo` (issue 7; DESIGN-processes P1), over HTTP as an integrator would:
- * on a loan boarded by the lending flow with its last installment still owed, a payment intent from the
- * borrower's verified instrument (ACH, value-dated today) → SUBMITTED by its durable process → settled by the
- * sandbox simulation → POSTED to the ledger → returned R01 by the simulation → RETURNED, the posting reversed.
+ * The payment-intent part of `npm run demo` (issue 7; DESIGN-processes P1), over HTTP as an integrator would,
+ * with typed calls of the client (client/): on a loan boarded by the lending flow with its last installment
+ * still owed, a payment intent from the borrower's verified instrument (ACH, value-dated today) → SUBMITTED by
+ * its durable process → settled by the sandbox simulation → POSTED to the ledger → returned R01 by the
+ * simulation → RETURNED, the posting reversed.
  * Needs a sandbox service (`SERVICE_ENVIRONMENT=sandbox`, the default) with a worker on the `lending` queue.
  * Throws when a step answers other than expected.
  */
-import { randomBytes } from 'node:crypto';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
@@ -31,77 +31,82 @@ export async function runPaymentDemoFlow(
 ): Promise<PaymentDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, one installment owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
-  const session = {
-    baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'lending:read lending:write', onExchange),
-    tenant: credential.tenant,
-    actor: 'borrower.portal',
-  };
-  const send = async (method: string, path: string, body: unknown, expected: number): Promise<JsonBody> => {
-    const key =
-      method === 'POST'
-        ? `demo-${[...randomBytes(12)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`
-        : undefined;
-    const response = await apiRequest(session, method, path, body, key);
-    const responseBody = (await response.json()) as JsonBody;
-    onExchange({ method, path, requestBody: body, status: response.status, responseBody });
-    if (response.status !== expected) {
-      throw new Error(
-        `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(responseBody)}`,
-      );
-    }
-    return responseBody;
-  };
-  const loanPath = `/v1/loans/${lending.loanId}`;
+  // Typed calls through the client: its token cached, an Idempotency-Key per POST, 429/503 retried under it.
+  const client = demoClient(baseUrl, credential, 'lending:read lending:write', 'borrower.portal', onExchange);
+  const loanId = String(lending.loanId);
+  const loanPath = `/v1/loans/${loanId}`;
   const totalOf = async () =>
-    (await send('GET', `${loanPath}/summary`, undefined, 200)).balances.totalOutstanding as string;
+    (
+      await reportedCall(
+        onExchange,
+        'GET',
+        `${loanPath}/summary`,
+        undefined,
+        200,
+        client.GET('/v1/loans/{loanId}/summary', { params: { path: { loanId } } }),
+      )
+    ).balances.totalOutstanding;
   const before = await totalOf();
   const lastInstallment = (lending.schedule.periods as JsonBody[])
     .filter((p) => typeof p.period === 'number')
     .at(-1)!;
-  const created = await send(
+  const intent = {
+    instrumentId: lending.instrumentId,
+    amount: String(lastInstallment.totalDueForPeriod),
+    currency: 'USD',
+    rail: 'ACH' as const,
+    effectiveDate: new Date().toISOString().slice(0, 10),
+    source: 'borrower-portal',
+  };
+  const created = await reportedCall(
+    onExchange,
     'POST',
     `${loanPath}/payments`,
-    {
-      instrumentId: lending.instrumentId,
-      amount: lastInstallment.totalDueForPeriod,
-      currency: 'USD',
-      rail: 'ACH',
-      effectiveDate: new Date().toISOString().slice(0, 10),
-      source: 'borrower-portal',
-    },
+    intent,
     201,
+    client.POST('/v1/loans/{loanId}/payments', { params: { path: { loanId } }, body: intent }),
   );
-  const paymentId = created.paymentId as number;
+  const paymentId = String(created.paymentId);
   const paymentPath = `${loanPath}/payments/${paymentId}`;
+  const readPayment = () =>
+    client.GET('/v1/loans/{loanId}/payments/{paymentId}', { params: { path: { loanId, paymentId } } });
   // The process submits it to the rail at once (value-dated today).
   for (let attempt = 0; ; attempt++) {
-    const response = await apiRequest(session, 'GET', paymentPath, undefined);
-    const body = (await response.json()) as JsonBody;
-    if (body.status === 'SUBMITTED') {
-      onExchange({
-        method: 'GET',
-        path: paymentPath,
-        requestBody: undefined,
-        status: response.status,
-        responseBody: body,
-      });
+    const { data, response } = await readPayment();
+    if (data?.status === 'SUBMITTED') {
+      onExchange({ method: 'GET', path: paymentPath, status: response.status, responseBody: data });
       break;
     }
     if (attempt >= 150)
-      throw new Error(`payment ${paymentId} was not submitted within 15 s: ${JSON.stringify(body)}`);
+      throw new Error(`payment ${paymentId} was not submitted within 15 s: ${JSON.stringify(data)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  await send('POST', `/v1/sandbox/payments/${paymentId}/settle`, {}, 200);
+  const byPayment = { params: { path: { paymentId } } };
+  await reportedCall(
+    onExchange,
+    'POST',
+    `/v1/sandbox/payments/${paymentId}/settle`,
+    {},
+    200,
+    client.POST('/v1/sandbox/payments/{paymentId}/settle', { ...byPayment, body: {} }),
+  );
   const posted = await totalOf();
-  await send('POST', `/v1/sandbox/payments/${paymentId}/return`, { returnCode: 'R01' }, 200);
+  const returnBody = { returnCode: 'R01' };
+  await reportedCall(
+    onExchange,
+    'POST',
+    `/v1/sandbox/payments/${paymentId}/return`,
+    returnBody,
+    200,
+    client.POST('/v1/sandbox/payments/{paymentId}/return', { ...byPayment, body: returnBody }),
+  );
   const returned = await totalOf();
-  const payment = await send('GET', paymentPath, undefined, 200);
+  const payment = await reportedCall(onExchange, 'GET', paymentPath, undefined, 200, readPayment());
   if (payment.status !== 'RETURNED')
     throw new Error(`payment ${paymentId} is ${payment.status}, not RETURNED`);
   return {
     loanId: lending.loanId,
-    paymentId,
+    paymentId: created.paymentId,
     workflowId: `payment-intent/${credential.tenant}/${paymentId}`,
     payment,
     outstanding: { before, posted, returned },

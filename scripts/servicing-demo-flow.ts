@@ -12,8 +12,7 @@
  * Needs the running service with workers on the `servicing` and `lending` queues. Throws when a step answers other
  * than expected (or the promise is not KEPT within 30 s).
  */
-import { randomBytes } from 'node:crypto';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
@@ -39,9 +38,6 @@ export interface ServicingDemoResult {
   effects: JsonBody[];
 }
 
-/** A demo Idempotency-Key: letters only, so it never looks like an identifier (domain/sensitive-data.ts). */
-const demoKey = () => `demo-${[...randomBytes(12)].map((b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-
 /** Runs the servicing flow; `onExchange` sees every request and response (the demo prints them). */
 export async function runServicingDemoFlow(
   baseUrl: string,
@@ -50,37 +46,15 @@ export async function runServicingDemoFlow(
 ): Promise<ServicingDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, one installment owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
-  const session = {
+  const session = demoClient(
     baseUrl,
-    accessToken: await requestToken(
-      baseUrl,
-      credential,
-      'servicing:read servicing:write lending:read lending:write',
-      onExchange,
-    ),
-    tenant: credential.tenant,
-    actor: 'demo.agent',
-  };
-  const send = async (
-    method: string,
-    path: string,
-    body: unknown,
-    expected: number,
-    options: { tenantHeader?: boolean } = {},
-  ): Promise<JsonBody> => {
-    const key = method === 'GET' ? undefined : demoKey();
-    const response =
-      options.tenantHeader === false
-        ? await fetch(`${baseUrl}${path}`, {
-            method,
-            headers: {
-              authorization: `Bearer ${session.accessToken}`,
-              'content-type': 'application/json',
-              ...(key ? { 'idempotency-key': key } : {}),
-            },
-            body: body === undefined ? undefined : JSON.stringify(body),
-          })
-        : await apiRequest(session, method, path, body, key);
+    credential,
+    'servicing:read servicing:write lending:read lending:write',
+    'demo.agent',
+    onExchange,
+  );
+  const send = async (method: string, path: string, body: unknown, expected: number): Promise<JsonBody> => {
+    const response = await clientRequest(session, method, path, body);
     const responseBody = (await response.json()) as JsonBody;
     onExchange({ method, path, requestBody: body, status: response.status, responseBody });
     if (response.status !== expected) {
@@ -188,7 +162,7 @@ export async function runServicingDemoFlow(
     if (attempt >= 300)
       throw new Error(`promise ${promiseId} not KEPT within 30 s: ${JSON.stringify(promise)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const response = await apiRequest(session, 'GET', `/v1/servicing/promises/${promiseId}`, undefined);
+    const response = await clientRequest(session, 'GET', `/v1/servicing/promises/${promiseId}`, undefined);
     promise = (await response.json()) as JsonBody;
   }
   onExchange({
@@ -199,7 +173,8 @@ export async function runServicingDemoFlow(
     responseBody: promise,
   });
 
-  // 4. Evidence, and an AI recommendation citing it (the tenant comes from the token: no Service-Tenant header).
+  // 4. Evidence, and an AI recommendation citing it (the token selects the tenant there; the client's
+  // Service-Tenant names the same tenant, which the route accepts).
   const evidence = await send(
     'POST',
     '/v1/servicing/evidence',
@@ -229,7 +204,6 @@ export async function runServicingDemoFlow(
       confidence: 'high',
     },
     201,
-    { tenantHeader: false },
   );
 
   // 5. SMS permission withdrawn on the borrower's phone, effective now.

@@ -6,7 +6,7 @@
  * for its statement date (due date − `statementLeadDays`) through the same port as `npm run admin -- statements
  * run --tenant <t> --as-of <date>` (workflows/statement-cycle/client.ts `startTenantStatementCycle`; idempotent,
  * so a rerun adds nothing) and waiting for the run → `GET /v1/loans/{loanId}/statements` → the statement →
- * `GET …/{statementId}/pdf` saved under the OS temp directory.
+ * `GET …/{statementId}/pdf` saved under the OS temp directory. The reads are typed calls of the client (client/).
  *
  * Needs the running service (`npm start`) with a worker on the `lending` queue, and its Temporal server: the
  * address and namespace come from `temporal` or, as `npm run admin` finds them (workers/runtime-file.ts
@@ -22,7 +22,7 @@ import { statementDateFor, statementSettingsOf } from '../domain/statements/stat
 import { loadConfig } from '../workers/config';
 import { serviceTemporal } from '../workers/runtime-file';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
-import { apiRequest, type DemoCredential, type Exchange, requestToken } from './http-client';
+import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
 import { type JsonBody, runLendingDemoFlow } from './lending-demo-flow';
 
 export interface StatementDemoResult {
@@ -45,23 +45,18 @@ export async function runStatementDemoFlow(
 ): Promise<StatementDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, the last one still owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
-  const session = {
-    baseUrl,
-    accessToken: await requestToken(baseUrl, credential, 'lending:read', onExchange),
-    tenant: credential.tenant,
-    actor: 'statement.demo',
-  };
-  const get = async (requestPath: string): Promise<JsonBody> => {
-    const response = await apiRequest(session, 'GET', requestPath, undefined);
-    const body = (await response.json()) as JsonBody;
-    onExchange({ method: 'GET', path: requestPath, status: response.status, responseBody: body });
-    if (response.status !== 200)
-      throw new Error(`GET ${requestPath} answered ${response.status}: ${JSON.stringify(body)}`);
-    return body;
-  };
-
-  const product = await get(`/v1/loanproducts/${lending.productId}`);
-  const settings = statementSettingsOf(product.lmsConfig);
+  // Typed reads through the client (client/), its token cached.
+  const reader = demoClient(baseUrl, credential, 'lending:read', 'statement.demo', onExchange);
+  const productId = String(lending.productId);
+  const product = await reportedCall(
+    onExchange,
+    'GET',
+    `/v1/loanproducts/${productId}`,
+    undefined,
+    200,
+    reader.GET('/v1/loanproducts/{productId}', { params: { path: { productId } } }),
+  );
+  const settings = statementSettingsOf(product.lmsConfig as Record<string, unknown> | null | undefined);
   if (!settings.enabled)
     throw new Error(
       `product ${lending.productId} has no statements (lmsConfig.statementEnabled is not true)`,
@@ -85,15 +80,36 @@ export async function runStatementDemoFlow(
     await connection.close();
   }
 
-  const loanPath = `/v1/loans/${lending.loanId}`;
-  const list = await get(`${loanPath}/statements?limit=10&offset=0`);
-  const listed = (list.items as JsonBody[]).find((s) => s.dueDate === dueDate);
+  const loanId = String(lending.loanId);
+  const loanPath = `/v1/loans/${loanId}`;
+  const list = await reportedCall(
+    onExchange,
+    'GET',
+    `${loanPath}/statements?limit=10&offset=0`,
+    undefined,
+    200,
+    reader.GET('/v1/loans/{loanId}/statements', {
+      params: { path: { loanId }, query: { limit: '10', offset: '0' } },
+    }),
+  );
+  const listed = list.items.find((s) => s.dueDate === dueDate);
   if (!listed)
     throw new Error(`no statement of loan ${lending.loanId} for ${dueDate} after run ${workflowId}`);
-  const statement = await get(`${loanPath}/statements/${listed.statementId}`);
+  const statementId = String(listed.statementId);
+  const statement: JsonBody = await reportedCall(
+    onExchange,
+    'GET',
+    `${loanPath}/statements/${statementId}`,
+    undefined,
+    200,
+    reader.GET('/v1/loans/{loanId}/statements/{statementId}', { params: { path: { loanId, statementId } } }),
+  );
 
-  const pdfPath = `${loanPath}/statements/${listed.statementId}/pdf`;
-  const response = await apiRequest(session, 'GET', pdfPath, undefined);
+  const pdfPath = `${loanPath}/statements/${statementId}/pdf`;
+  const { response } = await reader.GET('/v1/loans/{loanId}/statements/{statementId}/pdf', {
+    params: { path: { loanId, statementId } },
+    parseAs: 'stream',
+  });
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get('content-type');
   onExchange({

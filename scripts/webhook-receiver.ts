@@ -1,6 +1,6 @@
 /**
  * A small local webhook receiver (Node's `node:http` only), as `npm run demo` uses it: it listens on
- * 127.0.0.1 on a free port, verifies every delivery with `receiver/verify-webhook.ts` (spec § Events 5;
+ * 127.0.0.1 on a free port, verifies every delivery with `client/src/webhooks.ts` (spec § Events 5;
  * DESIGN §5 Webhooks) against the subscription's signing secrets, answers 204 when the signature holds
  * and 400 when it does not, and keeps every delivery for the caller to inspect or wait for.
  *
@@ -14,7 +14,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook, type WebhookEnvelope, WebhookVerificationError } from '../receiver/verify-webhook';
+import { verifyWebhook, type WebhookEnvelope, WebhookVerificationError } from '../client/src/webhooks';
 
 /** One request the receiver got, with the outcome of its verification. */
 export interface ReceivedWebhook {

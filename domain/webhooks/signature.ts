@@ -5,7 +5,7 @@
  * the whole `whsec_…` secret as UTF-8 text, the message the attempt's Unix-seconds timestamp, a
  * full stop and the exact body bytes sent. During a rotation overlap the header carries one `v1=`
  * entry per listed secret, comma-separated, newest first. Pure (`@noble/hashes`), so the workflow
- * sandbox, activities and tests share it; the receiver's copy lives in `receiver/verify-webhook.ts`.
+ * sandbox, activities and tests share it; receivers verify with the client's `client/src/webhooks.ts`.
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';

@@ -3,6 +3,9 @@
  * generated from the routes), `GET /docs` and `GET /healthz`, none of which needs a token.
  */
 
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthMonitor } from '../../api/health-monitor';
 import { pingDatabase } from '../../db/queries/platform';
@@ -539,6 +542,38 @@ describe('GET /docs', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.body).toMatch(/<html/i);
     expect(res.body).toContain('/v1/openapi.json');
+    // Offline (issue 12 §1): the script is this service's copy of the package, no CDN, no default fonts.
+    expect(res.body).toMatch(/<script src="\/docs\/assets\/scalar-standalone\.js\?v=[A-Za-z0-9_-]+">/);
+    expect(res.body).not.toMatch(/cdn\.jsdelivr|fonts\.scalar\.com/);
+    expect(res.body).toContain('"withDefaultFonts": false');
+    expect(res.body).toContain('"telemetry": false');
+  });
+
+  it('serves the installed Scalar bundle with a long cache, an ETag, gzip and 304 on If-None-Match', async () => {
+    const plain = await ctx.app.request('/docs/assets/scalar-standalone.js');
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const etag = plain.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const installed = readFileSync(
+      createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js'),
+    );
+    expect(Buffer.from(await plain.arrayBuffer()).equals(installed)).toBe(true);
+
+    const gzipped = await ctx.app.request('/docs/assets/scalar-standalone.js', {
+      headers: { 'accept-encoding': 'gzip, br' },
+    });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gzipped.arrayBuffer())).equals(installed)).toBe(true);
+
+    const cached = await ctx.app.request('/docs/assets/scalar-standalone.js', {
+      headers: { 'if-none-match': etag! },
+    });
+    expect(cached.status).toBe(304);
+    expect(await cached.text()).toBe('');
+    const page = await send(ctx, '/docs');
+    expect(page.body).toContain(`/docs/assets/scalar-standalone.js?v=${etag!.slice(1, 13)}`);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * End to end (issue 6 §5): `npm run demo` (scripts/demo.ts) against the stack as `npm start` runs it.
  * The demo runs both flows, its local receiver gets the test event and the real events, verifies each
- * signature with `receiver/verify-webhook.ts`, and the demo ends by itself with exit code 0.
+ * signature with `client/src/webhooks.ts`, and the demo ends by itself with exit code 0.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

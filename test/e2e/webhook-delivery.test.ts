@@ -3,7 +3,7 @@
  * only public routes. The integrator subscribes through `POST /v1/servicing/webhook-subscriptions`
  * (the signing secret shown once), sends a test event, closes a case (the servicing demo flow) and
  * records a loan's history (the lending demo flow). The receiver verifies every delivery with
- * `receiver/verify-webhook.ts` and the test checks each envelope's `data` against the event
+ * `client/src/webhooks.ts` and the test checks each envelope's `data` against the event
  * catalogue (domain/events.ts): `webhook.test`, `case.transitioned`, `funding.posted` and
  * `payment.posted` arrive signed, with exactly the catalogue's payloads.
  */

@@ -1,7 +1,7 @@
 /**
  * Fixtures for webhook delivery tests: subscriptions with encrypted signing secrets, outbox
  * events and delivery rows written as the application writes them (tenant transaction, RLS), and
- * a real local HTTP receiver that verifies every delivery with `receiver/verify-webhook.ts`.
+ * a real local HTTP receiver that verifies every delivery with `client/src/webhooks.ts`.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
 import { writeOutboxEvent } from '../../activities/platform/outbox';
 import { encryptSigningSecret } from '../../activities/webhooks/secrets';
+import { verifyWebhook, type WebhookEnvelope, WebhookVerificationError } from '../../client/src/webhooks';
 import type { Db } from '../../db/client';
 import {
   webhookDeliveries,
@@ -18,7 +19,6 @@ import {
 } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { webhookDeliveryId } from '../../domain/ids';
-import { verifyWebhook, type WebhookEnvelope, WebhookVerificationError } from '../../receiver/verify-webhook';
 
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;

@@ -69,6 +69,11 @@ describe('layer rules', () => {
         rule: 'operations-do-not-know-the-edges',
       },
       {
+        file: `client/src/zz-probe-${tag}-service.ts`,
+        source: "import { createApp } from '../../api/app';\nexport const probe = createApp;\n",
+        rule: 'client-is-standalone',
+      },
+      {
         file: `workflows/shared/zz-probe-${tag}-types.ts`,
         source:
           "import type { Activities } from '../../activities';\nimport { workflowNow } from './time';\nexport type Probe = Activities;\nexport const probe = workflowNow;\n",

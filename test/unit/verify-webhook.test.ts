@@ -1,7 +1,7 @@
-/** receiver/verify-webhook.ts against what domain/webhooks/signature.ts produces (spec § Events 5). */
+/** client/src/webhooks.ts (the client's webhook verification) against what domain/webhooks/signature.ts produces (spec § Events 5). */
 import { describe, expect, it } from 'vitest';
+import { verifyWebhook, WebhookVerificationError } from '../../client/src/webhooks';
 import { signatureHeaderValue } from '../../domain/webhooks/signature';
-import { verifyWebhook, WebhookVerificationError } from '../../receiver/verify-webhook';
 
 const envelope = {
   eventId: 'evt_1',

@@ -301,7 +301,7 @@ describe('webhookDeliveryWorkflow', () => {
     const [first, second] = s.receiver.received;
     expect(first!.signatureCount).toBe(2);
     expect(first!.verificationError).toBeNull(); // the receiver still holding only the old secret
-    const { verifyWebhook } = await import('../../receiver/verify-webhook');
+    const { verifyWebhook } = await import('../../client/src/webhooks');
     const firstSignatures = String(first!.headers['service-webhook-signature']).split(',');
     expect(() =>
       verifyWebhook(first!.body, { ...first!.headers, 'service-webhook-signature': firstSignatures[0] }, [

@@ -1,6 +1,8 @@
 /**
- * Verifies a webhook delivered by the lending service (spec § Events 5; DESIGN §5 Webhooks).
- * Dependency-free (Node's `node:crypto` only): copy this file into your receiver, or import it.
+ * Verifies a webhook delivered by the lending service (spec § Events 5; DESIGN §5 Webhooks): the client's
+ * webhook helper (`import { verifyWebhook } from '<client>/webhooks'`), and the one implementation the
+ * service's own tests, demo and sandbox receiver use. Dependency-free (Node's `node:crypto` only, a rule of
+ * `.dependency-cruiser.cjs`): you may also copy this file into your receiver.
  *
  * Order of checks (spec § Events 5): the raw bytes as received (never re-serialized JSON); the
  * `Service-Webhook-Timestamp` inside the replay window (default ±300 s); HMAC-SHA256 over
