@@ -69,8 +69,14 @@ const headerParams = (mutation: boolean, tenantFromToken: boolean) => [
     name: 'Service-Actor',
     in: 'header' as const,
     required: false,
-    description: 'End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories.',
-    schema: { type: 'string' as const, maxLength: 128 },
+    description:
+      'End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400.',
+    schema: {
+      type: 'string' as const,
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]{0,126}[\\x21-\\x7e])?$',
+    },
   },
   ...(mutation
     ? [
