@@ -217,6 +217,45 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
   });
 
+  it('states the rules the service applies to Service-Actor, dates, amounts and currencies (found by npm run fuzz)', () => {
+    const op = doc.paths['/v1/loans/{loanId}/payments/record-external']?.post as Operation;
+    const actor = op.parameters?.find((p) => p.name === 'Service-Actor')?.schema as { pattern: string };
+    const actorPattern = new RegExp(actor.pattern);
+    expect(actorPattern.test('agent.jane@example.com (team 7)')).toBe(true);
+    for (const refused of ['', ' agent', 'agent ', 'agënt', 'a'.repeat(129)])
+      expect(actorPattern.test(refused)).toBe(false);
+    const body = (op.requestBody?.content['application/json'] as { schema: Json }).schema as {
+      properties: Record<string, { pattern?: string; format?: string; enum?: string[] }>;
+    };
+    const { effectiveDate, amount, currency } = body.properties;
+    expect(effectiveDate?.format).toBe('date');
+    const date = new RegExp(effectiveDate?.pattern ?? '');
+    expect(['1900-01-01', '2026-02-28', '2199-12-31'].every((d) => date.test(d))).toBe(true);
+    expect(['1899-12-31', '2200-01-01', '2026-13-01', '2026-1-01'].some((d) => date.test(d))).toBe(false);
+    const positive = new RegExp(amount?.pattern ?? '');
+    expect(['0.01', '125.00', '1'].every((a) => positive.test(a))).toBe(true);
+    expect(['0', '0.00', '-1', '1e3', '01'].some((a) => positive.test(a))).toBe(false);
+    expect(currency?.enum).toContain('USD');
+    expect(currency?.enum).toContain('JPY');
+    expect(currency?.enum).not.toContain('AAA');
+  });
+
+  it('marks the request body optional where the route accepts none (found by npm run fuzz)', () => {
+    const required = (method: string, path: string) =>
+      (doc.paths[path]?.[method]?.requestBody as { required?: boolean } | undefined)?.required;
+    for (const path of [
+      '/v1/loans/{loanId}/autopay/cancel',
+      '/v1/servicing/webhook-subscriptions/{subscriptionId}/rotate-secret',
+      '/v1/servicing/admin/hardship-programs/{programCode}/retire',
+      '/v1/servicing/hardship-offers/{offerId}/accept',
+    ]) {
+      expect(required('post', path), path).toBe(false);
+      expect(doc.paths[path]?.post?.requestBody?.content['application/json'], path).toBeDefined();
+    }
+    expect(required('post', '/v1/loans/{loanId}/autopay')).toBe(true);
+    expect(required('post', '/v1/servicing/cases')).toBe(true);
+  });
+
   it('describes every servicing route, the token endpoint and the health check', () => {
     for (const [method, path] of servicingOperations) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
