@@ -275,6 +275,8 @@ export const limitParam = v.optional(
     v.transform(Number),
     v.minValue(1, 'limit must be an integer from 1 to 200.'),
     v.maxValue(200, 'limit must be an integer from 1 to 200.'),
+    // The OpenAPI document states the range as the text the checks accept (found by `npm run fuzz`).
+    v.metadata({ pattern: '^0{0,3}([1-9]|[1-9][0-9]|1[0-9]{2}|200)$', maxLength: 4 }),
   ),
   '50',
 );

@@ -34,7 +34,7 @@
  * each 4xx/5xx's gist written to `.data/fuzz-errors.jsonl`.
  * Exit code: 0 when every check passed on every response, none was ≥ 500 and N responses were received; 1 otherwise.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -120,17 +120,35 @@ interface Counts {
   stoppedAtTimeLimit: boolean;
 }
 
+/** The running Schemathesis process, if any (a signal interrupts it: it ends with its summary). */
+let schemathesis: ChildProcess | null = null;
+
 /** Runs `st` with `args` and `env`, its output on ours; resolves with its exit code. */
 function runSchemathesis(st: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(st, args, { env, cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+    schemathesis = child;
     child.on('error', reject);
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on('exit', (code, signal) => {
+      schemathesis = null;
+      resolve(code ?? (signal ? 128 : 1));
+    });
   });
 }
 
 const st = schemathesisBinary();
 const stack = await startBenchStack('lending-fuzz-');
+// Ctrl-C or SIGTERM: Schemathesis (by its pid) is interrupted and the run ends as usual, counts printed and
+// everything started stopped; during the set-up, everything started is stopped and the script exits 130.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    if (schemathesis?.pid !== undefined) {
+      schemathesis.kill('SIGINT');
+      return;
+    }
+    stack.stop().finally(() => process.exit(130));
+  });
+}
 let exitCode = 1;
 try {
   const { dataDir, config, db, temporal } = stack;

@@ -35,6 +35,9 @@ export const currency = v.pipe(
   v.metadata({ enum: currencyCodes }),
 );
 
+/** JSON Schema pattern of a decimal string > 0 below 10^13: what `amount`'s regex and "greater than zero" accept. */
+export const positiveAmountPattern = '^(0\\.[0-9]*[1-9][0-9]*|[1-9][0-9]{0,12}(\\.[0-9]+)?)$';
+
 /** A decimal string > 0 below 10^13 (the range of `numeric(19,6)`); its digits are checked against `currency`. */
 export const amount = v.pipe(
   v.string('amount must be a decimal string such as "125.00".'),
@@ -44,7 +47,7 @@ export const amount = v.pipe(
   ),
   v.check((value) => /[1-9]/.test(value), 'amount must be greater than zero.'),
   // The OpenAPI document's pattern holds both rules: the form and "greater than zero" (found by `npm run fuzz`).
-  v.metadata({ pattern: '^(0\\.[0-9]*[1-9][0-9]*|[1-9][0-9]{0,12}(\\.[0-9]+)?)$' }),
+  v.metadata({ pattern: positiveAmountPattern }),
 );
 
 /** Free text that must not carry identifiers or account numbers; messages never repeat the value. */

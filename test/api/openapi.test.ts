@@ -240,6 +240,40 @@ describe('GET /v1/openapi.json', () => {
     expect(currency?.enum).not.toContain('AAA');
   });
 
+  it('states the limit range, the maker-checker actor, the webhook apiVersion and advance amounts (found by npm run fuzz)', () => {
+    const params = (method: string, path: string) => doc.paths[path]?.[method]?.parameters ?? [];
+    const limit = params('get', '/v1/servicing/admin/case-types').find((p) => p.name === 'limit')?.schema as {
+      pattern: string;
+      maxLength: number;
+    };
+    const limitPattern = new RegExp(limit.pattern);
+    for (const ok of ['1', '50', '200', '0050'])
+      expect(limitPattern.test(ok) && ok.length <= limit.maxLength).toBe(true);
+    for (const refused of ['0', '201', '5747', '-1']) expect(limitPattern.test(refused)).toBe(false);
+    for (const path of [
+      '/v1/servicing/hardship-offers',
+      '/v1/servicing/hardship-offers/{offerId}/approve',
+      '/v1/servicing/hardship-offers/{offerId}/reject',
+    ]) {
+      expect(params('post', path).find((p) => p.name === 'Service-Actor')?.required, path).toBe(true);
+    }
+    expect(
+      params('post', '/v1/servicing/hardship-offers/{offerId}/accept').find((p) => p.name === 'Service-Actor')
+        ?.required,
+    ).toBe(false);
+    const bodyOf = (path: string) =>
+      (doc.paths[path]?.post?.requestBody?.content['application/json'] as { schema: Json }).schema as {
+        properties: Record<string, { pattern?: string; format?: string }>;
+      };
+    expect(bodyOf('/v1/servicing/webhook-subscriptions').properties.apiVersion?.format).toBe('date');
+    const remittance = new RegExp(
+      bodyOf('/v1/merchant-advances/{advanceId}/remittances/record-external').properties.amount?.pattern ??
+        '',
+    );
+    expect(remittance.test('12.50')).toBe(true);
+    expect(remittance.test('0')).toBe(false);
+  });
+
   it('marks the request body optional where the route accepts none (found by npm run fuzz)', () => {
     const required = (method: string, path: string) =>
       (doc.paths[path]?.[method]?.requestBody as { required?: boolean } | undefined)?.required;
