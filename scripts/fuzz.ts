@@ -146,7 +146,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       schemathesis.kill('SIGINT');
       return;
     }
-    stack.stop().finally(() => process.exit(130));
+    void stack.stop().finally(() => process.exit(130));
   });
 }
 let exitCode = 1;

@@ -224,7 +224,7 @@ describe('GET /v1/openapi.json', () => {
     expect(actorPattern.test('agent.jane@example.com (team 7)')).toBe(true);
     for (const refused of ['', ' agent', 'agent ', 'agënt', 'a'.repeat(129)])
       expect(actorPattern.test(refused)).toBe(false);
-    const body = (op.requestBody?.content['application/json'] as { schema: Json }).schema as {
+    const body = (op.requestBody?.content['application/json'] as { schema: Json } | undefined)?.schema as {
       properties: Record<string, { pattern?: string; format?: string; enum?: string[] }>;
     };
     const { effectiveDate, amount, currency } = body.properties;
@@ -262,7 +262,8 @@ describe('GET /v1/openapi.json', () => {
         ?.required,
     ).toBe(false);
     const bodyOf = (path: string) =>
-      (doc.paths[path]?.post?.requestBody?.content['application/json'] as { schema: Json }).schema as {
+      (doc.paths[path]?.post?.requestBody?.content['application/json'] as { schema: Json } | undefined)
+        ?.schema as {
         properties: Record<string, { pattern?: string; format?: string }>;
       };
     expect(bodyOf('/v1/servicing/webhook-subscriptions').properties.apiVersion?.format).toBe('date');
