@@ -3,7 +3,7 @@
  * document (`GET /v1/openapi.json`) and its reference page (`GET /docs`).
  * `createApp(deps)` builds it; tests drive it with `app.request()`, `workers/stack.ts` serves it.
  */
-import { Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { generateSpecs } from 'hono-openapi';
 import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
@@ -112,6 +112,26 @@ export function createApp(deps: AppDeps) {
   // Text PostgreSQL cannot store is refused on every route (api/validation.ts `storableInput`); on bearer routes
   // after authentication, so an unauthenticated caller still gets 401. The signed callback checks its body itself,
   // after its size limit and signature.
+  // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404 (`notFound` below).
+  const allowedMethods = allowedMethodsOf(app);
+  const methodNotAllowed = (c: Context<AppEnv>, allowed: string[]) =>
+    sendError(
+      c,
+      new DomainError(
+        'error.msg.method.not.allowed',
+        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`,
+      ),
+      { Allow: allowed.join(', ') },
+    );
+  // The callbacks carry no bearer token and no Service-Tenant: another method on their paths is answered 405 here,
+  // before the bearer middleware would ask for what they never send (found by `npm run fuzz`: TRACE → 400).
+  const callbackMethods: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) return methodNotAllowed(c, allowed);
+    await next();
+  };
+  app.use('/v1/servicing/channel-events/*', callbackMethods);
+  app.use('/v1/servicing/voice-dispatches/:dispatchId/events', callbackMethods);
   app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
   // The voice provider's callback authenticates by its dispatch's task token only (spec § Authentication 6): mounted
@@ -158,20 +178,9 @@ export function createApp(deps: AppDeps) {
   // Portfolio boarding (issue 9; DESIGN-processes P3): the upload reads its NDJSON body as a stream itself.
   app.route('/v1/boarding/batches', boardingBatchRoutes);
 
-  // A known path with another method → 405 with Allow (RFC 9110 §15.5.6); an unknown path → 404.
-  const allowedMethods = allowedMethodsOf(app);
   app.notFound((c) => {
     const allowed = allowedMethods(c.req.path);
-    if (allowed.length > 0) {
-      return sendError(
-        c,
-        new DomainError(
-          'error.msg.method.not.allowed',
-          `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`,
-        ),
-        { Allow: allowed.join(', ') },
-      );
-    }
+    if (allowed.length > 0) return methodNotAllowed(c, allowed);
     return sendError(
       c,
       new DomainError('error.msg.resource.not.found', `No route ${c.req.method} ${c.req.path}.`),

@@ -37,6 +37,8 @@ export interface RouteDoc {
   errors?: 'problem';
   /** The token selects the tenant: `Service-Tenant` is optional and, when sent, must be the token's tenant. */
   tenantFromToken?: boolean;
+  /** The operation needs `Service-Actor` (a maker-checker step names its actor): documented as required (400 without). */
+  actorRequired?: boolean;
   /**
    * A request body the route reads itself rather than through a JSON validator (e.g. the NDJSON stream of a
    * boarding upload): its media type, a description and, optionally, a JSON Schema of its content.
@@ -48,7 +50,7 @@ export interface RouteDoc {
   responses: Record<number, { description: string; schema?: v.GenericSchema; binary?: string }>;
 }
 
-const headerParams = (mutation: boolean, tenantFromToken: boolean) => [
+const headerParams = (mutation: boolean, tenantFromToken: boolean, actorRequired: boolean) => [
   tenantFromToken
     ? {
         name: 'Service-Tenant',
@@ -68,9 +70,15 @@ const headerParams = (mutation: boolean, tenantFromToken: boolean) => [
   {
     name: 'Service-Actor',
     in: 'header' as const,
-    required: false,
-    description: 'End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories.',
-    schema: { type: 'string' as const, maxLength: 128 },
+    required: actorRequired,
+    description:
+      'End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400.',
+    schema: {
+      type: 'string' as const,
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]{0,126}[\\x21-\\x7e])?$',
+    },
   },
   ...(mutation
     ? [
@@ -122,7 +130,10 @@ export function doc(route: RouteDoc) {
     };
   }
   const ifMatch = route.ifMatch === 'optional' ? [optionalIfMatchParam] : route.ifMatch ? [ifMatchParam] : [];
-  const parameters = [...headerParams(route.mutation ?? false, route.tenantFromToken ?? false), ...ifMatch];
+  const parameters = [
+    ...headerParams(route.mutation ?? false, route.tenantFromToken ?? false, route.actorRequired ?? false),
+    ...ifMatch,
+  ];
   if (route.errors === 'problem') {
     for (const status of ['401', '403', '404', ...(route.mutation ? ['409'] : []), '422', '429', '503']) {
       responses[status] ??= problemRef;

@@ -46,6 +46,9 @@ for (const currency of Object.values(isoCurrencies) as DineroCurrency<bigint>[])
   currencies.set(currency.code, DECIMAL_OVERRIDES[currency.code] ?? currency);
 }
 
+/** Every ISO 4217 code `currencyFor` knows, sorted (the OpenAPI document lists them as the `currency` enum). */
+export const currencyCodes: readonly string[] = [...currencies.keys()].sort();
+
 /** The decimal ISO 4217 currency for `code`; RangeError for an unknown code. */
 export function currencyFor(code: string): DineroCurrency<bigint> {
   const currency = currencies.get(code);

@@ -15,7 +15,7 @@ import {
 } from '../../domain/lending/merchant-advance';
 import { minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
 import { isoDate } from './dates';
-import { currency, fitsCurrency, guardedText } from './money';
+import { currency, fitsCurrency, guardedText, positiveAmountPattern } from './money';
 
 /** Body fields whose value an error must not repeat. */
 export const redactedMerchantFields = ['sourceRef', 'externalRecordRef', 'reason'] as const;
@@ -38,6 +38,8 @@ const decimalAmount = (name: string, allowZero = false) =>
       `${name} must be a decimal string such as "125.00" (no sign, exponent or separators, below 10000000000000).`,
     ),
     v.check((value) => allowZero || /[1-9]/.test(value), `${name} must be greater than zero.`),
+    // The OpenAPI document's pattern holds "greater than zero" too (found by `npm run fuzz`).
+    v.metadata({ pattern: allowZero ? AMOUNT_PATTERN.source : positiveAmountPattern }),
   );
 
 /** Opaque id path segment (`mca_…`, `mrem_…`): letters, digits, `_` and `-`, 1–64 characters. */

@@ -8,7 +8,7 @@
  * sensitive-data.ts); the route never echoes their value in an error.
  */
 import * as v from 'valibot';
-import { currencyFor, minorUnitDigits } from '../../domain/money';
+import { currencyCodes, currencyFor, minorUnitDigits } from '../../domain/money';
 import { noSensitiveData } from '../../domain/sensitive-data';
 import { integerId, limitParam, offsetParam, text } from '../validation';
 import { isoDate } from './dates';
@@ -31,7 +31,12 @@ export const currency = v.pipe(
     (code) => /^[A-Z]{3}$/.test(code) && knownCurrency(code),
     'currency must be an ISO 4217 currency code (three upper-case letters).',
   ),
+  // The OpenAPI document states the rule the check applies: one of the known codes (found by `npm run fuzz`).
+  v.metadata({ enum: currencyCodes }),
 );
+
+/** JSON Schema pattern of a decimal string > 0 below 10^13: what `amount`'s regex and "greater than zero" accept. */
+export const positiveAmountPattern = '^(0\\.[0-9]*[1-9][0-9]*|[1-9][0-9]{0,12}(\\.[0-9]+)?)$';
 
 /** A decimal string > 0 below 10^13 (the range of `numeric(19,6)`); its digits are checked against `currency`. */
 export const amount = v.pipe(
@@ -41,6 +46,8 @@ export const amount = v.pipe(
     'amount must be a decimal string such as "125.00" (no sign, exponent or separators, below 10000000000000).',
   ),
   v.check((value) => /[1-9]/.test(value), 'amount must be greater than zero.'),
+  // The OpenAPI document's pattern holds both rules: the form and "greater than zero" (found by `npm run fuzz`).
+  v.metadata({ pattern: positiveAmountPattern }),
 );
 
 /** Free text that must not carry identifiers or account numbers; messages never repeat the value. */

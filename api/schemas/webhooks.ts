@@ -27,6 +27,8 @@ const apiVersion = v.pipe(
   v.string(),
   v.check(isCalendarDate, 'must be a date YYYY-MM-DD.'),
   v.description('The envelope version, a date `YYYY-MM-DD`.'),
+  // The OpenAPI document states the check (found by `npm run fuzz`).
+  v.metadata({ format: 'date', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' }),
 );
 
 /** Free text: no government identifier or account number (issue 14). */

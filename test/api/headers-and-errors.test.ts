@@ -240,6 +240,17 @@ describe('unknown routes', () => {
     expectShapeA(await send(ctx, '/v2/servicing/cases'), 404, 'error.msg.resource.not.found', []);
     expectShapeA(await send(ctx, '/'), 404, 'error.msg.resource.not.found', []);
   });
+
+  it('answers another method on a callback path (no bearer token, no Service-Tenant) with 405, not 400 (found by npm run fuzz)', async () => {
+    for (const path of ['/v1/servicing/channel-events/gw-1', '/v1/servicing/voice-dispatches/1/events']) {
+      // Schemathesis sent TRACE; the Fetch API refuses TRACE, and every other method took the same path.
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await send(ctx, path, { method });
+        expectShapeA(res, 405, 'error.msg.method.not.allowed', []);
+        expect(res.headers.get('allow')).toBe('POST');
+      }
+    }
+  });
 });
 
 describe('internal errors', () => {

@@ -220,6 +220,80 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
   });
 
+  it('states the rules the service applies to Service-Actor, dates, amounts and currencies (found by npm run fuzz)', () => {
+    const op = doc.paths['/v1/loans/{loanId}/payments/record-external']?.post as Operation;
+    const actor = op.parameters?.find((p) => p.name === 'Service-Actor')?.schema as { pattern: string };
+    const actorPattern = new RegExp(actor.pattern);
+    expect(actorPattern.test('agent.jane@example.com (team 7)')).toBe(true);
+    for (const refused of ['', ' agent', 'agent ', 'agënt', 'a'.repeat(129)])
+      expect(actorPattern.test(refused)).toBe(false);
+    const body = (op.requestBody?.content['application/json'] as { schema: Json } | undefined)?.schema as {
+      properties: Record<string, { pattern?: string; format?: string; enum?: string[] }>;
+    };
+    const { effectiveDate, amount, currency } = body.properties;
+    expect(effectiveDate?.format).toBe('date');
+    const date = new RegExp(effectiveDate?.pattern ?? '');
+    expect(['1900-01-01', '2026-02-28', '2199-12-31'].every((d) => date.test(d))).toBe(true);
+    expect(['1899-12-31', '2200-01-01', '2026-13-01', '2026-1-01'].some((d) => date.test(d))).toBe(false);
+    const positive = new RegExp(amount?.pattern ?? '');
+    expect(['0.01', '125.00', '1'].every((a) => positive.test(a))).toBe(true);
+    expect(['0', '0.00', '-1', '1e3', '01'].some((a) => positive.test(a))).toBe(false);
+    expect(currency?.enum).toContain('USD');
+    expect(currency?.enum).toContain('JPY');
+    expect(currency?.enum).not.toContain('AAA');
+  });
+
+  it('states the limit range, the maker-checker actor, the webhook apiVersion and advance amounts (found by npm run fuzz)', () => {
+    const params = (method: string, path: string) => doc.paths[path]?.[method]?.parameters ?? [];
+    const limit = params('get', '/v1/servicing/admin/case-types').find((p) => p.name === 'limit')?.schema as {
+      pattern: string;
+      maxLength: number;
+    };
+    const limitPattern = new RegExp(limit.pattern);
+    for (const ok of ['1', '50', '200', '0050'])
+      expect(limitPattern.test(ok) && ok.length <= limit.maxLength).toBe(true);
+    for (const refused of ['0', '201', '5747', '-1']) expect(limitPattern.test(refused)).toBe(false);
+    for (const path of [
+      '/v1/servicing/hardship-offers',
+      '/v1/servicing/hardship-offers/{offerId}/approve',
+      '/v1/servicing/hardship-offers/{offerId}/reject',
+    ]) {
+      expect(params('post', path).find((p) => p.name === 'Service-Actor')?.required, path).toBe(true);
+    }
+    expect(
+      params('post', '/v1/servicing/hardship-offers/{offerId}/accept').find((p) => p.name === 'Service-Actor')
+        ?.required,
+    ).toBe(false);
+    const bodyOf = (path: string) =>
+      (doc.paths[path]?.post?.requestBody?.content['application/json'] as { schema: Json } | undefined)
+        ?.schema as {
+        properties: Record<string, { pattern?: string; format?: string }>;
+      };
+    expect(bodyOf('/v1/servicing/webhook-subscriptions').properties.apiVersion?.format).toBe('date');
+    const remittance = new RegExp(
+      bodyOf('/v1/merchant-advances/{advanceId}/remittances/record-external').properties.amount?.pattern ??
+        '',
+    );
+    expect(remittance.test('12.50')).toBe(true);
+    expect(remittance.test('0')).toBe(false);
+  });
+
+  it('marks the request body optional where the route accepts none (found by npm run fuzz)', () => {
+    const required = (method: string, path: string) =>
+      (doc.paths[path]?.[method]?.requestBody as { required?: boolean } | undefined)?.required;
+    for (const path of [
+      '/v1/loans/{loanId}/autopay/cancel',
+      '/v1/servicing/webhook-subscriptions/{subscriptionId}/rotate-secret',
+      '/v1/servicing/admin/hardship-programs/{programCode}/retire',
+      '/v1/servicing/hardship-offers/{offerId}/accept',
+    ]) {
+      expect(required('post', path), path).toBe(false);
+      expect(doc.paths[path]?.post?.requestBody?.content['application/json'], path).toBeDefined();
+    }
+    expect(required('post', '/v1/loans/{loanId}/autopay')).toBe(true);
+    expect(required('post', '/v1/servicing/cases')).toBe(true);
+  });
+
   it('describes every servicing route, the token endpoint and the health check', () => {
     for (const [method, path] of servicingOperations) {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();

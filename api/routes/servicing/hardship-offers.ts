@@ -65,6 +65,7 @@ const decisionDoc = (decision: 'approve' | 'reject') =>
     scope: 'actions:approve',
     permission: { resource: "the offer's program version (`humanApprovalPermission`)" },
     mutation: true,
+    actorRequired: true,
     responses: { 200: { description: 'The offer with its decision trail', schema: hardshipOfferResponse } },
   });
 
@@ -80,6 +81,7 @@ export const hardshipOfferRoutes = factory
       scope: 'servicing:write',
       permission: 'CREATE_HARDSHIPOFFER',
       mutation: true,
+      actorRequired: true,
       responses: { 201: { description: 'The offer and its status', schema: createdHardshipOfferResponse } },
     }),
     requires('servicing:write', 'CREATE_HARDSHIPOFFER'),
