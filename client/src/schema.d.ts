@@ -3174,7 +3174,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3222,7 +3222,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3268,7 +3268,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3322,7 +3322,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3372,7 +3372,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3441,7 +3441,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3501,7 +3501,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3551,7 +3551,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3582,7 +3582,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3629,7 +3629,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3665,7 +3665,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -3717,7 +3717,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3766,7 +3766,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3807,7 +3807,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3863,7 +3863,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -3914,7 +3914,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -3969,7 +3969,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -4027,7 +4027,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4041,7 +4041,9 @@ export interface operations {
                     caseId: number;
                     loanId: number;
                     amount: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                    /** Format: date */
                     promisedDate: string;
                     /** @enum {string} */
                     channel: "PHONE" | "SMS" | "EMAIL" | "CHAT" | "LETTER" | "VOICE";
@@ -4096,7 +4098,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -4151,7 +4153,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4203,7 +4205,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -4244,7 +4246,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4291,7 +4293,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -4344,7 +4346,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4422,7 +4424,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -4511,7 +4513,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4583,7 +4585,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4598,6 +4600,7 @@ export interface operations {
                     displayName: string;
                     hardshipReasonCode: string;
                     description: string;
+                    /** Format: date */
                     effectiveFrom: string;
                     summary: {
                         /** @enum {string} */
@@ -4681,7 +4684,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4694,6 +4697,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: date */
                     effectiveFrom: string;
                     summary: {
                         /** @enum {string} */
@@ -4777,7 +4781,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -4787,9 +4791,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
+                    /** Format: date */
                     effectiveTo?: string;
                 };
             };
@@ -4853,8 +4858,8 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
-                "Service-Actor"?: string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor": string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
             };
@@ -4892,7 +4897,9 @@ export interface operations {
                         /** @constant */
                         reliefType: "FEE_WAIVER";
                         params: {
+                            /** Format: date */
                             fromDate: string;
+                            /** Format: date */
                             toDate: string;
                             maximumWaiverMinor: string;
                         };
@@ -4943,7 +4950,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -5039,8 +5046,8 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
-                "Service-Actor"?: string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor": string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
             };
@@ -5049,7 +5056,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -5143,7 +5150,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5153,7 +5160,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -5247,8 +5254,8 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
-                "Service-Actor"?: string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor": string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
             };
@@ -5257,7 +5264,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -5355,7 +5362,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -5403,7 +5410,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5460,7 +5467,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -5505,7 +5512,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5570,7 +5577,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -5623,7 +5630,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -5673,7 +5680,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5686,7 +5693,10 @@ export interface operations {
                 "application/json": {
                     url: string;
                     eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned")[];
-                    /** @description The envelope version, a date `YYYY-MM-DD`. */
+                    /**
+                     * Format: date
+                     * @description The envelope version, a date `YYYY-MM-DD`.
+                     */
                     apiVersion: string;
                     description: string;
                 };
@@ -5733,7 +5743,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -5782,7 +5792,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5846,7 +5856,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5856,7 +5866,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     overlapSeconds?: number;
@@ -5895,7 +5905,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5948,7 +5958,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -5992,7 +6002,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6043,7 +6053,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6125,7 +6135,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6182,7 +6192,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6243,7 +6253,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6307,7 +6317,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6359,7 +6369,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6414,7 +6424,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6462,7 +6472,7 @@ export interface operations {
             header?: {
                 /** @description Not needed: the token's tenant is used (credentials belong to one tenant). When sent, it must be well formed and name the token's tenant, else 403. */
                 "Service-Tenant"?: string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6519,7 +6529,7 @@ export interface operations {
             header?: {
                 /** @description Not needed: the token's tenant is used (credentials belong to one tenant). When sent, it must be well formed and name the token's tenant, else 403. */
                 "Service-Tenant"?: string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6583,7 +6593,7 @@ export interface operations {
             header?: {
                 /** @description Not needed: the token's tenant is used (credentials belong to one tenant). When sent, it must be well formed and name the token's tenant, else 403. */
                 "Service-Tenant"?: string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6636,7 +6646,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -6681,7 +6691,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6741,7 +6751,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -6788,7 +6798,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -6886,7 +6896,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -6991,7 +7001,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -7091,7 +7101,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7139,7 +7149,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -7184,7 +7194,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -7229,7 +7239,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -7279,7 +7289,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7347,7 +7357,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -7476,7 +7486,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7530,7 +7540,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7581,7 +7591,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7634,7 +7644,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7692,7 +7702,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -7742,7 +7752,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7800,7 +7810,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -7855,7 +7865,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -7904,7 +7914,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -7950,7 +7960,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -7995,7 +8005,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8118,7 +8128,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -8218,7 +8228,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8282,7 +8292,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8342,7 +8352,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8356,7 +8366,8 @@ export interface operations {
             content: {
                 "application/json": {
                     amount: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @enum {string} */
                     fundingType: "DISBURSEMENT";
                     /** @enum {string} */
@@ -8364,6 +8375,7 @@ export interface operations {
                     recipientRef: string;
                     externalRecordRef: string;
                     reason: string;
+                    /** Format: date */
                     fundingDate?: string;
                 };
             };
@@ -8408,7 +8420,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -8460,7 +8472,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8474,7 +8486,9 @@ export interface operations {
             content: {
                 "application/json": {
                     amount: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                    /** Format: date */
                     effectiveDate: string;
                     externalRecordRef: string;
                     source: string;
@@ -8535,7 +8549,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -8597,7 +8611,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8612,9 +8626,11 @@ export interface operations {
                 "application/json": {
                     instrumentId: number;
                     amount: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @enum {string} */
                     rail: "ACH" | "DEBIT_CARD" | "RTP" | "FEDNOW" | "WIRE" | "CHECK";
+                    /** Format: date */
                     effectiveDate: string;
                     source: string;
                 };
@@ -8667,7 +8683,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -8774,7 +8790,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -8836,7 +8852,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -8899,7 +8915,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -8953,7 +8969,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9024,7 +9040,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9034,7 +9050,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
             };
@@ -9089,7 +9105,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -9181,7 +9197,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -9272,7 +9288,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -9306,7 +9322,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9368,7 +9384,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9430,7 +9446,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9497,7 +9513,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -9545,7 +9561,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9560,7 +9576,8 @@ export interface operations {
                     advanceAmount: string;
                     purchasedAmount: string;
                     holdbackRate: string;
-                    currency: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     /** @enum {string} */
                     remittanceFrequency: "DAILY" | "WEEKLY";
                 };
@@ -9615,7 +9632,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -9671,7 +9688,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -9724,7 +9741,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9737,7 +9754,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: date */
                     periodStart: string;
+                    /** Format: date */
                     periodEnd: string;
                     amount: string;
                     sourceRef: string;
@@ -9784,7 +9803,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9797,10 +9816,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: date */
                     periodStart: string;
+                    /** Format: date */
                     periodEnd: string;
                     amount: string;
                     externalRecordRef: string;
+                    /** Format: date */
                     effectiveDate: string;
                 };
             };
@@ -9851,7 +9873,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -9921,7 +9943,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -9980,7 +10002,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path?: never;
@@ -10009,7 +10031,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -10065,7 +10087,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -10135,7 +10157,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -10182,7 +10204,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -10271,7 +10293,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
             };
             path: {
@@ -10329,7 +10351,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -10419,7 +10441,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
@@ -10509,7 +10531,7 @@ export interface operations {
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 visible ASCII); recorded in histories. */
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
                 /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
                 "Idempotency-Key"?: string;
