@@ -53,7 +53,7 @@ export async function runPaymentDemoFlow(
   const intent = {
     instrumentId: lending.instrumentId,
     amount: String(lastInstallment.totalDueForPeriod),
-    currency: 'USD',
+    currency: 'USD' as const,
     rail: 'ACH' as const,
     effectiveDate: new Date().toISOString().slice(0, 10),
     source: 'borrower-portal',
