@@ -404,6 +404,27 @@ export function boardBoardingChunk(deps: Deps) {
       const productId = idOf('loanProduct', productSourceRef);
       const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
       let loanId = idOf('loan', line.sourceRef);
+      /** The application as `createLoan` takes it, once the borrower, product and charges are boarded. */
+      const applicationOf = (borrowerId: number, loanProductId: number) => ({
+        ...context,
+        requestKey,
+        ...rest,
+        clientId: borrowerId,
+        productId: loanProductId,
+        externalId: rest.externalId ?? line.sourceRef,
+        charges: (charges ?? []).map((c, i) => ({
+          chargeId: chargeIds[i] as number,
+          amount: c.amount,
+          dueDate: c.dueDate,
+        })),
+      });
+      /** The line's approval, else the full principal approved on the submission date. */
+      const approvalInput = approval ?? {
+        approvedOnDate: rest.submittedOnDate,
+        approvedLoanAmount: rest.principal,
+        dateFormat: rest.dateFormat ?? null,
+        locale: rest.locale ?? null,
+      };
       if (
         loanId === undefined &&
         clientId !== undefined &&
@@ -415,25 +436,8 @@ export function boardBoardingChunk(deps: Deps) {
         const prepared = prepareChildren(own);
         try {
           const boarded = await ops.boardLoan({
-            loan: {
-              ...context,
-              requestKey,
-              ...rest,
-              clientId,
-              productId,
-              externalId: rest.externalId ?? line.sourceRef,
-              charges: (charges ?? []).map((c, i) => ({
-                chargeId: chargeIds[i] as number,
-                amount: c.amount,
-                dueDate: c.dueDate,
-              })),
-            },
-            approval: approval ?? {
-              approvedOnDate: rest.submittedOnDate,
-              approvedLoanAmount: rest.principal,
-              dateFormat: rest.dateFormat ?? null,
-              locale: rest.locale ?? null,
-            },
+            loan: applicationOf(clientId, productId),
+            approval: approvalInput,
             history: prepared.history,
           });
           done(line, boarded.loan.loanId);
@@ -453,30 +457,13 @@ export function boardBoardingChunk(deps: Deps) {
             const ref = charges?.[badCharge]?.chargeSourceRef ?? '';
             throw missing(`charges[${badCharge}].chargeSourceRef`, ref, 'charge');
           }
-          const created = await ops.createLoan({
-            ...context,
-            requestKey,
-            ...rest,
-            clientId,
-            productId,
-            externalId: rest.externalId ?? line.sourceRef,
-            charges: (charges ?? []).map((c, i) => ({
-              chargeId: chargeIds[i] as number,
-              amount: c.amount,
-              dueDate: c.dueDate,
-            })),
-          });
+          const created = await ops.createLoan(applicationOf(clientId, productId));
           if (created.status === 'SUBMITTED') {
             try {
               await ops.approveLoan({
                 ...context,
                 loanId: created.loanId,
-                ...(approval ?? {
-                  approvedOnDate: rest.submittedOnDate,
-                  approvedLoanAmount: rest.principal,
-                  dateFormat: rest.dateFormat ?? null,
-                  locale: rest.locale ?? null,
-                }),
+                ...approvalInput,
               });
             } catch (err) {
               const bad = lineError(err);

@@ -6,6 +6,7 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseLineBody } from '../../activities/boarding/line-schemas';
 import {
   boardingLines,
   boardingSourceRefs,
@@ -376,31 +377,102 @@ describe('one transaction per customer and per loan, and the step-by-step path a
     expect(rows.map((r) => r.status)).toEqual(['ACTIVE', 'SUBMITTED']);
   });
 
-  it('a loan boarded in one transaction has the schedule of its approval: 12 installments from its disbursement', async () => {
-    const tenantId = await newTenant(h, 'bkeep');
-    const p = refPrefix('keep');
-    const batchId = await stageBatch(h.db, tenantId, [
-      ...catalogLines(p),
-      customerLine(p, 1),
-      ...loanLines(p, 1, 1, 0),
-    ]);
+  it('boardLoan: the loan, its approval and its history in one transaction; a refused approval stores nothing', async () => {
+    const tenantId = await newTenant(h, 'bone');
+    const p = refPrefix('one');
+    const batchId = await stageBatch(h.db, tenantId, [...catalogLines(p), customerLine(p, 1)]);
     await runBatch(tenantId, batchId, 10);
-    const [line] = (await linesOf(tenantId, batchId)).filter((l) => l.kind === 'loan');
+    const idOf = new Map(
+      (await linesOf(tenantId, batchId)).map((l) => [l.sourceRef, l.resourceId as number]),
+    );
+    const [loanLine, fundingLine, ...paymentLines] = loanLines(p, 1, 1, 2) as [
+      TestLine,
+      TestLine,
+      ...TestLine[],
+    ];
+    // The body as the route's schema passes it on (activities/boarding/line-schemas.ts), as the boarding does.
+    const parsed = parseLineBody('loan', loanLine.body);
+    if (!parsed.ok) throw parsed.error;
+    const { customerSourceRef: _c, productSourceRef: _p, charges, approval: _a, ...terms } = parsed.value;
+    const application = {
+      tenantId,
+      ...terms,
+      clientId: idOf.get(`${p}-cust-1`) as number,
+      productId: idOf.get(`${p}-prod`) as number,
+      charges: (charges ?? []).map((c) => ({ chargeId: idOf.get(c.chargeSourceRef) as number })),
+    } as Parameters<typeof h.activities.boardLoan>[0]['loan'];
+    const approval = {
+      approvedOnDate: terms.submittedOnDate as string,
+      approvedLoanAmount: terms.principal as string,
+    };
+    const statuses = () =>
+      withTenantTransaction(h.db, tenantId, (tx) =>
+        tx.select({ status: loans.status }).from(loans).where(eq(loans.tenantId, tenantId)),
+      );
+
+    // Approved before the application was submitted: refused, and the application is not stored either.
+    await expect(
+      h.activities.boardLoan({
+        loan: application,
+        approval: { ...approval, approvedOnDate: '2025-01-01' },
+        history: null,
+      }),
+    ).rejects.toMatchObject({ code: 'validation.msg.validation.errors.exist' });
+    expect(await statuses()).toEqual([]);
+
+    const { loanSourceRef: _f, ...funding } = fundingLine.body;
+    const boarded = await h.activities.boardLoan({
+      loan: application,
+      approval,
+      history: {
+        fundings: [{ ...funding, externalRecordRef: `${p}-fund` }],
+        payments: paymentLines.map((line) => {
+          const { loanSourceRef: _l, ...payment } = line.body;
+          return { ...payment, externalRecordRef: line.sourceRef };
+        }),
+      } as Parameters<typeof h.activities.boardLoan>[0]['history'],
+    });
+    expect(boarded.approval?.status).toBe('APPROVED');
+    expect(boarded.history?.fundingOutcomes.map((o) => o.ok)).toEqual([true]);
+    expect(boarded.history?.outcomes.map((o) => o.ok)).toEqual([true, true]);
+    expect(await statuses()).toEqual([{ status: 'ACTIVE' }]);
     const installments = await withTenantTransaction(h.db, tenantId, (tx) =>
       tx
         .select()
         .from(loanInstallments)
-        .where(
-          and(
-            eq(loanInstallments.tenantId, tenantId),
-            eq(loanInstallments.loanId, line?.resourceId as number),
-          ),
-        )
+        .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, boarded.loan.loanId)))
         .orderBy(asc(loanInstallments.installmentNumber)),
     );
-    // Twelve monthly installments from the disbursement date, as the application stored them.
+    // Twelve monthly installments from the disbursement date (the application's, kept by the approval).
     expect(installments.map((i) => i.installmentNumber)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(installments[0]?.dueDate).toBe('2025-02-15');
+  });
+
+  it('boardCustomer: the customer and its items in one transaction; a refused item stores nothing', async () => {
+    const tenantId = await newTenant(h, 'bcus');
+    const p = refPrefix('cus');
+    const item = { instrumentType: 'BANK_ACCOUNT' as const, providerTokenRef: `tok-${p}`, lastFour: '6789' };
+    const first = await h.activities.boardCustomer({
+      customer: { tenantId, firstName: 'Ada', lastName: 'First' },
+      identifiers: [],
+      consents: [],
+      instruments: [item],
+    });
+    expect(first.instrumentIds).toEqual([expect.any(Number)]);
+    const customerIds = () =>
+      withTenantTransaction(h.db, tenantId, (tx) =>
+        tx.select({ id: customers.id }).from(customers).where(eq(customers.tenantId, tenantId)),
+      );
+    // The same token for another customer: 409 from the instrument, and the customer is not stored either.
+    await expect(
+      h.activities.boardCustomer({
+        customer: { tenantId, firstName: 'Bo', lastName: 'Second' },
+        identifiers: [],
+        consents: [],
+        instruments: [item],
+      }),
+    ).rejects.toMatchObject({ code: 'error.msg.payment.instrument.conflict' });
+    expect(await customerIds()).toEqual([{ id: first.customerId }]);
   });
 });
 

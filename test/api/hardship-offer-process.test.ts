@@ -23,6 +23,7 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
+import { deferralProgramBody, offerTestGuardrails } from '../support/hardship';
 import { expectShapeA, type Json, openCase } from './helpers';
 
 const offers = '/v1/servicing/hardship-offers';
@@ -36,29 +37,8 @@ let loanId: number;
 let customerId: number;
 let refSeq = 0;
 
-const program = (programCode: string, requiredEvidenceCode: string) => ({
-  programCode,
-  displayName: `Deferral ${programCode}`,
-  hardshipReasonCode: 'JOB_LOSS',
-  description: 'Up to three installments moved to the end of the term.',
-  effectiveFrom: '2020-01-01',
-  summary: {
-    reliefType: 'PAYMENT_DEFERRAL',
-    straightThroughMaximum: 1,
-    humanApprovalMaximum: 3,
-    humanApprovalPermission: 'APPROVE_LOAN',
-    requiredEvidenceCode,
-    offerValidityHours: 48,
-    scope: {
-      productClasses: [],
-      jurisdictions: [],
-      currencies: ['USD'],
-      repaymentFrequencies: ['MONTHLY'],
-      requiredNativeCapability: 'SCHEDULE_RESHAPE',
-    },
-    workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
-  },
-});
+const program = (programCode: string, requiredEvidenceCode: string) =>
+  deferralProgramBody(programCode, { displayName: `Deferral ${programCode}`, requiredEvidenceCode });
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -66,19 +46,13 @@ beforeAll(async () => {
   admin = await credentialFor(ctx, tenant, {
     scopes: ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'],
   });
-  const guardrails = await call(ctx, admin, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', {
-    minimumLoanAgeInstallments: 2,
-    maximumActiveHardshipCasesPerLoan: 1000,
-    requireVerifiedContactForOffer: false,
-    requireWorkflowConfirmedEvidence: true,
-    prohibitPrincipalForgiveness: true,
-    prohibitRateChange: true,
-    specialistConditions: ['BANKRUPTCY'],
-    offerValidityHoursMaximum: 72,
-    documentDeadlineHoursMaximum: 240,
-    maximumDeferredPayments: 6,
-    reevaluateOnMaterialLoanDrift: true,
-  });
+  const guardrails = await call(
+    ctx,
+    admin,
+    'PUT',
+    '/v1/servicing/admin/hardship-policies/guardrails',
+    offerTestGuardrails,
+  );
   expect(guardrails.status, JSON.stringify(guardrails.body)).toBe(200);
   for (const body of [program('DEFER', 'HARDSHIP_STATEMENT'), program('DEFER_NOW', 'NONE')]) {
     const res = await call(ctx, admin, 'POST', '/v1/servicing/admin/hardship-programs', body);

@@ -19,6 +19,7 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
+import { deferralProgramBody, offerTestGuardrails } from '../support/hardship';
 import { countRows, expectShapeA, type Json, newKey, openCase } from './helpers';
 
 const offers = '/v1/servicing/hardship-offers';
@@ -39,43 +40,21 @@ beforeAll(async () => {
     scopes: ['servicing:read', 'actions:approve'],
     permissions: ['APPROVE_LOAN'],
   });
-  const guardrails = await call(ctx, admin, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', {
-    minimumLoanAgeInstallments: 2,
-    maximumActiveHardshipCasesPerLoan: 1000,
-    requireVerifiedContactForOffer: false,
-    requireWorkflowConfirmedEvidence: true,
-    prohibitPrincipalForgiveness: true,
-    prohibitRateChange: true,
-    specialistConditions: ['BANKRUPTCY'],
-    offerValidityHoursMaximum: 72,
-    documentDeadlineHoursMaximum: 240,
-    maximumDeferredPayments: 6,
-    reevaluateOnMaterialLoanDrift: true,
-  });
+  const guardrails = await call(
+    ctx,
+    admin,
+    'PUT',
+    '/v1/servicing/admin/hardship-policies/guardrails',
+    offerTestGuardrails,
+  );
   expect(guardrails.status, JSON.stringify(guardrails.body)).toBe(200);
-  const program = await call(ctx, admin, 'POST', '/v1/servicing/admin/hardship-programs', {
-    programCode: 'DEFER',
-    displayName: 'Deferral',
-    hardshipReasonCode: 'JOB_LOSS',
-    description: 'Up to three installments moved to the end of the term.',
-    effectiveFrom: '2020-01-01',
-    summary: {
-      reliefType: 'PAYMENT_DEFERRAL',
-      straightThroughMaximum: 1,
-      humanApprovalMaximum: 3,
-      humanApprovalPermission: 'APPROVE_LOAN',
-      requiredEvidenceCode: 'HARDSHIP_STATEMENT',
-      offerValidityHours: 48,
-      scope: {
-        productClasses: [],
-        jurisdictions: [],
-        currencies: ['USD'],
-        repaymentFrequencies: ['MONTHLY'],
-        requiredNativeCapability: 'SCHEDULE_RESHAPE',
-      },
-      workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
-    },
-  });
+  const program = await call(
+    ctx,
+    admin,
+    'POST',
+    '/v1/servicing/admin/hardship-programs',
+    deferralProgramBody('DEFER'),
+  );
   expect(program.status, JSON.stringify(program.body)).toBe(201);
   // Three monthly installments from 2025-01-01: all due, so the loan is old enough.
   ({ loanId, customerId } = await approvedLoan(ctx, tenant, { expectedDisbursementDate: '2025-01-01' }));

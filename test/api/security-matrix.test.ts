@@ -25,9 +25,18 @@ import {
   testSecrets,
   uniqueTenant,
 } from '../support/context';
+import { deferralProgramBody, deferralProgramSummary, offerTestGuardrails } from '../support/hardship';
 import { createSubscriptionFixture, newSigningSecret } from '../support/webhooks';
-import { addEvidence, type Json, logInteraction, openCase, openPrivacyRequest } from './helpers';
-import { paymentInstrument, paymentTestRef } from './payment-fixtures';
+import {
+  addEvidence,
+  basic,
+  type Json,
+  logInteraction,
+  openCase,
+  openPrivacyRequest,
+  tokenRequest,
+} from './helpers';
+import { fundedLoan, paymentInstrument, paymentTestRef } from './payment-fixtures';
 
 const allScopes = ['servicing:read', 'servicing:write', 'lending:read', 'lending:write', 'actions:approve'];
 
@@ -113,19 +122,9 @@ async function buildOwnerResources(): Promise<void> {
   ).documentId;
 
   // A loan with history, its borrower with contact points, an instrument, a restriction, a payment intent.
-  const loan = await approvedLoan(ctx, o.tenant, { expectedDisbursementDate: '2025-01-01' });
+  const loan = await fundedLoan(ctx, o);
   ids.loanId = loan.loanId;
   ids.customerId = loan.customerId;
-  await post(`/v1/loans/${loan.loanId}/fundings/record-external`, {
-    amount: '300.00',
-    currency: 'USD',
-    fundingType: 'DISBURSEMENT',
-    recipientType: 'BORROWER',
-    recipientRef: 'borrower-primary',
-    externalRecordRef: ref('fund'),
-    reason: 'Disbursed by the originating bank',
-    fundingDate: '2025-01-01',
-  });
   ids.instrumentId = await paymentInstrument(ctx, o, loan.customerId);
   ids.restrictionId = (
     await post(`/v1/customers/${loan.customerId}/restrictions`, {
@@ -282,47 +281,16 @@ async function buildOwnerResources(): Promise<void> {
 
   // Hardship: guardrails, a program, an offer on the loan (all three installments are due).
   await expectStatus(
-    await call(ctx, o, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', {
-      minimumLoanAgeInstallments: 2,
-      maximumActiveHardshipCasesPerLoan: 1000,
-      requireVerifiedContactForOffer: false,
-      requireWorkflowConfirmedEvidence: true,
-      prohibitPrincipalForgiveness: true,
-      prohibitRateChange: true,
-      specialistConditions: ['BANKRUPTCY'],
-      offerValidityHoursMaximum: 72,
-      documentDeadlineHoursMaximum: 240,
-      maximumDeferredPayments: 6,
-      reevaluateOnMaterialLoanDrift: true,
-    }),
+    await call(ctx, o, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', offerTestGuardrails),
     200,
     'guardrails',
   );
-  const programSummary = {
-    reliefType: 'PAYMENT_DEFERRAL',
-    straightThroughMaximum: 1,
-    humanApprovalMaximum: 3,
-    humanApprovalPermission: approvalPermission,
-    requiredEvidenceCode: 'HARDSHIP_STATEMENT',
-    offerValidityHours: 48,
-    scope: {
-      productClasses: [],
-      jurisdictions: [],
-      currencies: ['USD'],
-      repaymentFrequencies: ['MONTHLY'],
-      requiredNativeCapability: 'SCHEDULE_RESHAPE',
-    },
-    workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
-  };
+  const programSummary = deferralProgramSummary({ humanApprovalPermission: approvalPermission });
   ids.programCode = `MXDEFER${Date.now().toString(36).toUpperCase()}`.replace(/[0-9]/g, 'X');
-  await post('/v1/servicing/admin/hardship-programs', {
-    programCode: ids.programCode,
-    displayName: 'Deferral',
-    hardshipReasonCode: 'JOB_LOSS',
-    description: 'Up to three installments moved to the end of the term.',
-    effectiveFrom: '2020-01-01',
-    summary: programSummary,
-  });
+  await post(
+    '/v1/servicing/admin/hardship-programs',
+    deferralProgramBody(ids.programCode, { humanApprovalPermission: approvalPermission }),
+  );
   const hardshipCase = await openCase(ctx, o, {
     caseTypeCode: 'HARDSHIP',
     summary: 'Job loss',
@@ -716,16 +684,11 @@ describe('the security matrix over every bearer-authenticated operation of the d
     const tokens = new Map<string, Credential>();
     for (const scope of allScopes) {
       const others = allScopes.filter((s) => s !== scope).join(' ');
-      const res = await ctx.app.request('/oauth2/token', {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${owner.clientId}:${owner.clientSecret}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: `grant_type=client_credentials&scope=${encodeURIComponent(others)}`,
-      });
       const token = expectStatus(
-        { status: res.status, body: await res.json() },
+        await tokenRequest(ctx, {
+          authorization: basic(owner.clientId, owner.clientSecret),
+          body: `grant_type=client_credentials&scope=${encodeURIComponent(others)}`,
+        }),
         200,
         `token without ${scope}`,
       );
@@ -748,33 +711,10 @@ describe('the security matrix over every bearer-authenticated operation of the d
     const credentialLacking = async (permission: string) => {
       let cred = lacking.get(permission);
       if (!cred) {
-        const created = await ctx.platform.createClient({
-          tenantId: owner.tenant,
-          environment: ctx.environment,
+        cred = await credentialFor(ctx, owner.tenant, {
           scopes: allScopes,
           permissions: every.filter((p) => p !== permission),
-          rateLimitPerSecond: 10_000,
-          createTenant: false,
         });
-        const res = await ctx.app.request('/oauth2/token', {
-          method: 'POST',
-          headers: {
-            authorization: `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`,
-            'content-type': 'application/x-www-form-urlencoded',
-          },
-          body: 'grant_type=client_credentials',
-        });
-        const token = expectStatus(
-          { status: res.status, body: await res.json() },
-          200,
-          `token without ${permission}`,
-        );
-        cred = {
-          ...owner,
-          clientId: created.clientId,
-          clientSecret: created.clientSecret,
-          token: token.access_token,
-        };
         lacking.set(permission, cred);
       }
       return cred;
