@@ -13,7 +13,8 @@
  *    echoed here); wall time from its start to its exit.
  * 4. Memory: every 500 ms, the process trees of the service and of the CLI are read from /proc: the service's
  *    Node process's peak (`VmHWM`), the largest PostgreSQL and Temporal process peaks, the largest sum of RSS of
- *    the whole service tree at one sample, and the CLI's Node process's peak.
+ *    the whole service tree at one sample, and the CLI's Node process's peak. CPU: the user + system seconds of the
+ *    service tree's processes by name (Node, PostgreSQL, Temporal) from the upload's start to the CLI's exit.
  * 5. The physical floor: in the same run, after boarding, `COPY … FROM STDIN` of the same file (one row per line:
  *    line number and the line as `jsonb`) into a scratch table of the service's database, timed, then dropped.
  * 6. Prints wall time, loans/s, payments/s, lines/s, the memory figures and the COPY time with the ratio.
@@ -37,6 +38,7 @@ import { readRuntimeFile } from '../workers/runtime-file';
 import { formatDuration } from './board';
 import {
   countKinds,
+  cpuDelta,
   createCredential,
   ensurePortfolio,
   mib,
@@ -44,6 +46,7 @@ import {
   sampleTreeMemory,
   startChild,
   stopChild,
+  treeCpuSeconds,
   tsxBin,
 } from './boarding-run-support';
 import { todayUtc, wholeNumber } from './portfolio-generate';
@@ -183,6 +186,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
     const credential = await createCredential(adminEnv, tenant, 1_000_000);
 
     const serviceMemory = sampleTreeMemory(() => service?.pid ?? null);
+    const cpuBefore = treeCpuSeconds(service.pid);
     const boardStarted = Date.now();
     cli = await startChild(
       tsxBin,
@@ -211,6 +215,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
     const cliMemory = sampleTreeMemory(() => cli?.pid ?? null);
     const cliCode = await cli.exited;
     const wallSeconds = (Date.now() - boardStarted) / 1000;
+    const cpu = cpuDelta(cpuBefore, treeCpuSeconds(service.pid));
     const cliPeak = cliMemory.stop();
     const servicePeak = serviceMemory.stop();
     cli = null;
@@ -231,6 +236,11 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       `  peak RSS, service: Node ${mib(peak(servicePeak.peakByName, 'node'))}, largest PostgreSQL process ${mib(peak(servicePeak.peakByName, 'postgres'))}, Temporal ${mib(peak(servicePeak.peakByName, 'temporal'))}; whole tree at once ${mib(servicePeak.peakTreeRssKiB)}`,
     );
     say(`  peak RSS, CLI: Node ${mib(peak(cliPeak.peakByName, 'node'))}`);
+    const cpuOf = (name: string) => cpu.get(name) ?? 0;
+    const perLoanMs = (name: string) => ((cpuOf(name) * 1000) / Math.max(1, kinds.loan ?? 0)).toFixed(1);
+    say(
+      `  CPU of the service while boarding: Node ${cpuOf('node').toFixed(1)} s, PostgreSQL ${cpuOf('postgres').toFixed(1)} s, Temporal ${cpuOf('temporal').toFixed(1)} s of ${(wallSeconds * cpus().length).toFixed(0)} core-seconds (per loan: ${perLoanMs('node')} + ${perLoanMs('postgres')} + ${perLoanMs('temporal')} ms)`,
+    );
     say(
       `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
     );

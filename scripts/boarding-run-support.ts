@@ -132,6 +132,36 @@ export function memoryOf(pid: number): { name: string; hwmKiB: number; rssKiB: n
 }
 
 /**
+ * CPU seconds (user + system, all threads, plus the reaped children's) of `root` and its descendants, summed per
+ * command name (`node`, `postgres`, `temporal`, …), from /proc/<pid>/stat (fields 14–17, in clock ticks; Linux
+ * `proc(5)`). Take it before and after a phase and subtract (`cpuDelta`) for what the phase cost.
+ */
+export function treeCpuSeconds(root: number): Map<string, number> {
+  const ticksPerSecond = 100; // USER_HZ, 100 on every Linux ABI Node supports
+  const byName = new Map<string, number>();
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[0] is the state (field 3): utime, stime, cutime, cstime are fields 14-17, here 11-14.
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+      byName.set(name, (byName.get(name) ?? 0) + ticks / ticksPerSecond);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return byName;
+}
+
+/** `after − before` per command name (a name absent before counts from 0). */
+export function cpuDelta(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const delta = new Map<string, number>();
+  for (const [name, seconds] of after) delta.set(name, seconds - (before.get(name) ?? 0));
+  return delta;
+}
+
+/**
  * Samples the memory of a process tree every `intervalMs` until stopped: per command name the largest single
  * process peak (`VmHWM`, the kernel's own high-water mark), and the largest sum of `VmRSS` over the whole tree at
  * one sample (what the tree held at once).

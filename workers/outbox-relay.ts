@@ -13,7 +13,8 @@
  *    unpublished and are retried on the next pass (a start that did happen is then a no-op).
  *
  * Woken by `LISTEN outbox_events` (trigger of migration 0006), with polling as the fallback
- * (default every 2 s). Lag — the age of the oldest unpublished event, in seconds — is available
+ * (default every 2 s); passes start at least `minPassIntervalMs` (100 ms) apart, so a stream of writes is relayed in
+ * batches, not one pass per inserting statement. Lag — the age of the oldest unpublished event, in seconds — is available
  * as `relayLagSeconds()` and logged every `lagLogIntervalMs`.
  */
 import type { Client } from '@temporalio/client';
@@ -36,6 +37,13 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Fallback poll interval in ms (default 2000). */
   pollIntervalMs?: number;
+  /**
+   * Least time in ms from the start of one pass to the start of the next (default 100): the first notification after
+   * a quiet spell is relayed at once, and under a stream of writes the notifications of 100 ms share one pass (up
+   * to `batchSize` rows a transaction) instead of one pass each — e.g. portfolio boarding, whose every loan writes
+   * several events. 0: a pass per notification.
+   */
+  minPassIntervalMs?: number;
   /** Interval in ms of the lag log line (default 60000; 0 = never). */
   lagLogIntervalMs?: number;
   /** LISTEN for the outbox trigger's notifications (default true). */
@@ -162,8 +170,8 @@ export async function outboxLagSeconds(db: Db, tenantIds?: readonly string[]): P
 }
 
 /**
- * Starts the relay: a pass at once, on every notification and every `pollIntervalMs`; passes
- * never overlap within one instance. `stop()` ends listening and polling and waits for the pass
+ * Starts the relay: a pass at once, on every notification and every `pollIntervalMs`, at least
+ * `minPassIntervalMs` apart; passes never overlap within one instance. `stop()` ends listening and polling and waits for the pass
  * in progress.
  */
 export async function startOutboxRelay(options: OutboxRelayOptions): Promise<OutboxRelay> {
@@ -171,6 +179,8 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
   let stopped = false;
   let wanted = false;
   let running: Promise<void> | null = null;
+  let lastPassAt = Number.NEGATIVE_INFINITY;
+  const minPassIntervalMs = options.minPassIntervalMs ?? 100;
 
   const drain = async (): Promise<OutboxRelayPassResult> => {
     const sum = { published: 0, deliveries: 0, workflowsStarted: 0 };
@@ -195,7 +205,12 @@ export async function startOutboxRelay(options: OutboxRelayOptions): Promise<Out
     if (running) return;
     running = (async () => {
       while (wanted && !stopped) {
+        const wait = lastPassAt + minPassIntervalMs - Date.now();
+        // Notifications during the wait only set `wanted`: they are relayed by the pass after it.
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (stopped) break;
         wanted = false;
+        lastPassAt = Date.now();
         try {
           const pass = await drain();
           if (pass.published > 0) options.logger.debug(pass, 'outbox relayed');

@@ -9,7 +9,7 @@ import {
 import { DomainError, fieldError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { encryptIdentifier, identifierDigest } from './identifier-crypto';
-import { lockCustomer, recordCustomerChange } from './records';
+import { type CustomerTxHeld, lockCustomer, recordCustomerChange } from './records';
 
 export interface AddIdentifierInput extends OperationContext {
   customerId: number;
@@ -51,13 +51,15 @@ export function addCustomerIdentifier(deps: Deps) {
 
 /**
  * `addCustomerIdentifier` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
- * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts);
+ * `held.customerLocked` skips the customer's row lock when `tx` already holds it.
  * Errors: those of `addCustomerIdentifier`.
  */
 export async function addCustomerIdentifierInTx(
   deps: Deps,
   tx: Tx,
   input: AddIdentifierInput,
+  held: CustomerTxHeld = {},
 ): Promise<AddIdentifierResult> {
   const check = normalizeIdentifier(input.identifierType, input.value, input.issuingCountry);
   if (!check.ok) {
@@ -70,7 +72,7 @@ export async function addCustomerIdentifierInTx(
     deps.dataEncryptionKey,
     identifierDigestInput(input.identifierType, identifier),
   );
-  await lockCustomer(tx, input.tenantId, input.customerId);
+  if (!held.customerLocked) await lockCustomer(tx, input.tenantId, input.customerId);
   const now = deps.clock();
   const [created] = await tx
     .insert(customerIdentifiers)

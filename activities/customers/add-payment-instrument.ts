@@ -5,7 +5,7 @@ import type { InstrumentType } from '../../domain/customers/customer';
 import { DomainError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { lockCustomer, recordCustomerChange } from './records';
+import { type CustomerTxHeld, lockCustomer, recordCustomerChange } from './records';
 
 export interface AddPaymentInstrumentInput extends OperationContext {
   customerId: number;
@@ -41,16 +41,18 @@ export function addPaymentInstrument(deps: Deps) {
 
 /**
  * `addPaymentInstrument` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
- * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts);
+ * `held.customerLocked` skips the customer's row lock when `tx` already holds it.
  * Errors: those of `addPaymentInstrument`.
  */
 export async function addPaymentInstrumentInTx(
   deps: Deps,
   tx: Tx,
   input: AddPaymentInstrumentInput,
+  held: CustomerTxHeld = {},
 ): Promise<PaymentInstrumentState> {
   assertNoSensitiveData('providerTokenRef', input.providerTokenRef);
-  await lockCustomer(tx, input.tenantId, input.customerId);
+  if (!held.customerLocked) await lockCustomer(tx, input.tenantId, input.customerId);
   const now = deps.clock();
   const [created] = await tx
     .insert(paymentInstruments)

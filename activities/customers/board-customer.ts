@@ -4,6 +4,7 @@ import { type AddIdentifierInput, addCustomerIdentifierInTx } from './add-identi
 import { type AddPaymentInstrumentInput, addPaymentInstrumentInTx } from './add-payment-instrument';
 import { type CreateCustomerInput, type CreateCustomerResult, createCustomerInTx } from './create-customer';
 import { type RecordConsentInput, recordCustomerConsentInTx } from './record-consent';
+import { lockCustomer } from './records';
 
 /** An item of the customer: its operation's fields without the customer and the context. */
 type ItemOf<T> = Omit<T, 'customerId' | keyof OperationContext>;
@@ -27,7 +28,8 @@ export interface BoardCustomerResult extends CreateCustomerResult {
  * boarding, DESIGN-processes P3; issue 12's boarding target): `createCustomer` (idempotent by the customer's request
  * key), then `addCustomerIdentifier`, `recordCustomerConsent` and `addPaymentInstrument` for each item, in that
  * order, with the same rules, rows, events and results as those operations called one after the other — one commit
- * instead of one per item.
+ * instead of one per item. One instant for the whole transaction: every row, history entry and event of it carries
+ * the same time (`deps.clock()` read once), and the customer's row lock is taken once for all items.
  *
  * Errors: any DomainError of the customer or of an item (400, 404, 409) rolls the whole transaction back — nothing
  * is stored — and is thrown as that operation throws it, so a caller that must report which item failed (the
@@ -36,7 +38,13 @@ export interface BoardCustomerResult extends CreateCustomerResult {
 export function boardCustomer(deps: Deps) {
   return async (input: BoardCustomerInput): Promise<BoardCustomerResult> =>
     withTenantTransaction(deps.db, input.customer.tenantId, async (tx) => {
-      const created = await createCustomerInTx(deps, tx, input.customer);
+      const at = deps.clock();
+      const once: Deps = { ...deps, clock: () => at };
+      const created = await createCustomerInTx(once, tx, input.customer);
+      // A customer inserted by this transaction is invisible to others until commit; one created earlier (a replay
+      // of its request key) is locked here, once, for all its items.
+      await lockCustomer(tx, input.customer.tenantId, created.customerId);
+      const held = { customerLocked: true };
       const context = {
         tenantId: input.customer.tenantId,
         actor: input.customer.actor ?? null,
@@ -44,11 +52,14 @@ export function boardCustomer(deps: Deps) {
         customerId: created.customerId,
       };
       for (const item of input.identifiers)
-        await addCustomerIdentifierInTx(deps, tx, { ...context, ...item });
-      for (const item of input.consents) await recordCustomerConsentInTx(deps, tx, { ...context, ...item });
+        await addCustomerIdentifierInTx(once, tx, { ...context, ...item }, held);
+      for (const item of input.consents)
+        await recordCustomerConsentInTx(once, tx, { ...context, ...item }, held);
       const instrumentIds: number[] = [];
       for (const item of input.instruments) {
-        instrumentIds.push((await addPaymentInstrumentInTx(deps, tx, { ...context, ...item })).instrumentId);
+        instrumentIds.push(
+          (await addPaymentInstrumentInTx(once, tx, { ...context, ...item }, held)).instrumentId,
+        );
       }
       return { ...created, instrumentIds };
     });

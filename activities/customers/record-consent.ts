@@ -4,7 +4,7 @@ import { validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { rowOfRequestKey } from '../servicing/records';
-import { lockCustomer, recordCustomerChange } from './records';
+import { type CustomerTxHeld, lockCustomer, recordCustomerChange } from './records';
 
 /** How far ahead of the server clock `capturedAt` may be (clock skew of the capturing system). */
 export const capturedAtSkewMsMax = 5 * 60_000;
@@ -45,13 +45,15 @@ export function recordCustomerConsent(deps: Deps) {
 
 /**
  * `recordCustomerConsent` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
- * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts);
+ * `held.customerLocked` skips the customer's row lock when `tx` already holds it.
  * Errors: those of `recordCustomerConsent`.
  */
 export async function recordCustomerConsentInTx(
   deps: Deps,
   tx: Tx,
   input: RecordConsentInput,
+  held: CustomerTxHeld = {},
 ): Promise<RecordConsentResult> {
   assertNoSensitiveData('evidenceRef', input.evidenceRef);
   const capturedAt = new Date(input.capturedAt);
@@ -60,7 +62,7 @@ export async function recordCustomerConsentInTx(
   const now = deps.clock();
   if (capturedAt.getTime() > now.getTime() + capturedAtSkewMsMax)
     throw validationError('capturedAt', input.capturedAt, 'capturedAt must not be in the future.');
-  await lockCustomer(tx, input.tenantId, input.customerId);
+  if (!held.customerLocked) await lockCustomer(tx, input.tenantId, input.customerId);
   const [created] = await tx
     .insert(consents)
     .values({

@@ -27,11 +27,8 @@
  */
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import {
-  batchesOf,
-  installmentRowsPerStatement,
-  updateInstallmentLedgerState,
-} from '../../db/queries/lending/installments';
+import { insertJsonRows } from '../../db/queries/json-rows';
+import { updateInstallmentLedgerState } from '../../db/queries/lending/installments';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
 import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
@@ -184,14 +181,15 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       changedAllocations.push(payload);
     }
   }
-  for (const batch of batchesOf(changedAllocations, installmentRowsPerStatement)) {
-    const values = batch.map(
-      (payload) => sql`(${payload.paymentId}::bigint, ${JSON.stringify(payload)}::jsonb)`,
+  if (changedAllocations.length > 0) {
+    // One statement, one parameter, for any number of payments (db/queries/json-rows.ts).
+    const payload = JSON.stringify(
+      changedAllocations.map((allocation) => ({ id: allocation.paymentId, allocation })),
     );
     await tx.execute(sql`
       update payments as p
          set allocation = v.allocation
-        from (values ${sql.join(values, sql`, `)}) as v(id, allocation)
+        from jsonb_to_recordset(${payload}::jsonb) as v(id bigint, allocation jsonb)
        where p.tenant_id = ${tenantId} and p.id = v.id`);
   }
 
@@ -240,10 +238,9 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         };
       }),
     );
-    // a back-dated payment on a long loan can re-post thousands of later payments: stay under 65,535 parameters
-    for (const batch of batchesOf(rows, installmentRowsPerStatement)) {
-      await tx.insert(journalEntries).values(batch);
-    }
+    // One statement, one parameter, for any number of lines (a back-dated payment on a long loan can re-post
+    // thousands of later payments): db/queries/json-rows.ts.
+    await insertJsonRows(tx, journalEntries, rows);
     appendedLineCount = rows.length;
   }
 

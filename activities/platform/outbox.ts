@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import * as v from 'valibot';
+import { insertJsonRows } from '../../db/queries/json-rows';
 import { outboxEvents } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { type EventData, type EventType, eventApiVersion, eventCatalogue } from '../../domain/events';
@@ -61,13 +62,9 @@ export async function writeOutboxEvents<T extends EventType>(
   inputs: readonly OutboxEventInput<T>[],
 ): Promise<number> {
   if (inputs.length === 0) return 0;
-  const rows = inputs.map(outboxRowOf);
-  const inserted = await tx
-    .insert(outboxEvents)
-    .values(rows)
-    .onConflictDoNothing({ target: [outboxEvents.tenantId, outboxEvents.dedupeKey] })
-    .returning({ eventId: outboxEvents.eventId });
-  return inserted.length;
+  return insertJsonRows(tx, outboxEvents, inputs.map(outboxRowOf), {
+    onConflictDoNothing: { target: [outboxEvents.tenantId, outboxEvents.dedupeKey] },
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { parseLineBody } from '../../activities/boarding/line-schemas';
 import {
   boardingLines,
   boardingSourceRefs,
+  customerHistory,
   customers,
   fundings,
   journalEntries,
@@ -473,6 +474,58 @@ describe('one transaction per customer and per loan, and the step-by-step path a
       }),
     ).rejects.toMatchObject({ code: 'error.msg.payment.instrument.conflict' });
     expect(await customerIds()).toEqual([{ id: first.customerId }]);
+  });
+
+  it('boardCustomer: one history entry per item, all at the one instant of the transaction, which is updated_at', async () => {
+    const tenantId = await newTenant(h, 'bhis');
+    const p = refPrefix('his');
+    const boarded = await h.activities.boardCustomer({
+      customer: { tenantId, firstName: 'Ida', lastName: 'Items', requestKey: `cus-${p}` },
+      identifiers: [{ identifierType: 'SSN', value: '123-45-6789', issuingCountry: 'US' }],
+      consents: [
+        {
+          consentType: 'SMS',
+          granted: true,
+          captureMethod: 'WEB',
+          evidenceRef: `ev-${p}`,
+          capturedAt: '2025-01-02T03:04:05Z',
+          requestKey: `cus-${p}/consent/0`,
+        },
+      ],
+      instruments: [{ instrumentType: 'BANK_ACCOUNT', providerTokenRef: `tok-${p}`, lastFour: '4321' }],
+    });
+    const read = () =>
+      withTenantTransaction(h.db, tenantId, async (tx) => ({
+        history: await tx
+          .select({ action: customerHistory.action, occurredAt: customerHistory.occurredAt })
+          .from(customerHistory)
+          .where(eq(customerHistory.customerId, boarded.customerId))
+          .orderBy(customerHistory.id),
+        customer: (
+          await tx
+            .select({ updatedAt: customers.updatedAt })
+            .from(customers)
+            .where(eq(customers.id, boarded.customerId))
+        )[0],
+      }));
+    const { history, customer } = await read();
+    expect(history.map((row) => row.action)).toEqual([
+      'CUSTOMER_CREATED',
+      'IDENTIFIER_ADDED',
+      'CONSENT_RECORDED',
+      'INSTRUMENT_ADDED',
+    ]);
+    expect(new Set(history.map((row) => row.occurredAt.toISOString())).size).toBe(1);
+    expect(customer?.updatedAt.toISOString()).toBe(history[0]?.occurredAt.toISOString());
+    // A replay (the same request keys, identifier and token) writes no history entry and leaves updated_at alone.
+    const again = await h.activities.boardCustomer({
+      customer: { tenantId, firstName: 'Ida', lastName: 'Items', requestKey: `cus-${p}` },
+      identifiers: [{ identifierType: 'SSN', value: '123-45-6789', issuingCountry: 'US' }],
+      consents: [],
+      instruments: [{ instrumentType: 'BANK_ACCOUNT', providerTokenRef: `tok-${p}`, lastFour: '4321' }],
+    });
+    expect(again).toEqual(boarded);
+    expect(await read()).toEqual({ history, customer });
   });
 });
 

@@ -197,6 +197,45 @@ describe('outbox relay', () => {
     }
   });
 
+  it('a stream of notifications is relayed in passes at least minPassIntervalMs apart, every event once', async () => {
+    const { tenantId, taskQueue } = names();
+    const database = db();
+    const subscriptionId = await subscription(database, tenantId, ['payment.posted']);
+    const relay = await startOutboxRelay({
+      db: database,
+      client,
+      logger,
+      taskQueue,
+      tenantIds: [tenantId],
+      pollIntervalMs: 600_000,
+      lagLogIntervalMs: 0,
+      minPassIntervalMs: 300,
+    });
+    try {
+      await relay.drain();
+      const before = relay.stats().passes;
+      const startedAt = Date.now();
+      // 20 inserting statements, so 20 notifications.
+      for (let i = 0; i < 20; i++) {
+        const event = await insertOutboxEvent(database, { tenantId });
+        startedWorkflowIds.push(webhookDeliveryWorkflowId(tenantId, subscriptionId, event.eventId));
+      }
+      await vi.waitFor(async () => expect(await unpublished(database, tenantId)).toEqual([]), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      const elapsedMs = Date.now() - startedAt;
+      const passes = relay.stats().passes - before;
+      // At most one pass per 300 ms window (plus the one a window's end may start), far fewer than 20.
+      expect(passes).toBeGreaterThan(0);
+      expect(passes).toBeLessThanOrEqual(Math.ceil(elapsedMs / 300) + 1);
+      expect(passes).toBeLessThan(20);
+      expect(await deliveriesOf(database, tenantId)).toHaveLength(20);
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('a webhook.test event goes to its target subscription only; the lag is measured', async () => {
     const { tenantId, taskQueue } = names();
     const database = db();

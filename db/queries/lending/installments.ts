@@ -2,13 +2,15 @@
  * Writes of a loan's installments (`loan_installments`) sized for any term a product allows (10,000
  * installments, domain/lending/products.ts `productLimits`): PostgreSQL's extended protocol carries at most 65,535
  * bind parameters per statement (the Bind message's parameter count is an Int16; PostgreSQL manual §55.7
- * "Message Formats", Bind), so one multi-row statement over every installment fails beyond 65,535 ÷ parameters
- * per row rows (about 7,281 for an insert of nine columns). Every statement here covers at most
- * `installmentRowsPerStatement` rows; they run in the caller's transaction, so the batches commit together.
+ * "Message Formats", Bind), so one `VALUES` statement over every installment would fail beyond 65,535 ÷ parameters
+ * per row rows. The inserts and the ledger-state update pass all rows as ONE `jsonb` parameter
+ * (`jsonb_to_recordset`, db/queries/json-rows.ts), which has no such bound; the due-amount update still uses
+ * `VALUES` lists of at most `installmentRowsPerStatement` rows. All run in the caller's transaction.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { loanInstallments } from '../../schema';
 import type { Tx } from '../../tenant-tx';
+import { insertJsonRows } from '../json-rows';
 
 /** PostgreSQL's limit of bind parameters in one statement. */
 export const postgresMaxBindParameters = 65_535;
@@ -46,11 +48,9 @@ export function sameInstallmentRows(
   });
 }
 
-/** Inserts `rows`, at most `installmentRowsPerStatement` per statement, in `tx`. */
+/** Inserts `rows` in `tx`, in one statement with one parameter for any term (db/queries/json-rows.ts). */
 export async function insertInstallmentRows(tx: Tx, rows: readonly NewInstallmentRow[]): Promise<void> {
-  for (const batch of batchesOf(rows, installmentRowsPerStatement)) {
-    await tx.insert(loanInstallments).values(batch);
-  }
+  await insertJsonRows(tx, loanInstallments, rows);
 }
 
 /** Deletes the installments of loan `loanId` and inserts `rows` in their place (batched), in `tx`. */
@@ -81,8 +81,9 @@ export interface InstallmentLedgerState {
 }
 
 /**
- * Sets the paid and waived columns and `obligations_met_on_date` of the given installments of loan `loanId`
- * (`update … from (values …)`, at most `installmentRowsPerStatement` rows per statement), in `tx`.
+ * Sets the paid and waived columns and `obligations_met_on_date` of the given installments of loan `loanId`, in `tx`:
+ * one `update … from jsonb_to_recordset($1)` for any number of installments (one parameter; amounts as decimal
+ * strings cast to `numeric` by PostgreSQL, so exact; db/queries/json-rows.ts explains the choice).
  */
 export async function updateInstallmentLedgerState(
   tx: Tx,
@@ -90,26 +91,35 @@ export async function updateInstallmentLedgerState(
   loanId: number,
   states: readonly InstallmentLedgerState[],
 ): Promise<void> {
-  for (const batch of batchesOf(states, installmentRowsPerStatement)) {
-    const values = batch.map(
-      (s) =>
-        sql`(${s.installmentNumber}::int, ${s.principalPaid}::numeric, ${s.interestPaid}::numeric, ${s.feeChargesPaid}::numeric, ${s.penaltyChargesPaid}::numeric, ${s.interestWaived}::numeric, ${s.feeChargesWaived}::numeric, ${s.penaltyChargesWaived}::numeric, ${s.obligationsMetOnDate}::date)`,
-    );
-    await tx.execute(sql`
-      update loan_installments as li
-         set principal_paid = v.principal_paid,
-             interest_paid = v.interest_paid,
-             fee_charges_paid = v.fee_charges_paid,
-             penalty_charges_paid = v.penalty_charges_paid,
-             interest_waived = v.interest_waived,
-             fee_charges_waived = v.fee_charges_waived,
-             penalty_charges_waived = v.penalty_charges_waived,
-             obligations_met_on_date = v.obligations_met_on_date
-        from (values ${sql.join(values, sql`, `)})
-          as v(installment_number, principal_paid, interest_paid, fee_charges_paid, penalty_charges_paid,
-               interest_waived, fee_charges_waived, penalty_charges_waived, obligations_met_on_date)
-       where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
-  }
+  if (states.length === 0) return;
+  const payload = JSON.stringify(
+    states.map((s) => ({
+      installment_number: s.installmentNumber,
+      principal_paid: s.principalPaid,
+      interest_paid: s.interestPaid,
+      fee_charges_paid: s.feeChargesPaid,
+      penalty_charges_paid: s.penaltyChargesPaid,
+      interest_waived: s.interestWaived,
+      fee_charges_waived: s.feeChargesWaived,
+      penalty_charges_waived: s.penaltyChargesWaived,
+      obligations_met_on_date: s.obligationsMetOnDate,
+    })),
+  );
+  await tx.execute(sql`
+    update loan_installments as li
+       set principal_paid = v.principal_paid,
+           interest_paid = v.interest_paid,
+           fee_charges_paid = v.fee_charges_paid,
+           penalty_charges_paid = v.penalty_charges_paid,
+           interest_waived = v.interest_waived,
+           fee_charges_waived = v.fee_charges_waived,
+           penalty_charges_waived = v.penalty_charges_waived,
+           obligations_met_on_date = v.obligations_met_on_date
+      from jsonb_to_recordset(${payload}::jsonb)
+        as v(installment_number int, principal_paid numeric, interest_paid numeric, fee_charges_paid numeric,
+             penalty_charges_paid numeric, interest_waived numeric, fee_charges_waived numeric,
+             penalty_charges_waived numeric, obligations_met_on_date date)
+     where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
 }
 
 /** The due amounts of one installment (decimal strings), as a schedule modification sets them. */
