@@ -4,7 +4,7 @@
  * exchange) and by the end-to-end test. Throws when a step answers other than expected.
  */
 
-import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
+import { type DemoCredential, demoClient, type Exchange, reportingTo } from './http-client';
 
 export type { DemoCredential, Exchange } from './http-client';
 
@@ -31,13 +31,7 @@ export async function runDemoFlow(
   const runId = Date.now().toString(36);
   const lending = demoClient(baseUrl, credential, 'servicing:read servicing:write', 'demo.agent', onExchange);
 
-  const reported = <Data>(
-    method: string,
-    path: string,
-    requestBody: unknown,
-    expected: number,
-    call: Promise<{ data?: Data; error?: unknown; response: Response }>,
-  ) => reportedCall(onExchange, method, path, requestBody, expected, call);
+  const reported = reportingTo(onExchange);
   const key = (name: string) => ({ header: { 'Idempotency-Key': `${name}-${runId}` } });
 
   const customerRef = `cus_demo_${runId}`;

@@ -52,6 +52,7 @@ const baseUrl =
   process.env.DEMO_BASE_URL ?? readRuntimeFile(config.dataDir)?.baseUrl ?? `http://127.0.0.1:${config.port}`;
 const uiUrl = process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${config.temporalUiPort}`;
 
+// A plain fetch, not the client: /healthz needs no token, and no credential exists yet to get one with.
 const health = await fetch(`${baseUrl}/healthz`).catch(() => null);
 if (health?.status !== 200) {
   process.stderr.write(

@@ -11,12 +11,18 @@
  * 5. the borrower accepts → `AWAITING_DOCUMENTS`; the signed statement is added as evidence → the process confirms
  *    it and applies the deferral → `APPLIED`: the loan's new schedule (version 2) has the two next installments
  *    moved to the end, the total due unchanged.
- * Needs the running service with workers on the `servicing` and `lending` queues. Throws when a step answers other
- * than expected (or the offer is not APPLIED within 30 s).
+ * Every call is a typed call of the client (client/). Needs the running service with workers on the `servicing` and
+ * `lending` queues. Throws when a step answers other than expected (or the offer is not APPLIED within 30 s).
  */
 import { randomBytes } from 'node:crypto';
-import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
-import { runLendingDemoFlow } from './lending-demo-flow';
+import {
+  type DemoCredential,
+  demoClient,
+  type Exchange,
+  type RequestBodyOf,
+  reportingTo,
+} from './http-client';
+import { installmentsOf, runLendingDemoFlow } from './lending-demo-flow';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
 type JsonBody = Record<string, any>;
@@ -76,157 +82,166 @@ export async function runHardshipDemoFlow(
     'demo.supervisor',
     onExchange,
   );
-  const send = async (
-    session: typeof agent,
-    method: string,
-    path: string,
-    body: unknown,
-    expected: number,
-  ): Promise<JsonBody> => {
-    const response = await clientRequest(session, method, path, body);
-    const responseBody = (await response.json()) as JsonBody;
-    onExchange({ method, path, requestBody: body, status: response.status, responseBody });
-    if (response.status !== expected) {
-      throw new Error(
-        `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(responseBody)}`,
-      );
-    }
-    return responseBody;
-  };
+  const reported = reportingTo(onExchange);
+  const loanId = String(lending.loanId);
   const scheduleOf = async () => {
-    const loan = await send(
-      agent,
+    const loan = await reported(
       'GET',
-      `/v1/loans/${lending.loanId}?associations=repaymentSchedule`,
+      `/v1/loans/${loanId}?associations=repaymentSchedule`,
       undefined,
       200,
+      agent.GET('/v1/loans/{loanId}', {
+        params: { path: { loanId }, query: { associations: 'repaymentSchedule' } },
+      }),
     );
-    return (loan.repaymentSchedule.periods as JsonBody[])
-      .filter((p) => typeof p.period === 'number')
-      .map((p) => ({ installmentNumber: p.period, dueDate: p.dueDate, totalDue: p.totalDueForPeriod }));
+    return installmentsOf(loan).map((p) => ({
+      installmentNumber: p.period,
+      dueDate: p.dueDate,
+      totalDue: p.totalDueForPeriod,
+    }));
   };
 
   // 2. Guardrails and a deferral program.
-  await send(
-    agent,
+  const guardrailsBody: RequestBodyOf<'/v1/servicing/admin/hardship-policies/guardrails', 'put'> = {
+    minimumLoanAgeInstallments: 2,
+    maximumActiveHardshipCasesPerLoan: 100,
+    requireVerifiedContactForOffer: false,
+    requireWorkflowConfirmedEvidence: true,
+    prohibitPrincipalForgiveness: true,
+    prohibitRateChange: true,
+    specialistConditions: ['BANKRUPTCY', 'LITIGATION'],
+    offerValidityHoursMaximum: 72,
+    documentDeadlineHoursMaximum: 240,
+    maximumDeferredPayments: 6,
+    reevaluateOnMaterialLoanDrift: true,
+  };
+  await reported(
     'PUT',
     '/v1/servicing/admin/hardship-policies/guardrails',
-    {
-      minimumLoanAgeInstallments: 2,
-      maximumActiveHardshipCasesPerLoan: 100,
-      requireVerifiedContactForOffer: false,
-      requireWorkflowConfirmedEvidence: true,
-      prohibitPrincipalForgiveness: true,
-      prohibitRateChange: true,
-      specialistConditions: ['BANKRUPTCY', 'LITIGATION'],
-      offerValidityHoursMaximum: 72,
-      documentDeadlineHoursMaximum: 240,
-      maximumDeferredPayments: 6,
-      reevaluateOnMaterialLoanDrift: true,
-    },
+    guardrailsBody,
     200,
+    agent.PUT('/v1/servicing/admin/hardship-policies/guardrails', { body: guardrailsBody }),
   );
   const programCode = `DEFER_${letters(6).toUpperCase()}`;
-  await send(
-    agent,
+  const programBody: RequestBodyOf<'/v1/servicing/admin/hardship-programs', 'post'> = {
+    programCode,
+    displayName: 'Job-loss payment deferral',
+    hardshipReasonCode: 'JOB_LOSS',
+    description: 'Up to three monthly installments moved to the end of the term.',
+    effectiveFrom: '2020-01-01',
+    summary: {
+      reliefType: 'PAYMENT_DEFERRAL',
+      straightThroughMaximum: 1,
+      humanApprovalMaximum: 3,
+      humanApprovalPermission: 'APPROVE_HARDSHIPOFFER',
+      requiredEvidenceCode: 'HARDSHIP_STATEMENT',
+      offerValidityHours: 48,
+      scope: {
+        productClasses: [],
+        jurisdictions: [],
+        currencies: ['USD'],
+        repaymentFrequencies: ['MONTHLY'],
+        requiredNativeCapability: 'SCHEDULE_RESHAPE',
+      },
+      workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
+    },
+  };
+  await reported(
     'POST',
     '/v1/servicing/admin/hardship-programs',
-    {
-      programCode,
-      displayName: 'Job-loss payment deferral',
-      hardshipReasonCode: 'JOB_LOSS',
-      description: 'Up to three monthly installments moved to the end of the term.',
-      effectiveFrom: '2020-01-01',
-      summary: {
-        reliefType: 'PAYMENT_DEFERRAL',
-        straightThroughMaximum: 1,
-        humanApprovalMaximum: 3,
-        humanApprovalPermission: 'APPROVE_HARDSHIPOFFER',
-        requiredEvidenceCode: 'HARDSHIP_STATEMENT',
-        offerValidityHours: 48,
-        scope: {
-          productClasses: [],
-          jurisdictions: [],
-          currencies: ['USD'],
-          repaymentFrequencies: ['MONTHLY'],
-          requiredNativeCapability: 'SCHEDULE_RESHAPE',
-        },
-        workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
-      },
-    },
+    programBody,
     201,
+    agent.POST('/v1/servicing/admin/hardship-programs', { body: programBody }),
   );
 
   // 3. The case and the request: 2 installments, above the straight-through maximum.
-  const customer = await send(agent, 'GET', `/v1/customers/${lending.customerId}`, undefined, 200);
-  const opened = await send(
-    agent,
+  const customerId = String(lending.customerId);
+  const customer = await reported(
+    'GET',
+    `/v1/customers/${customerId}`,
+    undefined,
+    200,
+    agent.GET('/v1/customers/{customerId}', { params: { path: { customerId } } }),
+  );
+  const caseBody = {
+    caseTypeCode: 'HARDSHIP',
+    summary: 'Lost job; asks to defer two payments',
+    customerRef: customer.customerRef,
+  };
+  const opened = await reported(
     'POST',
     '/v1/servicing/cases',
-    {
-      caseTypeCode: 'HARDSHIP',
-      summary: 'Lost job; asks to defer two payments',
-      customerRef: customer.customerRef,
-    },
+    caseBody,
     201,
+    agent.POST('/v1/servicing/cases', { body: caseBody }),
   );
-  const caseId = opened.caseId as number;
+  const caseId = opened.caseId;
   const scheduleBefore = await scheduleOf();
-  const created = await send(
-    agent,
+  const offerBody: RequestBodyOf<'/v1/servicing/hardship-offers', 'post'> = {
+    caseId,
+    loanId: lending.loanId,
+    programCode,
+    hardshipReasonCode: 'JOB_LOSS',
+    requestedRelief: { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 2 } },
+  };
+  const created = await reported(
     'POST',
     '/v1/servicing/hardship-offers',
-    {
-      caseId,
-      loanId: lending.loanId,
-      programCode,
-      hardshipReasonCode: 'JOB_LOSS',
-      requestedRelief: { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 2 } },
-    },
+    offerBody,
     201,
+    agent.POST('/v1/servicing/hardship-offers', { body: offerBody }),
   );
-  const offerId = created.offerId as number;
-  const statuses = [created.status as string];
+  const offerId = created.offerId;
+  const byOffer = { params: { path: { offerId: String(offerId) } } };
+  const statuses: string[] = [created.status];
   if (created.status !== 'PENDING_APPROVAL') {
     throw new Error(`a deferral of 2 installments should need approval, got ${created.status}`);
   }
 
   // 4. A second person approves (maker-checker).
-  const approved = await send(
-    supervisor,
+  const approved = await reported(
     'POST',
     `/v1/servicing/hardship-offers/${offerId}/approve`,
     undefined,
     200,
+    supervisor.POST('/v1/servicing/hardship-offers/{offerId}/approve', byOffer),
   );
   statuses.push(approved.status);
 
   // 5. The borrower accepts; the signed statement arrives; the process applies the deferral.
-  const accepted = await send(
-    agent,
+  const accepted = await reported(
     'POST',
     `/v1/servicing/hardship-offers/${offerId}/accept`,
     undefined,
     200,
+    agent.POST('/v1/servicing/hardship-offers/{offerId}/accept', byOffer),
   );
   statuses.push(accepted.status);
-  await send(
-    agent,
+  const evidenceBody = {
+    caseId,
+    evidenceType: 'HARDSHIP_STATEMENT',
+    description: 'Signed hardship statement with termination letter',
+  };
+  await reported(
     'POST',
     '/v1/servicing/evidence',
-    {
-      caseId,
-      evidenceType: 'HARDSHIP_STATEMENT',
-      description: 'Signed hardship statement with termination letter',
-    },
+    evidenceBody,
     201,
+    agent.POST('/v1/servicing/evidence', { body: evidenceBody }),
   );
   const deadline = Date.now() + 30_000;
-  let offer = await send(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined, 200);
+  const readOffer = () => agent.GET('/v1/servicing/hardship-offers/{offerId}', byOffer);
+  let offer: JsonBody = await reported(
+    'GET',
+    `/v1/servicing/hardship-offers/${offerId}`,
+    undefined,
+    200,
+    readOffer(),
+  );
   while (offer.status !== 'APPLIED' && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const response = await clientRequest(agent, 'GET', `/v1/servicing/hardship-offers/${offerId}`, undefined);
-    offer = (await response.json()) as JsonBody;
+    const { data, error } = await readOffer();
+    offer = data ?? error;
   }
   onExchange({
     method: 'GET',

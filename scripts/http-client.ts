@@ -1,12 +1,22 @@
 /**
  * HTTP helpers of the scripts. The demo flows (scripts/*demo-flow.ts, scripts/demo.ts) go through the typed
  * client (client/, issue 12 §1): `demoClient` makes one per flow and credential, reporting its token request as
- * an exchange, and `clientRequest` sends one JSON request on a path built at run time through it (token cache,
- * Idempotency-Key, 401 and 429/503 retries). `requestToken` and `apiRequest` are the bare token request and
+ * an exchange; every flow step is a typed call of it (`RequestBodyOf` types a body built before the call), which
+ * `reportedCall` reports and checks (token cache, Idempotency-Key, 401, 429/503 and 409-in-flight retries are the
+ * client's). `requestToken` and `apiRequest` are the bare token request and
  * bearer request that the benchmarks, the boarding CLI and some tests use to measure or drive raw HTTP.
  * Checking the answers is the callers' job.
  */
-import { createLendingClient, type LendingClient } from '../client/src';
+import { createLendingClient, type LendingClient, type paths } from '../client/src';
+
+/**
+ * The JSON request body of `method` on `path` in the client's schema (client/src/schema.d.ts): the type of a
+ * body a flow builds before the typed call, so that its literals (enum codes, currencies) keep their types.
+ */
+export type RequestBodyOf<Path extends keyof paths, Method extends 'post' | 'put' | 'patch'> =
+  NonNullable<paths[Path][Method]> extends { requestBody?: { content: { 'application/json': infer Body } } }
+    ? Body
+    : never;
 
 /** A tenant's API client as the flows authenticate with it. */
 export interface DemoCredential {
@@ -131,27 +141,6 @@ export function demoClient(
 }
 
 /**
- * One request through `client` on a path built at run time, with a JSON body unless `body` is undefined and
- * the given `Idempotency-Key` (else the client makes one for a mutation); returns the raw `Response`.
- */
-export function clientRequest(
-  client: LendingClient,
-  method: string,
-  path: string,
-  body: unknown,
-  idempotencyKey?: string,
-): Promise<Response> {
-  return client.fetch(path, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-}
-
-/**
  * Awaits one typed call of the client, reports it to `onExchange` (`path` as the flow shows it, the answer's
  * data or error body) and returns its data; throws unless it answered `expected`.
  */
@@ -171,4 +160,15 @@ export async function reportedCall<Data>(
     );
   }
   return data;
+}
+
+/** `reportedCall` bound to `onExchange`: what each flow calls its steps with. */
+export function reportingTo(onExchange: (exchange: Exchange) => void) {
+  return <Data>(
+    method: string,
+    path: string,
+    requestBody: unknown,
+    expected: number,
+    call: Promise<{ data?: Data; error?: unknown; response: Response }>,
+  ): Promise<Data> => reportedCall(onExchange, method, path, requestBody, expected, call);
 }

@@ -4,12 +4,18 @@
  * holdback remitted DAILY, a week of daily sales (the seven days ending yesterday, UTC) each followed by its
  * remittance recorded as external — the fifth day's remittance 10.00 short — and the reconciliation (`GET
  * /v1/merchant-advances/{advanceId}/reconciliation`), which is `unmatched` with a difference of 10.00 on that day
- * only. Every POST carries an Idempotency-Key. Needs only the API (no worker). Throws when a step answers other than
- * expected; returns the reconciliation body.
+ * only. Every call is a typed call of the client (client/); every POST carries an Idempotency-Key. Needs only the
+ * API (no worker). Throws when a step answers other than expected; returns the reconciliation body.
  */
 import { randomBytes } from 'node:crypto';
 import { formatMinor, parseDecimalToMinor } from '../domain/money';
-import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
+import {
+  type DemoCredential,
+  demoClient,
+  type Exchange,
+  type RequestBodyOf,
+  reportingTo,
+} from './http-client';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
 type JsonBody = Record<string, any>;
@@ -37,74 +43,82 @@ export async function runMerchantAdvanceDemoFlow(
   credential: DemoCredential,
   onExchange: (exchange: Exchange) => void = () => {},
 ): Promise<JsonBody> {
-  const session = demoClient(
+  // Typed calls through the client (client/): it gives each POST its own Idempotency-Key.
+  const client = demoClient(
     baseUrl,
     credential,
     'lending:read lending:write',
     'merchant.servicing',
     onExchange,
   );
-  const send = async (method: string, path: string, body: unknown, expected: number): Promise<JsonBody> => {
-    // The client gives each POST its own Idempotency-Key.
-    const response = await clientRequest(session, method, path, body);
-    const responseBody = (await response.json()) as JsonBody;
-    onExchange({ method, path, requestBody: body, status: response.status, responseBody });
-    if (response.status !== expected) {
-      throw new Error(
-        `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(responseBody)}`,
-      );
-    }
-    return responseBody;
-  };
+  const reported = reportingTo(onExchange);
 
   const runRef = letters(8);
-  const merchant = await send(
+  const merchantBody = { firstName: 'Rosa', lastName: 'Bakery', externalId: `merchant-${runRef}` };
+  const merchant = await reported(
     'POST',
     '/v1/customers',
-    { firstName: 'Rosa', lastName: 'Bakery', externalId: `merchant-${runRef}` },
+    merchantBody,
     201,
+    client.POST('/v1/customers', { body: merchantBody }),
   );
-  const advance = await send(
+  const advanceBody: RequestBodyOf<'/v1/merchant-advances', 'post'> = {
+    customerId: merchant.customerId,
+    advanceAmount: '10000.00',
+    purchasedAmount: '12500.00',
+    holdbackRate: '0.1',
+    currency: 'USD',
+    remittanceFrequency: 'DAILY',
+  };
+  const advance = await reported(
     'POST',
     '/v1/merchant-advances',
-    {
-      customerId: merchant.customerId,
-      advanceAmount: '10000.00',
-      purchasedAmount: '12500.00',
-      holdbackRate: '0.1',
-      currency: 'USD',
-      remittanceFrequency: 'DAILY',
-    },
+    advanceBody,
     201,
+    client.POST('/v1/merchant-advances', { body: advanceBody }),
   );
   const advancePath = `/v1/merchant-advances/${advance.advanceId}`;
+  const byAdvance = { path: { advanceId: advance.advanceId } };
   const now = new Date();
   for (const [index, amount] of weekSales.entries()) {
     const day = utcDateBefore(now, weekSales.length - index);
-    const report = await send(
+    const salesBody = { periodStart: day, periodEnd: day, amount, sourceRef: `pos-${runRef}-${letters(6)}` };
+    const report = await reported(
       'POST',
       `${advancePath}/reported-sales`,
-      { periodStart: day, periodEnd: day, amount, sourceRef: `pos-${runRef}-${letters(6)}` },
+      salesBody,
       201,
+      client.POST('/v1/merchant-advances/{advanceId}/reported-sales', { body: salesBody, params: byAdvance }),
     );
     // The fifth day's remittance comes in 10.00 short.
-    const calculated = report.calculatedRemittance as string;
+    const calculated = report.calculatedRemittance;
     const remitted = index === 4 ? formatMinor(parseDecimalToMinor(calculated, 2) - 1000n, 2) : calculated;
-    await send(
+    const remittanceBody = {
+      periodStart: day,
+      periodEnd: day,
+      amount: remitted,
+      externalRecordRef: `bank-${runRef}-${letters(6)}`,
+      effectiveDate: day,
+    };
+    await reported(
       'POST',
       `${advancePath}/remittances/record-external`,
-      {
-        periodStart: day,
-        periodEnd: day,
-        amount: remitted,
-        externalRecordRef: `bank-${runRef}-${letters(6)}`,
-        effectiveDate: day,
-      },
+      remittanceBody,
       201,
+      client.POST('/v1/merchant-advances/{advanceId}/remittances/record-external', {
+        body: remittanceBody,
+        params: byAdvance,
+      }),
     );
   }
-  const reconciliation = await send('GET', `${advancePath}/reconciliation`, undefined, 200);
-  const differing = (reconciliation.periods as JsonBody[]).filter((p) => p.difference !== '0.00');
+  const reconciliation = await reported(
+    'GET',
+    `${advancePath}/reconciliation`,
+    undefined,
+    200,
+    client.GET('/v1/merchant-advances/{advanceId}/reconciliation', { params: byAdvance }),
+  );
+  const differing = reconciliation.periods.filter((p) => p.difference !== '0.00');
   if (
     reconciliation.status !== 'unmatched' ||
     differing.length !== 1 ||

@@ -9,10 +9,16 @@
  *    no tenant header);
  * 5. the borrower withdraws SMS permission on their phone, effective now (`COMPLETED`);
  * 6. the ON_CLOSE answer is filled in (form history shows the change) and the case closes with `PROMISE_KEPT`.
- * Needs the running service with workers on the `servicing` and `lending` queues. Throws when a step answers other
- * than expected (or the promise is not KEPT within 30 s).
+ * Every call is a typed call of the client (client/). Needs the running service with workers on the `servicing` and
+ * `lending` queues. Throws when a step answers other than expected (or the promise is not KEPT within 30 s).
  */
-import { clientRequest, type DemoCredential, demoClient, type Exchange } from './http-client';
+import {
+  type DemoCredential,
+  demoClient,
+  type Exchange,
+  type RequestBodyOf,
+  reportingTo,
+} from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
@@ -46,39 +52,49 @@ export async function runServicingDemoFlow(
 ): Promise<ServicingDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, one installment owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
-  const session = demoClient(
+  // Typed calls through the client (client/): its token cached, an Idempotency-Key of its own per mutation,
+  // 429/503 and a 409 in flight retried under that key.
+  const client = demoClient(
     baseUrl,
     credential,
     'servicing:read servicing:write lending:read lending:write',
     'demo.agent',
     onExchange,
   );
-  const send = async (method: string, path: string, body: unknown, expected: number): Promise<JsonBody> => {
-    const response = await clientRequest(session, method, path, body);
-    const responseBody = (await response.json()) as JsonBody;
-    onExchange({ method, path, requestBody: body, status: response.status, responseBody });
-    if (response.status !== expected) {
-      throw new Error(
-        `${method} ${path} answered ${response.status}, expected ${expected}: ${JSON.stringify(responseBody)}`,
-      );
-    }
-    return responseBody;
-  };
+  const reported = reportingTo(onExchange);
 
-  const customer = await send('GET', `/v1/customers/${lending.customerId}`, undefined, 200);
-  const customerRef = customer.customerRef as string;
-  const phone = (customer.contactPoints as JsonBody[]).find((cp) => cp.contactType === 'PHONE');
+  const customerId = String(lending.customerId);
+  const customer = await reported(
+    'GET',
+    `/v1/customers/${customerId}`,
+    undefined,
+    200,
+    client.GET('/v1/customers/{customerId}', { params: { path: { customerId } } }),
+  );
+  const customerRef = customer.customerRef;
+  const phone = customer.contactPoints.find((cp) => cp.contactType === 'PHONE');
   if (!phone) throw new Error('the lending demo customer has no phone contact point');
 
   // 1. Case type, custom fields, case and form entry.
   const caseTypeCode = 'COLLECTIONS';
-  const caseTypes = await send('GET', '/v1/servicing/admin/case-types?limit=200', undefined, 200);
-  if (!(caseTypes.items as JsonBody[]).some((t) => t.caseTypeCode === caseTypeCode)) {
-    await send('POST', '/v1/servicing/admin/case-types', { caseTypeCode, displayName: 'Collections' }, 201);
+  const caseTypes = await reported(
+    'GET',
+    '/v1/servicing/admin/case-types?limit=200',
+    undefined,
+    200,
+    client.GET('/v1/servicing/admin/case-types', { params: { query: { limit: '200' } } }),
+  );
+  if (!caseTypes.items.some((t) => t.caseTypeCode === caseTypeCode)) {
+    const caseTypeBody = { caseTypeCode, displayName: 'Collections' };
+    await reported(
+      'POST',
+      '/v1/servicing/admin/case-types',
+      caseTypeBody,
+      201,
+      client.POST('/v1/servicing/admin/case-types', { body: caseTypeBody }),
+    );
   }
-  const publication = await send(
-    'PUT',
-    `/v1/servicing/admin/case-types/${caseTypeCode}/field-definitions`,
+  const fieldsBody: RequestBodyOf<'/v1/servicing/admin/case-types/{caseTypeCode}/field-definitions', 'put'> =
     {
       fieldDefinitions: {
         sections: [
@@ -110,60 +126,90 @@ export async function runServicingDemoFlow(
           },
         ],
       },
-    },
+    };
+  const publication = await reported(
+    'PUT',
+    `/v1/servicing/admin/case-types/${caseTypeCode}/field-definitions`,
+    fieldsBody,
     201,
+    client.PUT('/v1/servicing/admin/case-types/{caseTypeCode}/field-definitions', {
+      body: fieldsBody,
+      params: { path: { caseTypeCode } },
+    }),
   );
   const today = new Date().toISOString().slice(0, 10);
-  const kase = await send(
+  const caseBody = { customerRef, caseTypeCode, summary: 'Borrower behind on the last installment' };
+  const kase = await reported(
     'POST',
     '/v1/servicing/cases',
-    { customerRef, caseTypeCode, summary: 'Borrower behind on the last installment' },
+    caseBody,
     201,
+    client.POST('/v1/servicing/cases', { body: caseBody }),
   );
-  const caseId = kase.caseId as number;
-  const entry = await send(
+  const caseId = kase.caseId;
+  const byCase = { path: { caseId: String(caseId) } };
+  const entryBody = {
+    caseId,
+    publicationId: publication.publicationId,
+    answers: { contactDate: today, hardshipReason: 'MEDICAL' },
+  };
+  const entry = await reported(
     'POST',
     '/v1/form-entries',
-    {
-      caseId,
-      publicationId: publication.publicationId,
-      answers: { contactDate: today, hardshipReason: 'MEDICAL' },
-    },
+    entryBody,
     201,
+    client.POST('/v1/form-entries', { body: entryBody }),
   );
-  const entryId = entry.entryId as number;
+  const entryId = entry.entryId;
+  const byEntry = { path: { entryId: String(entryId) } };
 
   // 2. Promise to pay, in two days.
   const promisedDate = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-  const promised = await send(
+  const promiseBody: RequestBodyOf<'/v1/servicing/promises', 'post'> = {
+    caseId,
+    loanId: lending.loanId,
+    amount: '100.00',
+    currency: 'USD',
+    promisedDate,
+    channel: 'PHONE',
+  };
+  const promised = await reported(
     'POST',
     '/v1/servicing/promises',
-    { caseId, loanId: lending.loanId, amount: '100.00', currency: 'USD', promisedDate, channel: 'PHONE' },
+    promiseBody,
     201,
+    client.POST('/v1/servicing/promises', { body: promiseBody }),
   );
-  const promiseId = promised.promiseId as number;
+  const promiseId = promised.promiseId;
 
   // 3. The payment arrives through the borrower's bank: recorded as external, value-dated today.
-  await send(
+  const paymentBody: RequestBodyOf<'/v1/loans/{loanId}/payments/record-external', 'post'> = {
+    amount: '100.00',
+    currency: 'USD',
+    effectiveDate: today,
+    externalRecordRef: `PTP-${lending.runId}`,
+    source: 'BANK_TRANSFER',
+    rationale: 'Promised payment received by bank transfer',
+  };
+  await reported(
     'POST',
     `/v1/loans/${lending.loanId}/payments/record-external`,
-    {
-      amount: '100.00',
-      currency: 'USD',
-      effectiveDate: today,
-      externalRecordRef: `PTP-${lending.runId}`,
-      source: 'BANK_TRANSFER',
-      rationale: 'Promised payment received by bank transfer',
-    },
+    paymentBody,
     201,
+    client.POST('/v1/loans/{loanId}/payments/record-external', {
+      body: paymentBody,
+      params: { path: { loanId: String(lending.loanId) } },
+    }),
   );
   let promise: JsonBody = promised;
   for (let attempt = 0; promise.status !== 'KEPT'; attempt++) {
     if (attempt >= 300)
       throw new Error(`promise ${promiseId} not KEPT within 30 s: ${JSON.stringify(promise)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const response = await clientRequest(session, 'GET', `/v1/servicing/promises/${promiseId}`, undefined);
-    promise = (await response.json()) as JsonBody;
+    const { data, error } = await client.GET('/v1/servicing/promises/{promiseId}', {
+      params: { path: { promiseId: String(promiseId) } },
+    });
+    promise = data ?? error;
   }
   onExchange({
     method: 'GET',
@@ -175,67 +221,99 @@ export async function runServicingDemoFlow(
 
   // 4. Evidence, and an AI recommendation citing it (the token selects the tenant there; the client's
   // Service-Tenant names the same tenant, which the route accepts).
-  const evidence = await send(
+  const evidenceBody = {
+    caseId,
+    evidenceType: 'PAYMENT_CONFIRMATION',
+    description: 'Bank transfer confirmation for the promised amount',
+  };
+  const evidence = await reported(
     'POST',
     '/v1/servicing/evidence',
-    {
-      caseId,
-      evidenceType: 'PAYMENT_CONFIRMATION',
-      description: 'Bank transfer confirmation for the promised amount',
-    },
+    evidenceBody,
     201,
+    client.POST('/v1/servicing/evidence', { body: evidenceBody }),
   );
-  const aiSession = await send(
+  const aiSessionBody = { caseId, customerRef, purpose: 'COLLECTIONS_ASSIST' };
+  const aiSession = await reported(
     'POST',
     '/v1/servicing/ai-sessions',
-    { caseId, customerRef, purpose: 'COLLECTIONS_ASSIST' },
+    aiSessionBody,
     201,
+    client.POST('/v1/servicing/ai-sessions', { body: aiSessionBody }),
   );
-  const aiOutput = await send(
+  const outputBody: RequestBodyOf<'/v1/servicing/ai-sessions/{aiSessionId}/outputs', 'post'> = {
+    type: 'next_action_recommendation',
+    content: 'The promised amount was received; close the case as PROMISE_KEPT and resume regular servicing.',
+    citations: [
+      { fact: 'Promised payment received by bank transfer', evidenceId: String(evidence.evidenceId) },
+    ],
+    confidence: 'high',
+  };
+  const aiOutput = await reported(
     'POST',
     `/v1/servicing/ai-sessions/${aiSession.aiSessionId}/outputs`,
-    {
-      type: 'next_action_recommendation',
-      content:
-        'The promised amount was received; close the case as PROMISE_KEPT and resume regular servicing.',
-      citations: [
-        { fact: 'Promised payment received by bank transfer', evidenceId: String(evidence.evidenceId) },
-      ],
-      confidence: 'high',
-    },
+    outputBody,
     201,
+    client.POST('/v1/servicing/ai-sessions/{aiSessionId}/outputs', {
+      body: outputBody,
+      params: { path: { aiSessionId: aiSession.aiSessionId } },
+    }),
   );
 
   // 5. SMS permission withdrawn on the borrower's phone, effective now.
-  const consent = await send(
+  const consentBody: RequestBodyOf<'/v1/servicing/cases/{caseId}/contact-consent-updates', 'post'> = {
+    customerRef,
+    operation: 'UPDATE_SMS_PERMISSION',
+    contactPointRef: phone.contactPointRef,
+    canReceiveSms: false,
+    effectiveAt: new Date().toISOString(),
+    reason: 'Borrower asked for calls only',
+  };
+  const consent = await reported(
     'POST',
     `/v1/servicing/cases/${caseId}/contact-consent-updates`,
-    {
-      customerRef,
-      operation: 'UPDATE_SMS_PERMISSION',
-      contactPointRef: phone.contactPointRef,
-      canReceiveSms: false,
-      effectiveAt: new Date().toISOString(),
-      reason: 'Borrower asked for calls only',
-    },
+    consentBody,
     200,
+    client.POST('/v1/servicing/cases/{caseId}/contact-consent-updates', {
+      body: consentBody,
+      params: byCase,
+    }),
   );
 
   // 6. The ON_CLOSE answer, then the close grounded in the kept promise.
-  await send(
+  const answersBody = {
+    answers: { resolutionNote: 'Paid the promised amount by bank transfer' },
+    reason: 'Closing the case',
+  };
+  await reported(
     'PATCH',
     `/v1/form-entries/${entryId}`,
-    { answers: { resolutionNote: 'Paid the promised amount by bank transfer' }, reason: 'Closing the case' },
+    answersBody,
     200,
+    client.PATCH('/v1/form-entries/{entryId}', { body: answersBody, params: byEntry }),
   );
-  const history = await send('GET', `/v1/form-entries/${entryId}/history`, undefined, 200);
-  await send(
+  const history = await reported(
+    'GET',
+    `/v1/form-entries/${entryId}/history`,
+    undefined,
+    200,
+    client.GET('/v1/form-entries/{entryId}/history', { params: byEntry }),
+  );
+  const closeBody = { outcomeCode: 'PROMISE_KEPT', closureReason: 'Promise to pay kept' };
+  await reported(
     'POST',
     `/v1/servicing/cases/${caseId}/close`,
-    { outcomeCode: 'PROMISE_KEPT', closureReason: 'Promise to pay kept' },
+    closeBody,
     200,
+    client.POST('/v1/servicing/cases/{caseId}/close', { body: closeBody, params: byCase }),
   );
-  const effects = await send('GET', `/v1/servicing/cases/${caseId}/effects?limit=100`, undefined, 200);
+  const effects = await reported(
+    'GET',
+    `/v1/servicing/cases/${caseId}/effects?limit=100`,
+    undefined,
+    200,
+    client.GET('/v1/servicing/cases/{caseId}/effects', { params: { ...byCase, query: { limit: '100' } } }),
+  );
   return {
     loanId: lending.loanId,
     customerRef,

@@ -10,6 +10,11 @@
  * - 429 and 503 are retried after `Retry-After` (seconds or an HTTP date; 1 s when absent), same key, at most
  *   `maxAttempts` attempts and never waiting longer than `maxRetryAfterSeconds` (a longer or unreadable wait
  *   is returned to the caller);
+ * - a 409 that says the same Idempotency-Key is still in flight (spec § Shared header rules, § Errors: Shape A
+ *   `userMessageGlobalisationCode` `idempotency.request.in.flight`, or Shape B `code` `request_in_flight`) is
+ *   retried the same way, same key; any other 409 is returned untouched;
+ * - the token endpoint's 429 and 503 are retried the same way (its own `maxAttempts`), inside the one shared
+ *   token request, so concurrent callers still wait on one request;
  * - `Service-Tenant` on every call, `Service-Actor` when given;
  * - no logging: tokens and secrets never leave this module except in the `Authorization` headers it sends.
  *
@@ -60,7 +65,10 @@ export interface LendingClientOptions {
   actor?: string;
   /** The fetch to send with (default `globalThis.fetch`). */
   fetch?: (request: Request) => Promise<Response>;
-  /** Attempts of one call answered 429 or 503, the first included (default 5). */
+  /**
+   * Attempts of one call answered 429, 503 or 409 in flight, the first included (default 5); the token request
+   * has as many of its own for its 429 and 503.
+   */
   maxAttempts?: number;
   /** Longest `Retry-After` the client waits, in seconds (default 30); a longer one is returned to the caller. */
   maxRetryAfterSeconds?: number;
@@ -70,7 +78,10 @@ export interface LendingClientOptions {
   now?: () => number;
 }
 
-/** What `onTokenResponse` hears of one token request (never the token itself). */
+/**
+ * What `onTokenResponse` hears of one token request (never the token itself); a 429 or 503 retried is heard
+ * once per attempt.
+ */
 export interface TokenResponseEvent {
   /** The form body sent (`grant_type=client_credentials&scope=…`; the secret travels in the Basic header). */
   requestBody: string;
@@ -117,15 +128,61 @@ export function retryAfterSeconds(value: string | null, now: number): number | n
   return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
+/** How long to wait before another attempt, and how many attempts one call may make (options). */
+interface RetryRules {
+  maxAttempts: number;
+  maxRetryAfterSeconds: number;
+  now: () => number;
+}
+
+/**
+ * Seconds to wait before attempt `attempt + 1` after `response` (its `Retry-After`, 1 when absent), or null
+ * when no attempt is left or the wait is unreadable or longer than `maxRetryAfterSeconds` (then the answer is
+ * the caller's).
+ */
+function retryWaitSeconds(response: Response, attempt: number, rules: RetryRules): number | null {
+  if (attempt >= rules.maxAttempts) return null;
+  const wait = retryAfterSeconds(response.headers.get('Retry-After'), rules.now());
+  return wait !== null && wait <= rules.maxRetryAfterSeconds ? wait : null;
+}
+
+/** Resolves after `seconds` seconds. */
+function sleep(seconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+}
+
+/**
+ * Whether a 409 says a request with the same Idempotency-Key is still in flight (spec § Errors: Shape A
+ * `userMessageGlobalisationCode` `idempotency.request.in.flight`; Shape B `code` `request_in_flight` on the
+ * routes answering problem details). Reads a clone, so `response` itself stays unread for the caller.
+ */
+async function isRequestInFlight(response: Response): Promise<boolean> {
+  if (response.status !== 409) return false;
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => null);
+  if (typeof body !== 'object' || body === null) return false;
+  const { userMessageGlobalisationCode, code } = body as Record<string, unknown>;
+  return userMessageGlobalisationCode === 'idempotency.request.in.flight' || code === 'request_in_flight';
+}
+
 interface CachedToken {
   accessToken: string;
   /** When under 10% of the token's life remains (ms since the epoch): refresh from then on. */
   refreshAt: number;
 }
 
-/** The token cache of one client: one request at a time, reused until under 10% of `expires_in` remains. */
-function tokenSource(options: LendingClientOptions, send: (request: Request) => Promise<Response>) {
-  const now = options.now ?? Date.now;
+/**
+ * The token cache of one client: one request at a time, reused until under 10% of `expires_in` remains. A 429
+ * or 503 of the token endpoint is retried after its `Retry-After` under `rules`, inside that one request.
+ */
+function tokenSource(
+  options: LendingClientOptions,
+  send: (request: Request) => Promise<Response>,
+  rules: RetryRules,
+) {
+  const now = rules.now;
   const tokenUrl = `${(options.authBaseUrl ?? options.baseUrl).replace(/\/+$/, '')}/oauth2/token`;
   const basic = btoa(`${options.clientId}:${options.clientSecret}`);
   let cached: CachedToken | null = null;
@@ -136,17 +193,37 @@ function tokenSource(options: LendingClientOptions, send: (request: Request) => 
       grant_type: 'client_credentials',
       scope: options.scope,
     }).toString();
-    const response = await send(
-      new Request(tokenUrl, {
-        method: 'POST',
-        headers: {
-          Authorization: `Basic ${basic}`,
-          'Content-Type': 'application/x-www-form-urlencoded',
-          Accept: 'application/json',
-        },
-        body: requestBody,
-      }),
-    );
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await send(
+        new Request(tokenUrl, {
+          method: 'POST',
+          headers: {
+            Authorization: `Basic ${basic}`,
+            'Content-Type': 'application/x-www-form-urlencoded',
+            Accept: 'application/json',
+          },
+          body: requestBody,
+        }),
+      );
+      const answer = await readToken(response, requestBody);
+      if ('token' in answer) return answer.token;
+      const wait =
+        response.status === 429 || response.status === 503
+          ? retryWaitSeconds(response, attempt, rules)
+          : null;
+      if (wait === null) throw new TokenRequestError(response.status, answer.oauthError);
+      await sleep(wait);
+    }
+  }
+
+  /**
+   * Reads one token answer and tells `onTokenResponse` of it: the token, or for a refusal the OAuth 2.0 error
+   * code it named (RFC 6749 §5.2), if any.
+   */
+  async function readToken(
+    response: Response,
+    requestBody: string,
+  ): Promise<{ token: CachedToken } | { oauthError: string | undefined }> {
     const body = (await response.json().catch(() => ({}))) as {
       access_token?: unknown;
       token_type?: unknown;
@@ -164,8 +241,8 @@ function tokenSource(options: LendingClientOptions, send: (request: Request) => 
       ...(typeof body.error === 'string' ? { error: body.error } : {}),
     });
     if (response.status !== 200 || typeof body.access_token !== 'string' || expiresIn === undefined)
-      throw new TokenRequestError(response.status, typeof body.error === 'string' ? body.error : undefined);
-    return { accessToken: body.access_token, refreshAt: now() + expiresIn * 900 };
+      return { oauthError: typeof body.error === 'string' ? body.error : undefined };
+    return { token: { accessToken: body.access_token, refreshAt: now() + expiresIn * 900 } };
   }
 
   return {
@@ -191,15 +268,18 @@ function tokenSource(options: LendingClientOptions, send: (request: Request) => 
 
 /**
  * A client for one workload (spec § Authentication 7: one client per workload). Nothing is sent until the
- * first call. Calls reject with `TokenRequestError` when the token endpoint refuses the credential, and with
- * the fetch's own error on a network failure; every HTTP answer of the API itself is returned.
+ * first call. Calls reject with `TokenRequestError` when the token endpoint refuses the credential (or still
+ * answers 429/503 when its attempts are spent or its `Retry-After` is over the cap), and with the fetch's own
+ * error on a network failure; every HTTP answer of the API itself is returned (after the retries above).
  */
 export function createLendingClient(options: LendingClientOptions): LendingClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const now = options.now ?? Date.now;
-  const maxAttempts = options.maxAttempts ?? 5;
-  const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 30;
-  const tokens = tokenSource(options, send);
+  const rules: RetryRules = {
+    maxAttempts: options.maxAttempts ?? 5,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 30,
+    now: options.now ?? Date.now,
+  };
+  const tokens = tokenSource(options, send, rules);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
 
   async function authorizedFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
@@ -232,16 +312,15 @@ export function createLendingClient(options: LendingClientOptions): LendingClien
         await response.body?.cancel();
         continue;
       }
-      if ((response.status === 429 || response.status === 503) && attempt < maxAttempts) {
-        const wait = retryAfterSeconds(response.headers.get('Retry-After'), now());
-        if (wait !== null && wait <= maxRetryAfterSeconds) {
-          await response.body?.cancel();
-          await new Promise((resolve) => setTimeout(resolve, wait * 1000));
-          attempt += 1;
-          continue;
-        }
-      }
-      return response;
+      // 429, 503 (spec § Limits; P0 failure answers) and a 409 in flight (spec § Shared header rules): wait and
+      // send the same request again, same Idempotency-Key; any other 409 is the caller's.
+      const retryable =
+        response.status === 429 || response.status === 503 || (await isRequestInFlight(response));
+      const wait = retryable ? retryWaitSeconds(response, attempt, rules) : null;
+      if (wait === null) return response;
+      await response.body?.cancel();
+      await sleep(wait);
+      attempt += 1;
     }
   }
 

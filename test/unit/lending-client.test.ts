@@ -1,7 +1,8 @@
 /**
  * The typed client's token, idempotency and retry handling (client/src/index.ts; spec § Authentication 7, 9;
- * § Shared header rules) against a real local HTTP server (node:http) standing in for the token endpoint and
- * the API: what it receives is what the client sent over the wire. Nothing of fetch is mocked.
+ * § Shared header rules: 409 in flight; the token endpoint's 429/503) against a real local HTTP server
+ * (node:http) standing in for the token endpoint and the API: what it receives is what the client sent over
+ * the wire. Nothing of fetch is mocked.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +41,8 @@ const state = {
   tokenDelayMs: 0,
   /** Status of the token endpoint (200 issues a token). */
   tokenStatus: 200,
+  /** Answers of the next token requests, in order; then `tokenStatus`. */
+  tokenScript: [] as Scripted[],
   /** Answers of the next API requests, in order; then 200. */
   script: [] as Scripted[],
   /** Tokens the API refuses with 401. */
@@ -78,6 +81,8 @@ beforeAll(async () => {
     if (request.path === '/oauth2/token') {
       state.tokenRequests.push(request);
       await new Promise((resolve) => setTimeout(resolve, state.tokenDelayMs));
+      const scripted = state.tokenScript.shift();
+      if (scripted) return json(scripted.status, scripted.body ?? {}, scripted.headers);
       if (state.tokenStatus !== 200) return json(state.tokenStatus, { error: 'invalid_client' });
       return json(200, {
         access_token: `token-${state.tokenRequests.length}`,
@@ -107,6 +112,7 @@ beforeEach(() => {
   state.expiresIn = 3600;
   state.tokenDelayMs = 0;
   state.tokenStatus = 200;
+  state.tokenScript = [];
   state.script = [];
   state.revoked = new Set();
 });
@@ -210,6 +216,7 @@ describe('createLendingClient: tokens', () => {
     expect(error).toBeInstanceOf(TokenRequestError);
     expect((error as TokenRequestError).status).toBe(401);
     expect((error as TokenRequestError).oauthError).toBe('invalid_client');
+    expect(state.tokenRequests).toHaveLength(1); // a refusal is not retried
     expect(String((error as Error).message)).not.toContain('cs_test_very_secret');
     expect(JSON.stringify(heard)).not.toContain('cs_test_very_secret');
     expect(heard).toEqual([
@@ -291,6 +298,157 @@ describe('createLendingClient: idempotency keys and retries', () => {
     expect(answer.response.status).toBe(429);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(state.apiRequests).toHaveLength(1);
+  });
+});
+
+/** Shape A body of a duplicate whose first request is still running (spec § Errors; api/middleware/idempotency.ts). */
+const inFlightShapeA = {
+  developerMessage: 'A request with this Idempotency-Key is still being processed.',
+  httpStatusCode: '409',
+  defaultUserMessage: 'A request with this Idempotency-Key is still being processed.',
+  userMessageGlobalisationCode: 'idempotency.request.in.flight',
+  errors: [],
+};
+
+describe('createLendingClient: 409 in flight', () => {
+  it('retries a 409 idempotency.request.in.flight after Retry-After with the same key, then succeeds', async () => {
+    state.script = [{ status: 409, headers: { 'retry-after': '1' }, body: inFlightShapeA }];
+    const started = Date.now();
+    const answer = await client().POST('/v1/servicing/cases', { body: caseBody });
+    expect(answer.response.status).toBe(201);
+    expect(answer.data).toEqual({ caseId: 7, resourceId: 7, status: 'OPEN' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(state.apiRequests).toHaveLength(2);
+    const [first, retry] = state.apiRequests;
+    expect(first?.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retry?.idempotencyKey).toBe(first?.idempotencyKey);
+    expect(retry?.body).toBe(first?.body);
+  });
+
+  it('retries the Shape B form too (code request_in_flight), keeping a given key', async () => {
+    state.script = [
+      {
+        status: 409,
+        headers: { 'retry-after': '0', 'content-type': 'application/problem+json' },
+        body: {
+          type: 'https://docs.example/errors/request_in_flight',
+          status: 409,
+          code: 'request_in_flight',
+        },
+      },
+    ];
+    const answer = await client().POST('/v1/servicing/cases', {
+      body: caseBody,
+      params: { header: { 'Idempotency-Key': 'in-flight-given-key' } },
+    });
+    expect(answer.response.status).toBe(201);
+    expect(state.apiRequests.map((r) => r.idempotencyKey)).toEqual([
+      'in-flight-given-key',
+      'in-flight-given-key',
+    ]);
+  });
+
+  it('returns a 409 of any other kind untouched, without retrying', async () => {
+    const conflict = {
+      developerMessage: 'The case is closed.',
+      httpStatusCode: '409',
+      defaultUserMessage: 'The case is closed.',
+      userMessageGlobalisationCode: 'error.msg.case.invalid.state.transition',
+      errors: [],
+    };
+    state.script = [{ status: 409, headers: { 'retry-after': '0', 'x-stand-in': 'kept' }, body: conflict }];
+    const answer = await client().POST('/v1/servicing/cases', { body: caseBody });
+    expect(answer.response.status).toBe(409);
+    expect(answer.error).toEqual(conflict);
+    expect(answer.response.headers.get('x-stand-in')).toBe('kept');
+    expect(state.apiRequests).toHaveLength(1);
+  });
+
+  it('makes at most maxAttempts attempts of a request that stays in flight, then returns the last 409', async () => {
+    state.script = Array.from({ length: 10 }, () => ({
+      status: 409,
+      headers: { 'retry-after': '0' },
+      body: inFlightShapeA,
+    }));
+    const answer = await client({ maxAttempts: 3 }).POST('/v1/servicing/cases', { body: caseBody });
+    expect(answer.response.status).toBe(409);
+    expect(answer.error).toEqual(inFlightShapeA);
+    expect(state.apiRequests).toHaveLength(3);
+    expect(new Set(state.apiRequests.map((r) => r.idempotencyKey)).size).toBe(1);
+  });
+
+  it('returns a 409 in flight whose Retry-After is over maxRetryAfterSeconds without waiting', async () => {
+    state.script = [{ status: 409, headers: { 'retry-after': '120' }, body: inFlightShapeA }];
+    const started = Date.now();
+    const answer = await client({ maxRetryAfterSeconds: 30 }).POST('/v1/servicing/cases', { body: caseBody });
+    expect(answer.response.status).toBe(409);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(state.apiRequests).toHaveLength(1);
+  });
+});
+
+/** Shape A body of the token endpoint's rate limit (api/routes/oauth.ts, api/middleware/rate-limit.ts). */
+const rateLimited = {
+  developerMessage: 'Too many requests; retry later.',
+  httpStatusCode: '429',
+  defaultUserMessage: 'Too many requests.',
+  userMessageGlobalisationCode: 'error.msg.rate.limited',
+  errors: [],
+};
+
+describe('createLendingClient: token endpoint 429 and 503', () => {
+  it('retries a token 429 after Retry-After; concurrent callers share the one token request', async () => {
+    state.tokenScript = [{ status: 429, headers: { 'retry-after': '1' }, body: rateLimited }];
+    const heard: { status: number }[] = [];
+    const lending = client({ onTokenResponse: (event) => heard.push(event) });
+    const started = Date.now();
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => readCase(lending)));
+    expect(answers.map((a) => a.response.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    // One 429 and one retry for all five callers; every call carries the token of the retry.
+    expect(state.tokenRequests).toHaveLength(2);
+    expect(state.tokenRequests[1]?.body).toBe(state.tokenRequests[0]?.body);
+    expect(heard.map((event) => event.status)).toEqual([429, 200]);
+    expect(state.apiRequests.map((r) => r.authorization)).toEqual(Array(5).fill('Bearer token-2'));
+  });
+
+  it('retries a token 503 as well', async () => {
+    state.tokenScript = [{ status: 503, headers: { 'retry-after': '0' } }];
+    const answer = await readCase(client());
+    expect(answer.response.status).toBe(200);
+    expect(state.tokenRequests).toHaveLength(2);
+  });
+
+  it('makes at most maxAttempts token requests, then rejects with the last status', async () => {
+    state.tokenScript = Array.from({ length: 10 }, () => ({
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: rateLimited,
+    }));
+    const lending = client({ maxAttempts: 3 });
+    const errors = await Promise.all(
+      [readCase(lending), readCase(lending)].map((p) => p.catch((e: unknown) => e)),
+    );
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(TokenRequestError);
+      expect((error as TokenRequestError).status).toBe(429);
+    }
+    expect(state.tokenRequests).toHaveLength(3);
+    expect(state.apiRequests).toHaveLength(0);
+    // The failed request is not cached: the next call asks again.
+    state.tokenScript = [];
+    expect((await readCase(lending)).response.status).toBe(200);
+    expect(state.tokenRequests).toHaveLength(4);
+  });
+
+  it('rejects a token 429 whose Retry-After is over maxRetryAfterSeconds without waiting', async () => {
+    state.tokenScript = [{ status: 429, headers: { 'retry-after': '120' }, body: rateLimited }];
+    const started = Date.now();
+    const error = await readCase(client({ maxRetryAfterSeconds: 30 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TokenRequestError);
+    expect((error as TokenRequestError).status).toBe(429);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(state.tokenRequests).toHaveLength(1);
   });
 });
 
