@@ -4,6 +4,7 @@
  * boarded, and the counts per kind and state.
  */
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { intArrayLiteral } from '../../db/queries/json-rows';
 import { boardingLines, boardingSourceRefs } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import {
@@ -125,10 +126,12 @@ export async function readLinesByRef(
     raw: string;
   }>(sql`
     select l.kind, l.source_ref, l.line_no, l.state, l.raw
-    from boarding_lines l
-    join (select distinct * from jsonb_to_recordset(${refsJson(where.refs)}::jsonb) as r(kind text, source_ref text)) r
-      on r.kind = l.kind and r.source_ref = l.source_ref
-    where l.tenant_id = ${where.tenantId} and l.batch_id = ${where.batchId}
+    from (select distinct * from jsonb_to_recordset(${refsJson(where.refs)}::jsonb) as r(kind text, source_ref text)) r
+    cross join lateral (
+      select l.kind, l.source_ref, l.line_no, l.state, l.raw from boarding_lines l
+      where l.tenant_id = ${where.tenantId} and l.batch_id = ${where.batchId}
+        and l.kind = r.kind and l.source_ref = r.source_ref
+    ) l
     order by l.line_no`);
   return rows.map((r) => ({
     kind: r.kind as BoardingKind,
@@ -156,10 +159,11 @@ export async function readSourceRefs(
   if (refs.length === 0) return new Map();
   const rows = await tx.execute<{ kind: string; source_ref: string; resource_id: string | number }>(sql`
     select s.kind, s.source_ref, s.resource_id
-    from boarding_source_refs s
-    join (select distinct * from jsonb_to_recordset(${refsJson(refs)}::jsonb) as r(kind text, source_ref text)) r
-      on r.kind = s.kind and r.source_ref = s.source_ref
-    where s.tenant_id = ${tenantId}`);
+    from (select distinct * from jsonb_to_recordset(${refsJson(refs)}::jsonb) as r(kind text, source_ref text)) r
+    cross join lateral (
+      select s.kind, s.source_ref, s.resource_id from boarding_source_refs s
+      where s.tenant_id = ${tenantId} and s.kind = r.kind and s.source_ref = r.source_ref
+    ) s`);
   return new Map(rows.map((r) => [refKey(r.kind, r.source_ref), Number(r.resource_id)]));
 }
 
@@ -210,7 +214,8 @@ export async function writeOutcomes(
       outcomes.map((o) => ({ line_no: o.lineNo, state: o.state, resource_id: o.resourceId, error: o.error })),
     )}::jsonb)
       as o(line_no integer, state text, resource_id bigint, error jsonb)
-    where l.tenant_id = ${where.tenantId} and l.batch_id = ${where.batchId} and l.line_no = o.line_no`);
+    where l.tenant_id = ${where.tenantId} and l.batch_id = ${where.batchId}
+      and l.line_no = any(${intArrayLiteral(outcomes.map((o) => o.lineNo))}::int[]) and l.line_no = o.line_no`);
 }
 
 /** Lines per kind and state of the batch (lines without a kind are not counted). */

@@ -3,6 +3,7 @@
  * first (report, nothing written)"): `validateBoardingPage`.
  */
 import { sql } from 'drizzle-orm';
+import { intArrayLiteral } from '../../db/queries/json-rows';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingKind } from '../../domain/boarding/batch';
 import { type DomainError, shapeAOf, validationError } from '../../domain/errors';
@@ -230,5 +231,6 @@ async function fixParentRefs(
   await tx.execute(sql`
     update boarding_lines l set parent_source_ref = f.parent
     from jsonb_to_recordset(${JSON.stringify(fixes)}::jsonb) as f(line_no integer, parent text)
-    where l.tenant_id = ${where.tenantId} and l.batch_id = ${where.batchId} and l.line_no = f.line_no`);
+    where l.tenant_id = ${where.tenantId} and l.batch_id = ${where.batchId}
+      and l.line_no = any(${intArrayLiteral(fixes.map((f) => f.line_no))}::int[]) and l.line_no = f.line_no`);
 }

@@ -27,7 +27,7 @@
  */
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { insertJsonRows } from '../../db/queries/json-rows';
+import { insertJsonRows, intArrayLiteral } from '../../db/queries/json-rows';
 import { updateInstallmentLedgerState } from '../../db/queries/lending/installments';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
@@ -190,7 +190,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       update payments as p
          set allocation = v.allocation
         from jsonb_to_recordset(${payload}::jsonb) as v(id bigint, allocation jsonb)
-       where p.tenant_id = ${tenantId} and p.id = v.id`);
+       where p.tenant_id = ${tenantId} and p.loan_id = ${loan.id}
+         and p.id = any(${intArrayLiteral(changedAllocations.map((a) => a.paymentId))}::bigint[]) and p.id = v.id`);
   }
 
   // 5. journal

@@ -91,3 +91,15 @@ export async function insertJsonRows<T extends PgTable>(
   );
   return (result as unknown as { count: number }).count;
 }
+
+/**
+ * A PostgreSQL array literal of integers (`{1,2,3}`), for `… and t.key = any($n::int[])` beside a join on a
+ * `jsonb_to_recordset`: with it the planner looks the rows up in the key's index. A join on the recordset alone
+ * (estimated at 100 rows) is planned as a hash join over every row that the other conditions leave — e.g. every line
+ * of a boarding batch for each chunk's update, quadratic in the batch's size. Throws on a non-integer.
+ */
+export function intArrayLiteral(values: readonly number[]): string {
+  for (const value of values)
+    if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not an integer`);
+  return `{${values.join(',')}}`;
+}
