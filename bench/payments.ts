@@ -37,6 +37,7 @@ import {
   isMainModule,
   measureConcurrent,
   option,
+  ownCpuMillisOf,
   startBenchStack,
   startProcess,
   stopProcess,
@@ -175,8 +176,14 @@ export async function runPaymentsBenchmark(options: PaymentsOptions): Promise<Pa
     };
     /** CPU milliseconds per job of each process during `run` (the bench process includes its own HTTP client). */
     const withCpu = async (count: number, job: (index: number) => Promise<void>) => {
+      // The bench process's own CPU only: its tree holds every other process measured here.
       const cpu = () =>
-        Object.fromEntries(Object.entries(owners).map(([name, pid]) => [name, cpuMillisOf(pid)]));
+        Object.fromEntries(
+          Object.entries(owners).map(([name, pid]) => [
+            name,
+            name === 'bench' ? ownCpuMillisOf(pid) : cpuMillisOf(pid),
+          ]),
+        );
       const before = cpu();
       const run = await measure(count, job);
       const after = cpu();

@@ -193,6 +193,17 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   clearTimeout(timer);
 }
 
+/** CPU milliseconds (user + system, from /proc) used so far by process `pid` alone (all its threads), 0 when gone. */
+export function ownCpuMillisOf(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU milliseconds (user + system, from /proc) used so far by `root` and every live descendant of it. */
 export function cpuMillisOf(root: number): number {
   const stats = new Map<number, { ppid: number; ticks: number }>();
