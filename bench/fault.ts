@@ -32,20 +32,25 @@
  *   deliveries (a subscription to a local receiver: every event delivered, the delivery SUCCEEDED once, one attempt
  *   record per attempt received).
  * - `worker-servicing`: the same with the other kinds of process (loans boarded on days of the month no other
- *   scenario uses): inbound channel events (a gateway made as `npm run admin -- gateways create` makes it; signed
+ *   loan here uses): inbound channel events (a gateway made as `npm run admin -- gateways create` makes it; signed
  *   completed voice calls and SMS STOP replies, half sent just before the first kill, half while no worker runs, the
  *   first half re-sent), statement runs (one tenant run per statement date of loans boarded 13 months ago, one after
- *   the other, each awaited, as `npm run admin -- statements run --wait` does) and hardship offers (each created
- *   above the straight-through maximum, approved by a second client, accepted, its evidence added half before the
- *   first kill and half while no worker runs). The first kill waits for the offers to be accepted and a statement
- *   to be stored, the second for the new worker to have done some of the work with the statement runs unfinished.
- *   Checks: each event stored once (the re-sent ones 200 duplicate), PROCESSED, its workflow completed; one
- *   interaction and one INTERACTION_LOGGED effect per voice call; one SMS consent revocation and one
- *   CONSENT_RECORDED history row per STOP and customer with that phone; each run completed with every candidate
- *   generated or found (none skipped); one statement per loan and due date with one `statement.generated` event,
- *   its PDF served; each offer APPLIED with one HARDSHIP_RELIEF schedule version (version 2), its workflow completed
- *   with APPLIED, one event and one case effect per state (created, approved, accepted, evidence confirmed,
- *   applied).
+ *   the other, each awaited, as `npm run admin -- statements run --wait` does), hardship offers (each created above
+ *   the straight-through maximum, approved by a second client, accepted, its evidence added half before the first
+ *   kill and half while no worker runs), scheduled contact-consent updates (e-mail permission, effective 3 to 27 s
+ *   after they are sent: their timers fire around the kills) and autopay enrolments (loans boarded 50 days ago,
+ *   collected 15 days before the next due date, so at once; half before the first kill, half while no worker runs).
+ *   The first kill waits for the offers to be accepted and a statement to be stored, the second for the new worker
+ *   to store a statement with the runs unfinished. Checks: each event stored once (the re-sent ones 200 duplicate),
+ *   PROCESSED, its workflow completed; one interaction and one INTERACTION_LOGGED effect per voice call; one SMS
+ *   consent revocation and one CONSENT_RECORDED history row per STOP and customer with that phone; each run
+ *   completed with every candidate generated or found (none skipped); one statement per loan and due date with one
+ *   `statement.generated` event, its PDF served; each offer APPLIED with one HARDSHIP_RELIEF schedule version
+ *   (version 2), its workflow completed with APPLIED, one event and one case effect per state (created, approved,
+ *   accepted, evidence confirmed, applied); each consent update COMPLETED (permission set, one history row, one
+ *   effect, one `contact.consent.updated` event, workflow completed); each enrolment one AUTOPAY intent for the
+ *   installment due after enrolment, its payment-intent process started once, the autopay process still running.
+ *   Not covered: the daily reconciliation (it needs rail reports that disagree with the intents).
  * - `boarding`: `scripts/boarding-fault.ts` (a worker SIGKILLed repeatedly mid-batch), run as a child process,
  *   smaller with `--quick`.
  *
@@ -64,7 +69,14 @@ import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
 import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
-import { channelEventWorkflowId, hardshipOfferWorkflowId } from '../domain/ids';
+import { addDays } from '../domain/calendar';
+import {
+  autopayWorkflowId,
+  channelEventWorkflowId,
+  contactConsentUpdateWorkflowId,
+  hardshipOfferWorkflowId,
+  paymentIntentWorkflowId,
+} from '../domain/ids';
 import { statementDateFor } from '../domain/statements/statements';
 import { type Started, startChild, stopChild, tsxBin } from '../scripts/boarding-run-support';
 import { requestToken } from '../scripts/http-client';
@@ -1054,10 +1066,16 @@ async function workerKills(stack: Stack): Promise<void> {
     `net per payment: ${summarise(paymentIds.map((id) => cash.find((row) => row.ref === `payment/${id}`)?.net ?? '0'))}`,
   );
 
-  // Privacy requests: each FULFILLED once, its workflow completed.
+  // Privacy requests: each FULFILLED once, its workflow completed. The fulfil route answers once the request is
+  // FULFILLED; its process ends after that, on a worker that may have just started: it is given 60 s.
   const requests = await stack.sql<{ id: number; status: string; workflow_id: string }[]>`
     select id, status, workflow_id from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds})`;
-  const completed = await Promise.all(requests.map((row) => workflowStatus(stack, row.workflow_id)));
+  let completed: string[] = [];
+  for (const until = Date.now() + 60_000; ; ) {
+    completed = await Promise.all(requests.map((row) => workflowStatus(stack, row.workflow_id)));
+    if (completed.every((status) => status !== 'RUNNING') || Date.now() > until) break;
+    await sleep(500);
+  }
   const effects = await stack.sql<{ subject: string; n: string }[]>`
     select subject_id as subject, count(*)::text as n from case_effects
     where tenant_id = ${tenant} and effect_type = 'PRIVACY_REQUEST_FULFILLED'
@@ -1203,8 +1221,11 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
   const eventCount = quick ? 4 : 8;
   const statementLoanCount = quick ? 3 : 6;
   const offerCount = quick ? 3 : 6;
+  /** One per statement loan's customer (one update per contact point: none supersedes another). */
+  const consentCount = statementLoanCount;
+  const autopayCount = quick ? 2 : 4;
   say(
-    `\n== ${scenario}: the worker process SIGKILLed twice in the middle of inbound channel events (${eventCount}), statement cycles (${statementLoanCount} loans × 12 installments, one run per statement date) and hardship offers (${offerCount}, each approved, accepted and applied)`,
+    `\n== ${scenario}: the worker process SIGKILLed twice in the middle of inbound channel events (${eventCount}), statement runs (${statementLoanCount} loans × 12 installments, one run per statement date), hardship offers (${offerCount}, each approved, accepted and applied), scheduled contact-consent updates (${consentCount}) and autopay enrolments (${autopayCount})`,
   );
   const temporalClient = await stack.temporalClient();
 
@@ -1232,25 +1253,44 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
   const checkerToken = await requestToken(stack.baseUrl, checker, 'servicing:read actions:approve', () => {});
 
   // Loans, each boarded by the lending demo flow (statement-enabled product, lead 21 days), on days of the month
-  // no other scenario's loans use, so that a statement run of these dates lists these loans only: the statement
-  // loans 13 months ago (every installment due, so every statement date has passed), unpaid; the hardship loans
-  // four months ago with their first payment (installments ahead to defer), as the hardship demo boards them.
-  const usedDay = Math.min(new Date().getUTCDate(), 28);
-  const statementDay = ((usedDay + 9) % 28) + 1;
-  const hardshipDay = ((usedDay + 18) % 28) + 1;
+  // no other loan here uses, so that a statement run of these dates lists these loans only: the statement loans 13
+  // months ago (every installment due, so every statement date has passed), unpaid; the hardship loans four months
+  // ago with their first payment (installments ahead to defer), as the hardship demo boards them; the autopay loans
+  // 50 days ago with their first payment (the second installment due in 8–12 days), as the autopay test does.
+  const today = new Date().toISOString().slice(0, 10);
+  const autopayDisbursement = addDays(today, -50);
+  const taken = new Set([Math.min(new Date().getUTCDate(), 28), Number(autopayDisbursement.slice(8, 10))]);
+  const [statementDay, hardshipDay] = [3, 6, 9, 12, 15, 18, 21, 24, 27].filter((day) => !taken.has(day)) as [
+    number,
+    number,
+  ];
   const board = async (disbursementDate: string, historyPayments: number) => {
     const boarded = await runLendingDemoFlow(stack.baseUrl, stack.credential, () => {}, {
       disbursementDate,
       historyPayments,
     });
     const customer = await call(stack, 'GET', `/v1/customers/${boarded.customerId}`);
-    return { ...boarded, customerRef: customer.body!.customerRef as string };
+    const points = (customer.body!.contactPoints ?? []) as { contactType: string; contactPointRef: string }[];
+    return {
+      ...boarded,
+      customerRef: customer.body!.customerRef as string,
+      emailRef: points.find((point) => point.contactType === 'EMAIL')?.contactPointRef ?? '',
+    };
   };
   const statementLoans: Awaited<ReturnType<typeof board>>[] = [];
   for (let i = 0; i < statementLoanCount; i++)
     statementLoans.push(await board(monthsAgoOn(13, statementDay), 0));
   const hardshipLoans: Awaited<ReturnType<typeof board>>[] = [];
   for (let i = 0; i < offerCount; i++) hardshipLoans.push(await board(monthsAgoOn(4, hardshipDay), 1));
+  const autopayLoans: Awaited<ReturnType<typeof board>>[] = [];
+  for (let i = 0; i < autopayCount; i++) autopayLoans.push(await board(autopayDisbursement, 1));
+  // The installment each enrolment collects: the first due strictly after today (the enrolment date).
+  const autopayInstallments = autopayLoans.map(
+    (loan) =>
+      (loan.schedule.periods as { period?: unknown; dueDate: string }[]).find(
+        (p) => typeof p.period === 'number' && p.dueDate > today,
+      )?.period as number,
+  );
   const dueDates = [
     ...new Set(
       statementLoans.flatMap((loan) =>
@@ -1361,21 +1401,85 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
   });
   const eventKey = (eventId: string) => `channel-event/${gatewayCode}/${eventId}`;
 
-  /** Events processed, statements stored and offers applied so far. */
+  // Scheduled contact-consent updates: each customer of a statement loan stops e-mail on its EMAIL contact point,
+  // effective a few seconds to half a minute from now (the process's durable timer fires around the kills).
+  const consentLoans = statementLoans;
+
+  /** Events processed, statements stored, offers applied, consent updates applied and autopay intents so far. */
   const counts = async () => {
-    const [row] = await stack.sql<{ processed: string; statements: string; applied: string }[]>`
+    const [row] = await stack.sql<
+      { processed: string; statements: string; applied: string; consents: string; autopay: string }[]
+    >`
       select (select count(*) from channel_events where tenant_id = ${tenant} and gateway_code = ${gatewayCode} and status <> 'RECEIVED')::text as processed,
              (select count(*) from statements where tenant_id = ${tenant} and loan_id = any(${statementLoanIds}))::text as statements,
-             (select count(*) from hardship_offers where tenant_id = ${tenant} and loan_id = any(${hardshipLoans.map((l) => l.loanId)}) and status = 'APPLIED')::text as applied`;
+             (select count(*) from hardship_offers where tenant_id = ${tenant} and loan_id = any(${hardshipLoans.map((l) => l.loanId)}) and status = 'APPLIED')::text as applied,
+             (select count(*) from contact_consent_updates where tenant_id = ${tenant} and id = any(${consentUpdateIds}) and status <> 'SCHEDULED')::text as consents,
+             (select count(*) from payments where tenant_id = ${tenant} and loan_id = any(${autopayLoans.map((l) => l.loanId)}) and source = 'AUTOPAY')::text as autopay`;
     return {
       processed: Number(row!.processed),
       statements: Number(row!.statements),
       applied: Number(row!.applied),
+      consents: Number(row!.consents),
+      autopay: Number(row!.autopay),
     };
   };
   const progress = async () => {
     const now = await counts();
-    return `${now.processed}/${eventCount} channel events processed, ${now.statements}/${expectedStatements.length} statements stored, ${now.applied}/${offerCount} hardship offers applied`;
+    return `${now.processed}/${eventCount} channel events processed, ${now.statements}/${expectedStatements.length} statements stored, ${now.applied}/${offerCount} hardship offers applied, ${now.consents}/${consentCount} consent updates applied, ${now.autopay}/${autopayCount} autopay intents created`;
+  };
+  const consentUpdateIds: number[] = [];
+  const consentEffectiveAt: string[] = [];
+  /** Schedules the consent updates (answer 200 SCHEDULED), effective 3 s to 3 + 24 s from now. */
+  const scheduleConsentUpdates = async () => {
+    const answers = await Promise.all(
+      consentLoans.map((loan, i) => {
+        const effectiveAt = new Date(
+          Date.now() + 3000 + Math.round((24_000 * i) / consentCount),
+        ).toISOString();
+        consentEffectiveAt.push(effectiveAt);
+        return callRetrying(
+          stack,
+          'POST',
+          `/v1/servicing/cases/${voiceCases[statementLoans.indexOf(loan)]}/contact-consent-updates`,
+          {
+            customerRef: loan.customerRef,
+            operation: 'UPDATE_EMAIL_PERMISSION',
+            contactPointRef: loan.emailRef,
+            canReceiveEmail: false,
+            effectiveAt,
+            reason: 'Customer asked to stop e-mail',
+          },
+          `fault-consent-${run}-${i}`,
+        );
+      }),
+    );
+    for (const answer of answers) {
+      if (answer.status !== 200 || answer.body?.outcome !== 'SCHEDULED')
+        throw new Error(`a consent update answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      consentUpdateIds.push(answer.body.resourceId as number);
+    }
+  };
+  /** Enrols autopay loan `i` (ACH, installment due, collected 15 days before the due date: at once). */
+  const enrolments: { enrolmentId: number | null; answer: string }[] = [];
+  const enrolAutopay = async (i: number) => {
+    const loan = autopayLoans[i]!;
+    const answer = await callRetrying(
+      stack,
+      'POST',
+      `/v1/loans/${loan.loanId}/autopay`,
+      {
+        instrumentId: loan.instrumentId,
+        authorizationRef: `AUTH-fault-${run}-${i.toString(36)}`,
+        rail: 'ACH',
+        amountType: 'INSTALLMENT_DUE',
+        daysBeforeDue: 15,
+      },
+      `fault-autopay-${run}-${i}`,
+    );
+    enrolments[i] = {
+      enrolmentId: answer.status === 201 ? (answer.body!.enrolmentId as number) : null,
+      answer: `${answer.status}${answer.status === 201 ? '' : ` ${JSON.stringify(answer.body).slice(0, 200)}`}`,
+    };
   };
 
   // Everything at once: the first half of the events; the statement runs one date after the other, each awaited,
@@ -1473,16 +1577,20 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
     if ((await counts()).statements > 0) break;
     await sleep(100);
   }
+  await scheduleConsentUpdates();
   const firstDeliveries = events.slice(0, half).map((event) => deliverChannelEvent(stack, gateway, event));
   const offersHalf = Math.ceil(offerCount / 2);
   const firstEvidence = chains.slice(0, offersHalf).map((chain, i) => addEvidence(chain, i));
+  const autopayHalf = Math.ceil(autopayCount / 2);
+  const firstEnrolments = Array.from({ length: autopayHalf }, (_, i) => enrolAutopay(i));
   await sleep(50);
   say(`      at the first kill: ${await progress()}`);
-  // The other half of the events and of the evidence arrives while no worker runs (stored, left to the next
-  // worker), and the gateway re-sends the first half of the events (duplicates: stored once).
+  // The other half of the events, of the evidence and of the autopay enrolments arrives while no worker runs
+  // (stored, left to the next worker), and the gateway re-sends the first half of the events (duplicates: stored
+  // once).
   const replacing = killAndReplaceWorker(
     stack,
-    'with channel events, statement runs and hardship offers in flight',
+    'with channel events, statement runs, hardship offers, consent updates and autopay in flight',
   );
   await sleep(100);
   const firstAnswers = await Promise.all(firstDeliveries);
@@ -1490,25 +1598,28 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
     events.slice(half).map((event) => deliverChannelEvent(stack, gateway, event)),
   );
   await Promise.all(chains.slice(offersHalf).map((chain, i) => addEvidence(chain, offersHalf + i)));
+  await Promise.all(
+    Array.from({ length: autopayCount - autopayHalf }, (_, i) => enrolAutopay(autopayHalf + i)),
+  );
   const repeatAnswers = await Promise.all(
     events.slice(0, half).map((event) => deliverChannelEvent(stack, gateway, event)),
   );
   await Promise.all(firstEvidence);
+  await Promise.all(firstEnrolments);
   await replacing;
-  // The second kill waits until the new worker has done some of the work and the statement runs are not done (at
-  // most 30 s).
-  const total = (c: Awaited<ReturnType<typeof counts>>) => c.processed + c.statements + c.applied;
-  const atRestart = total(await counts());
+  // The second kill waits until the new worker has stored a statement and the statement runs are not done (at most
+  // 30 s): it stops a run in the middle.
+  const atRestart = (await counts()).statements;
   for (const until = Date.now() + 30_000; Date.now() < until; ) {
     const now = await counts();
-    if (total(now) > atRestart && now.statements < expectedStatements.length) break;
+    if (now.statements > atRestart && now.statements < expectedStatements.length) break;
     await sleep(100);
   }
   say(`      at the second kill: ${await progress()}`);
   await killAndReplaceWorker(stack, 'a second time, while they finish');
   await statementRuns;
   say(
-    `      channel-event answers: first ${summarise(firstAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}, while no worker ran ${summarise(secondAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}, re-sent ${summarise(repeatAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}; hardship steps (create, approve, accept, evidence): ${summarise(chains.map((c) => c.steps.join(' → ')))}`,
+    `      channel-event answers: first ${summarise(firstAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}, while no worker ran ${summarise(secondAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}, re-sent ${summarise(repeatAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}; hardship steps (create, approve, accept, evidence): ${summarise(chains.map((c) => c.steps.join(' → ')))}; autopay enrolments: ${summarise(enrolments.map((e) => e.answer))}`,
   );
 
   // Channel events: each stored once (the re-sent ones answered 200 duplicate), PROCESSED, its workflow completed.
@@ -1710,6 +1821,92 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
     eventTrails.every((t) => t === 'accepted×1 applied×1 approved×1 created×1') &&
       effectTrails.every((t) => t === 'ACCEPTED×1 APPLIED×1 APPROVED×1 CREATED×1 EVIDENCE_CONFIRMED×1'),
     `events per offer ${summarise(eventTrails)}; effects per offer ${summarise(effectTrails)}`,
+  );
+  // Contact-consent updates: each COMPLETED when its timer fired, once: the contact point's permission set, one
+  // CONTACT_CONSENT_UPDATED history row, one case effect, one contact.consent.updated event, its process completed.
+  const lastEffective = Math.max(...consentEffectiveAt.map((at) => Date.parse(at)));
+  const consentDeadline = Math.max(Date.now(), lastEffective) + 60_000;
+  let updateRows: { id: number; status: string; email: boolean | null }[] = [];
+  for (;;) {
+    updateRows = await stack.sql`
+      select u.id::int as id, u.status, p.can_receive_email as email from contact_consent_updates u
+        join contact_points p on p.tenant_id = u.tenant_id and p.id = u.contact_point_id
+      where u.tenant_id = ${tenant} and u.id = any(${consentUpdateIds})`;
+    if (updateRows.every((row) => row.status !== 'SCHEDULED') || Date.now() > consentDeadline) break;
+    await sleep(500);
+  }
+  const updateWorkflows = await Promise.all(
+    consentUpdateIds.map((id) => workflowOf(contactConsentUpdateWorkflowId(tenant, id))),
+  );
+  const updateHistory = await stack.sql<{ subject: string; n: string }[]>`
+    select detail ->> 'updateId' as subject, count(*)::text as n from customer_history
+    where tenant_id = ${tenant} and action = 'CONTACT_CONSENT_UPDATED'
+      and detail ->> 'updateId' = any(${consentUpdateIds.map(String)}) group by detail ->> 'updateId'`;
+  const updateEffects = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from case_effects
+    where tenant_id = ${tenant} and effect_type = 'CONTACT_CONSENT_UPDATED'
+      and subject_id = any(${consentUpdateIds.map(String)}) group by subject_id`;
+  const updateEvents = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type = 'contact.consent.updated'
+      and subject_id = any(${consentUpdateIds.map(String)}) group by subject_id`;
+  const perUpdate = (rows: { subject: string; n: string }[]) =>
+    consentUpdateIds.map((id) => rows.find((row) => row.subject === String(id))?.n ?? '0');
+  check(
+    scenario,
+    'contact-consent updates: each applied once when its timer fired (one history row, one effect, one event), its process completed',
+    updateRows.length === consentCount &&
+      updateRows.every((row) => row.status === 'COMPLETED' && row.email === false) &&
+      updateWorkflows.every((status) => status === 'COMPLETED') &&
+      perUpdate(updateHistory).every((n) => n === '1') &&
+      perUpdate(updateEffects).every((n) => n === '1') &&
+      perUpdate(updateEvents).every((n) => n === '1'),
+    `${updateRows.length} of ${consentCount} updates; statuses ${summarise(updateRows.map((row) => `${row.status} canReceiveEmail=${row.email}`))}; workflows ${summarise(updateWorkflows)}; history rows ${summarise(perUpdate(updateHistory))}; effects ${summarise(perUpdate(updateEffects))}; events ${summarise(perUpdate(updateEvents))} per update`,
+  );
+
+  // Autopay: each enrolment collected its installment once (one AUTOPAY intent, request key
+  // autopay/<enrolmentId>/<installment>), the intent's process started once (its start intent marked started) and
+  // waiting for its submission date, the autopay process running on to the next installment.
+  const enrolmentIds = enrolments
+    .map((e) => e?.enrolmentId ?? null)
+    .filter((id): id is number => id !== null);
+  const autopayDeadline = Date.now() + 60_000;
+  let intents: { loan_id: number; id: number; request_key: string; status: string }[] = [];
+  for (;;) {
+    intents = await stack.sql`
+      select loan_id::int as loan_id, id::int as id, request_key, status from payments
+      where tenant_id = ${tenant} and loan_id = any(${autopayLoans.map((l) => l.loanId)}) and source = 'AUTOPAY'`;
+    if (intents.length >= autopayCount || Date.now() > autopayDeadline) break;
+    await sleep(500);
+  }
+  await sleep(2000);
+  intents = await stack.sql`
+    select loan_id::int as loan_id, id::int as id, request_key, status from payments
+    where tenant_id = ${tenant} and loan_id = any(${autopayLoans.map((l) => l.loanId)}) and source = 'AUTOPAY'`;
+  const perEnrolment = autopayLoans.map((loan, i) => {
+    const mine = intents.filter((row) => row.loan_id === loan.loanId);
+    const expectedKey = `autopay/${enrolments[i]?.enrolmentId}/${autopayInstallments[i]}`;
+    return `${mine.length} intent${mine.length === 1 && mine[0]!.request_key === expectedKey ? '' : `s ${mine.map((row) => row.request_key).join(' ')} (expected ${expectedKey})`}`;
+  });
+  const intentStarts = await stack.sql<{ workflow_id: string; started: boolean }[]>`
+    select workflow_id, started_at is not null as started from workflow_start_intents
+    where tenant_id = ${tenant} and workflow_id = any(${intents.map((row) => paymentIntentWorkflowId(tenant, row.id))})`;
+  const intentWorkflows = await Promise.all(
+    intents.map((row) => workflowOf(paymentIntentWorkflowId(tenant, row.id))),
+  );
+  const autopayWorkflows = await Promise.all(
+    autopayLoans.map((loan) => workflowOf(autopayWorkflowId(tenant, loan.loanId))),
+  );
+  check(
+    scenario,
+    'autopay: each enrolment created one intent for its installment, its process started once; the autopay process runs on',
+    enrolmentIds.length === autopayCount &&
+      perEnrolment.every((line) => line === '1 intent') &&
+      intentStarts.length === intents.length &&
+      intentStarts.every((row) => row.started) &&
+      intentWorkflows.every((status) => status === 'RUNNING') &&
+      autopayWorkflows.every((status) => status === 'RUNNING'),
+    `${enrolmentIds.length} of ${autopayCount} enrolled; per enrolment ${summarise(perEnrolment)}; intent statuses ${summarise(intents.map((row) => row.status))}; start intents started ${summarise(intentStarts.map((row) => row.started))}; intent workflows ${summarise(intentWorkflows)}; autopay workflows ${summarise(autopayWorkflows)}`,
   );
 }
 
