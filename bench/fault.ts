@@ -1216,6 +1216,12 @@ async function deliverChannelEvent(
   }
 }
 
+/**
+ * The `worker-servicing` scenario (module note): sets up its loans, gateway, checker client and hardship program
+ * through the public API (and the platform operations `npm run admin` uses), puts every kind of process in flight,
+ * SIGKILLs the worker twice (`killAndReplaceWorker`), then checks each process's effects in PostgreSQL and its
+ * workflow in Temporal. Throws (a set-up failure, exit code 2) when a set-up step answers other than expected.
+ */
 async function workerKillsServicing(stack: Stack): Promise<void> {
   const scenario = 'worker-servicing';
   const eventCount = quick ? 4 : 8;
