@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fault [-- --only postgres,temporal,worker,boarding] [--quick] [--down-seconds 10]
+ * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding] [--quick] [--down-seconds 10]
  * [--temporal-down-seconds 30] [--keep]`
  * (issue 12 §4, DESIGN-processes P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
  * measured and a PASS/FAIL line per check; nothing here is a vitest test (they take minutes).
@@ -30,7 +30,27 @@
  *   EXTERNAL_CLEARING debited once), privacy requests (fulfilled: one outcome effect, workflow completed), promises
  *   to pay (kept by a payment recorded as external: one PROMISE_KEPT effect, one `promise.kept` event), webhook
  *   deliveries (a subscription to a local receiver: every event delivered, the delivery SUCCEEDED once, one attempt
- *   record per attempt received). Channel events, statement cycles and hardship offers are not covered yet.
+ *   record per attempt received).
+ * - `worker-servicing`: the same with the other kinds of process (loans boarded on days of the month no other
+ *   loan here uses): inbound channel events (a gateway made as `npm run admin -- gateways create` makes it; signed
+ *   completed voice calls and SMS STOP replies, half sent just before the first kill, half while no worker runs, the
+ *   first half re-sent), statement runs (one tenant run per statement date of loans boarded 13 months ago, one after
+ *   the other, each awaited, as `npm run admin -- statements run --wait` does), hardship offers (each created above
+ *   the straight-through maximum, approved by a second client, accepted, its evidence added half before the first
+ *   kill and half while no worker runs), scheduled contact-consent updates (e-mail permission, effective 3 to 27 s
+ *   after they are sent: their timers fire around the kills) and autopay enrolments (loans boarded 50 days ago,
+ *   collected 15 days before the next due date, so at once; half before the first kill, half while no worker runs).
+ *   The first kill waits for the offers to be accepted and a statement to be stored, the second for the new worker
+ *   to store a statement with the runs unfinished. Checks: each event stored once (the re-sent ones 200 duplicate),
+ *   PROCESSED, its workflow completed; one interaction and one INTERACTION_LOGGED effect per voice call; one SMS
+ *   consent revocation and one CONSENT_RECORDED history row per STOP and customer with that phone; each run
+ *   completed with every candidate generated or found (none skipped); one statement per loan and due date with one
+ *   `statement.generated` event, its PDF served; each offer APPLIED with one HARDSHIP_RELIEF schedule version
+ *   (version 2), its workflow completed with APPLIED, one event and one case effect per state (created, approved,
+ *   accepted, evidence confirmed, applied); each consent update COMPLETED (permission set, one history row, one
+ *   effect, one `contact.consent.updated` event, workflow completed); each enrolment one AUTOPAY intent for the
+ *   installment due after enrolment, its payment-intent process started once, the autopay process still running.
+ *   Not covered: the daily reconciliation (it needs rail reports that disagree with the intents).
  * - `boarding`: `scripts/boarding-fault.ts` (a worker SIGKILLed repeatedly mid-batch), run as a child process,
  *   smaller with `--quick`.
  *
@@ -38,6 +58,7 @@
  * a call for about 10 s, so a shorter outage of Temporal only delays answers) and the counts. Exit code 0 when every check passes, 1 otherwise, 2 when the
  * set-up fails.
  */
+import { createHmac } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -48,13 +69,24 @@ import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
 import { type EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
+import { addDays } from '../domain/calendar';
+import {
+  autopayWorkflowId,
+  channelEventWorkflowId,
+  contactConsentUpdateWorkflowId,
+  hardshipOfferWorkflowId,
+  paymentIntentWorkflowId,
+} from '../domain/ids';
+import { statementDateFor } from '../domain/statements/statements';
 import { type Started, startChild, stopChild, tsxBin } from '../scripts/boarding-run-support';
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
 import { loadConfig, operationDeps, projectRoot } from '../workers/config';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
+import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
+import type { TenantStatementCycleResult } from '../workflows/statement-cycle/types';
 
-const scenarios = ['postgres', 'temporal', 'worker', 'boarding'] as const;
+const scenarios = ['postgres', 'temporal', 'worker', 'worker-servicing', 'boarding'] as const;
 type Scenario = (typeof scenarios)[number];
 
 const { values } = parseArgs({
@@ -270,15 +302,18 @@ async function call(
   route: string,
   body?: unknown,
   key?: string,
+  /** Another client's bearer token (default the stack's) and more headers (e.g. `service-actor`). */
+  as: { token?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   try {
     const response = await fetch(`${stack.baseUrl}${route}`, {
       method,
       headers: {
-        authorization: `Bearer ${stack.token}`,
+        authorization: `Bearer ${as.token ?? stack.token}`,
         'service-tenant': tenant,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(key ? { 'idempotency-key': key } : {}),
+        ...as.headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(30_000),
@@ -1031,10 +1066,16 @@ async function workerKills(stack: Stack): Promise<void> {
     `net per payment: ${summarise(paymentIds.map((id) => cash.find((row) => row.ref === `payment/${id}`)?.net ?? '0'))}`,
   );
 
-  // Privacy requests: each FULFILLED once, its workflow completed.
+  // Privacy requests: each FULFILLED once, its workflow completed. The fulfil route answers once the request is
+  // FULFILLED; its process ends after that, on a worker that may have just started: it is given 60 s.
   const requests = await stack.sql<{ id: number; status: string; workflow_id: string }[]>`
     select id, status, workflow_id from privacy_requests where tenant_id = ${tenant} and id = any(${requestIds})`;
-  const completed = await Promise.all(requests.map((row) => workflowStatus(stack, row.workflow_id)));
+  let completed: string[] = [];
+  for (const until = Date.now() + 60_000; ; ) {
+    completed = await Promise.all(requests.map((row) => workflowStatus(stack, row.workflow_id)));
+    if (completed.every((status) => status !== 'RUNNING') || Date.now() > until) break;
+    await sleep(500);
+  }
   const effects = await stack.sql<{ subject: string; n: string }[]>`
     select subject_id as subject, count(*)::text as n from case_effects
     where tenant_id = ${tenant} and effect_type = 'PRIVACY_REQUEST_FULFILLED'
@@ -1113,6 +1154,768 @@ async function workerKills(stack: Stack): Promise<void> {
   );
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The worker SIGKILLed in the middle of inbound channel events, statement cycles and hardship offers.
+
+/** ISO date `months` months before today (UTC) on day `day` (1–28). */
+function monthsAgoOn(months: number, day: number): string {
+  const today = new Date();
+  return new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - months, day))
+    .toISOString()
+    .slice(0, 10);
+}
+
+/** `X-Service-Gateway-Signature` of `text` at `timestamp` (unix seconds): `t=<t>,v1=<hex HMAC-SHA256>`. */
+function gatewaySignature(secret: string, timestamp: number, text: string): string {
+  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${text}`).digest('hex')}`;
+}
+
+/** Posts a channel event signed with the gateway's secret, as a gateway does (retried on 503 or no answer). */
+async function deliverChannelEvent(
+  stack: Stack,
+  gateway: { code: string; secret: string },
+  event: { eventId: string; eventType: string; occurredAt: string; data: Record<string, unknown> },
+): Promise<Answer> {
+  const text = JSON.stringify(event);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    let answer: Answer;
+    try {
+      const response = await fetch(`${stack.baseUrl}/v1/servicing/channel-events/${gateway.code}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-gateway-signature': gatewaySignature(
+            gateway.secret,
+            Math.floor(Date.now() / 1000),
+            text,
+          ),
+        },
+        body: text,
+        signal: AbortSignal.timeout(30_000),
+      });
+      const raw = await response.text();
+      let parsed: Record<string, unknown> | null = null;
+      try {
+        parsed = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        parsed = null;
+      }
+      answer = {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        replayed: false,
+        body: parsed,
+        at: Date.now(),
+      };
+    } catch {
+      answer = { status: 0, retryAfter: null, replayed: false, body: null, at: Date.now() };
+    }
+    if (![0, 429, 503].includes(answer.status) || Date.now() > deadline) return answer;
+    await sleep(1000);
+  }
+}
+
+/**
+ * The `worker-servicing` scenario (module note): sets up its loans, gateway, checker client and hardship program
+ * through the public API (and the platform operations `npm run admin` uses), puts every kind of process in flight,
+ * SIGKILLs the worker twice (`killAndReplaceWorker`), then checks each process's effects in PostgreSQL and its
+ * workflow in Temporal. Throws (a set-up failure, exit code 2) when a set-up step answers other than expected.
+ */
+async function workerKillsServicing(stack: Stack): Promise<void> {
+  const scenario = 'worker-servicing';
+  const eventCount = quick ? 4 : 8;
+  const statementLoanCount = quick ? 3 : 6;
+  const offerCount = quick ? 3 : 6;
+  /** One per statement loan's customer (one update per contact point: none supersedes another). */
+  const consentCount = statementLoanCount;
+  const autopayCount = quick ? 2 : 4;
+  say(
+    `\n== ${scenario}: the worker process SIGKILLed twice in the middle of inbound channel events (${eventCount}), statement runs (${statementLoanCount} loans × 12 installments, one run per statement date), hardship offers (${offerCount}, each approved, accepted and applied), scheduled contact-consent updates (${consentCount}) and autopay enrolments (${autopayCount})`,
+  );
+  const temporalClient = await stack.temporalClient();
+
+  // A gateway and a checker client (maker-checker of the hardship offers), made as `npm run admin` makes them.
+  const config = loadConfig(stack.env);
+  const { db, close } = createDb(stack.databaseUrl, { maxConnections: 1 });
+  const gatewayCode = `fault-${run}`;
+  let gatewaySecret: string;
+  let checker: { tenant: string; clientId: string; clientSecret: string };
+  try {
+    const platform = createPlatformOperations(operationDeps(db, config));
+    ({ gatewaySecret } = await platform.createChannelGateway({ tenantId: tenant, code: gatewayCode }));
+    const created = await platform.createClient({
+      tenantId: tenant,
+      environment: 'sandbox',
+      scopes: ['servicing:read', 'actions:approve'],
+      permissions: ['APPROVE_HARDSHIPOFFER'],
+      rateLimitPerSecond: 1_000_000,
+    });
+    checker = { tenant, clientId: created.clientId, clientSecret: created.clientSecret };
+  } finally {
+    await close();
+  }
+  const gateway = { code: gatewayCode, secret: gatewaySecret };
+  const checkerToken = await requestToken(stack.baseUrl, checker, 'servicing:read actions:approve', () => {});
+
+  // Loans, each boarded by the lending demo flow (statement-enabled product, lead 21 days), on days of the month
+  // no other loan here uses, so that a statement run of these dates lists these loans only: the statement loans 13
+  // months ago (every installment due, so every statement date has passed), unpaid; the hardship loans four months
+  // ago with their first payment (installments ahead to defer), as the hardship demo boards them; the autopay loans
+  // 50 days ago with their first payment (the second installment due in 8–12 days), as the autopay test does.
+  const today = new Date().toISOString().slice(0, 10);
+  const autopayDisbursement = addDays(today, -50);
+  const taken = new Set([Math.min(new Date().getUTCDate(), 28), Number(autopayDisbursement.slice(8, 10))]);
+  const [statementDay, hardshipDay] = [3, 6, 9, 12, 15, 18, 21, 24, 27].filter((day) => !taken.has(day)) as [
+    number,
+    number,
+  ];
+  const board = async (disbursementDate: string, historyPayments: number) => {
+    const boarded = await runLendingDemoFlow(stack.baseUrl, stack.credential, () => {}, {
+      disbursementDate,
+      historyPayments,
+    });
+    const customer = await call(stack, 'GET', `/v1/customers/${boarded.customerId}`);
+    const points = (customer.body!.contactPoints ?? []) as { contactType: string; contactPointRef: string }[];
+    return {
+      ...boarded,
+      customerRef: customer.body!.customerRef as string,
+      emailRef: points.find((point) => point.contactType === 'EMAIL')?.contactPointRef ?? '',
+    };
+  };
+  const statementLoans: Awaited<ReturnType<typeof board>>[] = [];
+  for (let i = 0; i < statementLoanCount; i++)
+    statementLoans.push(await board(monthsAgoOn(13, statementDay), 0));
+  const hardshipLoans: Awaited<ReturnType<typeof board>>[] = [];
+  for (let i = 0; i < offerCount; i++) hardshipLoans.push(await board(monthsAgoOn(4, hardshipDay), 1));
+  const autopayLoans: Awaited<ReturnType<typeof board>>[] = [];
+  for (let i = 0; i < autopayCount; i++) autopayLoans.push(await board(autopayDisbursement, 1));
+  // The installment each enrolment collects: the first due strictly after today (the enrolment date).
+  const autopayInstallments = autopayLoans.map(
+    (loan) =>
+      (loan.schedule.periods as { period?: unknown; dueDate: string }[]).find(
+        (p) => typeof p.period === 'number' && p.dueDate > today,
+      )?.period as number,
+  );
+  const dueDates = [
+    ...new Set(
+      statementLoans.flatMap((loan) =>
+        (loan.schedule.periods as { period?: unknown; dueDate: string }[])
+          .filter((p) => typeof p.period === 'number')
+          .map((p) => p.dueDate),
+      ),
+    ),
+  ].sort();
+  const asOfs = [...new Set(dueDates.map((due) => statementDateFor(due, 21)))].sort();
+  const statementLoanIds = statementLoans.map((loan) => loan.loanId);
+  const expectedStatements = statementLoans.flatMap((loan) =>
+    (loan.schedule.periods as { period?: unknown; dueDate: string }[])
+      .filter((p) => typeof p.period === 'number')
+      .map((p) => ({ loanId: loan.loanId, dueDate: p.dueDate })),
+  );
+
+  // Hardship: guardrails and a deferral program (1 installment straight through, up to 3 with a second person's
+  // approval; the signed statement as evidence, which the process confirms before it applies the relief).
+  const guardrails = await call(stack, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', {
+    minimumLoanAgeInstallments: 2,
+    maximumActiveHardshipCasesPerLoan: 100,
+    requireVerifiedContactForOffer: false,
+    requireWorkflowConfirmedEvidence: true,
+    prohibitPrincipalForgiveness: true,
+    prohibitRateChange: true,
+    specialistConditions: ['BANKRUPTCY'],
+    offerValidityHoursMaximum: 72,
+    documentDeadlineHoursMaximum: 240,
+    maximumDeferredPayments: 6,
+    reevaluateOnMaterialLoanDrift: true,
+  });
+  if (guardrails.status !== 200)
+    throw new Error(`the guardrails answered ${guardrails.status}: ${JSON.stringify(guardrails.body)}`);
+  const programCode = 'FAULT_DEFER';
+  const program = await call(stack, 'POST', '/v1/servicing/admin/hardship-programs', {
+    programCode,
+    displayName: 'Fault benchmark deferral',
+    hardshipReasonCode: 'JOB_LOSS',
+    description: 'Up to three monthly installments moved to the end of the term.',
+    effectiveFrom: '2020-01-01',
+    summary: {
+      reliefType: 'PAYMENT_DEFERRAL',
+      straightThroughMaximum: 1,
+      humanApprovalMaximum: 3,
+      humanApprovalPermission: 'APPROVE_HARDSHIPOFFER',
+      requiredEvidenceCode: 'HARDSHIP_STATEMENT',
+      offerValidityHours: 48,
+      scope: {
+        productClasses: [],
+        jurisdictions: [],
+        currencies: ['USD'],
+        repaymentFrequencies: ['MONTHLY'],
+        requiredNativeCapability: 'SCHEDULE_RESHAPE',
+      },
+      workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
+    },
+  });
+  if (program.status !== 201)
+    throw new Error(`the hardship program answered ${program.status}: ${JSON.stringify(program.body)}`);
+  const hardshipCases: number[] = [];
+  for (const loan of hardshipLoans) {
+    const kase = await call(stack, 'POST', '/v1/servicing/cases', {
+      customerRef: loan.customerRef,
+      caseTypeCode: 'HARDSHIP',
+      summary: 'Lost job; asks to defer two payments',
+    });
+    if (kase.status !== 201)
+      throw new Error(`a hardship case answered ${kase.status}: ${JSON.stringify(kase.body)}`);
+    hardshipCases.push(kase.body!.caseId as number);
+  }
+
+  // Channel events: completed voice calls (each logs an interaction on a case of its customer) and SMS replies
+  // STOP from the borrowers' phone (each revokes SMS consent of every customer with that phone).
+  const voiceCases: number[] = [];
+  for (const loan of statementLoans) {
+    const kase = await call(stack, 'POST', '/v1/servicing/cases', {
+      customerRef: loan.customerRef,
+      caseTypeCode: 'GENERAL',
+      summary: 'Calls with the borrower',
+    });
+    if (kase.status !== 201)
+      throw new Error(`a voice case answered ${kase.status}: ${JSON.stringify(kase.body)}`);
+    voiceCases.push(kase.body!.caseId as number);
+  }
+  const phone = '+14155552671';
+  const events = Array.from({ length: eventCount }, (_, i) => {
+    const loan = statementLoans[i % statementLoans.length]!;
+    return i % 2 === 0
+      ? {
+          eventId: `call-${run}-${i.toString(36)}`,
+          eventType: 'voice.call.completed',
+          occurredAt: new Date().toISOString(),
+          data: {
+            customerRef: loan.customerRef,
+            direction: 'INBOUND',
+            durationSeconds: 60 + i,
+            summary: 'Borrower called about the statement',
+            caseId: voiceCases[i % voiceCases.length],
+          },
+        }
+      : {
+          eventId: `sms-${run}-${i.toString(36)}`,
+          eventType: 'sms.inbound',
+          occurredAt: new Date().toISOString(),
+          data: { from: phone, text: 'STOP' },
+        };
+  });
+  const eventKey = (eventId: string) => `channel-event/${gatewayCode}/${eventId}`;
+
+  // Scheduled contact-consent updates: each customer of a statement loan stops e-mail on its EMAIL contact point,
+  // effective a few seconds to half a minute from now (the process's durable timer fires around the kills).
+  const consentLoans = statementLoans;
+
+  /** Events processed, statements stored, offers applied, consent updates applied and autopay intents so far. */
+  const counts = async () => {
+    const [row] = await stack.sql<
+      { processed: string; statements: string; applied: string; consents: string; autopay: string }[]
+    >`
+      select (select count(*) from channel_events where tenant_id = ${tenant} and gateway_code = ${gatewayCode} and status <> 'RECEIVED')::text as processed,
+             (select count(*) from statements where tenant_id = ${tenant} and loan_id = any(${statementLoanIds}))::text as statements,
+             (select count(*) from hardship_offers where tenant_id = ${tenant} and loan_id = any(${hardshipLoans.map((l) => l.loanId)}) and status = 'APPLIED')::text as applied,
+             (select count(*) from contact_consent_updates where tenant_id = ${tenant} and id = any(${consentUpdateIds}) and status <> 'SCHEDULED')::text as consents,
+             (select count(*) from payments where tenant_id = ${tenant} and loan_id = any(${autopayLoans.map((l) => l.loanId)}) and source = 'AUTOPAY')::text as autopay`;
+    return {
+      processed: Number(row!.processed),
+      statements: Number(row!.statements),
+      applied: Number(row!.applied),
+      consents: Number(row!.consents),
+      autopay: Number(row!.autopay),
+    };
+  };
+  const progress = async () => {
+    const now = await counts();
+    return `${now.processed}/${eventCount} channel events processed, ${now.statements}/${expectedStatements.length} statements stored, ${now.applied}/${offerCount} hardship offers applied, ${now.consents}/${consentCount} consent updates applied, ${now.autopay}/${autopayCount} autopay intents created`;
+  };
+  const consentUpdateIds: number[] = [];
+  const consentEffectiveAt: string[] = [];
+  /** Schedules the consent updates (answer 200 SCHEDULED), effective 3 s to 3 + 24 s from now. */
+  const scheduleConsentUpdates = async () => {
+    const answers = await Promise.all(
+      consentLoans.map((loan, i) => {
+        const effectiveAt = new Date(
+          Date.now() + 3000 + Math.round((24_000 * i) / consentCount),
+        ).toISOString();
+        consentEffectiveAt.push(effectiveAt);
+        return callRetrying(
+          stack,
+          'POST',
+          `/v1/servicing/cases/${voiceCases[statementLoans.indexOf(loan)]}/contact-consent-updates`,
+          {
+            customerRef: loan.customerRef,
+            operation: 'UPDATE_EMAIL_PERMISSION',
+            contactPointRef: loan.emailRef,
+            canReceiveEmail: false,
+            effectiveAt,
+            reason: 'Customer asked to stop e-mail',
+          },
+          `fault-consent-${run}-${i}`,
+        );
+      }),
+    );
+    for (const answer of answers) {
+      if (answer.status !== 200 || answer.body?.outcome !== 'SCHEDULED')
+        throw new Error(`a consent update answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      consentUpdateIds.push(answer.body.resourceId as number);
+    }
+  };
+  /** Enrols autopay loan `i` (ACH, installment due, collected 15 days before the due date: at once). */
+  const enrolments: { enrolmentId: number | null; answer: string }[] = [];
+  const enrolAutopay = async (i: number) => {
+    const loan = autopayLoans[i]!;
+    const answer = await callRetrying(
+      stack,
+      'POST',
+      `/v1/loans/${loan.loanId}/autopay`,
+      {
+        instrumentId: loan.instrumentId,
+        authorizationRef: `AUTH-fault-${run}-${i.toString(36)}`,
+        rail: 'ACH',
+        amountType: 'INSTALLMENT_DUE',
+        daysBeforeDue: 15,
+      },
+      `fault-autopay-${run}-${i}`,
+    );
+    enrolments[i] = {
+      enrolmentId: answer.status === 201 ? (answer.body!.enrolmentId as number) : null,
+      answer: `${answer.status}${answer.status === 201 ? '' : ` ${JSON.stringify(answer.body).slice(0, 200)}`}`,
+    };
+  };
+
+  // Everything at once: the first half of the events; the statement runs one date after the other, each awaited,
+  // as an operator catches up days (`npm run admin -- statements run --wait`); each offer created (above the
+  // straight-through maximum → PENDING_APPROVAL), approved by the checker, accepted, its evidence added.
+  const half = Math.ceil(eventCount / 2);
+  const cycles: {
+    asOf: string;
+    workflowId: string;
+    result: TenantStatementCycleResult | null;
+    error: string | null;
+  }[] = [];
+  const statementRuns = (async () => {
+    for (const asOf of asOfs) {
+      const entry = {
+        asOf,
+        workflowId: '',
+        result: null as TenantStatementCycleResult | null,
+        error: null as string | null,
+      };
+      cycles.push(entry);
+      try {
+        entry.workflowId = await startTenantStatementCycle(temporalClient, { tenantId: tenant, asOf });
+        entry.result = (await temporalClient.workflow
+          .getHandle(entry.workflowId)
+          .result()) as TenantStatementCycleResult;
+      } catch (err) {
+        entry.error = (err as Error).message.slice(0, 200);
+      }
+    }
+  })();
+  const maker = { headers: { 'service-actor': 'fault.agent' } };
+  // Create (PENDING_APPROVAL), approve by the checker, accept (AWAITING_DOCUMENTS): the routes' part of each offer.
+  const offerChains = hardshipLoans.map(async (loan, i) => {
+    const steps: string[] = [];
+    const created = await callRetrying(
+      stack,
+      'POST',
+      '/v1/servicing/hardship-offers',
+      {
+        caseId: hardshipCases[i],
+        loanId: loan.loanId,
+        programCode,
+        hardshipReasonCode: 'JOB_LOSS',
+        requestedRelief: { reliefType: 'PAYMENT_DEFERRAL', params: { installmentCount: 2 } },
+      },
+      `fault-offer-${run}-${i}`,
+      maker,
+    );
+    steps.push(`${created.status} ${created.body?.status}`);
+    const offerId = created.status === 201 ? (created.body!.offerId as number) : null;
+    if (offerId === null) return { offerId, steps };
+    const approved = await callRetrying(
+      stack,
+      'POST',
+      `/v1/servicing/hardship-offers/${offerId}/approve`,
+      undefined,
+      `fault-approve-${run}-${i}`,
+      { token: checkerToken, headers: { 'service-actor': 'fault.supervisor' } },
+    );
+    steps.push(`${approved.status} ${approved.body?.status}`);
+    const accepted = await callRetrying(
+      stack,
+      'POST',
+      `/v1/servicing/hardship-offers/${offerId}/accept`,
+      undefined,
+      `fault-accept-${run}-${i}`,
+      { headers: { 'service-actor': 'fault.borrower' } },
+    );
+    steps.push(`${accepted.status} ${accepted.body?.status}`);
+    return { offerId, steps };
+  });
+  /** The signed statement added to the offer's case: its process confirms it and applies the relief. */
+  const addEvidence = async (chain: { offerId: number | null; steps: string[] }, i: number) => {
+    if (chain.offerId === null) return;
+    const evidence = await callRetrying(
+      stack,
+      'POST',
+      '/v1/servicing/evidence',
+      {
+        caseId: hardshipCases[i],
+        evidenceType: 'HARDSHIP_STATEMENT',
+        description: 'Signed hardship statement',
+      },
+      `fault-evidence-${run}-${i}`,
+      maker,
+    );
+    chain.steps.push(`${evidence.status}`);
+  };
+  // The first kill: once every offer is accepted (its process waiting for the evidence) and the statement runs are
+  // under way (a statement stored; at most 15 s), right after the first half of the channel events and of the
+  // offers' evidence is sent.
+  const chains = await Promise.all(offerChains);
+  for (const until = Date.now() + 15_000; Date.now() < until; ) {
+    if ((await counts()).statements > 0) break;
+    await sleep(100);
+  }
+  await scheduleConsentUpdates();
+  const firstDeliveries = events.slice(0, half).map((event) => deliverChannelEvent(stack, gateway, event));
+  const offersHalf = Math.ceil(offerCount / 2);
+  const firstEvidence = chains.slice(0, offersHalf).map((chain, i) => addEvidence(chain, i));
+  const autopayHalf = Math.ceil(autopayCount / 2);
+  const firstEnrolments = Array.from({ length: autopayHalf }, (_, i) => enrolAutopay(i));
+  await sleep(50);
+  say(`      at the first kill: ${await progress()}`);
+  // The other half of the events, of the evidence and of the autopay enrolments arrives while no worker runs
+  // (stored, left to the next worker), and the gateway re-sends the first half of the events (duplicates: stored
+  // once).
+  const replacing = killAndReplaceWorker(
+    stack,
+    'with channel events, statement runs, hardship offers, consent updates and autopay in flight',
+  );
+  await sleep(100);
+  const firstAnswers = await Promise.all(firstDeliveries);
+  const secondAnswers = await Promise.all(
+    events.slice(half).map((event) => deliverChannelEvent(stack, gateway, event)),
+  );
+  await Promise.all(chains.slice(offersHalf).map((chain, i) => addEvidence(chain, offersHalf + i)));
+  await Promise.all(
+    Array.from({ length: autopayCount - autopayHalf }, (_, i) => enrolAutopay(autopayHalf + i)),
+  );
+  const repeatAnswers = await Promise.all(
+    events.slice(0, half).map((event) => deliverChannelEvent(stack, gateway, event)),
+  );
+  await Promise.all(firstEvidence);
+  await Promise.all(firstEnrolments);
+  await replacing;
+  // The second kill waits until the new worker has stored a statement and the statement runs are not done (at most
+  // 30 s): it stops a run in the middle.
+  const atRestart = (await counts()).statements;
+  for (const until = Date.now() + 30_000; Date.now() < until; ) {
+    const now = await counts();
+    if (now.statements > atRestart && now.statements < expectedStatements.length) break;
+    await sleep(100);
+  }
+  say(`      at the second kill: ${await progress()}`);
+  await killAndReplaceWorker(stack, 'a second time, while they finish');
+  await statementRuns;
+  say(
+    `      channel-event answers: first ${summarise(firstAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}, while no worker ran ${summarise(secondAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}, re-sent ${summarise(repeatAnswers.map((a) => `${a.status}${a.body?.duplicate === true ? ' duplicate' : ''}`))}; hardship steps (create, approve, accept, evidence): ${summarise(chains.map((c) => c.steps.join(' → ')))}; autopay enrolments: ${summarise(enrolments.map((e) => e.answer))}`,
+  );
+
+  // Channel events: each stored once (the re-sent ones answered 200 duplicate), PROCESSED, its workflow completed.
+  const workflowOf = async (workflowId: string) => workflowStatus(stack, workflowId);
+  const eventIds = events.map((e) => e.eventId);
+  const eventDeadline = Date.now() + 60_000;
+  let eventRows: { event_id: string; status: string }[] = [];
+  for (;;) {
+    eventRows = await stack.sql`
+      select event_id, status from channel_events where tenant_id = ${tenant} and gateway_code = ${gatewayCode}`;
+    if (
+      eventRows.filter((row) => row.status !== 'RECEIVED').length === eventCount ||
+      Date.now() > eventDeadline
+    )
+      break;
+    await sleep(500);
+  }
+  const eventWorkflows = await Promise.all(
+    eventIds.map((eventId) => workflowOf(channelEventWorkflowId(tenant, gatewayCode, eventId))),
+  );
+  const rowsPerEvent = eventIds.map((id) => eventRows.filter((row) => row.event_id === id).length);
+  check(
+    scenario,
+    'channel events: each stored once (a re-sent one answered 200 duplicate), processed, its process completed',
+    eventRows.length === eventCount &&
+      rowsPerEvent.every((n) => n === 1) &&
+      eventRows.every((row) => row.status === 'PROCESSED') &&
+      eventWorkflows.every((status) => status === 'COMPLETED') &&
+      [...firstAnswers, ...secondAnswers].every((a) => a.status === 202 && a.body?.duplicate === false) &&
+      repeatAnswers.every((a) => a.status === 200 && a.body?.duplicate === true),
+    `${eventRows.length} rows for ${eventCount} events (rows per event ${summarise(rowsPerEvent)}); statuses ${summarise(eventRows.map((row) => row.status))}; workflows ${summarise(eventWorkflows)}; re-sent answers ${summarise(repeatAnswers.map((a) => `${a.status} duplicate=${a.body?.duplicate}`))}`,
+  );
+  // Voice calls: one VOICE interaction per event (its request key the event's key), one INTERACTION_LOGGED effect.
+  const voiceKeys = events
+    .filter((e) => e.eventType === 'voice.call.completed')
+    .map((e) => eventKey(e.eventId));
+  const interactionRows = await stack.sql<{ key: string; interactions: string; effects: string }[]>`
+    select i.request_key as key, count(distinct i.id)::text as interactions, count(e.id)::text as effects
+    from interactions i left join case_effects e
+      on e.tenant_id = i.tenant_id and e.effect_type = 'INTERACTION_LOGGED' and e.subject_id = i.id::text
+    where i.tenant_id = ${tenant} and i.request_key = any(${voiceKeys}) group by i.request_key`;
+  const perVoice = (field: 'interactions' | 'effects') =>
+    voiceKeys.map((key) => interactionRows.find((row) => row.key === key)?.[field] ?? '0');
+  check(
+    scenario,
+    'channel events: each voice call logged one interaction with one INTERACTION_LOGGED effect',
+    perVoice('interactions').every((n) => n === '1') && perVoice('effects').every((n) => n === '1'),
+    `${voiceKeys.length} calls; interactions per call ${summarise(perVoice('interactions'))}; effects per call ${summarise(perVoice('effects'))}`,
+  );
+  // SMS STOP: one SMS consent revocation and one CONSENT_RECORDED history row per customer with that phone.
+  const smsKeys = events.filter((e) => e.eventType === 'sms.inbound').map((e) => eventKey(e.eventId));
+  const [phoneCustomers] = await stack.sql<{ n: string }[]>`
+    select count(distinct customer_id)::text as n from contact_points
+    where tenant_id = ${tenant} and contact_type = 'PHONE' and normalized_value = ${phone}`;
+  const consentRows = await stack.sql<{ key: string; n: string }[]>`
+    select evidence_ref as key, count(*)::text as n from consents
+    where tenant_id = ${tenant} and consent_type = 'SMS' and granted = false and evidence_ref = any(${smsKeys})
+    group by evidence_ref`;
+  const historyRows = await stack.sql<{ key: string; n: string }[]>`
+    select correlation_id as key, count(*)::text as n from customer_history
+    where tenant_id = ${tenant} and action = 'CONSENT_RECORDED' and correlation_id = any(${smsKeys})
+    group by correlation_id`;
+  const perSms = (rows: { key: string; n: string }[]) =>
+    smsKeys.map((key) => rows.find((row) => row.key === key)?.n ?? '0');
+  check(
+    scenario,
+    'channel events: each SMS STOP revoked SMS consent once per customer with that phone (one consent, one history row)',
+    Number(phoneCustomers!.n) > 0 &&
+      perSms(consentRows).every((n) => n === phoneCustomers!.n) &&
+      perSms(historyRows).every((n) => n === phoneCustomers!.n),
+    `${smsKeys.length} replies, ${phoneCustomers!.n} customers with ${phone}; consents per reply ${summarise(perSms(consentRows))}; history rows per reply ${summarise(perSms(historyRows))}`,
+  );
+
+  // Statements: each run completed; one statement per loan and due date, one statement.generated event each, its
+  // PDF served.
+  const cycleStatuses = await Promise.all(
+    cycles.map((cycle) => (cycle.workflowId ? workflowOf(cycle.workflowId) : 'NOT_STARTED')),
+  );
+  const statementRows = await stack.sql<{ id: number; loan_id: number; due_date: string }[]>`
+    select id::int as id, loan_id::int as loan_id, due_date::text as due_date from statements
+    where tenant_id = ${tenant} and loan_id = any(${statementLoanIds})`;
+  const perStatement = expectedStatements.map(
+    (s) => statementRows.filter((row) => row.loan_id === s.loanId && row.due_date === s.dueDate).length,
+  );
+  const reported = cycles.map((cycle) =>
+    cycle.result
+      ? `${cycle.result.counts.generated}+${cycle.result.counts.existing}+${cycle.result.counts.skipped}`
+      : `error ${cycle.error}`,
+  );
+  const listedPerRun = cycles.map((cycle) =>
+    cycle.result ? cycle.result.counts.generated + cycle.result.counts.existing : -1,
+  );
+  const expectedPerRun = cycles.map(
+    (cycle) => expectedStatements.filter((s) => statementDateFor(s.dueDate, 21) === cycle.asOf).length,
+  );
+  check(
+    scenario,
+    'statement runs: each completed, every candidate generated or found (none skipped)',
+    cycles.length === asOfs.length &&
+      cycleStatuses.every((status) => status === 'COMPLETED') &&
+      cycles.every((cycle) => cycle.result?.counts.skipped === 0) &&
+      listedPerRun.every((n, i) => n === expectedPerRun[i]),
+    `${cycles.length} runs (${asOfs[0]} … ${asOfs.at(-1)}); workflows ${summarise(cycleStatuses)}; generated+existing+skipped per run ${summarise(reported)} (expected ${summarise(expectedPerRun)} per run)`,
+  );
+  const statementEvents = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type = 'statement.generated'
+      and subject_id = any(${statementRows.map((row) => String(row.id))}) group by subject_id`;
+  const eventsPerStatement = statementRows.map(
+    (row) => statementEvents.find((e) => e.subject === String(row.id))?.n ?? '0',
+  );
+  check(
+    scenario,
+    'statements: one per loan and due date, one statement.generated event each',
+    statementRows.length === expectedStatements.length &&
+      perStatement.every((n) => n === 1) &&
+      eventsPerStatement.every((n) => n === '1'),
+    `${statementRows.length} statements for ${expectedStatements.length} (loan, due date) pairs; statements per pair ${summarise(perStatement)}; events per statement ${summarise(eventsPerStatement)}`,
+  );
+  const pdfs: string[] = [];
+  for (const row of statementRows) {
+    try {
+      const response = await fetch(`${stack.baseUrl}/v1/loans/${row.loan_id}/statements/${row.id}/pdf`, {
+        headers: { authorization: `Bearer ${stack.token}`, 'service-tenant': tenant },
+        signal: AbortSignal.timeout(30_000),
+      });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      pdfs.push(
+        `${response.status} ${response.headers.get('content-type')}${bytes.subarray(0, 5).toString('latin1') === '%PDF-' ? ' %PDF' : ' not a PDF'}`,
+      );
+    } catch (err) {
+      pdfs.push(`no answer: ${(err as Error).message.slice(0, 60)}`);
+    }
+  }
+  check(
+    scenario,
+    'statements: each PDF served',
+    pdfs.length === expectedStatements.length && pdfs.every((p) => p === '200 application/pdf %PDF'),
+    `${summarise(pdfs)}`,
+  );
+
+  // Hardship offers: each APPLIED once (one HARDSHIP_RELIEF schedule version, version 2), one event per state,
+  // evidence confirmed once, its process completed with APPLIED.
+  const offerIds = chains.map((c) => c.offerId).filter((id): id is number => id !== null);
+  const appliedDeadline = Date.now() + 60_000;
+  let offerRows: { id: number; status: string }[] = [];
+  for (;;) {
+    offerRows =
+      await stack.sql`select id, status from hardship_offers where tenant_id = ${tenant} and id = any(${offerIds})`;
+    if (offerRows.every((row) => row.status === 'APPLIED') || Date.now() > appliedDeadline) break;
+    await sleep(500);
+  }
+  const offerResults = await Promise.all(
+    offerIds.map(async (offerId) => {
+      const workflowId = hardshipOfferWorkflowId(tenant, offerId);
+      const status = await workflowOf(workflowId);
+      if (status !== 'COMPLETED') return status;
+      const result = (await temporalClient.workflow.getHandle(workflowId).result()) as { status: string };
+      return `COMPLETED ${result.status}`;
+    }),
+  );
+  const versions = await stack.sql<{ loan_id: number; relief: string; latest: number }[]>`
+    select loan_id::int as loan_id, count(*) filter (where source_kind = 'HARDSHIP_OFFER')::int as relief, max(version)::int as latest
+    from loan_schedule_versions where tenant_id = ${tenant} and loan_id = any(${hardshipLoans.map((l) => l.loanId)})
+    group by loan_id`;
+  const perLoan = hardshipLoans.map((loan) => {
+    const row = versions.find((v) => v.loan_id === loan.loanId);
+    return row ? `${row.relief} relief, latest v${row.latest}` : 'none';
+  });
+  check(
+    scenario,
+    'hardship offers: each applied once (one new schedule version), its process completed with APPLIED',
+    offerIds.length === offerCount &&
+      offerRows.length === offerCount &&
+      offerRows.every((row) => row.status === 'APPLIED') &&
+      offerResults.every((r) => r === 'COMPLETED APPLIED') &&
+      perLoan.every((p) => p === '1 relief, latest v2'),
+    `${offerIds.length} of ${offerCount} offers created; statuses ${summarise(offerRows.map((row) => row.status))}; workflows ${summarise(offerResults)}; schedule versions per loan ${summarise(perLoan)}`,
+  );
+  const offerEvents = await stack.sql<{ subject: string; type: string; n: string }[]>`
+    select subject_id as subject, event_type as type, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type like 'hardship.offer.%' and subject_id = any(${offerIds.map(String)})
+    group by subject_id, event_type`;
+  const offerEffects = await stack.sql<{ subject: string; type: string; n: string }[]>`
+    select subject_id as subject, effect_type as type, count(*)::text as n from case_effects
+    where tenant_id = ${tenant} and effect_type like 'HARDSHIP_OFFER_%' and subject_id = any(${offerIds.map(String)})
+    group by subject_id, effect_type`;
+  const trail = (rows: { subject: string; type: string; n: string }[], offerId: number) =>
+    rows
+      .filter((row) => row.subject === String(offerId))
+      .map((row) => `${row.type.replace(/^hardship\.offer\.|^HARDSHIP_OFFER_/, '')}×${row.n}`)
+      .sort()
+      .join(' ');
+  const eventTrails = offerIds.map((id) => trail(offerEvents, id));
+  const effectTrails = offerIds.map((id) => trail(offerEffects, id));
+  check(
+    scenario,
+    'hardship offers: one event and one case effect per state (created, approved, accepted, evidence confirmed, applied)',
+    eventTrails.every((t) => t === 'accepted×1 applied×1 approved×1 created×1') &&
+      effectTrails.every((t) => t === 'ACCEPTED×1 APPLIED×1 APPROVED×1 CREATED×1 EVIDENCE_CONFIRMED×1'),
+    `events per offer ${summarise(eventTrails)}; effects per offer ${summarise(effectTrails)}`,
+  );
+  // Contact-consent updates: each COMPLETED when its timer fired, once: the contact point's permission set, one
+  // CONTACT_CONSENT_UPDATED history row, one case effect, one contact.consent.updated event, its process completed.
+  const lastEffective = Math.max(...consentEffectiveAt.map((at) => Date.parse(at)));
+  const consentDeadline = Math.max(Date.now(), lastEffective) + 60_000;
+  let updateRows: { id: number; status: string; email: boolean | null }[] = [];
+  for (;;) {
+    updateRows = await stack.sql`
+      select u.id::int as id, u.status, p.can_receive_email as email from contact_consent_updates u
+        join contact_points p on p.tenant_id = u.tenant_id and p.id = u.contact_point_id
+      where u.tenant_id = ${tenant} and u.id = any(${consentUpdateIds})`;
+    if (updateRows.every((row) => row.status !== 'SCHEDULED') || Date.now() > consentDeadline) break;
+    await sleep(500);
+  }
+  const updateWorkflows = await Promise.all(
+    consentUpdateIds.map((id) => workflowOf(contactConsentUpdateWorkflowId(tenant, id))),
+  );
+  const updateHistory = await stack.sql<{ subject: string; n: string }[]>`
+    select detail ->> 'updateId' as subject, count(*)::text as n from customer_history
+    where tenant_id = ${tenant} and action = 'CONTACT_CONSENT_UPDATED'
+      and detail ->> 'updateId' = any(${consentUpdateIds.map(String)}) group by detail ->> 'updateId'`;
+  const updateEffects = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from case_effects
+    where tenant_id = ${tenant} and effect_type = 'CONTACT_CONSENT_UPDATED'
+      and subject_id = any(${consentUpdateIds.map(String)}) group by subject_id`;
+  const updateEvents = await stack.sql<{ subject: string; n: string }[]>`
+    select subject_id as subject, count(*)::text as n from outbox_events
+    where tenant_id = ${tenant} and event_type = 'contact.consent.updated'
+      and subject_id = any(${consentUpdateIds.map(String)}) group by subject_id`;
+  const perUpdate = (rows: { subject: string; n: string }[]) =>
+    consentUpdateIds.map((id) => rows.find((row) => row.subject === String(id))?.n ?? '0');
+  check(
+    scenario,
+    'contact-consent updates: each applied once when its timer fired (one history row, one effect, one event), its process completed',
+    updateRows.length === consentCount &&
+      updateRows.every((row) => row.status === 'COMPLETED' && row.email === false) &&
+      updateWorkflows.every((status) => status === 'COMPLETED') &&
+      perUpdate(updateHistory).every((n) => n === '1') &&
+      perUpdate(updateEffects).every((n) => n === '1') &&
+      perUpdate(updateEvents).every((n) => n === '1'),
+    `${updateRows.length} of ${consentCount} updates; statuses ${summarise(updateRows.map((row) => `${row.status} canReceiveEmail=${row.email}`))}; workflows ${summarise(updateWorkflows)}; history rows ${summarise(perUpdate(updateHistory))}; effects ${summarise(perUpdate(updateEffects))}; events ${summarise(perUpdate(updateEvents))} per update`,
+  );
+
+  // Autopay: each enrolment collected its installment once (one AUTOPAY intent, request key
+  // autopay/<enrolmentId>/<installment>), the intent's process started once (its start intent marked started) and
+  // waiting for its submission date, the autopay process running on to the next installment.
+  const enrolmentIds = enrolments
+    .map((e) => e?.enrolmentId ?? null)
+    .filter((id): id is number => id !== null);
+  const autopayDeadline = Date.now() + 60_000;
+  let intents: { loan_id: number; id: number; request_key: string; status: string }[] = [];
+  for (;;) {
+    intents = await stack.sql`
+      select loan_id::int as loan_id, id::int as id, request_key, status from payments
+      where tenant_id = ${tenant} and loan_id = any(${autopayLoans.map((l) => l.loanId)}) and source = 'AUTOPAY'`;
+    if (intents.length >= autopayCount || Date.now() > autopayDeadline) break;
+    await sleep(500);
+  }
+  await sleep(2000);
+  intents = await stack.sql`
+    select loan_id::int as loan_id, id::int as id, request_key, status from payments
+    where tenant_id = ${tenant} and loan_id = any(${autopayLoans.map((l) => l.loanId)}) and source = 'AUTOPAY'`;
+  const perEnrolment = autopayLoans.map((loan, i) => {
+    const mine = intents.filter((row) => row.loan_id === loan.loanId);
+    const expectedKey = `autopay/${enrolments[i]?.enrolmentId}/${autopayInstallments[i]}`;
+    return `${mine.length} intent${mine.length === 1 && mine[0]!.request_key === expectedKey ? '' : `s ${mine.map((row) => row.request_key).join(' ')} (expected ${expectedKey})`}`;
+  });
+  const intentStarts = await stack.sql<{ workflow_id: string; started: boolean }[]>`
+    select workflow_id, started_at is not null as started from workflow_start_intents
+    where tenant_id = ${tenant} and workflow_id = any(${intents.map((row) => paymentIntentWorkflowId(tenant, row.id))})`;
+  const intentWorkflows = await Promise.all(
+    intents.map((row) => workflowOf(paymentIntentWorkflowId(tenant, row.id))),
+  );
+  const autopayWorkflows = await Promise.all(
+    autopayLoans.map((loan) => workflowOf(autopayWorkflowId(tenant, loan.loanId))),
+  );
+  check(
+    scenario,
+    'autopay: each enrolment created one intent for its installment, its process started once; the autopay process runs on',
+    enrolmentIds.length === autopayCount &&
+      perEnrolment.every((line) => line === '1 intent') &&
+      intentStarts.length === intents.length &&
+      intentStarts.every((row) => row.started) &&
+      intentWorkflows.every((status) => status === 'RUNNING') &&
+      autopayWorkflows.every((status) => status === 'RUNNING'),
+    `${enrolmentIds.length} of ${autopayCount} enrolled; per enrolment ${summarise(perEnrolment)}; intent statuses ${summarise(intents.map((row) => row.status))}; start intents started ${summarise(intentStarts.map((row) => row.started))}; intent workflows ${summarise(intentWorkflows)}; autopay workflows ${summarise(autopayWorkflows)}`,
+  );
+}
+
 /** `n×value` counts of a list, e.g. `10×200`. */
 function summarise<T>(items: T[]): string {
   const counts = new Map<string, number>();
@@ -1127,10 +1930,11 @@ async function callRetrying(
   route: string,
   body: unknown,
   key: string,
+  as: { token?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const answer = await call(stack, method, route, body, key);
+    const answer = await call(stack, method, route, body, key, as);
     if (![0, 409, 429, 503, 504].includes(answer.status) || Date.now() > deadline) return answer;
     const seconds = Number(answer.retryAfter ?? '1');
     await sleep((Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 5) : 1) * 1000);
@@ -1165,7 +1969,11 @@ try {
   say(
     `Fault benchmarks: ${[...selected].join(', ')}${quick ? ' (--quick)' : ''}; outages: PostgreSQL ${downSeconds} s, Temporal ${temporalDownSeconds} s; ends only what it starts`,
   );
-  const needsStack = selected.has('postgres') || selected.has('temporal') || selected.has('worker');
+  const needsStack =
+    selected.has('postgres') ||
+    selected.has('temporal') ||
+    selected.has('worker') ||
+    selected.has('worker-servicing');
   if (needsStack) {
     const stack = await startStack();
     if (selected.has('postgres')) {
@@ -1177,6 +1985,7 @@ try {
       await reviveProcesses(stack);
     }
     if (selected.has('worker')) await workerKills(stack);
+    if (selected.has('worker-servicing')) await workerKillsServicing(stack);
   }
   if (selected.has('boarding')) await boardingFault();
   const failed = checks.filter((c) => !c.pass);
