@@ -294,6 +294,15 @@ interface Answer {
   replayed: boolean;
   body: Record<string, unknown> | null;
   at: number;
+  /** With status 0: what the client saw instead of an answer (error name, its cause's code) and after how long. */
+  error?: string;
+}
+
+/** `TypeError/ECONNRESET after 12 ms`: the gist of a fetch that got no HTTP answer. */
+function noAnswer(err: unknown, startedAt: number): string {
+  const error = err as { name?: string; cause?: { code?: string } };
+  const code = error.cause?.code ? `/${error.cause.code}` : '';
+  return `${error.name ?? 'Error'}${code} after ${Date.now() - startedAt} ms`;
 }
 
 async function call(
@@ -305,6 +314,7 @@ async function call(
   /** Another client's bearer token (default the stack's) and more headers (e.g. `service-actor`). */
   as: { token?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
+  const startedAt = Date.now();
   try {
     const response = await fetch(`${stack.baseUrl}${route}`, {
       method,
@@ -332,8 +342,15 @@ async function call(
       body: parsed,
       at: Date.now(),
     };
-  } catch {
-    return { status: 0, retryAfter: null, replayed: false, body: null, at: Date.now() };
+  } catch (err) {
+    return {
+      status: 0,
+      retryAfter: null,
+      replayed: false,
+      body: null,
+      at: Date.now(),
+      error: noAnswer(err, startedAt),
+    };
   }
 }
 
@@ -394,6 +411,7 @@ function startLoad(options: LoadOptions) {
   const count = (kind: string, answer: Answer) => {
     const name = `${phase} ${kind} ${answer.status}`;
     tally.counts.set(name, (tally.counts.get(name) ?? 0) + 1);
+    if (answer.error) say(`      ${phase} ${kind}: no answer (${answer.error})`);
     if (answer.status === 503 && (!answer.retryAfter || !isShapeA(answer))) tally.bad503 += 1;
     if (
       answer.status === 409 &&
