@@ -79,6 +79,7 @@ import {
 } from '../domain/ids';
 import { statementDateFor } from '../domain/statements/statements';
 import { type Started, startChild, stopChild, tsxBin } from '../scripts/boarding-run-support';
+import { deferralGuardrails, deferralProgramBody } from '../scripts/hardship-bodies';
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
 import { loadConfig, operationDeps, projectRoot } from '../workers/config';
@@ -1334,45 +1335,24 @@ async function workerKillsServicing(stack: Stack): Promise<void> {
 
   // Hardship: guardrails and a deferral program (1 installment straight through, up to 3 with a second person's
   // approval; the signed statement as evidence, which the process confirms before it applies the relief).
-  const guardrails = await call(stack, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', {
-    minimumLoanAgeInstallments: 2,
-    maximumActiveHardshipCasesPerLoan: 100,
-    requireVerifiedContactForOffer: false,
-    requireWorkflowConfirmedEvidence: true,
-    prohibitPrincipalForgiveness: true,
-    prohibitRateChange: true,
-    specialistConditions: ['BANKRUPTCY'],
-    offerValidityHoursMaximum: 72,
-    documentDeadlineHoursMaximum: 240,
-    maximumDeferredPayments: 6,
-    reevaluateOnMaterialLoanDrift: true,
-  });
+  const guardrails = await call(
+    stack,
+    'PUT',
+    '/v1/servicing/admin/hardship-policies/guardrails',
+    deferralGuardrails,
+  );
   if (guardrails.status !== 200)
     throw new Error(`the guardrails answered ${guardrails.status}: ${JSON.stringify(guardrails.body)}`);
   const programCode = 'FAULT_DEFER';
-  const program = await call(stack, 'POST', '/v1/servicing/admin/hardship-programs', {
-    programCode,
-    displayName: 'Fault benchmark deferral',
-    hardshipReasonCode: 'JOB_LOSS',
-    description: 'Up to three monthly installments moved to the end of the term.',
-    effectiveFrom: '2020-01-01',
-    summary: {
-      reliefType: 'PAYMENT_DEFERRAL',
-      straightThroughMaximum: 1,
-      humanApprovalMaximum: 3,
+  const program = await call(
+    stack,
+    'POST',
+    '/v1/servicing/admin/hardship-programs',
+    deferralProgramBody(programCode, {
+      displayName: 'Fault benchmark deferral',
       humanApprovalPermission: 'APPROVE_HARDSHIPOFFER',
-      requiredEvidenceCode: 'HARDSHIP_STATEMENT',
-      offerValidityHours: 48,
-      scope: {
-        productClasses: [],
-        jurisdictions: [],
-        currencies: ['USD'],
-        repaymentFrequencies: ['MONTHLY'],
-        requiredNativeCapability: 'SCHEDULE_RESHAPE',
-      },
-      workflow: { caseType: 'HARDSHIP', workflowKey: 'hardship-offer' },
-    },
-  });
+    }),
+  );
   if (program.status !== 201)
     throw new Error(`the hardship program answered ${program.status}: ${JSON.stringify(program.body)}`);
   const hardshipCases: number[] = [];

@@ -49,14 +49,15 @@ export interface CustomerChange {
  * key.
  */
 export async function recordCustomerChange(tx: Tx, change: CustomerChange): Promise<void> {
+  const occurredAt = change.occurredAt.toISOString();
   await tx.execute(sql`
     with history as (
       insert into ${customerHistory}
         (tenant_id, customer_id, action, detail, actor_username, correlation_id, occurred_at)
       values (${change.tenantId}, ${change.customerId}, ${change.action}, ${JSON.stringify(change.detail)}::jsonb,
-        ${change.actor ?? null}, ${change.correlationId ?? null}, ${change.occurredAt.toISOString()}::timestamptz)
+        ${change.actor ?? null}, ${change.correlationId ?? null}, ${occurredAt}::timestamptz)
     )
-    update ${customers} set updated_at = ${change.occurredAt.toISOString()}::timestamptz
+    update ${customers} set updated_at = ${occurredAt}::timestamptz
     where tenant_id = ${change.tenantId} and id = ${change.customerId}
-      and updated_at is distinct from ${change.occurredAt.toISOString()}::timestamptz`);
+      and updated_at is distinct from ${occurredAt}::timestamptz`);
 }

@@ -16,6 +16,7 @@ import {
 } from './record-external-funding';
 import {
   type PaymentRow,
+  paymentPostedEventOf,
   type RecordExternalPaymentResult,
   replayOf,
   resultOf,
@@ -277,21 +278,7 @@ export async function recordExternalPaymentHistoryInTx(
     const result = resultOf({ ...row, allocation: { ...allocation } }, loan, isNew);
     finished.push({ externalRecordRef: outcome.externalRecordRef, ok: true, payment: result });
     if (!isNew) continue;
-    events.push({
-      tenantId: input.tenantId,
-      eventType: 'payment.posted',
-      subjectId: row.id,
-      data: {
-        paymentId: result.paymentId,
-        loanRef: result.loanRef,
-        status: result.status,
-        amount: result.amount,
-        currency: result.currency,
-        effectiveDate: result.effectiveDate,
-      },
-      occurredAt: now,
-      dedupeKey: `payment/${row.id}/posted`,
-    });
+    events.push(paymentPostedEventOf(input.tenantId, result, now));
   }
   await writeOutboxEvents(tx, events);
   return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };

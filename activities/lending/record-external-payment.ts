@@ -13,7 +13,7 @@ import {
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../platform/outbox';
+import { type OutboxEventInput, writeOutboxEvent } from '../platform/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
@@ -159,21 +159,7 @@ export function recordExternalPayment(deps: Deps) {
       const allocation = repost.allocations.get(created.id);
       if (!allocation) throw new Error(`payment ${created.id} was not allocated`);
       const result = resultOf({ ...created, allocation: { ...allocation } }, loan, true);
-      await writeOutboxEvent(tx, {
-        tenantId: input.tenantId,
-        eventType: 'payment.posted',
-        subjectId: created.id,
-        data: {
-          paymentId: result.paymentId,
-          loanRef: result.loanRef,
-          status: result.status,
-          amount: result.amount,
-          currency: result.currency,
-          effectiveDate: result.effectiveDate,
-        },
-        occurredAt: now,
-        dedupeKey: `payment/${created.id}/posted`,
-      });
+      await writeOutboxEvent(tx, paymentPostedEventOf(input.tenantId, result, now));
       return result;
     });
   };
@@ -207,6 +193,32 @@ export function replayOf(
     );
   }
   return resultOf(row, loan, false);
+}
+
+/**
+ * The `payment.posted` event of a recorded payment (domain/events.ts catalogue), deduplicated by
+ * `payment/<id>/posted`; `now` is the operation's clock reading.
+ */
+export function paymentPostedEventOf(
+  tenantId: string,
+  result: RecordExternalPaymentResult,
+  now: Date,
+): OutboxEventInput<'payment.posted'> {
+  return {
+    tenantId,
+    eventType: 'payment.posted',
+    subjectId: result.paymentId,
+    data: {
+      paymentId: result.paymentId,
+      loanRef: result.loanRef,
+      status: result.status,
+      amount: result.amount,
+      currency: result.currency,
+      effectiveDate: result.effectiveDate,
+    },
+    occurredAt: now,
+    dedupeKey: `payment/${result.paymentId}/posted`,
+  };
 }
 
 /** The payment as an operation result (`created` tells a new recording from a replay). */

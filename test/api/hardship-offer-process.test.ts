@@ -14,6 +14,7 @@ import { customers, hardshipOffers, loanInstallments, outboxEvents, tasks } from
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { hardshipOfferWorkflowId } from '../../domain/ids';
 import { minorOf } from '../../domain/lending/loan-allocation';
+import { deferralGuardrails, deferralProgramBody } from '../../scripts/hardship-bodies';
 import { approvedLoan } from '../activities/ledger-fixtures';
 import {
   type Credential,
@@ -23,7 +24,6 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
-import { deferralProgramBody, offerTestGuardrails } from '../support/hardship';
 import { expectShapeA, type Json, openCase } from './helpers';
 
 const offers = '/v1/servicing/hardship-offers';
@@ -51,7 +51,7 @@ beforeAll(async () => {
     admin,
     'PUT',
     '/v1/servicing/admin/hardship-policies/guardrails',
-    offerTestGuardrails,
+    deferralGuardrails,
   );
   expect(guardrails.status, JSON.stringify(guardrails.body)).toBe(200);
   for (const body of [program('DEFER', 'HARDSHIP_STATEMENT'), program('DEFER_NOW', 'NONE')]) {

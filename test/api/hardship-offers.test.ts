@@ -10,6 +10,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customers, hardshipOfferApprovals, hardshipOffers } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { deferralGuardrails, deferralProgramBody } from '../../scripts/hardship-bodies';
 import { approvedLoan } from '../activities/ledger-fixtures';
 import {
   type Credential,
@@ -19,7 +20,6 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
-import { deferralProgramBody, offerTestGuardrails } from '../support/hardship';
 import { countRows, expectShapeA, type Json, newKey, openCase } from './helpers';
 
 const offers = '/v1/servicing/hardship-offers';
@@ -45,7 +45,7 @@ beforeAll(async () => {
     admin,
     'PUT',
     '/v1/servicing/admin/hardship-policies/guardrails',
-    offerTestGuardrails,
+    deferralGuardrails,
   );
   expect(guardrails.status, JSON.stringify(guardrails.body)).toBe(200);
   const program = await call(

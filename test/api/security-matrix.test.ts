@@ -14,6 +14,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import {
+  deferralGuardrails,
+  deferralProgramBody,
+  deferralProgramSummary,
+} from '../../scripts/hardship-bodies';
 import { approvedLoan } from '../activities/ledger-fixtures';
 import { stageBatch } from '../support/boarding';
 import {
@@ -25,7 +30,6 @@ import {
   testSecrets,
   uniqueTenant,
 } from '../support/context';
-import { deferralProgramBody, deferralProgramSummary, offerTestGuardrails } from '../support/hardship';
 import { createSubscriptionFixture, newSigningSecret } from '../support/webhooks';
 import {
   addEvidence,
@@ -281,7 +285,7 @@ async function buildOwnerResources(): Promise<void> {
 
   // Hardship: guardrails, a program, an offer on the loan (all three installments are due).
   await expectStatus(
-    await call(ctx, o, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', offerTestGuardrails),
+    await call(ctx, o, 'PUT', '/v1/servicing/admin/hardship-policies/guardrails', deferralGuardrails),
     200,
     'guardrails',
   );

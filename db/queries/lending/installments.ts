@@ -53,7 +53,7 @@ export async function insertInstallmentRows(tx: Tx, rows: readonly NewInstallmen
   await insertJsonRows(tx, loanInstallments, rows);
 }
 
-/** Deletes the installments of loan `loanId` and inserts `rows` in their place (batched), in `tx`. */
+/** Deletes the installments of loan `loanId` and inserts `rows` in their place (one insert statement), in `tx`. */
 export async function replaceInstallmentRows(
   tx: Tx,
   tenantId: string,

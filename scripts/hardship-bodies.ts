@@ -1,14 +1,14 @@
 /**
  * Bodies of the hardship admin routes shared by the API tests that need a program to offer
- * (test/api/hardship-offers.test.ts, hardship-offer-process.test.ts, security-matrix.test.ts; spec § Hardship policy
- * overview, DESIGN-processes P5 §1).
+ * (test/api/hardship-offers.test.ts, hardship-offer-process.test.ts, security-matrix.test.ts) and by the fault
+ * benchmark's `worker-servicing` scenario (bench/fault.ts); spec § Hardship policy overview, DESIGN-processes P5 §1.
  */
 
 /**
  * `PUT /v1/servicing/admin/hardship-policies/guardrails`: loans of 2+ installments, any number of hardship cases,
  * no verified contact needed, offers valid ≤ 72 h, documents due ≤ 240 h, up to 6 deferred payments.
  */
-export const offerTestGuardrails = {
+export const deferralGuardrails = {
   minimumLoanAgeInstallments: 2,
   maximumActiveHardshipCasesPerLoan: 1000,
   requireVerifiedContactForOffer: false,
