@@ -437,6 +437,49 @@ function unstorableInputError(errors: FieldError[]): DomainError {
 }
 
 /**
+ * The deepest nesting of arrays and objects a JSON body may have (spec § Limits leaves it open; 64 is ample for
+ * every body of the spec, whose deepest is 4 levels, and far below the depth at which a recursive walk of the
+ * parsed value would exhaust the stack). Checked on the raw text, before anything parses or walks it.
+ */
+export const maxJsonNestingDepth = 64;
+
+/**
+ * Whether the JSON text `text` opens more than `maxDepth` nested arrays or objects. One pass over the characters
+ * with a counter, no recursion and no parse, so a body of any depth costs O(length) and cannot overflow the
+ * stack; brackets inside strings (with their escapes) do not count. Text that is not JSON is measured the same way
+ * and left to the parser to refuse.
+ */
+export function jsonNestingExceeds(text: string, maxDepth: number = maxJsonNestingDepth): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c /* \\ */) i++;
+      else if (ch === 0x22 /* " */) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+/**
+ * Throws 400 Shape A `validation.msg.validation.errors.exist` (one error on `body`,
+ * `validation.msg.json.nesting.too.deep`) when the JSON text nests deeper than `maxJsonNestingDepth`. Called before
+ * any parse of a JSON body: by `storableInput` on every bearer route and by the signed callbacks (channel events,
+ * voice-dispatch events) after their signature check.
+ */
+export function assertJsonNestingWithinLimit(text: string): void {
+  if (!jsonNestingExceeds(text)) return;
+  const message = `The body nests arrays and objects more than ${maxJsonNestingDepth} levels deep; at most ${maxJsonNestingDepth} are accepted.`;
+  throw new DomainError('validation.msg.validation.errors.exist', message, {
+    errors: [fieldError('body', null, message, 'validation.msg.json.nesting.too.deep')],
+  });
+}
+
+/**
  * Throws the 400 of the unstorable-text rule when any string or key of the parsed JSON `value` holds text
  * PostgreSQL cannot store (module note). For routes that read their body themselves (the signed channel-event
  * callback, after its signature check).
@@ -477,9 +520,11 @@ export const storableInput: MiddlewareHandler<AppEnv> = async (c, next) =>
   storableRequestTarget(c, async () => {
     const method = c.req.method;
     if (jsonContentType.test(c.req.header('content-type') ?? '') && method !== 'GET' && method !== 'HEAD') {
+      const text = await c.req.text();
+      assertJsonNestingWithinLimit(text);
       let parsed: unknown;
       try {
-        parsed = JSON.parse(await c.req.text());
+        parsed = JSON.parse(text);
       } catch {
         parsed = undefined;
       }

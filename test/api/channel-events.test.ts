@@ -189,6 +189,20 @@ describe('intake', () => {
     );
   });
 
+  it('a signed body nested 2,000 levels deep → 400 on body before any walk of it (was a stack overflow → 500), nothing stored', async () => {
+    const event = envelope('message.delivery_status', { messageId: 'm', status: 'sent' });
+    const text = JSON.stringify(event).replace(
+      '"status":"sent"',
+      `"status":"sent","deep":${'['.repeat(2000)}${']'.repeat(2000)}`,
+    );
+    const res = await deliver(text);
+    const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['body']);
+    expect(
+      (err.errors[0] as unknown as { userMessageGlobalisationCode: string }).userMessageGlobalisationCode,
+    ).toBe('validation.msg.json.nesting.too.deep');
+    expect(await storedEvents(event.eventId)).toBe(0);
+  });
+
   it('a body over 64 KiB is refused with 413', async () => {
     const big = envelope('message.delivery_status', { messageId: 'm', status: 'x', pad: 'x'.repeat(70_000) });
     expectShapeA(await deliver(big), 413, 'error.msg.payload.too.large');

@@ -354,6 +354,66 @@ describe('text PostgreSQL cannot store', () => {
   });
 });
 
+/** A JSON body whose arrays nest `depth` levels deep under one field: `{"x":[[…]]}` (the object counts as a level). */
+function nestedBody(depth: number): string {
+  return `{"x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+}
+
+describe('deeply nested JSON (at most 64 levels)', () => {
+  it('every JSON operation answers a body nested 2,000 levels deep with 400 on body (it used to overflow the stack → 500), nothing stored', async () => {
+    const tenant = await credentialFor(ctx, uniqueTenant('edge-deep'), { scopes: allScopes });
+    const before = await tenantRowCounts(tenant.tenant);
+    const failures: string[] = [];
+    let sent = 0;
+    for (const op of operations()) {
+      if (op.bodySchema === null) continue;
+      const query = op.parameters
+        .filter((p) => p.in === 'query' && p.required && p.schema?.enum)
+        .map((p) => `${p.name}=${p.schema.enum[0]}`)
+        .join('&');
+      const res = await sendJson(op, pathWith(op) + (query ? `?${query}` : ''), nestedBody(2000), {}, tenant);
+      sent += 1;
+      try {
+        if (op.problem) {
+          expectProblemFields(res, ['body'], 'validation.msg.json.nesting.too.deep');
+        } else {
+          const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['body']);
+          expect((err.errors[0] as Json).userMessageGlobalisationCode).toBe(
+            'validation.msg.json.nesting.too.deep',
+          );
+        }
+      } catch (e) {
+        failures.push(
+          `${op.method} ${op.path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)} (${e})`,
+        );
+      }
+    }
+    expect(sent).toBeGreaterThanOrEqual(25);
+    expect(failures).toEqual([]);
+    expect(await tenantRowCounts(tenant.tenant)).toEqual(before);
+  });
+
+  it('65 levels is refused; 64 levels passes the limit and reaches the schema (its unknown field is named)', async () => {
+    const op = { method: 'POST' };
+    const deep = await sendJson(op, '/v1/servicing/cases', nestedBody(65));
+    const err = expectShapeA(deep, 400, 'validation.msg.validation.errors.exist', ['body']);
+    expect((err.errors[0] as Json).userMessageGlobalisationCode).toBe('validation.msg.json.nesting.too.deep');
+    const atLimit = await sendJson(op, '/v1/servicing/cases', nestedBody(64));
+    expect(atLimit.status).toBe(400);
+    expect(JSON.stringify(atLimit.body)).not.toContain('nesting.too.deep');
+    expect(JSON.stringify(atLimit.body)).toContain('"x"');
+  });
+
+  it('brackets inside strings do not count', async () => {
+    const res = await sendJson(
+      { method: 'POST' },
+      '/v1/servicing/cases',
+      JSON.stringify({ summary: '['.repeat(500), customerRef: 'cus_1', caseTypeCode: 'NOPE' }),
+    );
+    expect(JSON.stringify(res.body)).not.toContain('nesting.too.deep');
+  });
+});
+
 describe('Idempotency-Key', () => {
   it.each([
     ['a lone surrogate, as its UTF-8 bytes read by HTTP (latin-1)', 'k-\u00ed\u00a0\u0080'],

@@ -342,6 +342,18 @@ function callback(
   })();
 }
 
+/** Posts a callback whose `data` nests 2,000 arrays deep (the exact text, not through JSON.stringify). */
+async function deepCallback(dispatchId: number | string, token: string) {
+  const text = `{"eventId":"deep","eventType":"call.answered","occurredAt":"${new Date().toISOString()}","data":{"d":${'['.repeat(2000)}${']'.repeat(2000)}}}`;
+  const res = await ctx.app.request(`${dispatches}/${dispatchId}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [tokenHeader]: token },
+    body: text,
+  });
+  const raw = await res.text();
+  return { status: res.status, body: raw ? JSON.parse(raw) : null, headers: res.headers };
+}
+
 describe('voice dispatches', () => {
   it('creates a dispatch pinned to the active version, with its task and a token shown once', async () => {
     const { workflowId, customer, caseId, created } = await dispatchFixture();
@@ -538,6 +550,15 @@ describe('voice dispatches', () => {
       401,
       'error.msg.not.authenticated',
     );
+  });
+
+  it('a callback body nested 2,000 levels deep → 400 on body (was a stack overflow → 500); the event id stays free', async () => {
+    const { created } = await dispatchFixture();
+    const res = await deepCallback(created.dispatchId, created.taskToken as string);
+    const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['body']);
+    expect((err.errors[0] as Json).userMessageGlobalisationCode).toBe('validation.msg.json.nesting.too.deep');
+    const after = await callback(created.dispatchId, created.taskToken as string, { eventId: 'deep' });
+    expect(after.body).toMatchObject({ eventId: 'deep', duplicate: false });
   });
 
   it('a callback body over 64 KiB is refused with 413 Shape A before anything is recorded', async () => {

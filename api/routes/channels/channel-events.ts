@@ -22,7 +22,7 @@ import type { AppEnv } from '../../env';
 import { sendShapeA } from '../../errors';
 import { callbackBodyLimit } from '../../middleware/callback-body-limit';
 import { channelEventAccepted, channelEventBody, channelEventData } from '../../schemas/channel-events';
-import { assertStorableJson, issuesToError } from '../../validation';
+import { assertJsonNestingWithinLimit, assertStorableJson, issuesToError } from '../../validation';
 
 const bodyBytesMax = 64 * 1024;
 
@@ -89,13 +89,22 @@ export const channelEventRoutes = new Hono<AppEnv>().post(
     }
     c.set('tenantId', gateway.tenantId);
 
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(rawBody));
-    } catch {
-      throw new DomainError('validation.msg.validation.errors.exist', 'The body is not valid UTF-8 JSON.', {
+    const notJson = () =>
+      new DomainError('validation.msg.validation.errors.exist', 'The body is not valid UTF-8 JSON.', {
         errors: [fieldError('body', null, 'The body is not valid UTF-8 JSON.')],
       });
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(rawBody);
+    } catch {
+      throw notJson();
+    }
+    assertJsonNestingWithinLimit(text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw notJson();
     }
     assertStorableJson(parsed);
     const envelope = v.safeParse(channelEventBody, parsed);

@@ -33,7 +33,14 @@ import {
   voiceDispatchEventBody,
   voiceDispatchResponse,
 } from '../../schemas/voice';
-import { assertStorableJson, issuesToError, jsonBody, noQuery, pathParams } from '../../validation';
+import {
+  assertJsonNestingWithinLimit,
+  assertStorableJson,
+  issuesToError,
+  jsonBody,
+  noQuery,
+  pathParams,
+} from '../../validation';
 import { operationContext } from '../context';
 
 const tags = ['Servicing: voice provider'];
@@ -163,13 +170,22 @@ export const voiceDispatchCallbackRoutes = new Hono<AppEnv>().post(
     if (tenantId === null || dispatchId === null) return refuse();
     c.set('tenantId', tenantId);
 
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await c.req.arrayBuffer()));
-    } catch {
-      throw new DomainError('validation.msg.validation.errors.exist', 'The body is not valid UTF-8 JSON.', {
+    const notJson = () =>
+      new DomainError('validation.msg.validation.errors.exist', 'The body is not valid UTF-8 JSON.', {
         errors: [fieldError('body', null, 'The body is not valid UTF-8 JSON.')],
       });
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(await c.req.arrayBuffer());
+    } catch {
+      throw notJson();
+    }
+    assertJsonNestingWithinLimit(text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw notJson();
     }
     assertStorableJson(parsed);
     const checked = v.safeParse(voiceDispatchEventBody, parsed);
