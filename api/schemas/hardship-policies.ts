@@ -10,6 +10,7 @@ import * as v from 'valibot';
 import { permissions } from '../../domain/auth';
 import {
   hardshipProgramStates,
+  nativeLoanCapabilities,
   reliefTypes,
   specialistConditions,
 } from '../../domain/servicing/hardship-policy';
@@ -77,7 +78,10 @@ const programTerms = v.strictObject({
     ),
     currencies: codeList(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code.'))),
     repaymentFrequencies: codeList(code),
-    requiredNativeCapability: code,
+    requiredNativeCapability: v.picklist(
+      nativeLoanCapabilities,
+      `must be a native capability this engine supports: ${nativeLoanCapabilities.join(', ')}.`,
+    ),
   }),
   workflow: v.strictObject({
     caseType: code,

@@ -13,6 +13,7 @@ import {
   type HardshipGuardrailSettings,
   type HardshipGuardrails,
   type HardshipProgramSummary,
+  isSupportedNativeCapability,
   programSummaryOf,
 } from '../../domain/servicing/hardship-policy';
 import { localDate } from '../../domain/time-zone';
@@ -123,14 +124,22 @@ export async function programViews(tx: Tx, tenantId: string, today: string): Pro
   return views;
 }
 
-/** True when every ACTIVE program's version in effect satisfies `guardrails` (domain `guardrailViolations`). */
+/**
+ * True when every ACTIVE program's version in effect satisfies `guardrails` (domain `guardrailViolations`) and
+ * requires only a native capability this engine supports (domain `isSupportedNativeCapability`; a program stored
+ * before that rule with another capability can make no offer, so the portfolio is not valid).
+ */
 export function portfolioValidOf(
   guardrails: HardshipGuardrailSettings,
   programs: HardshipProgramView[],
 ): boolean {
   return programs
     .filter((p) => p.state === 'ACTIVE')
-    .every((p) => guardrailViolations(guardrails, p.summary).length === 0);
+    .every(
+      (p) =>
+        guardrailViolations(guardrails, p.summary).length === 0 &&
+        isSupportedNativeCapability(p.summary.scope.requiredNativeCapability),
+    );
 }
 
 /**

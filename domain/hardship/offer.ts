@@ -69,12 +69,8 @@ export interface HardshipLoanFacts {
   activeRestrictionTypes: readonly string[];
 }
 
-/**
- * The native capabilities of every loan this engine services (a program's `requiredNativeCapability` must be one):
- * `SCHEDULE_RESHAPE`, the engine reshapes the loan's own schedule (domain/hardship/relief.ts). Grows as the engine
- * gains capabilities; a loan serviced elsewhere would have none.
- */
-export const nativeLoanCapabilities = ['SCHEDULE_RESHAPE'] as const;
+/** The native capabilities of every loan this engine services (domain/servicing/hardship-policy.ts). */
+export { nativeLoanCapabilities } from '../servicing/hardship-policy';
 
 /** The request: the reason the borrower gives and the relief asked for. */
 export interface HardshipOfferRequest {

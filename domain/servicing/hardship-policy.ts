@@ -179,6 +179,26 @@ export interface GuardrailViolation {
 }
 
 /**
+ * The native capabilities of every loan this engine services; a program's `scope.requiredNativeCapability` must be
+ * one of them (spec § Hardship policy overview, Program `scope`): `SCHEDULE_RESHAPE`, the engine reshapes the loan's
+ * own schedule (domain/hardship/relief.ts). Grows as the engine gains capabilities. A program that requires any
+ * other capability could never make an offer (every offer would be INELIGIBLE), so the program routes refuse it
+ * and the overview's `portfolioValid` is false while one stored before that rule is ACTIVE.
+ */
+export const nativeLoanCapabilities = ['SCHEDULE_RESHAPE'] as const;
+
+/** A capability this engine has (`nativeLoanCapabilities`). */
+export type NativeLoanCapability = (typeof nativeLoanCapabilities)[number];
+
+/**
+ * Whether a program's `requiredNativeCapability` is one this engine supports (`nativeLoanCapabilities`), or empty
+ * (no capability required, as domain/hardship/offer.ts reads an empty value).
+ */
+export function isSupportedNativeCapability(capability: string): boolean {
+  return capability === '' || (nativeLoanCapabilities as readonly string[]).includes(capability);
+}
+
+/**
  * The guardrails a program version breaks (DESIGN-processes P5), empty when it satisfies them all:
  * - `offerValidityHours` above `offerValidityHoursMaximum`;
  * - a PAYMENT_DEFERRAL or FORBEARANCE whose `humanApprovalMaximum` (installments; the largest relief the program

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getHardshipPolicyOverview } from '../../db/queries/hardship-policies';
+import { getHardshipPolicyOverview, portfolioValidOf } from '../../db/queries/hardship-policies';
 import { hardshipGuardrailVersions, hardshipPrograms, hardshipProgramVersions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
@@ -304,6 +304,61 @@ describe('hardship programs', () => {
       ['programCode'],
     );
     expect(await countRows(ctx, cred.tenant, hardshipPrograms)).toBe(1);
+  });
+
+  it('refuses a requiredNativeCapability the engine does not support with 400 naming the supported ones (a program requiring one could make no offer), storing nothing', async () => {
+    const cred = await admin();
+    await setGuardrails(cred);
+    const scope = { ...(summaryBody().scope as Json), requiredNativeCapability: 'TELEPATHY' };
+    const refused = expectShapeA(
+      await call(ctx, cred, 'POST', programs, programBody(newCode(), { summary: summaryBody({ scope }) })),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['summary.scope.requiredNativeCapability'],
+    );
+    expect(refused.errors[0]?.developerMessage).toContain('SCHEDULE_RESHAPE');
+    expect(await countRows(ctx, cred.tenant, hardshipPrograms)).toBe(0);
+    // A new version is held to the same rule.
+    const code = newCode();
+    await createProgram(cred, code);
+    expectShapeA(
+      await call(ctx, cred, 'POST', `${programs}/${code}/versions`, {
+        effectiveFrom: today,
+        summary: summaryBody({ scope }),
+      }),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['summary.scope.requiredNativeCapability'],
+    );
+    expect(await countRows(ctx, cred.tenant, hardshipProgramVersions)).toBe(1);
+    // The document names the supported values on the program routes' bodies.
+    const doc = JSON.stringify((await call(ctx, cred, 'GET', '/v1/openapi.json')).body);
+    const documented = [...doc.matchAll(/"requiredNativeCapability":\{"enum":\[([^\]]*)\]/g)].map((m) => m[1]);
+    expect(documented.length).toBeGreaterThanOrEqual(2);
+    for (const values of documented) expect(values).toBe('"SCHEDULE_RESHAPE"');
+  });
+
+  it('portfolioValid is false while an ACTIVE program requires a capability the engine lacks (stored before the rule)', async () => {
+    const cred = await admin();
+    await setGuardrails(cred);
+    await createProgram(cred, newCode());
+    const read = await overview(cred);
+    expect(read.portfolioValid).toBe(true);
+    const guardrails = {
+      ...read.commonGuardrails,
+      specialistConditions: read.commonGuardrails.specialistConditions,
+    };
+    const [program] = read.programs;
+    const lacking = {
+      ...program,
+      summary: {
+        ...program.summary,
+        scope: { ...program.summary.scope, requiredNativeCapability: 'TELEPATHY' },
+      },
+    };
+    expect(portfolioValidOf(guardrails, [program])).toBe(true);
+    expect(portfolioValidOf(guardrails, [lacking])).toBe(false);
+    expect(portfolioValidOf(guardrails, [{ ...lacking, state: 'RETIRED' }])).toBe(true);
   });
 
   it('refuses each guardrail breach with 409 naming the guardrail, storing nothing', async () => {
