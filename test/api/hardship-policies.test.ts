@@ -333,7 +333,9 @@ describe('hardship programs', () => {
     expect(await countRows(ctx, cred.tenant, hardshipProgramVersions)).toBe(1);
     // The document names the supported values on the program routes' bodies.
     const doc = JSON.stringify((await call(ctx, cred, 'GET', '/v1/openapi.json')).body);
-    const documented = [...doc.matchAll(/"requiredNativeCapability":\{"enum":\[([^\]]*)\]/g)].map((m) => m[1]);
+    const documented = [...doc.matchAll(/"requiredNativeCapability":\{"enum":\[([^\]]*)\]/g)].map(
+      (m) => m[1],
+    );
     expect(documented.length).toBeGreaterThanOrEqual(2);
     for (const values of documented) expect(values).toBe('"SCHEDULE_RESHAPE"');
   });
