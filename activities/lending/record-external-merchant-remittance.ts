@@ -26,6 +26,8 @@ export interface RecordExternalMerchantRemittanceInput extends OperationContext 
   periodEnd: string;
   /** Decimal string > 0 in the advance's currency. */
   amount: string;
+  /** ISO 4217 code; optional, but when given it must be the advance's currency. */
+  currency?: string;
   /** The source system's unique reference of this remittance: unique per tenant for ever. */
   externalRecordRef: string;
   /** ISO date the money arrived: the posting's value date; not in the future. */
@@ -44,7 +46,8 @@ export interface RecordExternalMerchantRemittanceInput extends OperationContext 
  * `{advanceId, periodStart, periodEnd, amount, effectiveDate}`) answers the recorded remittance in its current
  * state; other content → 409 `error.msg.external.record.ref.conflict` (as loans' record-external).
  *
- * Errors: 400 naming `periodStart`/`periodEnd` (period rule), `amount` (malformed, not above zero, over-precise),
+ * Errors: 400 `validation.msg.payment.currency.mismatch` naming `currency` when it is given and is not the
+ * advance's (checked first, nothing stored); 400 naming `periodStart`/`periodEnd` (period rule), `amount` (malformed, not above zero, over-precise),
  * `effectiveDate` (not a date, in the future), `externalRecordRef` (looks like an identifier; not echoed); 404 when
  * the tenant has no such advance; 409 `error.msg.merchant.period.overlap` when the period overlaps a reported
  * sales period without being it; 409 `error.msg.merchant.remittance.exceeds.outstanding` when the amount is above
@@ -59,6 +62,14 @@ export function recordExternalMerchantRemittance(deps: Deps) {
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const advance = await lockMerchantAdvance(tx, input.tenantId, input.advanceId);
       const currency = advance.currencyCode;
+      if (input.currency !== undefined && input.currency !== currency) {
+        const message = `currency ${input.currency} differs from the advance's currency ${currency}.`;
+        throw new DomainError('validation.msg.payment.currency.mismatch', message, {
+          errors: [
+            fieldError('currency', input.currency, message, 'validation.msg.payment.currency.mismatch'),
+          ],
+        });
+      }
       const money = moneyOfInput(input.amount, currency);
       const contentDigest = contentDigestOf({
         kind: 'merchant-remittance',

@@ -134,6 +134,8 @@ export const recordMerchantRemittanceBody = v.pipe(
     periodStart: isoDate('periodStart'),
     periodEnd: isoDate('periodEnd'),
     amount: decimalAmount('amount'),
+    /** Optional, as every other record-external body carries it: must be the advance's currency (else 400). */
+    currency: v.optional(currency),
     externalRecordRef: guardedText('externalRecordRef', 128),
     effectiveDate: isoDate('effectiveDate'),
   }),

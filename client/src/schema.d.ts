@@ -2041,7 +2041,7 @@ export interface paths {
         put?: never;
         /**
          * Record an external remittance
-         * @description Posted value-dated to effectiveDate: Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE. Counts as settled and posted for its period in the reconciliation; several remittances may share a period. Event `merchant.remittance.posted`.
+         * @description Posted value-dated to effectiveDate: Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE. `currency` is optional; when given it must be the advance's currency (else 400 `validation.msg.payment.currency.mismatch`). Counts as settled and posted for its period in the reconciliation; several remittances may share a period. Event `merchant.remittance.posted`.
          *
          *     Scope `lending:write`, permission `RECORD_MERCHANTREMITTANCE`.
          */
@@ -4615,7 +4615,8 @@ export interface operations {
                             jurisdictions: string[];
                             currencies: string[];
                             repaymentFrequencies: string[];
-                            requiredNativeCapability: string;
+                            /** @enum {string} */
+                            requiredNativeCapability: "SCHEDULE_RESHAPE";
                         };
                         workflow: {
                             caseType: string;
@@ -4712,7 +4713,8 @@ export interface operations {
                             jurisdictions: string[];
                             currencies: string[];
                             repaymentFrequencies: string[];
-                            requiredNativeCapability: string;
+                            /** @enum {string} */
+                            requiredNativeCapability: "SCHEDULE_RESHAPE";
                         };
                         workflow: {
                             caseType: string;
@@ -9821,6 +9823,8 @@ export interface operations {
                     /** Format: date */
                     periodEnd: string;
                     amount: string;
+                    /** @enum {string} */
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
                     externalRecordRef: string;
                     /** Format: date */
                     effectiveDate: string;

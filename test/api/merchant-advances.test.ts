@@ -627,3 +627,38 @@ describe('remittances and the reconciliation', () => {
     expect(await tenantTrialBalance(cred.tenant)).toBe(0n);
   });
 });
+
+describe('record-external remittance currency', () => {
+  it("accepts `currency` as every other record-external body does: the advance's currency is posted; another → 400 naming currency, nothing stored", async () => {
+    const advance = await newAdvance();
+    const id = advance.advanceId as string;
+    const path = `/v1/merchant-advances/${id}/remittances/record-external`;
+    const body = (overrides: Record<string, unknown>) => ({
+      periodStart: '2025-03-04',
+      periodEnd: '2025-03-04',
+      amount: '1.00',
+      externalRecordRef: ref('rem'),
+      effectiveDate: '2025-03-04',
+      ...overrides,
+    });
+    const other = advance.currency === 'EUR' ? 'USD' : 'EUR';
+    const linesBefore = (await journalOf(id)).lines.length;
+    const refused = expectShapeA(
+      await call(ctx, cred, 'POST', path, body({ currency: other })),
+      400,
+      'validation.msg.payment.currency.mismatch',
+      ['currency'],
+    );
+    expect(refused.errors[0]?.developerMessage).toContain(advance.currency as string);
+    expect((await journalOf(id)).lines.length).toBe(linesBefore);
+    const posted = await call(ctx, cred, 'POST', path, body({ currency: advance.currency }));
+    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.body).toMatchObject({ amount: '1.00', currency: advance.currency, status: 'POSTED' });
+    expectShapeA(
+      await call(ctx, cred, 'POST', path, body({ currency: 'usd' })),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['currency'],
+    );
+  });
+});

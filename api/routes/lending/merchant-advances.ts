@@ -158,8 +158,9 @@ export const merchantAdvanceRoutes = factory
     },
   )
   /**
-   * Records a remittance received outside the system `{periodStart, periodEnd, amount, externalRecordRef,
-   * effectiveDate}` → 201, posted to the ledger. The same externalRecordRef with the same content → the remittance
+   * Records a remittance received outside the system `{periodStart, periodEnd, amount, currency?, externalRecordRef,
+   * effectiveDate}` → 201, posted to the ledger; `currency` other than the advance's → 400
+   * `validation.msg.payment.currency.mismatch`. The same externalRecordRef with the same content → the remittance
    * as it stands (201); other content → 409 `error.msg.external.record.ref.conflict`; above the outstanding purchased
    * amount → 409 `error.msg.merchant.remittance.exceeds.outstanding`.
    */
@@ -169,7 +170,7 @@ export const merchantAdvanceRoutes = factory
       tags,
       summary: 'Record an external remittance',
       description:
-        'Posted value-dated to effectiveDate: Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE. Counts as settled and posted for its period in the reconciliation; several remittances may share a period. Event `merchant.remittance.posted`.',
+        "Posted value-dated to effectiveDate: Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE. `currency` is optional; when given it must be the advance's currency (else 400 `validation.msg.payment.currency.mismatch`). Counts as settled and posted for its period in the reconciliation; several remittances may share a period. Event `merchant.remittance.posted`.",
       scope: 'lending:write',
       permission: 'RECORD_MERCHANTREMITTANCE',
       mutation: true,
