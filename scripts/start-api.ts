@@ -19,6 +19,7 @@ import { applyMigrations } from '../db/migrate';
 import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { clusterMetricsOfApiProcess, serveClusterMetrics } from '../workers/metrics';
+import { temporalChannelArgs } from '../workers/temporal-channel';
 import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
 
@@ -39,7 +40,11 @@ async function runApiProcess(): Promise<void> {
   const tracing = startTracing({ serviceName: 'lending-api' });
   const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
   await applyMigrations(db);
-  const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
+  const connection = await Connection.connect({
+    address: temporalAddress,
+    connectTimeout: '30 seconds',
+    channelArgs: temporalChannelArgs,
+  });
   const client = new Client({
     connection,
     namespace: config.temporalNamespace,

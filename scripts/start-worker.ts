@@ -26,6 +26,7 @@ import {
   ensureSearchAttributes,
   freeLoopbackPort,
   installTemporalRuntime,
+  temporalChannelArgs,
   temporalSdkMetricsUrl,
 } from '../workers/temporal';
 import { startTracing, temporalClientInterceptors } from '../workers/tracing';
@@ -55,7 +56,11 @@ const bundlePath = config.workflowBundlePath ?? (existsSync(builtBundle) ? built
 
 const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
 await applyMigrations(db);
-const connection = await Connection.connect({ address: temporalAddress, connectTimeout: '30 seconds' });
+const connection = await Connection.connect({
+  address: temporalAddress,
+  connectTimeout: '30 seconds',
+  channelArgs: temporalChannelArgs,
+});
 await ensureSearchAttributes(connection, config.temporalNamespace, logger);
 const client = new Client({
   connection,

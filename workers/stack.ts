@@ -17,11 +17,12 @@ import { serveApi } from '../api/server';
 import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
+import { endWithThisProcess } from './child-watchdog';
 import { apiConfigOf, operationDeps, type ServiceConfig } from './config';
 import type { WorkflowBundle } from './registry';
 import { parseQueues, runWorkers } from './run';
 import { pepperCheck, removeRuntimeFile, writeRuntimeFile } from './runtime-file';
-import { ensureSearchAttributes, temporalSdkMetricsUrl } from './temporal';
+import { ensureSearchAttributes, temporalChannelArgs, temporalSdkMetricsUrl } from './temporal';
 import { startTemporalDevServer } from './temporal-server';
 import { temporalClientInterceptors } from './tracing';
 
@@ -59,7 +60,16 @@ export async function startStack(
         port: config.embeddedPostgresPort,
         log: (line) => logger.debug({ postgres: line }),
       });
-      stops.push(embedded.stop);
+      // PostgreSQL ends with this process even when it is killed (workers/child-watchdog.ts); SIGINT is its fast
+      // shutdown. An orderly stop releases the watchdog and stops the server itself.
+      const watchdog =
+        embedded.pid === null
+          ? null
+          : endWithThisProcess({ pid: embedded.pid, signal: 'SIGINT', group: false });
+      stops.push(async () => {
+        watchdog?.release();
+        await embedded.stop();
+      });
       databaseUrl = embedded.url;
     }
     const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
@@ -79,7 +89,9 @@ export async function startStack(
         uiPort: config.temporalUiPort,
         dbFile: `${config.dataDir}/temporal/temporal.sqlite`,
         namespace: config.temporalNamespace,
-        log: (line) => logger.debug({ temporal: line }),
+        // Its output goes to a file, never to a pipe of ours: a pipe breaks when this process dies.
+        logFile: `${config.dataDir}/temporal/temporal.log`,
+        log: (line) => logger.info(line),
       });
       stops.push(server.stop);
       temporalAddress = server.address;
@@ -90,6 +102,7 @@ export async function startStack(
     const connection = await Connection.connect({
       address: temporalAddress,
       connectTimeout: config.temporalAddress ? '30 seconds' : '60 seconds',
+      channelArgs: temporalChannelArgs,
     });
     stops.push(() => connection.close());
     await ensureSearchAttributes(connection, config.temporalNamespace, logger);

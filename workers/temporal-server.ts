@@ -3,12 +3,17 @@
  * `temporal` on PATH, else the project's tools folder, built there by
  * scripts/tools/build-temporal-cli.sh (`go install`, first time only). The dev server keeps its
  * state in a SQLite file under the data folder and serves the Web UI.
+ *
+ * The dev server never outlives the process that started it, however that process ends: it runs in a process
+ * group of its own, its output goes to a file (or nowhere), never to a pipe of ours that would break when we die,
+ * and a watchdog (workers/child-watchdog.ts) ends its group once we are gone, even after a SIGKILL.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { searchAttributes } from '../domain/ids';
+import { endWithThisProcess } from './child-watchdog';
 import { projectRoot } from './config';
 
 function onPath(binary: string): string | undefined {
@@ -69,7 +74,9 @@ export interface DevServer {
 
 /**
  * Starts `temporal server start-dev` on loopback with the project's search attributes.
- * `dbFile` undefined keeps the state in memory (tests).
+ * `dbFile` undefined keeps the state in memory (tests). The server's output is appended to `logFile` when given
+ * (`npm start`: `<DATA_DIR>/temporal/temporal.log`), else discarded; `log` only hears about the CLI build and an
+ * early exit. `stop()` sends SIGTERM to the server's process group, SIGKILL after 5 s.
  */
 export async function startTemporalDevServer(options: {
   port: number;
@@ -78,6 +85,8 @@ export async function startTemporalDevServer(options: {
   namespace?: string;
   /** More namespaces to create at launch (with the same search attributes), e.g. one per test worker process. */
   extraNamespaces?: string[];
+  /** A file the server's stdout and stderr are appended to; nothing is kept when absent. */
+  logFile?: string;
   log?: (line: string) => void;
 }): Promise<DevServer> {
   const cli = resolveTemporalCli(options.log);
@@ -102,16 +111,36 @@ export async function startTemporalDevServer(options: {
   }
   for (const [name, type] of Object.entries(searchAttributes))
     args.push('--search-attribute', `${name}=${type}`);
+  let output: number | 'ignore' = 'ignore';
+  if (options.logFile) {
+    mkdirSync(path.dirname(options.logFile), { recursive: true });
+    output = openSync(options.logFile, 'a');
+  }
+  // Its own process group (detached), so the watchdog can end it whole and a Ctrl-C reaches only our orderly stop.
   const child = spawn(cli, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', output, output],
+    detached: true,
     env: { ...process.env, TEMPORAL_VERSION_CHECK_DISABLED: '1' },
   });
-  child.stdout?.on('data', (chunk) => options.log?.(String(chunk).trimEnd()));
-  child.stderr?.on('data', (chunk) => options.log?.(String(chunk).trimEnd()));
+  if (typeof output === 'number') closeSync(output);
+  const watchdog =
+    child.pid === undefined ? null : endWithThisProcess({ pid: child.pid, signal: 'SIGTERM', group: true });
   const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`temporal server exited early with code ${code}`))),
+    child.once('exit', (code) =>
+      reject(
+        new Error(
+          `temporal server exited early with code ${code}${options.logFile ? ` (its output: ${options.logFile})` : ''}`,
+        ),
+      ),
+    ),
   );
-  await Promise.race([waitForPort(options.port, 60_000), exited]);
+  try {
+    await Promise.race([waitForPort(options.port, 60_000), exited]);
+  } catch (err) {
+    watchdog?.release();
+    if (child.exitCode === null && child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+    throw err;
+  }
   exited.catch(() => {});
   return {
     address: `127.0.0.1:${options.port}`,
@@ -119,10 +148,25 @@ export async function startTemporalDevServer(options: {
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        watchdog?.release();
+        if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve();
+        const pid = child.pid;
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+        killGroup(pid, 'SIGTERM');
+        setTimeout(() => killGroup(pid, 'SIGKILL'), 5000).unref();
       }),
   };
+}
+
+/** Signals the process group led by `pid` (the dev server is spawned detached), or just `pid` if that fails. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
 }

@@ -93,3 +93,5 @@ export function freeLoopbackPort(): Promise<number> {
     });
   });
 }
+
+export { temporalChannelArgs } from './temporal-channel';

@@ -11,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { createDb } from '../../db/client';
 import { freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { applyMigrations } from '../../db/migrate';
+import { endWithThisProcess } from '../../workers/child-watchdog';
 import { workflowInterceptorModules, workflowsPath } from '../../workers/queue-worker';
 import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
 import { testNamespaces } from './namespaces';
@@ -49,6 +50,9 @@ export default async function setup(project: TestProject) {
     throw failure.reason;
   }
   const [pg, temporal, bundle] = [pgResult.value, temporalResult.value, bundleResult.value];
+  // PostgreSQL ends with the test run even when the runner is killed (the dev server has its own watchdog).
+  const pgWatchdog =
+    pg.pid === null ? null : endWithThisProcess({ pid: pg.pid, signal: 'SIGINT', group: false });
   const { db, close } = createDb(pg.url, { maxConnections: 1 });
   await applyMigrations(db);
   await close();
@@ -60,6 +64,7 @@ export default async function setup(project: TestProject) {
   project.provide('testServerPath', testServerPath);
   return async () => {
     await temporal.stop();
+    pgWatchdog?.release();
     await pg.stop();
     await rm(dir, { recursive: true, force: true });
   };
