@@ -44,6 +44,8 @@ export function renderStatementPdf(statement: StatementView, parties: StatementP
     doc.on('error', reject);
   });
   const money = (amount: string) => `${amount} ${f.currency}`;
+  /** A credit (an amount that lowers the balance) printed with a minus sign: `credit` below. */
+  const creditMoney = (amount: string) => money(credit(amount));
   const left = 54;
   const width = 612 - 2 * 54;
   const row = (label: string, value: string, bold = false) => {
@@ -82,8 +84,8 @@ export function renderStatementPdf(statement: StatementView, parties: StatementP
   doc.moveDown(0.4);
   row('Previous balance', money(f.previousBalance));
   row('Disbursements', money(f.disbursements));
-  row('Payments', `-${money(f.payments)}`);
-  row('Other credits', `-${money(f.otherCredits)}`);
+  row('Payments', creditMoney(f.payments));
+  row('Other credits', creditMoney(f.otherCredits));
   row('Interest charged', money(f.interestCharged));
   row('Fees charged', money(f.feesCharged));
   row('New balance', money(f.newBalance), true);
@@ -128,4 +130,15 @@ export function renderStatementPdf(statement: StatementView, parties: StatementP
     );
   doc.end();
   return done;
+}
+
+/**
+ * A decimal string (as stored, e.g. `"444.24"`) negated for print as a credit: `"-444.24"`; zero stays unsigned
+ * (`"0.00"`, never `"-0.00"`) and a negative amount (a credit that raised the balance) prints positive
+ * (`"-5.00"` → `"5.00"`, never `"--5.00"`). Pure text: the digits are kept exactly, never re-computed.
+ */
+export function credit(amount: string): string {
+  if (amount.startsWith('-')) return amount.slice(1);
+  if (/^[0.]*$/.test(amount)) return amount;
+  return `-${amount}`;
 }

@@ -55,11 +55,16 @@
  * elapsed in its period ÷ days of the period, HALF_EVEN, as Fineract's periodic accrual) less what is already
  * paid of its interest. No interest of later periods and no fee or penalty of a later installment is part of
  * it. A payment value-dated to a day on which it covers that amount, on a loan whose whole scheduled principal is
- * disbursed by then and which still owes something, IS the payoff: before it is allocated, the rest of each later
- * installment's interest (above the accrued or already paid part) and its unpaid fees and penalties are waived
- * (`…WaivedMinor`, never income: the ledger is cash-based), the payment then pays everything left by the
- * strategy's order, and whatever exceeds the payoff is an overpayment. So paying the quoted payoff on its date
- * closes the loan to the cent.
+ * disbursed by then and which still owes something, IS the payoff. It is allocated first, waived after: (1) the
+ * payoff amount pays, in the strategy's order, what the payoff keeps owed (all principal, the components above,
+ * the accrued interest), which settles every principal slot; (2) the rest of the payment pays, in the strategy's
+ * order again, the later interest, fees and penalties still unpaid (paid in advance, as Apache Fineract's
+ * advanced payment allocation does with the `IN_ADVANCE_*` rules of a repayment before the due date); (3) only
+ * then, principal being settled, what is still unpaid of them is waived (`…WaivedMinor`, never income: the ledger
+ * is cash-based), and what exceeds everything is an overpayment. So paying exactly the quoted payoff on its date
+ * closes the loan to the cent (all later charges waived), and paying more pays later charges before anything is an
+ * overpayment: Fineract's published case of a 1,000.00 loan with a 20.00 fee due 2023-02-01 paid 1,020.00 on
+ * 2023-01-10 pays the fee 20.00 and closes the loan (`closed.obligations.met`, not `overpaid`).
  *
  * Principal forgiveness (`AllocationInput.principalForgiveness`; issue 10 §2 hardship relief
  * `PRINCIPAL_FORGIVENESS`, activities/lending/loan-relief.ts): principal written off by a relief has already been
@@ -260,7 +265,10 @@ export interface PaymentAllocation {
   paymentId: number;
   valueDate: string;
   amountMinor: bigint;
-  /** In the order the money was applied, one line per (installment, component), the overpayment last. */
+  /**
+   * In the strategy's order for the payment's value date (the order the money was applied; a payoff's two passes
+   * are merged into it), one line per (installment, component), the overpayment last.
+   */
   lines: AllocationLine[];
   principalMinor: bigint;
   interestMinor: bigint;
@@ -787,9 +795,9 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
       continue;
     }
     // A payment that covers the payoff on its value date pays the loan off (module note, `payoffRule`).
-    let payoff = false;
+    let quote: PayoffQuote | null = null;
     if (lentOf() === scheduledPrincipal && installments.some((_, index) => outstandingOf(index) > 0n)) {
-      const quote = payoffRule(
+      const candidate = payoffRule(
         installments.map((installment, index) => ({
           fromDay: installment.fromDay,
           dueDay: installment.dueDay,
@@ -800,41 +808,69 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
         lentOf() - principalRepaid,
         event.day,
       );
-      if (event.amountMinor >= quote.totalMinor) {
-        payoff = true;
-        for (const [index, installment] of installments.entries()) {
-          const kept = quote.keptMinor[index]!;
-          for (const component of ['INTEREST', 'FEE', 'PENALTY'] as const) {
-            waived[index]![component] = installment.dueMinor[component] - kept[component];
-          }
-        }
-      }
+      if (event.amountMinor >= candidate.totalMinor) quote = candidate;
     }
     let remaining = event.amountMinor;
     const lines = new Map<string, InstallmentAllocationLine>();
     const totals: ComponentRecord = zeroRecord();
-    for (const [index, component] of loan.slotOrder(event.day)) {
-      if (remaining === 0n) break;
-      let room =
-        installments[index]!.dueMinor[component] - paid[index]![component] - waived[index]![component];
-      if (component === 'PRINCIPAL' && room > lentOf() - principalRepaid) room = lentOf() - principalRepaid;
-      if (room <= 0n) continue;
-      const amount = remaining < room ? remaining : room;
-      remaining -= amount;
-      paid[index]![component] += amount;
-      totals[component] += amount;
-      if (component === 'PRINCIPAL') principalRepaid += amount;
-      const installmentNumber = installments[index]!.due.installmentNumber;
-      const key = `${installmentNumber}/${component}`;
-      const line = lines.get(key);
-      if (line) line.amountMinor += amount;
-      else lines.set(key, { installmentNumber, component, amountMinor: amount });
+    /** Pays up to `budget` in the strategy's order, each slot up to `roomOf` it; returns what is left. */
+    const allocate = (budget: bigint, roomOf: (index: number, component: AllocationComponent) => bigint) => {
+      let left = budget;
+      for (const [index, component] of loan.slotOrder(event.day)) {
+        if (left === 0n) break;
+        let room = roomOf(index, component);
+        if (component === 'PRINCIPAL' && room > lentOf() - principalRepaid) room = lentOf() - principalRepaid;
+        if (room <= 0n) continue;
+        const amount = left < room ? left : room;
+        left -= amount;
+        paid[index]![component] += amount;
+        totals[component] += amount;
+        if (component === 'PRINCIPAL') principalRepaid += amount;
+        const installmentNumber = installments[index]!.due.installmentNumber;
+        const key = `${installmentNumber}/${component}`;
+        const line = lines.get(key);
+        if (line) line.amountMinor += amount;
+        else lines.set(key, { installmentNumber, component, amountMinor: amount });
+      }
+      return left;
+    };
+    const unpaidOf = (index: number, component: AllocationComponent): bigint =>
+      installments[index]!.dueMinor[component] - paid[index]![component] - waived[index]![component];
+    if (quote === null) {
+      remaining = allocate(remaining, unpaidOf);
+    } else {
+      const payoffQuote = quote;
+      // 1. the payoff amount, by the strategy, to what the payoff keeps owed: it settles every principal slot
+      const keptUnpaidOf = (index: number, component: AllocationComponent): bigint =>
+        component === 'PRINCIPAL'
+          ? unpaidOf(index, component)
+          : payoffQuote.keptMinor[index]![component] - paid[index]![component];
+      remaining = allocate(payoffQuote.totalMinor, keptUnpaidOf) + (remaining - payoffQuote.totalMinor);
+      // 2. the rest, by the strategy, to the later interest, fees and penalties (paid in advance)
+      remaining = allocate(remaining, unpaidOf);
+      // 3. principal is settled: what is still unpaid of them is waived
+      for (const [index] of installments.entries()) {
+        for (const component of ['INTEREST', 'FEE', 'PENALTY'] as const) {
+          waived[index]![component] += unpaidOf(index, component);
+        }
+      }
     }
     // after the whole payment: an installment it completed (or a payoff waived to nothing) is met today
     for (const [index] of installments.entries()) {
       if (metOn[index] === null && outstandingOf(index) === 0n) metOn[index] = event.valueDate;
     }
-    const allocationLines: AllocationLine[] = [...lines.values()];
+    let allocationLines: AllocationLine[] = [...lines.values()];
+    if (quote !== null && allocationLines.length > 1) {
+      // two passes applied money: list the lines in the strategy's order, as one pass would have
+      const rank = new Map<string, number>();
+      for (const [index, component] of loan.slotOrder(event.day)) {
+        const key = `${installments[index]!.due.installmentNumber}/${component}`;
+        if (!rank.has(key)) rank.set(key, rank.size);
+      }
+      const rankOf = (line: AllocationLine): number =>
+        rank.get(`${line.installmentNumber}/${line.component}`) ?? Number.MAX_SAFE_INTEGER;
+      allocationLines = allocationLines.sort((a, b) => rankOf(a) - rankOf(b));
+    }
     if (remaining > 0n) {
       allocationLines.push({ installmentNumber: null, component: 'OVERPAYMENT', amountMinor: remaining });
       overpaymentTotal += remaining;
@@ -849,7 +885,7 @@ function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): Alloc
       feeMinor: totals.FEE,
       penaltyMinor: totals.PENALTY,
       overpaymentMinor: remaining,
-      payoff,
+      payoff: quote !== null,
     });
   }
 

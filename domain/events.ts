@@ -32,6 +32,18 @@ const decimal = v.pipe(
   v.description('Decimal string with the currency’s minor-unit digits, e.g. `125.00`.'),
 );
 const currency = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/), v.description('ISO 4217 code.'));
+const percent = v.pipe(
+  v.string(),
+  v.regex(/^[0-9]+(\.[0-9]+)?$/, 'must be a decimal string'),
+  v.description('Percent a year, decimal string, e.g. `12.68`.'),
+);
+/**
+ * The catalogue's money and currency schemas: every money field of every event's `data` is `moneySchema` (a
+ * decimal string with the currency's digits, never minor units nor a number), and a `data` with money carries
+ * `currency` (`currencySchema`) — checked over the whole catalogue by test/unit/events.test.ts.
+ */
+export const moneySchema = decimal;
+export const currencySchema = currency;
 const date = v.pipe(v.string(), v.isoDate(), v.description('ISO calendar date `YYYY-MM-DD`.'));
 const instant = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 instant in UTC.'));
 const code = v.pipe(v.string(), v.minLength(1));
@@ -76,9 +88,6 @@ const hardshipOfferBase = {
   programCode: code,
   programVersion: id,
 };
-
-/** A non-negative amount in minor units as a decimal string of digits. */
-const minorUnits = v.pipe(v.string(), v.regex(/^\d+$/), v.description('Minor units, decimal digits.'));
 
 /** `data` of the checker's decisions on a hardship offer (`hardship.offer.approved`, `hardship.offer.rejected`). */
 function hardshipOfferDecision<S extends 'APPROVED' | 'REJECTED'>(status: S) {
@@ -191,7 +200,7 @@ export const eventCatalogue = {
       currency,
       expectedDisbursementDate: date,
       /** Disclosed APR in percent (2 decimals), or null when no disclosure applies. */
-      annualPercentageRate: v.nullable(decimal),
+      annualPercentageRate: v.nullable(percent),
     }),
   ),
   'loan.party.added': event(
@@ -270,8 +279,25 @@ export const eventCatalogue = {
       /** The target's reference, e.g. the paymentId as text. */
       targetRef: code,
       status: v.literal('open'),
-      /** What the system saw: `providerRef` always, other values (amounts as decimal strings) as recorded. */
-      detail: v.objectWithRest({ providerRef: v.string() }, v.string()),
+      /**
+       * What the system saw: `providerRef` always, other values as recorded; amounts (keys ending in `Amount`) are
+       * decimal strings and come with their `currency`.
+       */
+      detail: v.pipe(
+        v.objectWithRest({ providerRef: v.string() }, v.string()),
+        v.check(
+          (detail) =>
+            Object.entries(detail).every(
+              ([key, value]) => !key.endsWith('Amount') || /^-?[0-9]+(\.[0-9]+)?$/.test(value),
+            ) &&
+            (!Object.keys(detail).some((key) => key.endsWith('Amount')) ||
+              /^[A-Z]{3}$/.test(detail.currency ?? '')),
+          'detail amounts must be decimal strings with a currency',
+        ),
+        v.description(
+          'What the system saw, every value a string: `providerRef` always; an amount (a key ending in `Amount`, e.g. `settledAmount`) is a decimal string and comes with `currency` (ISO 4217).',
+        ),
+      ),
       createdAt: instant,
     }),
   ),
@@ -408,7 +434,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.applied': event(
     'hardship_offer',
-    "A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, in minor units.",
+    "A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, decimal strings in the loan's currency.",
     v.strictObject({
       ...hardshipOfferBase,
       status: v.literal('APPLIED'),
@@ -417,8 +443,9 @@ export const eventCatalogue = {
       scheduleVersion: id,
       installmentCountBefore: v.pipe(v.number(), v.integer(), v.minValue(0)),
       installmentCountAfter: v.pipe(v.number(), v.integer(), v.minValue(0)),
-      totalDueBefore: minorUnits,
-      totalDueAfter: minorUnits,
+      totalDueBefore: decimal,
+      totalDueAfter: decimal,
+      currency,
       /** The journal entry of a relief that reduced a receivable (waiver, forgiveness); null otherwise. */
       journalEntryId: v.nullable(id),
       /** The evidence the workflow confirmed; null when the program requires none. */

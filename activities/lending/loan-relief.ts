@@ -106,6 +106,8 @@ export interface AppliedLoanRelief {
   /** Σ due of every installment and component before and after, decimal strings of minor units. */
   totalDueBefore: string;
   totalDueAfter: string;
+  /** ISO 4217 code of the loan: the currency of every amount above. */
+  currency: string;
   /**
    * The journal entry the relief booked (id of its first `journal_entries` line): a principal forgiveness only;
    * null when the relief moved no money in the ledger (module note).
@@ -130,7 +132,7 @@ async function appliedBySource(
   tenantId: string,
   loanId: number,
   source: ApplyLoanReliefInput['source'],
-): Promise<AppliedLoanRelief | null> {
+): Promise<Omit<AppliedLoanRelief, 'currency'> | null> {
   const [row] = await tx
     .select()
     .from(loanScheduleVersions)
@@ -208,7 +210,7 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
   const { tenantId, loanId, requestedRelief, asOfDate, now } = input;
   const loan = await lockLoanForMoney(tx, tenantId, loanId);
   const done = await appliedBySource(tx, tenantId, loanId, input.source);
-  if (done) return done;
+  if (done) return { ...done, currency: loan.currencyCode };
   if (loan.status !== 'ACTIVE') {
     throw notApplicable(
       'loanId',
@@ -438,6 +440,7 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
     installmentCountAfter: outcome.schedule.installments.length,
     totalDueBefore: summary.totalDueBeforeMinor,
     totalDueAfter: summary.totalDueAfterMinor,
+    currency,
     journalEntryId,
   };
 }

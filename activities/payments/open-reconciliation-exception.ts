@@ -4,7 +4,7 @@ import {
   type ReconciliationExceptionView,
   reconciliationExceptionView,
 } from '../../db/queries/payments/reconciliation-exceptions';
-import { reconciliationExceptions } from '../../db/schema';
+import { payments, reconciliationExceptions } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError } from '../../domain/errors';
 import {
@@ -68,6 +68,9 @@ const attemptsMax = 3;
  * Errors: 400 `validation.msg.validation.errors.exist` naming the field for an unknown `exceptionType`, a
  * `targetType` that is not upper snake case, a `targetRef` that is not 1–128 visible ASCII, or a `detail` without
  * `providerRef` or with a non-string value (a caller's bug; nothing is written).
+ *
+ * A `detail` that names an amount of a payment intent without its currency (`SETTLED_NOT_POSTED`'s
+ * `settledAmount`/`intentAmount`) gets the payment's `currency` added before it is stored and sent.
  */
 export function openReconciliationException(deps: Deps) {
   return async (input: OpenReconciliationExceptionInput): Promise<OpenReconciliationExceptionResult> => {
@@ -86,8 +89,9 @@ export function openReconciliationException(deps: Deps) {
         { errors },
       );
     }
-    const { exceptionType, targetType, targetRef, detail } = checked.output;
+    const { exceptionType, targetType, targetRef } = checked.output;
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const detail = await withCurrency(tx, input.tenantId, targetType, targetRef, checked.output.detail);
       const now = input.observedAtMs === undefined ? deps.clock() : new Date(input.observedAtMs);
       for (let attempt = 1; attempt <= attemptsMax; attempt++) {
         const [inserted] = await tx
@@ -141,6 +145,28 @@ export function openReconciliationException(deps: Deps) {
       );
     });
   };
+}
+
+/**
+ * `detail` with `currency` added when it names an amount (a key ending in `Amount`, a decimal string) without a
+ * currency and its target is a payment intent: the payment's currency (money is a decimal string with its currency,
+ * spec § Events). Any other detail is returned as it is.
+ */
+async function withCurrency(
+  tx: Tx,
+  tenantId: string,
+  targetType: string,
+  targetRef: string,
+  detail: ReconciliationDetail,
+): Promise<ReconciliationDetail> {
+  const hasAmount = Object.keys(detail).some((key) => key.endsWith('Amount'));
+  if (!hasAmount || detail.currency !== undefined || targetType !== 'PAYMENT_INTENT') return detail;
+  if (!/^[1-9][0-9]{0,15}$/.test(targetRef)) return detail;
+  const [payment] = await tx
+    .select({ currencyCode: payments.currencyCode })
+    .from(payments)
+    .where(and(eq(payments.tenantId, tenantId), eq(payments.id, Number(targetRef))));
+  return payment ? { ...detail, currency: payment.currencyCode } : detail;
 }
 
 async function writeOpenedEvent(tx: Tx, tenantId: string, exception: ReconciliationExceptionView, at: Date) {

@@ -42,6 +42,7 @@ import {
   noEvidenceRequired,
   openHardshipOfferStatuses,
 } from '../../domain/hardship/offer-process';
+import { formatMinor, minorUnitDigits } from '../../domain/money';
 import type { HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
 import type { Deps, OperationContext } from '../deps';
 import { applyLoanRelief } from '../lending/loan-relief';
@@ -208,8 +209,10 @@ async function applyOffer(
       scheduleVersion: applied.scheduleVersion,
       installmentCountBefore: applied.installmentCountBefore,
       installmentCountAfter: applied.installmentCountAfter,
-      totalDueBefore: applied.totalDueBefore,
-      totalDueAfter: applied.totalDueAfter,
+      // money in events is a decimal string with its currency (spec § Events), not the relief's minor units
+      totalDueBefore: formatMinor(BigInt(applied.totalDueBefore), minorUnitDigits(applied.currency)),
+      totalDueAfter: formatMinor(BigInt(applied.totalDueAfter), minorUnitDigits(applied.currency)),
+      currency: applied.currency,
       journalEntryId: applied.journalEntryId,
       evidenceId: context.evidenceId,
       appliedAt: context.now.toISOString(),

@@ -2807,7 +2807,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.applied
-         * @description A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, in minor units. Subject type `hardship_offer`.
+         * @description A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, decimal strings in the loan's currency. Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.applied"];
         delete?: never;
@@ -11545,6 +11545,7 @@ export interface operations {
                         targetRef: string;
                         /** @constant */
                         status: "open";
+                        /** @description What the system saw, every value a string: `providerRef` always; an amount (a key ending in `Amount`, e.g. `settledAmount`) is a decimal string and comes with `currency` (ISO 4217). */
                         detail: {
                             providerRef: string;
                         } & {
@@ -12594,10 +12595,12 @@ export interface operations {
                         scheduleVersion: number;
                         installmentCountBefore: number;
                         installmentCountAfter: number;
-                        /** @description Minor units, decimal digits. */
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
                         totalDueBefore: string;
-                        /** @description Minor units, decimal digits. */
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
                         totalDueAfter: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
                         journalEntryId: number | null;
                         evidenceId: number | null;
                         /**

@@ -513,21 +513,22 @@ describe('recordExternalPayment', () => {
     );
 
     // 320.00 on 2025-02-01 covers that day's payoff (principal 300 + installment 1's interest 3 and fee 2 = 305;
-    // no interest or fee of the later installments, domain/allocation.ts payoff rule): the loan is paid off and
-    // 15.00 is an overpayment.
+    // no interest or fee of the later installments, domain/allocation.ts payoff rule): the loan is paid off. The
+    // 15.00 above the payoff is allocated before anything is waived: it pays the later installments' interest
+    // (3 + 3) and fees (2 + 2) in advance, and only the last 5.00 is an overpayment.
     const overpaid = await fundedLoan();
     const big = await h.activities.recordExternalPayment(paymentInput(overpaid, { amount: '320.00' }));
     expect(big.allocation).toEqual({
       principal: '300.00',
-      interest: '3.00',
-      fee: '2.00',
+      interest: '9.00',
+      fee: '6.00',
       penalty: '0.00',
-      overpayment: '15.00',
+      overpayment: '5.00',
     });
     expect((await loanRow(overpaid)).status).toBe('OVERPAID');
     expect(await accountBalances(h.db, tenantId, overpaid.loanId)).toMatchObject({
       LOAN_PORTFOLIO: '0.00',
-      OVERPAYMENT_LIABILITY: '-15.00',
+      OVERPAYMENT_LIABILITY: '-5.00',
     });
     await expectTrialBalanceZero();
   });

@@ -50,7 +50,7 @@ const settled = (targetRef: string, settledAmount = '99.50') => ({
   exceptionType: 'SETTLED_NOT_POSTED' as const,
   targetType: 'PAYMENT_INTENT',
   targetRef,
-  detail: { providerRef: `sbx-ach-${targetRef}`, reason: 'AMOUNT_MISMATCH', settledAmount },
+  detail: { providerRef: `sbx-ach-${targetRef}`, reason: 'AMOUNT_MISMATCH', settledAmount, currency: 'USD' },
 });
 
 describe('openReconciliationException', () => {
@@ -66,7 +66,12 @@ describe('openReconciliationException', () => {
       targetType: 'PAYMENT_INTENT',
       targetRef: ref,
       status: 'open',
-      detail: { providerRef: `sbx-ach-${ref}`, reason: 'AMOUNT_MISMATCH', settledAmount: '99.50' },
+      detail: {
+        providerRef: `sbx-ach-${ref}`,
+        reason: 'AMOUNT_MISMATCH',
+        settledAmount: '99.50',
+        currency: 'USD',
+      },
       createdAt: '2026-11-24T10:00:00.000Z',
       lastSeenAt: '2026-11-24T10:00:00.000Z',
     });

@@ -14,6 +14,7 @@ import { customers, hardshipOffers, loanInstallments, outboxEvents, tasks } from
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { hardshipOfferWorkflowId } from '../../domain/ids';
 import { minorOf } from '../../domain/lending/loan-allocation';
+import { formatMinor } from '../../domain/money';
 import { deferralGuardrails, deferralProgramBody } from '../../scripts/hardship-bodies';
 import { approvedLoan } from '../activities/ledger-fixtures';
 import {
@@ -170,6 +171,19 @@ async function eventTypesOf(offerId: number): Promise<string[]> {
   return rows.filter((r) => String(r.subjectId) === String(offerId)).map((r) => r.type);
 }
 
+/** The `data` of the offer's `hardship.offer.applied` outbox event. */
+async function appliedEventDataOf(offerId: number): Promise<Record<string, unknown>> {
+  const rows = await withTenantTransaction(ctx.db, tenant, (tx) =>
+    tx
+      .select({ subjectId: outboxEvents.subjectId, data: outboxEvents.data })
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.tenantId, tenant), eq(outboxEvents.eventType, 'hardship.offer.applied'))),
+  );
+  const row = rows.find((r) => String(r.subjectId) === String(offerId));
+  expect(row, `hardship.offer.applied of offer ${offerId}`).toBeDefined();
+  return row!.data as Record<string, unknown>;
+}
+
 async function tasksOf(caseId: number) {
   return withTenantTransaction(ctx.db, tenant, (tx) =>
     tx
@@ -271,6 +285,7 @@ describe('POST /v1/servicing/hardship-offers/{offerId}/accept', () => {
 
   it('a program that asks for no evidence applies the relief at once', async () => {
     const { loanId: ownLoan, customerId: borrower } = await fundedLoan();
+    const dueBefore = totalDue(await installmentsOf(ownLoan));
     const caseId = await hardshipCase(borrower);
     const created = await create(caseId, { programCode: 'DEFER_NOW' }, ownLoan);
     const accepted = await call(
@@ -287,6 +302,12 @@ describe('POST /v1/servicing/hardship-offers/{offerId}/accept', () => {
       application: { scheduleVersion: 2, evidenceId: null },
       timers: { offerExpiresAt: null, documentsDueAt: null },
     });
+    // the event's money is a decimal string with its currency (spec § Events), like every other event's: the
+    // loan's total due (a deferral keeps it), not its minor units (it used to send e.g. "130342")
+    const event = await appliedEventDataOf(created.offerId);
+    const dueText = formatMinor(dueBefore, 2);
+    expect(dueText).toMatch(/^[0-9]+\.[0-9]{2}$/);
+    expect(event).toMatchObject({ totalDueBefore: dueText, totalDueAfter: dueText, currency: 'USD' });
     const handle = ctx.client.workflow.getHandle(hardshipOfferWorkflowId(tenant, created.offerId));
     expect(await handle.result()).toEqual({ offerId: created.offerId, status: 'APPLIED' });
   });

@@ -5,6 +5,9 @@
  * - §1 payoff: the summary's payoff quote for a date, paid on that date, closes the loan to the cent — schedule,
  *   summary and journal all show nothing owed (the issue's loan: 1,200.00 at 12 % a year, 12 monthly equal
  *   installments, 79.42 of interest; a quote of 1,212.00 used to leave 67.42 owed).
+ * - A payment above the payoff (test/vectors/fineract-payoff-in-advance.json, Fineract's table): allocated by the
+ *   strategy before anything is waived, it pays the later fee in advance and the loan closes
+ *   (`closed.obligations.met`, not `overpaid`); the payoff quote itself still closes the loan.
  * - §2 partly funded loan: after each funding (600.00 of 1,200.00, then the rest) the schedule, the summary and the
  *   journal agree on the principal outstanding, and the schedule and the summary on the interest (interest on the
  *   money lent only).
@@ -47,6 +50,10 @@ interface LoanOptions {
   repaymentFrequencyType?: number;
   minPrincipal?: string;
   chargeAmount?: string;
+  /** The charge's `chargeTimeType`: 1 at disbursement (default), 8 with every installment. */
+  chargeTimeType?: 1 | 8;
+  /** Nominal annual rate, percent; default 12. */
+  interestRate?: number;
   expectedDisbursementDate?: string;
   approve?: string | null;
 }
@@ -65,7 +72,7 @@ async function newLoan(
       currencyCode: 'USD',
       amount: options.chargeAmount,
       chargeAppliesTo: 1,
-      chargeTimeType: 1,
+      chargeTimeType: options.chargeTimeType ?? 1,
       chargeCalculationType: 1,
     });
     expect(charge.status, JSON.stringify(charge.body)).toBe(201);
@@ -81,7 +88,7 @@ async function newLoan(
     ...(options.minPrincipal ? { minPrincipal: options.minPrincipal } : {}),
     numberOfRepayments: n,
     ...(n > 1000 ? { maxNumberOfRepayments: n } : {}),
-    interestRatePerPeriod: 12,
+    interestRatePerPeriod: options.interestRate ?? 12,
     repaymentEvery: 1,
     repaymentFrequencyType: frequency,
     interestRateFrequencyType: 3,
@@ -116,7 +123,7 @@ async function newLoan(
     numberOfRepayments: n,
     repaymentEvery: 1,
     repaymentFrequencyType: frequency,
-    interestRatePerPeriod: 12,
+    interestRatePerPeriod: options.interestRate ?? 12,
     interestType: 0,
     interestCalculationPeriodType: 1,
     amortizationType: 1,
@@ -241,6 +248,52 @@ describe('§1 a payoff quote pays the loan off', () => {
       currentInstallmentNumber: 1,
       currentPeriodInterest: '5.81',
     });
+  });
+});
+
+describe('a payment above the payoff pays later charges in advance (test/vectors/fineract-payoff-in-advance.json)', () => {
+  // Fineract's table, two years on (this file's loans are dated 2025): 1,000.00 lent on 01-01, no interest, one
+  // installment due 02-01 carrying a 20.00 fee; 1,020.00 paid on 01-10, where the payoff quote is 1,000.00.
+  const feeLoan = async () => {
+    const { loanId, approval } = await newLoan({
+      principal: '1000',
+      numberOfRepayments: 1,
+      interestRate: 0,
+      chargeAmount: '20',
+      chargeTimeType: 8,
+    });
+    expect(approval?.status, JSON.stringify(approval?.body)).toBe(200);
+    expect((await fund(loanId, '1000.00')).status).toBe(201);
+    const quote = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/summary?asOfDate=2025-01-10`);
+    expect(quote.body.payoff.total).toBe('1000.00');
+    expect(quote.body.balances.totalOutstanding).toBe('1020.00');
+    return loanId;
+  };
+
+  it('1,020.00 on 01-10: fee portion 20.00, nothing over, the loan closed.obligations.met (not overpaid)', async () => {
+    const loanId = await feeLoan();
+    const paid = await pay(loanId, '1020.00', '2025-01-10');
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    expect(paid.body.allocation).toMatchObject({
+      principal: '1000.00',
+      interest: '0.00',
+      fee: '20.00',
+      penalty: '0.00',
+      overpayment: '0.00',
+    });
+    const after = await views(loanId, '2025-01-10');
+    expect(after.status).toBe('loanStatusType.closed.obligations.met');
+    expect(after.summary).toEqual({ principal: '0.00', interest: '0.00', total: '0.00', payoff: '0.00' });
+  });
+
+  it('the payoff quote (1,000.00) on 01-10 also closes the loan: the later fee is waived', async () => {
+    const loanId = await feeLoan();
+    const paid = await pay(loanId, '1000.00', '2025-01-10');
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    expect(paid.body.allocation).toMatchObject({ principal: '1000.00', fee: '0.00', overpayment: '0.00' });
+    const after = await views(loanId, '2025-01-10');
+    expect(after.status).toBe('loanStatusType.closed.obligations.met');
+    expect(after.summary.total).toBe('0.00');
   });
 });
 

@@ -299,6 +299,8 @@ describe('a payment intent on the sandbox rail', () => {
       detail: expect.objectContaining({
         providerRef: expect.stringMatching(/^sbx_ach_/),
         settledAmount: '100.00',
+        // the amounts' currency, the payment's (the workflow's detail names none; the activity adds it)
+        currency: 'USD',
       }),
     });
     const resolved = await call(ctx, cred, 'POST', `/v1/recon-exceptions/${exception.exceptionId}/resolve`, {

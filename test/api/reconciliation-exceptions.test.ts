@@ -43,7 +43,12 @@ async function open(
     exceptionType: 'SETTLED_NOT_POSTED',
     targetType: 'PAYMENT_INTENT',
     targetRef,
-    detail: { providerRef: `sbx-${targetRef}`, reason: 'AMOUNT_MISMATCH', settledAmount: '99.50' },
+    detail: {
+      providerRef: `sbx-${targetRef}`,
+      reason: 'AMOUNT_MISMATCH',
+      settledAmount: '99.50',
+      currency: 'USD',
+    },
     ...overrides,
   });
   return { exceptionId: exception.exceptionId, targetRef };
@@ -149,7 +154,12 @@ describe('GET /v1/recon-exceptions/{exceptionId}', () => {
       targetType: 'PAYMENT_INTENT',
       targetRef,
       status: 'open',
-      detail: { providerRef: `sbx-${targetRef}`, reason: 'AMOUNT_MISMATCH', settledAmount: '99.50' },
+      detail: {
+        providerRef: `sbx-${targetRef}`,
+        reason: 'AMOUNT_MISMATCH',
+        settledAmount: '99.50',
+        currency: 'USD',
+      },
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       lastSeenAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });

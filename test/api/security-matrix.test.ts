@@ -229,7 +229,12 @@ async function buildOwnerResources(): Promise<void> {
     exceptionType: 'SETTLED_NOT_POSTED',
     targetType: 'PAYMENT_INTENT',
     targetRef: ref('pay'),
-    detail: { providerRef: `sbx-${ref('pay')}`, reason: 'AMOUNT_MISMATCH', settledAmount: '99.50' },
+    detail: {
+      providerRef: `sbx-${ref('pay')}`,
+      reason: 'AMOUNT_MISMATCH',
+      settledAmount: '99.50',
+      currency: 'USD',
+    },
   });
   ids.exceptionId = exception.exception.exceptionId;
 

@@ -403,18 +403,17 @@ describe('mifos-standard-strategy', () => {
     expect(result.installments.every((i) => i.obligationsMetOnDate === '2024-04-01')).toBe(true);
   });
 
-  it('a payment covering the payoff pays the loan off: later interest, fees and penalties are waived', () => {
-    // 1046.01 on 2024-01-02. Payoff that day: principal 1000.00 + #1 interest accrued for 1 of 31 days,
-    // 10.00 × 1 / 31 = 0.3226 → 0.32 = 1000.32. Waived: #1 interest 9.68, fee 5, penalty 10; #2 and #3 interest
-    // and fees. Mifos order then pays #1 interest 0.32, principal 300; #2 principal 330; #3 principal 370;
-    // 1046.01 − 1000.32 = 45.69 over.
-    const result = allocateA(mifos, payment(1, '2024-01-02', '1046.01'));
+  it('a payment of exactly the payoff pays the loan off: later interest, fees and penalties are waived', () => {
+    // 1000.32 on 2024-01-02. Payoff that day: principal 1000.00 + #1 interest accrued for 1 of 31 days,
+    // 10.00 × 1 / 31 = 0.3226 → 0.32 = 1000.32. It pays, in Mifos order, #1 interest 0.32, principal 300; #2
+    // principal 330; #3 principal 370; then the rest is waived: #1 interest 9.68, fee 5, penalty 10; #2 and #3
+    // interest and fees.
+    const result = allocateA(mifos, payment(1, '2024-01-02', '1000.32'));
     expect(linesOf(result, 1)).toEqual([
       [1, 'INTEREST', '0.32'],
       [1, 'PRINCIPAL', '300.00'],
       [2, 'PRINCIPAL', '330.00'],
       [3, 'PRINCIPAL', '370.00'],
-      [null, 'OVERPAYMENT', '45.69'],
     ]);
     expect(result.payments[0]?.payoff).toBe(true);
     expect(
@@ -430,6 +429,45 @@ describe('mifos-standard-strategy', () => {
     const short = allocateA(mifos, payment(1, '2024-01-02', '1000.31'));
     expect(short.payments[0]?.payoff).toBe(false);
     expect(short.installments.every((i) => i.interestWaivedMinor === 0n)).toBe(true);
+  });
+
+  it('a payment above the payoff is allocated before anything is waived: later charges are paid in advance', () => {
+    // 1046.01 on 2024-01-02, payoff 1000.32 (above). The payoff amount settles the principal and the accrued
+    // 0.32; the other 45.69 pays, in Mifos order, the later charges that a payoff would waive (#1 penalty 10,
+    // fee 5, interest 9.68; #2 fee 5, interest 7; #3 fee 5, interest 4 = 45.68), so only 0.01 is over and nothing
+    // is waived. (Waiving first turned the 45.68 into an overpayment.)
+    const result = allocateA(mifos, payment(1, '2024-01-02', '1046.01'));
+    expect(linesOf(result, 1)).toEqual([
+      [1, 'PENALTY', '10.00'],
+      [1, 'FEE', '5.00'],
+      [1, 'INTEREST', '10.00'],
+      [1, 'PRINCIPAL', '300.00'],
+      [2, 'FEE', '5.00'],
+      [2, 'INTEREST', '7.00'],
+      [2, 'PRINCIPAL', '330.00'],
+      [3, 'FEE', '5.00'],
+      [3, 'INTEREST', '4.00'],
+      [3, 'PRINCIPAL', '370.00'],
+      [null, 'OVERPAYMENT', '0.01'],
+    ]);
+    expect(result.payments[0]).toMatchObject({ payoff: true, overpaymentMinor: 1n, feeMinor: usd('15.00') });
+    expect(
+      result.installments.every(
+        (i) => i.interestWaivedMinor + i.feeWaivedMinor + i.penaltyWaivedMinor === 0n,
+      ),
+    ).toBe(true);
+    expect(result.installments.every((i) => i.outstandingMinor === 0n)).toBe(true);
+    // between the two: 1020.00 pays #1 penalty 10 and fee 5 and 4.68 of #1's interest in advance; the rest waived
+    const between = allocateA(mifos, payment(1, '2024-01-02', '1020.00'));
+    expect(between.payments[0]).toMatchObject({ payoff: true, overpaymentMinor: 0n });
+    expect(
+      between.installments.map((i) => [i.interestWaivedMinor, i.feeWaivedMinor, i.penaltyWaivedMinor]),
+    ).toEqual([
+      [usd('5.00'), 0n, 0n],
+      [usd('7.00'), usd('5.00'), 0n],
+      [usd('4.00'), usd('5.00'), 0n],
+    ]);
+    expect(between.installments.every((i) => i.outstandingMinor === 0n)).toBe(true);
   });
 });
 

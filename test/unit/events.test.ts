@@ -11,12 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { writeOutboxEvent } from '../../activities/platform/outbox';
 import type { Tx } from '../../db/tenant-tx';
 import {
+  currencySchema,
   type EventData,
   type EventType,
   eventApiVersion,
   eventCatalogue,
   eventTypes,
   isEventType,
+  moneySchema,
   subscribableEventTypes,
 } from '../../domain/events';
 import { projectRoot } from '../../workers/config';
@@ -139,7 +141,12 @@ const samples: { [T in EventType]: EventData<T> } = {
     targetType: 'PAYMENT_INTENT',
     targetRef: '11',
     status: 'open',
-    detail: { providerRef: 'sbx_ach_abc', reason: 'AMOUNT_MISMATCH', settledAmount: '99.50' },
+    detail: {
+      providerRef: 'sbx_ach_abc',
+      reason: 'AMOUNT_MISMATCH',
+      settledAmount: '99.50',
+      currency: 'USD',
+    },
     createdAt: '2026-11-24T10:00:00.000Z',
   },
   'statement.generated': {
@@ -292,8 +299,9 @@ const samples: { [T in EventType]: EventData<T> } = {
     scheduleVersion: 2,
     installmentCountBefore: 12,
     installmentCountAfter: 14,
-    totalDueBefore: '1081950',
-    totalDueAfter: '1081950',
+    totalDueBefore: '10819.50',
+    totalDueAfter: '10819.50',
+    currency: 'USD',
     journalEntryId: null,
     evidenceId: 41,
     appliedAt: '2026-11-25T09:00:00.000Z',
@@ -399,6 +407,79 @@ describe('event catalogue', () => {
 
   it('versions the envelope with a date', () => {
     expect(eventApiVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+/** A field's schema without `nullable`/`nullish`/`optional` wrappers. */
+function unwrapped(schema: v.GenericSchema): v.GenericSchema {
+  let current = schema as v.GenericSchema & { wrapped?: v.GenericSchema };
+  while (current.wrapped) current = current.wrapped as typeof current;
+  return current;
+}
+
+/** Names of money fields: amounts, balances, principal, totals due, fees, interest, penalties, remittances. */
+const moneyName =
+  /(amount|balance|principal|total|due$|fee|interest|penalty|penalties|remittance|overpayment|payoff|price)/i;
+/** Names that match `moneyName` but are not money (dates, instants, counts, codes, rates, ids). */
+const notMoney = /(date|at|on|count|code|rate|id|type|frequency|version|status|reason)s?$/i;
+
+describe('event catalogue — money (spec § Events: money is a decimal string with its currency)', () => {
+  const entries = eventTypes.flatMap((type) => {
+    const data = eventCatalogue[type].data as unknown as { entries: Record<string, v.GenericSchema> };
+    return Object.entries(data.entries).map(([field, schema]) => ({
+      type,
+      field,
+      schema: unwrapped(schema),
+    }));
+  });
+
+  it('every event data schema is an object of named fields', () => {
+    for (const type of eventTypes) {
+      expect((eventCatalogue[type].data as unknown as { entries?: unknown }).entries, type).toBeTypeOf(
+        'object',
+      );
+    }
+  });
+
+  it('every money field of every event type is a decimal-string money schema (never minor units or a number)', () => {
+    const moneyFields = entries.filter(({ field }) => moneyName.test(field) && !notMoney.test(field));
+    expect(moneyFields.length).toBeGreaterThan(10);
+    for (const { type, field, schema } of moneyFields) {
+      expect(schema, `${type}.${field}`).toBe(moneySchema);
+    }
+    // and the money schema itself takes decimal strings only
+    expect(v.is(moneySchema, '1303.42')).toBe(true);
+    expect(v.is(moneySchema, 130342)).toBe(false);
+  });
+
+  it('every event data with a money field carries currency', () => {
+    const withMoney = new Set(entries.filter((e) => e.schema === moneySchema).map((e) => e.type));
+    expect(withMoney.size).toBeGreaterThan(10);
+    for (const type of withMoney) {
+      const currency = entries.find((e) => e.type === type && e.field === 'currency');
+      expect(currency?.schema, `${type}.currency`).toBe(currencySchema);
+    }
+  });
+
+  it('a reconciliation exception detail with an amount needs its currency', () => {
+    const { data } = eventCatalogue['reconciliation.exception.opened'];
+    const sample = samples['reconciliation.exception.opened'];
+    const { currency: _currency, ...withoutCurrency } = sample.detail;
+    expect(v.is(data, sample)).toBe(true);
+    expect(v.is(data, { ...sample, detail: withoutCurrency })).toBe(false);
+    expect(v.is(data, { ...sample, detail: { ...sample.detail, settledAmount: '9950' + 'x' } })).toBe(false);
+    expect(v.is(data, { ...sample, detail: { providerRef: 'sbx', reason: 'RETURN_AFTER_WINDOW' } })).toBe(
+      true,
+    );
+  });
+
+  it('hardship.offer.applied takes decimal strings with a currency, not minor-unit digits', () => {
+    const { data } = eventCatalogue['hardship.offer.applied'];
+    const sample = samples['hardship.offer.applied'];
+    expect(v.is(data, sample)).toBe(true);
+    const { currency: _currency, ...withoutCurrency } = sample;
+    expect(v.is(data, withoutCurrency)).toBe(false);
+    expect(v.is(data, { ...sample, totalDueBefore: 1081950 })).toBe(false);
   });
 });
 

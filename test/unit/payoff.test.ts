@@ -8,8 +8,14 @@
  * - Property (fast-check): for any loan of domain/schedule.ts, any earlier payments and any date in the term,
  *   paying the quoted payoff on that date closes the loan: every installment is met, nothing is outstanding or
  *   overdue, no overpayment is created, the payment is marked as the payoff, and the cash-basis journal's loan
- *   portfolio is zero (domain/ledger.ts).
+ *   portfolio is zero (domain/ledger.ts). And paying the quote plus any excess: the excess first pays the later
+ *   interest, fees and penalties that paying exactly the quote would waive (in advance, by the strategy), only the
+ *   rest of them is waived, only what exceeds them is an overpayment, and the loan is still closed.
+ * - Published: test/vectors/fineract-payoff-in-advance.json (Fineract: 1,020.00 paid on 2023-01-10 on a 1,000.00
+ *   loan with a 20.00 fee due 2023-02-01 pays the fee in advance and closes the loan), and the payoff quote paid on
+ *   the same loan.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -58,6 +64,102 @@ function issueLoan(events: MoneyEvent[] = []): AllocationInput {
     strategy: coveredConsumer,
   };
 }
+
+/** test/vectors/fineract-payoff-in-advance.json (its README gives the source). */
+interface PayoffInAdvanceVector {
+  loan: {
+    currency: string;
+    principal: string;
+    disbursementDate: string;
+    numberOfRepayments: number;
+    interestRatePerPeriod: string;
+    charges: { chargeTimeType: 2; chargeCalculationType: 1; amount: string; dueDate: string }[];
+  };
+  cases: {
+    id: string;
+    payment: { date: string; amount: string };
+    expected: Record<string, string>;
+  }[];
+}
+const inAdvance = JSON.parse(
+  readFileSync(new URL('../vectors/fineract-payoff-in-advance.json', import.meta.url), 'utf8'),
+) as PayoffInAdvanceVector;
+
+/** The vector's loan (one monthly installment, no interest, a fee due on its due date), with `events` after the disbursement. */
+function vectorLoan(events: MoneyEvent[] = []): AllocationInput {
+  const { loan } = inAdvance;
+  const schedule = generateSchedule({
+    principal: loan.principal,
+    numberOfRepayments: loan.numberOfRepayments,
+    repaymentEvery: 1,
+    repaymentFrequencyType: 2,
+    interestRatePerPeriod: loan.interestRatePerPeriod,
+    interestRateFrequencyType: 3,
+    interestType: 0,
+    amortizationType: 1,
+    interestCalculationPeriodType: 1,
+    allowPartialPeriodInterestCalcualtion: false,
+    daysInYearType: 1,
+    daysInMonthType: 1,
+    expectedDisbursementDate: loan.disbursementDate,
+    currency: { code: loan.currency, digitsAfterDecimal: 2 },
+    charges: loan.charges,
+  });
+  return {
+    currency: loan.currency,
+    installments: installmentsFromSchedule(schedule),
+    events: [
+      { kind: 'DISBURSEMENT', id: 1, valueDate: loan.disbursementDate, amountMinor: usd(loan.principal) },
+      ...events,
+    ],
+    strategy: coveredConsumer,
+  };
+}
+
+describe('Fineract: a payment above the payoff pays later charges in advance (test/vectors)', () => {
+  const byId = (id: string) => inAdvance.cases.find((c) => c.id === id)!;
+
+  it('1,020.00 on 2023-01-10 against a 20.00 fee due 2023-02-01: fee 20.00 paid, nothing over, the loan met', () => {
+    const { payment: paid, expected } = byId('fee-paid-in-advance');
+    // the quote that day excludes the fee, which falls due later: the payment covers it and is the payoff
+    expect(outstandingSummary(vectorLoan(), paid.date).payoff.totalMinor).toBe(usd('1000.00'));
+    const result = allocatePayments(
+      vectorLoan([{ kind: 'PAYMENT', id: 1, valueDate: paid.date, amountMinor: usd(paid.amount) }]),
+    );
+    expect(result.installments[0]).toMatchObject({ feeDueMinor: usd('20.00'), dueDate: '2023-02-01' });
+    expect(result.payments[0]).toMatchObject({
+      payoff: true,
+      principalMinor: usd(expected.principalPortion!),
+      interestMinor: usd(expected.interestPortion!),
+      feeMinor: usd(expected.feePortion!),
+      penaltyMinor: usd(expected.penaltyPortion!),
+      overpaymentMinor: usd(expected.overpayment!),
+    });
+    // closed.obligations.met, not overpaid: every installment met, nothing waived, no overpayment
+    expect(
+      result.installments.every((i) => i.outstandingMinor === 0n && i.obligationsMetOnDate === paid.date),
+    ).toBe(true);
+    expect(result.installments[0]!.feeWaivedMinor).toBe(0n);
+    expect(result.overpaymentMinor).toBe(0n);
+  });
+
+  it('paying exactly the payoff quote on 2023-01-10 closes the loan: the later fee is waived', () => {
+    const { payment: paid, expected } = byId('payoff-quote-paid');
+    const quote = outstandingSummary(vectorLoan(), paid.date).payoff.totalMinor;
+    expect(quote).toBe(usd(expected.payoffQuote!));
+    const result = allocatePayments(
+      vectorLoan([{ kind: 'PAYMENT', id: 1, valueDate: paid.date, amountMinor: quote }]),
+    );
+    expect(result.payments[0]).toMatchObject({
+      payoff: true,
+      principalMinor: usd(expected.principalPortion!),
+      feeMinor: usd(expected.feePortion!),
+      overpaymentMinor: usd(expected.overpayment!),
+    });
+    expect(result.installments[0]!.feeWaivedMinor).toBe(usd('20.00'));
+    expect(result.installments.every((i) => i.outstandingMinor === 0n)).toBe(true);
+  });
+});
 
 describe('accruedInterestMinor', () => {
   it('is zero up to the period start, all of it from the due date, straight-line HALF_EVEN between', () => {
@@ -157,6 +259,7 @@ const payoffCase = fc
       },
     ),
     dayFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    extraCents: fc.oneof(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 500_000 })),
     earlier: fc.array(
       fc.record({
         fraction: fc.double({ min: 0, max: 1, noNaN: true }),
@@ -204,7 +307,7 @@ const payoffCase = fc
       ),
     ];
     const input: AllocationInput = { currency: 'USD', installments, events, strategy: c.strategy };
-    return { input, payoffDate, nextId: c.earlier.length + 1 };
+    return { input, payoffDate, nextId: c.earlier.length + 1, extraCents: BigInt(c.extraCents) };
   });
 
 describe('payoff — property', () => {
@@ -233,6 +336,52 @@ describe('payoff — property', () => {
         expect(after.payoff.totalMinor).toBe(0n);
         const later = outstandingSummary(paid, addDays(payoffDate, 400));
         expect(later.outstanding.totalMinor).toBe(0n);
+        const balance = trialBalance(
+          postingsForAllocation(result).flatMap((p) => p.lines.map((l) => ({ ...l, currency: p.currency }))),
+        );
+        expect(balance.balanced).toBe(true);
+        const portfolio = balance.rows.find((r) => r.accountCode === 'LOAN_PORTFOLIO');
+        expect(portfolio?.balanceMinor ?? 0n).toBe(0n);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('paying more than the quote pays the later charges first: only what the excess cannot pay is waived', () => {
+    fc.assert(
+      fc.property(payoffCase, ({ input, payoffDate, nextId, extraCents }) => {
+        const before = outstandingSummary(input, payoffDate);
+        fc.pre(before.payoff.totalMinor > 0n);
+        const withPayment = (amountMinor: bigint): AllocationInput => ({
+          ...input,
+          events: [...input.events, { kind: 'PAYMENT', id: nextId, valueDate: payoffDate, amountMinor }],
+        });
+        const waivedOf = (result: ReturnType<typeof allocatePayments>): bigint =>
+          result.installments.reduce(
+            (sum, i) => sum + i.interestWaivedMinor + i.feeWaivedMinor + i.penaltyWaivedMinor,
+            0n,
+          );
+        // what paying exactly the quote waives: the later charges the excess can pay instead
+        const waivable = waivedOf(allocatePayments(withPayment(before.payoff.totalMinor)));
+        const result = allocatePayments(withPayment(before.payoff.totalMinor + extraCents));
+        const payment = result.payments.find((p) => p.paymentId === nextId)!;
+        const paidInAdvance = extraCents < waivable ? extraCents : waivable;
+        expect(payment.payoff).toBe(true);
+        expect(payment.overpaymentMinor).toBe(extraCents - paidInAdvance);
+        expect(waivedOf(result)).toBe(waivable - paidInAdvance);
+        expect(payment.principalMinor + payment.interestMinor + payment.feeMinor + payment.penaltyMinor).toBe(
+          before.payoff.totalMinor + paidInAdvance,
+        );
+        expect(result.installments.every((i) => i.outstandingMinor === 0n)).toBe(true);
+        expect(
+          result.installments.every(
+            (i) => i.obligationsMetOnDate === payoffDate || i.obligationsMetOnDate! < payoffDate,
+          ),
+        ).toBe(true);
+        expect(
+          outstandingSummary(withPayment(before.payoff.totalMinor + extraCents), payoffDate).outstanding
+            .totalMinor,
+        ).toBe(0n);
         const balance = trialBalance(
           postingsForAllocation(result).flatMap((p) => p.lines.map((l) => ({ ...l, currency: p.currency }))),
         );

@@ -5,11 +5,14 @@
  */
 import { extractText, getDocumentProxy } from 'unpdf';
 import { describe, expect, it } from 'vitest';
-import { renderStatementPdf } from '../../api/statement-pdf';
+import { credit, renderStatementPdf } from '../../api/statement-pdf';
 import type { StatementView } from '../../db/queries/lending/statements';
 import type { StatementTransaction } from '../../domain/statements/statements';
 
-const statement = (transactions: StatementTransaction[]): StatementView => ({
+const statement = (
+  transactions: StatementTransaction[],
+  figures: Partial<StatementView['figures']> = {},
+): StatementView => ({
   statementId: 4,
   loanId: 9,
   loanRef: 'LN-000987',
@@ -39,6 +42,7 @@ const statement = (transactions: StatementTransaction[]): StatementView => ({
     latePaymentWarning:
       'Late payment warning: if we do not receive your payment of 444.24 USD by 2026-03-31, you may have to pay a late fee of up to 25.00 USD.',
     transactions,
+    ...figures,
   },
 });
 
@@ -95,5 +99,36 @@ describe('renderStatementPdf', () => {
     expect(totalPages).toBe(2);
     expect(text).toContain('Transactions (continued)');
     expect(text).toContain('and 36 more transactions');
+  });
+
+  it('prints a zero credit without a sign: never -0.00, anywhere in the PDF', async () => {
+    // the fixture's otherCredits is 0.00 (no waiver in the period); a period without payments has 0.00 payments
+    const { text } = await textOf(
+      await renderStatementPdf(statement([], { payments: '0.00' }), {
+        lenderName: 'Acme Lending',
+        borrowerName: 'Ada Lovelace',
+      }),
+    );
+    expect(text).toContain('Other credits 0.00 USD');
+    expect(text).toContain('Payments 0.00 USD');
+    expect(text).not.toMatch(/-0(\.0+)?(?![0-9.])/);
+    // a credit is printed negative; a negative stored credit (the balance rose) positive, not "--"
+    const credits = await textOf(
+      await renderStatementPdf(statement([payment(1)], { otherCredits: '-5.00' }), {
+        lenderName: 'Acme Lending',
+        borrowerName: 'Ada Lovelace',
+      }),
+    );
+    expect(credits.text).toContain('Payments -444.24 USD');
+    expect(credits.text).toContain('Other credits 5.00 USD');
+    expect(credits.text).not.toContain('--');
+  });
+
+  it('credit() negates a stored decimal string without a negative zero', () => {
+    expect(credit('444.24')).toBe('-444.24');
+    expect(credit('0.00')).toBe('0.00');
+    expect(credit('0')).toBe('0');
+    expect(credit('-5.00')).toBe('5.00');
+    expect(credit('0.01')).toBe('-0.01');
   });
 });

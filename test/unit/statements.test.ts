@@ -194,6 +194,8 @@ describe('statement figures', () => {
       lateFeeMinor: null,
     });
     expect(figures).toMatchObject({ newBalance: '-5.00', otherCredits: '0.00', amountDue: '0.00' });
+    // no negative zero anywhere in the statement's JSON (zero credits, zero due): "-0.00" would print as such
+    expect(JSON.stringify(figures)).not.toMatch(/"-0(\.0+)?"/);
   });
 
   it('counts what the allocations paid to one installment, overpayments left out', () => {

@@ -158,7 +158,7 @@ describe('dailyStatementCycleWorkflow over five weeks', () => {
         if (day === payoffDay) {
           const candidates = await activities.listStatementCandidates({ tenantId, asOf: '2025-03-12' });
           expect(candidates.map((q) => q.loanId)).toContain(c.loanId);
-          // Pay the loan off (payoff at 02-20 is below 400.00; the excess is an overpayment and closes it).
+          // Pay the loan off (the payoff at 02-20 is below 320.00: the payment closes the loan).
           await activities.recordExternalPayment({
             tenantId,
             loanId: c.loanId,
