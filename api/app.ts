@@ -8,7 +8,7 @@ import { generateSpecs } from 'hono-openapi';
 import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
 import { asDomainError, bearerChallenge, oauthErrorResponse, sendError } from './errors';
-import { authenticate, tenantFromToken } from './middleware/auth';
+import { authenticate, authorizeRoute, tenantFromToken } from './middleware/auth';
 import { problemErrors } from './middleware/error-shape';
 import { httpMetrics } from './middleware/http-metrics';
 import { httpTracing } from './middleware/http-tracing';
@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps) {
   // before the bearer middleware too; the other voice-dispatch routes are ordinary bearer routes (below).
   app.use('/v1/servicing/voice-dispatches/:dispatchId/events', storableRequestTarget);
   app.route('/v1/servicing/voice-dispatches', voiceDispatchCallbackRoutes);
-  app.use('/v1/*', authenticate, rateLimit, storableInput);
+  app.use('/v1/*', authenticate, rateLimit, authorizeRoute, storableInput);
   // DESIGN §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
