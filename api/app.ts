@@ -13,7 +13,7 @@ import { problemErrors } from './middleware/error-shape';
 import { httpMetrics } from './middleware/http-metrics';
 import { httpTracing } from './middleware/http-tracing';
 import { allowedMethodsOf } from './middleware/method-not-allowed';
-import { rateLimit, searchRateLimit, tokenRateLimit } from './middleware/rate-limit';
+import { rateLimit, searchRateLimit, tokenRateLimit, tokenSourceRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { documentation, withTokenAddress } from './openapi';
 import { channelEventRoutes } from './routes/channels/channel-events';
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestContext);
 
   // The token endpoint is served by every API process; AUTH_BASE_URL only changes where it is advertised.
-  app.use('/oauth2/token', tokenRateLimit);
+  app.use('/oauth2/token', tokenSourceRateLimit, tokenRateLimit);
   app.route('/oauth2', oauthRoutes);
   app.route('/healthz', healthRoutes);
   // Prometheus metrics for operators (api/routes/metrics.ts): no tenant authentication, not in the document.
