@@ -25,6 +25,7 @@ import {
   ensureTenant,
   listClients,
   rotateClientSecret,
+  tenantSettings,
 } from './platform/clients';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
 import {
@@ -89,6 +90,7 @@ export function createPlatformOperations(deps: Deps) {
     rotateClientSecret: rotateClientSecret(deps),
     disableClient: disableClient(deps),
     listClients: listClients(deps),
+    tenantSettings: tenantSettings(deps),
     issueAccessToken: issueAccessToken(deps),
     claimIdempotencyKey: claimIdempotencyKey(deps),
     completeIdempotencyKey: completeIdempotencyKey(deps),

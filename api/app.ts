@@ -8,12 +8,12 @@ import { generateSpecs } from 'hono-openapi';
 import { DomainError, OAuthError } from '../domain/errors';
 import type { AppDeps, AppEnv } from './env';
 import { asDomainError, bearerChallenge, oauthErrorResponse, sendError } from './errors';
-import { authenticate, tenantFromToken } from './middleware/auth';
+import { authenticate, authorizeRoute, tenantFromToken } from './middleware/auth';
 import { problemErrors } from './middleware/error-shape';
 import { httpMetrics } from './middleware/http-metrics';
 import { httpTracing } from './middleware/http-tracing';
 import { allowedMethodsOf } from './middleware/method-not-allowed';
-import { rateLimit, searchRateLimit, tokenRateLimit } from './middleware/rate-limit';
+import { rateLimit, searchRateLimit, tokenRateLimit, tokenSourceRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { documentation, withTokenAddress } from './openapi';
 import { channelEventRoutes } from './routes/channels/channel-events';
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestContext);
 
   // The token endpoint is served by every API process; AUTH_BASE_URL only changes where it is advertised.
-  app.use('/oauth2/token', tokenRateLimit);
+  app.use('/oauth2/token', tokenSourceRateLimit, tokenRateLimit);
   app.route('/oauth2', oauthRoutes);
   app.route('/healthz', healthRoutes);
   // Prometheus metrics for operators (api/routes/metrics.ts): no tenant authentication, not in the document.
@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps) {
   // before the bearer middleware too; the other voice-dispatch routes are ordinary bearer routes (below).
   app.use('/v1/servicing/voice-dispatches/:dispatchId/events', storableRequestTarget);
   app.route('/v1/servicing/voice-dispatches', voiceDispatchCallbackRoutes);
-  app.use('/v1/*', authenticate, rateLimit, storableInput);
+  app.use('/v1/*', authenticate, rateLimit, authorizeRoute, storableInput);
   // DESIGN §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);

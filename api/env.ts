@@ -24,6 +24,11 @@ export interface ApiConfig {
    */
   searchRateLimitPerSecond?: number;
   /**
+   * Token requests per second per source address (`POST /oauth2/token`, whatever client id is presented), on top of
+   * the per-client-id limit (`TOKEN_SOURCE_RATE_LIMIT_PER_SECOND`). Unset: 10.
+   */
+  tokenSourceRateLimitPerSecond?: number;
+  /**
    * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; DESIGN §4),
    * no trailing slash; advertised as `<authBaseUrl>/oauth2/token` in the OpenAPI document. Unset:
    * `/oauth2/token` of this server.

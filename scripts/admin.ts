@@ -8,6 +8,7 @@
  *   clients rotate-secret --client-id <id> [--overlap-seconds <n>]
  *   clients disable --client-id <id>
  *   clients list --tenant <t>
+ *   tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor]
  *   gateways create --tenant <t> --code <gatewayCode>
  *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
  *   gateways list --tenant <t>
@@ -22,6 +23,9 @@
  * the one the running `npm start` recorded in its runtime file, else `127.0.0.1:<TEMPORAL_PORT>`; workers/runtime-file.ts
  * `serviceTemporal`); it prints `{workflowId}`, and with `--wait` also the
  * result (counts opened and recurred by type) once a worker ran it. A rerun of a day opens nothing new.
+ * `tenants settings` prints `{tenantId, makerCheckerPolicy}`, after changing the policy when `--maker-checker` is
+ * given (domain/maker-checker.ts: `distinct-client`, the default, makes a checker use another client than the maker;
+ * `same-client-distinct-actor` lets one client serve both when the actors differ).
  * `clients create` refuses a tenant that does not exist unless `--create-tenant` is given (`npm start`
  * creates the sandbox tenant `demo`). `clients disable` refuses the client's tokens from the next
  * request on. Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
@@ -51,6 +55,7 @@ const usage = `usage:
   npm run admin -- clients rotate-secret --client-id <id> [--overlap-seconds <n>]
   npm run admin -- clients disable --client-id <id>
   npm run admin -- clients list --tenant <t>
+  npm run admin -- tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor]
   npm run admin -- gateways create --tenant <t> --code <gatewayCode>
   npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
   npm run admin -- gateways list --tenant <t>
@@ -82,11 +87,16 @@ const { positionals, values } = parseArgs({
     to: { type: 'string' },
     'as-of': { type: 'string' },
     wait: { type: 'boolean' },
+    'maker-checker': { type: 'string' },
   },
 });
 const [group, command] = positionals;
 if (
-  (group !== 'clients' && group !== 'gateways' && group !== 'recon' && group !== 'statements') ||
+  (group !== 'clients' &&
+    group !== 'gateways' &&
+    group !== 'recon' &&
+    group !== 'statements' &&
+    group !== 'tenants') ||
   !command
 ) {
   process.stderr.write(`unknown command\n${usage}\n`);
@@ -187,6 +197,20 @@ try {
   } else if (group === 'statements') {
     if (command !== 'run') fail(`unknown command statements ${command}`);
     result = await runStatements(db);
+  } else if (group === 'tenants') {
+    if (command !== 'settings') fail(`unknown command tenants ${command}`);
+    if (!values.tenant) fail('--tenant is required');
+    const policy = values['maker-checker'];
+    result = await ops
+      .tenantSettings({
+        tenantId: values.tenant,
+        ...(policy === undefined ? {} : { makerCheckerPolicy: policy }),
+      })
+      .catch((err: unknown) => {
+        if (err instanceof DomainError && err.code === 'error.msg.resource.not.found')
+          fail(`Tenant ${values.tenant} does not exist.`);
+        throw err;
+      });
   } else if (group === 'gateways') {
     if (command === 'create') {
       if (!values.tenant || !values.code) fail('--tenant and --code are required');

@@ -178,6 +178,8 @@ try {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_SECOND: String(rateLimitPerSecond),
       SEARCH_RATE_LIMIT_PER_SECOND: String(rateLimitPerSecond),
+      // The token endpoint is fuzzed too, all from 127.0.0.1: one source address.
+      TOKEN_SOURCE_RATE_LIMIT_PER_SECOND: String(rateLimitPerSecond),
     },
     'engine ready in',
     serviceLog,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Deps } from '../activities/deps';
 import { createSandboxRail } from '../activities/payments/rail';
 import type { ApiConfig } from '../api/env';
+import { defaultTokenSourceRateLimitPerSecond } from '../api/middleware/rate-limit';
 import type { Db } from '../db/client';
 
 /**
@@ -53,6 +54,8 @@ export interface ServiceConfig {
   rateLimitPerSecond: number;
   /** Portfolio search and journal lists per client (`SEARCH_RATE_LIMIT_PER_SECOND`, default 20; DESIGN §5). */
   searchRateLimitPerSecond: number;
+  /** Token requests per source address (`TOKEN_SOURCE_RATE_LIMIT_PER_SECOND`, default 10; api/middleware/rate-limit.ts). */
+  tokenSourceRateLimitPerSecond: number;
   /**
    * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; DESIGN §4):
    * an absolute http(s) URL without query, fragment or credentials, kept without a trailing slash.
@@ -196,6 +199,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       20,
       'SEARCH_RATE_LIMIT_PER_SECOND',
     ),
+    tokenSourceRateLimitPerSecond: positiveIntOf(
+      env.TOKEN_SOURCE_RATE_LIMIT_PER_SECOND,
+      defaultTokenSourceRateLimitPerSecond,
+      'TOKEN_SOURCE_RATE_LIMIT_PER_SECOND',
+    ),
     authBaseUrl: authBaseUrlOf(env.AUTH_BASE_URL),
     tokenCacheTtlMs: intOf(env.TOKEN_CACHE_TTL_MS, 5000, 'TOKEN_CACHE_TTL_MS'),
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -228,6 +236,7 @@ export function apiConfigOf(config: ServiceConfig): ApiConfig {
     docsUrl: config.docsUrl,
     rateLimitPerSecond: config.rateLimitPerSecond,
     searchRateLimitPerSecond: config.searchRateLimitPerSecond,
+    tokenSourceRateLimitPerSecond: config.tokenSourceRateLimitPerSecond,
     tokenCacheTtlMs: config.tokenCacheTtlMs,
     ...(config.authBaseUrl ? { authBaseUrl: config.authBaseUrl } : {}),
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),

@@ -16,6 +16,7 @@ import {
   offerTermsOf,
 } from '../../db/queries/hardship-offers';
 import { activeGuardrails, tenantToday } from '../../db/queries/hardship-policies';
+import { tenantMakerCheckerPolicy } from '../../db/queries/tenants';
 import {
   cases,
   contactPoints,
@@ -42,6 +43,7 @@ import {
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
 import { type HardshipOfferWorkflowInput, hardshipOfferStartSpec } from '../../domain/hardship/offer-process';
+import { makerCheckerRefusal } from '../../domain/maker-checker';
 import { activeVersionOn } from '../../domain/servicing/hardship-policy';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
@@ -65,6 +67,8 @@ function requireActor(actor: string | null | undefined): string {
 }
 
 export interface CreateHardshipOfferInput extends OperationContext {
+  /** The maker's OAuth client (whose token made the request), recorded with the maker's actor. */
+  clientId: string;
   caseId: number;
   loanId: number;
   programCode: string;
@@ -288,6 +292,7 @@ export function createHardshipOffer(deps: Deps) {
           status: route.status,
           reasons: 'reasons' in route ? route.reasons : [],
           makerActor: maker,
+          makerClientId: input.clientId,
           offerExpiresAt:
             route.status === 'OFFERED'
               ? new Date(now.getTime() + version.terms.offerValidityHours * hourMs)
@@ -438,20 +443,27 @@ function prefixed(error: unknown, prefix: string): unknown {
 export interface DecideHardshipOfferInput extends OperationContext {
   offerId: number;
   decision: HardshipOfferDecision;
+  /** The checker's OAuth client (whose token made the request) and that token's scopes. */
+  clientId: string;
+  scopes: readonly string[];
 }
 
 /**
- * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; DESIGN-processes P5): writes the
- * approval record (actor, decision, guardrails version active now as the policy version, SHA-256 of the
- * canonical offer terms, decided at) and moves the offer to APPROVED (validity timer started: `offerExpiresAt` =
- * now + the version's `offerValidityHours`) or REJECTED; case effect `HARDSHIP_OFFER_APPROVED` / `…_REJECTED`,
- * event `hardship.offer.approved` / `hardship.offer.rejected`; the offer's approval task is completed with the
- * decision as its note.
- * The caller has checked scope and permission. Idempotent: the same actor repeating the same decision gets the
- * offer as it is. Returns the offer view with its decision trail.
+ * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; DESIGN-processes P5): the maker-checker
+ * rule of the tenant's policy (domain/maker-checker.ts `makerCheckerRefusal`: by default another client and another
+ * actor than the maker's, the checker's token holding `actions:approve`), then writes the approval record (checker's
+ * actor and client id, the maker's actor and client id it was checked against, the policy, decision, guardrails
+ * version active now as the policy version, SHA-256 of the canonical offer terms, decided at) and moves the offer to
+ * APPROVED (validity timer started: `offerExpiresAt` = now + the version's `offerValidityHours`) or REJECTED; case
+ * effect `HARDSHIP_OFFER_APPROVED` / `…_REJECTED`, event `hardship.offer.approved` / `hardship.offer.rejected`; the
+ * offer's approval task is completed with the decision as its note.
+ * The caller has checked the program's permission. Idempotent: the same actor through the same client repeating the
+ * same decision gets the offer as it is. Returns the offer view with its decision trail.
  *
  * Errors, nothing changed: 400 naming `header.Service-Actor` when no actor; 404 unknown offer (or another
- * tenant's); 403 `error.msg.not.authorized` naming `header.Service-Actor` when the checker is the maker; 409
+ * tenant's); 403 `error.msg.not.authorized` (`makerCheckerRefusal`) naming `scope` without `actions:approve`,
+ * `header.Service-Actor` when the checker is the maker's actor, `header.Authorization` when the tenant's policy is
+ * `distinct-client` and the checker's client is the maker's (or the maker's is unknown); 409
  * `error.msg.hardship.offer.invalid.state.transition` naming `offerId` when the offer is not PENDING_APPROVAL.
  */
 export function decideHardshipOffer(deps: Deps) {
@@ -461,14 +473,19 @@ export function decideHardshipOffer(deps: Deps) {
       const offer = await hardshipOfferRow(tx, input.tenantId, input.offerId, true);
       if (!offer) throw notFound('Hardship offer', input.offerId);
       const trail = await offerApprovals(tx, input.tenantId, offer.id);
-      const earlier = trail.find((a) => a.actor === checker && a.decision === input.decision);
+      const earlier = trail.find(
+        (a) => a.actor === checker && a.clientId === input.clientId && a.decision === input.decision,
+      );
       if (earlier) return hardshipOfferViewOf(offer, trail);
-      if (checker === offer.makerActor) {
-        const message = `header.Service-Actor: ${checker} created hardship offer ${offer.id}; another actor must decide it (maker-checker).`;
-        throw new DomainError('error.msg.not.authorized', message, {
-          errors: [fieldError('header.Service-Actor', checker, message, 'error.msg.not.authorized')],
-        });
-      }
+      const policy = await tenantMakerCheckerPolicy(tx, input.tenantId);
+      const maker = { actor: offer.makerActor, clientId: offer.makerClientId };
+      const refusal = makerCheckerRefusal(
+        policy,
+        maker,
+        { actor: checker, clientId: input.clientId, scopes: input.scopes },
+        `hardship offer ${offer.id}`,
+      );
+      if (refusal) throw refusal;
       if (offer.status !== 'PENDING_APPROVAL') {
         const code = 'error.msg.hardship.offer.invalid.state.transition';
         const message = `offerId: hardship offer ${offer.id} is ${offer.status}; only a PENDING_APPROVAL offer can be approved or rejected.`;
@@ -495,6 +512,10 @@ export function decideHardshipOffer(deps: Deps) {
           tenantId: input.tenantId,
           offerId: offer.id,
           actor: checker,
+          clientId: input.clientId,
+          makerActor: maker.actor,
+          makerClientId: maker.clientId,
+          makerCheckerPolicy: policy,
           decision: input.decision,
           guardrailsVersion: guardrails.version,
           requestHash: hardshipOfferTermsHash(offerTermsOf(offer)),

@@ -1,7 +1,8 @@
 /**
  * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
  * § Shared header rules; DESIGN §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
- * the token's tenant (403) → per route, scope and permission (403). Routes marked `tenantFromToken` take the
+ * the token's tenant (403) → the matched route's scope and permission (403, `authorizeRoute`, before any input is
+ * validated). Routes marked `tenantFromToken` take the
  * token's tenant and need no header. Errors go out in the route's shape (`sendError`: Shape A, or Shape B
  * where the route chose it). Tokens are found by SHA-256
  * digest through the app's token-grant cache (`deps.tokenGrants`, api/token-cache.ts; issue 13), over
@@ -12,6 +13,7 @@
  * `expiresAt` is refused even when cached. Tokens never reach a log.
  */
 import type { Context } from 'hono';
+import { matchedRoutes } from 'hono/route';
 import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
 import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
@@ -86,24 +88,91 @@ export const tenantFromToken = factory.createMiddleware(async (c, next) => {
   await next();
 });
 
-/** Requires `scope` and `permission` on the token (403 otherwise; retrying does not help). */
-export function requires(scope: Scope, permission: Permission) {
-  return factory.createMiddleware(async (c, next) => {
-    const auth = c.get('auth');
-    if (!auth.scopes.includes(scope)) {
-      const err = new DomainError('error.msg.not.authorized', `The token lacks the scope ${scope}.`);
-      return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err, scope) });
-    }
-    if (!auth.permissions.includes('ALL') && !auth.permissions.includes(permission)) {
-      const err = new DomainError(
-        'error.msg.not.authorized',
-        `The client lacks the permission ${permission}.`,
-      );
-      return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
-    }
+/**
+ * What a route demands of the token: a scope, and a permission unless the permission is named by the resource the
+ * route acts on (then `null`, and the route checks it once it has read the resource, still before the body).
+ */
+export interface RouteAccess {
+  scope: Scope;
+  permission: Permission | null;
+}
+
+/** How a route's guard decides its access: fixed, or from the request line (e.g. `POST /v1/loans?command=`). */
+export type AccessRule = (c: Context<AppEnv>) => RouteAccess;
+
+/** The property a guard middleware carries its rule under, read by `authorizeRoute`. */
+const accessRuleKey = Symbol.for('lending.accessRule');
+/** Hono's name for the handler a sub-app's route wraps (hono/utils/constants `COMPOSED_HANDLER`). */
+const composedHandlerKey = '__COMPOSED_HANDLER';
+
+type Guarded = { [accessRuleKey]?: AccessRule; [composedHandlerKey]?: Guarded };
+
+/** The 403 (Shape A, or the route's Shape B) when the token lacks what `access` demands; null when it holds it. */
+function refusalOf(c: Context<AppEnv>, access: RouteAccess): Response | null {
+  const auth = c.get('auth');
+  if (!auth.scopes.includes(access.scope)) {
+    const err = new DomainError('error.msg.not.authorized', `The token lacks the scope ${access.scope}.`);
+    return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err, access.scope) });
+  }
+  if (access.permission !== null && !holdsPermission(auth.permissions, access.permission)) {
+    const err = new DomainError(
+      'error.msg.not.authorized',
+      `The client lacks the permission ${access.permission}.`,
+    );
+    return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
+  }
+  return null;
+}
+
+/** Whether a client's `permissions` (names, or `ALL`) grant `permission`. */
+export function holdsPermission(permissions: readonly string[], permission: string): boolean {
+  return permissions.includes('ALL') || permissions.includes(permission);
+}
+
+/**
+ * A route guard deciding access by `rule` (403 when refused; retrying does not help; spec § Authentication 8–9).
+ * The rule is also found and applied by `authorizeRoute` before any input of the request is read, so the order of a
+ * route's middleware cannot put validation (400) ahead of authorization (403).
+ */
+export function guard(rule: AccessRule) {
+  const middleware = factory.createMiddleware(async (c, next) => {
+    const refused = refusalOf(c, rule(c));
+    if (refused) return refused;
     await next();
   });
+  return Object.assign(middleware, { [accessRuleKey]: rule });
 }
+
+/** Requires `scope` and `permission` on the token (403 otherwise; retrying does not help). */
+export function requires(scope: Scope, permission: Permission) {
+  return guard(() => ({ scope, permission }));
+}
+
+/**
+ * Requires `scope` only: for routes whose permission is named by the resource they act on (hardship approvals: the
+ * program's `humanApprovalPermission`); the route checks that permission before it reads the body.
+ */
+export function requiresScope(scope: Scope) {
+  return guard(() => ({ scope, permission: null }));
+}
+
+/**
+ * Applies the guard rules of the matched route (`guard`, `requires`, `requiresScope`) right after authentication
+ * and before any input is validated (spec § Authentication 9: 403 when lacking scope or permission; § Errors: 400
+ * is for a request understood but rejected): a token without the route's scope or permission gets 403 whatever its
+ * path, query, headers or body hold. Mounted once for every bearer route (api/app.ts), ahead of `storableInput`.
+ * A path no route serves passes through (404 / 405 follow).
+ */
+export const authorizeRoute = factory.createMiddleware(async (c, next) => {
+  for (const route of matchedRoutes(c)) {
+    const handler = route.handler as Guarded;
+    const rule = handler[accessRuleKey] ?? handler[composedHandlerKey]?.[accessRuleKey];
+    if (!rule) continue;
+    const refused = refusalOf(c, rule(c));
+    if (refused) return refused;
+  }
+  await next();
+});
 
 /**
  * The client id and secret of an HTTP Basic `Authorization` header (RFC 7617; RFC 6749 §2.3.1: both

@@ -6,7 +6,14 @@
  * - `search`: on top of `default`, portfolio search and journal-entry lists share one bucket per
  *   client + environment (`SEARCH_RATE_LIMIT_PER_SECOND`, default 20);
  * - `token`: `POST /oauth2/token`, per presented client id + environment, before the client is
- *   authenticated, so failed attempts count too (the environment's default rate).
+ *   authenticated, so failed attempts count too (the environment's default rate);
+ * - `token-source`: `POST /oauth2/token`, per source address (the TCP peer of the socket; IPv4-mapped IPv6 counted
+ *   as its IPv4 address, other IPv6 addresses by their /64 prefix, RFC 4291 §2.5.4: one host commonly holds a whole
+ *   /64), whatever client id is presented, so guessing unknown client ids is limited too
+ *   (`tokenSourceRateLimitPerSecond`, default 10). No forwarded header is read: the service has no trusted-proxy
+ *   setting, and a client-supplied `X-Forwarded-For` would let a caller pick its own bucket. Behind a proxy every
+ *   caller shares the proxy's bucket (raise the limit there, or limit at the proxy). A request with no socket (an
+ *   in-process `app.request`) has no source and is not limited by this policy.
  * Headers per the IETF RateLimit header fields draft: `RateLimit-Policy: "<policy>";q=<n>;w=1` and
  * `RateLimit: "<policy>";r=<remaining>;t=<seconds>`, one list item per policy that applied (default
  * first); an empty bucket answers 429 Shape A `error.msg.rate.limited` with `Retry-After` (seconds), or
@@ -17,6 +24,7 @@
  * more than `maxTrackedBuckets` exist, so unknown client ids sent to the token endpoint cannot grow
  * memory without bound.
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import type { Context } from 'hono';
 import { DomainError } from '../../domain/errors';
 import { type AppEnv, factory } from '../env';
@@ -67,6 +75,59 @@ export function takeToken(
       ? Math.ceil(missing / perSecond)
       : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)),
   };
+}
+
+/**
+ * Default of `tokenSourceRateLimitPerSecond`: token requests per second (and burst) from one source address. A
+ * workload caches its token for most of its 3600 s lifetime (spec § Authentication 7), so even many workloads behind
+ * one address ask far less often; a guesser gets 10 attempts a second.
+ */
+export const defaultTokenSourceRateLimitPerSecond = 10;
+
+/**
+ * The source address of the request as the bucket key of `token-source` (module note), or null when the request came
+ * through no socket. Reads `@hono/node-server`'s bindings (`c.env.incoming.socket`, as its `getConnInfo` does).
+ */
+export function sourceAddressOf(c: Context<AppEnv>): string | null {
+  const bindings = c.env as
+    | {
+        incoming?: { socket?: { remoteAddress?: string } };
+        server?: { incoming?: { socket?: { remoteAddress?: string } } };
+      }
+    | undefined;
+  const address = (bindings?.server ?? bindings)?.incoming?.socket?.remoteAddress;
+  return address ? sourceKeyOf(address) : null;
+}
+
+/**
+ * The bucket of a peer address: IPv4 as is; IPv4-mapped IPv6 (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2) as its IPv4
+ * address; other IPv6 by its /64 prefix (`2001:db8:0:1::/64`), zone id dropped.
+ */
+export function sourceKeyOf(address: string): string {
+  const lower = address.toLowerCase().replace(/%.*$/, '');
+  if (isIPv4(lower) || !isIPv6(lower)) return lower;
+  const groups = ipv6Groups(lower);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
+function ipv6Groups(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const text = dotted
+    ? `${address.slice(0, dotted.index)}${((Number(dotted[1]) << 8) | Number(dotted[2])).toString(16)}:${((Number(dotted[3]) << 8) | Number(dotted[4])).toString(16)}`
+    : address;
+  const [head = '', tail] = text.split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array(8 - headGroups.length - tailGroups.length).fill('0');
+  return [...headGroups, ...zeros, ...tailGroups].map((g) => Number.parseInt(g, 16));
 }
 
 /** Default of `searchRateLimitPerSecond` (DESIGN §5: search, export and journal lists 20 req/s). */
@@ -129,6 +190,25 @@ export const searchRateLimit = limiter('search', (c) => {
     perSecond: c.get('deps').config.searchRateLimitPerSecond ?? defaultSearchRateLimitPerSecond,
   };
 });
+
+/**
+ * `POST /oauth2/token`, per source address (module note), every attempt counted, readable credentials or not; mounted
+ * before `tokenRateLimit`, so a source over its limit spends no client id's tokens.
+ */
+export const tokenSourceRateLimit = limiter(
+  'token-source',
+  (c) => {
+    if (c.req.method !== 'POST') return null;
+    const source = sourceAddressOf(c);
+    if (source === null) return null;
+    const { config } = c.get('deps');
+    return {
+      key: `token-source:${source}:${config.environment}`,
+      perSecond: config.tokenSourceRateLimitPerSecond ?? defaultTokenSourceRateLimitPerSecond,
+    };
+  },
+  { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+);
 
 /**
  * `POST /oauth2/token`, per client id of the HTTP Basic header (authenticated or not) and

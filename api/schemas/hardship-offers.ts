@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { hardshipOfferDecisions, hardshipOfferStatuses } from '../../domain/hardship/offer';
 import { reliefTypes } from '../../domain/hardship/relief';
+import { makerCheckerPolicies } from '../../domain/maker-checker';
 import { integerId } from '../validation';
 import { isoDate } from './dates';
 import { instantText } from './money';
@@ -110,10 +111,36 @@ export const hardshipOfferResponse = v.object({
   ),
   reasons: v.array(reason),
   createdBy: v.pipe(v.string(), v.description('The maker: Service-Actor of the create request.')),
+  createdByClientId: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      "The maker's OAuth client id (whose token created the offer); null for offers made before it was recorded.",
+    ),
+  ),
   timers: v.object({ offerExpiresAt: v.nullable(instantText), documentsDueAt: v.nullable(instantText) }),
   decisions: v.array(
     v.object({
-      actor: v.string(),
+      actor: v.pipe(v.string(), v.description("The checker's Service-Actor.")),
+      clientId: v.pipe(
+        v.nullable(v.string()),
+        v.description("The checker's OAuth client id; null on decisions recorded before it was kept."),
+      ),
+      makerActor: v.pipe(
+        v.nullable(v.string()),
+        v.description("The maker's Service-Actor the decision was checked against; null before it was kept."),
+      ),
+      makerClientId: v.pipe(
+        v.nullable(v.string()),
+        v.description(
+          "The maker's OAuth client id the decision was checked against; null before it was kept.",
+        ),
+      ),
+      makerCheckerPolicy: v.pipe(
+        v.nullable(v.picklist(makerCheckerPolicies)),
+        v.description(
+          "The tenant's maker-checker policy at the decision: distinct-client (the checker is another client and another actor) or same-client-distinct-actor; null before it was kept.",
+        ),
+      ),
       decision: v.picklist(hardshipOfferDecisions),
       policyVersion: v.pipe(
         v.number(),

@@ -645,7 +645,7 @@ export interface paths {
         put?: never;
         /**
          * Request a hardship offer
-         * @description Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; `Service-Actor` (required, 400 when absent) is the maker. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: `requestedRelief` is `{reliefType, params}`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; `…Minor` are decimal strings of minor units of the loan's currency. Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).
+         * @description Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; `Service-Actor` (required, 400 when absent) is the maker, recorded with the token's client id. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: `requestedRelief` is `{reliefType, params}`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; `…Minor` are decimal strings of minor units of the loan's currency. Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).
          *
          *     Scope `servicing:write`, permission `CREATE_HARDSHIPOFFER`.
          */
@@ -665,7 +665,7 @@ export interface paths {
         };
         /**
          * Read a hardship offer
-         * @description The offer: status, routing reasons (INELIGIBLE, SPECIALIST), relief size, the maker (`createdBy`), the decision trail (approval records: actor, decision, policyVersion, requestHash, decidedAt) and the timers (`offerExpiresAt` while an offer is open, `documentsDueAt` once accepted; null otherwise). Unknown or another tenant's → 404.
+         * @description The offer: status, routing reasons (INELIGIBLE, SPECIALIST), relief size, the maker (`createdBy`, `createdByClientId`), the decision trail (approval records: actor, clientId, makerActor, makerClientId, makerCheckerPolicy, decision, policyVersion, requestHash, decidedAt) and the timers (`offerExpiresAt` while an offer is open, `documentsDueAt` once accepted; null otherwise). Unknown or another tenant's → 404.
          *
          *     Scope `servicing:read`, permission `READ_HARDSHIPOFFER`.
          */
@@ -689,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a hardship offer (maker-checker)
-         * @description The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), and a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`). Writes the append-only approval record (actor, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours). Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor repeating the same decision gets the offer as it is.
+         * @description The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`), and, under the tenant's default maker-checker policy `distinct-client`, a token of another OAuth client than the one that created the offer (same client → 403 naming `header.Authorization`; a tenant set to `same-client-distinct-actor` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours). Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.
          *
          *     Scope `actions:approve`, the permission named by the offer's program version (`humanApprovalPermission`).
          */
@@ -733,7 +733,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a hardship offer (maker-checker)
-         * @description The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), and a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`). Writes the append-only approval record (actor, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to REJECTED. Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor repeating the same decision gets the offer as it is.
+         * @description The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`), and, under the tenant's default maker-checker policy `distinct-client`, a token of another OAuth client than the one that created the offer (same client → 403 naming `header.Authorization`; a tenant set to `same-client-distinct-actor` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to REJECTED. Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.
          *
          *     Scope `actions:approve`, the permission named by the offer's program version (`humanApprovalPermission`).
          */
@@ -4992,12 +4992,23 @@ export interface operations {
                         }[];
                         /** @description The maker: Service-Actor of the create request. */
                         createdBy: string;
+                        /** @description The maker's OAuth client id (whose token created the offer); null for offers made before it was recorded. */
+                        createdByClientId: string | null;
                         timers: {
                             offerExpiresAt: string | null;
                             documentsDueAt: string | null;
                         };
                         decisions: {
+                            /** @description The checker's Service-Actor. */
                             actor: string;
+                            /** @description The checker's OAuth client id; null on decisions recorded before it was kept. */
+                            clientId: string | null;
+                            /** @description The maker's Service-Actor the decision was checked against; null before it was kept. */
+                            makerActor: string | null;
+                            /** @description The maker's OAuth client id the decision was checked against; null before it was kept. */
+                            makerClientId: string | null;
+                            /** @description The tenant's maker-checker policy at the decision: distinct-client (the checker is another client and another actor) or same-client-distinct-actor; null before it was kept. */
+                            makerCheckerPolicy: ("distinct-client" | "same-client-distinct-actor") | null;
                             /** @enum {string} */
                             decision: "APPROVED" | "REJECTED";
                             /** @description The guardrails version the decision was taken under. */
@@ -5094,12 +5105,23 @@ export interface operations {
                         }[];
                         /** @description The maker: Service-Actor of the create request. */
                         createdBy: string;
+                        /** @description The maker's OAuth client id (whose token created the offer); null for offers made before it was recorded. */
+                        createdByClientId: string | null;
                         timers: {
                             offerExpiresAt: string | null;
                             documentsDueAt: string | null;
                         };
                         decisions: {
+                            /** @description The checker's Service-Actor. */
                             actor: string;
+                            /** @description The checker's OAuth client id; null on decisions recorded before it was kept. */
+                            clientId: string | null;
+                            /** @description The maker's Service-Actor the decision was checked against; null before it was kept. */
+                            makerActor: string | null;
+                            /** @description The maker's OAuth client id the decision was checked against; null before it was kept. */
+                            makerClientId: string | null;
+                            /** @description The tenant's maker-checker policy at the decision: distinct-client (the checker is another client and another actor) or same-client-distinct-actor; null before it was kept. */
+                            makerCheckerPolicy: ("distinct-client" | "same-client-distinct-actor") | null;
                             /** @enum {string} */
                             decision: "APPROVED" | "REJECTED";
                             /** @description The guardrails version the decision was taken under. */
@@ -5198,12 +5220,23 @@ export interface operations {
                         }[];
                         /** @description The maker: Service-Actor of the create request. */
                         createdBy: string;
+                        /** @description The maker's OAuth client id (whose token created the offer); null for offers made before it was recorded. */
+                        createdByClientId: string | null;
                         timers: {
                             offerExpiresAt: string | null;
                             documentsDueAt: string | null;
                         };
                         decisions: {
+                            /** @description The checker's Service-Actor. */
                             actor: string;
+                            /** @description The checker's OAuth client id; null on decisions recorded before it was kept. */
+                            clientId: string | null;
+                            /** @description The maker's Service-Actor the decision was checked against; null before it was kept. */
+                            makerActor: string | null;
+                            /** @description The maker's OAuth client id the decision was checked against; null before it was kept. */
+                            makerClientId: string | null;
+                            /** @description The tenant's maker-checker policy at the decision: distinct-client (the checker is another client and another actor) or same-client-distinct-actor; null before it was kept. */
+                            makerCheckerPolicy: ("distinct-client" | "same-client-distinct-actor") | null;
                             /** @enum {string} */
                             decision: "APPROVED" | "REJECTED";
                             /** @description The guardrails version the decision was taken under. */
@@ -5302,12 +5335,23 @@ export interface operations {
                         }[];
                         /** @description The maker: Service-Actor of the create request. */
                         createdBy: string;
+                        /** @description The maker's OAuth client id (whose token created the offer); null for offers made before it was recorded. */
+                        createdByClientId: string | null;
                         timers: {
                             offerExpiresAt: string | null;
                             documentsDueAt: string | null;
                         };
                         decisions: {
+                            /** @description The checker's Service-Actor. */
                             actor: string;
+                            /** @description The checker's OAuth client id; null on decisions recorded before it was kept. */
+                            clientId: string | null;
+                            /** @description The maker's Service-Actor the decision was checked against; null before it was kept. */
+                            makerActor: string | null;
+                            /** @description The maker's OAuth client id the decision was checked against; null before it was kept. */
+                            makerClientId: string | null;
+                            /** @description The tenant's maker-checker policy at the decision: distinct-client (the checker is another client and another actor) or same-client-distinct-actor; null before it was kept. */
+                            makerCheckerPolicy: ("distinct-client" | "same-client-distinct-actor") | null;
                             /** @enum {string} */
                             decision: "APPROVED" | "REJECTED";
                             /** @description The guardrails version the decision was taken under. */

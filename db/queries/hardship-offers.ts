@@ -17,6 +17,13 @@ import { type Tx, withTenantTransaction } from '../tenant-tx';
 export interface HardshipOfferDecisionView {
   /** The checker's `Service-Actor`. */
   actor: string;
+  /** The checker's OAuth client id; null on decisions recorded before it was kept. */
+  clientId: string | null;
+  /** The maker's `Service-Actor` and OAuth client id, as the decision compared them; null before they were kept. */
+  makerActor: string | null;
+  makerClientId: string | null;
+  /** The tenant's maker-checker policy the decision was taken under (`distinct-client` | `same-client-distinct-actor`). */
+  makerCheckerPolicy: string | null;
   decision: string;
   /** Guardrails version the decision was taken under (the spec's "policy version"). */
   policyVersion: number;
@@ -43,6 +50,8 @@ export interface HardshipOfferView {
   reasons: HardshipOfferReason[];
   /** The maker's `Service-Actor`. */
   createdBy: string;
+  /** The maker's OAuth client id; null for offers made before it was recorded. */
+  createdByClientId: string | null;
   /** ISO 8601 instants (UTC, `Z`) or null while not running. */
   timers: { offerExpiresAt: string | null; documentsDueAt: string | null };
   decisions: HardshipOfferDecisionView[];
@@ -97,12 +106,17 @@ export function hardshipOfferViewOf(
     reliefSize: row.reliefSize,
     reasons: row.reasons,
     createdBy: row.makerActor,
+    createdByClientId: row.makerClientId,
     timers: {
       offerExpiresAt: row.offerExpiresAt?.toISOString() ?? null,
       documentsDueAt: row.documentsDueAt?.toISOString() ?? null,
     },
     decisions: approvals.map((a) => ({
       actor: a.actor,
+      clientId: a.clientId,
+      makerActor: a.makerActor,
+      makerClientId: a.makerClientId,
+      makerCheckerPolicy: a.makerCheckerPolicy,
       decision: a.decision,
       policyVersion: a.guardrailsVersion,
       requestHash: a.requestHash,

@@ -148,6 +148,8 @@ export const hardshipOffers = pgTable(
     reasons: jsonb().notNull().$type<HardshipOfferReason[]>().default(sql`'[]'::jsonb`),
     /** The maker: the `Service-Actor` that created the offer (checked against the checker's). */
     makerActor: text().notNull(),
+    /** The maker's OAuth client (whose token created the offer); null for offers made before it was recorded. */
+    makerClientId: text(),
     /** When an OFFERED (or approved) offer expires: creation/approval + the version's `offerValidityHours`. */
     offerExpiresAt: instant(),
     /** When the evidence of an accepted offer is due (set at acceptance); null before. */
@@ -191,6 +193,13 @@ export const hardshipOfferApprovals = pgTable(
     offerId: bigint({ mode: 'number' }).notNull(),
     /** The checker's `Service-Actor`, never the offer's maker. */
     actor: text().notNull(),
+    /** The checker's OAuth client (whose token decided); null on records written before it was kept. */
+    clientId: text(),
+    /** The maker's `Service-Actor` and OAuth client, as the decision compared them (null: before they were kept). */
+    makerActor: text(),
+    makerClientId: text(),
+    /** The tenant's maker-checker policy the decision was taken under (domain/maker-checker.ts); null: before. */
+    makerCheckerPolicy: text(),
     /** Domain `hardshipOfferDecisions`: APPROVED | REJECTED. */
     decision: text().notNull(),
     /** The guardrails version the decision was taken under (the spec's "policy version"). */

@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  check,
   index,
   integer,
   jsonb,
@@ -15,17 +16,32 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { makerCheckerPolicies } from '../../domain/maker-checker';
 import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
 
 export const serviceEnvironment = pgEnum('service_environment', ['sandbox', 'production']);
 
-export const tenants = pgTable('tenants', {
-  id: text().primaryKey(),
-  displayName: text().notNull(),
-  /** IANA zone in which statutory due days end (DESIGN §5). */
-  complianceTimeZone: text().notNull().default('America/Los_Angeles'),
-  createdAt: createdAt(),
-});
+export const tenants = pgTable(
+  'tenants',
+  {
+    id: text().primaryKey(),
+    displayName: text().notNull(),
+    /** IANA zone in which statutory due days end (DESIGN §5). */
+    complianceTimeZone: text().notNull().default('America/Los_Angeles'),
+    /**
+     * Maker-checker policy (domain/maker-checker.ts): `distinct-client` (default: the checker is another OAuth client
+     * and another actor) or `same-client-distinct-actor`. Set with `npm run admin -- tenants settings`.
+     */
+    makerCheckerPolicy: text({ enum: makerCheckerPolicies }).notNull().default('distinct-client'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check(
+      'tenants_maker_checker_policy_check',
+      sql`${t.makerCheckerPolicy} in ('distinct-client', 'same-client-distinct-actor')`,
+    ),
+  ],
+);
 
 export const apiClients = pgTable(
   'api_clients',

@@ -8,7 +8,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getHardshipOffer } from '../../db/queries/hardship-offers';
-import { customers, hardshipOfferApprovals, loans } from '../../db/schema';
+import { customers, hardshipOfferApprovals, hardshipOffers, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { HardshipLoanFacts, RequestedRelief } from '../../domain/hardship/offer';
 import { hardshipOfferTermsHash } from '../../domain/hardship/offer';
@@ -101,6 +101,7 @@ async function create(
     tenantId: tenant,
     requestKey: newRequestKey(),
     actor: 'maker-1',
+    clientId: 'cli_maker',
     correlationId: 'req-hs',
     caseId,
     loanId,
@@ -113,11 +114,18 @@ async function create(
   return created.offer;
 }
 
-function decide(offerId: number, actor: string | null, decision: 'APPROVED' | 'REJECTED' = 'APPROVED') {
+function decide(
+  offerId: number,
+  actor: string | null,
+  decision: 'APPROVED' | 'REJECTED' = 'APPROVED',
+  checker: { clientId?: string; scopes?: string[] } = {},
+) {
   return h.activities.decideHardshipOffer({
     tenantId: tenant,
     requestKey: newRequestKey(),
     actor,
+    clientId: checker.clientId ?? 'cli_checker',
+    scopes: checker.scopes ?? ['servicing:read', 'actions:approve'],
     offerId,
     decision,
   });
@@ -375,6 +383,10 @@ describe('decideHardshipOffer (maker-checker)', () => {
     expect(approved.decisions).toEqual([
       {
         actor: 'checker-1',
+        clientId: 'cli_checker',
+        makerActor: 'maker-1',
+        makerClientId: 'cli_maker',
+        makerCheckerPolicy: 'distinct-client',
         decision: 'APPROVED',
         policyVersion: 1,
         requestHash: hash,
@@ -425,6 +437,88 @@ describe('decideHardshipOffer (maker-checker)', () => {
     await expectDomainError(decide(pending.offerId, null), 'validation.msg.validation.errors.exist');
   });
 
+  it("distinct-client (the default): the maker's client is refused with another actor (403 header.Authorization), so is a checker without actions:approve and an offer whose maker client is unknown", async () => {
+    const caseId = await openHardshipCase(tenant);
+    const pending = await create(caseId, { requestedRelief: deferral(2) });
+    expect((await getHardshipOffer(h.db, tenant, pending.offerId))?.createdByClientId).toBe('cli_maker');
+    const sameClient = await expectDomainError(
+      decide(pending.offerId, 'checker-1', 'APPROVED', { clientId: 'cli_maker' }),
+      'error.msg.not.authorized',
+    );
+    expect(sameClient.errors[0]?.parameterName).toBe('header.Authorization');
+    const noScope = await expectDomainError(
+      decide(pending.offerId, 'checker-1', 'APPROVED', { scopes: ['servicing:read', 'servicing:write'] }),
+      'error.msg.not.authorized',
+    );
+    expect(noScope.errors[0]?.parameterName).toBe('scope');
+    // An offer made before maker client ids were recorded: distinct clients cannot be shown.
+    const legacy = await create(caseId, { requestedRelief: deferral(2) });
+    await withTenantTransaction(h.db, tenant, (tx) =>
+      tx
+        .update(hardshipOffers)
+        .set({ makerClientId: null })
+        .where(and(eq(hardshipOffers.tenantId, tenant), eq(hardshipOffers.id, legacy.offerId))),
+    );
+    const unknownMaker = await expectDomainError(
+      decide(legacy.offerId, 'checker-1'),
+      'error.msg.not.authorized',
+    );
+    expect(unknownMaker.errors[0]?.parameterName).toBe('header.Authorization');
+    expect(await approvalsOf(pending.offerId)).toHaveLength(0);
+    expect(await approvalsOf(legacy.offerId)).toHaveLength(0);
+    expect((await getHardshipOffer(h.db, tenant, pending.offerId))?.status).toBe('PENDING_APPROVAL');
+  });
+
+  it("same-client-distinct-actor (tenant setting): the maker's client with another actor decides, the record says so; the same actor is still refused", async () => {
+    const relaxed = await newTenant(h);
+    expect(await h.platform.tenantSettings({ tenantId: relaxed })).toEqual({
+      tenantId: relaxed,
+      makerCheckerPolicy: 'distinct-client',
+    });
+    await expectDomainError(
+      h.platform.tenantSettings({ tenantId: relaxed, makerCheckerPolicy: 'anyone' }),
+      'validation.msg.validation.errors.exist',
+    );
+    await expectDomainError(
+      h.platform.tenantSettings({ tenantId: 'no-such-tenant-mc', makerCheckerPolicy: 'distinct-client' }),
+      'error.msg.resource.not.found',
+    );
+    expect(
+      await h.platform.tenantSettings({
+        tenantId: relaxed,
+        makerCheckerPolicy: 'same-client-distinct-actor',
+      }),
+    ).toEqual({ tenantId: relaxed, makerCheckerPolicy: 'same-client-distinct-actor' });
+    const caseId = await openHardshipCase(tenant);
+    const pending = await create(caseId, { requestedRelief: deferral(2) });
+    // The setting is the tenant's own: the default tenant still refuses the maker's client.
+    await expectDomainError(
+      decide(pending.offerId, 'checker-1', 'APPROVED', { clientId: 'cli_maker' }),
+      'error.msg.not.authorized',
+    );
+    await h.platform.tenantSettings({ tenantId: tenant, makerCheckerPolicy: 'same-client-distinct-actor' });
+    try {
+      const self = await expectDomainError(
+        decide(pending.offerId, 'maker-1', 'APPROVED', { clientId: 'cli_maker' }),
+        'error.msg.not.authorized',
+      );
+      expect(self.errors[0]?.parameterName).toBe('header.Service-Actor');
+      const approved = await decide(pending.offerId, 'checker-1', 'APPROVED', { clientId: 'cli_maker' });
+      expect(approved.decisions).toEqual([
+        expect.objectContaining({
+          actor: 'checker-1',
+          clientId: 'cli_maker',
+          makerActor: 'maker-1',
+          makerClientId: 'cli_maker',
+          makerCheckerPolicy: 'same-client-distinct-actor',
+          decision: 'APPROVED',
+        }),
+      ]);
+    } finally {
+      await h.platform.tenantSettings({ tenantId: tenant, makerCheckerPolicy: 'distinct-client' });
+    }
+  });
+
   it('a second actor rejects: REJECTED, no timer; another tenant cannot see or decide the offer', async () => {
     const caseId = await openHardshipCase(tenant);
     const pending = await create(caseId, { requestedRelief: deferral(3) });
@@ -444,6 +538,8 @@ describe('decideHardshipOffer (maker-checker)', () => {
       h.activities.decideHardshipOffer({
         tenantId: otherTenant,
         actor: 'checker-9',
+        clientId: 'cli_checker',
+        scopes: ['actions:approve'],
         offerId: pending.offerId,
         decision: 'APPROVED',
       }),

@@ -275,9 +275,15 @@ describe('POST /v1/servicing/hardship-offers/{offerId}/approve|reject (maker-che
     );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.status).toBe('APPROVED');
+    // The record keeps both client ids: the maker's (admin) and the checker's, another client (distinct-client).
+    expect(res.body.createdByClientId).toBe(admin.clientId);
     expect(res.body.decisions).toEqual([
       {
         actor: 'checker-bo',
+        clientId: checker.clientId,
+        makerActor: 'maker-ana',
+        makerClientId: admin.clientId,
+        makerCheckerPolicy: 'distinct-client',
         decision: 'APPROVED',
         policyVersion: 1,
         requestHash: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -339,6 +345,97 @@ describe('POST /v1/servicing/hardship-offers/{offerId}/approve|reject (maker-che
     expect((await read(pending.offerId)).status).toBe('PENDING_APPROVAL');
     expect(await countRows(ctx, admin.tenant, hardshipOfferApprovals)).toBe(approvalsBefore);
     expect((await read(pending.offerId)).decisions).toEqual([]);
+  });
+
+  it('one credential, two actors: 403 by default (distinct-client); allowed once the tenant says same-client-distinct-actor, and the record says so', async () => {
+    // One client that both makes and checks: every scope a maker and a checker need, every permission.
+    const both = await credentialFor(ctx, admin.tenant, {
+      scopes: ['servicing:read', 'servicing:write', 'actions:approve'],
+      permissions: ['ALL'],
+    });
+    const alice = { 'service-actor': 'maker.alice' };
+    const bob = { 'service-actor': 'checker.bob' };
+    const made = await call(ctx, both, 'POST', offers, body(await hardshipCase(), deferral(2)), alice);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.status).toBe('PENDING_APPROVAL');
+    const approve = `${offers}/${made.body.offerId}/approve`;
+    const approvalsBefore = await countRows(ctx, admin.tenant, hardshipOfferApprovals);
+    expectShapeA(await call(ctx, both, 'POST', approve, undefined, bob), 403, 'error.msg.not.authorized', [
+      'header.Authorization',
+    ]);
+    expectShapeA(
+      await call(ctx, both, 'POST', `${offers}/${made.body.offerId}/reject`, undefined, bob),
+      403,
+      'error.msg.not.authorized',
+      ['header.Authorization'],
+    );
+    expect(await countRows(ctx, admin.tenant, hardshipOfferApprovals)).toBe(approvalsBefore);
+    expect((await read(made.body.offerId)).status).toBe('PENDING_APPROVAL');
+
+    await ctx.platform.tenantSettings({
+      tenantId: admin.tenant,
+      makerCheckerPolicy: 'same-client-distinct-actor',
+    });
+    try {
+      // The same actor is refused under every policy.
+      expectShapeA(
+        await call(ctx, both, 'POST', approve, undefined, alice),
+        403,
+        'error.msg.not.authorized',
+        ['header.Service-Actor'],
+      );
+      const approved = await call(ctx, both, 'POST', approve, undefined, bob);
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      expect(approved.body.status).toBe('APPROVED');
+      expect(approved.body.createdByClientId).toBe(both.clientId);
+      expect(approved.body.decisions).toEqual([
+        {
+          actor: 'checker.bob',
+          clientId: both.clientId,
+          makerActor: 'maker.alice',
+          makerClientId: both.clientId,
+          makerCheckerPolicy: 'same-client-distinct-actor',
+          decision: 'APPROVED',
+          policyVersion: 1,
+          requestHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+          decidedAt: expect.any(String),
+        },
+      ]);
+    } finally {
+      await ctx.platform.tenantSettings({ tenantId: admin.tenant, makerCheckerPolicy: 'distinct-client' });
+    }
+  });
+
+  it('scope and program permission are checked before the body: 403, not 400, for a body with an unknown field', async () => {
+    const pending = await create(await hardshipCase(), deferral(2));
+    const badBody = { unknownField: true };
+    for (const action of ['approve', 'reject']) {
+      const path = `${offers}/${pending.offerId}/${action}`;
+      const noScope = await credentialFor(ctx, admin.tenant, {
+        scopes: ['servicing:read', 'servicing:write'],
+      });
+      expectShapeA(
+        await call(ctx, noScope, 'POST', path, badBody, checkerActor),
+        403,
+        'error.msg.not.authorized',
+      );
+      const noPermission = await credentialFor(ctx, admin.tenant, {
+        scopes: ['actions:approve'],
+        permissions: ['READ_HARDSHIPOFFER'],
+      });
+      expectShapeA(
+        await call(ctx, noPermission, 'POST', `${path}?unknownParameter=1`, badBody, checkerActor),
+        403,
+        'error.msg.not.authorized',
+      );
+      // An eligible checker sending the same body gets the validation error.
+      expectShapeA(
+        await call(ctx, checker, 'POST', path, badBody, checkerActor),
+        400,
+        'validation.msg.validation.errors.exist',
+      );
+    }
+    expect((await read(pending.offerId)).status).toBe('PENDING_APPROVAL');
   });
 
   it('409 for an offer that is not PENDING_APPROVAL; 404 for an unknown or another tenant’s offer', async () => {

@@ -1,6 +1,7 @@
 /**
  * Rate limits beyond the per-client default (DESIGN §5 Rate limits; issue 14): the token endpoint
- * `POST /oauth2/token` is limited per presented client id and environment (failed attempts count),
+ * `POST /oauth2/token` is limited per presented client id and environment (failed attempts count) and per source
+ * address (the socket's peer, whatever client id is presented),
  * and portfolio search and journal-entry lists share a second, lower bucket per client ("search",
  * 20 req/s by default). Both answer 429 Shape A `error.msg.rate.limited` with `Retry-After` and
  * announce their policy in `RateLimit-Policy` / `RateLimit`.
@@ -81,6 +82,71 @@ describe('POST /oauth2/token rate limit (per client id and environment)', () => 
     );
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await tokenRequest(app, client.clientId, client.clientSecret)).status).toBe(200);
+  });
+});
+
+describe('POST /oauth2/token rate limit (per source address: "token-source")', () => {
+  // Buckets live in this process's memory: each test uses documentation addresses (RFC 5737, RFC 3849) of its own.
+
+  /** A token request with unknown credentials, as if from the TCP peer `remoteAddress` (node-server bindings). */
+  function guess(app: TestContext, remoteAddress: string, headers: Record<string, string> = {}) {
+    return app.app.request(
+      '/oauth2/token',
+      {
+        method: 'POST',
+        headers: {
+          authorization: basic(`cli_guess${Math.random().toString(36).slice(2)}`, 'cs_test_wrong'),
+          'content-type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
+        body: 'grant_type=client_credentials',
+      },
+      { incoming: { socket: { remoteAddress } } },
+    );
+  }
+
+  it('answers the 4th immediate guess of unknown client ids from one address with 429 Shape A and Retry-After; a forwarded header does not escape it; another address goes on', async () => {
+    const app = withConfig({ tokenSourceRateLimitPerSecond: 3 });
+    const source = '198.51.100.1';
+    const results = await Promise.all(Array.from({ length: 4 }, () => guess(app, source)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const refused = results.find((r) => r.status === 429) as Response;
+    const body = (await refused.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      httpStatusCode: '429',
+      userMessageGlobalisationCode: 'error.msg.rate.limited',
+    });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('ratelimit-policy')).toBe('"token-source";q=3;w=1');
+    expect(refused.headers.get('ratelimit')).toBe('"token-source";r=0;t=1');
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    const allowed = results.find((r) => r.status === 401) as Response;
+    // Both policies applied to a request that passed the source's: the source's first.
+    expect(allowed.headers.get('ratelimit-policy')).toMatch(/^"token-source";q=3;w=1, "token";q=\d+;w=1$/);
+    // No trusted-proxy setting: X-Forwarded-For is the caller's own text and names no other bucket.
+    expect((await guess(app, source, { 'x-forwarded-for': '192.0.2.10' })).status).toBe(429);
+    expect((await guess(app, '203.0.113.1')).status).toBe(401);
+  });
+
+  it('counts an IPv4-mapped IPv6 peer as its IPv4 address, and IPv6 peers by their /64', async () => {
+    const app = withConfig({ tokenSourceRateLimitPerSecond: 2 });
+    const source = '198.51.100.2';
+    expect((await guess(app, source)).status).toBe(401);
+    expect((await guess(app, `::ffff:${source}`)).status).toBe(401);
+    expect((await guess(app, `::FFFF:${source}`)).status).toBe(429);
+    const prefix = '2001:db8:2:1';
+    expect((await guess(app, `${prefix}::1`)).status).toBe(401);
+    expect((await guess(app, `${prefix}:aaaa::2`)).status).toBe(401);
+    expect((await guess(app, `${prefix}:ffff:1:2:3`)).status).toBe(429);
+  });
+
+  it('a request through no socket (in-process) has no source and is not limited by it', async () => {
+    const app = withConfig({ tokenSourceRateLimitPerSecond: 1 });
+    const client = await newClient(uniqueTenant('toksrc'));
+    const res = await tokenRequest(app, client.clientId, client.clientSecret);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).not.toContain('token-source');
   });
 });
 

@@ -772,6 +772,9 @@ describe('in production', () => {
   const refused: [string, RegExp][] = [
     ['http://hooks.example.com/in', /https/],
     ['https://localhost/in', /loopback|localhost/],
+    ['https://LOCALHOST./in', /loopback|localhost/],
+    ['https://[::ffff:127.0.0.1]/in', /loopback/],
+    ['https://[::127.0.0.1]/in', /IPv4-compatible/],
     ['https://127.0.0.1/in', /loopback/],
     ['https://[::1]/in', /loopback/],
     ['https://10.0.0.5/in', /private/],

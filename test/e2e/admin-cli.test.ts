@@ -4,7 +4,7 @@
  * `<DATA_DIR>/runtime.json`, which `npm start` writes (workers/stack.ts), when the process that wrote it
  * still runs and uses the same secret pepper; otherwise it exits 2 saying what it needs, and never
  * starts a PostgreSQL of its own. Also `clients create` without `--create-tenant` (no implicit
- * tenants) and `clients disable --client-id`.
+ * tenants), `clients disable --client-id` and `tenants settings --maker-checker`.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -199,6 +199,36 @@ describe('npm run admin: which database', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run admin -- tenants settings', () => {
+  it('shows and sets the maker-checker policy (default distinct-client); refuses an unknown policy or tenant', async () => {
+    const tenant = uniqueTenant('cli-mc');
+    const env = await envWith({ DATABASE_URL: inject('databaseUrl') });
+    expect((await admin([...createArgs(tenant), '--create-tenant'], env)).code).toBe(0);
+    const shown = await admin(['tenants', 'settings', '--tenant', tenant], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({ tenantId: tenant, makerCheckerPolicy: 'distinct-client' });
+    const set = await admin(
+      ['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'same-client-distinct-actor'],
+      env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({
+      tenantId: tenant,
+      makerCheckerPolicy: 'same-client-distinct-actor',
+    });
+    const bad = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'anyone'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('distinct-client');
+    const unknown = await admin(['tenants', 'settings', '--tenant', uniqueTenant('cli-none')], env);
+    expect(unknown.code).toBe(2);
+    const [row] = await handle.db
+      .select({ policy: tenants.makerCheckerPolicy })
+      .from(tenants)
+      .where(eq(tenants.id, tenant));
+    expect(row?.policy).toBe('same-client-distinct-actor');
   });
 });
 

@@ -19,7 +19,7 @@ import { getLoan, listLoans } from '../../../db/queries/lending/loans';
 import { notFound } from '../../../domain/errors';
 import { loanStatusView } from '../../../domain/lending/loan-status';
 import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
+import { guard, requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
 import {
@@ -44,14 +44,13 @@ import { operationContext } from '../context';
 const tags = ['Lending: loans'];
 
 const isPreview = (command: string | undefined) => command === 'calculateLoanSchedule';
-const previewGuard = requires('lending:read', 'CALCULATE_LOANSCHEDULE');
-const createGuard = requires('lending:write', 'CREATE_LOAN');
-const createIdempotency = idempotent();
-
 /** The scope and permission of `POST /v1/loans`, by `command` (module note). */
-const previewOrCreateGuard = factory.createMiddleware((c, next) =>
-  isPreview(c.req.query('command')) ? previewGuard(c, next) : createGuard(c, next),
+const previewOrCreateGuard = guard((c) =>
+  isPreview(c.req.query('command'))
+    ? { scope: 'lending:read', permission: 'CALCULATE_LOANSCHEDULE' }
+    : { scope: 'lending:write', permission: 'CREATE_LOAN' },
 );
+const createIdempotency = idempotent();
 
 /** `Idempotency-Key` handling for the creation only. */
 const createOnlyIdempotency = factory.createMiddleware((c, next) =>

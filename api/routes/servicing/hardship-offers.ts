@@ -4,9 +4,10 @@
  * - `POST /` (scope `servicing:write`, permission `CREATE_HARDSHIPOFFER`) → 201 `{offerId, status}`;
  * - `GET /{offerId}` (scope `servicing:read`, permission `READ_HARDSHIPOFFER`) → 200 the offer with its decision
  *   trail and timers;
- * - `POST /{offerId}/approve|reject` (scope `actions:approve` and the program's `humanApprovalPermission`) → 200
- *   the offer; the checker's `Service-Actor` must differ from the maker's (403), the offer be PENDING_APPROVAL
- *   (409);
+ * - `POST /{offerId}/approve|reject` (scope `actions:approve` and the program's `humanApprovalPermission`, both
+ *   checked before the query and body are read) → 200 the offer; the checker must pass the tenant's maker-checker
+ *   policy (domain/maker-checker.ts: by default another OAuth client and another `Service-Actor` than the maker's;
+ *   403), the offer be PENDING_APPROVAL (409);
  * - `POST /{offerId}/accept` (scope `servicing:write`, permission `ACCEPT_HARDSHIPOFFER`) → 200 the offer.
  * Creation starts the offer's process `hardship-offer/<tenant>/<offerId>` (through its start intent); approve,
  * reject and accept commit their operation, then signal the process `offerChanged` (503 when Temporal is down: the
@@ -20,7 +21,8 @@ import { getHardshipOffer, hardshipOfferApprovalPermission } from '../../../db/q
 import { DomainError, notFound } from '../../../domain/errors';
 import { type HardshipOfferDecision, requestedReliefOf } from '../../../domain/hardship/offer';
 import { type AppEnv, factory } from '../../env';
-import { requires } from '../../middleware/auth';
+import { bearerChallenge, sendError } from '../../errors';
+import { holdsPermission, requires, requiresScope } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
 import {
@@ -37,22 +39,40 @@ const tags = ['Servicing: hardship offers'];
 const routing =
   'Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).';
 
-/** Approve or reject: scope, the program's permission, then the operation (maker-checker, state). */
-async function decide(c: Context<AppEnv>, offerId: number, decision: HardshipOfferDecision) {
-  const auth = c.get('auth');
-  if (!auth.scopes.includes('actions:approve')) {
-    throw new DomainError('error.msg.not.authorized', 'The token lacks the scope actions:approve.');
-  }
-  const deps = c.get('deps');
-  const permission = await hardshipOfferApprovalPermission(deps.db, c.get('tenantId'), offerId);
+/**
+ * The program's `humanApprovalPermission` on the token's client (403 `error.msg.not.authorized` without it; 404 for
+ * an unknown or another tenant's offer): checked once the path names the offer and before the query or body is read,
+ * after `requiresScope('actions:approve')` (spec § Authentication 8–9).
+ */
+const approvalPermissionGuard = factory.createMiddleware(async (c, next) => {
+  // `pathParams(offerIdParam)` ran before: the segment is a valid id.
+  const offerId = Number(c.req.param('offerId'));
+  const permission = await hardshipOfferApprovalPermission(c.get('deps').db, c.get('tenantId'), offerId);
   if (permission === null) throw notFound('Hardship offer', offerId);
-  if (!auth.permissions.includes('ALL') && !auth.permissions.includes(permission as never)) {
-    throw new DomainError(
+  if (!holdsPermission(c.get('auth').permissions, permission)) {
+    const err = new DomainError(
       'error.msg.not.authorized',
       `The client lacks the permission ${permission} that the offer's program requires of an approver.`,
     );
+    return sendError(c, err, { 'WWW-Authenticate': bearerChallenge(err) });
   }
-  const decided = await deps.activities.decideHardshipOffer({ ...operationContext(c), offerId, decision });
+  await next();
+});
+
+/**
+ * Approve or reject, once scope and program permission passed: the decision under the tenant's maker-checker policy
+ * (activities/servicing/hardship-offers.ts `decideHardshipOffer`), then the offer's process is told.
+ */
+async function decide(c: Context<AppEnv>, offerId: number, decision: HardshipOfferDecision) {
+  const auth = c.get('auth');
+  const deps = c.get('deps');
+  const decided = await deps.activities.decideHardshipOffer({
+    ...operationContext(c),
+    clientId: auth.clientId,
+    scopes: auth.scopes,
+    offerId,
+    decision,
+  });
   await deps.processes.hardshipOffers.notifyOfferChanged({ tenantId: c.get('tenantId'), offerId });
   return c.json(decided, 200);
 }
@@ -61,7 +81,7 @@ const decisionDoc = (decision: 'approve' | 'reject') =>
   doc({
     tags,
     summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a hardship offer (maker-checker)`,
-    description: `The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope \`actions:approve\` and the permission named by the program version's \`humanApprovalPermission\` (else 403), and a \`Service-Actor\` (400 when absent) other than the offer's maker (same actor → 403 naming \`header.Service-Actor\`). Writes the append-only approval record (actor, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to ${decision === 'approve' ? 'APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours)' : 'REJECTED'}. Not PENDING_APPROVAL → 409 \`error.msg.hardship.offer.invalid.state.transition\`; unknown or another tenant's → 404. The same actor repeating the same decision gets the offer as it is.`,
+    description: `The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope \`actions:approve\` and the permission named by the program version's \`humanApprovalPermission\` (else 403), a \`Service-Actor\` (400 when absent) other than the offer's maker (same actor → 403 naming \`header.Service-Actor\`), and, under the tenant's default maker-checker policy \`distinct-client\`, a token of another OAuth client than the one that created the offer (same client → 403 naming \`header.Authorization\`; a tenant set to \`same-client-distinct-actor\` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to ${decision === 'approve' ? 'APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours)' : 'REJECTED'}. Not PENDING_APPROVAL → 409 \`error.msg.hardship.offer.invalid.state.transition\`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.`,
     scope: 'actions:approve',
     permission: { resource: "the offer's program version (`humanApprovalPermission`)" },
     mutation: true,
@@ -77,7 +97,7 @@ export const hardshipOfferRoutes = factory
     doc({
       tags,
       summary: 'Request a hardship offer',
-      description: `Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; \`Service-Actor\` (required, 400 when absent) is the maker. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: \`requestedRelief\` is \`{reliefType, params}\`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; \`…Minor\` are decimal strings of minor units of the loan's currency. ${routing}`,
+      description: `Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; \`Service-Actor\` (required, 400 when absent) is the maker, recorded with the token's client id. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: \`requestedRelief\` is \`{reliefType, params}\`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; \`…Minor\` are decimal strings of minor units of the loan's currency. ${routing}`,
       scope: 'servicing:write',
       permission: 'CREATE_HARDSHIPOFFER',
       mutation: true,
@@ -93,6 +113,7 @@ export const hardshipOfferRoutes = factory
       const { activities, platform, processes } = c.get('deps');
       const created = await activities.createHardshipOffer({
         ...operationContext(c),
+        clientId: c.get('auth').clientId,
         caseId: body.caseId,
         loanId: body.loanId,
         programCode: body.programCode,
@@ -114,7 +135,7 @@ export const hardshipOfferRoutes = factory
       tags,
       summary: 'Read a hardship offer',
       description:
-        "The offer: status, routing reasons (INELIGIBLE, SPECIALIST), relief size, the maker (`createdBy`), the decision trail (approval records: actor, decision, policyVersion, requestHash, decidedAt) and the timers (`offerExpiresAt` while an offer is open, `documentsDueAt` once accepted; null otherwise). Unknown or another tenant's → 404.",
+        "The offer: status, routing reasons (INELIGIBLE, SPECIALIST), relief size, the maker (`createdBy`, `createdByClientId`), the decision trail (approval records: actor, clientId, makerActor, makerClientId, makerCheckerPolicy, decision, policyVersion, requestHash, decidedAt) and the timers (`offerExpiresAt` while an offer is open, `documentsDueAt` once accepted; null otherwise). Unknown or another tenant's → 404.",
       scope: 'servicing:read',
       permission: 'READ_HARDSHIPOFFER',
       responses: { 200: { description: 'The offer', schema: hardshipOfferResponse } },
@@ -133,7 +154,9 @@ export const hardshipOfferRoutes = factory
   .post(
     '/:offerId/approve',
     decisionDoc('approve'),
+    requiresScope('actions:approve'),
     pathParams(offerIdParam),
+    approvalPermissionGuard,
     noQuery(),
     ...optionalJsonBody(v.strictObject({})),
     idempotent(),
@@ -169,7 +192,9 @@ export const hardshipOfferRoutes = factory
   .post(
     '/:offerId/reject',
     decisionDoc('reject'),
+    requiresScope('actions:approve'),
     pathParams(offerIdParam),
+    approvalPermissionGuard,
     noQuery(),
     ...optionalJsonBody(v.strictObject({})),
     idempotent(),
