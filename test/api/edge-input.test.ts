@@ -34,7 +34,7 @@ let ctx: TestContext;
 let cred: Credential;
 let openapi: Json;
 
-const allScopes = ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'];
+const allScopes = ['servicing:read', 'servicing:write', 'lending:read', 'lending:write', 'actions:approve'];
 const NUL = '\u0000';
 const LONE_SURROGATE = '\ud800';
 
