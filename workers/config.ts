@@ -38,11 +38,11 @@ export interface WorkflowCacheLimits {
 
 /**
  * Per queue worker. The SDK's default cache grows with the heap (about 600 workflows per GiB), so a
- * backlog of ~1,600 waiting deliveries held 3.8 GB; 200 bounds a worker's cached workflows to a
+ * backlog of ~1,600 waiting deliveries held 3.8 GB; 100 bounds a worker's cached workflows to a
  * few hundred MB, and a waiting workflow evicted from it costs only a replay when its timer fires.
  */
 export const defaultWorkflowCacheLimits: WorkflowCacheLimits = {
-  maxCachedWorkflows: 200,
+  maxCachedWorkflows: 100,
   maxConcurrentWorkflowTaskExecutions: 10,
 };
 
@@ -103,12 +103,12 @@ export interface ServiceConfig {
   /**
    * Webhook limits per tenant (domain/webhooks/limits.ts): ACTIVE subscriptions
    * (`WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`, default 100) and delivery attempts in flight at once
-   * (`WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT`, default 3).
+   * (`WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT`, default 5).
    */
   webhookLimits: WebhookLimits;
   /**
    * Memory bounds of each queue's worker (workers/queue-worker.ts): workflows kept in its sticky
-   * cache (`WORKER_MAX_CACHED_WORKFLOWS`, default 200) and workflow tasks run at once
+   * cache (`WORKER_MAX_CACHED_WORKFLOWS`, default 100) and workflow tasks run at once
    * (`WORKER_MAX_CONCURRENT_WORKFLOW_TASKS`, default 10, at most the cache size).
    */
   workflowCache: WorkflowCacheLimits;

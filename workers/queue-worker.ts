@@ -31,7 +31,7 @@ export const workflowInterceptorModules = [
  * otherwise the workflows are bundled from `workflows/index.ts` at start.
  * `maxConcurrentActivityTaskExecutions` (default 10) should not exceed the database pool: each
  * activity holds at most one pooled connection (DESIGN-processes P0 "Failure answers").
- * `workflowCache` bounds the worker's memory (default `defaultWorkflowCacheLimits`: 200 cached
+ * `workflowCache` bounds the worker's memory (default `defaultWorkflowCacheLimits`: 100 cached
  * workflows, 10 workflow tasks at once): without it the SDK caches about 600 workflows per GiB of
  * heap, and a backlog of waiting webhook deliveries grew the process to gigabytes.
  */

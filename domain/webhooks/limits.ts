@@ -14,5 +14,5 @@ export interface WebhookLimits {
 
 export const defaultWebhookLimits: WebhookLimits = {
   maxSubscriptionsPerTenant: 100,
-  maxConcurrentDeliveriesPerTenant: 3,
+  maxConcurrentDeliveriesPerTenant: 5,
 };

@@ -5,11 +5,11 @@
  * Clock: attempts start 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the
  * previous one, each delay ±20% jitter (deterministic `Math.random()`), a receiver's later
  * `Retry-After` winning (capped at 24 h); 10 attempts (`domain/webhooks/retry-schedule.ts`).
- * Each attempt: `admitWebhookAttempt` (patch `webhook-endpoint-breaker`: the endpoint's circuit
- * breaker and the tenant's cap on concurrent attempts; while refused, the delivery waits on a
- * timer for the time it is told, holding no activity slot, and asks again; waiting is not an
- * attempt) → `prepareWebhookAttempt` (subscription still ACTIVE? delivery not cancelled? URL,
- * body, current secrets) → `sendWebhook` (connect 5 s, 15 s in all, signed at send time) →
+ * Each attempt: `prepareWebhookAttempt` (subscription still ACTIVE? delivery not cancelled? URL,
+ * body, current secrets) → `admitWebhookAttempt` (patch `webhook-endpoint-breaker`: the
+ * endpoint's circuit breaker and the tenant's cap on concurrent attempts; while refused, the
+ * delivery waits on a timer for the time it is told, holding no activity slot, prepares again and
+ * asks again; waiting is not an attempt) → `sendWebhook` (connect 5 s, 15 s in all, signed at send time) →
  * `recordWebhookAttempt` (also feeds the breaker and frees the slot). Deliveries started before
  * the patch keep their recorded path (no admission).
  * The body is taken from the first preparation and reused, so every retry sends the same bytes.
@@ -65,8 +65,16 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   let body: string | null = null;
   for (let attempt = 1; attempt <= maxDeliveryAttempts; attempt += 1) {
     if (cancelReason) return cancel(cancelReason);
+    let prepared = await prepareWebhookAttempt({
+      tenantId: input.tenantId,
+      subscriptionId: input.subscriptionId,
+      eventId: input.eventId,
+      deliveryId: input.deliveryId,
+    });
+    if (!prepared.proceed) return cancel(prepared.reason);
     if (patched(endpointBreakerPatch)) {
-      // Wait, without holding a slot, until the endpoint's breaker and the tenant's cap let it go.
+      // Wait, without holding a slot, until the endpoint's breaker and the tenant's cap let it go;
+      // after a wait the subscription is read again (it may have changed or been deactivated).
       let refusals = 0;
       for (;;) {
         const admission = await admitWebhookAttempt({
@@ -81,15 +89,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         progress.nextAttemptAt = new Date(workflowNow() + admission.waitMs).toISOString();
         if (await condition(() => cancelReason !== null, admission.waitMs))
           return cancel(cancelReason ?? 'CANCELLED');
+        prepared = await prepareWebhookAttempt({
+          tenantId: input.tenantId,
+          subscriptionId: input.subscriptionId,
+          eventId: input.eventId,
+          deliveryId: input.deliveryId,
+        });
+        if (!prepared.proceed) return cancel(prepared.reason);
       }
     }
-    const prepared = await prepareWebhookAttempt({
-      tenantId: input.tenantId,
-      subscriptionId: input.subscriptionId,
-      eventId: input.eventId,
-      deliveryId: input.deliveryId,
-    });
-    if (!prepared.proceed) return cancel(prepared.reason);
     body ??= prepared.body;
 
     const attemptAtMs = workflowNow();
