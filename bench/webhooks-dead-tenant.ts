@@ -21,6 +21,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { loadavg } from 'node:os';
 import type postgres from 'postgres';
 import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
@@ -191,7 +192,9 @@ export async function webhooksDeadTenant(
       max: latencies.at(-1) ?? Number.NaN,
     };
     note(
-      `[${label}] tenant A: ${summary.delivered}/${summary.sent} delivered; latency p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms`,
+      `[${label}] tenant A: ${summary.delivered}/${summary.sent} delivered; latency p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms (machine load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' / ')})`,
     );
     return summary;
   };
