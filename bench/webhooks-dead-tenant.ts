@@ -179,17 +179,18 @@ export async function webhooksDeadTenant(
     await Promise.all(inFlight);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline && [...sentAt.keys()].some((id) => !arrivedAt.has(id))) await sleep(200);
+    // An event that never arrived counts as infinitely late (so a p99 is never computed over survivors only).
     const latencies = [...sentAt]
-      .filter(([id]) => arrivedAt.has(id))
-      .map(([id, at]) => arrivedAt.get(id)! - at)
+      .map(([id, at]) => (arrivedAt.has(id) ? arrivedAt.get(id)! - at : Number.POSITIVE_INFINITY))
       .sort((a, b) => a - b);
+    const delivered = latencies.filter(Number.isFinite).length;
     const summary = {
       sent: total,
       accepted: sentAt.size,
-      delivered: latencies.length,
+      delivered,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
-      max: latencies.at(-1) ?? Number.NaN,
+      max: latencies.filter(Number.isFinite).at(-1) ?? Number.NaN,
     };
     note(
       `[${label}] tenant A: ${summary.delivered}/${summary.sent} delivered; latency p50 ${summary.p50} ms, p99 ${summary.p99} ms, max ${summary.max} ms (machine load average ${loadavg()

@@ -7,7 +7,7 @@
  *   with another delivery's probe out → `{admitted: false, reason: 'BREAKER_OPEN', waitMs}`.
  * - The tenant already has `maxConcurrentDeliveriesPerTenant` attempts in flight (unexpired rows of
  *   `webhook_delivery_slots`) → `{admitted: false, reason: 'TENANT_AT_CAPACITY', waitMs}` (250 ms,
- *   doubling with `refusals` up to 5 s, jittered).
+ *   doubling with `refusals` up to 60 s, jittered).
  * - Otherwise a slot is taken for this delivery (expires after 60 s; `recordWebhookAttempt` or
  *   `cancelWebhookDelivery` frees it) and, when the breaker was open and its time is over, this
  *   attempt becomes its probe → `{admitted: true, probe}`.

@@ -27,11 +27,13 @@ export const probeLeaseMs = 60_000;
 /** How long a delivery's slot in its tenant's concurrency cap is held at most, in ms (a dead worker's slot frees itself). */
 export const deliverySlotLeaseMs = 60_000;
 /**
- * Wait of a delivery refused a slot because its tenant is at its cap: first, and longest, in ms. Short, since a
- * slot is held for one HTTP call (ms to 15 s): a live tenant briefly at its cap is not delayed by seconds.
+ * Wait of a delivery refused a slot because its tenant is at its cap: first, and longest, in ms. It starts short
+ * (a slot is held for one HTTP call, often milliseconds, so a live tenant briefly at its cap is not delayed by
+ * seconds) and doubles to a minute, so that a backlog of thousands of waiting deliveries asks a few dozen times a
+ * second at most instead of hundreds.
  */
 export const slotWaitBaseMs = 250;
-export const slotWaitMaxMs = 5_000;
+export const slotWaitMaxMs = 60_000;
 
 export type BreakerStateName = 'CLOSED' | 'OPEN' | 'HALF_OPEN';
 
@@ -142,7 +144,7 @@ export function breakerAfterAttempt(
 
 /**
  * Wait in ms of a delivery refused a slot because its tenant already has `cap` attempts in flight,
- * after `refusals` refusals in a row (1-based): 250 ms × 2^(refusals − 1), capped at 5 s, scaled by
+ * after `refusals` refusals in a row (1-based): 250 ms × 2^(refusals − 1), capped at 60 s, scaled by
  * 0.5 + `random` (so waiting deliveries do not all ask again at once). `random` in [0, 1).
  */
 export function slotWaitMs(refusals: number, random: number): number {

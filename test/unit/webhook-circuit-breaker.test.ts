@@ -110,12 +110,12 @@ describe('tenant delivery slots', () => {
     expect(tenantHasSlot(3, 3)).toBe(false);
   });
 
-  it('refused deliveries wait 250 ms doubling to 5 s, jittered ×0.5..1.5', () => {
+  it('refused deliveries wait 250 ms doubling to 60 s, jittered ×0.5..1.5', () => {
     expect(slotWaitMs(1, 0.5)).toBe(250);
     expect(slotWaitMs(2, 0.5)).toBe(500);
-    expect(slotWaitMs(20, 0.5)).toBe(5_000);
+    expect(slotWaitMs(20, 0.5)).toBe(60_000);
     expect(slotWaitMs(1, 0)).toBe(125);
-    expect(slotWaitMs(20, 0.999)).toBe(Math.round(5_000 * 1.499));
+    expect(slotWaitMs(20, 0.999)).toBe(Math.round(60_000 * 1.499));
     expect(() => slotWaitMs(1, -0.1)).toThrow(/random/);
   });
 });

@@ -8,8 +8,8 @@
  * Each attempt: `prepareWebhookAttempt` (subscription still ACTIVE? delivery not cancelled? URL,
  * body, current secrets) → `admitWebhookAttempt` (patch `webhook-endpoint-breaker`: the
  * endpoint's circuit breaker and the tenant's cap on concurrent attempts; while refused, the
- * delivery waits on a timer for the time it is told, holding no activity slot, prepares again and
- * asks again; waiting is not an attempt) → `sendWebhook` (connect 5 s, 15 s in all, signed at send time) →
+ * delivery waits on a timer for the time it is told, holding no activity slot, and asks again,
+ * after a breaker wait preparing again; waiting is not an attempt) → `sendWebhook` (connect 5 s, 15 s in all, signed at send time) →
  * `recordWebhookAttempt` (also feeds the breaker and frees the slot). Deliveries started before
  * the patch keep their recorded path (no admission).
  * The body is taken from the first preparation and reused, so every retry sends the same bytes.
@@ -74,7 +74,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     if (!prepared.proceed) return cancel(prepared.reason);
     if (patched(endpointBreakerPatch)) {
       // Wait, without holding a slot, until the endpoint's breaker and the tenant's cap let it go;
-      // after a wait the subscription is read again (it may have changed or been deactivated).
+      // after a breaker wait the subscription is read again (it may have changed or been deactivated).
       let refusals = 0;
       for (;;) {
         const admission = await admitWebhookAttempt({
@@ -89,6 +89,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         progress.nextAttemptAt = new Date(workflowNow() + admission.waitMs).toISOString();
         if (await condition(() => cancelReason !== null, admission.waitMs))
           return cancel(cancelReason ?? 'CANCELLED');
+        // A tenant-cap wait is short and frequent under a backlog: ask again without reading again.
+        if (admission.reason === 'TENANT_AT_CAPACITY') continue;
         prepared = await prepareWebhookAttempt({
           tenantId: input.tenantId,
           subscriptionId: input.subscriptionId,
