@@ -4,6 +4,7 @@
  * controllable clock.
  */
 import type { Db } from '../db/client';
+import type { WebhookLimits } from '../domain/webhooks/limits';
 import type { PaymentRail, SandboxRail } from './payments/rail';
 
 export interface Deps {
@@ -23,6 +24,8 @@ export interface Deps {
   paymentRail?: PaymentRail;
   /** The sandbox rail's provider-side books (sandbox only): what simulations and the sandbox timeline record. */
   sandboxRail?: SandboxRail;
+  /** Per-tenant webhook limits (domain/webhooks/limits.ts); absent → `defaultWebhookLimits`. */
+  webhookLimits?: WebhookLimits;
 }
 
 /** Who asked and under which key: carried by every state-changing operation. */

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding] [--quick] [--down-seconds 10]
+ * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding,webhooks-dead-tenant] [--quick] [--down-seconds 10]
  * [--temporal-down-seconds 30] [--keep]`
  * (issue 12 §4, DESIGN-processes P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
  * measured and a PASS/FAIL line per check; nothing here is a vitest test (they take minutes).
@@ -53,6 +53,9 @@
  *   Not covered: the daily reconciliation (it needs rail reports that disagree with the intents).
  * - `boarding`: `scripts/boarding-fault.ts` (a worker SIGKILLed repeatedly mid-batch), run as a child process,
  *   smaller with `--quick`.
+ * - `webhooks-dead-tenant`: bench/webhooks-dead-tenant.ts (a second tenant whose 10 subscriptions never answer or
+ *   refuse, with a backlog of 1,600 deliveries, beside a live tenant): the live tenant's p99 delivery latency
+ *   against its baseline of the same run, and the worker's RSS flat (about 3 minutes; `--quick` about 2).
  *
  * `--quick` shortens the outages (PostgreSQL 5 s, Temporal 20 s; defaults 10 s and 30 s: the Temporal client retries
  * a call for about 10 s, so a shorter outage of Temporal only delays answers) and the counts. Exit code 0 when every check passes, 1 otherwise, 2 when the
@@ -86,8 +89,16 @@ import { loadConfig, operationDeps, projectRoot } from '../workers/config';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 import type { TenantStatementCycleResult } from '../workflows/statement-cycle/types';
+import { webhooksDeadTenant } from './webhooks-dead-tenant';
 
-const scenarios = ['postgres', 'temporal', 'worker', 'worker-servicing', 'boarding'] as const;
+const scenarios = [
+  'postgres',
+  'temporal',
+  'worker',
+  'worker-servicing',
+  'boarding',
+  'webhooks-dead-tenant',
+] as const;
 type Scenario = (typeof scenarios)[number];
 
 const { values } = parseArgs({
@@ -175,12 +186,17 @@ async function stopPostgres(): Promise<void> {
   await database?.stop();
   database = null;
 }
+/**
+ * Only `webhooks-dead-tenant` selected: the dev server keeps its state in memory (that scenario never restarts it,
+ * and the SQLite file's writes, not the service, would then bound how fast thousands of deliveries are dispatched).
+ */
+const temporalInMemory = selected.size === 1 && selected.has('webhooks-dead-tenant');
 async function startTemporal(port: number): Promise<void> {
   temporal = await startTemporalDevServer({
     port,
     uiPort: null,
     namespace: 'default',
-    dbFile: path.join(dataDir, 'temporal.sqlite'),
+    ...(temporalInMemory ? {} : { dbFile: path.join(dataDir, 'temporal.sqlite') }),
   });
 }
 async function stopTemporal(): Promise<void> {
@@ -269,7 +285,7 @@ async function startStack(): Promise<Stack> {
     return client;
   };
   note(
-    `stack up: PostgreSQL :${pgPort}, Temporal :${temporalPort} (state in ${path.relative(projectRoot, dataDir)}/temporal.sqlite), API pid ${api.pid} at ${baseUrl}, worker pid ${worker!.pid}; client rate limit raised to 1,000,000/s`,
+    `stack up: PostgreSQL :${pgPort}, Temporal :${temporalPort} (state ${temporalInMemory ? 'in memory' : `in ${path.relative(projectRoot, dataDir)}/temporal.sqlite`}), API pid ${api.pid} at ${baseUrl}, worker pid ${worker!.pid}; client rate limit raised to 1,000,000/s`,
   );
   return {
     pgPort,
@@ -1971,7 +1987,8 @@ try {
     selected.has('postgres') ||
     selected.has('temporal') ||
     selected.has('worker') ||
-    selected.has('worker-servicing');
+    selected.has('worker-servicing') ||
+    selected.has('webhooks-dead-tenant');
   if (needsStack) {
     const stack = await startStack();
     if (selected.has('postgres')) {
@@ -1984,6 +2001,39 @@ try {
     }
     if (selected.has('worker')) await workerKills(stack);
     if (selected.has('worker-servicing')) await workerKillsServicing(stack);
+    if (selected.has('webhooks-dead-tenant')) {
+      const scenario = 'webhooks-dead-tenant';
+      say(`\n== ${scenario}: a tenant whose webhook receivers never answer or refuse, beside a live tenant`);
+      await webhooksDeadTenant(
+        {
+          baseUrl: stack.baseUrl,
+          databaseUrl: stack.databaseUrl,
+          dataDir,
+          token: stack.token,
+          tenant,
+          sql: stack.sql,
+          workerPid: () => worker?.pid ?? null,
+        },
+        quick
+          ? {
+              ratePerSecond: 2,
+              baselineSeconds: 20,
+              presentSeconds: 60,
+              eventsPerDeadSubscription: 80,
+              floorMs: 1000,
+            }
+          : {
+              ratePerSecond: 2,
+              baselineSeconds: 30,
+              presentSeconds: 90,
+              eventsPerDeadSubscription: 160,
+              floorMs: 1000,
+            },
+        (name, pass, detail) => check(scenario, name, pass, detail),
+        note,
+        closers,
+      );
+    }
   }
   if (selected.has('boarding')) await boardingFault();
   const failed = checks.filter((c) => !c.pass);

@@ -233,6 +233,11 @@ export const errorCodes = {
     status: 409,
     message: 'The webhook subscription is not in a state that allows this action.',
   },
+  /** The tenant already has its maximum of ACTIVE webhook subscriptions (domain/webhooks/limits.ts; 100 by default). */
+  'error.msg.webhook.subscription.limit.reached': {
+    status: 409,
+    message: 'The tenant has reached its limit of active webhook subscriptions; deactivate one first.',
+  },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
   /** DESIGN-processes P5: `POST /v1/servicing/admin/hardship-programs` with a programCode the tenant already has. */

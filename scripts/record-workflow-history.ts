@@ -164,14 +164,24 @@ function privacyRequest(): RecordedProcess {
   };
 }
 
-/** `webhookDeliveryWorkflow`: retried, then succeeded; cancelled while waiting for a retry. */
+/**
+ * `webhookDeliveryWorkflow`: retried, then succeeded; cancelled while waiting for a retry; (with the admission step,
+ * patch `webhook-endpoint-breaker`) held by an open endpoint breaker, then admitted and succeeded.
+ */
 function webhookDelivery(): RecordedProcess {
   const taskQueue = 'record-webhook-histories';
   /** Answers per attempt of the scenario being recorded (status null = no answer). */
   let answers: (number | null)[] = [];
+  /** Refusals `admitWebhookAttempt` answers before it admits (the scenario being recorded). */
+  let refusals = 0;
   return {
     taskQueue,
     activities: {
+      admitWebhookAttempt: async () => {
+        if (refusals === 0) return { admitted: true, probe: false };
+        refusals -= 1;
+        return { admitted: false, reason: 'BREAKER_OPEN', waitMs: 30_000 };
+      },
       prepareWebhookAttempt: async (input: { deliveryId: string }) => ({
         proceed: true,
         url: 'https://receiver.example/hooks',
@@ -199,11 +209,13 @@ function webhookDelivery(): RecordedProcess {
       cancelWebhookDelivery: async () => ({ deliveryState: 'CANCELLED' }),
     },
     async record(env, save) {
-      for (const [name, scenario, cancel] of [
-        ['retried-then-succeeded', [500, null, 200], false],
-        ['cancelled-while-waiting', [503], true],
+      for (const [name, scenario, cancel, refused] of [
+        ['retried-then-succeeded', [500, null, 200], false, 0],
+        ['cancelled-while-waiting', [503], true, 0],
+        ['breaker-waited-then-succeeded', [200], false, 1],
       ] as const) {
         answers = [...scenario];
+        refusals = refused;
         const input: WebhookDeliveryInput = {
           tenantId: 'fixture',
           subscriptionId: 1,

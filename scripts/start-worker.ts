@@ -78,6 +78,7 @@ const workers = await runWorkers({
   poolSize: config.databasePoolSize,
   workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
   background: !values['no-background'],
+  workflowCache: config.workflowCache,
 });
 const sdkMetricsUrl = temporalSdkMetricsUrl();
 const metricsServer = config.workerMetricsAddress

@@ -13,6 +13,7 @@ import { createSandboxRail } from '../activities/payments/rail';
 import type { ApiConfig } from '../api/env';
 import { defaultTokenSourceRateLimitPerSecond } from '../api/middleware/rate-limit';
 import type { Db } from '../db/client';
+import { defaultWebhookLimits, type WebhookLimits } from '../domain/webhooks/limits';
 
 /**
  * The folder holding package.json: found upwards from this file, so it is the same whether this
@@ -27,6 +28,24 @@ export const projectRoot = (() => {
   }
   return dir;
 })();
+
+/** Bounds of a worker's workflow memory (Temporal `WorkerOptions`). */
+export interface WorkflowCacheLimits {
+  /** Workflows kept in the sticky cache; an evicted one is replayed from history when it next runs. */
+  maxCachedWorkflows: number;
+  /** Workflow tasks run at once (at most `maxCachedWorkflows`). */
+  maxConcurrentWorkflowTaskExecutions: number;
+}
+
+/**
+ * Per queue worker. The SDK's default cache grows with the heap (about 600 workflows per GiB), so a
+ * backlog of ~1,600 waiting deliveries held 3.8 GB; 100 bounds a worker's cached workflows to a
+ * few hundred MB, and a waiting workflow evicted from it costs only a replay when its timer fires.
+ */
+export const defaultWorkflowCacheLimits: WorkflowCacheLimits = {
+  maxCachedWorkflows: 100,
+  maxConcurrentWorkflowTaskExecutions: 10,
+};
 
 export interface ServiceConfig {
   environment: 'sandbox' | 'production';
@@ -84,6 +103,18 @@ export interface ServiceConfig {
    * durable state. Unset: not served.
    */
   workerMetricsAddress: string | undefined;
+  /**
+   * Webhook limits per tenant (domain/webhooks/limits.ts): ACTIVE subscriptions
+   * (`WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`, default 100) and delivery attempts in flight at once
+   * (`WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT`, default 5).
+   */
+  webhookLimits: WebhookLimits;
+  /**
+   * Memory bounds of each queue's worker (workers/queue-worker.ts): workflows kept in its sticky
+   * cache (`WORKER_MAX_CACHED_WORKFLOWS`, default 100) and workflow tasks run at once
+   * (`WORKER_MAX_CONCURRENT_WORKFLOW_TASKS`, default 10, at most the cache size).
+   */
+  workflowCache: WorkflowCacheLimits;
 }
 
 interface Keys {
@@ -210,6 +241,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     apiProcesses: positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES'),
     metricsToken: metricsTokenOf(env.METRICS_TOKEN),
     workerMetricsAddress: workerMetricsAddressOf(env.WORKER_METRICS_ADDRESS),
+    webhookLimits: {
+      maxSubscriptionsPerTenant: positiveIntOf(
+        env.WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT,
+        defaultWebhookLimits.maxSubscriptionsPerTenant,
+        'WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT',
+      ),
+      maxConcurrentDeliveriesPerTenant: positiveIntOf(
+        env.WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT,
+        defaultWebhookLimits.maxConcurrentDeliveriesPerTenant,
+        'WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT',
+      ),
+    },
+    workflowCache: {
+      maxCachedWorkflows: Math.max(
+        2,
+        intOf(
+          env.WORKER_MAX_CACHED_WORKFLOWS,
+          defaultWorkflowCacheLimits.maxCachedWorkflows,
+          'WORKER_MAX_CACHED_WORKFLOWS',
+        ),
+      ),
+      maxConcurrentWorkflowTaskExecutions: Math.max(
+        2,
+        intOf(
+          env.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+          defaultWorkflowCacheLimits.maxConcurrentWorkflowTaskExecutions,
+          'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+        ),
+      ),
+    },
   };
 }
 
@@ -224,6 +285,7 @@ export function operationDeps(db: Db, config: ServiceConfig): Deps {
     secretPepper: config.secretPepper,
     dataEncryptionKey: config.dataEncryptionKey,
     environment: config.environment,
+    webhookLimits: config.webhookLimits,
     ...(sandboxRail ? { paymentRail: sandboxRail, sandboxRail } : {}),
   };
 }

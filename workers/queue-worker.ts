@@ -8,7 +8,7 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { taskQueues } from '../domain/ids';
 import { asTemporalActivities } from './activities';
-import { projectRoot } from './config';
+import { defaultWorkflowCacheLimits, projectRoot, type WorkflowCacheLimits } from './config';
 import { metricsActivityInterceptors } from './metrics';
 import { tracingActivityInterceptors, workflowSpanSinks } from './tracing';
 
@@ -31,6 +31,9 @@ export const workflowInterceptorModules = [
  * otherwise the workflows are bundled from `workflows/index.ts` at start.
  * `maxConcurrentActivityTaskExecutions` (default 10) should not exceed the database pool: each
  * activity holds at most one pooled connection (DESIGN-processes P0 "Failure answers").
+ * `workflowCache` bounds the worker's memory (default `defaultWorkflowCacheLimits`: 100 cached
+ * workflows, 10 workflow tasks at once): without it the SDK caches about 600 workflows per GiB of
+ * heap, and a backlog of waiting webhook deliveries grew the process to gigabytes.
  */
 export async function createQueueWorker(options: {
   connection: NativeConnection;
@@ -39,13 +42,20 @@ export async function createQueueWorker(options: {
   taskQueue?: string;
   workflowBundle?: { code: string } | { codePath: string } | undefined;
   maxConcurrentActivityTaskExecutions?: number;
+  workflowCache?: WorkflowCacheLimits;
 }): Promise<Worker> {
+  const cache = options.workflowCache ?? defaultWorkflowCacheLimits;
   const common = {
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.servicing,
     activities: asTemporalActivities(options.activities),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 10,
+    maxCachedWorkflows: cache.maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: Math.min(
+      cache.maxConcurrentWorkflowTaskExecutions,
+      cache.maxCachedWorkflows,
+    ),
     // Metrics of activity outcomes (workers/metrics.ts) and, when tracing is on, activity spans (workers/tracing.ts).
     sinks: workflowSpanSinks(),
   };

@@ -12,6 +12,7 @@ import type { Activities, Deps, PlatformOperations } from '../activities';
 import { taskQueues } from '../domain/ids';
 import { ensureDailyReconciliationSchedule } from '../workflows/daily-reconciliation/client';
 import { ensureStatementCycleSchedule } from '../workflows/statement-cycle/client';
+import type { WorkflowCacheLimits } from './config';
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
 import { startScheduleKeeper } from './schedule-keeper';
@@ -31,6 +32,8 @@ export interface QueueWorkerContext {
   workflowBundle: WorkflowBundle | undefined;
   /** Activity slots of this queue's worker, sized to the database pool. */
   maxConcurrentActivityTaskExecutions: number;
+  /** Sticky-cache size and workflow tasks at once of this queue's worker; unset → the defaults. */
+  workflowCache?: WorkflowCacheLimits | undefined;
   logger: Logger;
 }
 

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, createPlatformOperations, type Deps } from '../activities';
+import type { WorkflowCacheLimits } from './config';
 import { workflowInterceptorModules, workflowsPath } from './queue-worker';
 import { backgroundServices, queueWorkers, type WorkflowBundle } from './registry';
 
@@ -69,6 +70,8 @@ export async function runWorkers(options: {
   workflowBundle?: WorkflowBundle | undefined;
   /** Run the background services (default true). */
   background?: boolean;
+  /** Sticky-cache size and workflow tasks at once of each queue's worker (WORKER_MAX_CACHED_WORKFLOWS…). */
+  workflowCache?: WorkflowCacheLimits | undefined;
 }): Promise<RunningWorkers> {
   const background = options.background ?? true;
   const activities = createActivities(options.deps);
@@ -111,6 +114,7 @@ export async function runWorkers(options: {
           activities,
           workflowBundle,
           maxConcurrentActivityTaskExecutions: slots,
+          workflowCache: options.workflowCache,
           logger: options.logger,
         }),
       );

@@ -124,6 +124,7 @@ export async function startStack(
       logger,
       poolSize: config.databasePoolSize,
       workflowBundle: options.workflowBundle,
+      workflowCache: config.workflowCache,
     });
     stops.push(workers.stop);
 

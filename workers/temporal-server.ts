@@ -101,6 +101,11 @@ export async function startTemporalDevServer(options: {
     options.namespace ?? 'default',
     '--log-level',
     'error',
+    // Task-queue fairness (server ≥ 1.29): tasks carrying a fairness key (webhook deliveries use their tenant,
+    // workflows/webhook-delivery/client.ts) are dispatched in proportion per key, so one tenant's backlog does
+    // not queue ahead of another's. A production cluster needs the same dynamic-config value.
+    '--dynamic-config-value',
+    'matching.enableFairness=true',
   ];
   for (const namespace of options.extraNamespaces ?? []) args.push('--namespace', namespace);
   if (options.uiPort === null) args.push('--headless');

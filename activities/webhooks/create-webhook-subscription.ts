@@ -1,8 +1,10 @@
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { type WebhookSubscriptionView, webhookSubscriptionView } from '../../db/queries/webhooks';
 import { webhookSecrets, webhookSubscriptions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError } from '../../domain/errors';
 import type { EventType } from '../../domain/events';
+import { defaultWebhookLimits } from '../../domain/webhooks/limits';
 import type { Deps, OperationContext } from '../deps';
 import { rowOfRequestKey } from '../servicing/records';
 import { assertWebhookUrl } from './records';
@@ -28,13 +30,45 @@ export interface CreateWebhookSubscriptionResult extends WebhookSubscriptionView
  * secret version 1: a fresh `whsec_` secret stored only encrypted in `webhook_secrets`.
  * Idempotent by `requestKey`: a retry returns the subscription the first call created, with the
  * same secret (decrypted again, as the same logical request). Errors: 400 naming `url` when the
- * URL is not an allowed destination in this deployment's environment (nothing is written).
+ * URL is not an allowed destination in this deployment's environment; 409
+ * `error.msg.webhook.subscription.limit.reached` when the tenant already has
+ * `maxSubscriptionsPerTenant` (default 100, domain/webhooks/limits.ts) ACTIVE subscriptions
+ * (creations of one tenant are serialized, so concurrent ones cannot pass it). Nothing is written
+ * on an error.
  */
 export function createWebhookSubscription(deps: Deps) {
   return async (input: CreateWebhookSubscriptionInput): Promise<CreateWebhookSubscriptionResult> => {
     assertWebhookUrl(deps, input.url);
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const now = deps.clock();
+      const limit = (deps.webhookLimits ?? defaultWebhookLimits).maxSubscriptionsPerTenant;
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtext(${`webhook-subscriptions/${input.tenantId}`}))`,
+      );
+      const replayed = input.requestKey
+        ? await tx
+            .select({ id: webhookSubscriptions.id })
+            .from(webhookSubscriptions)
+            .where(
+              and(
+                eq(webhookSubscriptions.tenantId, input.tenantId),
+                eq(webhookSubscriptions.requestKey, input.requestKey),
+              ),
+            )
+        : [];
+      if (replayed.length === 0) {
+        const [active] = await tx
+          .select({ n: count() })
+          .from(webhookSubscriptions)
+          .where(
+            and(eq(webhookSubscriptions.tenantId, input.tenantId), eq(webhookSubscriptions.status, 'ACTIVE')),
+          );
+        if ((active?.n ?? 0) >= limit)
+          throw new DomainError(
+            'error.msg.webhook.subscription.limit.reached',
+            `The tenant has ${active?.n} active webhook subscriptions, the most allowed (${limit}); deactivate one before creating another.`,
+          );
+      }
       const [created] = await tx
         .insert(webhookSubscriptions)
         .values({

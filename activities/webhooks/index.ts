@@ -4,10 +4,11 @@
  * - subscription operations (create, PATCH, rotate-secret, deactivate, test event); reads live in
  *   db/queries/webhooks.ts;
  * - the activities of the `webhook-delivery` workflow: database reads/writes
- *   (`prepareWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`) apart from the HTTP
+ *   (`prepareWebhookAttempt`, `admitWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`) apart from the HTTP
  *   call (`sendWebhook`) (STYLE §5: record intent → call → record outcome).
  */
 import type { Deps } from '../deps';
+import { admitWebhookAttempt } from './admit-webhook-attempt';
 import { cancelWebhookDelivery } from './cancel-webhook-delivery';
 import { createWebhookSubscription } from './create-webhook-subscription';
 import { deactivateWebhookSubscription } from './deactivate-webhook-subscription';
@@ -35,6 +36,7 @@ export function createWebhookActivities(deps: Deps) {
 export function createWebhookDeliveryActivities(deps: Deps) {
   return {
     prepareWebhookAttempt: prepareWebhookAttempt(deps),
+    admitWebhookAttempt: admitWebhookAttempt(deps),
     sendWebhook: sendWebhook(deps),
     recordWebhookAttempt: recordWebhookAttempt(deps),
     cancelWebhookDelivery: cancelWebhookDelivery(deps),

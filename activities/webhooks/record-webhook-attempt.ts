@@ -11,19 +11,29 @@
  *   `FAILED`; otherwise the delivery is `RETRYING` until `nextAttemptAt`, or `FAILED` when the
  *   workflow planned no further attempt (`nextAttemptAt` null).
  * A delivery already `CANCELLED` keeps that state (its attempt is still recorded).
+ * The endpoint's circuit breaker (domain/webhooks/circuit-breaker.ts) counts the outcome once:
+ * 2xx closes it, a failure counts towards opening it (or re-opens it after a failed probe); the
+ * delivery's slot in its tenant's concurrency cap (`admitWebhookAttempt`) is freed.
  * Instants are ISO strings chosen by the workflow (its deterministic clock), not `deps.clock()`,
  * so the 5-day rule follows the delivery's own timeline.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
-import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from '../../db/schema';
+import {
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookDeliverySlots,
+  webhookSubscriptions,
+} from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { breakerAfterAttempt } from '../../domain/webhooks/circuit-breaker';
 import {
   isGoneStatus,
   isSuccessStatus,
   shouldDisableForFailures,
 } from '../../domain/webhooks/retry-schedule';
 import type { Deps } from '../deps';
+import { lockBreaker, storeBreaker } from './admit-webhook-attempt';
 
 export type WebhookDeliveryState = 'PENDING' | 'RETRYING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 
@@ -53,7 +63,7 @@ export const recordWebhookAttempt =
   async (input: RecordWebhookAttemptInput): Promise<RecordWebhookAttemptResult> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const at = new Date(input.at);
-      await tx
+      const inserted = await tx
         .insert(webhookDeliveryAttempts)
         .values({
           tenantId: input.tenantId,
@@ -66,7 +76,8 @@ export const recordWebhookAttempt =
         })
         .onConflictDoNothing({
           target: [webhookDeliveryAttempts.deliveryId, webhookDeliveryAttempts.attempt],
-        });
+        })
+        .returning({ id: webhookDeliveryAttempts.id });
 
       const [subscription] = await tx
         .select({ status: webhookSubscriptions.status, failingSince: webhookSubscriptions.failingSince })
@@ -131,6 +142,29 @@ export const recordWebhookAttempt =
         }
       }
       if (delivery.state === 'CANCELLED') state = 'CANCELLED';
+
+      // The endpoint's breaker counts this outcome once (a retried call inserted no attempt row),
+      // and the delivery's slot in its tenant's cap is freed.
+      if (inserted.length > 0) {
+        const breaker = await lockBreaker(tx, input.tenantId, input.subscriptionId);
+        const endedAtMs = at.getTime() + input.latencyMs;
+        const next = breakerAfterAttempt(
+          breaker,
+          input.deliveryId,
+          isSuccessStatus(input.responseStatus),
+          endedAtMs,
+        );
+        if (JSON.stringify(next) !== JSON.stringify(breaker))
+          await storeBreaker(tx, input.tenantId, input.subscriptionId, next, new Date(endedAtMs));
+      }
+      await tx
+        .delete(webhookDeliverySlots)
+        .where(
+          and(
+            eq(webhookDeliverySlots.tenantId, input.tenantId),
+            eq(webhookDeliverySlots.deliveryId, input.deliveryId),
+          ),
+        );
       const ended = state !== 'RETRYING';
       await tx
         .update(webhookDeliveries)

@@ -8,7 +8,8 @@
  *    `checkResolvedAddress`, nothing is sent (`blocked address`).
  * 3. The POST connects to the first checked address (the socket's lookup is pinned to it, so a
  *    second DNS answer cannot swap in another address; TLS SNI and `Host` keep the URL's name),
- *    15 s in all, redirects not followed (a 3xx is a failed attempt).
+ *    the TCP connection within 5 s (`connect timeout`), the answer's headers within 15 s of the
+ *    start (`timeout`), redirects not followed (a 3xx is a failed attempt).
  * 4. Headers: `content-type: application/json`, `Service-Webhook-Id` (the delivery id),
  *    `Service-Webhook-Timestamp` (Unix seconds now) and `Service-Webhook-Signature` over
  *    `"<timestamp>.<body>"` with every secret given (newest first).
@@ -19,7 +20,7 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { attemptTimeoutMs, parseRetryAfterMs } from '../../domain/webhooks/retry-schedule';
+import { attemptTimeoutMs, connectTimeoutMs, parseRetryAfterMs } from '../../domain/webhooks/retry-schedule';
 import { signatureHeaderValue, webhookHeaders } from '../../domain/webhooks/signature';
 import { checkResolvedAddress, checkWebhookUrl } from '../../domain/webhooks/url-policy';
 import type { Deps } from '../deps';
@@ -68,8 +69,12 @@ export type HostResolver = (host: string) => Promise<{ address: string; family: 
 
 const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
 
+/**
+ * The activity, built from `deps`. `options.resolveHost` replaces DNS; `options.connectTimeoutMs`
+ * (default `connectTimeoutMs`, 5 s) and `options.timeoutMs` (default 15 s) are for tests.
+ */
 export const sendWebhook =
-  (deps: Deps, options: { resolveHost?: HostResolver } = {}) =>
+  (deps: Deps, options: { resolveHost?: HostResolver; connectTimeoutMs?: number; timeoutMs?: number } = {}) =>
   async (input: SendWebhookInput): Promise<SendWebhookResult> => {
     const resolveHost = options.resolveHost ?? systemResolver;
     const started = performance.now();
@@ -118,6 +123,7 @@ export const sendWebhook =
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(connectTimer);
         resolve(result);
       };
       const request = transport.request(
@@ -146,7 +152,16 @@ export const sendWebhook =
       const timer = setTimeout(() => {
         request.destroy(new Error('timeout'));
         finish(failed('timeout'));
-      }, sendTimeoutMs);
+      }, options.timeoutMs ?? sendTimeoutMs);
+      // The connection alone has a shorter limit: an address that drops SYNs fails fast.
+      const connectTimer = setTimeout(() => {
+        request.destroy(new Error('connect timeout'));
+        finish(failed('connect timeout'));
+      }, options.connectTimeoutMs ?? connectTimeoutMs);
+      request.on('socket', (socket) => {
+        if (!socket.connecting) clearTimeout(connectTimer);
+        else socket.once('connect', () => clearTimeout(connectTimer));
+      });
       request.on('error', (err) => finish(failed(errorText(err))));
       request.end(payload);
     });

@@ -12,4 +12,5 @@ export * from './sandbox';
 export * from './servicing';
 export * from './statements';
 export * from './voice';
+export * from './webhook-admission';
 export * from './webhooks';

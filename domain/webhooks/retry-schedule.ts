@@ -43,6 +43,13 @@ export const disableAfterFailingMs = 5 * DAY_MS;
 export const attemptTimeoutMs = 15 * SECOND_MS;
 
 /**
+ * Time the TCP connection of one attempt may take (within `attemptTimeoutMs`): a receiver whose
+ * address drops connection attempts fails after this, not after the whole 15 s, so it holds a
+ * delivery slot for a third of the time.
+ */
+export const connectTimeoutMs = 5 * SECOND_MS;
+
+/**
  * Delay in ms before attempt `nextAttempt` (2..10), jittered by `random` in [0, 1):
  * `base × (1 − 20% + 40% × random)`, rounded to whole ms. `nextAttempt` 1 → 0.
  * Throws for an attempt outside 1..10 or a random outside [0, 1).

@@ -1,13 +1,19 @@
 /**
  * The webhook delivery operations on the real test PostgreSQL (STYLE §11: each write run twice):
- * `prepareWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`, and `sendWebhook`'s
- * address rules after DNS (DESIGN-processes P2 URLs) against a real local receiver.
+ * `prepareWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`, `admitWebhookAttempt`
+ * (the endpoint's circuit breaker and the tenant's cap on attempts in flight), and `sendWebhook`'s
+ * address rules after DNS (DESIGN-processes P2 URLs) and timeouts against real local sockets.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookDeliveryActivities } from '../../activities/webhooks';
 import { openSealedSecret, sealSecret } from '../../activities/webhooks/sealed-secrets';
 import { sendWebhook } from '../../activities/webhooks/send-webhook';
+import { attemptTimeoutMs, connectTimeoutMs } from '../../domain/webhooks/retry-schedule';
 import {
   createSubscriptionFixture,
   insertDelivery,
@@ -213,5 +219,249 @@ describe('sendWebhook', () => {
     });
     expect(result.responseStatus).toBeNull();
     expect(result.error).toBe('connection refused');
+  });
+});
+
+/** `n` more deliveries (each its own event) to the fixture's subscription. */
+async function moreDeliveries(f: { tenantId: string; subscriptionId: number }, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { eventId, eventType } = await insertOutboxEvent(h.db, { tenantId: f.tenantId });
+    ids.push(
+      await insertDelivery(h.db, {
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        eventId,
+        eventType,
+      }),
+    );
+  }
+  return ids;
+}
+
+async function breakerRow(tenantId: string, subscriptionId: number) {
+  const rows = await h.db.execute<{ state: string; consecutive_failures: number; open_until: string | null }>(
+    sql`select state, consecutive_failures, open_until::text from webhook_endpoint_breakers
+        where tenant_id = ${tenantId} and subscription_id = ${subscriptionId}`,
+  );
+  return rows[0] ?? null;
+}
+
+async function slotCount(tenantId: string): Promise<number> {
+  const rows = await h.db.execute<{ n: string }>(
+    sql`select count(*)::text as n from webhook_delivery_slots where tenant_id = ${tenantId}`,
+  );
+  return Number(rows[0]!.n);
+}
+
+const T0 = Date.parse('2026-03-02T10:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('admitWebhookAttempt and the endpoint breaker', () => {
+  it('five consecutive failures open the breaker: no attempt is admitted until its half-open time; a successful probe closes it', async () => {
+    const f = await fixture();
+    const deliveries = await moreDeliveries(f, 6);
+    const attempt = (deliveryId: string, atMs: number, responseStatus: number | null) => ({
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId,
+      attempt: 1,
+      at: iso(atMs),
+      responseStatus,
+      latencyMs: 0,
+      error: responseStatus === 200 ? null : 'timeout',
+      nextAttemptAt: iso(atMs + 5_000),
+    });
+    for (const [i, deliveryId] of deliveries.slice(0, 5).entries()) {
+      const admit = {
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        at: iso(T0 + i),
+        refusals: 0,
+      };
+      expect(await ops.admitWebhookAttempt(admit)).toEqual({ admitted: true, probe: false });
+      await ops.recordWebhookAttempt(attempt(deliveryId, T0 + i, null));
+      // Run twice (STYLE §11): the retried record counts the failure once.
+      await ops.recordWebhookAttempt(attempt(deliveryId, T0 + i, null));
+    }
+    expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({
+      state: 'OPEN',
+      consecutive_failures: 5,
+    });
+    expect(await slotCount(f.tenantId)).toBe(0);
+
+    const waiting = deliveries[5]!;
+    const refused = await ops.admitWebhookAttempt({
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId: waiting,
+      at: iso(T0 + 10_000),
+      refusals: 0,
+    });
+    // Opened at T0 + 4 ms for 30 s: the wait runs to then (+ at most 10% jitter), holding no slot.
+    expect(refused).toMatchObject({ admitted: false, reason: 'BREAKER_OPEN' });
+    if (refused.admitted) throw new Error('unreachable');
+    expect(refused.waitMs).toBeGreaterThanOrEqual(20_004);
+    expect(refused.waitMs).toBeLessThanOrEqual(22_005);
+    expect(await slotCount(f.tenantId)).toBe(0);
+    expect((await readDelivery(h.db, f.tenantId, waiting)).delivery.nextAttemptAt?.getTime()).toBe(
+      T0 + 10_000 + refused.waitMs,
+    );
+
+    // At the half-open time one delivery probes; another is told to wait for its outcome.
+    const probe = {
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId: waiting,
+      at: iso(T0 + 30_004),
+      refusals: 0,
+    };
+    expect(await ops.admitWebhookAttempt(probe)).toEqual({ admitted: true, probe: true });
+    expect(await ops.admitWebhookAttempt(probe)).toEqual({ admitted: true, probe: false });
+    expect(
+      await ops.admitWebhookAttempt({ ...probe, deliveryId: deliveries[0]!, at: iso(T0 + 30_005) }),
+    ).toMatchObject({ admitted: false, reason: 'BREAKER_OPEN' });
+    expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({ state: 'HALF_OPEN' });
+
+    await ops.recordWebhookAttempt(attempt(waiting, T0 + 30_004, 200));
+    expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({
+      state: 'CLOSED',
+      consecutive_failures: 0,
+    });
+    expect(
+      await ops.admitWebhookAttempt({ ...probe, deliveryId: deliveries[0]!, at: iso(T0 + 30_006) }),
+    ).toEqual({ admitted: true, probe: false });
+  });
+
+  it('a tenant at its cap of attempts in flight: one more waits (backing off) until a slot is freed or expires', async () => {
+    const limited = createWebhookDeliveryActivities({
+      ...h.deps,
+      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 2 },
+    });
+    const f = await fixture();
+    const [a, b, c] = await moreDeliveries(f, 3);
+    const ask = (deliveryId: string, atMs: number, refusals = 0) =>
+      limited.admitWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        at: iso(atMs),
+        refusals,
+      });
+    expect(await ask(a!, T0)).toMatchObject({ admitted: true });
+    expect(await ask(b!, T0)).toMatchObject({ admitted: true });
+    const first = await ask(c!, T0);
+    expect(first).toMatchObject({ admitted: false, reason: 'TENANT_AT_CAPACITY' });
+    const later = await ask(c!, T0, 5);
+    if (first.admitted || later.admitted) throw new Error('unreachable');
+    expect(first.waitMs).toBeGreaterThanOrEqual(125);
+    expect(first.waitMs).toBeLessThanOrEqual(375);
+    expect(later.waitMs).toBeGreaterThanOrEqual(2_500);
+    expect(await slotCount(f.tenantId)).toBe(2);
+
+    // Another tenant is not affected by this one's cap.
+    const other = await fixture();
+    expect(await limited.admitWebhookAttempt({ ...other, at: iso(T0), refusals: 0 })).toMatchObject({
+      admitted: true,
+    });
+
+    // Recording a's outcome frees its slot.
+    await limited.recordWebhookAttempt({
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId: a!,
+      attempt: 1,
+      at: iso(T0),
+      responseStatus: 200,
+      latencyMs: 3,
+      error: null,
+      nextAttemptAt: null,
+    });
+    expect(await ask(c!, T0 + 1_000)).toMatchObject({ admitted: true });
+    // b's slot expires 60 s after it was taken (a worker that died mid-attempt): a new delivery gets it then.
+    const [d] = await moreDeliveries(f, 1);
+    expect(await ask(d!, T0 + 59_000)).toMatchObject({ admitted: false });
+    expect(await ask(d!, T0 + 60_001)).toMatchObject({ admitted: true });
+  });
+
+  it('cancelling a delivery frees its slot', async () => {
+    const f = await fixture();
+    await ops.admitWebhookAttempt({ ...f, at: iso(T0), refusals: 0 });
+    expect(await slotCount(f.tenantId)).toBe(1);
+    await ops.cancelWebhookDelivery({ tenantId: f.tenantId, deliveryId: f.deliveryId, at: iso(T0) });
+    expect(await slotCount(f.tenantId)).toBe(0);
+  });
+});
+
+describe('sendWebhook connect timeout', () => {
+  it('an address that never accepts the connection fails after the connect timeout, not the 15 s one', async () => {
+    // A listener whose process never accepts (its event loop is blocked) with a backlog of 1: once the kernel's
+    // queue is full, further SYNs are dropped and a connection attempt hangs, as at a blackholed address.
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>{process.stdout.write(s.address().port+'\\n');Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0);});`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const sockets: Socket[] = [];
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+        child.once('error', reject);
+      });
+      // Fill the accept queue until a connection no longer completes.
+      for (let i = 0; i < 16; i++) {
+        const socket = connect({ port, host: '127.0.0.1' });
+        sockets.push(socket);
+        socket.on('error', () => {});
+        const connected = await new Promise<boolean>((resolve) => {
+          socket.once('connect', () => resolve(true));
+          setTimeout(() => resolve(false), 300);
+        });
+        if (!connected) break;
+      }
+      expect(connectTimeoutMs).toBeLessThan(attemptTimeoutMs);
+      const send = sendWebhook(h.deps, { connectTimeoutMs: 700 });
+      const started = performance.now();
+      const result = await send({
+        url: `http://127.0.0.1:${port}/hooks`,
+        body: '{}',
+        deliveryId: 'whd_ct',
+        signingSecrets: [
+          { secretVersion: 1, sealedSecret: sealSecret(h.deps.dataEncryptionKey, 'whd_ct', 's') },
+        ],
+      });
+      const took = performance.now() - started;
+      expect(result).toMatchObject({ responseStatus: null, error: 'connect timeout' });
+      expect(took).toBeGreaterThanOrEqual(650);
+      expect(took).toBeLessThan(5_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('a connection that is accepted but never answered is held by the 15 s limit, not the connect timeout', async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const send = sendWebhook(h.deps, { connectTimeoutMs: 200, timeoutMs: 900 });
+      const result = await send({
+        url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/hooks`,
+        body: '{}',
+        deliveryId: 'whd_rt',
+        signingSecrets: [
+          { secretVersion: 1, sealedSecret: sealSecret(h.deps.dataEncryptionKey, 'whd_rt', 's') },
+        ],
+      });
+      expect(result).toMatchObject({ responseStatus: null, error: 'timeout' });
+      expect(result.latencyMs).toBeGreaterThanOrEqual(850);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });

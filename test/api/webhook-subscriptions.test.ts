@@ -128,6 +128,39 @@ describe('POST /v1/servicing/webhook-subscriptions', () => {
     expect(stored?.secretCiphertext).not.toContain(secret.slice(6));
   });
 
+  it('refuses the 101st ACTIVE subscription of a tenant with 409 limit.reached, writing nothing; a replay and a create after a deactivation still work', async () => {
+    const tenant = await credentialFor(ctx, uniqueTenant('whk-cap'));
+    const firstKey = newKey();
+    const first = await createSubscription(tenant, {}, { 'idempotency-key': firstKey });
+    for (let i = 1; i < 100; i += 20)
+      await Promise.all(
+        Array.from({ length: Math.min(20, 100 - i) }, () =>
+          createSubscription(tenant, { description: `n${i}` }),
+        ),
+      );
+    expect(await countRows(ctx, tenant.tenant, webhookSubscriptions)).toBe(100);
+
+    const refused = await call(ctx, tenant, 'POST', base, validBody, { 'idempotency-key': newKey() });
+    const error = expectShapeA(refused, 409, 'error.msg.webhook.subscription.limit.reached');
+    expect(error.developerMessage).toMatch(/100/);
+    expect(await countRows(ctx, tenant.tenant, webhookSubscriptions)).toBe(100);
+    expect(await countRows(ctx, tenant.tenant, webhookSecrets)).toBe(100);
+
+    // The first create retried with its key is the same subscription, not a 101st.
+    const replay = await call(ctx, tenant, 'POST', base, validBody, { 'idempotency-key': firstKey });
+    expect(replay.status).toBe(201);
+    expect(replay.body.subscriptionId).toBe(first.subscriptionId);
+
+    // Only ACTIVE subscriptions count: after a deactivation there is room for one more.
+    expect((await call(ctx, tenant, 'POST', `${base}/${first.subscriptionId}/deactivate`)).status).toBe(200);
+    await createSubscription(tenant);
+    expectShapeA(
+      await call(ctx, tenant, 'POST', base, validBody),
+      409,
+      'error.msg.webhook.subscription.limit.reached',
+    );
+  });
+
   it('replays a create with the same Idempotency-Key: one subscription', async () => {
     const key = newKey('whk');
     const before = await subscriptionCount(cred);

@@ -11,7 +11,12 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createActivities, type Deps } from '../../activities';
 import { createDb } from '../../db/client';
-import { webhookSecrets, webhookSubscriptions } from '../../db/schema';
+import {
+  webhookDeliverySlots,
+  webhookEndpointBreakers,
+  webhookSecrets,
+  webhookSubscriptions,
+} from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { attemptDelaysMs } from '../../domain/webhooks/retry-schedule';
 import { asTemporalActivities } from '../../workers/activities';
@@ -380,6 +385,96 @@ describe('webhookDeliveryWorkflow', () => {
     const { attempts } = await readDelivery(deps.db, tenantId, s.deliveryId);
     expect(attempts.map((a) => a.responseStatus)).toEqual([500, 500, 200]);
     expect(s.receiver.received).toHaveLength(3);
+    await s.receiver.close();
+  });
+
+  it('an open breaker: the delivery waits, calling nobody and holding no slot, until the half-open time; its success closes the breaker', async () => {
+    const { taskQueue, tenantId } = names();
+    let firstRequestAtMs: number | null = null;
+    const s = await scenario({
+      tenantId,
+      answer: (_i, nowMs) => {
+        firstRequestAtMs ??= nowMs;
+        return { status: 200 };
+      },
+    });
+    const openUntil = (await env.currentTimeMs()) + 10 * 60_000;
+    await withTenantTransaction(deps.db, tenantId, (tx) =>
+      tx.insert(webhookEndpointBreakers).values({
+        tenantId,
+        subscriptionId: s.subscriptionId,
+        state: 'OPEN',
+        consecutiveFailures: 5,
+        openings: 1,
+        openUntil: new Date(openUntil),
+      }),
+    );
+    const worker = await createWorker(taskQueue);
+    const result = await worker.runUntil(async () => {
+      const handle = await start(taskQueue, s.input);
+      // Waiting on its timer: no request, no slot, the next attempt time shown.
+      const waiting = await eventually(async () => {
+        const progress = await handle.query(getDeliveryStateQuery);
+        expect(progress.nextAttemptAt).not.toBeNull();
+        return progress;
+      });
+      expect(Date.parse(waiting.nextAttemptAt!)).toBeGreaterThanOrEqual(openUntil);
+      expect(s.receiver.received).toHaveLength(0);
+      const slots = await withTenantTransaction(deps.db, tenantId, (tx) =>
+        tx.select().from(webhookDeliverySlots).where(eq(webhookDeliverySlots.tenantId, tenantId)),
+      );
+      expect(slots).toHaveLength(0);
+      return handle.result();
+    });
+    expect(result).toEqual({ state: 'SUCCEEDED', attempts: 1, reason: null });
+    expect(s.receiver.received).toHaveLength(1);
+    expect(firstRequestAtMs).toBeGreaterThanOrEqual(openUntil);
+    const [breaker] = await withTenantTransaction(deps.db, tenantId, (tx) =>
+      tx.select().from(webhookEndpointBreakers).where(eq(webhookEndpointBreakers.tenantId, tenantId)),
+    );
+    expect(breaker).toMatchObject({ state: 'CLOSED', consecutiveFailures: 0 });
+    await s.receiver.close();
+  });
+
+  it('a tenant at its cap of attempts in flight: the delivery waits without calling until a slot frees', async () => {
+    const { taskQueue, tenantId } = names();
+    const s = await scenario({ tenantId, answer: () => ({ status: 200 }) });
+    const serverNow = await env.currentTimeMs();
+    // Another delivery of the tenant holds the only slot (cap 1) for the next 10 minutes.
+    await withTenantTransaction(deps.db, tenantId, (tx) =>
+      tx.insert(webhookDeliverySlots).values({
+        tenantId,
+        deliveryId: 'whd_other_in_flight',
+        subscriptionId: s.subscriptionId,
+        expiresAt: new Date(serverNow + 10 * 60_000),
+      }),
+    );
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: asTemporalActivities(
+        createActivities({
+          ...deps,
+          webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 1 },
+        }),
+      ),
+    });
+    const result = await worker.runUntil(async () => {
+      const handle = await start(taskQueue, s.input);
+      await eventually(async () => {
+        expect((await handle.query(getDeliveryStateQuery)).nextAttemptAt).not.toBeNull();
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(s.receiver.received).toHaveLength(0);
+      // That attempt's outcome is recorded: its slot is freed, and the waiting delivery goes.
+      await withTenantTransaction(deps.db, tenantId, (tx) =>
+        tx.delete(webhookDeliverySlots).where(eq(webhookDeliverySlots.deliveryId, 'whd_other_in_flight')),
+      );
+      return handle.result();
+    });
+    expect(result).toEqual({ state: 'SUCCEEDED', attempts: 1, reason: null });
+    expect(s.receiver.received).toHaveLength(1);
     await s.receiver.close();
   });
 

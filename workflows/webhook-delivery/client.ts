@@ -22,6 +22,10 @@ const tenantIdKey = defineSearchAttributeKey('TenantId', SearchAttributeType.KEY
  * (event, subscription), running or ended, is a no-op (`started: false`): the id is deterministic
  * and reuse is `ALLOW_DUPLICATE_FAILED_ONLY` (only a run that failed or was terminated, i.e. a bug
  * or an operator, may be started again). `taskQueue` overrides `webhooks` (tests).
+ * The tenant is the task-queue fairness key (Temporal task-queue fairness; activities inherit it):
+ * with fairness on in the cluster (`matching.enableFairness`), the workflow and activity tasks of a
+ * tenant with thousands of deliveries waiting are dispatched in turn with another tenant's, not
+ * ahead of them. Without it the key is ignored.
  * Errors: Temporal unreachable → its error (the relay rolls back and retries).
  */
 export async function startWebhookDelivery(
@@ -38,6 +42,7 @@ export async function startWebhookDelivery(
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       workflowIdConflictPolicy: 'FAIL',
       typedSearchAttributes: [{ key: tenantIdKey, value: input.tenantId }],
+      priority: { fairnessKey: input.tenantId.slice(0, 64) },
       staticSummary: `Webhook ${input.eventType} ${input.eventId} → subscription ${input.subscriptionId} (${input.deliveryId})`,
     });
     return { workflowId, started: true };

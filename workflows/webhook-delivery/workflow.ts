@@ -6,7 +6,12 @@
  * previous one, each delay ±20% jitter (deterministic `Math.random()`), a receiver's later
  * `Retry-After` winning (capped at 24 h); 10 attempts (`domain/webhooks/retry-schedule.ts`).
  * Each attempt: `prepareWebhookAttempt` (subscription still ACTIVE? delivery not cancelled? URL,
- * body, current secrets) → `sendWebhook` (15 s, signed at send time) → `recordWebhookAttempt`.
+ * body, current secrets) → `admitWebhookAttempt` (patch `webhook-endpoint-breaker`: the
+ * endpoint's circuit breaker and the tenant's cap on concurrent attempts; while refused, the
+ * delivery waits on a timer for the time it is told, holding no activity slot, and asks again,
+ * after a breaker wait preparing again; waiting is not an attempt) → `sendWebhook` (connect 5 s, 15 s in all, signed at send time) →
+ * `recordWebhookAttempt` (also feeds the breaker and frees the slot). Deliveries started before
+ * the patch keep their recorded path (no admission).
  * The body is taken from the first preparation and reused, so every retry sends the same bytes.
  * Ends: 2xx → `SUCCEEDED`; 410 → `FAILED` and the subscription `DISABLED` (`GONE`); 5 days of
  * continuous failure of the subscription → `FAILED` and `DISABLED` (`FAILING`); 10 failed attempts
@@ -15,7 +20,7 @@
  * Messages: signal `cancelDelivery`, query `getDeliveryState`.
  * Id: `webhook-delivery/<tenant>/<subscriptionId>/<eventId>`; queue `webhooks`; search attribute TenantId.
  */
-import { ActivityFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SendWebhookResult } from '../../activities/webhooks/send-webhook';
 import { maxDeliveryAttempts, nextAttemptDelayMs } from '../../domain/webhooks/retry-schedule';
@@ -24,8 +29,11 @@ import { workflowNow } from '../shared/time';
 import { cancelDeliverySignal, getDeliveryStateQuery } from './messages';
 import type { WebhookDeliveryInput, WebhookDeliveryProgress, WebhookDeliveryResult } from './types';
 
-const { prepareWebhookAttempt, recordWebhookAttempt, cancelWebhookDelivery } =
+const { prepareWebhookAttempt, admitWebhookAttempt, recordWebhookAttempt, cancelWebhookDelivery } =
   proxyActivities<Activities>(dbWrite);
+
+/** Patch id of the admission step (circuit breaker and per-tenant cap) before each attempt. */
+export const endpointBreakerPatch = 'webhook-endpoint-breaker';
 const { sendWebhook } = proxyActivities<Activities>(httpCall);
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
@@ -57,13 +65,41 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   let body: string | null = null;
   for (let attempt = 1; attempt <= maxDeliveryAttempts; attempt += 1) {
     if (cancelReason) return cancel(cancelReason);
-    const prepared = await prepareWebhookAttempt({
+    let prepared = await prepareWebhookAttempt({
       tenantId: input.tenantId,
       subscriptionId: input.subscriptionId,
       eventId: input.eventId,
       deliveryId: input.deliveryId,
     });
     if (!prepared.proceed) return cancel(prepared.reason);
+    if (patched(endpointBreakerPatch)) {
+      // Wait, without holding a slot, until the endpoint's breaker and the tenant's cap let it go;
+      // after a breaker wait the subscription is read again (it may have changed or been deactivated).
+      let refusals = 0;
+      for (;;) {
+        const admission = await admitWebhookAttempt({
+          tenantId: input.tenantId,
+          subscriptionId: input.subscriptionId,
+          deliveryId: input.deliveryId,
+          at: new Date(workflowNow()).toISOString(),
+          refusals,
+        });
+        if (admission.admitted) break;
+        if (admission.reason === 'TENANT_AT_CAPACITY') refusals += 1;
+        progress.nextAttemptAt = new Date(workflowNow() + admission.waitMs).toISOString();
+        if (await condition(() => cancelReason !== null, admission.waitMs))
+          return cancel(cancelReason ?? 'CANCELLED');
+        // A tenant-cap wait is short and frequent under a backlog: ask again without reading again.
+        if (admission.reason === 'TENANT_AT_CAPACITY') continue;
+        prepared = await prepareWebhookAttempt({
+          tenantId: input.tenantId,
+          subscriptionId: input.subscriptionId,
+          eventId: input.eventId,
+          deliveryId: input.deliveryId,
+        });
+        if (!prepared.proceed) return cancel(prepared.reason);
+      }
+    }
     body ??= prepared.body;
 
     const attemptAtMs = workflowNow();

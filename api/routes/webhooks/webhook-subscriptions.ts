@@ -68,7 +68,9 @@ export const webhookSubscriptionRoutes = factory
   .createApp()
   /**
    * Creates a subscription → 201 with `signingSecret` (`whsec_…`), shown only here. 400 for a
-   * bad field, including a `url` the environment's policy refuses (parameterName `url`).
+   * bad field, including a `url` the environment's policy refuses (parameterName `url`); 409
+   * `error.msg.webhook.subscription.limit.reached` when the tenant already has its maximum of
+   * ACTIVE subscriptions (100 by default, `WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`).
    */
   .post(
     '/',
@@ -76,7 +78,7 @@ export const webhookSubscriptionRoutes = factory
       tags,
       summary: 'Create a webhook subscription',
       description:
-        'The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses.',
+        'The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`.',
       scope: 'servicing:write',
       permission: 'CREATE_WEBHOOKSUBSCRIPTION',
       mutation: true,

@@ -1,0 +1,164 @@
+/**
+ * `admitWebhookAttempt` (DESIGN §5 Webhooks; Svix endpoint throttling; domain/webhooks/circuit-breaker.ts):
+ * decides, before an attempt of a delivery is sent, whether it may go now. One transaction,
+ * serialized per tenant (a transaction advisory lock), so many workers share one view.
+ *
+ * - The endpoint's breaker (`webhook_endpoint_breakers`, absent = CLOSED) is OPEN, or HALF_OPEN
+ *   with another delivery's probe out → `{admitted: false, reason: 'BREAKER_OPEN', waitMs}`.
+ * - The tenant already has `maxConcurrentDeliveriesPerTenant` attempts in flight (unexpired rows of
+ *   `webhook_delivery_slots`) → `{admitted: false, reason: 'TENANT_AT_CAPACITY', waitMs}` (250 ms,
+ *   doubling with `refusals` up to 60 s, jittered).
+ * - Otherwise a slot is taken for this delivery (expires after 60 s; `recordWebhookAttempt` or
+ *   `cancelWebhookDelivery` frees it) and, when the breaker was open and its time is over, this
+ *   attempt becomes its probe → `{admitted: true, probe}`.
+ * A refused delivery's `nextAttemptAt` is moved to when it will ask again. A retried call for a
+ * delivery that already holds a slot is admitted again. Instants come from the workflow (`at`).
+ * Errors: none of its own (a database failure is retried by the workflow's activity policy).
+ */
+import { and, count, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { webhookDeliveries, webhookDeliverySlots, webhookEndpointBreakers } from '../../db/schema';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
+import {
+  admitThroughBreaker,
+  type BreakerState,
+  type BreakerStateName,
+  breakerWaitMs,
+  closedBreaker,
+  deliverySlotLeaseMs,
+  slotWaitMs,
+  tenantHasSlot,
+} from '../../domain/webhooks/circuit-breaker';
+import { defaultWebhookLimits } from '../../domain/webhooks/limits';
+import type { Deps } from '../deps';
+
+export interface AdmitWebhookAttemptInput {
+  tenantId: string;
+  subscriptionId: number;
+  /** `whd_…`. */
+  deliveryId: string;
+  /** ISO instant of the request (workflow time). */
+  at: string;
+  /** Refusals for lack of a tenant slot this delivery has had in a row (0 on the first ask). */
+  refusals: number;
+}
+
+export type AdmitWebhookAttemptResult =
+  | { admitted: true; probe: boolean }
+  | {
+      admitted: false;
+      reason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY';
+      /** Wait before asking again, in ms. */
+      waitMs: number;
+    };
+
+/** The breaker row of a subscription, locked `FOR UPDATE`; a CLOSED breaker when there is none. */
+export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: number): Promise<BreakerState> {
+  const [row] = await tx
+    .select()
+    .from(webhookEndpointBreakers)
+    .where(
+      and(
+        eq(webhookEndpointBreakers.tenantId, tenantId),
+        eq(webhookEndpointBreakers.subscriptionId, subscriptionId),
+      ),
+    )
+    .for('update');
+  if (!row) return closedBreaker;
+  return {
+    state: row.state as BreakerStateName,
+    consecutiveFailures: row.consecutiveFailures,
+    openings: row.openings,
+    openUntilMs: row.openUntil?.getTime() ?? null,
+    probeDeliveryId: row.probeDeliveryId,
+    probeUntilMs: row.probeUntil?.getTime() ?? null,
+  };
+}
+
+/** Stores `breaker` for the subscription (insert or update). */
+export async function storeBreaker(
+  tx: Tx,
+  tenantId: string,
+  subscriptionId: number,
+  breaker: BreakerState,
+  at: Date,
+): Promise<void> {
+  const values = {
+    state: breaker.state,
+    consecutiveFailures: breaker.consecutiveFailures,
+    openings: breaker.openings,
+    openUntil: breaker.openUntilMs === null ? null : new Date(breaker.openUntilMs),
+    probeDeliveryId: breaker.probeDeliveryId,
+    probeUntil: breaker.probeUntilMs === null ? null : new Date(breaker.probeUntilMs),
+    updatedAt: at,
+  };
+  await tx
+    .insert(webhookEndpointBreakers)
+    .values({ tenantId, subscriptionId, ...values })
+    .onConflictDoUpdate({
+      target: [webhookEndpointBreakers.tenantId, webhookEndpointBreakers.subscriptionId],
+      set: values,
+    });
+}
+
+export const admitWebhookAttempt =
+  (deps: Deps) =>
+  async (input: AdmitWebhookAttemptInput): Promise<AdmitWebhookAttemptResult> =>
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const at = new Date(input.at);
+      const nowMs = at.getTime();
+      const cap = (deps.webhookLimits ?? defaultWebhookLimits).maxConcurrentDeliveriesPerTenant;
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhook-admission/${input.tenantId}`}))`);
+
+      const slotOf = and(
+        eq(webhookDeliverySlots.tenantId, input.tenantId),
+        eq(webhookDeliverySlots.deliveryId, input.deliveryId),
+      );
+      const expiresAt = new Date(nowMs + deliverySlotLeaseMs);
+      const [held] = await tx.select().from(webhookDeliverySlots).where(slotOf);
+      if (held) {
+        // A retried call: the slot is this delivery's already.
+        await tx.update(webhookDeliverySlots).set({ expiresAt }).where(slotOf);
+        return { admitted: true, probe: false };
+      }
+
+      const breaker = await lockBreaker(tx, input.tenantId, input.subscriptionId);
+      const verdict = admitThroughBreaker(breaker, input.deliveryId, nowMs);
+      const refuse = async (reason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY', waitMs: number) => {
+        await tx
+          .update(webhookDeliveries)
+          .set({ nextAttemptAt: new Date(nowMs + waitMs) })
+          .where(
+            and(
+              eq(webhookDeliveries.tenantId, input.tenantId),
+              eq(webhookDeliveries.deliveryId, input.deliveryId),
+              inArray(webhookDeliveries.state, ['PENDING', 'RETRYING']),
+            ),
+          );
+        return { admitted: false as const, reason, waitMs };
+      };
+      if (!verdict.send)
+        return refuse('BREAKER_OPEN', breakerWaitMs(breaker, verdict.untilMs, nowMs, Math.random()));
+
+      await tx
+        .delete(webhookDeliverySlots)
+        .where(
+          and(eq(webhookDeliverySlots.tenantId, input.tenantId), lte(webhookDeliverySlots.expiresAt, at)),
+        );
+      const [inFlight] = await tx
+        .select({ n: count() })
+        .from(webhookDeliverySlots)
+        .where(
+          and(eq(webhookDeliverySlots.tenantId, input.tenantId), gt(webhookDeliverySlots.expiresAt, at)),
+        );
+      if (!tenantHasSlot(inFlight?.n ?? 0, cap))
+        return refuse('TENANT_AT_CAPACITY', slotWaitMs(input.refusals + 1, Math.random()));
+
+      await tx.insert(webhookDeliverySlots).values({
+        tenantId: input.tenantId,
+        deliveryId: input.deliveryId,
+        subscriptionId: input.subscriptionId,
+        expiresAt,
+      });
+      if (verdict.probe) await storeBreaker(tx, input.tenantId, input.subscriptionId, verdict.next, at);
+      return { admitted: true, probe: verdict.probe };
+    });
