@@ -7,14 +7,17 @@
 import * as v from 'valibot';
 import { isCalendarDate } from '../../domain/customers/customer';
 import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../domain/events';
+import { noSensitiveData } from '../../domain/sensitive-data';
 import { guardedText, integerId } from '../validation';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
 
+/** Stored and shown in clear, so, like free text, never a government identifier or account number. */
 const url = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty.'),
   v.maxLength(2048, 'must be at most 2048 characters.'),
+  noSensitiveData(),
 );
 
 const eventTypes = v.pipe(
