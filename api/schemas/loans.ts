@@ -13,7 +13,7 @@
 import * as v from 'valibot';
 import { loanPartyRoles } from '../../activities/lending/add-loan-party';
 import { loanOrderByFields } from '../../db/queries/lending/loans';
-import { noSensitiveData } from '../../domain/sensitive-data';
+import { findSensitiveData, noSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
 import { integerId, limitParam, offsetParam } from '../validation';
 import { loanDatesInRange } from './dates';
 import { code, decimal, id, integer } from './products';
@@ -27,7 +27,12 @@ const dateText = v.pipe(
   v.string('must be a date string (YYYY-MM-DD, or in dateFormat).'),
   v.minLength(1, 'must not be empty.'),
   v.maxLength(40, 'must be at most 40 characters.'),
-  noSensitiveData(),
+  // A plain date shape (`9999-12-31`, `05/01/2026`) is left to the range check; any other text must not carry an
+  // identifier or account number (domain/sensitive-data.ts reads an out-of-range date as a digit run).
+  v.check(
+    (date) => /^[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}$/.test(date) || findSensitiveData(date) === null,
+    (issue) => sensitiveDataMessage(findSensitiveData(String(issue.input)) ?? 'LONG_DIGIT_RUN'),
+  ),
 );
 
 /** Formatting hints Fineract clients send with every write (see domain/lending/loan-terms.ts). */
