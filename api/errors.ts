@@ -13,13 +13,17 @@ import {
   type ShapeABody,
   shapeAOf,
 } from '../domain/errors';
+import { withoutSensitiveValues } from '../domain/withheld-values';
 import type { AppEnv } from './env';
 
 /** Shape A body (domain/errors.ts `ShapeABody`; the boarding error report stores the same). */
 export type ShapeA = ShapeABody;
 
-/** Shape A body for a DomainError. */
-export const toShapeA = shapeAOf;
+/**
+ * Shape A body for a DomainError, with any identifier-like value it repeats withheld (domain/withheld-values.ts:
+ * the field error's `value` null, the text `[withheld]` in its messages; DESIGN §5 "identifier values are masked").
+ */
+export const toShapeA = (err: DomainError): ShapeABody => shapeAOf(withoutSensitiveValues(err));
 
 /** A Shape B problem type: its `code` (the last segment of `type`) and `title`. */
 interface ProblemType {
@@ -115,7 +119,14 @@ export interface Problem {
  * token or an identifier value), and every 422 carries `errors[]` of `{pointer | parameter, detail, code}` (see
  * `problemLocationOf`; `code` is the field error's globalisation code).
  */
-export function toProblem(err: DomainError, docsUrl: string, requestId: string, hasBody: boolean): Problem {
+export function toProblem(
+  original: DomainError,
+  docsUrl: string,
+  requestId: string,
+  hasBody: boolean,
+): Problem {
+  // Identifier-like values repeated by the error are withheld, as in Shape A (`toShapeA`).
+  const err = withoutSensitiveValues(original);
   const status = problemStatusOf(err);
   const type = problemTypesByCode[err.code] ??
     problemTypesByStatus[status] ?? { code: 'error', title: 'Error' };

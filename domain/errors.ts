@@ -342,7 +342,11 @@ export function notFound(resource: string, id: string | number): DomainError {
  * with one field error naming the parameter.
  */
 export function referenceNotFound(parameterName: string, value: unknown, resource: string): DomainError {
-  const message = `${parameterName}: ${resource} ${String(value)} was not found.`;
+  // A number names the resource; a text ref is not repeated (it may be identifier-like; DESIGN §5 Error details).
+  const message =
+    typeof value === 'number'
+      ? `${parameterName}: ${resource} ${value} was not found.`
+      : `${parameterName}: the ${resource.toLowerCase()} it names was not found.`;
   return new DomainError('error.msg.resource.not.found', message, {
     errors: [fieldError(parameterName, value, message, 'error.msg.resource.not.found')],
   });

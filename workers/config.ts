@@ -13,6 +13,7 @@ import { createSandboxRail } from '../activities/payments/rail';
 import type { ApiConfig } from '../api/env';
 import { defaultTokenSourceRateLimitPerSecond } from '../api/middleware/rate-limit';
 import type { Db } from '../db/client';
+import { boardingRawRetentionDaysDefault, boardingRawRetentionDaysMax } from '../domain/boarding/retention';
 import { defaultWebhookLimits, type WebhookLimits } from '../domain/webhooks/limits';
 
 /**
@@ -142,6 +143,21 @@ function intOf(value: string | undefined, fallback: number, name: string): numbe
   if (value === undefined || value === '') return fallback;
   if (!/^[0-9]+$/.test(value)) throw new Error(`${name} must be a whole number`);
   return Number(value);
+}
+
+/**
+ * Days a finished boarding batch keeps the raw text of its lines before the daily purge (`BOARDING_RAW_RETENTION_DAYS`,
+ * a whole number from 0 to 3650; default 30; domain/boarding/retention.ts). Throws on any other value.
+ */
+export function boardingRawRetentionDaysOf(env: NodeJS.ProcessEnv = process.env): number {
+  const days = intOf(
+    env.BOARDING_RAW_RETENTION_DAYS,
+    boardingRawRetentionDaysDefault,
+    'BOARDING_RAW_RETENTION_DAYS',
+  );
+  if (days > boardingRawRetentionDaysMax)
+    throw new Error(`BOARDING_RAW_RETENTION_DAYS must be at most ${boardingRawRetentionDaysMax}`);
+  return days;
 }
 
 /** `AUTH_BASE_URL` checked and normalized (no trailing slash); undefined when unset. */

@@ -10,9 +10,11 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
 import { taskQueues } from '../domain/ids';
+import { ensureBoardingRawPurgeSchedule } from '../workflows/boarding-purge/client';
 import { ensureDailyReconciliationSchedule } from '../workflows/daily-reconciliation/client';
 import { ensureStatementCycleSchedule } from '../workflows/statement-cycle/client';
 import type { WorkflowCacheLimits } from './config';
+import { boardingRawRetentionDaysOf } from './config';
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
 import { startScheduleKeeper } from './schedule-keeper';
@@ -99,5 +101,18 @@ export const backgroundServices: BackgroundService[] = [
         ensure: () => ensureStatementCycleSchedule(client),
         logger,
       }),
+  },
+  {
+    // Creates or updates the Temporal Schedule of the daily purge of finished boarding batches' raw lines, with the
+    // configured retention (`BOARDING_RAW_RETENTION_DAYS`, default 30; read at start, a bad value stops the start).
+    name: 'boarding-raw-purge-schedule',
+    start: ({ client, logger }) => {
+      const retentionDays = boardingRawRetentionDaysOf();
+      return startScheduleKeeper({
+        name: 'boarding raw purge',
+        ensure: () => ensureBoardingRawPurgeSchedule(client, retentionDays),
+        logger,
+      });
+    },
   },
 ];

@@ -2,6 +2,7 @@
 
 export { autopayWorkflow } from './autopay/workflow';
 export { boardingWorkflow } from './boarding/workflow';
+export { boardingRawPurgeWorkflow } from './boarding-purge/workflow';
 export { channelEventWorkflow } from './channel-event/workflow';
 export { contactConsentUpdateWorkflow } from './contact-consent-update/workflow';
 export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';

@@ -146,6 +146,7 @@ export function boardBoardingChunk(deps: Deps) {
     const lines = await withTenantTransaction(deps.db, input.tenantId, (tx) =>
       readLines(tx, {
         ...where,
+        dataEncryptionKey: deps.dataEncryptionKey,
         kind: input.kind,
         afterLine: input.afterLine,
         throughLine: input.throughLine,

@@ -1,10 +1,12 @@
 /**
  * Operations of portfolio boarding (issue 9 §2; DESIGN-processes P3), each also a Temporal activity of
  * `boardingWorkflow`: validate a page of a batch's lines (validate.ts), plan and board chunks of lines through the
- * same operations the routes use (board.ts), and record the batch's status and counts on its row.
+ * same operations the routes use (board.ts), record the batch's status and counts on its row, and purge the raw
+ * lines of finished batches after their retention (purge.ts).
  */
 import type { Deps } from '../deps';
 import { boardBoardingChunk, planBoardingChunks, recordBoardingProgress } from './board';
+import { purgeBoardingRawLines } from './purge';
 import { validateBoardingPage } from './validate';
 
 export function createBoardingActivities(deps: Deps) {
@@ -13,5 +15,6 @@ export function createBoardingActivities(deps: Deps) {
     planBoardingChunks: planBoardingChunks(deps),
     boardBoardingChunk: boardBoardingChunk(deps),
     recordBoardingProgress: recordBoardingProgress(deps),
+    purgeBoardingRawLines: purgeBoardingRawLines(deps),
   };
 }

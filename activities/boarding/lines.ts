@@ -14,6 +14,7 @@ import {
   isBoardingKind,
 } from '../../domain/boarding/batch';
 import type { ShapeABody } from '../../domain/errors';
+import { openLineIdentifiers } from './line-crypto';
 
 /** A staged line as the boarding activities read it (`body` parsed from `raw`, not yet validated). */
 export interface StagedLine {
@@ -26,7 +27,9 @@ export interface StagedLine {
   body: unknown;
 }
 
-function bodyOf(raw: string): unknown {
+/** The parsed `body` of a staged line; undefined when its raw text was purged (./purge.ts) or is not JSON. */
+function bodyOf(raw: string | null): unknown {
+  if (raw === null) return undefined;
   try {
     const parsed = JSON.parse(raw) as { body?: unknown };
     return parsed?.body;
@@ -59,10 +62,15 @@ function stagedOf(row: LineRow): StagedLine {
   };
 }
 
-/** Lines of `kind` after `afterLine` (through `throughLine` when given), PENDING only unless `anyState`. */
+/**
+ * Lines of `kind` after `afterLine` (through `throughLine` when given), PENDING only unless `anyState`, their identifier
+ * values decrypted with `dataEncryptionKey` (./line-crypto.ts: they are stored encrypted and opened only here, in
+ * memory, to be validated or boarded).
+ */
 export async function readLines(
   tx: Tx,
   where: {
+    dataEncryptionKey: string;
     tenantId: string;
     batchId: number;
     kind: BoardingKind;
@@ -87,7 +95,10 @@ export async function readLines(
     )
     .orderBy(asc(boardingLines.lineNo));
   const rows = where.limit === undefined ? await query : await query.limit(where.limit);
-  return rows.map(stagedOf);
+  return rows.map((row) => {
+    const line = stagedOf(row);
+    return { ...line, body: openLineIdentifiers(where.dataEncryptionKey, where.tenantId, line.body) };
+  });
 }
 
 /** PENDING lines of `kinds` whose parent is one of `parentSourceRefs` (fundings and payments of loans). */

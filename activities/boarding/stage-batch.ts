@@ -5,7 +5,8 @@
  * into a temporary table, then copied into `boarding_lines` under the tenant's row-level security, together with
  * the batch row (status STAGED) and the start intent of `boarding/<tenant>/<batchId>`: one transaction (STYLE
  * "activities as operations with one transaction"). Memory stays flat whatever the size: one line (at most
- * `boardingLineBytesMax` bytes) and one COPY chunk at a time, paced by PostgreSQL (backpressure).
+ * `boardingLineBytesMax` bytes) and one COPY chunk at a time, paced by PostgreSQL (backpressure). The identifier values
+ * of `customer` lines are stored encrypted (./line-crypto.ts `sealLineIdentifiers`), never in clear.
  *
  * Not a Temporal activity (it takes a byte stream): a platform operation the API calls directly.
  */
@@ -30,6 +31,7 @@ import {
 import { DomainError } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { recordStartIntent } from '../platform/start-intents';
+import { sealLineIdentifiers } from './line-crypto';
 
 export interface StageBoardingBatchInput extends OperationContext {
   /** The uploaded NDJSON bytes (the request body stream), read once. */
@@ -150,7 +152,12 @@ interface Tally {
 }
 
 /** The upload as COPY text rows of `boarding_stage`, in chunks of about `copyChunkChars`. */
-async function* copyRows(body: AsyncIterable<Uint8Array>, hash: Hash, tally: Tally): AsyncGenerator<string> {
+async function* copyRows(
+  body: AsyncIterable<Uint8Array>,
+  hash: Hash,
+  tally: Tally,
+  seal: (kind: string | null, raw: string) => string,
+): AsyncGenerator<string> {
   let chunk = '';
   for await (const line of uploadLines(body, hash, boardingLineBytesMax)) {
     const staged = stagedOf(line);
@@ -160,7 +167,7 @@ async function* copyRows(body: AsyncIterable<Uint8Array>, hash: Hash, tally: Tal
     const s = staged.staged;
     chunk += `${[
       line.lineNo,
-      copyTextField(staged.raw),
+      copyTextField(seal(s.kind, staged.raw)),
       copyTextField(s.kind),
       copyTextField(s.sourceRef),
       copyTextField(s.parentSourceRef),
@@ -241,7 +248,9 @@ export function stageBoardingBatch(deps: Deps) {
         await copyFromStdin(
           tx,
           'copy boarding_stage (line_no, raw, kind, source_ref, parent_source_ref, state, error) from stdin',
-          copyRows(input.body, hash, tally),
+          copyRows(input.body, hash, tally, (kind, raw) =>
+            sealLineIdentifiers(deps.dataEncryptionKey, input.tenantId, kind, raw),
+          ),
         );
         const [batch] = await tx
           .insert(boardingBatches)

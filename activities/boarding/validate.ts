@@ -100,7 +100,13 @@ export function validateBoardingPage(deps: Deps) {
     const limit = input.limit ?? 2_000;
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const where = { tenantId: input.tenantId, batchId: input.batchId };
-      const lines = await readLines(tx, { ...where, kind: input.kind, afterLine: input.afterLine, limit });
+      const lines = await readLines(tx, {
+        ...where,
+        dataEncryptionKey: deps.dataEncryptionKey,
+        kind: input.kind,
+        afterLine: input.afterLine,
+        limit,
+      });
       if (lines.length === 0) return { lastLine: null, done: true, checked: 0, failed: 0 };
       const failures = new Map<number, DomainError>();
       const parsed = new Map<number, Record<string, unknown>>();

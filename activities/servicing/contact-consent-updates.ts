@@ -197,7 +197,7 @@ export function recordContactConsentUpdate(deps: Deps) {
         throw referenceNotFound('contactPointRef', input.contactPointRef, 'Contact point of the customer');
       }
       if (point.contactType !== contactTypeOf[operation]) {
-        const message = `contactPointRef: ${operation} applies to ${contactTypeOf[operation]} contact points; ${input.contactPointRef} is ${point.contactType}.`;
+        const message = `contactPointRef: ${operation} applies to ${contactTypeOf[operation]} contact points; this one is ${point.contactType}.`;
         throw new DomainError('error.msg.contact.point.type.mismatch', message, {
           errors: [
             fieldError(

@@ -95,7 +95,9 @@ export function createVoiceDispatch(deps: Deps) {
       assertCaseTakesRecords(found, input.caseId, null);
       const point = await findContactPointByRef(tx, input.tenantId, input.contactPointRef);
       if (!point || point.customerRef !== found.customerRef) {
-        const message = `contactPointRef: contact point ${input.contactPointRef} of the case's customer was not found.`;
+        // The ref is not repeated: the caller knows what it sent, and it may be identifier-like (DESIGN §5).
+        const message =
+          "contactPointRef: the contact point it names was not found among the case's customer's.";
         throw new DomainError('error.msg.resource.not.found', message, {
           errors: [
             fieldError('contactPointRef', input.contactPointRef, message, 'error.msg.resource.not.found'),
@@ -106,7 +108,7 @@ export function createVoiceDispatch(deps: Deps) {
         throw validationError(
           'contactPointRef',
           input.contactPointRef,
-          `contactPointRef must name a PHONE contact point; ${input.contactPointRef} is ${point.contactType}.`,
+          `contactPointRef must name a PHONE contact point; this one is ${point.contactType}.`,
         );
       }
       // FOR SHARE: an activation running now waits for this dispatch, so the pinned version was active at commit.

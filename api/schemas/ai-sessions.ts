@@ -6,7 +6,8 @@
  */
 import * as v from 'valibot';
 import { aiConfidences, aiOutputStatuses, aiOutputTypes } from '../../domain/servicing/ai-sessions';
-import { guardedText, limitParam, offsetParam, text } from '../validation';
+import { guardedText, limitParam, offsetParam } from '../validation';
+import { refField } from './refs';
 
 /** Longest `content` of an output, in characters. */
 export const aiOutputContentMaxLength = 20_000;
@@ -26,7 +27,7 @@ export const aiOutputIdParam = v.strictObject({ aiSessionId: v.string(), outputI
 
 export const createAiSessionBody = v.strictObject({
   caseId: id,
-  customerRef: text(128),
+  customerRef: refField(128),
   purpose: guardedText(500),
 });
 

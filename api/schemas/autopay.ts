@@ -12,7 +12,8 @@ import {
   minDaysBeforeDue,
 } from '../../domain/payments/autopay';
 import { paymentRails } from '../../domain/payments/payment-intent';
-import { amount, dateText, decimalText, guardedText, instantText } from './money';
+import { amount, dateText, decimalText, instantText } from './money';
+import { refField } from './refs';
 
 const daysMessage = `daysBeforeDue must be an integer from ${minDaysBeforeDue} to ${maxDaysBeforeDue}.`;
 
@@ -26,7 +27,7 @@ export const enrolAutopayBody = v.pipe(
       v.maxValue(Number.MAX_SAFE_INTEGER, 'instrumentId is too large.'),
     ),
     /** The borrower's recurring-debit authorization reference (never an identifier or account number). */
-    authorizationRef: guardedText('authorizationRef', 128),
+    authorizationRef: refField(128),
     rail: v.picklist(paymentRails, `rail must be one of ${paymentRails.join(', ')}.`),
     amountType: v.picklist(autopayAmountTypes, `amountType must be one of ${autopayAmountTypes.join(', ')}.`),
     fixedAmount: v.optional(v.nullable(amount)),

@@ -1,10 +1,13 @@
 /**
  * Inbound channel-event bodies (DESIGN-processes P2: `{eventId, eventType, occurredAt, data}`) and
  * the `data` each handled type needs. Unknown event types are accepted with any object as `data`
- * (kept and marked IGNORED), so gateways can send new types before we handle them.
+ * (kept and marked IGNORED), so gateways can send new types before we handle them. A voice call's `customerRef`
+ * is a strict reference and its `summary` refuses an identifier or account number (both are stored in clear).
  */
 import * as v from 'valibot';
+import { noSensitiveData } from '../../domain/sensitive-data';
 import { isoInstant } from './dates';
+import { refField } from './refs';
 
 const instant = isoInstant();
 
@@ -29,10 +32,12 @@ export const channelEventData: Record<string, v.GenericSchema> = {
     status: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
   }),
   'voice.call.completed': v.looseObject({
-    customerRef: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+    // Stored with the interaction and a workflow's search attributes: a strict reference (./refs.ts).
+    customerRef: refField(128),
     direction: v.optional(v.picklist(['INBOUND', 'OUTBOUND'])),
     durationSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-    summary: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2000))),
+    // Becomes the interaction's summary: free text that never carries an identifier or account number.
+    summary: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2000), noSensitiveData())),
     caseId: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   }),
 };

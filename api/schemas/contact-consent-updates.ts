@@ -15,8 +15,9 @@ import {
   permissionFieldOf,
   permissionFields,
 } from '../../domain/servicing/contact-consent';
-import { guardedText, integerId, text } from '../validation';
+import { guardedText, integerId } from '../validation';
 import { isoInstant } from './dates';
+import { refField } from './refs';
 
 /** Path of the read: `caseId` and `updateId`, positive integers. */
 export const contactConsentUpdateParams = v.strictObject({
@@ -33,9 +34,9 @@ const permission = (description: string) =>
  */
 export const contactConsentUpdateBody = v.pipe(
   v.strictObject({
-    customerRef: v.pipe(text(128), v.description('The case’s customer (`cus_…`).')),
+    customerRef: v.pipe(refField(128), v.description('The case’s customer (`cus_…`).')),
     operation: v.picklist(contactConsentOperations, `must be one of ${contactConsentOperations.join(', ')}.`),
-    contactPointRef: v.pipe(text(128), v.description('A contact point of that customer (`cp_…`).')),
+    contactPointRef: v.pipe(refField(128), v.description('A contact point of that customer (`cp_…`).')),
     canReceiveSms: permission(
       'UPDATE_SMS_PERMISSION only (required with it): may the PHONE contact point be sent SMS.',
     ),

@@ -18,8 +18,9 @@ import {
 } from '../../domain/customers/customer';
 import { identifierTypes, normalizeIdentifier } from '../../domain/customers/identifiers';
 import { noSensitiveData } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam, text } from '../validation';
+import { integerId, limitParam, offsetParam } from '../validation';
 import { isoInstant } from './dates';
+import { locatorRef, refField } from './refs';
 
 const id = v.pipe(
   v.number('must be an integer.'),
@@ -44,7 +45,7 @@ const countryCode = v.pipe(
 );
 /** ISO 8601 instant with a zone offset or Z, dated 1900-01-01..2199-12-31 (./dates.ts). */
 const instant = isoInstant();
-const name = text(100);
+const name = guardedText(100);
 
 export const customerIdParam = v.strictObject({ customerId: integerId('customerId') });
 export const instrumentParams = v.strictObject({
@@ -58,11 +59,11 @@ export const restrictionParams = v.strictObject({
 
 export const addressBody = v.strictObject({
   addressType: code('address type'),
-  line1: text(200),
-  line2: v.optional(v.nullable(text(200))),
-  city: text(100),
-  region: v.optional(v.nullable(text(100))),
-  postalCode: v.optional(v.nullable(text(20))),
+  line1: guardedText(200),
+  line2: v.optional(v.nullable(guardedText(200))),
+  city: guardedText(100),
+  region: v.optional(v.nullable(guardedText(100))),
+  postalCode: v.optional(v.nullable(guardedText(20))),
   countryCode,
 });
 
@@ -104,7 +105,7 @@ export const createCustomerBody = v.strictObject({
       ),
     ),
   ),
-  externalId: v.optional(v.nullable(guardedText(128))),
+  externalId: v.optional(v.nullable(refField(128))),
   addresses: v.optional(v.pipe(v.array(addressBody), v.maxLength(10, 'at most 10 addresses.'))),
   contactPoints: v.optional(v.pipe(v.array(contactPointBody), v.maxLength(20, 'at most 20 contact points.'))),
 });
@@ -152,18 +153,18 @@ export const createConsentBody = v.strictObject({
   consentType: code('consent type'),
   granted: v.boolean('must be true or false.'),
   captureMethod: code('capture method'),
-  evidenceRef: guardedText(256),
+  evidenceRef: locatorRef(256),
   capturedAt: instant,
 });
 
 export const createInstrumentBody = v.strictObject({
   instrumentType: v.picklist(instrumentTypes, `must be one of ${instrumentTypes.join(', ')}.`),
-  providerTokenRef: guardedText(256),
+  providerTokenRef: refField(256),
   lastFour: v.optional(v.nullable(v.pipe(v.string(), v.regex(/^[0-9]{4}$/, 'must be exactly 4 digits.')))),
 });
 
 export const verifyInstrumentBody = v.strictObject({
-  verificationSource: guardedText(128),
+  verificationSource: refField(128),
   verifiedAt: v.optional(v.nullable(instant)),
 });
 

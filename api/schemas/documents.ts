@@ -6,7 +6,8 @@
  * `guardedText` (no government identifier or account number, issue 14).
  */
 import * as v from 'valibot';
-import { guardedText, integerId, text } from '../validation';
+import { guardedText, integerId } from '../validation';
+import { locatorRef } from './refs';
 
 const id = v.pipe(
   v.number('must be an integer.'),
@@ -29,7 +30,7 @@ export const createDocumentBody = v.strictObject({
   loanId: v.nullish(id),
   customerId: v.nullish(id),
   /** Reference of the stored bytes at the storage provider (opaque to the service). */
-  storageRef: v.nullish(text(1024)),
+  storageRef: v.nullish(locatorRef(1024)),
 });
 
 /** `PUT /v1/servicing/documents/{documentId}` body: the new title and why. */

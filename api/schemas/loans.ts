@@ -5,16 +5,19 @@
  * Field names and integer codes are Apache Fineract's (amounts and rates as decimal strings or JSON numbers, dates
  * as strings that domain/lending/loan-terms.ts reads as ISO or per `dateFormat`); bodies and queries are strict
  * (any other field or parameter → 400). The rules that need the product, the borrower or the charges are checked
- * by the operations, also as Shape A 400s naming the parameter; so are `externalId` and `note` for government
- * identifiers and account numbers (domain/sensitive-data.ts `assertNoSensitiveData`), because the operation's
- * error carries no value while this edge's errors echo it.
+ * by the operations, also as Shape A 400s naming the parameter. `externalId` and `transactionProcessingStrategyCode`
+ * are strict references, `locale` and `dateFormat` strict settings (./refs.ts); dates as text and `note` refuse a
+ * government identifier or account number (domain/sensitive-data.ts), the value withheld from the error (the
+ * operations check `externalId` and `note` again).
  */
 import * as v from 'valibot';
 import { loanPartyRoles } from '../../activities/lending/add-loan-party';
 import { loanOrderByFields } from '../../db/queries/lending/loans';
+import { findSensitiveData, noSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
 import { integerId, limitParam, offsetParam } from '../validation';
 import { loanDatesInRange } from './dates';
 import { code, decimal, id, integer } from './products';
+import { dateFormatField, localeField, refField } from './refs';
 
 /**
  * A date as sent: ISO `YYYY-MM-DD`, or a date in the body's `dateFormat` (read by the operation); the body's
@@ -24,12 +27,18 @@ const dateText = v.pipe(
   v.string('must be a date string (YYYY-MM-DD, or in dateFormat).'),
   v.minLength(1, 'must not be empty.'),
   v.maxLength(40, 'must be at most 40 characters.'),
+  // A plain date shape (`9999-12-31`, `05/01/2026`) is left to the range check; any other text must not carry an
+  // identifier or account number (domain/sensitive-data.ts reads an out-of-range date as a digit run).
+  v.check(
+    (date) => /^[0-9]{1,4}[-/.][0-9]{1,2}[-/.][0-9]{1,4}$/.test(date) || findSensitiveData(date) === null,
+    (issue) => sensitiveDataMessage(findSensitiveData(String(issue.input)) ?? 'LONG_DIGIT_RUN'),
+  ),
 );
 
 /** Formatting hints Fineract clients send with every write (see domain/lending/loan-terms.ts). */
 const fineractHints = {
-  locale: v.nullish(v.pipe(v.string(), v.maxLength(35, 'must be at most 35 characters.'))),
-  dateFormat: v.nullish(v.pipe(v.string(), v.maxLength(35, 'must be at most 35 characters.'))),
+  locale: v.nullish(localeField),
+  dateFormat: v.nullish(dateFormatField),
 };
 
 const periodCode = code([0, 1, 2, 3] as const, '0 days, 1 weeks, 2 months, 3 years');
@@ -74,22 +83,15 @@ export const createLoanBody = v.pipe(
     interestType: code([0, 1] as const, '0 declining balance, 1 flat'),
     interestCalculationPeriodType: code([0, 1] as const, '0 daily, 1 same as repayment period'),
     amortizationType: code([0, 1] as const, '0 equal principal, 1 equal installments'),
-    transactionProcessingStrategyCode: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+    transactionProcessingStrategyCode: refField(100),
     expectedDisbursementDate: dateText,
     submittedOnDate: dateText,
     repaymentsStartingFromDate: v.nullish(dateText),
     graceOnPrincipalPayment: v.nullish(integer(0, 10_000)),
     graceOnInterestPayment: v.nullish(integer(0, 10_000)),
     allowPartialPeriodInterestCalcualtion: v.nullish(v.boolean()),
-    /** Checked for identifiers and account numbers by the operation, which never echoes the value. */
-    externalId: v.nullish(
-      v.pipe(
-        v.string('must be a string.'),
-        v.trim(),
-        v.minLength(1, 'must not be empty.'),
-        v.maxLength(100, 'must be at most 100 characters.'),
-      ),
-    ),
+    /** The source system's key: a strict reference (./refs.ts), never an identifier or account number. */
+    externalId: v.nullish(refField(100)),
     charges: v.nullish(v.pipe(v.array(loanChargeBody), v.maxLength(50, 'at most 50 charges.'))),
     ...fineractHints,
   }),
@@ -105,9 +107,14 @@ export const approveLoanBody = v.pipe(
     approvedOnDate: dateText,
     approvedLoanAmount: decimal,
     expectedDisbursementDate: v.nullish(dateText),
-    /** Checked for identifiers and account numbers by the operation, which never echoes the value. */
+    /** Free text: refused when it holds an identifier or account number (the value never echoed). */
     note: v.nullish(
-      v.pipe(v.string('must be a string.'), v.trim(), v.maxLength(1000, 'must be at most 1000 characters.')),
+      v.pipe(
+        v.string('must be a string.'),
+        v.trim(),
+        v.maxLength(1000, 'must be at most 1000 characters.'),
+        noSensitiveData(),
+      ),
     ),
     ...fineractHints,
   }),

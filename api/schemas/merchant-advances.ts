@@ -16,6 +16,7 @@ import {
 import { minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
 import { isoDate } from './dates';
 import { currency, fitsCurrency, guardedText, positiveAmountPattern } from './money';
+import { refField } from './refs';
 
 /** Body fields whose value an error must not repeat. */
 export const redactedMerchantFields = ['sourceRef', 'externalRecordRef', 'reason'] as const;
@@ -116,7 +117,7 @@ export const reportMerchantSalesBody = v.pipe(
     periodStart: isoDate('periodStart'),
     periodEnd: isoDate('periodEnd'),
     amount: decimalAmount('amount', true),
-    sourceRef: guardedText('sourceRef', 128),
+    sourceRef: refField(128),
   }),
   v.forward(
     v.partialCheck(
@@ -136,7 +137,7 @@ export const recordMerchantRemittanceBody = v.pipe(
     amount: decimalAmount('amount'),
     /** Optional, as every other record-external body carries it: must be the advance's currency (else 400). */
     currency: v.optional(currency),
-    externalRecordRef: guardedText('externalRecordRef', 128),
+    externalRecordRef: refField(128),
     effectiveDate: isoDate('effectiveDate'),
   }),
   v.forward(

@@ -10,8 +10,9 @@
 import * as v from 'valibot';
 import { currencyCodes, currencyFor, minorUnitDigits } from '../../domain/money';
 import { noSensitiveData } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam, text } from '../validation';
+import { integerId, limitParam, offsetParam } from '../validation';
 import { isoDate } from './dates';
+import { refField } from './refs';
 
 /** Body fields whose value an error must not repeat (they may hold what `noSensitiveData` refuses). */
 export const redactedMoneyFields = ['externalRecordRef', 'recipientRef', 'reason', 'rationale'] as const;
@@ -84,8 +85,8 @@ export const recordFundingBody = v.pipe(
     currency,
     fundingType: v.picklist(['DISBURSEMENT'], 'fundingType must be DISBURSEMENT.'),
     recipientType: v.picklist(['BORROWER'], 'recipientType must be BORROWER.'),
-    recipientRef: guardedText('recipientRef', 128),
-    externalRecordRef: guardedText('externalRecordRef', 128),
+    recipientRef: refField(128),
+    externalRecordRef: refField(128),
     reason: guardedText('reason', 500),
     /** ISO date the money moved; default the loan's expected disbursement date. */
     fundingDate: v.optional(isoDate('fundingDate')),
@@ -99,9 +100,9 @@ export const recordPaymentBody = v.pipe(
     amount,
     currency,
     effectiveDate: isoDate('effectiveDate'),
-    externalRecordRef: guardedText('externalRecordRef', 128),
-    /** Originating system or actor; `IMPORT` for boarded history. */
-    source: text(64),
+    externalRecordRef: refField(128),
+    /** Originating system or actor (a reference, ./refs.ts); `IMPORT` for boarded history. */
+    source: refField(64),
     rationale: v.optional(guardedText('rationale', 500)),
   }),
   v.forward(v.partialCheck([['amount'], ['currency']], fitsCurrency, fitsCurrencyMessage), ['amount']),

@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { paymentRails, settlementResolutions } from '../../domain/payments/payment-intent';
-import { integerId, text } from '../validation';
+import { integerId } from '../validation';
 import { isoDate } from './dates';
 import {
   amount,
@@ -63,7 +63,8 @@ export const simulateReturnBody = v.strictObject({
 });
 
 /** `POST /v1/sandbox/payments/{paymentId}/fail` body. */
-export const simulateFailBody = v.strictObject({ reason: text(200) });
+/** Free text: never a government identifier or account number (the value withheld from the error). */
+export const simulateFailBody = v.strictObject({ reason: guardedText('reason', 200) });
 
 /** Body of `POST /v1/recon-exceptions/{exceptionId}/resolve` resolutions that move a payment. */
 export const settlementResolution = v.picklist(settlementResolutions);

@@ -29,7 +29,8 @@ import {
   statementLeadDaysRange,
   transactionProcessingStrategyCodes,
 } from '../../domain/lending/products';
-import { integerId, text } from '../validation';
+import { guardedText, integerId } from '../validation';
+import { dateFormatField, localeField } from './refs';
 
 /** A non-negative decimal given as a string (`"12.5"`) or a JSON number (`12.5`); always a string after. */
 export const decimal = v.pipe(
@@ -67,10 +68,10 @@ const currencyCode = v.pipe(
   v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three upper-case letters.'),
 );
 
-/** Formatting hints Fineract clients send with every write; accepted and ignored. */
+/** Formatting hints Fineract clients send with every write; accepted (in their strict formats, ./refs.ts) and ignored. */
 const fineractHints = {
-  locale: v.optional(v.pipe(v.string(), v.maxLength(35))),
-  dateFormat: v.optional(v.pipe(v.string(), v.maxLength(35))),
+  locale: v.optional(localeField),
+  dateFormat: v.optional(dateFormatField),
 };
 
 /** Path `{chargeId}`: a positive integer. */
@@ -80,7 +81,7 @@ export const productIdParam = v.strictObject({ productId: integerId('productId')
 
 /** `POST /v1/charges` body (Fineract's charge fields; amount a decimal string or number). */
 export const createChargeBody = v.strictObject({
-  name: text(100),
+  name: guardedText(100),
   currencyCode,
   amount: decimal,
   chargeAppliesTo: v.picklist([1], 'must be 1 (loan): only loan charges are supported.'),
@@ -130,8 +131,8 @@ export const lmsConfigBody = v.strictObject({
 
 /** `POST /v1/loanproducts` body (Fineract's product fields plus `lmsConfig`). */
 export const createLoanProductBody = v.strictObject({
-  name: text(100),
-  shortName: text(4),
+  name: guardedText(100),
+  shortName: guardedText(4),
   currencyCode,
   digitsAfterDecimal: integer(0, 6),
   inMultiplesOf: v.nullish(integer(0, productLimits.inMultiplesOf)),

@@ -7,7 +7,8 @@
 import * as v from 'valibot';
 import { privacyRegimes } from '../../domain/deadlines';
 import { privacyOutcomes, privacyRequestTypes } from '../../domain/servicing/privacy-request';
-import { guardedText, integerId, limitParam, offsetParam, text } from '../validation';
+import { guardedText, integerId, limitParam, offsetParam } from '../validation';
+import { refField } from './refs';
 
 const id = v.pipe(
   v.number(),
@@ -15,7 +16,8 @@ const id = v.pipe(
   v.minValue(1, 'must be a positive integer.'),
   v.maxValue(Number.MAX_SAFE_INTEGER),
 );
-const customerRef = text(128);
+/** The customer's opaque ref (`cus_…`): a strict reference, never free text (./refs.ts). */
+const customerRef = refField(128);
 
 export const caseIdParam = v.strictObject({ caseId: integerId('caseId') });
 export const taskIdParam = v.strictObject({ taskId: integerId('taskId') });

@@ -7,14 +7,36 @@
 import * as v from 'valibot';
 import { isCalendarDate } from '../../domain/customers/customer';
 import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../domain/events';
+import { findSensitiveData } from '../../domain/sensitive-data';
 import { guardedText, integerId } from '../validation';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
 
+/** `url` parsed (WHATWG URL), or null when it is not an absolute URL. */
+function parsedUrl(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An absolute URL (its destination policy is the operation's). Stored and shown in clear, so its path, query and
+ * fragment never carry a government identifier or account number (the host may be an IP address).
+ */
 const url = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty.'),
   v.maxLength(2048, 'must be at most 2048 characters.'),
+  v.check(
+    (text) => parsedUrl(text) !== null,
+    'must be an absolute URL such as https://hooks.example.com/in.',
+  ),
+  v.check((text) => {
+    const parsed = parsedUrl(text);
+    return parsed === null || findSensitiveData(parsed.pathname + parsed.search + parsed.hash) === null;
+  }, 'must not carry a government identifier or account number in its path, query or fragment.'),
 );
 
 const eventTypes = v.pipe(

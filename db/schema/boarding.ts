@@ -2,7 +2,8 @@
  * Portfolio boarding (issue 9; DESIGN-processes P3). Tenant-owned, under row-level security (DESIGN §3):
  * - `boarding_batches`: one row per upload (the batchId), its file name, line count, status as last recorded by
  *   the process, counts snapshot and times;
- * - `boarding_lines`: every staged line of a batch (`raw` as uploaded, loaded with COPY through a temporary table,
+ * - `boarding_lines`: every staged line of a batch (`raw` as uploaded, identifier values encrypted, purged after
+ *   the batch finished and its retention passed; loaded with COPY through a temporary table,
  *   since COPY FROM does not run on a table under row-level security), its parsed kind and source refs, its state
  *   (PENDING, BOARDED, FAILED, SKIPPED), its Shape A error when FAILED, and the id of what it created;
  * - `boarding_source_refs`: what a source ref boarded, per (tenant, kind, sourceRef), written in the same
@@ -46,6 +47,11 @@ export const boardingBatches = pgTable(
     createdAt: createdAt(),
     startedAt: instant(),
     completedAt: instant(),
+    /**
+     * When the raw text of the batch's lines was purged (activities/boarding/purge.ts: a finished batch, after the
+     * retention period), or null while it is kept.
+     */
+    rawPurgedAt: instant(),
     /** `<clientId>/<Idempotency-Key>` of the upload, when sent: a retry with the same key answers this batch. */
     requestKey: text(),
   },
@@ -63,8 +69,12 @@ export const boardingLines = pgTable(
     batchId: bigint({ mode: 'number' }).notNull(),
     /** 1-based line number in the uploaded file. */
     lineNo: integer().notNull(),
-    /** The line as uploaded (UTF-8 text, without its line break). */
-    raw: text().notNull(),
+    /**
+     * The line as uploaded (UTF-8 text, without its line break), identifier values encrypted
+     * (activities/boarding/line-crypto.ts); null once purged, after the batch finished and its retention passed
+     * (activities/boarding/purge.ts). The line's kind, refs, state and error stay.
+     */
+    raw: text(),
     /** Parsed at validation: the line's kind (null while unparsed or when malformed). */
     kind: text(),
     sourceRef: text(),

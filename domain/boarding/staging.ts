@@ -17,6 +17,9 @@ export const boardingLineBytesMax = 1024 * 1024;
 /** Longest `sourceRef`, in characters. */
 export const sourceRefLengthMax = 128;
 
+/** The characters of a source ref (the routes' reference format, api/schemas/refs.ts): `cust-001`, `LN:42`. */
+const sourceRefPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
 /** What the staging stores for one line (`boarding_lines`). */
 export interface StagedLine {
   state: 'PENDING' | 'FAILED';
@@ -129,6 +132,15 @@ export function stageLine(lineNo: number, text: string): StagedLine {
     );
   } else if (controlCharacters.test(rawRef) || unstorable.test(rawRef)) {
     errors.push(fieldError('sourceRef', null, `Line ${lineNo}: sourceRef must not hold control characters.`));
+  } else if (!sourceRefPattern.test(rawRef)) {
+    // The default externalId / externalRecordRef of the line: a reference, as the routes take one (api/schemas/refs.ts).
+    errors.push(
+      fieldError(
+        'sourceRef',
+        null,
+        `Line ${lineNo}: sourceRef must be 1–${sourceRefLengthMax} of A–Z a–z 0–9 . _ : -, starting with a letter or digit.`,
+      ),
+    );
   } else {
     const sensitive = findSensitiveData(rawRef);
     if (sensitive) {

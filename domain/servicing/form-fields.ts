@@ -243,12 +243,11 @@ export function checkAnswers(
   const errors: FieldError[] = [];
   const normalized: Record<string, AnswerValue | null> = {};
   for (const [key, value] of Object.entries(answers)) {
-    const name = `answers.${key}`;
+    // An unknown key is the caller's text: named only when it is not identifier-like (DESIGN §5 Error details).
+    const name = `answers.${findSensitiveData(key) === null ? key : '[withheld]'}`;
     const field = fieldOf(definitions, key);
     if (!field) {
-      errors.push(
-        fieldError(name, null, `${name}: unknown field ${key}; the publication does not define it.`),
-      );
+      errors.push(fieldError(name, null, `${name}: unknown field; the publication does not define it.`));
       continue;
     }
     if (value === null) {

@@ -173,6 +173,21 @@ describe('intake', () => {
     expect(await storedEvents(missingFrom.eventId)).toBe(0);
   });
 
+  it('a voice call whose customerRef or summary carries an identifier → 400, the value not echoed, storing nothing', async () => {
+    for (const [data, field] of [
+      [{ customerRef: 'SSN 536-22-8417 acct 000123456789' }, 'data.customerRef'],
+      [{ customerRef: 'cus_536-22-8417' }, 'data.customerRef'],
+      [{ customerRef: 'cus_voice_1', summary: 'caller read SSN 536-22-8417' }, 'data.summary'],
+    ] as const) {
+      const event = envelope('voice.call.completed', data);
+      const res = await deliver(event);
+      const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', [field]);
+      expect(err.errors[0]?.value).toBeNull();
+      expect(JSON.stringify(res.body)).not.toContain('8417');
+      expect(await storedEvents(event.eventId)).toBe(0);
+    }
+  });
+
   it('a signed body with NUL or a lone surrogate in any string → 400 naming the field, storing nothing (issue 14)', async () => {
     for (const bad of ['\u0000', '\ud800']) {
       const event = envelope('message.delivery_status', { messageId: 'm', status: `sent${bad}` });

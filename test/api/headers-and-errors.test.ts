@@ -214,7 +214,9 @@ describe('query and path parameters', () => {
     for (const id of ['abc', '0', '-1', '1.5', '01', '12345678901234567']) {
       const res = await call(ctx, cred, 'GET', `/v1/servicing/cases/${id}`);
       const err = expectShapeA(res, 400, 'validation.msg.validation.errors.exist', ['caseId']);
-      expect(err.errors[0]?.value).toBe(id);
+      // 17 digits look like an account number: withheld like every identifier-like value (domain/withheld-values.ts).
+      expect(err.errors[0]?.value).toBe(id === '12345678901234567' ? null : id);
+      if (id === '12345678901234567') expect(JSON.stringify(res.body)).not.toContain(id);
     }
   });
 

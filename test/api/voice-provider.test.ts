@@ -430,6 +430,12 @@ describe('voice dispatches', () => {
       'error.msg.resource.not.found',
       ['contactPointRef'],
     );
+    // A ref of the right shape that holds an SSN's nine digits: 404, and neither the message nor the field error
+    // repeats it (DESIGN §5 Error details: identifier values are masked).
+    const identifierLike = await post({ contactPointRef: 'cp_536228417' });
+    const notFound = expectShapeA(identifierLike, 404, 'error.msg.resource.not.found', ['contactPointRef']);
+    expect(notFound.errors[0]?.value).toBeNull();
+    expect(JSON.stringify(identifierLike.body)).not.toContain('536228417');
     expectShapeA(
       await post({ contactPointRef: customer.emailRef }),
       400,

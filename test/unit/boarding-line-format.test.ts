@@ -219,6 +219,17 @@ describe('stageLine', () => {
     expect(names(`{"kind":"charge","sourceRef":"${'r'.repeat(129)}","body":{}}`)).toEqual(['sourceRef']);
     expect(names('{"kind":"charge","sourceRef":"a\\u0007b","body":{}}')).toEqual(['sourceRef']);
     expect(names('{"kind":"charge","sourceRef":"ssn 078-05-1120","body":{}}')).toEqual(['sourceRef']);
+    // A source ref is a reference (the default externalId / externalRecordRef): no spaces, slashes or other marks,
+    // in the staging rule and in the published JSON Schema alike.
+    for (const ref of ['cust 1', 'cust/1', '-cust', 'cust#1', 'SSN 536-22-8417 acct 000123456789']) {
+      expect(names(`{"kind":"charge","sourceRef":${JSON.stringify(ref)},"body":{}}`), ref).toEqual([
+        'sourceRef',
+      ]);
+      expect(validateLine({ kind: 'charge', sourceRef: ref, body: {} }), ref).toBe(false);
+    }
+    for (const ref of ['cust-1', 'LN:42', 'a_b.c']) {
+      expect(names(`{"kind":"charge","sourceRef":${JSON.stringify(ref)},"body":{}}`), ref).toEqual([]);
+    }
     expect(names('{"kind":"charge","sourceRef":"a","body":"x"}')).toEqual(['body']);
     expect(names('{"kind":"charge","sourceRef":"a","body":{"name":"\\u0000"}}')).toEqual(['body']);
     expect(names('{"kind":"x","body":[]}')).toEqual(['kind', 'sourceRef', 'body']);
