@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses.
+         * @description The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`.
          *
          *     Scope `servicing:write`, permission `CREATE_WEBHOOKSUBSCRIPTION`.
          */
