@@ -286,6 +286,16 @@ function envelopeSchemaOf(eventType: EventType): Record<string, unknown> {
         properties: { type: { const: definition.subjectType }, id: { type: 'string' } },
       },
       data: jsonSchemaOf(definition.data),
+      source: {
+        const: 'BOARDING',
+        description:
+          'Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.',
+      },
+      boardingBatchId: {
+        type: 'integer',
+        minimum: 1,
+        description: 'With `source`: the boarding batch that wrote the event.',
+      },
     },
   };
 }

@@ -11,6 +11,7 @@
  * 8601 timestamps in UTC (`…Z`). Pure: valibot only.
  */
 import * as v from 'valibot';
+import { finalBoardingBatchStatuses } from './boarding/batch';
 import { restrictionTypes } from './customers/customer';
 import { initialHardshipOfferStatuses } from './hardship/offer';
 import { reliefTypes } from './hardship/relief';
@@ -109,6 +110,10 @@ function hardshipOfferDecision<S extends 'APPROVED' | 'REJECTED'>(status: S) {
     offerExpiresAt: v.nullable(instant),
   });
 }
+
+/** Lines of one kind of a boarding batch: in the batch, boarded, failed (domain/boarding/batch.ts). */
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const boardingKindCount = v.strictObject({ total: count, boarded: count, failed: count });
 
 /** Every event type the service emits today, in `<resource>.<past tense>` form. */
 export const eventCatalogue = {
@@ -524,6 +529,31 @@ export const eventCatalogue = {
       returnCode: code,
     }),
   ),
+  'boarding.batch.completed': event(
+    'boarding_batch',
+    'A portfolio boarding batch ended (DESIGN-processes P3): its final status (COMPLETED, COMPLETED_WITH_ERRORS, or CANCELLED when an operator cancelled it; one type for every end, so one subscription hears each batch end exactly once) and its lines counted per kind. Delivered to every subscription naming it, with or without includeBoardedHistory; the events of the boarded history itself (source BOARDING) go only to subscriptions with includeBoardedHistory.',
+    v.strictObject({
+      batchId: id,
+      status: v.picklist(finalBoardingBatchStatuses),
+      /** Lines staged, and of them the lines that were not JSON of the line shape (counted under no kind). */
+      records: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      malformed: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      /** Per kind: lines of the batch, boarded (or already boarded before), failed; PENDING lines of a cancelled batch are in total only. */
+      counts: v.strictObject({
+        charge: boardingKindCount,
+        loanProduct: boardingKindCount,
+        customer: boardingKindCount,
+        restriction: boardingKindCount,
+        loan: boardingKindCount,
+        funding: boardingKindCount,
+        payment: boardingKindCount,
+        verification: boardingKindCount,
+      }),
+      /** When the process started working, and when it ended. */
+      startedAt: v.nullable(instant),
+      completedAt: instant,
+    }),
+  ),
   'webhook.test': event(
     'webhook_subscription',
     'A non-business test event, delivered only to the subscription it was sent for.',
@@ -555,6 +585,13 @@ export function isEventType(value: string): value is EventType {
  * The envelope every delivery carries (spec § Events): `eventId` (`evt_…`, the receivers' dedupe
  * key), `apiVersion` the subscription's (`YYYY-MM-DD`), `occurredAt` an ISO 8601 instant, the
  * subject the event is about, and the type's `data`.
+ *
+ * Events written by portfolio boarding (the migrated history of boarded loans, DESIGN-processes P3) add two
+ * optional top-level members, `source: "BOARDING"` and `boardingBatchId`. They sit beside `data`, not in it, because
+ * they say what caused the event, not what the resource is (`data` stays exactly its catalogue schema, the same
+ * for a boarded and a live payment), and they are sent only to subscriptions created or patched with
+ * `includeBoardedHistory: true`, so a receiver that never asked for boarded history never sees a member it does
+ * not know. Absent on every live event.
  */
 export interface EventEnvelope<T extends EventType = EventType> {
   eventId: string;
@@ -563,4 +600,8 @@ export interface EventEnvelope<T extends EventType = EventType> {
   occurredAt: string;
   subject: { type: string; id: string };
   data: EventData<T>;
+  /** `BOARDING` on an event portfolio boarding wrote; absent otherwise. */
+  source?: 'BOARDING';
+  /** The boarding batch that wrote the event (`GET /v1/boarding/batches/{batchId}`); with `source` only. */
+  boardingBatchId?: number;
 }

@@ -18,12 +18,20 @@
  * 5. The physical floor: in the same run, after boarding, `COPY … FROM STDIN` of the same file (one row per line:
  *    line number and the line as `jsonb`) into a scratch table of the service's database, timed, then dropped.
  * 6. Prints wall time, loans/s, payments/s, lines/s, the memory figures and the COPY time with the ratio.
+ * 7. With `--webhooks`: before boarding, two webhook subscriptions of the tenant (`POST
+ *    /v1/servicing/webhook-subscriptions`, a `servicing:write` credential) for every subscribable event type, to a
+ *    receiver in this process that answers 204: one with `includeBoardedHistory: true`, one without. After the batch, once the relay has published every
+ *    outbox event of the tenant, it prints the webhook backlog boarding made: the outbox events written (boarded
+ *    history vs. others) and the deliveries per subscription (one delivery row, and one delivery workflow started,
+ *    per (event, subscription): workers/outbox-relay.ts).
  *
  * Ends only what it started (by process group of its own children). Exit code: the CLI's (0 when every line
  * boarded), 2 on a setup failure. `runBoardingBenchmark` is what `npm run bench` (bench/index.ts) calls (P3).
  */
 import { createReadStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,6 +41,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { freePort } from '../db/embedded';
+import { subscribableEventTypes } from '../domain/events';
 import { projectRoot } from '../workers/config';
 import { readRuntimeFile } from '../workers/runtime-file';
 import { formatDuration } from './board';
@@ -49,6 +58,7 @@ import {
   treeCpuSeconds,
   tsxBin,
 } from './boarding-run-support';
+import { requestToken } from './http-client';
 import { todayUtc, wholeNumber } from './portfolio-generate';
 
 /** What `runBoardingBenchmark` is asked to do. */
@@ -58,6 +68,8 @@ export interface BoardingBenchOptions {
   seed: number;
   /** Keep the service's data folder afterwards. */
   keep: boolean;
+  /** Measure the webhook backlog of the boarding (module note, step 7). */
+  webhooks?: boolean;
   log: (line: string) => void;
 }
 
@@ -73,6 +85,107 @@ export interface BoardingFigures {
   copySeconds: number;
   copyRows: number;
   peakServiceTreeRssKiB: number;
+}
+
+/** The two subscriptions of step 7 and the receiver they deliver to. */
+interface BenchSubscriptions {
+  withHistory: number;
+  withoutHistory: number;
+  /** Deliveries the receiver answered, by subscription id (from the `Service-Webhook-Id`-signed posts' URL path). */
+  received: Map<number, number>;
+  close: () => Promise<void>;
+}
+
+/** Step 7: a receiver answering 204 and the two subscriptions, through the public API. */
+async function webhookSubscriptions(
+  baseUrl: string,
+  adminEnv: NodeJS.ProcessEnv,
+  tenant: string,
+): Promise<BenchSubscriptions> {
+  const received = new Map<number, number>();
+  const server = http.createServer((req, res) => {
+    const id = Number(/\/hooks\/(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
+    req.resume();
+    req.on('end', () => {
+      received.set(id, (received.get(id) ?? 0) + 1);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const receiverPort = (server.address() as AddressInfo).port;
+  const credential = await createCredential(adminEnv, tenant, 1_000_000, 'servicing:read servicing:write');
+  const token = await requestToken(baseUrl, credential, 'servicing:write', () => {});
+  const create = async (includeBoardedHistory: boolean, slot: number) => {
+    const response = await fetch(`${baseUrl}/v1/servicing/webhook-subscriptions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'service-tenant': tenant,
+        'idempotency-key': `bench-hooks-${slot}`,
+      },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${receiverPort}/hooks/${slot}`,
+        eventTypes: subscribableEventTypes,
+        apiVersion: '2026-11-01',
+        description: includeBoardedHistory ? 'bench: with boarded history' : 'bench: live events only',
+        includeBoardedHistory,
+      }),
+    });
+    const body = (await response.json()) as { subscriptionId?: number };
+    if (response.status !== 201 || !body.subscriptionId)
+      throw new Error(`creating a subscription answered ${response.status}: ${JSON.stringify(body)}`);
+    return body.subscriptionId;
+  };
+  const withHistory = await create(true, 1);
+  const withoutHistory = await create(false, 2);
+  return {
+    withHistory,
+    withoutHistory,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Step 7: waits (up to 10 minutes) until the relay has published every outbox event of `tenant`, then reads the
+ * outbox events written (by type and source) and the deliveries per subscription; the lines to print.
+ */
+async function webhookBacklog(
+  databaseUrl: string,
+  tenant: string,
+  hooks: BenchSubscriptions,
+): Promise<string[]> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const waitUntil = Date.now() + 600_000;
+    for (;;) {
+      const [left] = await sql<{ n: string }[]>`
+        select count(*) as n from outbox_events where tenant_id = ${tenant} and published_at is null`;
+      if (Number(left?.n ?? 0) === 0 || Date.now() > waitUntil) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const events = await sql<{ event_type: string; source: string | null; n: string }[]>`
+      select event_type, source, count(*) as n from outbox_events where tenant_id = ${tenant}
+      group by event_type, source order by event_type, source`;
+    const deliveries = await sql<{ subscription_id: string; n: string }[]>`
+      select subscription_id, count(*) as n from webhook_deliveries where tenant_id = ${tenant}
+      group by subscription_id`;
+    const total = events.reduce((a, e) => a + Number(e.n), 0);
+    const boarded = events.filter((e) => e.source === 'BOARDING').reduce((a, e) => a + Number(e.n), 0);
+    const deliveriesOf = (id: number) =>
+      Number(deliveries.find((d) => Number(d.subscription_id) === id)?.n ?? 0);
+    return [
+      `webhook backlog: ${total} outbox events written, ${boarded} of them boarded history (source BOARDING): ${events
+        .map((e) => `${e.event_type}${e.source ? ` [${e.source}]` : ''} ${e.n}`)
+        .join(', ')}`,
+      `  subscription ${hooks.withHistory} (includeBoardedHistory true): ${deliveriesOf(hooks.withHistory)} deliveries = delivery workflows started (${hooks.received.get(1) ?? 0} received so far)`,
+      `  subscription ${hooks.withoutHistory} (includeBoardedHistory false): ${deliveriesOf(hooks.withoutHistory)} deliveries = delivery workflows started (${hooks.received.get(2) ?? 0} received so far)`,
+    ];
+  } finally {
+    await sql.end();
+    await hooks.close();
+  }
 }
 
 /** Times `COPY … FROM STDIN` of `file` (one row per line) into a scratch table; resolves with seconds and rows. */
@@ -185,6 +298,8 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       delete adminEnv[name];
     const credential = await createCredential(adminEnv, tenant, 1_000_000);
 
+    const hooks = options.webhooks ? await webhookSubscriptions(runtime.baseUrl, adminEnv, tenant) : null;
+
     const serviceMemory = sampleTreeMemory(() => service?.pid ?? null);
     const cpuBefore = treeCpuSeconds(service.pid);
     const boardStarted = Date.now();
@@ -220,6 +335,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
     const servicePeak = serviceMemory.stop();
     cli = null;
 
+    const backlog = hooks ? await webhookBacklog(runtime.databaseUrl, tenant, hooks) : null;
     const floor = await copyFloor(runtime.databaseUrl, portfolio.file);
     const peak = (map: Map<string, number>, name: string) => map.get(name) ?? 0;
     say('');
@@ -245,6 +361,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
     );
     say(`  boarding / COPY: ${(wallSeconds / floor.seconds).toFixed(1)}× the physical floor`);
+    if (backlog) for (const line of backlog) say(`  ${line}`);
     return {
       loans: kinds.loan ?? 0,
       payments: kinds.payment ?? 0,
@@ -272,6 +389,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       'payments-per-loan': { type: 'string' },
       seed: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      webhooks: { type: 'boolean', default: false },
     },
   });
   let exitCode = 2;
@@ -281,6 +399,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       paymentsPerLoan: wholeNumber('payments-per-loan', values['payments-per-loan'], 12),
       seed: wholeNumber('seed', values.seed, 1),
       keep: values.keep ?? false,
+      webhooks: values.webhooks ?? false,
       log: (line) => process.stdout.write(`${line}\n`),
     });
     exitCode = figures.cliExitCode ?? 1;

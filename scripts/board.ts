@@ -21,12 +21,12 @@
  *    at the first answer, at every status change and every `--progress-interval` seconds (default 5).
  *    A 5xx or a refused connection while following is reported and retried; a 429 waits for `Retry-After`.
  * 4. Ctrl-C (SIGINT) detaches: the batch keeps running in the service; prints how to re-attach and exits 130.
- * 5. At the end: pages `GET …/errors` (`limit` 500) and, when lines were rejected, writes
- *    `<file>.rejects.ndjson` (without `--file`: `boarding-batch-<batchId>.rejects.ndjson`): per rejected line, in
- *    line order, the original line's fields from the file (`kind`, `sourceRef`, `body`) with two siblings,
- *    `line` (its number, from 1) and `error` (the service's Shape A error); a line that was not JSON is written as
- *    `{line, text, error}`; without the file, `{line, kind, sourceRef, error}`. A rejects file left by an earlier
- *    run of the same file is removed when nothing is rejected. Then prints the summary: status, lines, the
+ * 5. At the end: pages `GET …/errors` (`limit` 500) and, when lines were rejected, writes (`writeRejects`)
+ *    `<file>.rejects.ndjson`: the rejected lines in line order, byte for byte as the file holds them (read from the
+ *    file by line number, never from the service), so that the file can be fixed and boarded again; and beside it
+ *    `<file>.rejects.errors.ndjson`: `{line, sourceRef, error}` per rejected line (its number in the uploaded
+ *    file, the service's Shape A error). Without `--file` only `boarding-batch-<batchId>.rejects.errors.ndjson`.
+ *    Rejects files left by an earlier run of the same file are removed when nothing is rejected. Then prints the summary: status, lines, the
  *    batch's duration (startedAt → completedAt) and this run's, the counts per kind, the rejects file, and the
  *    Temporal UI link of the workflow `boarding/<tenant>/<batchId>` (`TEMPORAL_UI_URL`, default
  *    `http://127.0.0.1:$TEMPORAL_UI_PORT`, port default 8233; namespace `TEMPORAL_NAMESPACE`, default `default`).
@@ -40,7 +40,6 @@ import { rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { finished, pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -427,61 +426,102 @@ async function allErrors(client: ServiceClient, batchId: number): Promise<Boardi
   return items;
 }
 
+/** Where `writeRejects` puts the rejected lines and their errors. */
+export interface RejectsPaths {
+  /** The rejected lines exactly as sent (`<file>.rejects.ndjson`); not written without the file. */
+  linesPath: string;
+  /** `{line, sourceRef, error}` per rejected line, in line order (`<file>.rejects.errors.ndjson`). */
+  errorsPath: string;
+}
+
+/** What `writeRejects` wrote. */
+export interface RejectsWritten {
+  /** Rejected lines (one errors record each). */
+  rejected: number;
+  /** Of those, the lines copied from the file into `linesPath` (0 without the file; none → no lines file). */
+  copied: number;
+}
+
 /**
- * Writes the rejected lines to `outPath` (module note, step 5), reading `file` line by line (constant memory
- * but for the rejected items). Resolves with the number of lines written.
+ * Writes the rejects of a batch (module note, step 5) so that the migration team can fix them and board them again:
+ * - `paths.linesPath`: each rejected line of `file`, in line order, byte for byte as the file holds it (the bytes
+ *   before its LF, a CR included; the file's bytes, never the service's copy, which may be encrypted or purged),
+ *   each ended by LF. Lines are counted as the upload counts them (activities/boarding/stage-batch.ts
+ *   `uploadLines`: split on LF, numbered from 1, blank lines counted, the last line need not end in LF), so the
+ *   file is read as bytes, in constant memory but for the rejected lines. Every line of it is a line of the boarding
+ *   format as it was sent, so after fixing it the file uploads again (`npm run board -- --file <linesPath>`).
+ *   Not written without `file`, nor when no rejected line is in it (a stale one is removed).
+ * - `paths.errorsPath`: one JSON object per rejected line, in line order: `{line, sourceRef, error}`, `line` its
+ *   number in the uploaded file (from 1), `sourceRef` as the service read it (null when the line had none),
+ *   `error` the service's Shape A error (an array of them when it reported several for the line).
+ * Resolves with the counts; rejects with the file-system error when a file cannot be read or written.
  */
 export async function writeRejects(
   items: BoardingErrorItem[],
   file: string | null,
-  outPath: string,
-): Promise<number> {
+  paths: RejectsPaths,
+): Promise<RejectsWritten> {
   const byLine = new Map<number, BoardingErrorItem[]>();
   for (const item of items) byLine.set(item.line, [...(byLine.get(item.line) ?? []), item]);
-  const out = createWriteStream(outPath);
-  const write = (record: unknown) => {
-    if (!out.write(`${JSON.stringify(record)}\n`))
-      return new Promise<void>((r) => out.once('drain', () => r()));
-    return undefined;
-  };
-  let written = 0;
-  if (file) {
-    const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
-    let lineNo = 0;
-    for await (const text of lines) {
-      lineNo++;
-      const rejected = byLine.get(lineNo);
-      if (!rejected) continue;
-      const error = rejected.length === 1 ? rejected[0]!.error : rejected.map((r) => r.error);
-      let original: unknown = null;
-      try {
-        original = JSON.parse(text);
-      } catch {
-        original = null;
+  const lineNumbers = [...byLine.keys()].sort((a, b) => a - b);
+
+  let copied = 0;
+  if (file && lineNumbers.length > 0) {
+    const out = createWriteStream(paths.linesPath);
+    const write = (bytes: Uint8Array) =>
+      out.write(bytes) ? undefined : new Promise<void>((r) => out.once('drain', () => r()));
+    let lineNo = 1;
+    let parts: Buffer[] = [];
+    const endLine = async () => {
+      if (byLine.has(lineNo)) {
+        await write(Buffer.concat([...parts, Buffer.from('\n')]));
+        copied++;
       }
-      const record =
-        original && typeof original === 'object' && !Array.isArray(original)
-          ? { ...(original as Record<string, unknown>), line: lineNo, error }
-          : { line: lineNo, text, error };
-      await write(record);
-      written++;
-      byLine.delete(lineNo);
+      parts = [];
+      lineNo++;
+    };
+    const last = lineNumbers[lineNumbers.length - 1] as number;
+    let pending = false;
+    for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (;;) {
+        const lf = chunk.indexOf(0x0a, start);
+        // Only the bytes of a rejected line are kept (copied: the stream may reuse its buffers).
+        if (lf === -1) {
+          if (start < chunk.length && byLine.has(lineNo)) parts.push(Buffer.from(chunk.subarray(start)));
+          pending = pending || start < chunk.length;
+          break;
+        }
+        if (byLine.has(lineNo)) parts.push(Buffer.from(chunk.subarray(start, lf)));
+        await endLine();
+        pending = false;
+        start = lf + 1;
+      }
+      if (lineNo > last) break;
     }
+    // The last line without its LF (the upload counts it when it holds bytes).
+    if (pending && lineNo <= last) await endLine();
+    out.end();
+    await finished(out);
+    if (copied === 0) await rm(paths.linesPath, { force: true });
+  } else {
+    await rm(paths.linesPath, { force: true });
   }
-  // Lines the file does not have (no file, or another file): what the service said about them.
-  for (const [line, rejected] of [...byLine.entries()].sort((a, b) => a[0] - b[0])) {
-    const first = rejected[0]!;
-    await write({
+
+  const errors = createWriteStream(paths.errorsPath);
+  for (const line of lineNumbers) {
+    const rejected = byLine.get(line) as BoardingErrorItem[];
+    const record = {
       line,
-      kind: first.kind,
-      sourceRef: first.sourceRef,
-      error: rejected.length === 1 ? first.error : rejected.map((r) => r.error),
-    });
-    written++;
+      sourceRef: rejected.find((r) => r.sourceRef !== null)?.sourceRef ?? null,
+      error: rejected.length === 1 ? rejected[0]?.error : rejected.map((r) => r.error),
+    };
+    if (!errors.write(`${JSON.stringify(record)}\n`))
+      await new Promise<void>((r) => errors.once('drain', () => r()));
   }
-  out.end();
-  await finished(out);
-  return written;
+  errors.end();
+  await finished(errors);
+  return { rejected: lineNumbers.length, copied };
 }
 
 /** The summary printed at the end. */
@@ -491,7 +531,10 @@ function summary(
     tenant: string;
     runSeconds: number;
     rejected: number;
+    /** The rejected lines as sent, or null when none was copied (no file). */
     rejectsPath: string | null;
+    /** Their errors, or null when nothing was rejected. */
+    errorsPath: string | null;
     uiLink: string;
   },
 ): string {
@@ -513,8 +556,10 @@ function summary(
     `  ${'kind'.padEnd(14)}${'total'.padStart(10)}${'boarded'.padStart(10)}${'failed'.padStart(10)}`,
     ...rows,
     options.rejectsPath
-      ? `Rejected lines: ${options.rejected}, written to ${options.rejectsPath}`
-      : 'Rejected lines: none.',
+      ? `Rejected lines: ${options.rejected}, written to ${options.rejectsPath} as sent (fix them and board that file), their errors to ${options.errorsPath}`
+      : options.errorsPath
+        ? `Rejected lines: ${options.rejected}, their errors written to ${options.errorsPath} (board with --file to get the lines themselves)`
+        : 'Rejected lines: none.',
     `Temporal UI: ${options.uiLink}`,
     '',
   ].join('\n');
@@ -622,19 +667,26 @@ export async function runBoardCli(argv: string[], env: NodeJS.ProcessEnv = proce
     }
     const { view } = outcome;
     const errors = await allErrors(client, batchId);
-    const rejectsPath = file ? `${file}.rejects.ndjson` : `boarding-batch-${batchId}.rejects.ndjson`;
-    let rejected = 0;
+    const base = file ?? `boarding-batch-${batchId}`;
+    const paths: RejectsPaths = {
+      linesPath: `${base}.rejects.ndjson`,
+      errorsPath: `${base}.rejects.errors.ndjson`,
+    };
+    let written: RejectsWritten = { rejected: 0, copied: 0 };
     if (errors.length > 0) {
-      rejected = await writeRejects(errors, file ?? null, rejectsPath);
-    } else if (existsSync(rejectsPath)) {
-      await rm(rejectsPath);
+      written = await writeRejects(errors, file ?? null, paths);
+    } else {
+      // Files left by an earlier run of the same file.
+      for (const stale of [paths.linesPath, paths.errorsPath]) if (existsSync(stale)) await rm(stale);
     }
+    const rejected = written.rejected;
     process.stdout.write(
       summary(view, {
         tenant,
         runSeconds: (Date.now() - runStarted) / 1000,
         rejected,
-        rejectsPath: rejected > 0 ? rejectsPath : null,
+        rejectsPath: written.copied > 0 ? paths.linesPath : null,
+        errorsPath: rejected > 0 ? paths.errorsPath : null,
         uiLink,
       }),
     );

@@ -203,6 +203,7 @@ export async function createCredential(
   env: NodeJS.ProcessEnv,
   tenant: string,
   rateLimitPerSecond?: number,
+  scopes = 'lending:read lending:write',
 ): Promise<{ clientId: string; clientSecret: string; tenant: string }> {
   const { stdout } = await run(
     tsxBin,
@@ -215,7 +216,7 @@ export async function createCredential(
       '--environment',
       'sandbox',
       '--scopes',
-      'lending:read lending:write',
+      scopes,
       '--permissions',
       'ALL',
       '--create-tenant',

@@ -6,7 +6,9 @@
  * 1. claim up to `batchSize` unpublished rows `ORDER BY id FOR UPDATE SKIP LOCKED`, so any number
  *    of relay instances share the work without taking a row twice;
  * 2. find each row's matching ACTIVE subscriptions of its tenant: the `targetSubscriptionId` alone
- *    when set (`webhook.test`), else every one whose `eventTypes` contains the row's type;
+ *    when set (`webhook.test`), else every one whose `eventTypes` contains the row's type — and, for an event of
+ *    portfolio boarding (`source` `BOARDING`: the migrated history), only those with `includeBoardedHistory`, so
+ *    no delivery (row or workflow) exists for a boarded event no subscription asked for;
  * 3. insert one `webhook_deliveries` row per (event, subscription), idempotent on its unique index;
  * 4. start one `webhookDeliveryWorkflow` per delivery (idempotent by its deterministic id);
  * 5. mark the rows published. A failed start throws, the transaction rolls back, the rows stay
@@ -85,6 +87,7 @@ export async function relayOutboxOnce(
         eventId: outboxEvents.eventId,
         eventType: outboxEvents.eventType,
         targetSubscriptionId: outboxEvents.targetSubscriptionId,
+        source: outboxEvents.source,
       })
       .from(outboxEvents)
       .where(
@@ -104,6 +107,7 @@ export async function relayOutboxOnce(
         id: webhookSubscriptions.id,
         tenantId: webhookSubscriptions.tenantId,
         eventTypes: webhookSubscriptions.eventTypes,
+        includeBoardedHistory: webhookSubscriptions.includeBoardedHistory,
       })
       .from(webhookSubscriptions)
       .where(and(inArray(webhookSubscriptions.tenantId, tenants), eq(webhookSubscriptions.status, 'ACTIVE')));
@@ -115,7 +119,8 @@ export async function relayOutboxOnce(
             s.tenantId === row.tenantId &&
             (row.targetSubscriptionId != null
               ? s.id === row.targetSubscriptionId
-              : s.eventTypes.includes(row.eventType)),
+              : s.eventTypes.includes(row.eventType) &&
+                (row.source !== 'BOARDING' || s.includeBoardedHistory)),
         )
         .map((s) => ({
           tenantId: row.tenantId,

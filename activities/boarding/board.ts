@@ -7,12 +7,17 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { boardingBatches, boardingLines } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import type { BoardingCounts, BoardingKind } from '../../domain/boarding/batch';
+import {
+  type BoardingCounts,
+  type BoardingKind,
+  finalBoardingBatchStatuses,
+} from '../../domain/boarding/batch';
 import { DomainError, type ShapeABody, shapeAOf } from '../../domain/errors';
 import { createCustomerActivities } from '../customers';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
 import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
+import { withEventOrigin, writeOutboxEvent } from '../platform/outbox';
 import { asBodyError, type BoardingBody, bodyReferenceError, parseLineBody } from './line-schemas';
 import {
   type BoardedRef,
@@ -136,10 +141,16 @@ function lineShape(err: DomainError, prefix = ''): ShapeABody {
  * the line ends BOARDED with the existing `resourceId`. The lines' outcomes and the new source refs are written in
  * one transaction at the end of the chunk. A 4xx DomainError fails its line (Shape A in `error`); any other error
  * fails the call (Temporal retries it).
+ *
+ * Every event the chunk's operations write is marked `source` `BOARDING` with the batch id (`withEventOrigin`), so
+ * that only subscriptions with `includeBoardedHistory` receive the migrated history (workers/outbox-relay.ts).
  */
 export function boardBoardingChunk(deps: Deps) {
   const ops = { ...createLendingActivities(deps), ...createCustomerActivities(deps) };
-  return async (input: BoardBoardingChunkInput): Promise<BoardingCountsDelta> => {
+  return (input: BoardBoardingChunkInput): Promise<BoardingCountsDelta> =>
+    withEventOrigin({ source: 'BOARDING', boardingBatchId: input.batchId }, () => boardChunk(input));
+
+  async function boardChunk(input: BoardBoardingChunkInput): Promise<BoardingCountsDelta> {
     const where = { tenantId: input.tenantId, batchId: input.batchId };
     const actor = `boarding-batch-${input.batchId}`;
     const context = { tenantId: input.tenantId, actor };
@@ -632,7 +643,7 @@ export function boardBoardingChunk(deps: Deps) {
       delta[kind] = d;
     }
     return delta;
-  };
+  }
 }
 
 /** An operation's Shape A error with its field names under `body.` (the line's body holds the route's fields). */
@@ -666,13 +677,19 @@ export interface RecordBoardingProgressInput {
  * Records the batch's status, counts and times on its row (DESIGN-processes P3: `GET …/batches/{batchId}` answers
  * from it once the process has closed), at each phase change and every few chunks. With `counts` null the counts
  * are recounted from the lines (per kind: total, boarded = BOARDED or SKIPPED, failed = FAILED) and returned.
+ *
+ * The record of the end (a final status, COMPLETED, COMPLETED_WITH_ERRORS or CANCELLED, with `completedAtMs`) also
+ * writes the batch's one `boarding.batch.completed` event (domain/events.ts: batchId, final status, records,
+ * malformed, counts per kind, times) in the same transaction (DESIGN §3 outbox), dedupe key
+ * `boarding-batch/<batchId>/completed`, so a retried record writes it once. It carries no `source`: it reaches every
+ * subscription that names it, with or without `includeBoardedHistory`.
  * One transaction; idempotent.
  */
 export function recordBoardingProgress(deps: Deps) {
   return async (input: RecordBoardingProgressInput): Promise<BoardingCounts> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const counts = input.counts ?? (await countLines(tx, input.tenantId, input.batchId));
-      await tx
+      const [batch] = await tx
         .update(boardingBatches)
         .set({
           status: input.status,
@@ -680,7 +697,35 @@ export function recordBoardingProgress(deps: Deps) {
           startedAt: input.startedAtMs === null ? null : new Date(input.startedAtMs),
           completedAt: input.completedAtMs === null ? null : new Date(input.completedAtMs),
         })
-        .where(and(eq(boardingBatches.tenantId, input.tenantId), eq(boardingBatches.id, input.batchId)));
+        .where(and(eq(boardingBatches.tenantId, input.tenantId), eq(boardingBatches.id, input.batchId)))
+        .returning({ records: boardingBatches.records, malformed: boardingBatches.malformed });
+      const final = finalStatusOf(input.status);
+      if (batch && final && input.completedAtMs !== null) {
+        const completedAt = new Date(input.completedAtMs);
+        await writeOutboxEvent(tx, {
+          tenantId: input.tenantId,
+          eventType: 'boarding.batch.completed',
+          subjectId: input.batchId,
+          data: {
+            batchId: input.batchId,
+            status: final,
+            records: batch.records,
+            malformed: batch.malformed,
+            counts,
+            startedAt: input.startedAtMs === null ? null : new Date(input.startedAtMs).toISOString(),
+            completedAt: completedAt.toISOString(),
+          },
+          occurredAt: completedAt,
+          dedupeKey: `boarding-batch/${input.batchId}/completed`,
+        });
+      }
       return counts;
     });
+}
+
+/** `status` when it is a final batch status, else null. */
+function finalStatusOf(status: string): (typeof finalBoardingBatchStatuses)[number] | null {
+  return (finalBoardingBatchStatuses as readonly string[]).includes(status)
+    ? (status as (typeof finalBoardingBatchStatuses)[number])
+    : null;
 }

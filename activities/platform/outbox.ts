@@ -4,6 +4,7 @@
  * Every operation that emits an event calls it inside its own transaction; the relay turns the
  * rows into webhook deliveries later.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import * as v from 'valibot';
@@ -25,6 +26,29 @@ export interface OutboxEventInput<T extends EventType> {
   dedupeKey: string;
   /** Only for `webhook.test`: the one subscription that receives it. */
   targetSubscriptionId?: number | null;
+}
+
+/**
+ * What caused the events written while it is in force, when that is not a live change: `BOARDING` with the batch id
+ * for the operations portfolio boarding runs (the migrated history of boarded loans; DESIGN-processes P3). Stored on
+ * the outbox row (`source`, `boardingBatchId`), delivered as two optional envelope members of the same names
+ * (activities/webhooks/envelope.ts) and only to subscriptions with `includeBoardedHistory` (workers/outbox-relay.ts).
+ */
+export interface EventOrigin {
+  source: 'BOARDING';
+  /** The boarding batch (`boarding_batches.id`). */
+  boardingBatchId: number;
+}
+
+const eventOrigin = new AsyncLocalStorage<EventOrigin>();
+
+/**
+ * Runs `run` with every outbox event it writes (in its own async context, whatever operation writes it) marked with
+ * `origin`; resolves or rejects as `run` does. Portfolio boarding wraps each chunk in it, so the route operations it
+ * reuses need no extra parameter and a live call of the same operations is never marked.
+ */
+export function withEventOrigin<T>(origin: EventOrigin, run: () => Promise<T>): Promise<T> {
+  return eventOrigin.run(origin, run);
 }
 
 /**
@@ -69,7 +93,8 @@ export async function writeOutboxEvents<T extends EventType>(
 
 /**
  * The outbox row of an event: `data` checked against its catalogue schema (a plain Error when it does not match,
- * a bug), a fresh `evt_<32 hex>` id, the current `eventApiVersion` and the catalogue's subject type.
+ * a bug), a fresh `evt_<32 hex>` id, the current `eventApiVersion`, the catalogue's subject type and the
+ * `EventOrigin` in force (`withEventOrigin`), if any.
  */
 function outboxRowOf<T extends EventType>(input: OutboxEventInput<T>): typeof outboxEvents.$inferInsert {
   const definition = eventCatalogue[input.eventType];
@@ -81,6 +106,7 @@ function outboxRowOf<T extends EventType>(input: OutboxEventInput<T>): typeof ou
       .join('; ');
     throw new Error(`${input.eventType} data does not match the event catalogue: ${problems}`);
   }
+  const origin = eventOrigin.getStore();
   return {
     tenantId: input.tenantId,
     eventId: `evt_${randomUUID().replace(/-/g, '')}`,
@@ -92,5 +118,7 @@ function outboxRowOf<T extends EventType>(input: OutboxEventInput<T>): typeof ou
     data: checked.output,
     dedupeKey: input.dedupeKey,
     targetSubscriptionId: input.targetSubscriptionId ?? null,
+    source: origin?.source ?? null,
+    boardingBatchId: origin?.boardingBatchId ?? null,
   };
 }

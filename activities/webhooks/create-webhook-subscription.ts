@@ -18,6 +18,8 @@ export interface CreateWebhookSubscriptionInput extends OperationContext {
   /** `YYYY-MM-DD`: the `apiVersion` of the envelopes this subscription receives. */
   apiVersion: string;
   description: string;
+  /** Also deliver the events of portfolio boarding (outbox `source` `BOARDING`); default false. */
+  includeBoardedHistory?: boolean | undefined;
 }
 
 export interface CreateWebhookSubscriptionResult extends WebhookSubscriptionView {
@@ -77,6 +79,7 @@ export function createWebhookSubscription(deps: Deps) {
           eventTypes: input.eventTypes,
           apiVersion: input.apiVersion,
           description: input.description,
+          includeBoardedHistory: input.includeBoardedHistory ?? false,
           createdAt: now,
           updatedAt: now,
           requestKey: input.requestKey ?? null,

@@ -6,7 +6,11 @@
 import type { outboxEvents } from '../../db/schema';
 import type { EventEnvelope } from '../../domain/events';
 
-/** The exact JSON text sent for `event` to a subscription of `apiVersion`. */
+/**
+ * The exact JSON text sent for `event` to a subscription of `apiVersion`. An event of portfolio boarding (outbox
+ * `source` `BOARDING`) carries two more top-level members after `data`, `"source": "BOARDING"` and
+ * `"boardingBatchId": <integer>` (`EventEnvelope`); every other envelope is exactly the spec's six members.
+ */
 export function envelopeBody(event: typeof outboxEvents.$inferSelect, apiVersion: string): string {
   const envelope = {
     eventId: event.eventId,
@@ -15,6 +19,9 @@ export function envelopeBody(event: typeof outboxEvents.$inferSelect, apiVersion
     occurredAt: event.occurredAt.toISOString(),
     subject: { type: event.subjectType, id: event.subjectId },
     data: event.data,
+    ...(event.source === 'BOARDING' && event.boardingBatchId !== null
+      ? { source: event.source, boardingBatchId: event.boardingBatchId }
+      : {}),
   } as EventEnvelope;
   return JSON.stringify(envelope);
 }

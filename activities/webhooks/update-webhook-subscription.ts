@@ -15,14 +15,17 @@ export interface UpdateWebhookSubscriptionInput extends OperationContext {
   subscriptionId: number;
   /** The version the caller read (its `If-Match`). */
   expectedVersion: number;
-  /** At least one of the three (checked at the edge). */
+  /** At least one of the four (checked at the edge). */
   url?: string | undefined;
   eventTypes?: EventType[] | undefined;
   description?: string | undefined;
+  /** Whether the events of portfolio boarding (outbox `source` `BOARDING`) are delivered from now on. */
+  includeBoardedHistory?: boolean | undefined;
 }
 
 /**
- * Changes a subscription's destination, event filter or description with optimistic concurrency
+ * Changes a subscription's destination, event filter, description or `includeBoardedHistory` (whether events of
+ * portfolio boarding are delivered; it applies to events relayed after the change) with optimistic concurrency
  * (DESIGN-processes P2; RFC 9110 §13.1.1 If-Match): one conditional
  * `UPDATE … WHERE version = expectedVersion`, which bumps `version` and `updatedAt`.
  * Errors: 400 naming `url` for a destination the environment's policy refuses; 404 when absent or
@@ -40,6 +43,9 @@ export function updateWebhookSubscription(deps: Deps) {
           ...(input.url === undefined ? {} : { url: input.url }),
           ...(input.eventTypes === undefined ? {} : { eventTypes: input.eventTypes }),
           ...(input.description === undefined ? {} : { description: input.description }),
+          ...(input.includeBoardedHistory === undefined
+            ? {}
+            : { includeBoardedHistory: input.includeBoardedHistory }),
           version: sql`${webhookSubscriptions.version} + 1`,
           updatedAt: now,
         })

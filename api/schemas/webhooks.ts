@@ -56,17 +56,40 @@ const apiVersion = v.pipe(
 /** Free text: no government identifier or account number (issue 14). */
 const description = guardedText(500);
 
-export const createSubscriptionBody = v.strictObject({ url, eventTypes, apiVersion, description });
+/**
+ * Also deliver the events of portfolio boarding (envelope `source: "BOARDING"`: a boarded portfolio's migrated
+ * history, e.g. one `payment.posted` per historical payment). Default false: boarding does not flood receivers;
+ * `boarding.batch.completed` reaches every subscription naming it either way.
+ */
+const includeBoardedHistory = v.pipe(
+  v.boolean('must be true or false.'),
+  v.description(
+    'Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false.',
+  ),
+);
+
+export const createSubscriptionBody = v.strictObject({
+  url,
+  eventTypes,
+  apiVersion,
+  description,
+  includeBoardedHistory: v.optional(includeBoardedHistory),
+});
 
 export const updateSubscriptionBody = v.pipe(
   v.strictObject({
     url: v.optional(url),
     eventTypes: v.optional(eventTypes),
     description: v.optional(description),
+    includeBoardedHistory: v.optional(includeBoardedHistory),
   }),
   v.check(
-    (body) => body.url !== undefined || body.eventTypes !== undefined || body.description !== undefined,
-    'Send at least one of url, eventTypes, description.',
+    (body) =>
+      body.url !== undefined ||
+      body.eventTypes !== undefined ||
+      body.description !== undefined ||
+      body.includeBoardedHistory !== undefined,
+    'Send at least one of url, eventTypes, description, includeBoardedHistory.',
   ),
 );
 
@@ -113,6 +136,7 @@ export const subscriptionResponse = v.object({
   eventTypes: v.array(v.string()),
   apiVersion: v.string(),
   description: v.string(),
+  includeBoardedHistory: v.boolean(),
   status: v.picklist(['ACTIVE', 'INACTIVE', 'DISABLED']),
   disabledReason: v.optional(v.string()),
   secretVersion: v.number(),
@@ -127,6 +151,7 @@ export const createdSubscriptionResponse = v.object({
   eventTypes: v.array(v.string()),
   apiVersion: v.string(),
   description: v.string(),
+  includeBoardedHistory: v.boolean(),
   status: v.literal('ACTIVE'),
   secretVersion: v.literal(1),
   signingSecret: v.pipe(v.string(), v.description('`whsec_…`; shown in this answer only.')),

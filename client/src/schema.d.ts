@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`.
+         * @description The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`. The events portfolio boarding writes (a boarded portfolio's history; envelope `source: "BOARDING"` and `boardingBatchId`) are delivered only with `includeBoardedHistory: true` (default false); `boarding.batch.completed` reaches every subscription naming it.
          *
          *     Scope `servicing:write`, permission `CREATE_WEBHOOKSUBSCRIPTION`.
          */
@@ -2910,6 +2910,26 @@ export interface webhooks {
          * @description A posted merchant remittance was returned and its posting reversed; it no longer counts as settled or posted. Subject type `merchant_remittance`.
          */
         post: operations["webhook.merchant.remittance.returned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "boarding.batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * boarding.batch.completed
+         * @description A portfolio boarding batch ended (DESIGN-processes P3): its final status (COMPLETED, COMPLETED_WITH_ERRORS, or CANCELLED when an operator cancelled it; one type for every end, so one subscription hears each batch end exactly once) and its lines counted per kind. Delivered to every subscription naming it, with or without includeBoardedHistory; the events of the boarded history itself (source BOARDING) go only to subscriptions with includeBoardedHistory. Subject type `boarding_batch`.
+         */
+        post: operations["webhook.boarding.batch.completed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5697,6 +5717,7 @@ export interface operations {
                             eventTypes: string[];
                             apiVersion: string;
                             description: string;
+                            includeBoardedHistory: boolean;
                             /** @enum {string} */
                             status: "ACTIVE" | "INACTIVE" | "DISABLED";
                             disabledReason?: string;
@@ -5738,13 +5759,15 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned")[];
+                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     /**
                      * Format: date
                      * @description The envelope version, a date `YYYY-MM-DD`.
                      */
                     apiVersion: string;
                     description: string;
+                    /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
+                    includeBoardedHistory?: boolean;
                 };
             };
         };
@@ -5761,6 +5784,7 @@ export interface operations {
                         eventTypes: string[];
                         apiVersion: string;
                         description: string;
+                        includeBoardedHistory: boolean;
                         /** @constant */
                         status: "ACTIVE";
                         /** @constant */
@@ -5811,6 +5835,7 @@ export interface operations {
                         eventTypes: string[];
                         apiVersion: string;
                         description: string;
+                        includeBoardedHistory: boolean;
                         /** @enum {string} */
                         status: "ACTIVE" | "INACTIVE" | "DISABLED";
                         disabledReason?: string;
@@ -5854,8 +5879,10 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned")[];
+                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     description?: string;
+                    /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
+                    includeBoardedHistory?: boolean;
                 };
             };
         };
@@ -5872,6 +5899,7 @@ export interface operations {
                         eventTypes: string[];
                         apiVersion: string;
                         description: string;
+                        includeBoardedHistory: boolean;
                         /** @enum {string} */
                         status: "ACTIVE" | "INACTIVE" | "DISABLED";
                         disabledReason?: string;
@@ -5975,6 +6003,7 @@ export interface operations {
                         eventTypes: string[];
                         apiVersion: string;
                         description: string;
+                        includeBoardedHistory: boolean;
                         /** @enum {string} */
                         status: "ACTIVE" | "INACTIVE" | "DISABLED";
                         disabledReason?: string;
@@ -6042,7 +6071,7 @@ export interface operations {
             query?: {
                 pageSize?: string;
                 cursor?: string;
-                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "webhook.test";
+                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
                 state?: "PENDING" | "RETRYING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             };
             header: {
@@ -10702,6 +10731,13 @@ export interface operations {
                         toStatus: string;
                         outcomeCode: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -10767,6 +10803,13 @@ export interface operations {
                         customerRef: string;
                         externalId: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -10840,6 +10883,13 @@ export interface operations {
                         effectiveAt: string;
                         caseId: number;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -10913,6 +10963,13 @@ export interface operations {
                         effectiveAt: string;
                         expiresAt: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -10985,6 +11042,13 @@ export interface operations {
                          */
                         releasedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11067,6 +11131,13 @@ export interface operations {
                          */
                         expectedDisbursementDate: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11149,6 +11220,13 @@ export interface operations {
                         expectedDisbursementDate: string;
                         annualPercentageRate: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11217,6 +11295,13 @@ export interface operations {
                         /** @enum {string} */
                         role: "CO_BORROWER" | "AUTHORIZED_PARTY" | "GUARANTOR";
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11294,6 +11379,13 @@ export interface operations {
                         fundingType: string;
                         recipientType: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11369,6 +11461,13 @@ export interface operations {
                          */
                         effectiveDate: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11445,6 +11544,13 @@ export interface operations {
                         effectiveDate: string;
                         returnCode: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11521,6 +11627,13 @@ export interface operations {
                         effectiveDate: string;
                         reason: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11601,6 +11714,13 @@ export interface operations {
                          */
                         createdAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11700,6 +11820,13 @@ export interface operations {
                          */
                         createdAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11776,6 +11903,13 @@ export interface operations {
                          */
                         resolvedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11859,6 +11993,13 @@ export interface operations {
                          */
                         deadlineAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -11942,6 +12083,13 @@ export interface operations {
                          */
                         resolvedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12025,6 +12173,13 @@ export interface operations {
                          */
                         resolvedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12108,6 +12263,13 @@ export interface operations {
                          */
                         resolvedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12182,6 +12344,13 @@ export interface operations {
                         reasonCodes: string[];
                         offerExpiresAt: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12260,6 +12429,13 @@ export interface operations {
                         decidedAt: string;
                         offerExpiresAt: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12338,6 +12514,13 @@ export interface operations {
                         decidedAt: string;
                         offerExpiresAt: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12415,6 +12598,13 @@ export interface operations {
                         requiredEvidenceCode: string | null;
                         documentsDueAt: string | null;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12490,6 +12680,13 @@ export interface operations {
                          */
                         expiredAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12566,6 +12763,13 @@ export interface operations {
                          */
                         lapsedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12653,6 +12857,13 @@ export interface operations {
                          */
                         appliedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12729,6 +12940,13 @@ export interface operations {
                          */
                         reevaluatedAt: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12807,6 +13025,13 @@ export interface operations {
                          */
                         fundedOnDate: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12887,6 +13112,13 @@ export interface operations {
                         /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
                         calculatedRemittance: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -12972,6 +13204,13 @@ export interface operations {
                          */
                         effectiveDate: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -13058,6 +13297,135 @@ export interface operations {
                         effectiveDate: string;
                         returnCode: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.boarding.batch.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "boarding.batch.completed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "boarding_batch";
+                        id: string;
+                    };
+                    data: {
+                        batchId: number;
+                        /** @enum {string} */
+                        status: "COMPLETED" | "COMPLETED_WITH_ERRORS" | "CANCELLED";
+                        records: number;
+                        malformed: number;
+                        counts: {
+                            charge: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            loanProduct: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            customer: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            restriction: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            loan: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            funding: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            payment: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                            verification: {
+                                total: number;
+                                boarded: number;
+                                failed: number;
+                            };
+                        };
+                        startedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 instant in UTC.
+                         */
+                        completedAt: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };
@@ -13122,6 +13490,13 @@ export interface operations {
                         subscriptionId: number;
                         message: string;
                     };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
                 };
             };
         };

@@ -26,6 +26,13 @@ export interface WebhookEnvelope {
   occurredAt: string;
   subject: { type: string; id: string };
   data: Record<string, unknown>;
+  /**
+   * `BOARDING` on an event written by portfolio boarding (a boarded loan's history); absent on live events. Sent
+   * only to subscriptions with `includeBoardedHistory: true`.
+   */
+  source?: 'BOARDING';
+  /** With `source`: the boarding batch that wrote the event. */
+  boardingBatchId?: number;
 }
 
 export type WebhookVerificationReason =

@@ -21,6 +21,8 @@ export interface WebhookSubscriptionView {
   /** `YYYY-MM-DD`: the `apiVersion` of the envelopes it receives. */
   apiVersion: string;
   description: string;
+  /** Also receives the events of portfolio boarding (`source` `BOARDING`); false unless asked for. */
+  includeBoardedHistory: boolean;
   status: WebhookSubscriptionStatus;
   /** Only when the service disabled it: `GONE` (a 410) or `FAILING` (5 days of failures). */
   disabledReason?: string;
@@ -43,6 +45,7 @@ export function webhookSubscriptionView(
     eventTypes: row.eventTypes,
     apiVersion: row.apiVersion,
     description: row.description,
+    includeBoardedHistory: row.includeBoardedHistory,
     status: row.status,
     ...(row.disabledReason === null ? {} : { disabledReason: row.disabledReason }),
     secretVersion: row.secretVersion,

@@ -144,9 +144,20 @@ export const outboxEvents = pgTable(
     dedupeKey: text().notNull(),
     /** Set for `webhook.test`: delivered to this subscription only, whatever its event types. */
     targetSubscriptionId: bigint({ mode: 'number' }),
+    /**
+     * What caused the event when it is not a live change: `BOARDING` for an event written while boarding a batch
+     * (the migrated history), delivered only to subscriptions with `includeBoardedHistory`; null for every other.
+     */
+    source: text({ enum: ['BOARDING'] }),
+    /** The boarding batch whose boarding wrote the event (set exactly when `source` is `BOARDING`). */
+    boardingBatchId: bigint({ mode: 'number' }),
     publishedAt: instant(),
   },
   (t) => [
+    check(
+      'outbox_events_boarding_source_check',
+      sql`(${t.source} is null and ${t.boardingBatchId} is null) or (${t.source} = 'BOARDING' and ${t.boardingBatchId} is not null)`,
+    ),
     index().on(t.id).where(sql`${t.publishedAt} is null`),
     uniqueIndex('outbox_events_tenant_dedupe_idx').on(t.tenantId, t.dedupeKey),
     tenantIsolation('outbox_events'),

@@ -6,7 +6,7 @@
  * Signing needs the secret itself (HMAC), so secrets are stored encrypted (AES-256-GCM with the
  * data-encryption key), never in clear and never returned after the create / rotate answer.
  */
-import { bigint, index, integer, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
 
 /** ACTIVE receives events; INACTIVE was deactivated by the integrator; DISABLED by the service (410, 5 days of failures). */
@@ -34,6 +34,11 @@ export const webhookSubscriptions = pgTable(
     version: integer().notNull().default(1),
     /** Version of the newest signing secret; 1 at creation, +1 per rotation. */
     secretVersion: integer().notNull().default(1),
+    /**
+     * Also receive the events of portfolio boarding (outbox `source` `BOARDING`: the migrated history of boarded
+     * loans); false by default, so boarding does not flood receivers. `boarding.batch.completed` is not one of them.
+     */
+    includeBoardedHistory: boolean().notNull().default(false),
     /** Start of the current run of failed deliveries; null while deliveries succeed. */
     failingSince: instant(),
     createdAt: createdAt(),

@@ -1,8 +1,9 @@
 /**
  * The boarding activities (issue 9 §2; DESIGN-processes P3) on the real database: validation per kind and of cross
  * references (Shape A, nothing written), boarding in order through the route operations, the one-repost payment
- * history against one-by-one recording, idempotency (a retried chunk, a second batch of the same lines), and one
- * bad loan not stopping its chunk.
+ * history against one-by-one recording, idempotency (a retried chunk, a second batch of the same lines), one
+ * bad loan not stopping its chunk, the events boarding writes marked `source` `BOARDING` with the batch, and the
+ * one `boarding.batch.completed` of the record of the end.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import {
   journalEntries,
   loanInstallments,
   loans,
+  outboxEvents,
   payments,
   restrictions,
 } from '../../db/schema';
@@ -202,6 +204,22 @@ describe('validation', () => {
   });
 });
 
+/** The tenant's outbox events in write order, optionally of one type. */
+async function eventsOf(tenantId: string, eventType?: string) {
+  return withTenantTransaction(h.db, tenantId, (tx) =>
+    tx
+      .select()
+      .from(outboxEvents)
+      .where(
+        and(
+          eq(outboxEvents.tenantId, tenantId),
+          eventType === undefined ? undefined : eq(outboxEvents.eventType, eventType),
+        ),
+      )
+      .orderBy(asc(outboxEvents.id)),
+  );
+}
+
 describe('boarding', () => {
   it('boards a portfolio in order, restrictions before payments, the trial balance zero', async () => {
     const tenantId = await newTenant(h, 'brun');
@@ -235,6 +253,65 @@ describe('boarding', () => {
     );
     expect(row?.externalId).toBe(`${p}-loan-1`);
     expect(row?.status).toBe('ACTIVE');
+  });
+
+  it('marks every event boarding writes source BOARDING with its batch; a live operation writes none', async () => {
+    const tenantId = await newTenant(h, 'bsrc');
+    const p = refPrefix('src');
+    const batchId = await stageBatch(h.db, tenantId, portfolioLines(p, 2, 3));
+    await runBatch(tenantId, batchId);
+    const boarded = await eventsOf(tenantId);
+    // The history: one payment.posted per payment, one funding.posted per funding, and the rest.
+    expect(boarded.filter((e) => e.eventType === 'payment.posted')).toHaveLength(6);
+    expect(boarded.filter((e) => e.eventType === 'funding.posted')).toHaveLength(2);
+    expect(boarded.map((e) => `${e.source} ${e.boardingBatchId}`)).toEqual(
+      boarded.map(() => `BOARDING ${batchId}`),
+    );
+    // The same operation called as a route calls it: no source.
+    const live = await h.activities.createCustomer({
+      tenantId,
+      requestKey: `${p}-live`,
+      actor: 'agent-9',
+      firstName: 'Live',
+      lastName: 'Customer',
+    });
+    const after = (await eventsOf(tenantId)).filter((e) => !boarded.some((b) => b.eventId === e.eventId));
+    expect(live.customerId).toBeGreaterThan(0);
+    expect(after.map((e) => [e.eventType, e.source, e.boardingBatchId])).toEqual([
+      ['customer.created', null, null],
+    ]);
+  });
+
+  it('the record of the end writes one boarding.batch.completed (no source), a retry none more, progress none', async () => {
+    const tenantId = await newTenant(h, 'bend');
+    const lines = portfolioLines(refPrefix('end'), 1, 1);
+    const batchId = await stageBatch(h.db, tenantId, lines);
+    const progress = { tenantId, batchId, startedAtMs: Date.parse('2026-11-01T10:00:00Z'), counts: null };
+    await h.activities.recordBoardingProgress({ ...progress, status: 'RUNNING', completedAtMs: null });
+    expect(await eventsOf(tenantId, 'boarding.batch.completed')).toEqual([]);
+    const end = { ...progress, status: 'CANCELLED', completedAtMs: Date.parse('2026-11-01T10:05:00Z') };
+    const counts = await h.activities.recordBoardingProgress(end);
+    await h.activities.recordBoardingProgress(end);
+    const events = await eventsOf(tenantId, 'boarding.batch.completed');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      subjectType: 'boarding_batch',
+      subjectId: String(batchId),
+      source: null,
+      boardingBatchId: null,
+      occurredAt: new Date('2026-11-01T10:05:00Z'),
+      data: {
+        batchId,
+        status: 'CANCELLED',
+        records: lines.length,
+        malformed: 0,
+        counts,
+        startedAt: '2026-11-01T10:00:00.000Z',
+        completedAt: '2026-11-01T10:05:00.000Z',
+      },
+    });
+    // Nothing was boarded: every line is still PENDING, counted in total only.
+    expect(counts.payment).toEqual({ total: 1, boarded: 0, failed: 0 });
   });
 
   it('boards nothing twice: a chunk run again, and a second batch of the same lines', async () => {

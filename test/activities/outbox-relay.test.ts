@@ -2,7 +2,9 @@
  * The outbox relay (DESIGN-processes P0) on the real test PostgreSQL and the real Temporal dev
  * server: two instances publish each event exactly once (one delivery row and one workflow per
  * (event, matching ACTIVE subscription)); LISTEN/NOTIFY wakes it without polling; a
- * `webhook.test` event reaches its target only; the lag is measured. Deliveries are started on a
+ * `webhook.test` event reaches its target only; an event of portfolio boarding (`source` `BOARDING`) reaches only
+ * subscriptions with `includeBoardedHistory`, and none at all (no delivery, no workflow) when none has it; the lag
+ * is measured. Deliveries are started on a
  * queue no worker polls, so nothing is sent; they are terminated at the end.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,7 +17,7 @@ import { createDb } from '../../db/client';
 import { outboxEvents, webhookDeliveries, webhookSubscriptions } from '../../db/schema';
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import { webhookDeliveryWorkflowId } from '../../domain/ids';
-import { type OutboxRelay, startOutboxRelay } from '../../workers/outbox-relay';
+import { type OutboxRelay, relayOutboxOnce, startOutboxRelay } from '../../workers/outbox-relay';
 import { createSubscriptionFixture, insertOutboxEvent, newSigningSecret } from '../support/webhooks';
 
 const dataEncryptionKey = 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf';
@@ -58,12 +60,14 @@ async function subscription(
   tenantId: string,
   eventTypes: string[],
   status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE',
+  includeBoardedHistory = false,
 ) {
   const id = await createSubscriptionFixture(database, dataEncryptionKey, {
     tenantId,
     url: 'https://receiver.example/hooks',
     eventTypes,
     secrets: [{ secret: newSigningSecret() }],
+    includeBoardedHistory,
   });
   if (status !== 'ACTIVE')
     await withTenantTransaction(database, tenantId, (tx) =>
@@ -234,6 +238,45 @@ describe('outbox relay', () => {
     } finally {
       await relay.stop();
     }
+  });
+
+  it('a boarded-history event reaches only subscriptions with includeBoardedHistory; no workflow when none has it', async () => {
+    const { tenantId, taskQueue } = names();
+    const database = db();
+    const live = await subscription(database, tenantId, ['payment.posted']);
+    const history = await subscription(database, tenantId, ['payment.posted'], 'ACTIVE', true);
+    const completions = await subscription(database, tenantId, ['boarding.batch.completed']);
+    const boarded = [];
+    for (let i = 0; i < 3; i++)
+      boarded.push(await insertOutboxEvent(database, { tenantId, boardingBatchId: 9 }));
+    const liveEvent = await insertOutboxEvent(database, { tenantId });
+    const pass = await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [tenantId] });
+    for (const e of [...boarded, liveEvent])
+      startedWorkflowIds.push(webhookDeliveryWorkflowId(tenantId, history, e.eventId));
+    startedWorkflowIds.push(webhookDeliveryWorkflowId(tenantId, live, liveEvent.eventId));
+    // 4 events to the subscription that asked for the history, the live one alone to the other, none to the third.
+    expect(pass).toEqual({ published: 4, deliveries: 5, workflowsStarted: 5 });
+    const bySubscription = (await deliveriesOf(database, tenantId)).map(
+      (d) => `${d.subscriptionId} ${d.eventId}`,
+    );
+    expect(bySubscription.sort()).toEqual(
+      [
+        ...[...boarded, liveEvent].map((e) => `${history} ${e.eventId}`),
+        `${live} ${liveEvent.eventId}`,
+      ].sort(),
+    );
+    expect(bySubscription.some((d) => d.startsWith(`${completions} `))).toBe(false);
+    // The subscription turned off (PATCH includeBoardedHistory false): the next boarded events start nothing.
+    await withTenantTransaction(database, tenantId, (tx) =>
+      tx
+        .update(webhookSubscriptions)
+        .set({ includeBoardedHistory: false })
+        .where(eq(webhookSubscriptions.id, history)),
+    );
+    for (let i = 0; i < 3; i++) await insertOutboxEvent(database, { tenantId, boardingBatchId: 10 });
+    const quiet = await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [tenantId] });
+    expect(quiet).toEqual({ published: 3, deliveries: 0, workflowsStarted: 0 });
+    expect(await deliveriesOf(database, tenantId)).toHaveLength(5);
   });
 
   it('a webhook.test event goes to its target subscription only; the lag is measured', async () => {

@@ -85,6 +85,7 @@ describe('POST /v1/servicing/webhook-subscriptions', () => {
         'eventTypes',
         'apiVersion',
         'description',
+        'includeBoardedHistory',
         'status',
         'secretVersion',
         'signingSecret',
@@ -94,6 +95,7 @@ describe('POST /v1/servicing/webhook-subscriptions', () => {
     );
     expect(res.body).toMatchObject({
       ...validBody,
+      includeBoardedHistory: false,
       subscriptionId: expect.any(Number),
       status: 'ACTIVE',
       secretVersion: 1,
@@ -112,6 +114,7 @@ describe('POST /v1/servicing/webhook-subscriptions', () => {
     expect(read.body).toEqual({
       subscriptionId: id,
       ...validBody,
+      includeBoardedHistory: false,
       status: 'ACTIVE',
       secretVersion: 1,
       version: 1,
@@ -343,6 +346,53 @@ describe('PATCH /v1/servicing/webhook-subscriptions/{id} (If-Match)', () => {
     const read = await call(ctx, cred, 'GET', `${base}/${created.subscriptionId}`);
     expect(read.body).toEqual(res.body);
     expect(read.headers.get('etag')).toBe('"2"');
+  });
+
+  it('includeBoardedHistory: set at creation, shown on reads, patched; a non-boolean is a 400 changing nothing', async () => {
+    const created = await createSubscription(cred, { includeBoardedHistory: true });
+    expect(created.includeBoardedHistory).toBe(true);
+    const path = `${base}/${created.subscriptionId}`;
+    expect((await call(ctx, cred, 'GET', path)).body.includeBoardedHistory).toBe(true);
+    const listed = await call(ctx, cred, 'GET', `${base}?pageSize=200`);
+    expect(
+      listed.body.data.find((s: Json) => s.subscriptionId === created.subscriptionId)?.includeBoardedHistory,
+    ).toBe(true);
+    for (const bad of ['yes', 1, null]) {
+      expectShapeA(
+        await call(ctx, cred, 'POST', base, { ...validBody, includeBoardedHistory: bad }),
+        400,
+        'validation.msg.validation.errors.exist',
+        ['includeBoardedHistory'],
+      );
+      expectShapeA(
+        await call(ctx, cred, 'PATCH', path, { includeBoardedHistory: bad }, { 'if-match': '"1"' }),
+        400,
+        'validation.msg.validation.errors.exist',
+        ['includeBoardedHistory'],
+      );
+    }
+    expect((await call(ctx, cred, 'GET', path)).body).toMatchObject({
+      includeBoardedHistory: true,
+      version: 1,
+    });
+    const patched = await call(
+      ctx,
+      cred,
+      'PATCH',
+      path,
+      { includeBoardedHistory: false },
+      { 'if-match': '"1"' },
+    );
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({
+      includeBoardedHistory: false,
+      version: 2,
+      eventTypes: validBody.eventTypes,
+    });
+    const [row] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+      tx.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, created.subscriptionId)),
+    );
+    expect(row?.includeBoardedHistory).toBe(false);
   });
 
   it('answers 428 without If-Match and 409 for another version, changing nothing', async () => {

@@ -7,7 +7,7 @@
  * good, so the batch ends COMPLETED_WITH_ERRORS with exactly those two lines rejected.
  *
  * Oracle: the counts per kind come from the file as written here (not from the service); the rejects file must
- * hold exactly the two bad lines, by their line numbers in the file and with their text; the CLI exits 1. Run off
+ * hold exactly the two bad lines as written here, and the errors file their line numbers and errors; the CLI exits 1. Run off
  * a TTY, the CLI prints `progress:` lines (never the bar). A second run of the same file attaches to the same
  * batch (the Idempotency-Key is derived from the file's bytes) and ends the same way.
  */
@@ -164,23 +164,26 @@ describe('npm run board', () => {
       `Temporal UI: http://127.0.0.1:${booted!.env.TEMPORAL_UI_PORT}/namespaces/default/workflows/boarding%2F${tenant}%2F${firstBatchId}`,
     );
 
-    // The rejects file: exactly the two bad lines, in line order, with the error beside them.
-    const rejects = (await readFile(rejectsPath, 'utf8'))
+    // The rejects file: exactly the two bad lines, in line order, as the file holds them; their errors beside it.
+    expect(await readFile(rejectsPath, 'utf8')).toBe(
+      `${lines[malformedLine - 1]}\n${lines[badPaymentLine - 1]}\n`,
+    );
+    const errorsPath = `${file}.rejects.errors.ndjson`;
+    expect(stdout).toContain(`their errors to ${errorsPath}`);
+    const errors = (await readFile(errorsPath, 'utf8'))
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rejects.map((r) => r.line)).toEqual([malformedLine, badPaymentLine]);
-    expect(rejects[0]!.text).toBe(lines[malformedLine - 1]);
-    const { line: _l, error: paymentError, ...paymentLine } = rejects[1]!;
-    expect(paymentLine).toEqual(JSON.parse(lines[badPaymentLine - 1]!));
-    for (const error of [rejects[0]!.error, paymentError]) {
+      .map((l) => JSON.parse(l) as { line: number; sourceRef: string | null; error: unknown });
+    expect(errors.map((r) => r.line)).toEqual([malformedLine, badPaymentLine]);
+    expect(errors[1]!.sourceRef).toBe(JSON.parse(lines[badPaymentLine - 1]!).sourceRef);
+    for (const { error } of errors) {
       expect(error).toMatchObject({
         developerMessage: expect.any(String),
         httpStatusCode: expect.any(String),
         userMessageGlobalisationCode: expect.any(String),
       });
     }
-    expect(JSON.stringify(paymentError)).toContain('amount');
+    expect(JSON.stringify(errors[1]!.error)).toContain('amount');
     expect(code, context).toBe(1);
   }, 300_000);
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, asc, eq } from 'drizzle-orm';
-import { writeOutboxEvent } from '../../activities/platform/outbox';
+import { withEventOrigin, writeOutboxEvent } from '../../activities/platform/outbox';
 import { encryptSigningSecret } from '../../activities/webhooks/secrets';
 import { verifyWebhook, type WebhookEnvelope, WebhookVerificationError } from '../../client/src/webhooks';
 import type { Db } from '../../db/client';
@@ -35,6 +35,7 @@ export async function createSubscriptionFixture(
     apiVersion?: string;
     secrets: { secret: string; expiresAt?: Date | null }[];
     failingSince?: Date | null;
+    includeBoardedHistory?: boolean;
   },
 ): Promise<number> {
   return withTenantTransaction(db, input.tenantId, async (tx) => {
@@ -48,6 +49,7 @@ export async function createSubscriptionFixture(
         description: 'test receiver',
         secretVersion: input.secrets.length,
         failingSince: input.failingSince ?? null,
+        includeBoardedHistory: input.includeBoardedHistory ?? false,
       })
       .returning({ id: webhookSubscriptions.id });
     const subscriptionId = row!.id;
@@ -95,21 +97,32 @@ const samplePayloads = {
  */
 export async function insertOutboxEvent(
   db: Db,
-  input: { tenantId: string; eventType?: keyof typeof samplePayloads; targetSubscriptionId?: number | null },
+  input: {
+    tenantId: string;
+    eventType?: keyof typeof samplePayloads;
+    targetSubscriptionId?: number | null;
+    /** Written as portfolio boarding of this batch writes it (`source` `BOARDING`). */
+    boardingBatchId?: number;
+  },
 ): Promise<{ eventId: string; eventType: string }> {
   const eventType = input.eventType ?? 'payment.posted';
   const sample = samplePayloads[eventType];
-  const { eventId } = await withTenantTransaction(db, input.tenantId, (tx) =>
-    writeOutboxEvent(tx, {
-      tenantId: input.tenantId,
-      eventType,
-      subjectId: sample.subjectId,
-      data: sample.data as never,
-      occurredAt: new Date('2026-01-02T03:04:05.678Z'),
-      dedupeKey: `test/${randomBytes(12).toString('hex')}`,
-      targetSubscriptionId: input.targetSubscriptionId ?? null,
-    }),
-  );
+  const write = () =>
+    withTenantTransaction(db, input.tenantId, (tx) =>
+      writeOutboxEvent(tx, {
+        tenantId: input.tenantId,
+        eventType,
+        subjectId: sample.subjectId,
+        data: sample.data as never,
+        occurredAt: new Date('2026-01-02T03:04:05.678Z'),
+        dedupeKey: `test/${randomBytes(12).toString('hex')}`,
+        targetSubscriptionId: input.targetSubscriptionId ?? null,
+      }),
+    );
+  const { eventId } =
+    input.boardingBatchId === undefined
+      ? await write()
+      : await withEventOrigin({ source: 'BOARDING', boardingBatchId: input.boardingBatchId }, write);
   return { eventId, eventType };
 }
 

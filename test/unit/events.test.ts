@@ -357,6 +357,24 @@ const samples: { [T in EventType]: EventData<T> } = {
     effectiveDate: '2026-11-17',
     returnCode: 'R01',
   },
+  'boarding.batch.completed': {
+    batchId: 12,
+    status: 'COMPLETED_WITH_ERRORS',
+    records: 5,
+    malformed: 1,
+    counts: {
+      charge: { total: 1, boarded: 1, failed: 0 },
+      loanProduct: { total: 0, boarded: 0, failed: 0 },
+      customer: { total: 1, boarded: 1, failed: 0 },
+      restriction: { total: 0, boarded: 0, failed: 0 },
+      loan: { total: 1, boarded: 1, failed: 0 },
+      funding: { total: 0, boarded: 0, failed: 0 },
+      payment: { total: 1, boarded: 0, failed: 1 },
+      verification: { total: 0, boarded: 0, failed: 0 },
+    },
+    startedAt: '2026-11-23T10:00:00.000Z',
+    completedAt: '2026-11-23T10:05:00.000Z',
+  },
   'webhook.test': { subscriptionId: 1, message: 'test' },
 };
 

@@ -3,18 +3,19 @@
  * - on the time-skipping test server with the REAL activities against the real database: a small portfolio boarded
  *   with tiny tuning so the process continues as new several times (cursor carried across runs), the batch row and
  *   the progress query at the end; pause (started paused with signal-with-start) → PAUSED on the row and in the
- *   query, then resume → COMPLETED; cancel while paused → CANCELLED with nothing boarded;
+ *   query, then resume → COMPLETED; cancel while paused → CANCELLED with nothing boarded; each end writes exactly
+ *   one `boarding.batch.completed` (final status, counts), the boarded history's events marked with the batch;
  * - a full run through the `boarding` queue worker on the real dev server (test/support/context.ts, started through
  *   the client port like the upload does): COMPLETED, every line BOARDED, the trial balance zero; prints loans/s.
  */
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities, createPlatformOperations, type Deps } from '../../activities';
 import { createDb } from '../../db/client';
-import { boardingBatches, boardingLines } from '../../db/schema';
+import { boardingBatches, boardingLines, outboxEvents } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingWorkflowInput } from '../../domain/boarding/batch';
 import { boardingWorkflowId } from '../../domain/ids';
@@ -90,6 +91,19 @@ async function batchRow(tenantId: string, batchId: number) {
   return row;
 }
 
+async function outboxOf(tenantId: string) {
+  return withTenantTransaction(deps.db, tenantId, (tx) =>
+    tx.select().from(outboxEvents).where(eq(outboxEvents.tenantId, tenantId)).orderBy(asc(outboxEvents.id)),
+  );
+}
+
+/** The batch's `boarding.batch.completed` events (one expected). */
+async function completedEvents(tenantId: string, batchId: number) {
+  return (await outboxOf(tenantId)).filter(
+    (e) => e.eventType === 'boarding.batch.completed' && e.subjectId === String(batchId),
+  );
+}
+
 async function lineStates(tenantId: string, batchId: number) {
   const rows = await withTenantTransaction(deps.db, tenantId, (tx) =>
     tx
@@ -150,6 +164,18 @@ describe('boardingWorkflow (time-skipping server, real activities)', () => {
     expect(row?.completedAt).not.toBeNull();
     expect(row?.counts?.funding).toEqual({ total: 6, boarded: 6, failed: 0 });
     for (const t of await tenantTrialBalance(deps.db, staged.tenantId)) expect(t.debit).toBe(t.credit);
+    // Exactly one end event across the runs, with the final counts; every event of the history marked BOARDING.
+    const ends = await completedEvents(staged.tenantId, staged.batchId);
+    expect(ends.map((e) => e.data)).toEqual([
+      expect.objectContaining({ batchId: staged.batchId, status: 'COMPLETED', counts: row?.counts }),
+    ]);
+    const history = await outboxOf(staged.tenantId);
+    expect(history.filter((e) => e.eventType === 'payment.posted')).toHaveLength(18);
+    expect(
+      history.filter(
+        (e) => e.eventType !== 'boarding.batch.completed' && e.boardingBatchId !== staged.batchId,
+      ),
+    ).toEqual([]);
   });
 
   it('pauses (PAUSED on the row and in the query), resumes, and completes', async () => {
@@ -236,6 +262,10 @@ describe('boardingWorkflow (time-skipping server, real activities)', () => {
     const row = await batchRow(staged.tenantId, staged.batchId);
     expect(row?.status).toBe('CANCELLED');
     expect(row?.completedAt).not.toBeNull();
+    // A cancelled batch ends with the same one event, status CANCELLED.
+    expect((await completedEvents(staged.tenantId, staged.batchId)).map((e) => e.data)).toEqual([
+      expect.objectContaining({ batchId: staged.batchId, status: 'CANCELLED', counts: row?.counts }),
+    ]);
   });
 
   it('ends COMPLETED_WITH_ERRORS when a line failed; a malformed line (no kind) is not counted', async () => {
@@ -255,6 +285,9 @@ describe('boardingWorkflow (time-skipping server, real activities)', () => {
       expect(result.counts.loan).toEqual({ total: 1, boarded: 1, failed: 0 });
     });
     expect((await batchRow(staged.tenantId, bad))?.status).toBe('COMPLETED_WITH_ERRORS');
+    expect((await completedEvents(staged.tenantId, bad)).map((e) => e.data)).toEqual([
+      expect.objectContaining({ batchId: bad, status: 'COMPLETED_WITH_ERRORS', records: lines.length + 1 }),
+    ]);
   });
 });
 

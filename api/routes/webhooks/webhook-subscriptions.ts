@@ -71,6 +71,8 @@ export const webhookSubscriptionRoutes = factory
    * bad field, including a `url` the environment's policy refuses (parameterName `url`); 409
    * `error.msg.webhook.subscription.limit.reached` when the tenant already has its maximum of
    * ACTIVE subscriptions (100 by default, `WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`).
+   * `includeBoardedHistory` (optional boolean, default false): also deliver the events portfolio
+   * boarding writes (envelope `source: "BOARDING"`, `boardingBatchId`).
    */
   .post(
     '/',
@@ -78,7 +80,7 @@ export const webhookSubscriptionRoutes = factory
       tags,
       summary: 'Create a webhook subscription',
       description:
-        'The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`.',
+        'The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`. The events portfolio boarding writes (a boarded portfolio\'s history; envelope `source: "BOARDING"` and `boardingBatchId`) are delivered only with `includeBoardedHistory: true` (default false); `boarding.batch.completed` reaches every subscription naming it.',
       scope: 'servicing:write',
       permission: 'CREATE_WEBHOOKSUBSCRIPTION',
       mutation: true,
@@ -102,6 +104,7 @@ export const webhookSubscriptionRoutes = factory
           eventTypes: created.eventTypes,
           apiVersion: created.apiVersion,
           description: created.description,
+          includeBoardedHistory: created.includeBoardedHistory,
           status: created.status,
           secretVersion: created.secretVersion,
           signingSecret: created.signingSecret,
@@ -172,7 +175,7 @@ export const webhookSubscriptionRoutes = factory
     },
   )
   /**
-   * Changes `url`, `eventTypes` and/or `description` under `If-Match: "<version>"`: missing → 428,
+   * Changes `url`, `eventTypes`, `description` and/or `includeBoardedHistory` under `If-Match: "<version>"`: missing → 428,
    * another version → 409 `error.msg.webhook.subscription.version.conflict`; 200 with the new ETag.
    */
   .patch(
@@ -207,6 +210,7 @@ export const webhookSubscriptionRoutes = factory
         url: body.url,
         eventTypes: body.eventTypes as EventType[] | undefined,
         description: body.description,
+        includeBoardedHistory: body.includeBoardedHistory,
       });
       return c.json(updated, 200, { ETag: etagOf(updated.version) });
     },
