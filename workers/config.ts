@@ -107,7 +107,8 @@ export interface ServiceConfig {
   /**
    * Webhook limits per tenant (domain/webhooks/limits.ts): ACTIVE subscriptions
    * (`WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`, default 100) and delivery attempts in flight at once
-   * (`WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT`, default 5).
+   * (`WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT`, default 5); the relay's pacing of a tenant's delivery starts
+   * (`WEBHOOK_TENANT_STARTS_PER_SECOND`, default 20, 0 = off; `WEBHOOK_TENANT_START_BURST`, default 100).
    */
   webhookLimits: WebhookLimits;
   /**
@@ -268,6 +269,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
         defaultWebhookLimits.maxConcurrentDeliveriesPerTenant,
         'WEBHOOK_MAX_CONCURRENT_DELIVERIES_PER_TENANT',
       ),
+      deliveryStartPacing: {
+        ratePerSecond: intOf(
+          env.WEBHOOK_TENANT_STARTS_PER_SECOND,
+          defaultWebhookLimits.deliveryStartPacing.ratePerSecond,
+          'WEBHOOK_TENANT_STARTS_PER_SECOND',
+        ),
+        burst: positiveIntOf(
+          env.WEBHOOK_TENANT_START_BURST,
+          defaultWebhookLimits.deliveryStartPacing.burst,
+          'WEBHOOK_TENANT_START_BURST',
+        ),
+      },
     },
     workflowCache: {
       maxCachedWorkflows: Math.max(

@@ -10,7 +10,10 @@
  *    portfolio boarding (`source` `BOARDING`: the migrated history), only those with `includeBoardedHistory`, so
  *    no delivery (row or workflow) exists for a boarded event no subscription asked for;
  * 3. insert one `webhook_deliveries` row per (event, subscription), idempotent on its unique index;
- * 4. start one `webhookDeliveryWorkflow` per delivery (idempotent by its deterministic id);
+ * 4. start one `webhookDeliveryWorkflow` per delivery (idempotent by its deterministic id), paced per tenant
+ *    (domain/webhooks/start-pacing.ts: a burst starts at once, the rest with a Temporal start delay at the
+ *    tenant's rate, the GCRA state locked in `webhook_start_pacing`) and never before an open endpoint breaker
+ *    lets an attempt through, so one tenant's burst or dead endpoints do not fill the queue every tenant shares;
  * 5. mark the rows published. A failed start throws, the transaction rolls back, the rows stay
  *    unpublished and are retried on the next pass (a start that did happen is then a no-op).
  *
@@ -20,12 +23,24 @@
  * as `relayLagSeconds()` and logged every `lagLogIntervalMs`.
  */
 import type { Client } from '@temporalio/client';
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client';
-import { outboxEvents, webhookDeliveries, webhookSubscriptions } from '../db/schema';
-import { withPlatformTransaction } from '../db/tenant-tx';
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookEndpointBreakers,
+  webhookStartPacing,
+  webhookSubscriptions,
+} from '../db/schema';
+import { type Tx, withPlatformTransaction } from '../db/tenant-tx';
 import { webhookDeliveryId } from '../domain/ids';
+import {
+  defaultStartPacing,
+  planStarts,
+  type StartPacing,
+  startDelayMs,
+} from '../domain/webhooks/start-pacing';
 import { startWebhookDelivery } from '../workflows/webhook-delivery/client';
 
 /** The channel the outbox trigger notifies (migration 0006_notify_outbox_events). */
@@ -54,6 +69,8 @@ export interface OutboxRelayOptions {
   taskQueue?: string;
   /** Relay only these tenants' events (sharding; tests). Default: every tenant. */
   tenantIds?: readonly string[];
+  /** Per-tenant pacing of delivery starts (default `defaultStartPacing`: a burst of 100, then 20 a second). */
+  startPacing?: StartPacing;
 }
 
 export interface OutboxRelayPassResult {
@@ -77,7 +94,10 @@ export interface OutboxRelay {
 
 /** One relay pass over at most `batchSize` rows. */
 export async function relayOutboxOnce(
-  options: Pick<OutboxRelayOptions, 'db' | 'client' | 'batchSize' | 'taskQueue' | 'tenantIds'>,
+  options: Pick<
+    OutboxRelayOptions,
+    'db' | 'client' | 'batchSize' | 'taskQueue' | 'tenantIds' | 'startPacing'
+  >,
 ): Promise<OutboxRelayPassResult> {
   return withPlatformTransaction(options.db, async (tx) => {
     const rows = await tx
@@ -134,9 +154,13 @@ export async function relayOutboxOnce(
 
     // Started before the rows are marked: a crash in between leaves them unpublished, and the
     // retry's starts are no-ops (deterministic ids).
+    const delays = await plannedStartDelays(tx, deliveries, options.startPacing ?? defaultStartPacing);
     const starts = await Promise.all(
-      deliveries.map((d) =>
-        startWebhookDelivery(options.client, d, options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+      deliveries.map((d, i) =>
+        startWebhookDelivery(options.client, d, {
+          ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+          startDelayMs: delays[i] ?? 0,
+        }),
       ),
     );
     await tx
@@ -154,6 +178,71 @@ export async function relayOutboxOnce(
       workflowsStarted: starts.filter((s) => s.started).length,
     };
   });
+}
+
+/**
+ * The start delay in ms of each of `deliveries` (same order): per tenant, `planStarts` from the tenant's GCRA state in
+ * `webhook_start_pacing` (rows created when missing and locked in tenant order, so concurrent relays neither
+ * deadlock nor share a pace they did not see), raised to the `openUntil` of an open endpoint breaker
+ * (`webhook_endpoint_breakers`), spread 1 s apart per delivery held by the same breaker. Stores each tenant's new
+ * state in the same transaction as the pass.
+ */
+async function plannedStartDelays(
+  tx: Tx,
+  deliveries: readonly { tenantId: string; subscriptionId: number }[],
+  pacing: StartPacing,
+): Promise<number[]> {
+  if (deliveries.length === 0) return [];
+  const tenants = [...new Set(deliveries.map((d) => d.tenantId))].sort();
+  await tx
+    .insert(webhookStartPacing)
+    .values(tenants.map((tenantId) => ({ tenantId, theoreticalAt: new Date(0) })))
+    .onConflictDoNothing();
+  const paces = await tx
+    .select()
+    .from(webhookStartPacing)
+    .where(inArray(webhookStartPacing.tenantId, tenants))
+    .orderBy(asc(webhookStartPacing.tenantId))
+    .for('update');
+  const nowMs = Date.now();
+  const open = await tx
+    .select({
+      tenantId: webhookEndpointBreakers.tenantId,
+      subscriptionId: webhookEndpointBreakers.subscriptionId,
+      openUntil: webhookEndpointBreakers.openUntil,
+    })
+    .from(webhookEndpointBreakers)
+    .where(
+      and(
+        inArray(webhookEndpointBreakers.tenantId, tenants),
+        inArray(webhookEndpointBreakers.subscriptionId, [
+          ...new Set(deliveries.map((d) => d.subscriptionId)),
+        ]),
+        gt(webhookEndpointBreakers.openUntil, new Date(nowMs)),
+      ),
+    );
+  const openUntilOf = new Map(open.map((b) => [`${b.tenantId}/${b.subscriptionId}`, b.openUntil!.getTime()]));
+  const delays = new Array<number>(deliveries.length).fill(0);
+  for (const pace of paces) {
+    const indexes = deliveries.flatMap((d, i) => (d.tenantId === pace.tenantId ? [i] : []));
+    const plan = planStarts(pace.theoreticalAt.getTime(), nowMs, indexes.length, pacing);
+    const heldBy = new Map<string, number>();
+    indexes.forEach((deliveryIndex, k) => {
+      const d = deliveries[deliveryIndex]!;
+      const key = `${d.tenantId}/${d.subscriptionId}`;
+      const openUntil = openUntilOf.get(key) ?? null;
+      const held = heldBy.get(key) ?? 0;
+      if (openUntil !== null) heldBy.set(key, held + 1);
+      delays[deliveryIndex] = startDelayMs(plan.delaysMs[k] ?? 0, nowMs, openUntil, held * 1000);
+    });
+    if (plan.tatMs !== null && plan.tatMs !== pace.theoreticalAt.getTime()) {
+      await tx
+        .update(webhookStartPacing)
+        .set({ theoreticalAt: new Date(plan.tatMs) })
+        .where(eq(webhookStartPacing.tenantId, pace.tenantId));
+    }
+  }
+  return delays;
 }
 
 /** Age in seconds of the oldest unpublished outbox event; null when everything is published. */

@@ -78,7 +78,14 @@ export const backgroundServices: BackgroundService[] = [
   {
     name: 'outbox-relay',
     start: async ({ client, deps, logger }) => {
-      const relay = await startOutboxRelay({ db: deps.db, client, logger });
+      const relay = await startOutboxRelay({
+        db: deps.db,
+        client,
+        logger,
+        ...(deps.webhookLimits?.deliveryStartPacing
+          ? { startPacing: deps.webhookLimits.deliveryStartPacing }
+          : {}),
+      });
       return () => relay.stop();
     },
   },

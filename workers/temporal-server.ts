@@ -24,6 +24,20 @@ function onPath(binary: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The dynamic-config values that turn on task-queue priority and fairness on a self-hosted Temporal server
+ * (Temporal's "Task Queue Priority and Fairness": `matching.useNewMatcher`, `matching.enableFairness`,
+ * `matching.enableMigration`; one read and one write partition per task queue, so that fairness is not split
+ * across partitions). The dev server starts with them; set the same on a production cluster.
+ */
+export const temporalFairnessDynamicConfig = [
+  'matching.useNewMatcher=true',
+  'matching.enableFairness=true',
+  'matching.enableMigration=true',
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
+] as const;
+
 /** Path of a usable Temporal CLI, building it when none is found. */
 export function resolveTemporalCli(log: (line: string) => void = () => {}): string {
   const configured = process.env.TEMPORAL_CLI_PATH;
@@ -101,11 +115,12 @@ export async function startTemporalDevServer(options: {
     options.namespace ?? 'default',
     '--log-level',
     'error',
-    // Task-queue fairness (server ≥ 1.29): tasks carrying a fairness key (webhook deliveries use their tenant,
-    // workflows/webhook-delivery/client.ts) are dispatched in proportion per key, so one tenant's backlog does
-    // not queue ahead of another's. A production cluster needs the same dynamic-config value.
-    '--dynamic-config-value',
-    'matching.enableFairness=true',
+    // Task-queue priority and fairness (server ≥ 1.29): tasks carrying a fairness key (webhook deliveries use their
+    // tenant, workflows/webhook-delivery/client.ts) are dispatched in proportion per key, so one tenant's backlog
+    // does not queue ahead of another's. Self-hosted, fairness needs the new matcher and the migration to it, and
+    // dispatches most evenly from a single partition per task queue (Temporal's "Task Queue Priority and Fairness").
+    // A production cluster needs the same dynamic-config values.
+    ...temporalFairnessDynamicConfig.flatMap((value) => ['--dynamic-config-value', value]),
   ];
   for (const namespace of options.extraNamespaces ?? []) args.push('--namespace', namespace);
   if (options.uiPort === null) args.push('--headless');

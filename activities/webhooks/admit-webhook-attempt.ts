@@ -1,7 +1,9 @@
 /**
  * `admitWebhookAttempt` (DESIGN §5 Webhooks; Svix endpoint throttling; domain/webhooks/circuit-breaker.ts):
  * decides, before an attempt of a delivery is sent, whether it may go now. One transaction,
- * serialized per tenant (a transaction advisory lock), so many workers share one view.
+ * serialized per tenant (a transaction advisory lock, taken with `pg_try_advisory_xact_lock`: when another
+ * admission of the tenant holds it, the answer is at once TENANT_AT_CAPACITY with its wait, never a blocked
+ * connection), so many workers share one view.
  *
  * - The endpoint's breaker (`webhook_endpoint_breakers`, absent = CLOSED) is OPEN, or HALF_OPEN
  *   with another delivery's probe out → `{admitted: false, reason: 'BREAKER_OPEN', waitMs}`.
@@ -107,7 +109,19 @@ export const admitWebhookAttempt =
       const at = new Date(input.at);
       const nowMs = at.getTime();
       const cap = (deps.webhookLimits ?? defaultWebhookLimits).maxConcurrentDeliveriesPerTenant;
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhook-admission/${input.tenantId}`}))`);
+      // Never wait for the tenant's lock: under a backlog of thousands of one tenant's deliveries, waiting here
+      // held a pooled connection and a worker activity slot per waiter, and every tenant's deliveries then waited
+      // for those. Another admission of the tenant in progress means the tenant is busy: ask again later.
+      const [locked] = (await tx.execute(
+        sql`select pg_try_advisory_xact_lock(hashtext(${`webhook-admission/${input.tenantId}`})) as locked`,
+      )) as unknown as { locked: boolean }[];
+      if (!locked?.locked) {
+        return {
+          admitted: false,
+          reason: 'TENANT_AT_CAPACITY',
+          waitMs: slotWaitMs(input.refusals + 1, Math.random()),
+        };
+      }
 
       const slotOf = and(
         eq(webhookDeliverySlots.tenantId, input.tenantId),

@@ -51,3 +51,18 @@ export const webhookDeliverySlots = pgTable(
     tenantIsolation('webhook_delivery_slots'),
   ],
 ).enableRLS();
+
+/**
+ * The start pacing of each tenant's webhook deliveries (domain/webhooks/start-pacing.ts): the GCRA's theoretical
+ * arrival time of the tenant's next start. One row per tenant that has had a delivery; the outbox relay locks it
+ * while it plans a pass's starts, so relays in several workers share one pace.
+ */
+export const webhookStartPacing = pgTable(
+  'webhook_start_pacing',
+  {
+    tenantId: tenantId(),
+    /** When the tenant's next delivery start is due at the paced rate. */
+    theoreticalAt: instant().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId] }), tenantIsolation('webhook_start_pacing')],
+).enableRLS();

@@ -14,7 +14,12 @@ import { and, eq, inArray } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createDb } from '../../db/client';
-import { outboxEvents, webhookDeliveries, webhookSubscriptions } from '../../db/schema';
+import {
+  outboxEvents,
+  webhookDeliveries,
+  webhookEndpointBreakers,
+  webhookSubscriptions,
+} from '../../db/schema';
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import { webhookDeliveryWorkflowId } from '../../domain/ids';
 import { type OutboxRelay, relayOutboxOnce, startOutboxRelay } from '../../workers/outbox-relay';
@@ -277,6 +282,78 @@ describe('outbox relay', () => {
     const quiet = await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [tenantId] });
     expect(quiet).toEqual({ published: 3, deliveries: 0, workflowsStarted: 0 });
     expect(await deliveriesOf(database, tenantId)).toHaveLength(5);
+  });
+
+  it("paces a tenant's delivery starts: a burst at once, the rest with start delays; an open breaker holds its endpoint's starts until it lets an attempt through", async () => {
+    const { tenantId, taskQueue } = names();
+    const database = db();
+    const healthy = await subscription(database, tenantId, ['payment.posted']);
+    const events = [];
+    for (let i = 0; i < 5; i++) events.push(await insertOutboxEvent(database, { tenantId }));
+    const before = Date.now();
+    const pass = await relayOutboxOnce({
+      db: database,
+      client,
+      taskQueue,
+      tenantIds: [tenantId],
+      startPacing: { ratePerSecond: 1, burst: 2 },
+    });
+    expect(pass).toMatchObject({ published: 5, workflowsStarted: 5 });
+    // The run's execution time is its start plus the start delay (Temporal `startDelay`).
+    const delaysMs = [];
+    for (const e of events) {
+      const id = webhookDeliveryWorkflowId(tenantId, healthy, e.eventId);
+      startedWorkflowIds.push(id);
+      const info = await client.workflow.getHandle(id).describe();
+      delaysMs.push((info.executionTime?.getTime() ?? 0) - info.startTime.getTime());
+    }
+    // Events are claimed in id order: the first two at once, then one a second.
+    expect(delaysMs.slice(0, 2).every((d) => d < 200)).toBe(true);
+    expect(delaysMs[2]).toBeGreaterThan(700);
+    expect(delaysMs[3]).toBeGreaterThan(delaysMs[2]! + 700);
+    expect(delaysMs[4]).toBeGreaterThan(delaysMs[3]! + 700);
+    // The tenant's pace is durable: the next pass goes on from where this one left off.
+    const later = await insertOutboxEvent(database, { tenantId });
+    await relayOutboxOnce({
+      db: database,
+      client,
+      taskQueue,
+      tenantIds: [tenantId],
+      startPacing: { ratePerSecond: 1, burst: 2 },
+    });
+    const laterId = webhookDeliveryWorkflowId(tenantId, healthy, later.eventId);
+    startedWorkflowIds.push(laterId);
+    const laterInfo = await client.workflow.getHandle(laterId).describe();
+    expect((laterInfo.executionTime?.getTime() ?? 0) - before).toBeGreaterThan(3000);
+
+    // An endpoint whose breaker is open until 60 s from now: its deliveries start no earlier.
+    const { tenantId: other } = names();
+    const dead = await subscription(database, other, ['payment.posted']);
+    const openUntil = new Date(Date.now() + 60_000);
+    await withPlatformTransaction(database, (tx) =>
+      tx.insert(webhookEndpointBreakers).values({
+        tenantId: other,
+        subscriptionId: dead,
+        state: 'OPEN',
+        consecutiveFailures: 5,
+        openings: 1,
+        openUntil,
+      }),
+    );
+    const held = [
+      await insertOutboxEvent(database, { tenantId: other }),
+      await insertOutboxEvent(database, { tenantId: other }),
+    ];
+    await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [other] });
+    const executionTimes = [];
+    for (const e of held) {
+      const id = webhookDeliveryWorkflowId(other, dead, e.eventId);
+      startedWorkflowIds.push(id);
+      executionTimes.push((await client.workflow.getHandle(id).describe()).executionTime?.getTime() ?? 0);
+    }
+    expect(executionTimes[0]).toBeGreaterThanOrEqual(openUntil.getTime() - 50);
+    // Spread, so they do not all wake at once.
+    expect(executionTimes[1]).toBeGreaterThanOrEqual(executionTimes[0]! + 900);
   });
 
   it('a webhook.test event goes to its target subscription only; the lag is measured', async () => {

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookDeliveryActivities } from '../../activities/webhooks';
 import { openSealedSecret, sealSecret } from '../../activities/webhooks/sealed-secrets';
 import { sendWebhook } from '../../activities/webhooks/send-webhook';
@@ -383,6 +384,30 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
     const [d] = await moreDeliveries(f, 1);
     expect(await ask(d!, T0 + 59_000)).toMatchObject({ admitted: false });
     expect(await ask(d!, T0 + 60_001)).toMatchObject({ admitted: true });
+  });
+
+  it("never blocks on the tenant's admission lock: while another admission holds it, the answer is at once 'ask again later', holding no connection", async () => {
+    const f = await fixture();
+    const holder = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    try {
+      let busy: Awaited<ReturnType<typeof ops.admitWebhookAttempt>> | undefined;
+      let tookMs = Number.NaN;
+      await holder.begin(async (t) => {
+        await t`select pg_advisory_xact_lock(hashtext(${`webhook-admission/${f.tenantId}`}))`;
+        const started = Date.now();
+        busy = await ops.admitWebhookAttempt({ ...f, at: iso(T0), refusals: 0 });
+        tookMs = Date.now() - started;
+      });
+      expect(busy).toMatchObject({ admitted: false, reason: 'TENANT_AT_CAPACITY' });
+      expect(tookMs).toBeLessThan(2000);
+      expect(await slotCount(f.tenantId)).toBe(0);
+      // Once the lock is free, the same delivery is admitted.
+      expect(await ops.admitWebhookAttempt({ ...f, at: iso(T0), refusals: 1 })).toMatchObject({
+        admitted: true,
+      });
+    } finally {
+      await holder.end();
+    }
   });
 
   it('cancelling a delivery frees its slot', async () => {

@@ -21,7 +21,8 @@ const tenantIdKey = defineSearchAttributeKey('TenantId', SearchAttributeType.KEY
  * Starts the delivery of `input.eventId` to `input.subscriptionId`. A second start of the same
  * (event, subscription), running or ended, is a no-op (`started: false`): the id is deterministic
  * and reuse is `ALLOW_DUPLICATE_FAILED_ONLY` (only a run that failed or was terminated, i.e. a bug
- * or an operator, may be started again). `taskQueue` overrides `webhooks` (tests).
+ * or an operator, may be started again). `taskQueue` overrides `webhooks` (tests). `startDelayMs` (> 0) starts
+ * the run that many milliseconds later (Temporal start delay; the outbox relay's per-tenant pacing).
  * The tenant is the task-queue fairness key (Temporal task-queue fairness; activities inherit it):
  * with fairness on in the cluster (`matching.enableFairness`), the workflow and activity tasks of a
  * tenant with thousands of deliveries waiting are dispatched in turn with another tenant's, not
@@ -31,7 +32,7 @@ const tenantIdKey = defineSearchAttributeKey('TenantId', SearchAttributeType.KEY
 export async function startWebhookDelivery(
   client: Client,
   input: WebhookDeliveryInput,
-  options: { taskQueue?: string } = {},
+  options: { taskQueue?: string; startDelayMs?: number } = {},
 ): Promise<{ workflowId: string; started: boolean }> {
   const workflowId = webhookDeliveryWorkflowId(input.tenantId, input.subscriptionId, input.eventId);
   try {
@@ -43,6 +44,8 @@ export async function startWebhookDelivery(
       workflowIdConflictPolicy: 'FAIL',
       typedSearchAttributes: [{ key: tenantIdKey, value: input.tenantId }],
       priority: { fairnessKey: input.tenantId.slice(0, 64) },
+      // The relay's pacing (domain/webhooks/start-pacing.ts): a delayed start costs a timer, no task, until due.
+      ...(options.startDelayMs && options.startDelayMs > 0 ? { startDelay: options.startDelayMs } : {}),
       staticSummary: `Webhook ${input.eventType} ${input.eventId} → subscription ${input.subscriptionId} (${input.deliveryId})`,
     });
     return { workflowId, started: true };
