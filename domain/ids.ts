@@ -10,6 +10,11 @@ export const taskQueues = {
   lending: 'lending',
   boarding: 'boarding',
   webhooks: 'webhooks',
+  /**
+   * Webhook deliveries the outbox relay started with a delay (a tenant past its burst, an endpoint whose breaker
+   * is open): a pool of their own, so a backlog's tasks never queue ahead of the live deliveries on `webhooks`.
+   */
+  webhooksBacklog: 'webhooks-backlog',
 } as const;
 
 export type TaskQueue = (typeof taskQueues)[keyof typeof taskQueues];

@@ -4,7 +4,8 @@
  *
  * One pass, in one cross-tenant transaction (`withPlatformTransaction`):
  * 1. claim up to `batchSize` unpublished rows `ORDER BY id FOR UPDATE SKIP LOCKED`, so any number
- *    of relay instances share the work without taking a row twice;
+ *    of relay instances share the work without taking a row twice, at most `perTenantBatchSize` (25) of each
+ *    tenant's oldest, so a tenant's burst shares every pass with the other tenants' events;
  * 2. find each row's matching ACTIVE subscriptions of its tenant: the `targetSubscriptionId` alone
  *    when set (`webhook.test`), else every one whose `eventTypes` contains the row's type — and, for an event of
  *    portfolio boarding (`source` `BOARDING`: the migrated history), only those with `includeBoardedHistory`, so
@@ -14,6 +15,7 @@
  *    (domain/webhooks/start-pacing.ts: a burst starts at once, the rest with a Temporal start delay at the
  *    tenant's rate, the GCRA state locked in `webhook_start_pacing`) and never before an open endpoint breaker
  *    lets an attempt through, so one tenant's burst or dead endpoints do not fill the queue every tenant shares;
+ *    a delayed delivery runs on the `webhooks-backlog` pool, the others on `webhooks`;
  * 5. mark the rows published. A failed start throws, the transaction rolls back, the rows stay
  *    unpublished and are retried on the next pass (a start that did happen is then a no-op).
  *
@@ -34,9 +36,10 @@ import {
   webhookSubscriptions,
 } from '../db/schema';
 import { type Tx, withPlatformTransaction } from '../db/tenant-tx';
-import { webhookDeliveryId } from '../domain/ids';
+import { taskQueues, webhookDeliveryId } from '../domain/ids';
 import {
   defaultStartPacing,
+  deliveryQueueFor,
   planStarts,
   type StartPacing,
   startDelayMs,
@@ -52,6 +55,8 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** Rows claimed per transaction (default 100). */
   batchSize?: number;
+  /** At most this many of one tenant's rows per transaction (default 25), its oldest. */
+  perTenantBatchSize?: number;
   /** Fallback poll interval in ms (default 2000). */
   pollIntervalMs?: number;
   /**
@@ -96,7 +101,7 @@ export interface OutboxRelay {
 export async function relayOutboxOnce(
   options: Pick<
     OutboxRelayOptions,
-    'db' | 'client' | 'batchSize' | 'taskQueue' | 'tenantIds' | 'startPacing'
+    'db' | 'client' | 'batchSize' | 'perTenantBatchSize' | 'taskQueue' | 'tenantIds' | 'startPacing'
   >,
 ): Promise<OutboxRelayPassResult> {
   return withPlatformTransaction(options.db, async (tx) => {
@@ -114,6 +119,15 @@ export async function relayOutboxOnce(
         and(
           isNull(outboxEvents.publishedAt),
           options.tenantIds ? inArray(outboxEvents.tenantId, [...options.tenantIds]) : undefined,
+          inArray(
+            outboxEvents.id,
+            await fairClaimCandidates(
+              tx,
+              options.batchSize ?? 100,
+              options.perTenantBatchSize ?? 25,
+              options.tenantIds,
+            ),
+          ),
         ),
       )
       .orderBy(asc(outboxEvents.id))
@@ -158,7 +172,10 @@ export async function relayOutboxOnce(
     const starts = await Promise.all(
       deliveries.map((d, i) =>
         startWebhookDelivery(options.client, d, {
-          ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+          // A delayed start runs on the backlog pool (tests name one queue for both).
+          taskQueue:
+            options.taskQueue ??
+            deliveryQueueFor(delays[i] ?? 0, taskQueues.webhooks, taskQueues.webhooksBacklog),
           startDelayMs: delays[i] ?? 0,
         }),
       ),
@@ -178,6 +195,48 @@ export async function relayOutboxOnce(
       workflowsStarted: starts.filter((s) => s.started).length,
     };
   });
+}
+
+/**
+ * The ids a pass may claim, at most `batchSize`, taken from the tenants with unpublished events in turn: each
+ * tenant's oldest `perTenant`, then each one's next `perTenant`, and so on (oldest first within a round). A tenant
+ * with thousands of events waiting shares every pass with the others, and a lone tenant still fills a pass. Cost
+ * grows with the tenants that have events waiting, never with the backlog: a skip scan of the partial index
+ * `(tenant_id, id) where published_at is null` finds those tenants (the recursive "loose index scan"), and each
+ * one's oldest `batchSize` are read from the same index.
+ */
+async function fairClaimCandidates(
+  tx: Tx,
+  batchSize: number,
+  perTenant: number,
+  tenantIds: readonly string[] | undefined,
+): Promise<number[]> {
+  const only = tenantIds ? sql`and tenant_id in ${[...tenantIds]}` : sql``;
+  const rows = (await tx.execute(sql`
+    with recursive pending(tenant_id) as (
+      (select tenant_id from outbox_events where published_at is null ${only} order by tenant_id limit 1)
+      union all
+      select (
+        select o.tenant_id from outbox_events o
+        where o.published_at is null ${tenantIds ? sql`and o.tenant_id in ${[...tenantIds]}` : sql``}
+          and o.tenant_id > pending.tenant_id
+        order by o.tenant_id limit 1
+      )
+      from pending where pending.tenant_id is not null
+    )
+    select oldest.id from pending
+    cross join lateral (
+      select e.id, row_number() over (order by e.id) as tenant_rank from (
+        select id from outbox_events
+        where published_at is null and tenant_id = pending.tenant_id
+        order by id limit ${batchSize}
+      ) e
+    ) oldest
+    where pending.tenant_id is not null
+    order by (oldest.tenant_rank - 1) / ${perTenant}, oldest.id
+    limit ${batchSize}
+  `)) as unknown as { id: string | number }[];
+  return rows.map((r) => Number(r.id));
 }
 
 /**

@@ -13,8 +13,7 @@ import { taskQueues } from '../domain/ids';
 import { ensureBoardingRawPurgeSchedule } from '../workflows/boarding-purge/client';
 import { ensureDailyReconciliationSchedule } from '../workflows/daily-reconciliation/client';
 import { ensureStatementCycleSchedule } from '../workflows/statement-cycle/client';
-import type { WorkflowCacheLimits } from './config';
-import { boardingRawRetentionDaysOf } from './config';
+import { boardingRawRetentionDaysOf, defaultWorkflowCacheLimits, type WorkflowCacheLimits } from './config';
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
 import { startScheduleKeeper } from './schedule-keeper';
@@ -65,9 +64,35 @@ export const queueWorkers: Record<string, QueueWorkerFactory> = {
   [taskQueues.lending]: (ctx) => createQueueWorker(ctx),
   // Portfolio boarding (DESIGN-processes P3): long batches on a pool of their own, so they never delay servicing.
   [taskQueues.boarding]: (ctx) => createQueueWorker(ctx),
-  // Deliveries wait on a queue of their own, so a slow receiver never holds back the others.
-  [taskQueues.webhooks]: (ctx) => createQueueWorker(ctx),
+  // Deliveries wait on a queue of their own, so a slow receiver never holds back the others. Its worker has
+  // `webhookSendSlots` more activity slots than its share of the database pool: an attempt's HTTP call holds its
+  // slot for up to the 15 s timeout but no connection, and with only the pool's share (7 of 30) five attempts to
+  // receivers that never answer left the other tenants' deliveries two slots between them.
+  [taskQueues.webhooks]: (ctx) =>
+    createQueueWorker({
+      ...ctx,
+      maxConcurrentActivityTaskExecutions: ctx.maxConcurrentActivityTaskExecutions + webhookSendSlots,
+    }),
+  // Deliveries the relay delayed (a tenant's burst past its pace, an endpoint whose breaker is open): their own
+  // pool, so a backlog of thousands never queues ahead of the live deliveries, with few workflow tasks at once so
+  // that it leaves the process's CPU to the live pool.
+  [taskQueues.webhooksBacklog]: (ctx) =>
+    createQueueWorker({
+      ...ctx,
+      maxConcurrentActivityTaskExecutions: ctx.maxConcurrentActivityTaskExecutions + webhookSendSlots,
+      workflowCache: {
+        ...(ctx.workflowCache ?? defaultWorkflowCacheLimits),
+        maxConcurrentWorkflowTaskExecutions: 2,
+      },
+    }),
 };
+
+/**
+ * Activity slots the `webhooks` worker adds for attempts' HTTP calls (which hold no database connection; the
+ * database activities beyond the pool's size wait for a connection for a few milliseconds). With the per-tenant cap
+ * of attempts in flight (5 by default), one tenant's hanging receivers take at most that many of them.
+ */
+export const webhookSendSlots = 50;
 
 /** Services every worker process runs (any number of instances is safe for each). */
 export const backgroundServices: BackgroundService[] = [

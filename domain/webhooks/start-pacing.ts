@@ -58,3 +58,12 @@ export function startDelayMs(
   const breakerDelay = openUntilMs !== null && openUntilMs > nowMs ? openUntilMs - nowMs + spreadMs : 0;
   return Math.max(pacedDelayMs, breakerDelay);
 }
+
+/**
+ * The task queue of a delivery the relay starts: `backlogQueue` when its start is delayed (its tenant is past its
+ * burst, or its endpoint's breaker is open), else `liveQueue`. Two pools: the tasks of one tenant's backlog of
+ * thousands never queue ahead of the other tenants' live deliveries.
+ */
+export function deliveryQueueFor(startDelayMs: number, liveQueue: string, backlogQueue: string): string {
+  return startDelayMs > 0 ? backlogQueue : liveQueue;
+}

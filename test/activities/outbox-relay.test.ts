@@ -356,6 +356,42 @@ describe('outbox relay', () => {
     expect(executionTimes[1]).toBeGreaterThanOrEqual(executionTimes[0]! + 900);
   });
 
+  it("takes tenants in turn within a pass: another tenant's later event is claimed beside a tenant's burst; a lone tenant still fills a pass", async () => {
+    const { tenantId: busy, taskQueue } = names();
+    const { tenantId: quiet } = names();
+    const database = db();
+    const busySubscription = await subscription(database, busy, ['payment.posted']);
+    const quietSubscription = await subscription(database, quiet, ['payment.posted']);
+    const busyEvents = [];
+    for (let i = 0; i < 30; i++) busyEvents.push(await insertOutboxEvent(database, { tenantId: busy }));
+    const quietEvent = await insertOutboxEvent(database, { tenantId: quiet });
+    const pass = (batchSize: number) =>
+      relayOutboxOnce({
+        db: database,
+        client,
+        taskQueue,
+        tenantIds: [busy, quiet],
+        batchSize,
+        perTenantBatchSize: 10,
+        startPacing: { ratePerSecond: 0, burst: 1 },
+      });
+    // FIFO would have claimed eleven of the burst; in turn, the quiet tenant's event is among them.
+    expect(await pass(11)).toEqual({ published: 11, deliveries: 11, workflowsStarted: 11 });
+    expect((await deliveriesOf(database, quiet)).map((d) => d.eventId)).toEqual([quietEvent.eventId]);
+    expect((await deliveriesOf(database, busy)).map((d) => d.eventId).sort()).toEqual(
+      busyEvents
+        .slice(0, 10)
+        .map((e) => e.eventId)
+        .sort(),
+    );
+    // The busy tenant alone: a pass is filled from its next rounds.
+    expect(await pass(15)).toEqual({ published: 15, deliveries: 15, workflowsStarted: 15 });
+    expect(await unpublished(database, busy)).toHaveLength(5);
+    for (const e of busyEvents.slice(0, 25))
+      startedWorkflowIds.push(webhookDeliveryWorkflowId(busy, busySubscription, e.eventId));
+    startedWorkflowIds.push(webhookDeliveryWorkflowId(quiet, quietSubscription, quietEvent.eventId));
+  });
+
   it('a webhook.test event goes to its target subscription only; the lag is measured', async () => {
     const { tenantId, taskQueue } = names();
     const database = db();

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planStarts, startDelayMs } from '../../domain/webhooks/start-pacing';
+import { deliveryQueueFor, planStarts, startDelayMs } from '../../domain/webhooks/start-pacing';
 
 describe('planStarts', () => {
   it('starts a burst at once, then one per interval', () => {
@@ -57,5 +57,13 @@ describe('startDelayMs', () => {
     expect(startDelayMs(45_000, 1000, 31_000)).toBe(45_000);
     expect(startDelayMs(250, 1000, null)).toBe(250);
     expect(startDelayMs(250, 1000, 500)).toBe(250);
+  });
+});
+
+describe('deliveryQueueFor', () => {
+  it('sends a delayed start to the backlog pool and the others to the live one', () => {
+    expect(deliveryQueueFor(0, 'webhooks', 'webhooks-backlog')).toBe('webhooks');
+    expect(deliveryQueueFor(1, 'webhooks', 'webhooks-backlog')).toBe('webhooks-backlog');
+    expect(deliveryQueueFor(60_000, 'webhooks', 'webhooks-backlog')).toBe('webhooks-backlog');
   });
 });

@@ -1,0 +1,1 @@
+CREATE INDEX "outbox_events_unpublished_tenant_idx" ON "outbox_events" USING btree ("tenant_id","id") WHERE "outbox_events"."published_at" is null;
