@@ -8,7 +8,13 @@ import { activitySlotsPerQueue, parseQueues } from '../../workers/run';
 
 describe('parseQueues', () => {
   it('defaults to every registered queue and keeps the order given, without duplicates', () => {
-    expect(parseQueues(undefined)).toEqual(['servicing', 'lending', 'boarding', 'webhooks', 'webhooks-backlog']);
+    expect(parseQueues(undefined)).toEqual([
+      'servicing',
+      'lending',
+      'boarding',
+      'webhooks',
+      'webhooks-backlog',
+    ]);
     expect(parseQueues('')).toEqual(['servicing', 'lending', 'boarding', 'webhooks', 'webhooks-backlog']);
     expect(parseQueues('lending, servicing,lending')).toEqual(['lending', 'servicing']);
   });
