@@ -152,7 +152,12 @@ function jsonBodyCheck(redacted: readonly string[]): MiddlewareHandler<AppEnv> {
     const unfaithful = unfaithfulNumbers(parsed);
     if (unfaithful.length > 0) {
       const errors = unfaithful.map(({ parameterName, text }) => {
-        const hidden = redacted.includes(parameterName);
+        // A number that looks like an identifier or an account number (its digits, or the double's reading of them)
+        // is never repeated in an error (DESIGN §3).
+        const hidden =
+          redacted.includes(parameterName) ||
+          findSensitiveData(text) !== null ||
+          findSensitiveData(String(Number(text))) !== null;
         const message = hidden
           ? `${parameterName}: this JSON number cannot be held exactly by a double; send it as a decimal string.`
           : `${parameterName}: the JSON number ${text} cannot be held exactly by a double (it would be read as ${String(Number(text))}); send it as a decimal string, e.g. "${text}".`;
