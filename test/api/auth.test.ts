@@ -353,7 +353,9 @@ describe('Service-Tenant', () => {
   });
 
   it('must be 1 to 64 lowercase letters, digits or hyphens', async () => {
-    for (const tenant of [cred.tenant.toUpperCase(), 'a'.repeat(65), 'tenant_one', 'ten ant', 'tenant.one']) {
+    // Fixed values: a random one (the token's tenant upper-cased) can hold a digit run the error must not repeat
+    // (domain/withheld-values.ts), and would then be answered with a null value.
+    for (const tenant of ['TENANT-ONE', 'a'.repeat(65), 'tenant_one', 'ten ant', 'tenant.one']) {
       const res = await send(ctx, '/v1/servicing/tasks', {
         headers: { authorization: `Bearer ${cred.token}`, 'service-tenant': tenant },
       });
