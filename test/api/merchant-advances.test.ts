@@ -81,6 +81,16 @@ const remit = (advanceId: string, day: string, amount: string, externalRecordRef
     effectiveDate: day,
   });
 
+/** A record-external remittance body for 2025-03-04 (1.00, a fresh externalRecordRef) with `overrides`. */
+const remittanceBody = (overrides: Record<string, unknown>) => ({
+  periodStart: '2025-03-04',
+  periodEnd: '2025-03-04',
+  amount: '1.00',
+  externalRecordRef: ref('rem'),
+  effectiveDate: '2025-03-04',
+  ...overrides,
+});
+
 async function reconciliation(advanceId: string): Promise<Json> {
   const res = await call(ctx, cred, 'GET', `/v1/merchant-advances/${advanceId}/reconciliation`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -595,14 +605,7 @@ describe('remittances and the reconciliation', () => {
       'error.msg.merchant.remittance.exceeds.outstanding',
     );
     const path = `/v1/merchant-advances/${id}/remittances/record-external`;
-    const body = (overrides: Record<string, unknown>) => ({
-      periodStart: '2025-03-04',
-      periodEnd: '2025-03-04',
-      amount: '1.00',
-      externalRecordRef: ref('rem'),
-      effectiveDate: '2025-03-04',
-      ...overrides,
-    });
+    const body = remittanceBody;
     expectShapeA(
       await call(ctx, cred, 'POST', path, body({ effectiveDate: '2199-01-01' })),
       400,
@@ -633,14 +636,7 @@ describe('record-external remittance currency', () => {
     const advance = await newAdvance();
     const id = advance.advanceId as string;
     const path = `/v1/merchant-advances/${id}/remittances/record-external`;
-    const body = (overrides: Record<string, unknown>) => ({
-      periodStart: '2025-03-04',
-      periodEnd: '2025-03-04',
-      amount: '1.00',
-      externalRecordRef: ref('rem'),
-      effectiveDate: '2025-03-04',
-      ...overrides,
-    });
+    const body = remittanceBody;
     const other = advance.currency === 'EUR' ? 'USD' : 'EUR';
     const linesBefore = (await journalOf(id)).lines.length;
     const refused = expectShapeA(
