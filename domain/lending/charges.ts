@@ -1,7 +1,7 @@
 /**
  * Charge definitions of the lending core (spec § Lending core writes: `POST /v1/charges`, "charge definitions,
  * created before products attach them by id"; issue 3 §1), in Apache Fineract's names and integer codes
- * (`codeDefinitions` of ../shared/vectors/fineract-schedules.json, apache/fineract commit 4198b0bc).
+ * (`codeDefinitions` of test/vectors/fineract-schedules.json, apache/fineract commit 4198b0bc).
  *
  * Supported here (what domain/schedule.ts computes):
  * - `chargeAppliesTo` 1 LOAN (Fineract `ChargeAppliesTo`; savings 2, client 3 and shares 4 are not loan charges);

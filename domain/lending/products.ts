@@ -4,7 +4,7 @@
  * default payment allocation, and the configuration status that loan approval relies on. Pure: no clock, no I/O.
  *
  * Calculation settings use Apache Fineract's names and integer codes, which domain/schedule.ts's `ScheduleInput`
- * consumes unchanged (`codeDefinitions` of ../shared/vectors/fineract-schedules.json, apache/fineract commit
+ * consumes unchanged (`codeDefinitions` of test/vectors/fineract-schedules.json, apache/fineract commit
  * 4198b0bc): `repaymentFrequencyType` 0 days, 1 weeks, 2 months, 3 years; `interestRateFrequencyType` the same plus
  * 4 whole term; `interestType` 0 declining balance, 1 flat; `amortizationType` 0 equal principal, 1 equal
  * installments; `interestCalculationPeriodType` 0 daily, 1 same as repayment period; `daysInYearType` 1 actual,

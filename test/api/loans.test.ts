@@ -4,7 +4,7 @@
  * § Native loan list item; § Limits: native lists; § Errors: Shape A with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay).
  *
- * Oracle of the preview: every case of ../shared/vectors/fineract-schedules.json (Apache Fineract's own tests,
+ * Oracle of the preview: every case of test/vectors/fineract-schedules.json (Apache Fineract's own tests,
  * commit 4198b0bc): the product is created from the case's settings through `POST /v1/loanproducts`, the case's
  * loan is previewed through `POST /v1/loans?command=calculateLoanSchedule`, and every field the source asserts
  * (non-null) must match. The read's paid and outstanding amounts are checked against rows written here the way

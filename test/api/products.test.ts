@@ -2,7 +2,7 @@
  * Charge definitions and loan products through the app on the real database (spec § Loan product; § Lending
  * core reads and writes: /v1/charges, /v1/loanproducts; Shape A errors with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay), and `getProductForLoan`: the product built from each case's settings of
- * ../shared/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/schedule.ts, give the
+ * test/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/schedule.ts, give the
  * schedule Fineract asserted.
  */
 import Decimal from 'decimal.js';

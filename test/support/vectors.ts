@@ -1,17 +1,17 @@
 /**
- * Published test vectors (`../shared/vectors/` beside the repository; see its README): resolved from
- * this file's location, so tests find them in any clone that has `shared/` beside it.
+ * Published test vectors (`test/vectors/`, each with its source in that folder's README): resolved from
+ * this file's location, so every clone of the repository has them.
  */
 import { readFileSync } from 'node:fs';
 
-/** Parses `../shared/vectors/<name>` as JSON. */
+/** Parses `test/vectors/<name>` as JSON. */
 export function readVector<T>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`../../../shared/vectors/${name}`, import.meta.url), 'utf8')) as T;
+  return JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8')) as T;
 }
 
 /**
  * The `POST /v1/loanproducts` body of the product a Fineract vector case's loan was made from
- * (`inputs` of ../shared/vectors/fineract-schedules.json), with the given `lmsConfig`.
+ * (`inputs` of test/vectors/fineract-schedules.json), with the given `lmsConfig`.
  */
 export function productBodyOfVectorCase(
   // biome-ignore lint/suspicious/noExplicitAny: the vector file's inputs are read field by field

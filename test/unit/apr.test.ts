@@ -2,7 +2,7 @@
  * Regulation Z Appendix J actuarial APR (domain/apr.ts).
  *
  * Oracles:
- * - Published: every example of ../shared/vectors/apr-appendix-j.json (App. J (c)); a computed APR
+ * - Published: every example of test/vectors/apr-appendix-j.json (App. J (c)); a computed APR
  *   passes when, rounded half-up to 2 decimals, it equals `publishedApr` ((b)(9)). Each case runs once in
  *   the printed t/f form and, where the case gives dates, once from the dates.
  * - Date conversion ((b)(3)–(b)(5)): dated schedules whose t/f are worked out by hand in the comments
@@ -48,7 +48,7 @@ interface VectorCase {
 }
 
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/apr-appendix-j.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../vectors/apr-appendix-j.json', import.meta.url), 'utf8'),
 ) as { cases: VectorCase[] };
 
 const namedUnitPeriods: Record<string, NamedUnitPeriod> = {

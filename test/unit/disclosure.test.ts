@@ -2,7 +2,7 @@
  * Regulation Z §1026.18 disclosure (domain/disclosure.ts).
  *
  * Oracles:
- * - Published: every example of ../shared/vectors/apr-appendix-j.json (12 CFR 1026 App. J (c)). A loan
+ * - Published: every example of test/vectors/apr-appendix-j.json (12 CFR 1026 App. J (c)). A loan
  *   whose schedule has exactly a case's payments, with no prepaid finance charge, must disclose the case's
  *   published APR and its total of payments.
  * - Hand-checked: a 12-month loan with an origination fee and a single-payment loan, the arithmetic of
@@ -41,7 +41,7 @@ interface VectorCase {
 }
 
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/apr-appendix-j.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../vectors/apr-appendix-j.json', import.meta.url), 'utf8'),
 ) as { cases: VectorCase[] };
 
 function isoOf(ms: number): string {

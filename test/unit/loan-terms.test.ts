@@ -2,7 +2,7 @@
  * Loan applications against their product (domain/lending/loan-terms.ts).
  *
  * Oracles:
- * - Published: every case of ../shared/vectors/fineract-schedules.json, given as a loan application on a
+ * - Published: every case of test/vectors/fineract-schedules.json, given as a loan application on a
  *   product with the case's settings, resolves to exactly the schedule domain/schedule.ts gives for the case's
  *   inputs (which unit/schedule.test.ts checks against Fineract's asserted rows).
  * - Fineract's rules and codes (`LoanApplicationValidator`, `LoanScheduleValidator`, commit 4198b0bc): each
@@ -722,7 +722,7 @@ interface VectorCase {
   };
 }
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/fineract-schedules.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../vectors/fineract-schedules.json', import.meta.url), 'utf8'),
 ) as { cases: VectorCase[] };
 
 describe('resolveLoanApplication — Fineract vectors (shared/vectors/fineract-schedules.json)', () => {

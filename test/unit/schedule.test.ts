@@ -2,7 +2,7 @@
  * Cumulative amortization schedules (domain/schedule.ts), Apache Fineract's generator.
  *
  * Oracles:
- * - Published: every case of ../shared/vectors/fineract-schedules.json (Fineract's own e2e and integration
+ * - Published: every case of test/vectors/fineract-schedules.json (Fineract's own e2e and integration
  *   tests, commit 4198b0bc); every asserted (non-null) field must match.
  * - Hand-checked: features the vectors do not cover, with the arithmetic in the comments. "mc" is Fineract's
  *   MathContext(12, HALF_EVEN); money is rounded HALF_EVEN to the currency's digits.
@@ -78,7 +78,7 @@ interface VectorCase {
 }
 
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/fineract-schedules.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../vectors/fineract-schedules.json', import.meta.url), 'utf8'),
 ) as { cases: VectorCase[] };
 
 function inputOf(c: VectorCase): ScheduleInput {
