@@ -2025,7 +2025,8 @@ try {
           : {
               ratePerSecond: 2,
               baselineSeconds: 30,
-              presentSeconds: 90,
+              // Long enough that the last half (the memory check's window) begins after B's ~80 s of starts.
+              presentSeconds: 270,
               eventsPerDeadSubscription: 160,
               floorMs: 1000,
             },

@@ -2,14 +2,15 @@
  * Records histories of the workflows on the time-skipping test server into test/workflows/histories/
  * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
- * deliberate, versioned (`patched()`) change, naming the processes to re-record (none = all):
+ * deliberate, versioned (`patched()`) change that added a scenario, naming the processes (none = all). The fixtures
+ * are append-only: a scenario whose file exists is run but never written again, so only new scenarios are written:
  *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
- * Each process keeps its own task queue so a re-recording writes the same histories as before.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
  * Unknown process names: exit code 2 and nothing recorded.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { WorkflowUpdateStage } from '@temporalio/client';
@@ -60,7 +61,11 @@ import type { privacyRequestWorkflow } from '../workflows/privacy-request/workfl
 import { getStateQuery as getPromiseStateQuery, paymentPostedSignal } from '../workflows/promise/messages';
 import type { promiseWorkflow } from '../workflows/promise/workflow';
 import type { tenantStatementCycleWorkflow } from '../workflows/statement-cycle/workflow';
-import { cancelDeliverySignal, getDeliveryStateQuery } from '../workflows/webhook-delivery/messages';
+import {
+  admissionWakeSignal,
+  cancelDeliverySignal,
+  getDeliveryStateQuery,
+} from '../workflows/webhook-delivery/messages';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
 
@@ -166,21 +171,27 @@ function privacyRequest(): RecordedProcess {
 
 /**
  * `webhookDeliveryWorkflow`: retried, then succeeded; cancelled while waiting for a retry; (with the admission step,
- * patch `webhook-endpoint-breaker`) held by an open endpoint breaker, then admitted and succeeded.
+ * patch `webhook-endpoint-breaker`) held by an open endpoint breaker, then admitted and succeeded; (patch
+ * `webhook-admission-wake`) refused for its tenant's cap, woken by a signal, succeeded, and woke another.
  */
 function webhookDelivery(): RecordedProcess {
   const taskQueue = 'record-webhook-histories';
   /** Answers per attempt of the scenario being recorded (status null = no answer). */
   let answers: (number | null)[] = [];
-  /** Refusals `admitWebhookAttempt` answers before it admits (the scenario being recorded). */
+  /** Refusals `admitWebhookAttempt` answers before it admits, and their reason (the scenario being recorded). */
   let refusals = 0;
+  let refusalReason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY' = 'BREAKER_OPEN';
+  /** Workflow ids `recordWebhookAttempt` names to wake (the scenario being recorded). */
+  let toWake: string[] = [];
   return {
     taskQueue,
     activities: {
       admitWebhookAttempt: async () => {
         if (refusals === 0) return { admitted: true, probe: false };
         refusals -= 1;
-        return { admitted: false, reason: 'BREAKER_OPEN', waitMs: 30_000 };
+        return refusalReason === 'BREAKER_OPEN'
+          ? { admitted: false, reason: 'BREAKER_OPEN', waitMs: 30_000 }
+          : { admitted: false, reason: 'TENANT_AT_CAPACITY', waitMs: 600_000 };
       },
       prepareWebhookAttempt: async (input: { deliveryId: string }) => ({
         proceed: true,
@@ -205,17 +216,39 @@ function webhookDelivery(): RecordedProcess {
         deliveryState:
           input.responseStatus === 200 ? 'SUCCEEDED' : input.nextAttemptAt ? 'RETRYING' : 'FAILED',
         disabledReason: null,
+        wake: toWake,
       }),
-      cancelWebhookDelivery: async () => ({ deliveryState: 'CANCELLED' }),
+      cancelWebhookDelivery: async () => ({ deliveryState: 'CANCELLED', wake: [] }),
     },
     async record(env, save) {
-      for (const [name, scenario, cancel, refused] of [
-        ['retried-then-succeeded', [500, null, 200], false, 0],
-        ['cancelled-while-waiting', [503], true, 0],
-        ['breaker-waited-then-succeeded', [200], false, 1],
-      ] as const) {
+      const scenarios: [
+        name: string,
+        answers: (number | null)[],
+        cancel: boolean,
+        refused: number,
+        reason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY',
+        wake: string[],
+      ][] = [
+        ['retried-then-succeeded', [500, null, 200], false, 0, 'BREAKER_OPEN', []],
+        ['cancelled-while-waiting', [503], true, 0, 'BREAKER_OPEN', []],
+        ['breaker-waited-then-succeeded', [200], false, 1, 'BREAKER_OPEN', []],
+        // Patch `webhook-admission-wake`: refused for the tenant's cap, woken by a signal before its 10-minute
+        // safety timer, admitted, succeeded, and then signals the waiting delivery its record named (which has
+        // ended: the failed signal is no matter).
+        [
+          'capacity-woken-then-succeeded-woke-another',
+          [200],
+          false,
+          1,
+          'TENANT_AT_CAPACITY',
+          ['webhook-delivery/fixture/1/evt_gone'],
+        ],
+      ];
+      for (const [name, scenario, cancel, refused, reason, wake] of scenarios) {
         answers = [...scenario];
         refusals = refused;
+        refusalReason = reason;
+        toWake = wake;
         const input: WebhookDeliveryInput = {
           tenantId: 'fixture',
           subscriptionId: 1,
@@ -238,6 +271,14 @@ function webhookDelivery(): RecordedProcess {
             await new Promise((resolve) => setTimeout(resolve, 50));
           }
           await handle.signal(cancelDeliverySignal, { reason: 'SUBSCRIPTION_DEACTIVATED' });
+        }
+        if (reason === 'TENANT_AT_CAPACITY') {
+          for (;;) {
+            const state = await handle.query(getDeliveryStateQuery);
+            if (state.nextAttemptAt !== null) break;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          await handle.signal(admissionWakeSignal);
         }
         await handle.result();
         await save(name, await handle.fetchHistory());
@@ -741,6 +782,13 @@ try {
     await worker.runUntil(() =>
       recorded.record(env, async (scenario, fetched) => {
         const file = path.join(projectRoot, 'test', 'workflows', 'histories', `${name}-${scenario}.json`);
+        // Fixtures are append-only: one recorded before stays as it is (a workflow change is a patch and a new one).
+        if (existsSync(file)) {
+          process.stdout.write(
+            `kept ${path.relative(projectRoot, file)} (recorded before; never re-recorded)\n`,
+          );
+          return;
+        }
         const history = proto.temporal.api.history.v1.History.toObject(
           proto.temporal.api.history.v1.History.fromObject(fetched),
           { longs: String, enums: String, bytes: String, defaults: false },

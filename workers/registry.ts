@@ -75,17 +75,24 @@ export const queueWorkers: Record<string, QueueWorkerFactory> = {
     }),
   // Deliveries the relay delayed (a tenant's burst past its pace, an endpoint whose breaker is open): their own
   // pool, so a backlog of thousands never queues ahead of the live deliveries, with few workflow tasks at once so
-  // that it leaves the process's CPU to the live pool.
+  // that it leaves the process's CPU to the live pool, and a small sticky cache: a backlog delivery waits minutes
+  // between its tasks (for a wake-up or a retry), so caching it saves little and holds about 1 MB a delivery.
   [taskQueues.webhooksBacklog]: (ctx) =>
     createQueueWorker({
       ...ctx,
       maxConcurrentActivityTaskExecutions: ctx.maxConcurrentActivityTaskExecutions + webhookSendSlots,
       workflowCache: {
-        ...(ctx.workflowCache ?? defaultWorkflowCacheLimits),
+        maxCachedWorkflows: Math.min(
+          backlogMaxCachedWorkflows,
+          (ctx.workflowCache ?? defaultWorkflowCacheLimits).maxCachedWorkflows,
+        ),
         maxConcurrentWorkflowTaskExecutions: 2,
       },
     }),
 };
+
+/** Sticky cache of the `webhooks-backlog` worker, in workflows (at most the process's `WORKER_MAX_CACHED_WORKFLOWS`). */
+export const backlogMaxCachedWorkflows = 10;
 
 /**
  * Activity slots the `webhooks` worker adds for attempts' HTTP calls (which hold no database connection; the

@@ -15,9 +15,17 @@
  *   attempt becomes its probe → `{admitted: true, probe}`.
  * A refused delivery's `nextAttemptAt` is moved to when it will ask again. A retried call for a
  * delivery that already holds a slot is admitted again. Instants come from the workflow (`at`).
+ *
+ * A caller that names its workflow (`workflowId`: the workflow handles the `admissionWake` signal) waits for a
+ * wake-up rather than asking again on a timer: a refused delivery joins its tenant's queue
+ * (`activities/webhooks/admission-waiters.ts`, keeping its place when refused again) and is told to wait 5 to 10
+ * minutes (`wakeWaitMs`, a safety net), except the one delivery per endpoint that holds a timer to its open
+ * breaker's next change (the endpoint's waker, `takesWakerPart`: told the breaker's wait). An admitted delivery
+ * leaves the queue. Without `workflowId` (deliveries started before the wake-up existed), refusals wait on timers
+ * as before. When the tenant's lock is busy the answer is a short timed wait either way (not queued).
  * Errors: none of its own (a database failure is retried by the workflow's activity policy).
  */
-import { and, count, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, count, eq, gt, inArray, lte } from 'drizzle-orm';
 import { webhookDeliveries, webhookDeliverySlots, webhookEndpointBreakers } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import {
@@ -28,10 +36,13 @@ import {
   closedBreaker,
   deliverySlotLeaseMs,
   slotWaitMs,
+  takesWakerPart,
   tenantHasSlot,
+  wakeWaitMs,
 } from '../../domain/webhooks/circuit-breaker';
 import { defaultWebhookLimits } from '../../domain/webhooks/limits';
 import type { Deps } from '../deps';
+import { dequeueWaiter, enqueueWaiter, tryLockTenantAdmission } from './admission-waiters';
 
 export interface AdmitWebhookAttemptInput {
   tenantId: string;
@@ -42,6 +53,8 @@ export interface AdmitWebhookAttemptInput {
   at: string;
   /** Refusals for lack of a tenant slot this delivery has had in a row (0 on the first ask). */
   refusals: number;
+  /** The delivery's workflow id when it waits for a wake-up signal once refused (see above); absent: timed waits. */
+  workflowId?: string;
 }
 
 export type AdmitWebhookAttemptResult =
@@ -53,8 +66,11 @@ export type AdmitWebhookAttemptResult =
       waitMs: number;
     };
 
-/** The breaker row of a subscription, locked `FOR UPDATE`; a CLOSED breaker when there is none. */
-export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: number): Promise<BreakerState> {
+/** A breaker as stored: its state, and its waker (the delivery holding a timer to its next change; see above). */
+export type StoredBreaker = BreakerState & { wakerDeliveryId: string | null; wakerUntilMs: number | null };
+
+/** The breaker row of a subscription, locked `FOR UPDATE`; a CLOSED breaker with no waker when there is none. */
+export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: number): Promise<StoredBreaker> {
   const [row] = await tx
     .select()
     .from(webhookEndpointBreakers)
@@ -65,7 +81,7 @@ export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: numb
       ),
     )
     .for('update');
-  if (!row) return closedBreaker;
+  if (!row) return { ...closedBreaker, wakerDeliveryId: null, wakerUntilMs: null };
   return {
     state: row.state as BreakerStateName,
     consecutiveFailures: row.consecutiveFailures,
@@ -73,6 +89,8 @@ export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: numb
     openUntilMs: row.openUntil?.getTime() ?? null,
     probeDeliveryId: row.probeDeliveryId,
     probeUntilMs: row.probeUntil?.getTime() ?? null,
+    wakerDeliveryId: row.wakerDeliveryId,
+    wakerUntilMs: row.wakerUntil?.getTime() ?? null,
   };
 }
 
@@ -112,10 +130,7 @@ export const admitWebhookAttempt =
       // Never wait for the tenant's lock: under a backlog of thousands of one tenant's deliveries, waiting here
       // held a pooled connection and a worker activity slot per waiter, and every tenant's deliveries then waited
       // for those. Another admission of the tenant in progress means the tenant is busy: ask again later.
-      const [locked] = (await tx.execute(
-        sql`select pg_try_advisory_xact_lock(hashtext(${`webhook-admission/${input.tenantId}`})) as locked`,
-      )) as unknown as { locked: boolean }[];
-      if (!locked?.locked) {
+      if (!(await tryLockTenantAdmission(tx, input.tenantId))) {
         return {
           admitted: false,
           reason: 'TENANT_AT_CAPACITY',
@@ -137,7 +152,34 @@ export const admitWebhookAttempt =
 
       const breaker = await lockBreaker(tx, input.tenantId, input.subscriptionId);
       const verdict = admitThroughBreaker(breaker, input.deliveryId, nowMs);
-      const refuse = async (reason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY', waitMs: number) => {
+      const breakerWhere = and(
+        eq(webhookEndpointBreakers.tenantId, input.tenantId),
+        eq(webhookEndpointBreakers.subscriptionId, input.subscriptionId),
+      );
+      const refuse = async (reason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY', timedWaitMs: number) => {
+        let waitMs = timedWaitMs;
+        if (input.workflowId !== undefined) {
+          await enqueueWaiter(tx, {
+            tenantId: input.tenantId,
+            deliveryId: input.deliveryId,
+            subscriptionId: input.subscriptionId,
+            workflowId: input.workflowId,
+            reason,
+            at,
+          });
+          const waker =
+            breaker.wakerDeliveryId === null
+              ? null
+              : { deliveryId: breaker.wakerDeliveryId, untilMs: breaker.wakerUntilMs ?? 0 };
+          if (reason === 'BREAKER_OPEN' && takesWakerPart(waker, input.deliveryId, nowMs)) {
+            await tx
+              .update(webhookEndpointBreakers)
+              .set({ wakerDeliveryId: input.deliveryId, wakerUntil: new Date(nowMs + timedWaitMs) })
+              .where(breakerWhere);
+          } else {
+            waitMs = wakeWaitMs(Math.random());
+          }
+        }
         await tx
           .update(webhookDeliveries)
           .set({ nextAttemptAt: new Date(nowMs + waitMs) })
@@ -173,6 +215,13 @@ export const admitWebhookAttempt =
         subscriptionId: input.subscriptionId,
         expiresAt,
       });
+      await dequeueWaiter(tx, input.tenantId, input.deliveryId);
       if (verdict.probe) await storeBreaker(tx, input.tenantId, input.subscriptionId, verdict.next, at);
+      // The endpoint's waker that goes itself (as the probe, or the breaker closed meanwhile) gives the part up.
+      if (breaker.wakerDeliveryId === input.deliveryId)
+        await tx
+          .update(webhookEndpointBreakers)
+          .set({ wakerDeliveryId: null, wakerUntil: null })
+          .where(breakerWhere);
       return { admitted: true, probe: verdict.probe };
     });

@@ -14,6 +14,9 @@
  * The endpoint's circuit breaker (domain/webhooks/circuit-breaker.ts) counts the outcome once:
  * 2xx closes it, a failure counts towards opening it (or re-opens it after a failed probe); the
  * delivery's slot in its tenant's concurrency cap (`admitWebhookAttempt`) is freed.
+ * With `wakeWaiters`, the slot and the breaker change under the tenant's admission lock, and the result names the
+ * waiting deliveries of the tenant to wake (`wake`: workflow ids, for the caller to signal `admissionWake`; see
+ * `activities/webhooks/admission-waiters.ts`); without it (deliveries started before the wake-up), `wake` is empty.
  * Instants are ISO strings chosen by the workflow (its deterministic clock), not `deps.clock()`,
  * so the 5-day rule follows the delivery's own timeline.
  */
@@ -27,12 +30,14 @@ import {
 } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { breakerAfterAttempt } from '../../domain/webhooks/circuit-breaker';
+import { defaultWebhookLimits } from '../../domain/webhooks/limits';
 import {
   isGoneStatus,
   isSuccessStatus,
   shouldDisableForFailures,
 } from '../../domain/webhooks/retry-schedule';
 import type { Deps } from '../deps';
+import { lockTenantAdmission, waitersToWake } from './admission-waiters';
 import { lockBreaker, storeBreaker } from './admit-webhook-attempt';
 
 export type WebhookDeliveryState = 'PENDING' | 'RETRYING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
@@ -50,12 +55,16 @@ export interface RecordWebhookAttemptInput {
   error: string | null;
   /** ISO instant of the next planned attempt; null when this was the last one. */
   nextAttemptAt: string | null;
+  /** Name the waiting deliveries to wake (the caller signals them). */
+  wakeWaiters?: boolean;
 }
 
 export interface RecordWebhookAttemptResult {
   deliveryState: WebhookDeliveryState;
   /** Set when this attempt disabled the subscription (`GONE` or `FAILING`). */
   disabledReason: 'GONE' | 'FAILING' | null;
+  /** Workflow ids of the waiting deliveries to signal `admissionWake` (empty without `wakeWaiters`). */
+  wake: string[];
 }
 
 export const recordWebhookAttempt =
@@ -63,6 +72,8 @@ export const recordWebhookAttempt =
   async (input: RecordWebhookAttemptInput): Promise<RecordWebhookAttemptResult> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const at = new Date(input.at);
+      // First, before any row lock: an admission holds this lock while it locks the breaker row.
+      if (input.wakeWaiters) await lockTenantAdmission(tx, input.tenantId);
       const inserted = await tx
         .insert(webhookDeliveryAttempts)
         .values({
@@ -180,5 +191,13 @@ export const recordWebhookAttempt =
             eq(webhookDeliveries.deliveryId, input.deliveryId),
           ),
         );
-      return { deliveryState: state, disabledReason };
+      const wake = input.wakeWaiters
+        ? await waitersToWake(tx, {
+            tenantId: input.tenantId,
+            subscriptionId: input.subscriptionId,
+            at: new Date(at.getTime() + input.latencyMs),
+            cap: (deps.webhookLimits ?? defaultWebhookLimits).maxConcurrentDeliveriesPerTenant,
+          })
+        : [];
+      return { deliveryState: state, disabledReason, wake };
     });

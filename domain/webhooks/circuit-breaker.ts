@@ -174,3 +174,46 @@ export function breakerWaitMs(breaker: BreakerState, untilMs: number, nowMs: num
   const remaining = Math.max(0, until - nowMs);
   return remaining + Math.round(random * Math.min(5_000, remaining / 10));
 }
+
+/**
+ * Wait in ms of a refused delivery that waits for a wake-up signal (`webhook_admission_waiters`) rather than a
+ * timer of its own: 5 to 10 minutes by `random` in [0, 1). It is only a safety net, for a wake-up that was lost
+ * (the signalling workflow's worker died between recording and signalling) or a slot that freed itself by
+ * expiring; in the normal course the delivery is woken by the attempt that frees its slot or its endpoint.
+ */
+export const wakeWaitBaseMs = 300_000;
+export function wakeWaitMs(random: number): number {
+  if (!(random >= 0 && random < 1)) throw new Error('random must be in [0, 1)');
+  return Math.round(wakeWaitBaseMs * (1 + random));
+}
+
+/** How long after its timer was due a breaker's waker may be late before another delivery takes its part, in ms. */
+export const wakerGraceMs = 30_000;
+
+/** The delivery that holds a timer to the breaker's next change, and when it fires (epoch ms). */
+export interface BreakerWaker {
+  deliveryId: string;
+  untilMs: number;
+}
+
+/**
+ * Whether `deliveryId`, refused by a breaker that is not CLOSED at `nowMs`, becomes (or stays) the endpoint's
+ * waker: there is none, it is this delivery, or the one there is overdue by more than `wakerGraceMs` (its
+ * workflow ended or lost its timer). Every other refused delivery of the endpoint waits to be woken.
+ */
+export function takesWakerPart(waker: BreakerWaker | null, deliveryId: string, nowMs: number): boolean {
+  if (waker === null || waker.deliveryId === deliveryId) return true;
+  return nowMs > waker.untilMs + wakerGraceMs;
+}
+
+/** How long a wake-up sent to a waiting delivery counts as pending (it will ask soon), in ms. */
+export const wakeAnswerMs = 30_000;
+
+/**
+ * How many waiting deliveries of a tenant to wake once a slot or an endpoint freed: the free slots under `cap`
+ * (`inFlight` attempts holding one), less the wake-ups already sent and not yet answered (`pendingWakes`), never
+ * below 0. Waking more would only have them refused again.
+ */
+export function wakeCount(cap: number, inFlight: number, pendingWakes: number): number {
+  return Math.max(0, cap - inFlight - pendingWakes);
+}

@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createWebhookDeliveryActivities } from '../../activities/webhooks';
 import { openSealedSecret, sealSecret } from '../../activities/webhooks/sealed-secrets';
 import { sendWebhook } from '../../activities/webhooks/send-webhook';
+import { webhookEndpointBreakers } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
 import { attemptTimeoutMs, connectTimeoutMs } from '../../domain/webhooks/retry-schedule';
 import {
   createSubscriptionFixture,
@@ -87,9 +89,11 @@ describe('prepareWebhookAttempt', () => {
     const at = new Date().toISOString();
     expect(await ops.cancelWebhookDelivery({ tenantId: f.tenantId, deliveryId: f.deliveryId, at })).toEqual({
       deliveryState: 'CANCELLED',
+      wake: [],
     });
     expect(await ops.cancelWebhookDelivery({ tenantId: f.tenantId, deliveryId: f.deliveryId, at })).toEqual({
       deliveryState: 'CANCELLED',
+      wake: [],
     });
     expect(await ops.prepareWebhookAttempt(f)).toEqual({
       proceed: false,
@@ -116,10 +120,12 @@ describe('recordWebhookAttempt', () => {
     expect(await ops.recordWebhookAttempt(first)).toEqual({
       deliveryState: 'RETRYING',
       disabledReason: null,
+      wake: [],
     });
     expect(await ops.recordWebhookAttempt(first)).toEqual({
       deliveryState: 'RETRYING',
       disabledReason: null,
+      wake: [],
     });
     let read = await readDelivery(h.db, f.tenantId, f.deliveryId);
     expect(read.attempts).toHaveLength(1);
@@ -154,8 +160,13 @@ describe('recordWebhookAttempt', () => {
     expect(await ops.recordWebhookAttempt(input)).toEqual({
       deliveryState: 'FAILED',
       disabledReason: 'GONE',
+      wake: [],
     });
-    expect(await ops.recordWebhookAttempt(input)).toEqual({ deliveryState: 'FAILED', disabledReason: null });
+    expect(await ops.recordWebhookAttempt(input)).toEqual({
+      deliveryState: 'FAILED',
+      disabledReason: null,
+      wake: [],
+    });
     const subscription = await readSubscription(h.db, f.tenantId, f.subscriptionId);
     expect(subscription).toMatchObject({ status: 'DISABLED', disabledReason: 'GONE', version: 2 });
   });
@@ -253,6 +264,24 @@ async function slotCount(tenantId: string): Promise<number> {
     sql`select count(*)::text as n from webhook_delivery_slots where tenant_id = ${tenantId}`,
   );
   return Number(rows[0]!.n);
+}
+
+/** The tenant's queue of deliveries waiting for admission, in order, and whether each has a wake-up pending. */
+async function waiterRows(tenantId: string) {
+  const rows = await h.db.execute<{ delivery_id: string; woken: boolean }>(
+    sql`select delivery_id, woken_at is not null as woken from webhook_admission_waiters
+        where tenant_id = ${tenantId} order by id`,
+  );
+  return rows.map((r) => ({ delivery_id: r.delivery_id, woken: r.woken }));
+}
+
+/** The delivery holding the breaker's timer (its waker), or null. */
+async function wakerOf(tenantId: string, subscriptionId: number): Promise<string | null> {
+  const rows = await h.db.execute<{ waker: string | null }>(
+    sql`select waker_delivery_id as waker from webhook_endpoint_breakers
+        where tenant_id = ${tenantId} and subscription_id = ${subscriptionId}`,
+  );
+  return rows[0]?.waker ?? null;
 }
 
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
@@ -408,6 +437,196 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
     } finally {
       await holder.end();
     }
+  });
+
+  it('waiting for a wake-up: a refused delivery queues (a 5–10 min safety wait); a freed slot names the oldest waiting, no more than the free slots; one refused again keeps its place', async () => {
+    const limited = createWebhookDeliveryActivities({
+      ...h.deps,
+      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 2 },
+    });
+    const f = await fixture();
+    const [a, b, c, d, e] = await moreDeliveries(f, 5);
+    const workflowOf = (deliveryId: string) => `wf/${deliveryId}`;
+    const ask = (deliveryId: string, atMs: number) =>
+      limited.admitWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        at: iso(atMs),
+        refusals: 0,
+        workflowId: workflowOf(deliveryId),
+      });
+    const record = (deliveryId: string, atMs: number) =>
+      limited.recordWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        attempt: 1,
+        at: iso(atMs),
+        responseStatus: 200,
+        latencyMs: 3,
+        error: null,
+        nextAttemptAt: null,
+        wakeWaiters: true,
+      });
+    expect(await ask(a!, T0)).toMatchObject({ admitted: true });
+    expect(await ask(b!, T0)).toMatchObject({ admitted: true });
+    for (const [i, waiting] of [c!, d!, e!].entries()) {
+      const refused = await ask(waiting, T0 + 1 + i);
+      if (refused.admitted) throw new Error(`${waiting} was admitted over the cap`);
+      expect(refused.reason).toBe('TENANT_AT_CAPACITY');
+      expect(refused.waitMs).toBeGreaterThanOrEqual(300_000);
+      expect(refused.waitMs).toBeLessThanOrEqual(600_000);
+    }
+    expect(await waiterRows(f.tenantId)).toEqual([c, d, e].map((id) => ({ delivery_id: id, woken: false })));
+
+    // a's outcome frees one slot: c, the oldest, is named (once: its wake-up is pending, d is not named for it).
+    expect(await record(a!, T0 + 100)).toMatchObject({ wake: [workflowOf(c!)] });
+    expect(await waiterRows(f.tenantId)).toEqual([
+      { delivery_id: c, woken: true },
+      { delivery_id: d, woken: false },
+      { delivery_id: e, woken: false },
+    ]);
+    // A record run twice names no one more (c's wake-up is still pending and the slot is c's to take).
+    expect(await record(a!, T0 + 100)).toMatchObject({ wake: [] });
+    // c asks and is admitted: it leaves the queue.
+    expect(await ask(c!, T0 + 200)).toMatchObject({ admitted: true });
+    expect((await waiterRows(f.tenantId)).map((w) => w.delivery_id)).toEqual([d, e]);
+
+    // b's outcome names d; a newcomer takes the slot first, so d is refused again and keeps its place before e.
+    expect(await record(b!, T0 + 300)).toMatchObject({ wake: [workflowOf(d!)] });
+    const [late] = await moreDeliveries(f, 1);
+    expect(await ask(late!, T0 + 301)).toMatchObject({ admitted: true });
+    expect(await ask(d!, T0 + 302)).toMatchObject({ admitted: false, reason: 'TENANT_AT_CAPACITY' });
+    expect(await waiterRows(f.tenantId)).toEqual([
+      { delivery_id: d, woken: false },
+      { delivery_id: e, woken: false },
+    ]);
+
+    // Without a workflow id (a delivery started before the wake-up existed), a refusal is a short timed wait, not queued.
+    const [old] = await moreDeliveries(f, 1);
+    const timed = await limited.admitWebhookAttempt({
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId: old!,
+      at: iso(T0 + 303),
+      refusals: 0,
+    });
+    if (timed.admitted) throw new Error('unreachable');
+    expect(timed.waitMs).toBeLessThanOrEqual(375);
+    expect((await waiterRows(f.tenantId)).map((w) => w.delivery_id)).not.toContain(old);
+
+    expect(await record(c!, T0 + 400)).toMatchObject({ wake: [workflowOf(d!)] });
+  });
+
+  it("an open breaker: one waiting delivery keeps the breaker's timer (the waker), the others wait to be woken; a failed probe has a waiting one take the part, a successful one wakes them up to the free slots", async () => {
+    const limited = createWebhookDeliveryActivities({
+      ...h.deps,
+      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 2 },
+    });
+    const f = await fixture();
+    const deliveries = await moreDeliveries(f, 4);
+    const [w1, w2, w3, w4] = deliveries;
+    const openUntil = T0 + 30_000;
+    await withTenantTransaction(h.db, f.tenantId, (tx) =>
+      tx.insert(webhookEndpointBreakers).values({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        state: 'OPEN',
+        consecutiveFailures: 5,
+        openings: 1,
+        openUntil: new Date(openUntil),
+      }),
+    );
+    const ask = (deliveryId: string, atMs: number) =>
+      limited.admitWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        at: iso(atMs),
+        refusals: 0,
+        workflowId: `wf/${deliveryId}`,
+      });
+    const record = (deliveryId: string, atMs: number, responseStatus: number | null) =>
+      limited.recordWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        attempt: 1,
+        at: iso(atMs),
+        responseStatus,
+        latencyMs: 0,
+        error: responseStatus === 200 ? null : 'timeout',
+        nextAttemptAt: iso(atMs + 5_000),
+        wakeWaiters: true,
+      });
+
+    const first = await ask(w1!, T0);
+    if (first.admitted) throw new Error('unreachable');
+    // The waker: told the breaker's own wait (to its open time, + at most 10%).
+    expect(first.waitMs).toBeGreaterThanOrEqual(30_000);
+    expect(first.waitMs).toBeLessThanOrEqual(33_000);
+    for (const waiting of [w2!, w3!, w4!]) {
+      const refused = await ask(waiting, T0 + 1);
+      if (refused.admitted) throw new Error('unreachable');
+      expect(refused.waitMs).toBeGreaterThanOrEqual(300_000);
+    }
+    expect(await wakerOf(f.tenantId, f.subscriptionId)).toBe(w1);
+
+    // At the open time the waker probes (and gives up the part); the probe fails: the breaker re-opens, and the
+    // oldest waiting delivery of the endpoint is woken to take the waker's part (no slot goes to an open endpoint).
+    expect(await ask(w1!, openUntil)).toEqual({ admitted: true, probe: true });
+    expect(await wakerOf(f.tenantId, f.subscriptionId)).toBeNull();
+    expect(await record(w1!, openUntil, null)).toMatchObject({ wake: [`wf/${w2}`] });
+    const reopened = await ask(w2!, openUntil + 10);
+    if (reopened.admitted) throw new Error('unreachable');
+    expect(reopened.waitMs).toBeGreaterThanOrEqual(60_000 - 10);
+    expect(reopened.waitMs).toBeLessThanOrEqual(66_000);
+    expect(await wakerOf(f.tenantId, f.subscriptionId)).toBe(w2);
+
+    // The next probe succeeds: the breaker closes and the waiting deliveries are woken, up to the 2 free slots.
+    const secondOpenUntil = openUntil + 60_000;
+    expect(await ask(w2!, secondOpenUntil)).toEqual({ admitted: true, probe: true });
+    expect(await record(w2!, secondOpenUntil, 200)).toMatchObject({ wake: [`wf/${w3}`, `wf/${w4}`] });
+    expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({ state: 'CLOSED' });
+  });
+
+  it('cancelling a waiting delivery takes it out of the queue and gives up its waker part; cancelling a slot holder wakes the next', async () => {
+    const limited = createWebhookDeliveryActivities({
+      ...h.deps,
+      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 1 },
+    });
+    const f = await fixture();
+    const [holder, waiting, next] = await moreDeliveries(f, 3);
+    const ask = (deliveryId: string) =>
+      limited.admitWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        at: iso(T0),
+        refusals: 0,
+        workflowId: `wf/${deliveryId}`,
+      });
+    expect(await ask(holder!)).toMatchObject({ admitted: true });
+    expect(await ask(waiting!)).toMatchObject({ admitted: false });
+    expect(await ask(next!)).toMatchObject({ admitted: false });
+    expect(
+      await limited.cancelWebhookDelivery({
+        tenantId: f.tenantId,
+        deliveryId: waiting!,
+        at: iso(T0 + 1),
+        wakeWaiters: true,
+      }),
+    ).toEqual({ deliveryState: 'CANCELLED', wake: [] });
+    expect((await waiterRows(f.tenantId)).map((w) => w.delivery_id)).toEqual([next]);
+    expect(
+      await limited.cancelWebhookDelivery({
+        tenantId: f.tenantId,
+        deliveryId: holder!,
+        at: iso(T0 + 2),
+        wakeWaiters: true,
+      }),
+    ).toEqual({ deliveryState: 'CANCELLED', wake: [`wf/${next}`] });
   });
 
   it('cancelling a delivery frees its slot', async () => {

@@ -15,7 +15,11 @@ import {
   openDurationMs,
   probeLeaseMs,
   slotWaitMs,
+  takesWakerPart,
   tenantHasSlot,
+  wakeCount,
+  wakerGraceMs,
+  wakeWaitMs,
 } from '../../domain/webhooks/circuit-breaker';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
@@ -117,5 +121,33 @@ describe('tenant delivery slots', () => {
     expect(slotWaitMs(1, 0)).toBe(125);
     expect(slotWaitMs(20, 0.999)).toBe(Math.round(60_000 * 1.499));
     expect(() => slotWaitMs(1, -0.1)).toThrow(/random/);
+  });
+});
+
+describe('waiting for a wake-up', () => {
+  it('the safety wait is 5 to 10 minutes, spread by the random draw', () => {
+    expect(wakeWaitMs(0)).toBe(300_000);
+    expect(wakeWaitMs(0.5)).toBe(450_000);
+    expect(wakeWaitMs(0.999)).toBe(Math.round(300_000 * 1.999));
+    expect(() => wakeWaitMs(1)).toThrow(/random/);
+  });
+
+  it('one waker per endpoint: the first refused takes the part, keeps it, and loses it only once overdue by the grace', () => {
+    const now = 1_000_000;
+    expect(takesWakerPart(null, 'whd_a', now)).toBe(true);
+    expect(takesWakerPart({ deliveryId: 'whd_a', untilMs: now + 30_000 }, 'whd_a', now)).toBe(true);
+    expect(takesWakerPart({ deliveryId: 'whd_a', untilMs: now + 30_000 }, 'whd_b', now)).toBe(false);
+    expect(takesWakerPart({ deliveryId: 'whd_a', untilMs: now - wakerGraceMs }, 'whd_b', now)).toBe(false);
+    expect(takesWakerPart({ deliveryId: 'whd_a', untilMs: now - wakerGraceMs - 1 }, 'whd_b', now)).toBe(true);
+  });
+
+  it('wakes as many as there are free slots, less the wake-ups still pending, never below zero', () => {
+    expect(wakeCount(5, 4, 0)).toBe(1);
+    expect(wakeCount(5, 0, 0)).toBe(5);
+    expect(wakeCount(5, 2, 2)).toBe(1);
+    expect(wakeCount(5, 5, 0)).toBe(0);
+    expect(wakeCount(5, 3, 9)).toBe(0);
+    // A slot count over the cap (the cap lowered while attempts were in flight) wakes no one.
+    expect(wakeCount(2, 4, 0)).toBe(0);
   });
 });

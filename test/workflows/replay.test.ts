@@ -36,6 +36,7 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('privacy-request-stuck-fulfilment-superseded.json');
     expect(files).toContain('webhook-delivery-retried-then-succeeded.json');
     expect(files).toContain('webhook-delivery-cancelled-while-waiting.json');
+    expect(files).toContain('webhook-delivery-capacity-woken-then-succeeded-woke-another.json');
     expect(files).toContain('channel-event-sms-opt-out-processed.json');
     expect(files).toContain('channel-event-unknown-type-ignored.json');
     expect(files).toContain('payment-intent-ach-settled-then-returned.json');

@@ -5,6 +5,7 @@
  * tests in sequence, a unique queue and tenant per test; retries are crossed by time skipping.
  */
 import { randomBytes } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { and, eq } from 'drizzle-orm';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createActivities, type Deps } from '../../activities';
 import { createDb } from '../../db/client';
 import {
+  webhookAdmissionWaiters,
   webhookDeliverySlots,
   webhookEndpointBreakers,
   webhookSecrets,
@@ -20,7 +22,11 @@ import {
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { attemptDelaysMs } from '../../domain/webhooks/retry-schedule';
 import { asTemporalActivities } from '../../workers/activities';
-import { cancelDeliverySignal, getDeliveryStateQuery } from '../../workflows/webhook-delivery/messages';
+import {
+  admissionWakeSignal,
+  cancelDeliverySignal,
+  getDeliveryStateQuery,
+} from '../../workflows/webhook-delivery/messages';
 import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery/workflow';
 import {
@@ -436,7 +442,81 @@ describe('webhookDeliveryWorkflow', () => {
     await s.receiver.close();
   });
 
-  it('a tenant at its cap of attempts in flight: the delivery waits without calling until a slot frees', async () => {
+  it('a tenant at its cap: the waiting delivery is woken by the attempt that frees the slot, not by a timer', async () => {
+    const { taskQueue, tenantId } = names();
+    let releaseFirst: () => void = () => {};
+    const firstAnswered = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    const arrivedAt: Record<string, number> = {};
+    const first = await scenario({
+      tenantId,
+      answer: async (_i, nowMs) => {
+        arrivedAt.first = nowMs;
+        await firstAnswered;
+        return { status: 200 };
+      },
+    });
+    const second = await scenario({
+      tenantId,
+      answer: (_i, nowMs) => {
+        arrivedAt.second = nowMs;
+        return { status: 200 };
+      },
+    });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: asTemporalActivities(
+        createActivities({
+          ...deps,
+          webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 1 },
+        }),
+      ),
+    });
+    const results = await worker.runUntil(async () => {
+      const firstHandle = await start(taskQueue, first.input);
+      // The first holds the tenant's only slot while its receiver has not answered.
+      await eventually(() => expect(first.receiver.received).toHaveLength(1));
+      const secondHandle = await start(taskQueue, second.input);
+      const waiting = await eventually(async () => {
+        const progress = await secondHandle.query(getDeliveryStateQuery);
+        expect(progress.nextAttemptAt).not.toBeNull();
+        return progress;
+      });
+      // Refused, it waits for a wake-up: its own timer is only the 5–10 min safety net.
+      expect(Date.parse(waiting.nextAttemptAt!) - (await env.currentTimeMs())).toBeGreaterThan(4 * 60_000);
+      expect(second.receiver.received).toHaveLength(0);
+      releaseFirst();
+      // Watched by query, not by awaiting the results: awaiting a result lets the test server skip time, and it
+      // could jump to the safety timer in the instant between the first's record and its signal.
+      await eventually(async () =>
+        expect((await secondHandle.query(getDeliveryStateQuery)).state).toBe('SUCCEEDED'),
+      );
+      const history = await secondHandle.fetchHistory();
+      const types = (history.events ?? []).map((e) => e.eventType);
+      // Its wait ended by the signal: the safety timer was cancelled, not fired.
+      expect(types).toContain(temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+      expect(types).toContain(temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_CANCELED);
+      expect(types).not.toContain(temporal.api.enums.v1.EventType.EVENT_TYPE_TIMER_FIRED);
+      return Promise.all([firstHandle.result(), secondHandle.result()]);
+    });
+    expect(results).toEqual([
+      { state: 'SUCCEEDED', attempts: 1, reason: null },
+      { state: 'SUCCEEDED', attempts: 1, reason: null },
+    ]);
+    // Woken when the first's outcome was recorded: well before its safety timer would have fired.
+    expect(arrivedAt.second! - arrivedAt.first!).toBeLessThan(60_000);
+    const waiters = await withTenantTransaction(deps.db, tenantId, (tx) =>
+      tx.select().from(webhookAdmissionWaiters).where(eq(webhookAdmissionWaiters.tenantId, tenantId)),
+    );
+    expect(waiters).toHaveLength(0);
+    await first.receiver.close();
+    await second.receiver.close();
+  });
+
+  it('a tenant at its cap of attempts in flight: the delivery waits without calling until a slot frees and it is woken', async () => {
     const { taskQueue, tenantId } = names();
     const s = await scenario({ tenantId, answer: () => ({ status: 200 }) });
     const serverNow = await env.currentTimeMs();
@@ -467,9 +547,15 @@ describe('webhookDeliveryWorkflow', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(s.receiver.received).toHaveLength(0);
-      // That attempt's outcome is recorded: its slot is freed, and the waiting delivery goes.
+      // The slot is freed and a wake-up sent (as `recordWebhookAttempt` names it and its delivery signals): the
+      // waiting delivery asks again at once and goes. (Its safety timer's length is the admission activity's
+      // answer, tested there; a fired timer's path is the breaker fixture's.)
       await withTenantTransaction(deps.db, tenantId, (tx) =>
         tx.delete(webhookDeliverySlots).where(eq(webhookDeliverySlots.deliveryId, 'whd_other_in_flight')),
+      );
+      await handle.signal(admissionWakeSignal);
+      await eventually(async () =>
+        expect((await handle.query(getDeliveryStateQuery)).state).toBe('SUCCEEDED'),
       );
       return handle.result();
     });

@@ -7,3 +7,10 @@ export const cancelDeliverySignal = defineSignal<[{ reason: string }]>('cancelDe
 
 /** State, attempts made, last status and next attempt time. */
 export const getDeliveryStateQuery = defineQuery<WebhookDeliveryProgress>('getDeliveryState');
+
+/**
+ * Wakes a delivery waiting for admission (its tenant at its cap, or its endpoint's breaker open): it asks
+ * `admitWebhookAttempt` again at once. Sent by the delivery whose attempt freed a slot or the endpoint
+ * (`recordWebhookAttempt` / `cancelWebhookDelivery` name whom to wake); harmless at any other time.
+ */
+export const admissionWakeSignal = defineSignal('admissionWake');

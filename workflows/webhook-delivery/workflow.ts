@@ -12,21 +12,34 @@
  * after a breaker wait preparing again; waiting is not an attempt) → `sendWebhook` (connect 5 s, 15 s in all, signed at send time) →
  * `recordWebhookAttempt` (also feeds the breaker and frees the slot). Deliveries started before
  * the patch keep their recorded path (no admission).
+ * Patch `webhook-admission-wake`: a refused delivery waits for the `admissionWake` signal rather than asking
+ * again on a short timer (its timer is a 5–10 min safety net; one delivery per open endpoint keeps the breaker's
+ * own timer), and after recording an attempt or cancelling, the delivery signals the waiting deliveries the
+ * activity names (those that may now go), so a backlog of thousands of waiting deliveries costs no workflow task
+ * until its turn (activities/webhooks/admission-waiters.ts).
  * The body is taken from the first preparation and reused, so every retry sends the same bytes.
  * Ends: 2xx → `SUCCEEDED`; 410 → `FAILED` and the subscription `DISABLED` (`GONE`); 5 days of
  * continuous failure of the subscription → `FAILED` and `DISABLED` (`FAILING`); 10 failed attempts
  * → `FAILED`; the subscription not ACTIVE, the delivery cancelled in the database, or the signal
  * `cancelDelivery` → `CANCELLED` (a pending retry is not made). Terminal outcomes are returned.
- * Messages: signal `cancelDelivery`, query `getDeliveryState`.
+ * Messages: signals `cancelDelivery` and `admissionWake`, query `getDeliveryState`.
  * Id: `webhook-delivery/<tenant>/<subscriptionId>/<eventId>`; queue `webhooks`; search attribute TenantId.
  */
-import { ActivityFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SendWebhookResult } from '../../activities/webhooks/send-webhook';
 import { maxDeliveryAttempts, nextAttemptDelayMs } from '../../domain/webhooks/retry-schedule';
 import { dbWrite, httpCall } from '../shared/activity-options';
 import { workflowNow } from '../shared/time';
-import { cancelDeliverySignal, getDeliveryStateQuery } from './messages';
+import { admissionWakeSignal, cancelDeliverySignal, getDeliveryStateQuery } from './messages';
 import type { WebhookDeliveryInput, WebhookDeliveryProgress, WebhookDeliveryResult } from './types';
 
 const { prepareWebhookAttempt, admitWebhookAttempt, recordWebhookAttempt, cancelWebhookDelivery } =
@@ -34,6 +47,8 @@ const { prepareWebhookAttempt, admitWebhookAttempt, recordWebhookAttempt, cancel
 
 /** Patch id of the admission step (circuit breaker and per-tenant cap) before each attempt. */
 export const endpointBreakerPatch = 'webhook-endpoint-breaker';
+/** Patch id of waiting for a wake-up signal when refused admission, and of waking the waiting deliveries. */
+export const admissionWakePatch = 'webhook-admission-wake';
 const { sendWebhook } = proxyActivities<Activities>(httpCall);
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
@@ -48,13 +63,30 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     cancelReason ??= reason || 'CANCELLED';
   });
   setHandler(getDeliveryStateQuery, () => progress);
+  let woken = false;
+  setHandler(admissionWakeSignal, () => {
+    woken = true;
+  });
+  /** Signals each waiting delivery named; one that has ended meanwhile is no matter. */
+  const wakeWaiting = async (workflowIds: readonly string[] | undefined) => {
+    await Promise.all(
+      (workflowIds ?? []).map((id) =>
+        getExternalWorkflowHandle(id)
+          .signal(admissionWakeSignal)
+          .catch(() => undefined),
+      ),
+    );
+  };
 
   const cancel = async (reason: string): Promise<WebhookDeliveryResult> => {
-    const { deliveryState } = await cancelWebhookDelivery({
+    const wakeWaiters = patched(admissionWakePatch);
+    const { deliveryState, wake } = await cancelWebhookDelivery({
       tenantId: input.tenantId,
       deliveryId: input.deliveryId,
       at: new Date(workflowNow()).toISOString(),
+      ...(wakeWaiters ? { wakeWaiters } : {}),
     });
+    if (wakeWaiters) await wakeWaiting(wake);
     progress.state = deliveryState;
     progress.nextAttemptAt = null;
     if (deliveryState === 'SUCCEEDED' || deliveryState === 'FAILED')
@@ -72,23 +104,34 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       deliveryId: input.deliveryId,
     });
     if (!prepared.proceed) return cancel(prepared.reason);
+    let admitted = false;
     if (patched(endpointBreakerPatch)) {
       // Wait, without holding a slot, until the endpoint's breaker and the tenant's cap let it go;
       // after a breaker wait the subscription is read again (it may have changed or been deactivated).
+      // Patched: a refused delivery waits for a wake-up signal (or its timer) instead of its timer alone.
+      const waitsForWake = patched(admissionWakePatch);
       let refusals = 0;
       for (;;) {
+        woken = false;
         const admission = await admitWebhookAttempt({
           tenantId: input.tenantId,
           subscriptionId: input.subscriptionId,
           deliveryId: input.deliveryId,
           at: new Date(workflowNow()).toISOString(),
           refusals,
+          ...(waitsForWake ? { workflowId: workflowInfo().workflowId } : {}),
         });
-        if (admission.admitted) break;
+        if (admission.admitted) {
+          admitted = true;
+          break;
+        }
         if (admission.reason === 'TENANT_AT_CAPACITY') refusals += 1;
         progress.nextAttemptAt = new Date(workflowNow() + admission.waitMs).toISOString();
-        if (await condition(() => cancelReason !== null, admission.waitMs))
-          return cancel(cancelReason ?? 'CANCELLED');
+        const waited = await condition(
+          () => cancelReason !== null || (waitsForWake && woken),
+          admission.waitMs,
+        );
+        if (waitsForWake ? cancelReason !== null : waited) return cancel(cancelReason ?? 'CANCELLED');
         // A tenant-cap wait is short and frequent under a backlog: ask again without reading again.
         if (admission.reason === 'TENANT_AT_CAPACITY') continue;
         prepared = await prepareWebhookAttempt({
@@ -103,6 +146,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     body ??= prepared.body;
 
     const attemptAtMs = workflowNow();
+    // Only a delivery that went through admission holds a slot whose freeing may wake others.
+    const wakesOthers = admitted && patched(admissionWakePatch);
     let sent: SendWebhookResult;
     try {
       sent = await sendWebhook({
@@ -134,7 +179,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       latencyMs: sent.latencyMs,
       error: sent.error,
       nextAttemptAt,
+      ...(wakesOthers ? { wakeWaiters: true } : {}),
     });
+    if (wakesOthers) await wakeWaiting(recorded.wake);
     progress.attempts = attempt;
     progress.lastResponseStatus = sent.responseStatus;
     progress.state = recorded.deliveryState;
