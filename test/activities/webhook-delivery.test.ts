@@ -287,6 +287,40 @@ async function wakerOf(tenantId: string, subscriptionId: number): Promise<string
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * Activities with the tenant cap `cap`, and the calls of a wake-aware delivery of the fixture's subscription: `ask`
+ * (admission naming its workflow `wf/<deliveryId>`) and `record` (attempt 1, waking waiters).
+ */
+function wakeAware(f: { tenantId: string; subscriptionId: number }, cap: number) {
+  const limited = createWebhookDeliveryActivities({
+    ...h.deps,
+    webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: cap },
+  });
+  const ask = (deliveryId: string, atMs: number) =>
+    limited.admitWebhookAttempt({
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId,
+      at: iso(atMs),
+      refusals: 0,
+      workflowId: `wf/${deliveryId}`,
+    });
+  const record = (deliveryId: string, atMs: number, responseStatus: number | null = 200) =>
+    limited.recordWebhookAttempt({
+      tenantId: f.tenantId,
+      subscriptionId: f.subscriptionId,
+      deliveryId,
+      attempt: 1,
+      at: iso(atMs),
+      responseStatus,
+      latencyMs: 0,
+      error: responseStatus === 200 ? null : 'timeout',
+      nextAttemptAt: iso(atMs + 5_000),
+      wakeWaiters: true,
+    });
+  return { limited, ask, record };
+}
+
 describe('admitWebhookAttempt and the endpoint breaker', () => {
   it('five consecutive failures open the breaker: no attempt is admitted until its half-open time; a successful probe closes it', async () => {
     const f = await fixture();
@@ -440,35 +474,10 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
   });
 
   it('waiting for a wake-up: a refused delivery queues (a 5–10 min safety wait); a freed slot names the oldest waiting, no more than the free slots; one refused again keeps its place', async () => {
-    const limited = createWebhookDeliveryActivities({
-      ...h.deps,
-      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 2 },
-    });
     const f = await fixture();
     const [a, b, c, d, e] = await moreDeliveries(f, 5);
     const workflowOf = (deliveryId: string) => `wf/${deliveryId}`;
-    const ask = (deliveryId: string, atMs: number) =>
-      limited.admitWebhookAttempt({
-        tenantId: f.tenantId,
-        subscriptionId: f.subscriptionId,
-        deliveryId,
-        at: iso(atMs),
-        refusals: 0,
-        workflowId: workflowOf(deliveryId),
-      });
-    const record = (deliveryId: string, atMs: number) =>
-      limited.recordWebhookAttempt({
-        tenantId: f.tenantId,
-        subscriptionId: f.subscriptionId,
-        deliveryId,
-        attempt: 1,
-        at: iso(atMs),
-        responseStatus: 200,
-        latencyMs: 3,
-        error: null,
-        nextAttemptAt: null,
-        wakeWaiters: true,
-      });
+    const { limited, ask, record } = wakeAware(f, 2);
     expect(await ask(a!, T0)).toMatchObject({ admitted: true });
     expect(await ask(b!, T0)).toMatchObject({ admitted: true });
     for (const [i, waiting] of [c!, d!, e!].entries()) {
@@ -520,11 +529,8 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
   });
 
   it("an open breaker: one waiting delivery keeps the breaker's timer (the waker), the others wait to be woken; a failed probe has a waiting one take the part, a successful one wakes them up to the free slots", async () => {
-    const limited = createWebhookDeliveryActivities({
-      ...h.deps,
-      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 2 },
-    });
     const f = await fixture();
+    const { ask, record } = wakeAware(f, 2);
     const deliveries = await moreDeliveries(f, 4);
     const [w1, w2, w3, w4] = deliveries;
     const openUntil = T0 + 30_000;
@@ -538,28 +544,6 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
         openUntil: new Date(openUntil),
       }),
     );
-    const ask = (deliveryId: string, atMs: number) =>
-      limited.admitWebhookAttempt({
-        tenantId: f.tenantId,
-        subscriptionId: f.subscriptionId,
-        deliveryId,
-        at: iso(atMs),
-        refusals: 0,
-        workflowId: `wf/${deliveryId}`,
-      });
-    const record = (deliveryId: string, atMs: number, responseStatus: number | null) =>
-      limited.recordWebhookAttempt({
-        tenantId: f.tenantId,
-        subscriptionId: f.subscriptionId,
-        deliveryId,
-        attempt: 1,
-        at: iso(atMs),
-        responseStatus,
-        latencyMs: 0,
-        error: responseStatus === 200 ? null : 'timeout',
-        nextAttemptAt: iso(atMs + 5_000),
-        wakeWaiters: true,
-      });
 
     const first = await ask(w1!, T0);
     if (first.admitted) throw new Error('unreachable');
@@ -592,24 +576,12 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
   });
 
   it('cancelling a waiting delivery takes it out of the queue and gives up its waker part; cancelling a slot holder wakes the next', async () => {
-    const limited = createWebhookDeliveryActivities({
-      ...h.deps,
-      webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 1 },
-    });
     const f = await fixture();
     const [holder, waiting, next] = await moreDeliveries(f, 3);
-    const ask = (deliveryId: string) =>
-      limited.admitWebhookAttempt({
-        tenantId: f.tenantId,
-        subscriptionId: f.subscriptionId,
-        deliveryId,
-        at: iso(T0),
-        refusals: 0,
-        workflowId: `wf/${deliveryId}`,
-      });
-    expect(await ask(holder!)).toMatchObject({ admitted: true });
-    expect(await ask(waiting!)).toMatchObject({ admitted: false });
-    expect(await ask(next!)).toMatchObject({ admitted: false });
+    const { limited, ask } = wakeAware(f, 1);
+    expect(await ask(holder!, T0)).toMatchObject({ admitted: true });
+    expect(await ask(waiting!, T0)).toMatchObject({ admitted: false });
+    expect(await ask(next!, T0)).toMatchObject({ admitted: false });
     expect(
       await limited.cancelWebhookDelivery({
         tenantId: f.tenantId,

@@ -81,13 +81,22 @@ function names() {
   return { taskQueue: `webhooks-test-${suffix}`, tenantId: `wh-${suffix}` };
 }
 
-async function createWorker(taskQueue: string, options: { maxCachedWorkflows?: number } = {}) {
+/** A worker on `taskQueue` with the real activities; `maxConcurrentDeliveriesPerTenant` sets the tenant cap. */
+async function createWorker(
+  taskQueue: string,
+  options: { maxCachedWorkflows?: number; maxConcurrentDeliveriesPerTenant?: number } = {},
+) {
+  const { maxConcurrentDeliveriesPerTenant, ...workerOptions } = options;
+  const activityDeps: Deps =
+    maxConcurrentDeliveriesPerTenant === undefined
+      ? deps
+      : { ...deps, webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant } };
   return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    activities: asTemporalActivities(createActivities(deps)),
-    ...options,
+    activities: asTemporalActivities(createActivities(activityDeps)),
+    ...workerOptions,
   });
 }
 
@@ -464,17 +473,7 @@ describe('webhookDeliveryWorkflow', () => {
         return { status: 200 };
       },
     });
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-      activities: asTemporalActivities(
-        createActivities({
-          ...deps,
-          webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 1 },
-        }),
-      ),
-    });
+    const worker = await createWorker(taskQueue, { maxConcurrentDeliveriesPerTenant: 1 });
     const results = await worker.runUntil(async () => {
       const firstHandle = await start(taskQueue, first.input);
       // The first holds the tenant's only slot while its receiver has not answered.
@@ -529,17 +528,7 @@ describe('webhookDeliveryWorkflow', () => {
         expiresAt: new Date(serverNow + 10 * 60_000),
       }),
     );
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
-      activities: asTemporalActivities(
-        createActivities({
-          ...deps,
-          webhookLimits: { maxSubscriptionsPerTenant: 100, maxConcurrentDeliveriesPerTenant: 1 },
-        }),
-      ),
-    });
+    const worker = await createWorker(taskQueue, { maxConcurrentDeliveriesPerTenant: 1 });
     const result = await worker.runUntil(async () => {
       const handle = await start(taskQueue, s.input);
       await eventually(async () => {
