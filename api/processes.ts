@@ -9,6 +9,7 @@ import { pingDatabase } from '../db/queries/platform';
 import { type AutopayClient, createAutopayClient } from '../workflows/autopay/client';
 import { type BoardingClient, createBoardingClient } from '../workflows/boarding/client';
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
+import { pingTemporal } from '../workflows/common/client-start';
 import {
   type ContactConsentUpdateClient,
   createContactConsentUpdateClient,
@@ -17,7 +18,6 @@ import { createHardshipOfferClient, type HardshipOfferClient } from '../workflow
 import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
 import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
 import { createPromiseClient, type PromiseClient } from '../workflows/promise/client';
-import { pingTemporal } from '../workflows/shared/client-start';
 import { createHealthMonitor, type HealthMonitor } from './health-monitor';
 
 export interface ProcessClients {

@@ -2,7 +2,7 @@
  * What it takes to start one durable process, as plain JSON (DESIGN-processes P0 "one shared
  * helper builds start options"; STYLE §9). An operation builds it when it stores the row a process
  * is started for, stores it as a start intent in the same transaction, and the API (right after
- * commit) or the start-intent relay (after a crash) hands it to `workflows/shared/client-start.ts`,
+ * commit) or the start-intent relay (after a crash) hands it to `workflows/common/client-start.ts`,
  * which turns it into Temporal start options. Pure data: safe in `domain/`.
  */
 import type { TaskQueue } from './ids';

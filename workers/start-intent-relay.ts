@@ -9,7 +9,7 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { PlatformOperations } from '../activities';
-import { startWorkflowOf } from '../workflows/shared/client-start';
+import { startWorkflowOf } from '../workflows/common/client-start';
 
 export interface StartIntentRelayOptions {
   client: Client;

@@ -2,7 +2,7 @@
  * Government identifiers inside staged boarding lines are stored encrypted (DESIGN §3 Data rules: "the full value is
  * accepted once, stored encrypted (AES-256-GCM, key from configuration)"). A `customer` line carries its identifiers
  * in clear in the upload (`body.identifiers[].value`); before the line is written to `boarding_lines.raw`, each such
- * value is replaced by `enc:v1:` + base64(IV ‖ ciphertext ‖ tag) under AES-256-GCM (activities/shared/encryption.ts,
+ * value is replaced by `enc:v1:` + base64(IV ‖ ciphertext ‖ tag) under AES-256-GCM (activities/common/encryption.ts,
  * the configured `dataEncryptionKey`), with the additional authenticated data
  * `boarding-line-identifier/v1|<tenant>|<identifierType>`, so a value copied to another tenant or type fails to
  * decrypt. The values are decrypted in memory only when the line is read to be validated or boarded
@@ -13,7 +13,7 @@
  *
  * Neither the values nor the key are ever logged or put in an error.
  */
-import { decryptField, encryptField } from '../shared/encryption';
+import { decryptField, encryptField } from '../common/encryption';
 
 /** Prefix of an encrypted value inside a staged line. */
 export const sealedValuePrefix = 'enc:v1:';

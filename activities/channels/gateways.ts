@@ -19,11 +19,11 @@ import {
   rotationExpiries,
   secretRotationOverlapSeconds,
 } from '../../domain/secret-rotation';
+import { decryptField, encryptField } from '../common/encryption';
 import type { Deps } from '../deps';
-import { decryptField, encryptField } from '../shared/encryption';
 
 const gatewayCodePattern = /^[a-z0-9-]{1,64}$/;
-/** AES-GCM additional data: binds a ciphertext to its gateway (activities/shared/encryption.ts). */
+/** AES-GCM additional data: binds a ciphertext to its gateway (activities/common/encryption.ts). */
 const secretAad = (gatewayCode: string) => `channel-gateway-secret/v1|${gatewayCode}`;
 
 function newGatewaySecret(): string {

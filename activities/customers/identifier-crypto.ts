@@ -1,7 +1,7 @@
 /**
  * Encryption and keyed digests of government identifiers (DESIGN §3 Data rules; issue 3 §2).
  *
- * - Ciphertext: AES-256-GCM through activities/shared/encryption.ts (random 96-bit IV, 128-bit
+ * - Ciphertext: AES-256-GCM through activities/common/encryption.ts (random 96-bit IV, 128-bit
  *   tag, base64(IV ‖ ciphertext ‖ tag)). The additional authenticated data binds the ciphertext to its
  *   tenant and identifier type, so a ciphertext copied onto another tenant's row fails to decrypt.
  * - Digest: hex HMAC-SHA256 of the normalized value under a key derived from the same secret with
@@ -11,7 +11,7 @@
  * Neither the value nor the keys are ever logged or put in an error.
  */
 import { createHmac, hkdfSync } from 'node:crypto';
-import { decryptField, encryptField, encryptionKeyOf } from '../shared/encryption';
+import { decryptField, encryptField, encryptionKeyOf } from '../common/encryption';
 
 const digestKeyInfo = 'customer-identifier-digest/v1';
 
@@ -33,7 +33,7 @@ function aadOf(tenantId: string, identifierType: string): string {
   return `customer-identifier/v1|${tenantId}|${identifierType}`;
 }
 
-/** base64(IV ‖ ciphertext ‖ tag) of `plaintext` under AES-256-GCM (activities/shared/encryption.ts). */
+/** base64(IV ‖ ciphertext ‖ tag) of `plaintext` under AES-256-GCM (activities/common/encryption.ts). */
 export function encryptIdentifier(
   dataEncryptionKey: string,
   context: { tenantId: string; identifierType: string },

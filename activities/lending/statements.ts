@@ -34,9 +34,9 @@ import {
   statementSettingsOf,
 } from '../../domain/statements/statements';
 import { localDate } from '../../domain/time-zone';
+import { tenantComplianceTimeZone } from '../common/tenant-time-zone';
 import type { Deps } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
-import { tenantComplianceTimeZone } from '../shared/tenant-time-zone';
 
 /** A tenant the statement cycle visits and the IANA zone its dates are in. */
 export interface StatementTenant {

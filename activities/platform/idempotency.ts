@@ -7,8 +7,8 @@
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
 import { readAsTenant, withTenantTransaction } from '../../db/tenant-tx';
+import { decryptField, encryptField } from '../common/encryption';
 import type { Deps } from '../deps';
-import { decryptField, encryptField } from '../shared/encryption';
 
 export const idempotencyRetentionSeconds = 24 * 3600;
 const lockSeconds = 60;

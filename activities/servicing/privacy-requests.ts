@@ -17,9 +17,9 @@ import {
   type PrivacyRequestWorkflowInput,
   privacyRequestStartSpec,
 } from '../../domain/servicing/privacy-request';
+import { tenantComplianceTimeZone } from '../common/tenant-time-zone';
 import type { Deps, OperationContext } from '../deps';
 import { recordStartIntent } from '../platform/start-intents';
-import { tenantComplianceTimeZone } from '../shared/tenant-time-zone';
 import { assertCaseTakesRecords, openTask, recordEffect, rowOfRequestKey, shareCase } from './records';
 
 const notFoundCode = 'error.msg.resource.not.found';

@@ -29,10 +29,10 @@ import {
   promiseHorizonDays,
   promiseStartSpec,
 } from '../../domain/servicing/promise';
+import { tenantComplianceTimeZone } from '../common/tenant-time-zone';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { recordStartIntent } from '../platform/start-intents';
-import { tenantComplianceTimeZone } from '../shared/tenant-time-zone';
 import { assertCaseTakesRecords, openTask, recordEffect, rowOfRequestKey, shareCase } from './records';
 
 const notFoundCode = 'error.msg.resource.not.found';

@@ -1,14 +1,14 @@
 /**
  * Webhook signing secrets (DESIGN §5 Webhooks: "Secrets `whsec_` + base64 of 32 random bytes,
  * shown once; rotation overlap default 24 h, max 7 days, 0 revokes at once"). HMAC signing needs
- * the secret itself, so it is stored encrypted (AES-256-GCM, activities/shared/encryption.ts) with
+ * the secret itself, so it is stored encrypted (AES-256-GCM, activities/common/encryption.ts) with
  * AAD `webhook-secret/v1|<tenant>|<subscriptionId>|<secretVersion>`, never in clear.
  */
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import { webhookSecrets } from '../../db/schema';
 import type { DbExecutor } from '../../db/tenant-tx';
-import { decryptField, encryptField } from '../shared/encryption';
+import { decryptField, encryptField } from '../common/encryption';
 
 /** A fresh signing secret: `whsec_` + base64 of 32 random bytes (256 bits). */
 export function newSigningSecret(): string {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthMonitor } from '../../api/health-monitor';
 import { pingDatabase } from '../../db/queries/platform';
 import { eventCatalogue, eventTypes } from '../../domain/events';
-import { pingTemporal } from '../../workflows/shared/client-start';
+import { pingTemporal } from '../../workflows/common/client-start';
 import { createTestContext, type TestContext } from '../support/context';
 import { appWith, type Json, send } from './helpers';
 

@@ -80,7 +80,7 @@ function perYearOf(c: VectorCase): Decimal {
 
 const roundHalfUp2 = (apr: string) => new Decimal(apr).toFixed(2, Decimal.ROUND_HALF_UP);
 
-describe('computeApr — published examples of 12 CFR 1026 App. J (c) (shared/vectors/apr-appendix-j.json)', () => {
+describe('computeApr — published examples of 12 CFR 1026 App. J (c) (test/vectors/apr-appendix-j.json)', () => {
   it('loads every case, each with a mapped unit period', () => {
     expect(vectors.cases.length).toBeGreaterThanOrEqual(6);
     for (const c of vectors.cases) expect(() => unitPeriodOf(c)).not.toThrow();

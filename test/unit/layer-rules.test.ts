@@ -42,13 +42,13 @@ describe('layer rules', () => {
         rule: 'domain-no-io-libraries',
       },
       {
-        file: `workflows/shared/zz-probe-${tag}-value.ts`,
+        file: `workflows/common/zz-probe-${tag}-value.ts`,
         source:
           "import { createActivities } from '../../activities';\nexport const probe = createActivities;\n",
         rule: 'workflow-imports-only-types-of-io-layers',
       },
       {
-        file: `workflows/shared/zz-probe-${tag}-sdk.ts`,
+        file: `workflows/common/zz-probe-${tag}-sdk.ts`,
         source: "import { Client } from '@temporalio/client';\nexport const probe = Client;\n",
         rule: 'workflow-no-client-or-worker-sdk',
       },
@@ -74,7 +74,7 @@ describe('layer rules', () => {
         rule: 'client-is-standalone',
       },
       {
-        file: `workflows/shared/zz-probe-${tag}-types.ts`,
+        file: `workflows/common/zz-probe-${tag}-types.ts`,
         source:
           "import type { Activities } from '../../activities';\nimport { workflowNow } from './time';\nexport type Probe = Activities;\nexport const probe = workflowNow;\n",
         rule: null,

@@ -725,7 +725,7 @@ const vectors = JSON.parse(
   readFileSync(new URL('../vectors/fineract-schedules.json', import.meta.url), 'utf8'),
 ) as { cases: VectorCase[] };
 
-describe('resolveLoanApplication — Fineract vectors (shared/vectors/fineract-schedules.json)', () => {
+describe('resolveLoanApplication — Fineract vectors (test/vectors/fineract-schedules.json)', () => {
   it.each(vectors.cases.map((c) => [c.id, c] as const))(
     '%s: the application on the case’s product gives the case’s schedule',
     (_id, { inputs }) => {

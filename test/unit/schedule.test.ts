@@ -116,7 +116,7 @@ function installments(schedule: Schedule): RepaymentPeriod[] {
   return schedule.periods.slice(1) as RepaymentPeriod[];
 }
 
-describe('generateSchedule — Fineract test vectors (shared/vectors/fineract-schedules.json)', () => {
+describe('generateSchedule — Fineract test vectors (test/vectors/fineract-schedules.json)', () => {
   it('loads the cases, all without interest recalculation and with term = n × repaymentEvery', () => {
     expect(vectors.cases.length).toBeGreaterThanOrEqual(5);
     for (const c of vectors.cases) {

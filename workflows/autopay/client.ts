@@ -1,7 +1,7 @@
 /**
  * The typed port to a loan's autopay process (DESIGN-processes P0 "one folder per process"; P1 Autopay): the API
  * reaches `autopayWorkflow` only through this. Start options come from `autopayStartSpec` (the same spec
- * `enrolAutopay` stores as its start intent) via `workflows/shared/client-start.ts`. Imports `@temporalio/client`:
+ * `enrolAutopay` stores as its start intent) via `workflows/common/client-start.ts`. Imports `@temporalio/client`:
  * never part of the workflow bundle.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
@@ -12,8 +12,8 @@ import {
   type AutopayWorkflowInput,
   autopayStartSpec,
 } from '../../domain/payments/autopay';
-import { toDomainError } from '../shared/client-errors';
-import { workflowStartOptions } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { workflowStartOptions } from '../common/client-start';
 import { enrolmentChangedSignal, getStateQuery } from './messages';
 import type { autopayWorkflow } from './workflow';
 

@@ -38,9 +38,9 @@ import {
   type PaymentIntentWorkflowInput,
   paymentIntentStartSpec,
 } from '../../domain/payments/payment-intent';
-import { dbWrite } from '../shared/activity-options';
-import { childStartOptionsOf } from '../shared/child-start';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { childStartOptionsOf } from '../common/child-start';
+import { workflowNow } from '../common/time';
 import { enrolmentChangedSignal, getStateQuery } from './messages';
 import type { AutopayWorkflowInput, AutopayWorkflowResult } from './types';
 

@@ -15,7 +15,7 @@ import {
   boardingRawRetentionDaysDefault,
 } from '../../domain/boarding/retention';
 import { taskQueues } from '../../domain/ids';
-import { ensureSchedule } from '../shared/client-schedule';
+import { ensureSchedule } from '../common/client-schedule';
 import type { boardingRawPurgeWorkflow } from './workflow';
 
 /** When the daily run starts: 03:00 UTC. */
@@ -53,7 +53,7 @@ export function boardingRawPurgeSchedule(
 /**
  * Creates the daily schedule, or brings an existing one to the current definition (`boardingRawPurgeSchedule`):
  * idempotent, so every worker process calls it at start (workers/registry.ts). Answers `created` or `updated`.
- * Errors: DomainError 503 when Temporal is unreachable (shared/client-schedule.ts `ensureSchedule`).
+ * Errors: DomainError 503 when Temporal is unreachable (common/client-schedule.ts `ensureSchedule`).
  */
 export async function ensureBoardingRawPurgeSchedule(
   client: Client,

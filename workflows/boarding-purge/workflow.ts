@@ -11,8 +11,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { type BoardingRawPurgeInput, boardingRawPurgeCutoffMs } from '../../domain/boarding/retention';
-import { dbWrite } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 
 const { purgeBoardingRawLines } = proxyActivities<Activities>(dbWrite);
 

@@ -1,14 +1,14 @@
 /**
  * The typed port to the boarding process (DESIGN-processes P0 "one folder per process"; P3): the API reaches
  * `boardingWorkflow` only through this. Start options come from `boardingStartSpec` (the same spec the staging
- * operation stores as its start intent) via `workflows/shared/client-start.ts`. Imports `@temporalio/client`:
+ * operation stores as its start intent) via `workflows/common/client-start.ts`. Imports `@temporalio/client`:
  * never part of the workflow bundle.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { type BoardingWorkflowInput, boardingStartSpec } from '../../domain/boarding/batch';
 import { boardingWorkflowId } from '../../domain/ids';
-import { toDomainError } from '../shared/client-errors';
-import { startWorkflowOf } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { startWorkflowOf } from '../common/client-start';
 import { cancelSignal, getProgressQuery, pauseSignal, resumeSignal } from './messages';
 import type { BoardingProgress } from './types';
 import type { boardingWorkflow } from './workflow';

@@ -41,8 +41,8 @@ import {
   boardingLinesDone,
   emptyBoardingCounts,
 } from '../../domain/boarding/batch';
-import { dbWrite } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { cancelSignal, getProgressQuery, pauseSignal, resumeSignal } from './messages';
 import type { BoardingProgress, BoardingWorkflowInput, BoardingWorkflowResult } from './types';
 

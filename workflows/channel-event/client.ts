@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { channelEventStartSpec } from '../../domain/channels/channel-event';
-import { startWorkflowOf } from '../shared/client-start';
+import { startWorkflowOf } from '../common/client-start';
 import type { ChannelEventWorkflowInput } from './types';
 
 export interface ChannelEventClient {

@@ -11,7 +11,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { dbWrite } from '../shared/activity-options';
+import { dbWrite } from '../common/activity-options';
 import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from './types';
 
 const { processChannelEvent } = proxyActivities<Activities>(dbWrite);

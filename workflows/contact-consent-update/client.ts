@@ -1,15 +1,15 @@
 /**
  * The typed port to the contact-consent-update process (DESIGN-processes P0 "one folder per process"; P4): the API
  * reaches `contactConsentUpdateWorkflow` only through this. Start options come from `contactConsentUpdateStartSpec`
- * (the same spec `recordContactConsentUpdate` stores as its start intent) via `workflows/shared/client-start.ts`.
+ * (the same spec `recordContactConsentUpdate` stores as its start intent) via `workflows/common/client-start.ts`.
  * Imports `@temporalio/client`: never part of the workflow bundle.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError } from '../../domain/errors';
 import { contactConsentUpdateWorkflowId } from '../../domain/ids';
 import { contactConsentUpdateStartSpec } from '../../domain/servicing/contact-consent';
-import { toDomainError } from '../shared/client-errors';
-import { startWorkflowOf } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { startWorkflowOf } from '../common/client-start';
 import { getProgressQuery } from './messages';
 import type { ContactConsentUpdateProgress, ContactConsentUpdateWorkflowInput } from './types';
 import type { contactConsentUpdateWorkflow } from './workflow';

@@ -14,8 +14,8 @@
 import { proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { ContactConsentUpdateStatus } from '../../domain/servicing/contact-consent';
-import { dbWrite } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { getProgressQuery } from './messages';
 import type { ContactConsentUpdateWorkflowInput, ContactConsentUpdateWorkflowResult } from './types';
 

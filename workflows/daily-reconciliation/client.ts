@@ -16,8 +16,8 @@ import {
   type TenantReconciliationInput,
   tenantReconciliationStartSpec,
 } from '../../domain/payments/daily-reconciliation';
-import { ensureSchedule } from '../shared/client-schedule';
-import { startWorkflowOf } from '../shared/client-start';
+import { ensureSchedule } from '../common/client-schedule';
+import { startWorkflowOf } from '../common/client-start';
 import type { dailyReconciliationWorkflow } from './workflow';
 
 /** When the daily run starts, wall-clock time in the rail's calendar (America/New_York). */
@@ -58,7 +58,7 @@ export function dailyReconciliationSchedule(
  * Creates the daily schedule, or brings an existing one to the current definition (`dailyReconciliationSchedule`):
  * idempotent, so every worker process calls it at start (workers/registry.ts) and any number of them may race
  * (the loser's "already exists" is treated as done, then updated). A paused schedule stays paused. Answers
- * `created` or `updated`. Errors: DomainError 503 when Temporal is unreachable (shared/client-schedule.ts
+ * `created` or `updated`. Errors: DomainError 503 when Temporal is unreachable (common/client-schedule.ts
  * `ensureSchedule`).
  */
 export async function ensureDailyReconciliationSchedule(

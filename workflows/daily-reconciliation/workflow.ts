@@ -25,8 +25,8 @@ import {
   reconciliationDateOf,
   tenantReconciliationStartSpec,
 } from '../../domain/payments/daily-reconciliation';
-import { dbWrite, railCall } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite, railCall } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import type {
   DailyReconciliationInput,
   DailyReconciliationResult,

@@ -1,7 +1,7 @@
 /**
  * The typed port to the hardship-offer process (DESIGN-processes P0 "one folder per process"): the API reaches
  * `hardshipOfferWorkflow` only through this. Start options come from `hardshipOfferStartSpec` (the same spec the
- * creating operation stores as its start intent) via `workflows/shared/client-start.ts`. Imports
+ * creating operation stores as its start intent) via `workflows/common/client-start.ts`. Imports
  * `@temporalio/client`: never part of the workflow bundle.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
@@ -13,8 +13,8 @@ import {
   type LoanChangedHint,
 } from '../../domain/hardship/offer-process';
 import { hardshipOfferWorkflowId } from '../../domain/ids';
-import { toDomainError } from '../shared/client-errors';
-import { startWorkflowOf } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { startWorkflowOf } from '../common/client-start';
 import { evidenceAddedSignal, getStateQuery, loanChangedSignal, offerChangedSignal } from './messages';
 import type { hardshipOfferWorkflow } from './workflow';
 

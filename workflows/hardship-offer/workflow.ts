@@ -29,8 +29,8 @@ import {
   isOpenHardshipOfferStatus,
   type LoanChangedHint,
 } from '../../domain/hardship/offer-process';
-import { dbWrite } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { evidenceAddedSignal, getStateQuery, loanChangedSignal, offerChangedSignal } from './messages';
 import type { HardshipOfferWorkflowInput, HardshipOfferWorkflowResult } from './types';
 

@@ -2,7 +2,7 @@
  * The typed port to the payment-intent process (DESIGN-processes P0 "one folder per process"; P1): the API (and a
  * provider webhook, in production) reach `paymentIntentWorkflow` only through this. Start options come from
  * `paymentIntentStartSpec` (the same spec `createPaymentIntent` stores as its start intent) via
- * `workflows/shared/client-start.ts`. Imports `@temporalio/client`: never part of the workflow bundle.
+ * `workflows/common/client-start.ts`. Imports `@temporalio/client`: never part of the workflow bundle.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError } from '../../domain/errors';
@@ -13,8 +13,8 @@ import {
   paymentIntentStartSpec,
   type RailEvent,
 } from '../../domain/payments/payment-intent';
-import { toDomainError } from '../shared/client-errors';
-import { startWorkflowOf } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { startWorkflowOf } from '../common/client-start';
 import {
   cancelPaymentUpdate,
   getStateQuery,

@@ -60,10 +60,10 @@ import {
   returnWindowEndOf,
   submissionDateOf,
 } from '../../domain/payments/rails';
+import { bestEffortRead, dbWrite, railCall } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { loanChangedSignal } from '../hardship-offer/messages';
 import { paymentPostedSignal } from '../promise/messages';
-import { bestEffortRead, dbWrite, railCall } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
 import {
   cancelPaymentUpdate,
   getStateQuery,

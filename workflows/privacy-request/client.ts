@@ -2,7 +2,7 @@
  * The typed port to the privacy-request process (DESIGN-processes P0 "one folder per process"):
  * the API reaches `privacyRequestWorkflow` only through this. Start options come from
  * `privacyRequestStartSpec` (the same spec the opening operation stores as its start intent) via
- * `workflows/shared/client-start.ts`. Imports `@temporalio/client`: never part of the workflow
+ * `workflows/common/client-start.ts`. Imports `@temporalio/client`: never part of the workflow
  * bundle.
  */
 import {
@@ -19,8 +19,8 @@ import {
   type PrivacyRequestWorkflowInput,
   privacyRequestStartSpec,
 } from '../../domain/servicing/privacy-request';
-import { toDomainError } from '../shared/client-errors';
-import { startWorkflowOf, workflowStartOptions } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { startWorkflowOf, workflowStartOptions } from '../common/client-start';
 import { fulfilRequestUpdate, getProgressQuery } from './messages';
 import type { PrivacyRequestProgress } from './types';
 import type { privacyRequestWorkflow } from './workflow';

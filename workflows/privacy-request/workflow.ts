@@ -28,8 +28,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { PrivacyOutcome, PrivacyRequestStatus } from '../../domain/servicing/privacy-request';
-import { dbWrite, dbWriteCancellable } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite, dbWriteCancellable } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { fulfilRequestUpdate, getProgressQuery } from './messages';
 import type { PrivacyRequestWorkflowInput, PrivacyRequestWorkflowResult } from './types';
 

@@ -1,7 +1,7 @@
 /**
  * The typed port to the promise-to-pay process (DESIGN-processes P0 "one folder per process"): the API reaches
  * `promiseWorkflow` only through this. Start options come from `promiseStartSpec` (the same spec the creating
- * operation stores as its start intent) via `workflows/shared/client-start.ts`. Imports `@temporalio/client`:
+ * operation stores as its start intent) via `workflows/common/client-start.ts`. Imports `@temporalio/client`:
  * never part of the workflow bundle.
  */
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
@@ -13,8 +13,8 @@ import {
   type PromiseWorkflowInput,
   promiseStartSpec,
 } from '../../domain/servicing/promise';
-import { toDomainError } from '../shared/client-errors';
-import { startWorkflowOf } from '../shared/client-start';
+import { toDomainError } from '../common/client-errors';
+import { startWorkflowOf } from '../common/client-start';
 import { getStateQuery, paymentPostedSignal } from './messages';
 import type { promiseWorkflow } from './workflow';
 

@@ -19,8 +19,8 @@ import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { type PromiseOutcome, type PromiseState, promiseOutcomeOf } from '../../domain/servicing/promise';
-import { dbWrite } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { getStateQuery, paymentPostedSignal } from './messages';
 import type { PromiseWorkflowInput, PromiseWorkflowResult } from './types';
 

@@ -15,8 +15,8 @@ import {
   type TenantStatementCycleInput,
   tenantStatementCycleStartSpec,
 } from '../../domain/statements/statements';
-import { ensureSchedule } from '../shared/client-schedule';
-import { startWorkflowOf } from '../shared/client-start';
+import { ensureSchedule } from '../common/client-schedule';
+import { startWorkflowOf } from '../common/client-start';
 import type { dailyStatementCycleWorkflow } from './workflow';
 
 /**

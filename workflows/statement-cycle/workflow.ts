@@ -28,8 +28,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { statementAsOfDate, tenantStatementCycleStartSpec } from '../../domain/statements/statements';
-import { dbWrite } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import type {
   DailyStatementCycleInput,
   DailyStatementCycleResult,

@@ -37,8 +37,8 @@ import {
 import type { Activities } from '../../activities';
 import type { SendWebhookResult } from '../../activities/webhooks/send-webhook';
 import { maxDeliveryAttempts, nextAttemptDelayMs } from '../../domain/webhooks/retry-schedule';
-import { dbWrite, httpCall } from '../shared/activity-options';
-import { workflowNow } from '../shared/time';
+import { dbWrite, httpCall } from '../common/activity-options';
+import { workflowNow } from '../common/time';
 import { admissionWakeSignal, cancelDeliverySignal, getDeliveryStateQuery } from './messages';
 import type { WebhookDeliveryInput, WebhookDeliveryProgress, WebhookDeliveryResult } from './types';
 
