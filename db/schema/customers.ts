@@ -1,6 +1,6 @@
 /**
  * Customers context (spec § Lending core writes: customers, identifiers, consents, payment
- * instruments, restrictions; issue 3 §2). Every table is tenant-owned under row-level security.
+ * instruments; restrictions are db/schema/restrictions.ts). Every table is tenant-owned under row-level security.
  * Government identifiers are stored encrypted (AES-256-GCM) with a keyed digest for look-ups and a
  * normalized mask for reads; payment instruments carry only a vault's `providerTokenRef`.
  * Customer history is append-only.
@@ -16,7 +16,6 @@ import {
   tenantKey,
   tenantReference,
 } from './columns';
-import { loans } from './lending';
 
 export const verificationStatus = pgEnum('verification_status', ['UNVERIFIED', 'VERIFIED']);
 
@@ -194,46 +193,6 @@ export const paymentInstruments = pgTable(
     index().on(t.tenantId, t.customerId),
     uniqueIndex('payment_instruments_tenant_token_idx').on(t.tenantId, t.providerTokenRef),
     tenantIsolation('payment_instruments'),
-  ],
-).enableRLS();
-
-export const restrictionType = pgEnum('restriction_type', [
-  'PAYMENT_HOLD',
-  'COLLECTIONS_HOLD',
-  'COMMUNICATION_HOLD',
-  'SCRA_MLA_PROTECTED',
-  'DISBURSEMENT_HOLD',
-]);
-export const restrictionStatus = pgEnum('restriction_status', ['ACTIVE', 'RELEASED', 'EXPIRED']);
-
-export const restrictions = pgTable(
-  'restrictions',
-  {
-    id: identityId(),
-    tenantId: tenantId(),
-    customerId: bigint({ mode: 'number' }).notNull(),
-    /** Null: every loan of the customer. */
-    loanId: bigint({ mode: 'number' }),
-    restrictionType: restrictionType().notNull(),
-    status: restrictionStatus().notNull().default('ACTIVE'),
-    reason: text().notNull(),
-    /** Commit time of the apply command (DESIGN §5 Holds). */
-    effectiveAt: instant().notNull(),
-    expiresAt: instant(),
-    releasedAt: instant(),
-    releaseReason: text(),
-    createdAt: createdAt(),
-    requestKey: text(),
-  },
-  (t) => [
-    tenantReference('restrictions_customer_fk', t, t.customerId, customers),
-    tenantReference('restrictions_loan_fk', t, t.loanId, loans),
-    index('restrictions_tenant_customer_effective_idx').on(t.tenantId, t.customerId, t.effectiveAt, t.id),
-    index('restrictions_tenant_customer_active_idx')
-      .on(t.tenantId, t.customerId, t.restrictionType)
-      .where(sql`status = 'ACTIVE'`),
-    uniqueIndex('restrictions_tenant_request_key_idx').on(t.tenantId, t.requestKey),
-    tenantIsolation('restrictions'),
   ],
 ).enableRLS();
 

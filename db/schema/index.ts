@@ -8,6 +8,7 @@ export * from './lending';
 export * from './merchant-advances';
 export * from './platform';
 export * from './reconciliation';
+export * from './restrictions';
 export * from './sandbox';
 export * from './servicing';
 export * from './statements';
