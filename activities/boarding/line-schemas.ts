@@ -37,10 +37,10 @@ import {
   recordPaymentBody,
 } from '../../api/schemas/money';
 import { createChargeBody, createLoanProductBody } from '../../api/schemas/products';
-import { issuesToError } from '../../api/validation';
 import type { BoardingKind } from '../../domain/boarding/batch';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
 import { noSensitiveData } from '../../domain/sensitive-data';
+import { issuesToError } from '../../domain/validation/fields';
 
 /** A source ref inside a body: 1–128 characters, never an identifier or account number. */
 const sourceRef = v.pipe(

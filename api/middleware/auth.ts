@@ -17,9 +17,9 @@ import { matchedRoutes } from 'hono/route';
 import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
 import { DomainError, fieldError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/hash';
+import { unstorableCharacter } from '../../domain/validation/fields';
 import { type AppEnv, factory } from '../env';
 import { bearerChallenge, sendError } from '../errors';
-import { unstorableCharacter } from '../validation';
 
 const tenantPattern = /^[a-z0-9-]{1,64}$/;
 

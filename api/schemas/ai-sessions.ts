@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { aiConfidences, aiOutputStatuses, aiOutputTypes } from '../../domain/servicing/ai-sessions';
-import { guardedText, limitParam, offsetParam } from '../validation';
+import { guardedText, limitParam, offsetParam } from '../../domain/validation/fields';
 import { refField } from './refs';
 
 /** Longest `content` of an output, in characters. */

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { boardingBatchStatuses, boardingKinds } from '../../domain/boarding/batch';
-import { integerId, offsetParam, text } from '../validation';
+import { integerId, offsetParam, text } from '../../domain/validation/fields';
 
 export const boardingBatchIdParam = v.strictObject({ batchId: integerId('batchId') });
 

@@ -15,7 +15,7 @@ import {
   permissionFieldOf,
   permissionFields,
 } from '../../domain/servicing/contact-consent';
-import { guardedText, integerId } from '../validation';
+import { guardedText, integerId } from '../../domain/validation/fields';
 import { isoInstant } from './dates';
 import { refField } from './refs';
 

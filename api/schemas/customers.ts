@@ -18,7 +18,7 @@ import {
 } from '../../domain/customers/customer';
 import { identifierTypes, normalizeIdentifier } from '../../domain/customers/identifiers';
 import { noSensitiveData } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam } from '../validation';
+import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 import { isoInstant } from './dates';
 import { locatorRef, refField } from './refs';
 

@@ -6,7 +6,7 @@
  * `guardedText` (no government identifier or account number, issue 14).
  */
 import * as v from 'valibot';
-import { guardedText, integerId } from '../validation';
+import { guardedText, integerId } from '../../domain/validation/fields';
 import { locatorRef } from './refs';
 
 const id = v.pipe(

@@ -12,7 +12,7 @@ import {
   fieldTypes,
   requiredAtStages,
 } from '../../domain/servicing/form-fields';
-import { guardedText, integerId, limitParam, offsetParam } from '../validation';
+import { guardedText, integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 
 const caseTypeCode = v.pipe(
   v.string(),

@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { hardshipOfferDecisions, hardshipOfferStatuses } from '../../domain/hardship/offer';
 import { reliefTypes } from '../../domain/hardship/relief';
 import { makerCheckerPolicies } from '../../domain/maker-checker';
-import { integerId } from '../validation';
+import { integerId } from '../../domain/validation/fields';
 import { isoDate } from './dates';
 import { instantText } from './money';
 

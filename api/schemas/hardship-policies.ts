@@ -14,7 +14,7 @@ import {
   reliefTypes,
   specialistConditions,
 } from '../../domain/servicing/hardship-policy';
-import { guardedText } from '../validation';
+import { guardedText } from '../../domain/validation/fields';
 import { isoDate } from './dates';
 
 const countMax = 100_000_000;

@@ -11,10 +11,10 @@
  * operations check `externalId` and `note` again).
  */
 import * as v from 'valibot';
-import { loanPartyRoles } from '../../activities/lending/add-loan-party';
-import { loanOrderByFields } from '../../db/queries/lending/loans';
+import { loanOrderByFields } from '../../domain/lending/loan-list';
+import { loanPartyRoles } from '../../domain/lending/loan-parties';
 import { findSensitiveData, noSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam } from '../validation';
+import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 import { loanDatesInRange } from './dates';
 import { code, decimal, id, integer } from './products';
 import { dateFormatField, localeField, refField } from './refs';

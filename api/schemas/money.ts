@@ -10,7 +10,7 @@
 import * as v from 'valibot';
 import { currencyCodes, currencyFor, minorUnitDigits } from '../../domain/money';
 import { noSensitiveData } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam } from '../validation';
+import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 import { isoDate } from './dates';
 import { refField } from './refs';
 

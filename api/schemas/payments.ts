@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { paymentRails, settlementResolutions } from '../../domain/payments/payment-intent';
-import { integerId } from '../validation';
+import { integerId } from '../../domain/validation/fields';
 import { isoDate } from './dates';
 import {
   amount,

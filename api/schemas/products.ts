@@ -29,7 +29,7 @@ import {
   statementLeadDaysRange,
   transactionProcessingStrategyCodes,
 } from '../../domain/lending/products';
-import { guardedText, integerId } from '../validation';
+import { guardedText, integerId } from '../../domain/validation/fields';
 import { dateFormatField, localeField } from './refs';
 
 /** A non-negative decimal given as a string (`"12.5"`) or a JSON number (`12.5`); always a string after. */

@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { promiseChannels, promiseStatuses } from '../../domain/servicing/promise';
-import { integerId, limitParam, offsetParam } from '../validation';
+import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 import { isoDate } from './dates';
 import { amount, currency, fitsCurrency, fitsCurrencyMessage } from './money';
 

@@ -10,7 +10,7 @@ import {
   reconciliationResolutions,
   resolutionReasonLengthMax,
 } from '../../domain/payments/reconciliation-exceptions';
-import { guardedText, integerId, limitParam, offsetParam } from '../validation';
+import { guardedText, integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 
 const status = v.picklist(reconciliationExceptionStatuses);
 const exceptionType = v.picklist(reconciliationExceptionTypes);

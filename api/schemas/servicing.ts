@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { privacyRegimes } from '../../domain/deadlines';
 import { privacyOutcomes, privacyRequestTypes } from '../../domain/servicing/privacy-request';
-import { guardedText, integerId, limitParam, offsetParam } from '../validation';
+import { guardedText, integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 import { refField } from './refs';
 
 const id = v.pipe(

@@ -4,7 +4,7 @@
  * Amounts are decimal strings with the currency's minor-unit digits; dates ISO calendar dates.
  */
 import * as v from 'valibot';
-import { integerId, limitParam, offsetParam } from '../validation';
+import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
 import { dateText, decimalText, instantText } from './money';
 
 /** Path `{loanId}/{statementId}`: positive integers. */

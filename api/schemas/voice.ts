@@ -15,7 +15,7 @@ import {
   voiceNodeTypes,
   workflowIdPattern,
 } from '../../domain/servicing/voice-workflow';
-import { guardedText } from '../validation';
+import { guardedText } from '../../domain/validation/fields';
 import { isoInstant } from './dates';
 
 const workflowIdRule = 'must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit.';

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { isCalendarDate } from '../../domain/customers/customer';
 import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../domain/events';
 import { findSensitiveData } from '../../domain/sensitive-data';
-import { guardedText, integerId } from '../validation';
+import { guardedText, integerId } from '../../domain/validation/fields';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
 

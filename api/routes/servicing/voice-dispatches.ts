@@ -19,6 +19,7 @@ import * as v from 'valibot';
 import { getVoiceDispatch } from '../../../db/queries/voice';
 import { DomainError, fieldError, notFound } from '../../../domain/errors';
 import { voiceTaskTokenHeader, voiceTaskTokenLengthMax } from '../../../domain/servicing/voice-workflow';
+import { issuesToError } from '../../../domain/validation/fields';
 import { type AppEnv, factory } from '../../env';
 import { sendShapeA } from '../../errors';
 import { requires } from '../../middleware/auth';
@@ -36,7 +37,6 @@ import {
 import {
   assertJsonNestingWithinLimit,
   assertStorableJson,
-  issuesToError,
   jsonBody,
   noQuery,
   pathParams,

@@ -13,6 +13,7 @@ import { daysBetween } from '../../../domain/calendar';
 import { notFound } from '../../../domain/errors';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
+import { type LoanOrderBy, loanOrderByFields } from '../../../domain/lending/loan-list';
 import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
 import type { LoanChargeDefinition, LoanTerms } from '../../../domain/lending/loan-terms';
 import type { PaymentAllocationRule } from '../../../domain/lending/products';
@@ -158,10 +159,6 @@ export async function readLoanChargeDefinitions(
 export type StoredLoanTerms = LoanTerms & { disbursementFeeChargesDue: string };
 
 // ---- the native list ------------------------------------------------------------------------------------------
-
-/** Sort keys of `GET /v1/loans` (`orderBy`). */
-export const loanOrderByFields = ['id', 'accountNo', 'submittedOnDate'] as const;
-export type LoanOrderBy = (typeof loanOrderByFields)[number];
 
 /** One item of the native loan list (spec § Native loan list item). */
 export interface LoanListItem {
