@@ -1,6 +1,6 @@
 /**
- * Layer rules (DESIGN §1 folder table, STYLE §3, DESIGN-processes P0 "Layer rules are linted"),
- * checked by `npm run lint` with dependency-cruiser. Biome's `noRestrictedImports` cannot tell a
+ * Layer rules (docs/architecture.md), checked by `npm run lint` with dependency-cruiser: the layers form a DAG
+ * (domain ← db ← activities ← workflows' types; api and workers at the edges). Biome's `noRestrictedImports` cannot tell a
  * type-only import from a value import; these rules can, which is what "workflows import only types
  * from activities/" needs. `test/unit/layer-rules.test.ts` shows each rule failing on a violation.
  */
@@ -9,7 +9,7 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'domain/ imports nothing of ours outside domain/ (DESIGN §1).',
+      comment: 'domain/ imports nothing of ours outside domain/.',
       severity: 'error',
       from: { path: '^domain/' },
       to: { path: '^(activities|api|db|workers|workflows|scripts|test|client|bench)/' },
@@ -26,7 +26,7 @@ module.exports = {
     {
       name: 'workflow-imports-only-types-of-io-layers',
       comment:
-        'workflows/ (except the client ports) import activities/, db/, api/ and workers/ as types only; values would pull I/O into the deterministic bundle (STYLE §3, §13.1).',
+        'workflows/ (except the client ports) import activities/, db/, api/ and workers/ as types only; values would pull I/O into the deterministic bundle.',
       severity: 'error',
       from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|common/client-[^/]+)\\.ts$' },
       to: { path: '^(activities|db|api|workers|scripts)/', dependencyTypesNot: ['type-only'] },
@@ -55,7 +55,7 @@ module.exports = {
     {
       name: 'api-no-transactions-or-sql',
       comment:
-        'api/ reads through db/queries and writes through activities/: no transaction helper, no query builder, no driver (STYLE §3).',
+        'api/ reads through db/queries and writes through activities/: no transaction helper, no query builder, no driver.',
       severity: 'error',
       from: { path: '^api/' },
       to: {
@@ -73,18 +73,27 @@ module.exports = {
     },
     {
       name: 'operations-do-not-know-the-edges',
-      comment: 'activities/ and db/ never import the HTTP layer, the workers or scripts.',
+      comment:
+        'activities/ and db/ never import the HTTP layer, the workers or scripts. Portfolio boarding validates each line with the same input schemas as the public routes: they live in domain/<context>/schemas/, which both import.',
       severity: 'error',
-      from: { path: '^(activities|db)/', pathNot: '^activities/boarding/' },
+      from: { path: '^(activities|db)/' },
       to: { path: '^(api|workers|scripts)/' },
     },
     {
-      name: 'operations-do-not-know-the-edges',
+      name: 'activities-do-not-start-workflows',
       comment:
-        "The one exception (issue 9, DESIGN-processes P3): portfolio boarding validates each line with the public route's own body schema, so activities/boarding/ may import api/schemas/ and api/validation.ts (issuesToError, the schemas' helpers) — never routes, middleware, the workers or scripts. Copying the schemas instead would let the two drift.",
+        'activities/ are the operations workflows call: they never import workflows/ (a workflow is started by the API or a worker service through its client.ts).',
       severity: 'error',
-      from: { path: '^activities/boarding/' },
-      to: { path: '^(api|workers|scripts)/', pathNot: '^api/(schemas/[^/]+|validation)\\.ts$' },
+      from: { path: '^activities/' },
+      to: { path: '^workflows/' },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'The layers form a DAG: no module reaches itself again through its imports, type-only imports included (a type cycle still ties the layers together).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
     },
     {
       name: 'db-below-activities',
@@ -96,7 +105,7 @@ module.exports = {
     {
       name: 'client-is-standalone',
       comment:
-        'client/ is its own package (client/package.json), used by integrators: it imports none of the service (issue 12 §1).',
+        'client/ is its own package (client/package.json), used by integrators: it imports none of the service.',
       severity: 'error',
       from: { path: '^client/' },
       to: { path: '^(activities|api|bench|db|domain|scripts|test|workers|workflows)/' },

@@ -1,8 +1,6 @@
 /**
- * The body schema of each boarding line kind (DESIGN-processes P3; issue 9 §1–2): the public route's valibot
- * schema (api/schemas/*, reused, never copied; `.dependency-cruiser.cjs` rule `operations-do-not-know-the-edges`
- * lets `activities/boarding/` import `api/schemas/` and `api/validation.ts` only) with source refs in place of
- * ids:
+ * The body schema of each boarding line kind (spec § Boarding): the public route's own valibot input schema
+ * (domain/<context>/schemas/*, which the routes use too: reused, never copied) with source refs in place of ids:
  * - `charge`: `POST /v1/charges`;
  * - `loanProduct`: `POST /v1/loanproducts` with `chargeSourceRefs: [<charge sourceRef>…]` in place of `charges`;
  * - `customer`: `POST /v1/customers` plus optional `identifiers`, `consents`, `paymentInstruments` (the bodies of
@@ -16,10 +14,11 @@
  * - `verification`: `customerSourceRef`, `instrumentSourceRef` plus the verify body.
  * `externalId` of customers and loans defaults to the line's `sourceRef` (applied when boarding).
  *
- * `lineErrorOf` turns valibot issues into the route's Shape A 400 (api/validation.ts `issuesToError`), each
+ * `lineErrorOf` turns valibot issues into the route's Shape A 400 (domain/validation/fields.ts `issuesToError`), each
  * `parameterName` prefixed with `body.`, the values of fields that may hold sensitive data withheld.
  */
 import * as v from 'valibot';
+import type { BoardingKind } from '../../domain/boarding/batch';
 import {
   applyRestrictionBody,
   createConsentBody,
@@ -27,20 +26,19 @@ import {
   createIdentifierBody,
   createInstrumentBody,
   verifyInstrumentBody,
-} from '../../api/schemas/customers';
-import { loanDatesInRange } from '../../api/schemas/dates';
-import { approveLoanBody, createLoanBody, loanChargeBody } from '../../api/schemas/loans';
+} from '../../domain/customers/schemas/customers';
+import { DomainError, type FieldError, fieldError } from '../../domain/errors';
+import { approveLoanBody, createLoanBody, loanChargeBody } from '../../domain/lending/schemas/loans';
+import { createChargeBody, createLoanProductBody } from '../../domain/lending/schemas/products';
+import { noSensitiveData } from '../../domain/sensitive-data';
+import { loanDatesInRange } from '../../domain/validation/dates';
+import { issuesToError } from '../../domain/validation/fields';
 import {
   fitsCurrency,
   fitsCurrencyMessage,
   recordFundingBody,
   recordPaymentBody,
-} from '../../api/schemas/money';
-import { createChargeBody, createLoanProductBody } from '../../api/schemas/products';
-import type { BoardingKind } from '../../domain/boarding/batch';
-import { DomainError, type FieldError, fieldError } from '../../domain/errors';
-import { noSensitiveData } from '../../domain/sensitive-data';
-import { issuesToError } from '../../domain/validation/fields';
+} from '../../domain/validation/money';
 
 /** A source ref inside a body: 1–128 characters, never an identifier or account number. */
 const sourceRef = v.pipe(

@@ -17,7 +17,7 @@ export const boardingLineBytesMax = 1024 * 1024;
 /** Longest `sourceRef`, in characters. */
 export const sourceRefLengthMax = 128;
 
-/** The characters of a source ref (the routes' reference format, api/schemas/refs.ts): `cust-001`, `LN:42`. */
+/** The characters of a source ref (the routes' reference format, domain/validation/refs.ts): `cust-001`, `LN:42`. */
 const sourceRefPattern = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 /** What the staging stores for one line (`boarding_lines`). */
@@ -133,7 +133,7 @@ export function stageLine(lineNo: number, text: string): StagedLine {
   } else if (controlCharacters.test(rawRef) || unstorable.test(rawRef)) {
     errors.push(fieldError('sourceRef', null, `Line ${lineNo}: sourceRef must not hold control characters.`));
   } else if (!sourceRefPattern.test(rawRef)) {
-    // The default externalId / externalRecordRef of the line: a reference, as the routes take one (api/schemas/refs.ts).
+    // The default externalId / externalRecordRef of the line: a reference, as the routes take one (domain/validation/refs.ts).
     errors.push(
       fieldError(
         'sourceRef',

@@ -13,7 +13,7 @@
  * it exactly and is stored as its decimal text), at most 15 integer and 6 fraction digits; MONEY a decimal string
  * with at most the minor-unit digits of the field's `currency` (ISO 4217, dinero.js table; 2 when the field names
  * none), stored with exactly that many (`"12.5"` → `"12.50"`); DATE an ISO 8601 calendar date in 1900-01-01..
- * 2199-12-31 (the input range of api/schemas/dates.ts); BOOLEAN `true`/`false`; ENUM one of the field's `options`.
+ * 2199-12-31 (the input range of domain/validation/dates.ts); BOOLEAN `true`/`false`; ENUM one of the field's `options`.
  */
 import { isIsoDate } from '../calendar';
 import { type FieldError, fieldError } from '../errors';

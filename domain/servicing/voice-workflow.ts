@@ -64,7 +64,7 @@ export interface DefinitionProblem {
  * `definition.id` must equal the path's workflowId; node ids are unique; exactly one `start` node; every edge
  * joins existing nodes; no edge leaves a `hangup` or `end` node or enters the `start` node; no two edges leave
  * one node on the same outcome (the provider could not choose); every node is reachable from the start node.
- * Field syntax and counts are the API schema's job (api/schemas/voice.ts).
+ * Field syntax and counts are the API schema's job (domain/servicing/schemas/voice.ts).
  */
 export function definitionProblems(
   workflowId: string,

@@ -3,7 +3,7 @@
  * started exactly as `npm start` starts it (./boot.ts), with a credential from the admin CLI. The file is a small
  * generated portfolio (scripts/portfolio-generate.ts: 20 loans, 3 payments each) with two deliberately bad lines
  * inserted: one that is not JSON (malformed, claiming no kind) and one payment whose amount has three fraction
- * digits (USD has two: rejected by the payment route's own schema, api/schemas/money.ts). Every other line is
+ * digits (USD has two: rejected by the payment route's own schema, domain/validation/money.ts). Every other line is
  * good, so the batch ends COMPLETED_WITH_ERRORS with exactly those two lines rejected.
  *
  * Oracle: the counts per kind come from the file as written here (not from the service); the rejects file must

@@ -12,6 +12,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { uploadLines } from '../../activities/boarding/stage-batch';
+import { type BoardingKind, boardingKinds } from '../../domain/boarding/batch';
+import { boardingLineBytesMax, stageLine } from '../../domain/boarding/staging';
 import {
   applyRestrictionBody,
   createConsentBody,
@@ -19,12 +21,10 @@ import {
   createIdentifierBody,
   createInstrumentBody,
   verifyInstrumentBody,
-} from '../../api/schemas/customers';
-import { approveLoanBody, createLoanBody } from '../../api/schemas/loans';
-import { recordFundingBody, recordPaymentBody } from '../../api/schemas/money';
-import { createChargeBody, createLoanProductBody } from '../../api/schemas/products';
-import { type BoardingKind, boardingKinds } from '../../domain/boarding/batch';
-import { boardingLineBytesMax, stageLine } from '../../domain/boarding/staging';
+} from '../../domain/customers/schemas/customers';
+import { approveLoanBody, createLoanBody } from '../../domain/lending/schemas/loans';
+import { createChargeBody, createLoanProductBody } from '../../domain/lending/schemas/products';
+import { recordFundingBody, recordPaymentBody } from '../../domain/validation/money';
 
 const schema = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../domain/boarding/line.schema.json', import.meta.url)), 'utf8'),

@@ -1,6 +1,5 @@
 /**
- * The layer rules of `.dependency-cruiser.cjs` (DESIGN-processes P0 "Layer rules are linted") fail
- * on a violating import: probe files with one violation each are written into the real folders,
+ * The layer rules of `.dependency-cruiser.cjs` and biome.json fail on a violating import: probe files with one violation each are written into the real folders,
  * checked with the same command `npm run lint` runs, and removed. The allowed forms (type-only
  * imports of activities/ from a workflow, a workflow importing domain/) must pass.
  */
@@ -69,6 +68,18 @@ describe('layer rules', () => {
         rule: 'operations-do-not-know-the-edges',
       },
       {
+        // Boarding has no exception: it reaches the input schemas in domain/, never api/.
+        file: `activities/boarding/zz-probe-${tag}-api.ts`,
+        source: "import { jsonBody } from '../../api/validation';\nexport const probe = jsonBody;\n",
+        rule: 'operations-do-not-know-the-edges',
+      },
+      {
+        file: `activities/zz-probe-${tag}-workflow.ts`,
+        source:
+          "import { workflowNow } from '../workflows/common/time';\nexport const probe = workflowNow;\n",
+        rule: 'activities-do-not-start-workflows',
+      },
+      {
         file: `client/src/zz-probe-${tag}-service.ts`,
         source: "import { createApp } from '../../api/app';\nexport const probe = createApp;\n",
         rule: 'client-is-standalone',
@@ -80,10 +91,23 @@ describe('layer rules', () => {
         rule: null,
       },
     ];
+    // A cycle of type-only imports is still a cycle: reported once, naming both files.
+    const cycle = [
+      {
+        file: `domain/zz-probe-${tag}-cycle-a.ts`,
+        source: `import type { B } from './zz-probe-${tag}-cycle-b';\nexport type A = { b?: B };\n`,
+      },
+      {
+        file: `domain/zz-probe-${tag}-cycle-b.ts`,
+        source: `import type { A } from './zz-probe-${tag}-cycle-a';\nexport type B = { a?: A };\n`,
+      },
+    ];
+    const written = [...probes, ...cycle];
     try {
-      for (const probe of probes) writeFileSync(path.join(projectRoot, probe.file), probe.source);
-      const { status, output } = runDepcruise(probes.map((p) => p.file));
+      for (const probe of written) writeFileSync(path.join(projectRoot, probe.file), probe.source);
+      const { status, output } = runDepcruise(written.map((p) => p.file));
       expect(status).not.toBe(0);
+      expect(output).toMatch(new RegExp(`error no-circular: domain/zz-probe-${tag}-cycle-[ab]\\.ts →`));
       for (const probe of probes) {
         const reported = output
           .split('\n')
@@ -96,6 +120,47 @@ describe('layer rules', () => {
             output,
           ).toBe(true);
       }
+    } finally {
+      for (const probe of written) rmSync(path.join(projectRoot, probe.file), { force: true });
+    }
+  }, 30_000);
+
+  it("Biome's import restrictions hold for domain/ and workflows/ alike (one override each, neither replacing the other's)", () => {
+    const tag = randomBytes(4).toString('hex');
+    const probes = [
+      {
+        file: `domain/zz-probe-${tag}-pino.ts`,
+        source: "import pino from 'pino';\nexport const probe = pino;\n",
+      },
+      {
+        file: `domain/zz-probe-${tag}-hono.ts`,
+        source: "import { Hono } from 'hono';\nexport const probe = Hono;\n",
+      },
+      {
+        file: `domain/zz-probe-${tag}-node.ts`,
+        source: "import { readFileSync } from 'node:fs';\nexport const probe = readFileSync;\n",
+      },
+      {
+        file: `workflows/common/zz-probe-${tag}-pino.ts`,
+        source: "import pino from 'pino';\nexport const probe = pino;\n",
+      },
+    ];
+    try {
+      for (const probe of probes) writeFileSync(path.join(projectRoot, probe.file), probe.source);
+      const result = spawnSync(
+        path.join(projectRoot, 'node_modules', '.bin', 'biome'),
+        ['lint', '--max-diagnostics=50', ...probes.map((p) => p.file)],
+        { cwd: projectRoot, encoding: 'utf8' },
+      );
+      const output = `${result.stdout}${result.stderr}`;
+      expect(result.status).not.toBe(0);
+      // Each probe is reported, by the rule of its folder.
+      for (const probe of probes)
+        expect(output, probe.file).toMatch(
+          new RegExp(
+            `${probe.file.replace(/[.]/g, '\\.')}:\\d+:\\d+ lint/(style/noRestrictedImports|correctness/noNodejsModules)`,
+          ),
+        );
     } finally {
       for (const probe of probes) rmSync(path.join(projectRoot, probe.file), { force: true });
     }

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as v from 'valibot';
 import { afterAll, describe, expect, it } from 'vitest';
+import { boardingKinds, isBoardingKind } from '../../domain/boarding/batch';
+import { addMonths } from '../../domain/calendar';
 import {
   applyRestrictionBody,
   createConsentBody,
@@ -18,13 +20,11 @@ import {
   createIdentifierBody,
   createInstrumentBody,
   verifyInstrumentBody,
-} from '../../api/schemas/customers';
-import { createLoanBody } from '../../api/schemas/loans';
-import { recordFundingBody, recordPaymentBody } from '../../api/schemas/money';
-import { createChargeBody, createLoanProductBody } from '../../api/schemas/products';
-import { boardingKinds, isBoardingKind } from '../../domain/boarding/batch';
-import { addMonths } from '../../domain/calendar';
+} from '../../domain/customers/schemas/customers';
+import { createLoanBody } from '../../domain/lending/schemas/loans';
+import { createChargeBody, createLoanProductBody } from '../../domain/lending/schemas/products';
 import { findSensitiveData } from '../../domain/sensitive-data';
+import { recordFundingBody, recordPaymentBody } from '../../domain/validation/money';
 import {
   emptyPortfolioCounts,
   type PortfolioOptions,

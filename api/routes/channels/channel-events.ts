@@ -16,13 +16,17 @@ import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { gatewaySignatureHeader, verifyGatewaySignature } from '../../../domain/channels/gateway-signature';
+import {
+  channelEventAccepted,
+  channelEventBody,
+  channelEventData,
+} from '../../../domain/channels/schemas/channel-events';
 import { DomainError, fieldError } from '../../../domain/errors';
 import { channelEventWorkflowId } from '../../../domain/ids';
 import { issuesToError } from '../../../domain/validation/fields';
 import type { AppEnv } from '../../env';
 import { sendShapeA } from '../../errors';
 import { callbackBodyLimit } from '../../middleware/callback-body-limit';
-import { channelEventAccepted, channelEventBody, channelEventData } from '../../schemas/channel-events';
 import { assertJsonNestingWithinLimit, assertStorableJson } from '../../validation';
 
 const bodyBytesMax = 64 * 1024;

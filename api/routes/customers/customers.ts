@@ -17,11 +17,6 @@ import {
 } from '../../../db/queries/customers/customers';
 import type { Permission } from '../../../domain/auth';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
-import { type FieldError, fieldError, notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   appliedRestrictionResponse,
   applyRestrictionBody,
@@ -47,7 +42,12 @@ import {
   restrictionParams,
   verifiedInstrumentResponse,
   verifyInstrumentBody,
-} from '../../schemas/customers';
+} from '../../../domain/customers/schemas/customers';
+import { type FieldError, fieldError, notFound } from '../../../domain/errors';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
 import { signalLoanChanged } from '../servicing/hardship-signals';

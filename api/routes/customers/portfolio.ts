@@ -9,12 +9,12 @@ import {
   searchCustomersByName,
 } from '../../../db/queries/customers/customers';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
+import { searchQuery, searchResponse } from '../../../domain/customers/schemas/customers';
 import { classifySearchQuery } from '../../../domain/customers/search';
 import { validationError } from '../../../domain/errors';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { doc } from '../../openapi';
-import { searchQuery, searchResponse } from '../../schemas/customers';
 import { queryParams } from '../../validation';
 
 const tags = ['Lending: portfolio'];

@@ -8,12 +8,16 @@
  */
 import { getLoanAutopay } from '../../../db/queries/lending/autopay';
 import { notFound } from '../../../domain/errors';
+import {
+  autopayEnrolmentResponse,
+  cancelAutopayBody,
+  enrolAutopayBody,
+} from '../../../domain/payments/schemas/autopay';
+import { loanIdParam } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
-import { autopayEnrolmentResponse, cancelAutopayBody, enrolAutopayBody } from '../../schemas/autopay';
-import { loanIdParam } from '../../schemas/money';
 import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

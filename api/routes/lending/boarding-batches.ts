@@ -21,13 +21,6 @@ import {
   listBoardingLineErrors,
 } from '../../../db/queries/boarding-batches';
 import type { BoardingBatchView } from '../../../domain/boarding/batch';
-import { boardingBatchViewOf, isFinalBoardingStatus } from '../../../domain/boarding/view';
-import { DomainError, fieldError, notFound } from '../../../domain/errors';
-import type { AppEnv } from '../../env';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   boardingBatchIdParam,
   boardingBatchResponse,
@@ -35,7 +28,14 @@ import {
   boardingErrorsResponse,
   stagedBoardingBatchResponse,
   uploadBoardingBatchQuery,
-} from '../../schemas/boarding';
+} from '../../../domain/boarding/schemas/boarding';
+import { boardingBatchViewOf, isFinalBoardingStatus } from '../../../domain/boarding/view';
+import { DomainError, fieldError, notFound } from '../../../domain/errors';
+import type { AppEnv } from '../../env';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { streamChunks } from '../../streamed-body';
 import { noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';

@@ -6,17 +6,17 @@
  */
 import { getDocument, listDocumentHistory } from '../../../db/queries/lending/documents';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createDocumentBody,
   createdDocumentResponse,
   documentHistoryResponse,
   documentIdParam,
   documentResponse,
-} from '../../schemas/documents';
+} from '../../../domain/servicing/schemas/documents';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -6,10 +6,10 @@
  */
 import { listJournalEntries } from '../../../db/queries/lending/ledger';
 import { notFound } from '../../../domain/errors';
+import { journalEntryListResponse, listJournalEntriesQuery } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { doc } from '../../openapi';
-import { journalEntryListResponse, listJournalEntriesQuery } from '../../schemas/money';
 import { queryParams } from '../../validation';
 
 const tags = ['Lending: journal entries'];

@@ -12,10 +12,6 @@
 import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/lending/ledger';
 import { pendingPromiseIdsOfLoan } from '../../../db/queries/promises';
 import { notFound } from '../../../domain/errors';
-import { type AppDeps, factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   fundingListResponse,
   listFundingsQuery,
@@ -29,7 +25,11 @@ import {
   recordPaymentBody,
   redactedMoneyFields,
   summaryQuery,
-} from '../../schemas/money';
+} from '../../../domain/validation/money';
+import { type AppDeps, factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
 import { signalLoanChanged } from '../servicing/hardship-signals';

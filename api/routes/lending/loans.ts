@@ -18,10 +18,6 @@
 import { getLoan, listLoans } from '../../../db/queries/lending/loans';
 import { notFound } from '../../../domain/errors';
 import { loanStatusView } from '../../../domain/lending/loan-status';
-import { factory } from '../../env';
-import { guard, requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   addLoanPartyBody,
   approvedLoanResponse,
@@ -37,7 +33,11 @@ import {
   loansCommandQuery,
   readLoanQuery,
   schedulePreviewResponse,
-} from '../../schemas/loans';
+} from '../../../domain/lending/schemas/loans';
+import { factory } from '../../env';
+import { guard, requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

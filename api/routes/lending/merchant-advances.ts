@@ -14,10 +14,6 @@ import {
   getMerchantAdvanceReconciliation,
 } from '../../../db/queries/lending/merchant-advances';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   advanceIdParam,
   createMerchantAdvanceBody,
@@ -30,7 +26,11 @@ import {
   remittanceIdParam,
   reportMerchantSalesBody,
   returnMerchantRemittanceBody,
-} from '../../schemas/merchant-advances';
+} from '../../../domain/lending/schemas/merchant-advances';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
 

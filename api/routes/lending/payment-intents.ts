@@ -9,18 +9,18 @@
  */
 import { getLoanPayment } from '../../../db/queries/lending/payments';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
-import { loanIdParam } from '../../schemas/money';
 import {
   cancelPaymentBody,
   createPaymentBody,
   loanPaymentParams,
   paymentDetailResponse,
   paymentIntentResponse,
-} from '../../schemas/payments';
+} from '../../../domain/payments/schemas/payments';
+import { loanIdParam } from '../../../domain/validation/money';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

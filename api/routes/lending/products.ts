@@ -4,17 +4,17 @@
  */
 import { getLoanProduct, listLoanProducts } from '../../../db/queries/lending/products';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createdLoanProductResponse,
   createLoanProductBody,
   loanProductListResponse,
   loanProductResponse,
   productIdParam,
-} from '../../schemas/products';
+} from '../../../domain/lending/schemas/products';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -10,16 +10,16 @@ import {
   listLoanStatements,
 } from '../../../db/queries/lending/statements';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { doc } from '../../openapi';
-import { loanIdParam } from '../../schemas/money';
 import {
   listStatementsQuery,
   statementListResponse,
   statementParams,
   statementResponse,
-} from '../../schemas/statements';
+} from '../../../domain/lending/schemas/statements';
+import { loanIdParam } from '../../../domain/validation/money';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { doc } from '../../openapi';
 import { renderStatementPdf } from '../../statement-pdf';
 import { noQuery, pathParams, queryParams } from '../../validation';
 

@@ -15,12 +15,6 @@ import {
   type ReconciliationExceptionView,
 } from '../../../db/queries/payments/reconciliation-exceptions';
 import { notFound } from '../../../domain/errors';
-import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
-import { csvRecord } from '../../csv';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   exceptionIdParam,
   exportReconciliationExceptionsQuery,
@@ -28,7 +22,13 @@ import {
   reconciliationExceptionListResponse,
   reconciliationExceptionResponse,
   resolveReconciliationExceptionBody,
-} from '../../schemas/reconciliation-exceptions';
+} from '../../../domain/payments/schemas/reconciliation-exceptions';
+import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
+import { csvRecord } from '../../csv';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { streamedBatches } from '../../streamed-body';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';

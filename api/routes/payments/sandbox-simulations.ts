@@ -13,18 +13,18 @@ import { getPayment } from '../../../db/queries/lending/payments';
 import { DomainError, notFound, validationError } from '../../../domain/errors';
 import { lateReturnException, type RailEvent } from '../../../domain/payments/payment-intent';
 import { isKnownReturnCode } from '../../../domain/payments/rails';
-import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
-import { type AppEnv, factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   paymentIdParam,
   paymentIntentResponse,
   simulateFailBody,
   simulateReturnBody,
   simulateSettleBody,
-} from '../../schemas/payments';
+} from '../../../domain/payments/schemas/payments';
+import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
+import { type AppEnv, factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 
 const tags = ['Sandbox: payment simulations'];

@@ -15,10 +15,6 @@
 import * as v from 'valibot';
 import { getAiOutput, getAiSession, listAiOutputs } from '../../../db/queries/ai-sessions';
 import { DomainError, fieldError } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   aiOutputIdParam,
   aiOutputListResponse,
@@ -29,7 +25,11 @@ import {
   createAiSessionBody,
   createdAiOutputResponse,
   listAiOutputsQuery,
-} from '../../schemas/ai-sessions';
+} from '../../../domain/servicing/schemas/ai-sessions';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, namedQueryParams, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -5,10 +5,6 @@
  */
 import { getLatestFieldDefinitions, listCaseTypes } from '../../../db/queries/form-entries';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   caseTypeCodeParam,
   caseTypeListResponse,
@@ -18,7 +14,11 @@ import {
   listCaseTypesQuery,
   publicationResponse,
   publishFieldDefinitionsBody,
-} from '../../schemas/form-entries';
+} from '../../../domain/servicing/schemas/form-entries';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -5,10 +5,6 @@
 import { getCase, listCaseEffects } from '../../../db/queries/servicing';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   caseIdParam,
   caseResponse,
@@ -18,7 +14,11 @@ import {
   createdCaseResponse,
   effectsQuery,
   effectsResponse,
-} from '../../schemas/servicing';
+} from '../../../domain/servicing/schemas/servicing';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

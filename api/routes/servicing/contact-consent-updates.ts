@@ -8,17 +8,17 @@
  */
 import { getContactConsentUpdate } from '../../../db/queries/contact-consent-updates';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   contactConsentUpdateBody,
   contactConsentUpdateParams,
   contactConsentUpdateResponse,
   contactConsentUpdateView,
-} from '../../schemas/contact-consent-updates';
-import { caseIdParam } from '../../schemas/servicing';
+} from '../../../domain/servicing/schemas/contact-consent-updates';
+import { caseIdParam } from '../../../domain/servicing/schemas/servicing';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

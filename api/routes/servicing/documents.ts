@@ -2,15 +2,16 @@
  * Documents on the servicing plane (spec § Servicing plane: `PUT /v1/servicing/documents/{documentId}`;
  * § Document (servicing): "title is editable with a reason"). Mounted at `/v1/servicing/documents`.
  */
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
+
 import {
   changeDocumentTitleBody,
   changedDocumentTitleResponse,
   documentIdParam,
-} from '../../schemas/documents';
+} from '../../../domain/servicing/schemas/documents';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -1,11 +1,15 @@
 /** Evidence metadata (issue 2 §6). Mounted at `/v1/servicing/evidence`. */
 import { getEvidence } from '../../../db/queries/servicing';
 import { notFound } from '../../../domain/errors';
+import {
+  createdEvidenceResponse,
+  createEvidenceBody,
+  evidenceIdParam,
+} from '../../../domain/servicing/schemas/servicing';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
-import { createdEvidenceResponse, createEvidenceBody, evidenceIdParam } from '../../schemas/servicing';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 import { signalEvidenceAdded } from './hardship-signals';

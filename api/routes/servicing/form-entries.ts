@@ -6,10 +6,6 @@
  */
 import { getFormEntry, listFormEntries, listFormEntryHistory } from '../../../db/queries/form-entries';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createFormEntryBody,
   entryIdParam,
@@ -19,7 +15,11 @@ import {
   listFormEntriesQuery,
   updatedFormEntryResponse,
   updateFormEntryBody,
-} from '../../schemas/form-entries';
+} from '../../../domain/servicing/schemas/form-entries';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

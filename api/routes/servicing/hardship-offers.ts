@@ -20,17 +20,17 @@ import * as v from 'valibot';
 import { getHardshipOffer, hardshipOfferApprovalPermission } from '../../../db/queries/hardship-offers';
 import { DomainError, notFound } from '../../../domain/errors';
 import { type HardshipOfferDecision, requestedReliefOf } from '../../../domain/hardship/offer';
-import { type AppEnv, factory } from '../../env';
-import { bearerChallenge, sendError } from '../../errors';
-import { holdsPermission, requires, requiresScope } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createdHardshipOfferResponse,
   createHardshipOfferBody,
   hardshipOfferResponse,
   offerIdParam,
-} from '../../schemas/hardship-offers';
+} from '../../../domain/hardship/schemas/hardship-offers';
+import { type AppEnv, factory } from '../../env';
+import { bearerChallenge, sendError } from '../../errors';
+import { holdsPermission, requires, requiresScope } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

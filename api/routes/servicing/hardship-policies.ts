@@ -8,10 +8,6 @@
  */
 import { getHardshipPolicyOverview } from '../../../db/queries/hardship-policies';
 import { DomainError } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   commonGuardrailsResponse,
   createHardshipProgramBody,
@@ -21,7 +17,11 @@ import {
   hardshipProgramResponse,
   programCodeParam,
   retireHardshipProgramBody,
-} from '../../schemas/hardship-policies';
+} from '../../../domain/hardship/schemas/hardship-policies';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

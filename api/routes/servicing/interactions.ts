@@ -1,15 +1,15 @@
 /** Interactions (issue 2 §6). Mounted at `/v1/servicing/interactions`. */
 import { getInteraction } from '../../../db/queries/servicing';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createdInteractionResponse,
   createInteractionBody,
   interactionIdParam,
-} from '../../schemas/servicing';
+} from '../../../domain/servicing/schemas/servicing';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

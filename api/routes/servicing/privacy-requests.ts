@@ -13,10 +13,6 @@ import {
   isTerminalPrivacyStatus,
   type PrivacyRequestWorkflowInput,
 } from '../../../domain/servicing/privacy-request';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createdPrivacyRequestResponse,
   createPrivacyRequestBody,
@@ -24,7 +20,11 @@ import {
   fulfilResponse,
   privacyRequestResponse,
   requestIdParam,
-} from '../../schemas/servicing';
+} from '../../../domain/servicing/schemas/servicing';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -7,17 +7,17 @@
  */
 import { getPromise, listPromises } from '../../../db/queries/promises';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createPromiseBody,
   listPromisesQuery,
   promiseIdParam,
   promiseListResponse,
   promiseResponse,
-} from '../../schemas/promises';
+} from '../../../domain/servicing/schemas/promises';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -1,17 +1,17 @@
 /** Tasks (issue 2 §6). Mounted at `/v1/servicing/tasks`. */
 import { getTask, listTasks } from '../../../db/queries/servicing';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   completeTaskBody,
   listTasksQuery,
   taskIdParam,
   taskListResponse,
   taskResponse,
-} from '../../schemas/servicing';
+} from '../../../domain/servicing/schemas/servicing';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

@@ -18,6 +18,14 @@ import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { getVoiceDispatch } from '../../../db/queries/voice';
 import { DomainError, fieldError, notFound } from '../../../domain/errors';
+import {
+  createdVoiceDispatchResponse,
+  createVoiceDispatchBody,
+  dispatchIdParam,
+  voiceDispatchEventAnswer,
+  voiceDispatchEventBody,
+  voiceDispatchResponse,
+} from '../../../domain/servicing/schemas/voice';
 import { voiceTaskTokenHeader, voiceTaskTokenLengthMax } from '../../../domain/servicing/voice-workflow';
 import { issuesToError } from '../../../domain/validation/fields';
 import { type AppEnv, factory } from '../../env';
@@ -26,14 +34,6 @@ import { requires } from '../../middleware/auth';
 import { callbackBodyLimit } from '../../middleware/callback-body-limit';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
-import {
-  createdVoiceDispatchResponse,
-  createVoiceDispatchBody,
-  dispatchIdParam,
-  voiceDispatchEventAnswer,
-  voiceDispatchEventBody,
-  voiceDispatchResponse,
-} from '../../schemas/voice';
 import {
   assertJsonNestingWithinLimit,
   assertStorableJson,

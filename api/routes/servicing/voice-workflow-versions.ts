@@ -7,16 +7,16 @@
  */
 import { getVoiceWorkflowVersion } from '../../../db/queries/voice';
 import { notFound } from '../../../domain/errors';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createVoiceWorkflowVersionBody,
   voiceWorkflowVersionResponse,
   workflowIdParam,
   workflowVersionParam,
-} from '../../schemas/voice';
+} from '../../../domain/servicing/schemas/voice';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 

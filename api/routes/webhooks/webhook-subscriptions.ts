@@ -14,10 +14,6 @@ import {
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
 import { DomainError, fieldError, notFound } from '../../../domain/errors';
 import type { EventType } from '../../../domain/events';
-import { factory } from '../../env';
-import { requires } from '../../middleware/auth';
-import { idempotent } from '../../middleware/idempotency';
-import { doc } from '../../openapi';
 import {
   createdSubscriptionResponse,
   createSubscriptionBody,
@@ -31,7 +27,11 @@ import {
   subscriptionResponse,
   testEventResponse,
   updateSubscriptionBody,
-} from '../../schemas/webhooks';
+} from '../../../domain/webhooks/schemas/webhooks';
+import { factory } from '../../env';
+import { requires } from '../../middleware/auth';
+import { idempotent } from '../../middleware/idempotency';
+import { doc } from '../../openapi';
 import { jsonBody, noQuery, optionalJsonBody, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 

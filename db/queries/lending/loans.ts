@@ -13,7 +13,7 @@ import { daysBetween } from '../../../domain/calendar';
 import { notFound } from '../../../domain/errors';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
-import { type LoanOrderBy, loanOrderByFields } from '../../../domain/lending/loan-list';
+import type { LoanOrderBy } from '../../../domain/lending/loan-list';
 import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
 import type { LoanChargeDefinition, LoanTerms } from '../../../domain/lending/loan-terms';
 import type { PaymentAllocationRule } from '../../../domain/lending/products';

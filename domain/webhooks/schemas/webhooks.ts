@@ -5,10 +5,10 @@
  * a 400. The URL's destination policy depends on the environment and is checked by the operation.
  */
 import * as v from 'valibot';
-import { isCalendarDate } from '../../domain/customers/customer';
-import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../domain/events';
-import { findSensitiveData } from '../../domain/sensitive-data';
-import { guardedText, integerId } from '../../domain/validation/fields';
+import { isCalendarDate } from '../../customers/customer';
+import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../events';
+import { findSensitiveData } from '../../sensitive-data';
+import { guardedText, integerId } from '../../validation/fields';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
 

@@ -5,10 +5,10 @@
  * card number in it is a 400 naming the field, and the value is not echoed (issue 14).
  */
 import * as v from 'valibot';
-import { privacyRegimes } from '../../domain/deadlines';
-import { privacyOutcomes, privacyRequestTypes } from '../../domain/servicing/privacy-request';
-import { guardedText, integerId, limitParam, offsetParam } from '../../domain/validation/fields';
-import { refField } from './refs';
+import { privacyRegimes } from '../../deadlines';
+import { guardedText, integerId, limitParam, offsetParam } from '../../validation/fields';
+import { refField } from '../../validation/refs';
+import { privacyOutcomes, privacyRequestTypes } from '../privacy-request';
 
 const id = v.pipe(
   v.number(),

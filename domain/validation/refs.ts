@@ -17,7 +17,7 @@
  * pattern and the length.
  */
 import * as v from 'valibot';
-import { findSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
+import { findSensitiveData, sensitiveDataMessage } from '../sensitive-data';
 
 const refCharacters = 'A-Za-z0-9._:\\-';
 const refPattern = (slash: boolean, max: number) =>

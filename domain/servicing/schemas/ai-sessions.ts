@@ -5,9 +5,9 @@
  * identifier or an account or card number (the value is not echoed).
  */
 import * as v from 'valibot';
-import { aiConfidences, aiOutputStatuses, aiOutputTypes } from '../../domain/servicing/ai-sessions';
-import { guardedText, limitParam, offsetParam } from '../../domain/validation/fields';
-import { refField } from './refs';
+import { guardedText, limitParam, offsetParam } from '../../validation/fields';
+import { refField } from '../../validation/refs';
+import { aiConfidences, aiOutputStatuses, aiOutputTypes } from '../ai-sessions';
 
 /** Longest `content` of an output, in characters. */
 export const aiOutputContentMaxLength = 20_000;

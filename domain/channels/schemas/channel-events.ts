@@ -5,9 +5,9 @@
  * is a strict reference and its `summary` refuses an identifier or account number (both are stored in clear).
  */
 import * as v from 'valibot';
-import { noSensitiveData } from '../../domain/sensitive-data';
-import { isoInstant } from './dates';
-import { refField } from './refs';
+import { noSensitiveData } from '../../sensitive-data';
+import { isoInstant } from '../../validation/dates';
+import { refField } from '../../validation/refs';
 
 const instant = isoInstant();
 

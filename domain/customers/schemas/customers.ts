@@ -7,20 +7,20 @@
  * Messages of fields that may hold sensitive values never repeat the value.
  */
 import * as v from 'valibot';
-import { normalizeEmail, normalizePhone } from '../../domain/customers/contact-points';
-import { countryCodes } from '../../domain/customers/country-codes';
+import { noSensitiveData } from '../../sensitive-data';
+import { isoInstant } from '../../validation/dates';
+import { integerId, limitParam, offsetParam } from '../../validation/fields';
+import { locatorRef, refField } from '../../validation/refs';
+import { normalizeEmail, normalizePhone } from '../contact-points';
+import { countryCodes } from '../country-codes';
 import {
   earliestDateOfBirth,
   instrumentTypes,
   isCalendarDate,
   latestDateInForce,
   restrictionTypes,
-} from '../../domain/customers/customer';
-import { identifierTypes, normalizeIdentifier } from '../../domain/customers/identifiers';
-import { noSensitiveData } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
-import { isoInstant } from './dates';
-import { locatorRef, refField } from './refs';
+} from '../customer';
+import { identifierTypes, normalizeIdentifier } from '../identifiers';
 
 const id = v.pipe(
   v.number('must be an integer.'),

@@ -9,8 +9,8 @@
  * also come in the body's `dateFormat` and are bounded after being read with it (`loanDatesInRange`).
  */
 import * as v from 'valibot';
-import { earliestDateOfBirth, isCalendarDate } from '../../domain/customers/customer';
-import { parseLoanDate } from '../../domain/lending/loan-terms';
+import { earliestDateOfBirth, isCalendarDate } from '../customers/customer';
+import { parseLoanDate } from '../lending/loan-terms';
 
 /** Earliest accepted calendar date (ISO). */
 export const earliestInputDate = earliestDateOfBirth;

@@ -6,6 +6,8 @@
  * by domain/servicing/voice-workflow.ts `definitionProblems` inside the create operation.
  */
 import * as v from 'valibot';
+import { isoInstant } from '../../validation/dates';
+import { guardedText } from '../../validation/fields';
 import {
   edgeOutcomePattern,
   nodeIdPattern,
@@ -14,9 +16,7 @@ import {
   voiceEventTypes,
   voiceNodeTypes,
   workflowIdPattern,
-} from '../../domain/servicing/voice-workflow';
-import { guardedText } from '../../domain/validation/fields';
-import { isoInstant } from './dates';
+} from '../voice-workflow';
 
 const workflowIdRule = 'must be 1–64 of A–Z a–z 0–9 . _ - starting with a letter or digit.';
 const workflowId = v.pipe(v.string(), v.regex(workflowIdPattern, workflowIdRule));

@@ -9,8 +9,10 @@
  * (attached charges) are checked by the operations, also as Shape A 400s with `parameterName`.
  */
 import * as v from 'valibot';
-import { chargeCalculationTypes, chargeTimeTypes } from '../../domain/lending/charges';
-import { decimalTextOfNumber, isDecimalText } from '../../domain/lending/decimal-text';
+import { guardedText, integerId } from '../../validation/fields';
+import { dateFormatField, localeField } from '../../validation/refs';
+import { chargeCalculationTypes, chargeTimeTypes } from '../charges';
+import { decimalTextOfNumber, isDecimalText } from '../decimal-text';
 import {
   amortizationTypes,
   aprRoundings,
@@ -28,9 +30,7 @@ import {
   repaymentFrequencyTypes,
   statementLeadDaysRange,
   transactionProcessingStrategyCodes,
-} from '../../domain/lending/products';
-import { guardedText, integerId } from '../../domain/validation/fields';
-import { dateFormatField, localeField } from './refs';
+} from '../products';
 
 /** A non-negative decimal given as a string (`"12.5"`) or a JSON number (`12.5`); always a string after. */
 export const decimal = v.pipe(

@@ -5,15 +5,10 @@
  * decimal string; its digits are checked against the loan's currency by the operation (400 naming `fixedAmount`).
  */
 import * as v from 'valibot';
-import {
-  autopayAmountTypes,
-  autopayStatuses,
-  maxDaysBeforeDue,
-  minDaysBeforeDue,
-} from '../../domain/payments/autopay';
-import { paymentRails } from '../../domain/payments/payment-intent';
-import { amount, dateText, decimalText, instantText } from './money';
-import { refField } from './refs';
+import { amount, dateText, decimalText, instantText } from '../../validation/money';
+import { refField } from '../../validation/refs';
+import { autopayAmountTypes, autopayStatuses, maxDaysBeforeDue, minDaysBeforeDue } from '../autopay';
+import { paymentRails } from '../payment-intent';
 
 const daysMessage = `daysBeforeDue must be an integer from ${minDaysBeforeDue} to ${maxDaysBeforeDue}.`;
 

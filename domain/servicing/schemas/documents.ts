@@ -6,8 +6,8 @@
  * `guardedText` (no government identifier or account number, issue 14).
  */
 import * as v from 'valibot';
-import { guardedText, integerId } from '../../domain/validation/fields';
-import { locatorRef } from './refs';
+import { guardedText, integerId } from '../../validation/fields';
+import { locatorRef } from '../../validation/refs';
 
 const id = v.pipe(
   v.number('must be an integer.'),

@@ -4,8 +4,8 @@
  * Amounts are decimal strings with the currency's minor-unit digits; dates ISO calendar dates.
  */
 import * as v from 'valibot';
-import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
-import { dateText, decimalText, instantText } from './money';
+import { integerId, limitParam, offsetParam } from '../../validation/fields';
+import { dateText, decimalText, instantText } from '../../validation/money';
 
 /** Path `{loanId}/{statementId}`: positive integers. */
 export const statementParams = v.strictObject({

@@ -8,10 +8,10 @@
  * sensitive-data.ts); the route never echoes their value in an error.
  */
 import * as v from 'valibot';
-import { currencyCodes, currencyFor, minorUnitDigits } from '../../domain/money';
-import { noSensitiveData } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
+import { currencyCodes, currencyFor, minorUnitDigits } from '../money';
+import { noSensitiveData } from '../sensitive-data';
 import { isoDate } from './dates';
+import { integerId, limitParam, offsetParam } from './fields';
 import { refField } from './refs';
 
 /** Body fields whose value an error must not repeat (they may hold what `noSensitiveData` refuses). */

@@ -7,12 +7,12 @@
  * own rules (400 naming `requestedRelief.params.<name>`).
  */
 import * as v from 'valibot';
-import { hardshipOfferDecisions, hardshipOfferStatuses } from '../../domain/hardship/offer';
-import { reliefTypes } from '../../domain/hardship/relief';
-import { makerCheckerPolicies } from '../../domain/maker-checker';
-import { integerId } from '../../domain/validation/fields';
-import { isoDate } from './dates';
-import { instantText } from './money';
+import { makerCheckerPolicies } from '../../maker-checker';
+import { isoDate } from '../../validation/dates';
+import { integerId } from '../../validation/fields';
+import { instantText } from '../../validation/money';
+import { hardshipOfferDecisions, hardshipOfferStatuses } from '../offer';
+import { reliefTypes } from '../relief';
 
 const id = v.pipe(
   v.number(),

@@ -8,15 +8,15 @@
  * carry an identifier or account number and are never echoed in an error.
  */
 import * as v from 'valibot';
+import { minorUnitDigits, parseDecimalToMinor } from '../../money';
+import { isoDate } from '../../validation/dates';
+import { currency, fitsCurrency, guardedText, positiveAmountPattern } from '../../validation/money';
+import { refField } from '../../validation/refs';
 import {
   holdbackRateBasisPoints,
   merchantRemittanceStatuses,
   remittanceFrequencies,
-} from '../../domain/lending/merchant-advance';
-import { minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
-import { isoDate } from './dates';
-import { currency, fitsCurrency, guardedText, positiveAmountPattern } from './money';
-import { refField } from './refs';
+} from '../merchant-advance';
 
 /** Body fields whose value an error must not repeat. */
 export const redactedMerchantFields = ['sourceRef', 'externalRecordRef', 'reason'] as const;

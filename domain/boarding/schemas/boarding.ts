@@ -4,8 +4,8 @@
  * The error list takes `limit` 1–1000 (default 100) and `offset`.
  */
 import * as v from 'valibot';
-import { boardingBatchStatuses, boardingKinds } from '../../domain/boarding/batch';
-import { integerId, offsetParam, text } from '../../domain/validation/fields';
+import { integerId, offsetParam, text } from '../../validation/fields';
+import { boardingBatchStatuses, boardingKinds } from '../batch';
 
 export const boardingBatchIdParam = v.strictObject({ batchId: integerId('batchId') });
 

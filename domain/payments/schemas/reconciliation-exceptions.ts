@@ -4,13 +4,13 @@
  * parameter → 400. `reason` is `guardedText`: never a government identifier or an account or card number.
  */
 import * as v from 'valibot';
+import { guardedText, integerId, limitParam, offsetParam } from '../../validation/fields';
 import {
   reconciliationExceptionStatuses,
   reconciliationExceptionTypes,
   reconciliationResolutions,
   resolutionReasonLengthMax,
-} from '../../domain/payments/reconciliation-exceptions';
-import { guardedText, integerId, limitParam, offsetParam } from '../../domain/validation/fields';
+} from '../reconciliation-exceptions';
 
 const status = v.picklist(reconciliationExceptionStatuses);
 const exceptionType = v.picklist(reconciliationExceptionTypes);

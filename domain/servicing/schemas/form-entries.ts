@@ -6,13 +6,8 @@
  * on the publication, are checked by the operations with domain/servicing/form-fields.ts.
  */
 import * as v from 'valibot';
-import {
-  definitionKeyPattern,
-  definitionLimits,
-  fieldTypes,
-  requiredAtStages,
-} from '../../domain/servicing/form-fields';
-import { guardedText, integerId, limitParam, offsetParam } from '../../domain/validation/fields';
+import { guardedText, integerId, limitParam, offsetParam } from '../../validation/fields';
+import { definitionKeyPattern, definitionLimits, fieldTypes, requiredAtStages } from '../form-fields';
 
 const caseTypeCode = v.pipe(
   v.string(),

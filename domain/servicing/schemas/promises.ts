@@ -5,10 +5,10 @@
  * zone, and within the horizon, is the operation's check); `channel` one of the interaction channels.
  */
 import * as v from 'valibot';
-import { promiseChannels, promiseStatuses } from '../../domain/servicing/promise';
-import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
-import { isoDate } from './dates';
-import { amount, currency, fitsCurrency, fitsCurrencyMessage } from './money';
+import { isoDate } from '../../validation/dates';
+import { integerId, limitParam, offsetParam } from '../../validation/fields';
+import { amount, currency, fitsCurrency, fitsCurrencyMessage } from '../../validation/money';
+import { promiseChannels, promiseStatuses } from '../promise';
 
 const id = v.pipe(
   v.number(),

@@ -5,9 +5,8 @@
  * strings with at most the currency's digits.
  */
 import * as v from 'valibot';
-import { paymentRails, settlementResolutions } from '../../domain/payments/payment-intent';
-import { integerId } from '../../domain/validation/fields';
-import { isoDate } from './dates';
+import { isoDate } from '../../validation/dates';
+import { integerId } from '../../validation/fields';
 import {
   amount,
   currency,
@@ -18,7 +17,8 @@ import {
   guardedText,
   instantText,
   paymentStatuses,
-} from './money';
+} from '../../validation/money';
+import { paymentRails, settlementResolutions } from '../payment-intent';
 
 /** Path `{loanId}/payments/{paymentId}`. */
 export const loanPaymentParams = v.strictObject({

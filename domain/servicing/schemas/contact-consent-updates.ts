@@ -7,6 +7,9 @@
  * permission field is a 400 naming it. `reason` is guarded free text (no identifiers or account numbers).
  */
 import * as v from 'valibot';
+import { isoInstant } from '../../validation/dates';
+import { guardedText, integerId } from '../../validation/fields';
+import { refField } from '../../validation/refs';
 import {
   contactConsentLeadDaysMax,
   contactConsentOperations,
@@ -14,10 +17,7 @@ import {
   type PermissionField,
   permissionFieldOf,
   permissionFields,
-} from '../../domain/servicing/contact-consent';
-import { guardedText, integerId } from '../../domain/validation/fields';
-import { isoInstant } from './dates';
-import { refField } from './refs';
+} from '../contact-consent';
 
 /** Path of the read: `caseId` and `updateId`, positive integers. */
 export const contactConsentUpdateParams = v.strictObject({

@@ -11,13 +11,13 @@
  * operations check `externalId` and `note` again).
  */
 import * as v from 'valibot';
-import { loanOrderByFields } from '../../domain/lending/loan-list';
-import { loanPartyRoles } from '../../domain/lending/loan-parties';
-import { findSensitiveData, noSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
-import { integerId, limitParam, offsetParam } from '../../domain/validation/fields';
-import { loanDatesInRange } from './dates';
+import { findSensitiveData, noSensitiveData, sensitiveDataMessage } from '../../sensitive-data';
+import { loanDatesInRange } from '../../validation/dates';
+import { integerId, limitParam, offsetParam } from '../../validation/fields';
+import { dateFormatField, localeField, refField } from '../../validation/refs';
+import { loanOrderByFields } from '../loan-list';
+import { loanPartyRoles } from '../loan-parties';
 import { code, decimal, id, integer } from './products';
-import { dateFormatField, localeField, refField } from './refs';
 
 /**
  * A date as sent: ISO `YYYY-MM-DD`, or a date in the body's `dateFormat` (read by the operation); the body's

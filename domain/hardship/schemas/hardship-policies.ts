@@ -7,15 +7,15 @@
  * to the guardrails live in domain/servicing/hardship-policy.ts.
  */
 import * as v from 'valibot';
-import { permissions } from '../../domain/auth';
+import { permissions } from '../../auth';
 import {
   hardshipProgramStates,
   nativeLoanCapabilities,
   reliefTypes,
   specialistConditions,
-} from '../../domain/servicing/hardship-policy';
-import { guardedText } from '../../domain/validation/fields';
-import { isoDate } from './dates';
+} from '../../servicing/hardship-policy';
+import { isoDate } from '../../validation/dates';
+import { guardedText } from '../../validation/fields';
 
 const countMax = 100_000_000;
 const count = (unit: string) =>
