@@ -11,9 +11,9 @@
  * Usage: npm run bench:schedule [-- --runs 2000 --warmup 300]. `runScheduleBenchmark` is what `npm run bench`
  * (bench/index.ts) calls.
  */
-import { computeAprReference } from '../domain/apr';
-import { type AprDisclosureInput, buildAprDisclosure } from '../domain/disclosure';
-import { generateSchedule, type Schedule, type ScheduleInput } from '../domain/schedule';
+import { computeAprReference } from '../domain/lending/apr';
+import { type AprDisclosureInput, buildAprDisclosure } from '../domain/lending/disclosure';
+import { generateSchedule, type Schedule, type ScheduleInput } from '../domain/lending/schedule';
 import { type BenchLog, isMainModule, option } from './support';
 
 const TARGET_MEDIAN_MS = 1;

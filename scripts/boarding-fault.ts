@@ -23,7 +23,7 @@
  * - every funding and every payment posted once: one row per `externalRecordRef` = `sourceRef`, as many as
  *   the file's lines, none missing, none extra (payments POSTED);
  * - the trial balance is zero: Σ debit = Σ credit over the tenant's journal lines, and per loan;
- * - the cash moved once: the net of EXTERNAL_CLEARING (debits − credits; domain/ledger.ts: a disbursement credits
+ * - the cash moved once: the net of EXTERNAL_CLEARING (debits − credits; domain/lending/ledger.ts: a disbursement credits
  *   it, a payment debits it) equals Σ payments − Σ fundings of the file, computed here with decimal.js.
  *
  * Exit code 0 when every check passes, 1 otherwise (also on timeout), 2 when the set-up fails.

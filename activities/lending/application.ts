@@ -16,8 +16,8 @@ import {
   type ResolvedLoanApplication,
   resolveLoanApplication,
 } from '../../domain/lending/loan-terms';
+import type { DisbursementPeriod, RepaymentPeriod, Schedule } from '../../domain/lending/schedule';
 import { formatMinor, parseDecimalToMinor } from '../../domain/money';
-import type { DisbursementPeriod, RepaymentPeriod, Schedule } from '../../domain/schedule';
 
 /** A 400 `validation.msg.validation.errors.exist` carrying `errors`. */
 export function loanValidationFailure(errors: FieldError[]): DomainError {
@@ -91,7 +91,7 @@ export interface InstallmentPreviewRow extends RepaymentPeriod {
   totalOutstandingForPeriod: string;
 }
 
-/** A schedule as `calculateLoanSchedule` shows it: domain/schedule.ts's `Schedule`, rows with paid/outstanding. */
+/** A schedule as `calculateLoanSchedule` shows it: domain/lending/schedule.ts's `Schedule`, rows with paid/outstanding. */
 export interface SchedulePreview extends Omit<Schedule, 'periods'> {
   periods: [DisbursementPreviewRow, ...InstallmentPreviewRow[]];
 }

@@ -8,9 +8,9 @@ import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending
 import { readProductForLoan } from '../../db/queries/lending/products';
 import { loans } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import type { AprDisclosure } from '../../domain/disclosure';
 import { DomainError, errorCodes } from '../../domain/errors';
 import { fixDecimalText } from '../../domain/lending/decimal-text';
+import type { AprDisclosure } from '../../domain/lending/disclosure';
 import {
   type ApprovalInput,
   latestCalendarDate,
@@ -31,7 +31,7 @@ export interface ApproveLoanInput extends OperationContext, ApprovalInput {
   note?: string | null;
 }
 
-/** The disclosure as frozen on the loan: domain/disclosure.ts's, stamped with the approval instant. */
+/** The disclosure as frozen on the loan: domain/lending/disclosure.ts's, stamped with the approval instant. */
 export type FrozenAprDisclosure = AprDisclosure & {
   /** ISO instant (UTC) at which approval froze it (`deps.clock()`). */
   finalizedAt: string;

@@ -1,6 +1,6 @@
 import { withTenantTransaction } from '../../db/tenant-tx';
-import type { AprDisclosure } from '../../domain/disclosure';
 import { errorCodes } from '../../domain/errors';
+import type { AprDisclosure } from '../../domain/lending/disclosure';
 import {
   type LoanApplication,
   type LoanDisclosureUnavailableReason,

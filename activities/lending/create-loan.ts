@@ -8,7 +8,7 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';
 import type { LoanStatus } from '../../domain/lending/loan-status';
 import type { LoanApplication } from '../../domain/lending/loan-terms';
-import type { RepaymentPeriod, Schedule } from '../../domain/schedule';
+import type { RepaymentPeriod, Schedule } from '../../domain/lending/schedule';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';

@@ -22,15 +22,15 @@
  *    stored versions, so this and every later repost (a payment recorded after the relief) allocate against the
  *    modified schedule and keep the forgiveness posted.
  *
- * Ledger (domain/ledger.ts: cash basis — interest, fees and penalties become income only when paid; the only
+ * Ledger (domain/lending/ledger.ts: cash basis — interest, fees and penalties become income only when paid; the only
  * receivable is LOAN_PORTFOLIO, principal disbursed and not repaid):
  * - PAYMENT_DEFERRAL, FORBEARANCE, REDUCED_PAYMENT move due amounts only: no posting;
  * - FEE_WAIVER, RATE_REDUCTION reduce fees, penalties or interest that the ledger never recognised (no receivable
  *   for them): no posting — the reduced amounts simply never become income;
  * - PRINCIPAL_FORGIVENESS writes off principal receivable: the version records `principalForgivenMinor`, and the
- *   repost books it (domain/ledger.ts) as journal entry `forgiveness/<version row id>`, value-dated `asOfDate`:
+ *   repost books it (domain/lending/ledger.ts) as journal entry `forgiveness/<version row id>`, value-dated `asOfDate`:
  *   Dr PRINCIPAL_FORGIVENESS_EXPENSE / Cr LOAN_PORTFOLIO, the forgiven amount; the allocation and the summary
- *   reads deduct it from the disbursed principal (domain/allocation.ts, principal forgiveness).
+ *   reads deduct it from the disbursed principal (domain/lending/allocation.ts, principal forgiveness).
  * `journalEntryId` is the id of that entry's first line (`journal_entries.id`, the debit) for a forgiveness, null
  * otherwise. The repost may also append reversals and revisions of payment postings when the new schedule splits an
  * earlier payment differently (balanced, like any back-dated payment).
@@ -75,10 +75,10 @@ import {
   reliefSummaryJson,
   scheduleInstallmentsJson,
 } from '../../domain/hardship/schedule-version';
-import { sourceRef } from '../../domain/ledger';
+import { sourceRef } from '../../domain/lending/ledger';
 import { minorOf } from '../../domain/lending/loan-allocation';
+import type { PeriodFrequencyType } from '../../domain/lending/schedule';
 import { formatMinor, parseDecimalToMinor } from '../../domain/money';
-import type { PeriodFrequencyType } from '../../domain/schedule';
 import { repostLoan } from './repost-loan';
 
 export interface ApplyLoanReliefInput {

@@ -28,8 +28,8 @@ import {
   payments,
 } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import { outstandingSummary } from '../../domain/allocation';
 import { DomainError, fieldError, notFound, validationError } from '../../domain/errors';
+import { outstandingSummary } from '../../domain/lending/allocation';
 import { allocationInputOf, allocationStrategyOf, minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import {

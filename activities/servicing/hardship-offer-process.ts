@@ -42,8 +42,8 @@ import {
   noEvidenceRequired,
   openHardshipOfferStatuses,
 } from '../../domain/hardship/offer-process';
+import type { HardshipProgramTerms } from '../../domain/hardship/policy';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
-import type { HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
 import type { Deps, OperationContext } from '../deps';
 import { applyLoanRelief } from '../lending/loan-relief';
 import { writeOutboxEvent } from '../platform/outbox';

@@ -43,8 +43,8 @@ import {
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
 import { type HardshipOfferWorkflowInput, hardshipOfferStartSpec } from '../../domain/hardship/offer-process';
+import { activeVersionOn } from '../../domain/hardship/policy';
 import { makerCheckerRefusal } from '../../domain/maker-checker';
-import { activeVersionOn } from '../../domain/servicing/hardship-policy';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';

@@ -30,7 +30,7 @@ import {
   type HardshipGuardrailSettings,
   type HardshipProgramTerms,
   programTermsProblems,
-} from '../../domain/servicing/hardship-policy';
+} from '../../domain/hardship/policy';
 import type { Deps, OperationContext } from '../deps';
 
 /** Serializes the tenant's hardship-policy writes until commit (transaction-scoped advisory lock). */

@@ -15,7 +15,7 @@ import {
   type HardshipProgramSummary,
   isSupportedNativeCapability,
   programSummaryOf,
-} from '../../domain/servicing/hardship-policy';
+} from '../../domain/hardship/policy';
 import { localDate } from '../../domain/time-zone';
 import type { Db } from '../client';
 import { hardshipGuardrailVersions, hardshipPrograms, hardshipProgramVersions, tenants } from '../schema';

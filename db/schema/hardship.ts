@@ -30,7 +30,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import type { HardshipOfferReason, RequestedReliefJson } from '../../domain/hardship/offer';
-import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
+import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/hardship/policy';
 import {
   createdAt,
   identityId,
@@ -50,7 +50,7 @@ export const hardshipGuardrailVersions = pgTable(
     tenantId: tenantId(),
     /** 1, 2, … per tenant; the highest is active. */
     version: integer().notNull(),
-    /** The guardrail settings as validated (domain/servicing/hardship-policy.ts); answers rebuild key order. */
+    /** The guardrail settings as validated (domain/hardship/policy.ts); answers rebuild key order. */
     guardrails: jsonb().notNull().$type<HardshipGuardrailSettings>(),
     activatedAt: instant().notNull(),
     createdAt: createdAt(),

@@ -20,12 +20,8 @@
 
 import canonicalize from 'canonicalize';
 import { sha256Hex } from '../hash';
-import type {
-  HardshipGuardrailSettings,
-  HardshipProgramState,
-  HardshipProgramTerms,
-} from '../servicing/hardship-policy';
-import { reliefUnitOf } from '../servicing/hardship-policy';
+import type { HardshipGuardrailSettings, HardshipProgramState, HardshipProgramTerms } from './policy';
+import { reliefUnitOf } from './policy';
 import { type ReliefParamsByType, type ReliefType, reliefSize } from './relief';
 
 /** A requested relief: its type and that type's parameters (domain/hardship/relief.ts). */
@@ -69,8 +65,8 @@ export interface HardshipLoanFacts {
   activeRestrictionTypes: readonly string[];
 }
 
-/** The native capabilities of every loan this engine services (domain/servicing/hardship-policy.ts). */
-export { nativeLoanCapabilities } from '../servicing/hardship-policy';
+/** The native capabilities of every loan this engine services (domain/hardship/policy.ts). */
+export { nativeLoanCapabilities } from './policy';
 
 /** The request: the reason the borrower gives and the relief asked for. */
 export interface HardshipOfferRequest {

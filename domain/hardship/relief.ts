@@ -8,7 +8,7 @@
  * Pure and deterministic: no clock, no I/O, no float. Amounts are bigint minor units of the loan's currency
  * (`…Minor`); dates are ISO calendar dates `YYYY-MM-DD`; calendar arithmetic is `domain/calendar.ts`'s.
  *
- * The schedule is the allocation's view of the loan (`InstallmentState` of `domain/allocation.ts`, of which only
+ * The schedule is the allocation's view of the loan (`InstallmentState` of `domain/lending/allocation.ts`, of which only
  * the due and paid components are read and returned; its derived fields — outstanding, waived by a payoff,
  * obligations met — are dropped, as they would go stale): per installment its due date and, per component
  * (principal, interest, fee, penalty), the amount due and the amount already paid. Rules common to every relief:
@@ -41,7 +41,7 @@
  *   [`fromDate`, `toDate`] are waived, oldest installment first, up to `maximumWaiverMinor`. Total due reduced by
  *   exactly the waived amount (reported); count unchanged.
  * - `RATE_REDUCTION` (`applyRateReduction`): the interest of the next open installments is recomputed at the
- *   reduced nominal rate. The schedule's interest methods (`domain/schedule.ts`: declining balance, balance ×
+ *   reduced nominal rate. The schedule's interest methods (`domain/lending/schedule.ts`: declining balance, balance ×
  *   periodic rate; flat, principal × periodic rate × term) are linear in the nominal rate for the unchanged
  *   principal, so an installment's interest at the reduced rate is its scheduled interest × reduced ÷ current
  *   rate, rounded HALF_EVEN to the minor unit (Fineract's 12-significant-digit rounding of the periodic rate is
@@ -59,11 +59,12 @@
  * rate not below the current one) → `error.msg.hardship.relief.not.applicable` (409) with one field error.
  * A malformed schedule (unordered due dates, negative amounts, paid above due) is a RangeError (a caller bug).
  */
-import type { InstallmentState } from '../allocation';
+
 import { addDays, addMonths, isIsoDate } from '../calendar';
 import { DomainError, fieldError, validationError } from '../errors';
+import type { InstallmentState } from '../lending/allocation';
+import type { PeriodFrequencyType } from '../lending/schedule';
 import { minorUnitDigits } from '../money';
-import type { PeriodFrequencyType } from '../schedule';
 
 /** The relief types of DESIGN-processes P5, in its order. */
 export const reliefTypes = [
@@ -98,7 +99,7 @@ export interface ReliefSchedule {
   currency: string;
   /** Installments fall due every `repaymentEvery` (integer ≥ 1) units of `repaymentFrequencyType`. */
   repaymentEvery: number;
-  /** 0 days, 1 weeks, 2 months, 3 years (Fineract `PeriodFrequencyType`, as `domain/schedule.ts`). */
+  /** 0 days, 1 weeks, 2 months, 3 years (Fineract `PeriodFrequencyType`, as `domain/lending/schedule.ts`). */
   repaymentFrequencyType: PeriodFrequencyType;
   /**
    * At least one; installment numbers strictly increasing, due dates strictly increasing, `fromDate` ≤ `dueDate`,

@@ -3,7 +3,7 @@
  * created before products attach them by id"; issue 3 §1), in Apache Fineract's names and integer codes
  * (`codeDefinitions` of test/vectors/fineract-schedules.json, apache/fineract commit 4198b0bc).
  *
- * Supported here (what domain/schedule.ts computes):
+ * Supported here (what domain/lending/schedule.ts computes):
  * - `chargeAppliesTo` 1 LOAN (Fineract `ChargeAppliesTo`; savings 2, client 3 and shares 4 are not loan charges);
  * - `chargeTimeType` 1 DISBURSEMENT, 2 SPECIFIED_DUE_DATE, 8 INSTALMENT_FEE (Fineract `ChargeTimeType`; 9 overdue
  *   installment and 12 tranche disbursement are valid in Fineract but have no schedule here);
@@ -17,7 +17,7 @@
  * - an amount that is not greater than zero (`positiveAmount()` on `amount`).
  * Fineract does accept the percentage-of-interest and percentage-of-amount-and-interest types at disbursement
  * (integration-tests ClientLoanIntegrationTest creates such charges with `ChargesHelper.getLoanDisbursementJSON`;
- * `Loan.recalculateAllCharges` computes them on the schedule's total interest), and domain/schedule.ts reproduces
+ * `Loan.recalculateAllCharges` computes them on the schedule's total interest), and domain/lending/schedule.ts reproduces
  * that, so they are accepted here too.
  *
  * Amounts: a flat charge is money in the charge's currency, with at most the currency's ISO 4217 minor-unit
@@ -26,8 +26,8 @@
  */
 import { type FieldError, fieldError } from '../errors';
 import { minorUnitDigits } from '../money';
-import type { ChargeCalculationType, ChargeTimeType } from '../schedule';
 import { decimalShape, isZeroDecimalText, moneyDigits } from './decimal-text';
+import type { ChargeCalculationType, ChargeTimeType } from './schedule';
 
 /** Fineract `ChargeAppliesTo.LOAN`: the only charges this engine defines. */
 export const chargeAppliesToLoan = 1;

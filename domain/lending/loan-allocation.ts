@@ -1,6 +1,6 @@
 /**
  * The bridge between a loan as stored (db/schema/lending.ts: `loans`, `loan_products.payment_allocation`,
- * `loan_installments`, `fundings`, posted `payments`) and domain/allocation.ts: the allocation strategy of a loan
+ * `loan_installments`, `fundings`, posted `payments`) and domain/lending/allocation.ts: the allocation strategy of a loan
  * and the `AllocationInput` of its money events. Used by the money operations (activities/lending/repost-loan.ts)
  * and by the loan summary read (db/queries/lending/ledger.ts), so both replay the same events the same way.
  *
@@ -8,6 +8,8 @@
  * PostgreSQL); they are converted to minor units of the loan currency (domain/money.ts `minorUnitDigits`),
  * accepting only zeros beyond the currency's digits. Dates are ISO calendar dates.
  */
+
+import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
 import type {
   AllocationInput,
   AllocationStrategy,
@@ -15,8 +17,7 @@ import type {
   PaymentAllocationPayload,
   PaymentAllocationRuleSet,
   PaymentAllocationRule as RuleName,
-} from '../allocation';
-import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
+} from './allocation';
 
 /**
  * Fineract's `due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy` expressed as
@@ -45,7 +46,7 @@ export const duePenIntPriFeePaymentAllocation: readonly PaymentAllocationRuleSet
 /**
  * The allocation strategy of a loan from its `transactionProcessingStrategyCode` and its product's stored
  * `paymentAllocation` (Fineract JSON, used by the advanced strategy only; null → DESIGN §5 default).
- * RangeError for a code domain/allocation.ts cannot replay.
+ * RangeError for a code domain/lending/allocation.ts cannot replay.
  */
 export function allocationStrategyOf(strategyCode: string, paymentAllocation: unknown): AllocationStrategy {
   switch (strategyCode) {
@@ -179,7 +180,7 @@ export interface PaymentAllocationAmounts {
 }
 
 /**
- * The split of a stored allocation payload (`payments.allocation`, domain/allocation.ts
+ * The split of a stored allocation payload (`payments.allocation`, domain/lending/allocation.ts
  * `paymentAllocationPayload`); every part zero when the payment is not allocated (null payload).
  */
 export function allocationAmountsOf(

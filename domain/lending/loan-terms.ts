@@ -1,7 +1,7 @@
 /**
  * A loan application (spec § Lending core writes: `POST /v1/loans` and `POST /v1/loans?command=
  * calculateLoanSchedule`, "same body as loan creation"; issue 4 §1) checked against its product and turned into
- * the terms the loan keeps and the `ScheduleInput` of domain/schedule.ts; the approval's amounts and dates; and
+ * the terms the loan keeps and the `ScheduleInput` of domain/lending/schedule.ts; the approval's amounts and dates; and
  * the Regulation Z disclosure inputs of a loan (DESIGN §5 APR). Pure: no clock (callers pass the latest
  * acceptable date), no I/O (callers pass the product and the tenant's charge definitions).
  *
@@ -44,6 +44,9 @@
  */
 
 import { isIsoDate } from '../calendar';
+import { type FieldError, fieldError } from '../errors';
+import { formatMinor, parseDecimalToMinor } from '../money';
+import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateDigits } from './decimal-text';
 import {
   type AprDisclosure,
   type AprRounding,
@@ -53,9 +56,19 @@ import {
   type DisclosureUnavailableReason,
   type PrepaidFinanceCharge,
   repaymentFrequencyOf,
-} from '../disclosure';
-import { type FieldError, fieldError } from '../errors';
-import { formatMinor, parseDecimalToMinor } from '../money';
+} from './disclosure';
+import {
+  amortizationTypes,
+  type ConfigurationStatus,
+  decimalRule,
+  type Fail,
+  interestCalculationPeriodTypes,
+  interestTypes,
+  type LmsConfig,
+  minimumRepaymentPeriodDays,
+  productLimits,
+  repaymentFrequencyTypes,
+} from './products';
 import {
   type AmortizationType,
   type ChargeCalculationType,
@@ -70,20 +83,7 @@ import {
   type Schedule,
   type ScheduleCharge,
   type ScheduleInput,
-} from '../schedule';
-import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateDigits } from './decimal-text';
-import {
-  amortizationTypes,
-  type ConfigurationStatus,
-  decimalRule,
-  type Fail,
-  interestCalculationPeriodTypes,
-  interestTypes,
-  type LmsConfig,
-  minimumRepaymentPeriodDays,
-  productLimits,
-  repaymentFrequencyTypes,
-} from './products';
+} from './schedule';
 
 // ---- inputs ---------------------------------------------------------------------------------------------------
 
@@ -816,7 +816,7 @@ function scheduleChargeOf(charge: LoanCharge): ScheduleCharge {
 
 /**
  * The schedule of `terms` at `principal` disbursed on `expectedDisbursementDate`, or the field errors for what
- * domain/schedule.ts refuses (an equal installment below the interest due, a charge date outside the schedule,
+ * domain/lending/schedule.ts refuses (an equal installment below the interest due, a charge date outside the schedule,
  * a principal that is not a multiple of `inMultiplesOf`), named after the parameter that caused it. Used at
  * submission and when approval changes the principal or the disbursement date.
  */
@@ -981,7 +981,7 @@ export function resolveApproval(
 
 // ---- the Regulation Z disclosure of a loan ---------------------------------------------------------------------
 
-/** Why a loan's disclosure cannot be produced: domain/disclosure.ts's reasons, plus the product and the schedule. */
+/** Why a loan's disclosure cannot be produced: domain/lending/disclosure.ts's reasons, plus the product and the schedule. */
 export type LoanDisclosureUnavailableReason =
   | DisclosureUnavailableReason
   | 'PRODUCT_NOT_CONFIGURED'

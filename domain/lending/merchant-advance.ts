@@ -13,7 +13,7 @@
  *   100.015 → 100.02;
  * - reconciliation per period: difference = calculated − posted; `matched` when every difference is zero.
  *
- * Ledger (domain/ledger.ts conventions: balanced entries, minor units, reversals swap every line):
+ * Ledger (domain/lending/ledger.ts conventions: balanced entries, minor units, reversals swap every line):
  * - the advance: Dr MERCHANT_ADVANCE_RECEIVABLE purchased / Cr EXTERNAL_CLEARING advance / Cr
  *   MERCHANT_DEFERRED_REVENUE (purchased − advance; omitted when zero). The discount stays deferred: recognising
  *   it as income over the remittances is not done yet;
@@ -24,8 +24,8 @@
  */
 import { halfEven, multiply, toSnapshot, transformScale } from 'dinero.js/bigint';
 import { addDays, daysBetween, isIsoDate } from '../calendar';
-import { type AccountType, assertBalanced, type ChartAccount, defaultChartOfAccounts } from '../ledger';
 import { formatMinor, formatMoney, minorUnitDigits, parseDecimalToMinor, parseMoney } from '../money';
+import { type AccountType, assertBalanced, type ChartAccount, defaultChartOfAccounts } from './ledger';
 
 /** How often the merchant remits: one day or seven days of sales per period. */
 export const remittanceFrequencies = ['DAILY', 'WEEKLY'] as const;

@@ -3,7 +3,7 @@
  * with native calculation settings and lmsConfig"; issue 3 §1): the rules a product definition must satisfy, the
  * default payment allocation, and the configuration status that loan approval relies on. Pure: no clock, no I/O.
  *
- * Calculation settings use Apache Fineract's names and integer codes, which domain/schedule.ts's `ScheduleInput`
+ * Calculation settings use Apache Fineract's names and integer codes, which domain/lending/schedule.ts's `ScheduleInput`
  * consumes unchanged (`codeDefinitions` of test/vectors/fineract-schedules.json, apache/fineract commit
  * 4198b0bc): `repaymentFrequencyType` 0 days, 1 weeks, 2 months, 3 years; `interestRateFrequencyType` the same plus
  * 4 whole term; `interestType` 0 declining balance, 1 flat; `amortizationType` 0 equal principal, 1 equal
@@ -19,11 +19,12 @@
  * representable in the currency's minor units (DESIGN §5 Currencies); more digits than the minor unit → 400
  * `validation.msg.loanproduct.digitsAfterDecimal.above.currency.minor.unit`. The product's amounts may not carry
  * more fraction digits than `digitsAfterDecimal` (refused, never rounded), and with no fraction digits and
- * `inMultiplesOf` > 0 the default principal must be a multiple of it (domain/schedule.ts rejects others).
+ * `inMultiplesOf` > 0 the default principal must be a multiple of it (domain/lending/schedule.ts rejects others).
  */
-import { type PaymentAllocationRule as AllocationRuleName, paymentAllocationRules } from '../allocation';
+
 import { type FieldError, fieldError } from '../errors';
 import { minorUnitDigits, parseDecimalToMinor } from '../money';
+import { type PaymentAllocationRule as AllocationRuleName, paymentAllocationRules } from './allocation';
 import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateDigits } from './decimal-text';
 
 // ---- codes ------------------------------------------------------------------------------------------------
@@ -64,10 +65,10 @@ export const advancedPaymentAllocationStrategy = 'advanced-payment-allocation-st
 
 /**
  * Fineract `PaymentAllocationType`: a due-ness (past due, due, in advance) and a component. The one list is
- * domain/allocation.ts `paymentAllocationRules`.
+ * domain/lending/allocation.ts `paymentAllocationRules`.
  */
 export const paymentAllocationTypes = paymentAllocationRules;
-/** One of `paymentAllocationTypes` (domain/allocation.ts `PaymentAllocationRule`). */
+/** One of `paymentAllocationTypes` (domain/lending/allocation.ts `PaymentAllocationRule`). */
 export type PaymentAllocationType = AllocationRuleName;
 
 /** Fineract `PaymentAllocationTransactionType`: which transactions a rule allocates (DEFAULT: all others). */
@@ -256,7 +257,7 @@ export interface LoanProductDefinition extends LoanProductSettings {
   currencyCode: string;
   /** Integer from 0 to the currency's ISO 4217 minor-unit digits (fewer: amounts rounded to whole units or tenths). */
   digitsAfterDecimal: number;
-  /** Integer ≥ 0; 0 = none (see domain/schedule.ts `ScheduleCurrency.inMultiplesOf`). */
+  /** Integer ≥ 0; 0 = none (see domain/lending/schedule.ts `ScheduleCurrency.inMultiplesOf`). */
   inMultiplesOf: number;
   /** Integer ≥ 1, or null = none. */
   installmentAmountInMultiplesOf: number | null;

@@ -12,7 +12,7 @@ import { customers, hardshipOfferApprovals, hardshipOffers, loans } from '../../
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { HardshipLoanFacts, RequestedRelief } from '../../domain/hardship/offer';
 import { hardshipOfferTermsHash } from '../../domain/hardship/offer';
-import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
+import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/hardship/policy';
 import {
   type ActivityHarness,
   createHarness,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertJsonRows } from '../../db/queries/json-rows';
 import { glAccounts, journalEntries, loanInstallments, outboxEvents } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { defaultChartOfAccounts } from '../../domain/ledger';
+import { defaultChartOfAccounts } from '../../domain/lending/ledger';
 import { type ActivityHarness, createHarness, newTenant } from './helpers';
 import { approvedLoan } from './ledger-fixtures';
 

@@ -1,6 +1,6 @@
 /**
  * Loans for the money tests (test/activities/ledger.test.ts, test/api/loan-money.test.ts): a product and a
- * customer through the operations, then an APPROVED loan and its installments (domain/schedule.ts
+ * customer through the operations, then an APPROVED loan and its installments (domain/lending/schedule.ts
  * `generateSchedule`) inserted directly, as loan creation and approval would leave them. Replace with
  * `POST /v1/loans` + approve once those exist.
  */
@@ -10,7 +10,7 @@ import type { Activities } from '../../activities';
 import type { Db } from '../../db/client';
 import { journalEntries, loanInstallments, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { generateSchedule, type Schedule, type ScheduleCharge } from '../../domain/schedule';
+import { generateSchedule, type Schedule, type ScheduleCharge } from '../../domain/lending/schedule';
 
 export interface LoanFixtureOptions {
   /** Decimal string; default `"300.00"`. */

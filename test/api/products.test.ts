@@ -2,7 +2,7 @@
  * Charge definitions and loan products through the app on the real database (spec § Loan product; § Lending
  * core reads and writes: /v1/charges, /v1/loanproducts; Shape A errors with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay), and `getProductForLoan`: the product built from each case's settings of
- * test/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/schedule.ts, give the
+ * test/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/lending/schedule.ts, give the
  * schedule Fineract asserted.
  */
 import Decimal from 'decimal.js';
@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProductForLoan } from '../../db/queries/lending/products';
 import { charges, loanProducts } from '../../db/schema';
-import { generateSchedule, type ScheduleInput } from '../../domain/schedule';
+import { generateSchedule, type ScheduleInput } from '../../domain/lending/schedule';
 import {
   type Credential,
   call,

@@ -8,7 +8,7 @@
  * interest of a period = balance × 1 % rounded half-even to cents), installment = P·r / (1 − (1 + r)^−12) =
  * 106.6185… → 106.62, the last installment's principal the balance left; a flat 2.00 fee with every installment.
  * The APR is Appendix J's for equal monthly unit-periods: the i with amount financed = Σ payment_k / (1 + i)^k,
- * APR = 12 · i, rounded half-up to 0.01 %. Posting rules (domain/ledger.ts, cash basis): disbursement Dr
+ * APR = 12 · i, rounded half-up to 0.01 %. Posting rules (domain/lending/ledger.ts, cash basis): disbursement Dr
  * LOAN_PORTFOLIO / Cr EXTERNAL_CLEARING; payment Dr EXTERNAL_CLEARING / Cr LOAN_PORTFOLIO principal, Cr
  * INTEREST_INCOME interest, Cr FEE_INCOME fee.
  *

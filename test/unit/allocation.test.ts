@@ -1,5 +1,5 @@
 /**
- * Payment allocation (domain/allocation.ts).
+ * Payment allocation (domain/lending/allocation.ts).
  *
  * Oracles:
  * - Hand-computed: the strategies of DESIGN §5 and Fineract (`mifos-standard-strategy`,
@@ -15,6 +15,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addDays } from '../../domain/calendar';
 import {
   type AllocationComponent,
   type AllocationInput,
@@ -30,10 +31,9 @@ import {
   type PaymentAllocationRule,
   paymentAllocationPayload,
   paymentAllocationRules,
-} from '../../domain/allocation';
-import { addDays } from '../../domain/calendar';
+} from '../../domain/lending/allocation';
+import { generateSchedule } from '../../domain/lending/schedule';
 import { parseDecimalToMinor } from '../../domain/money';
-import { generateSchedule } from '../../domain/schedule';
 
 // ---- fixtures -------------------------------------------------------------------------------------------------
 
@@ -1115,7 +1115,7 @@ function straightLineAccrual(interest: bigint, fromDate: string, dueDate: string
 
 /**
  * The priority of (installment index, component) for a payment on `valueDate`, read from the strategy's
- * definition (module note of domain/allocation.ts): smaller keys are served first.
+ * definition (module note of domain/lending/allocation.ts): smaller keys are served first.
  */
 function priorityKey(
   input: AllocationInput,

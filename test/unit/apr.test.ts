@@ -1,5 +1,5 @@
 /**
- * Regulation Z Appendix J actuarial APR (domain/apr.ts).
+ * Regulation Z Appendix J actuarial APR (domain/lending/apr.ts).
  *
  * Oracles:
  * - Published: every example of test/vectors/apr-appendix-j.json (App. J (c)); a computed APR
@@ -25,7 +25,7 @@ import {
   computeAprReference,
   type NamedUnitPeriod,
   type UnitPeriod,
-} from '../../domain/apr';
+} from '../../domain/lending/apr';
 
 interface VectorPayment {
   index: number;

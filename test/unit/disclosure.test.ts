@@ -1,5 +1,5 @@
 /**
- * Regulation Z §1026.18 disclosure (domain/disclosure.ts).
+ * Regulation Z §1026.18 disclosure (domain/lending/disclosure.ts).
  *
  * Oracles:
  * - Published: every example of test/vectors/apr-appendix-j.json (12 CFR 1026 App. J (c)). A loan
@@ -26,8 +26,8 @@ import {
   DisclosureUnavailableError,
   type RepaymentFrequency,
   repaymentFrequencyOf,
-} from '../../domain/disclosure';
-import { generateSchedule, type Schedule, type ScheduleInput } from '../../domain/schedule';
+} from '../../domain/lending/disclosure';
+import { generateSchedule, type Schedule, type ScheduleInput } from '../../domain/lending/schedule';
 
 interface VectorCase {
   id: string;

@@ -16,7 +16,7 @@ import {
   requestedReliefJson,
   routeHardshipOffer,
 } from '../../domain/hardship/offer';
-import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/servicing/hardship-policy';
+import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/hardship/policy';
 
 const guardrails: HardshipGuardrailSettings = {
   minimumLoanAgeInstallments: 3,

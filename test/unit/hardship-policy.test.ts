@@ -1,5 +1,5 @@
 /**
- * The hardship guardrail rules (domain/servicing/hardship-policy.ts; DESIGN-processes P5): which guardrail a
+ * The hardship guardrail rules (domain/hardship/policy.ts; DESIGN-processes P5): which guardrail a
  * program version breaks, the terms' own consistency, the derived rule count and the version in effect on a day.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import {
   programTermsProblems,
   reliefUnitOf,
   ruleCountOf,
-} from '../../domain/servicing/hardship-policy';
+} from '../../domain/hardship/policy';
 
 const guardrails: HardshipGuardrailSettings = {
   minimumLoanAgeInstallments: 3,

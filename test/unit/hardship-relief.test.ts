@@ -13,7 +13,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocatePayments, installmentsFromSchedule } from '../../domain/allocation';
 import { addDays, addMonths } from '../../domain/calendar';
 import { DomainError } from '../../domain/errors';
 import {
@@ -30,7 +29,12 @@ import {
   reliefSize,
   totalDueMinor,
 } from '../../domain/hardship/relief';
-import { generateSchedule, type PeriodFrequencyType, type ScheduleInput } from '../../domain/schedule';
+import { allocatePayments, installmentsFromSchedule } from '../../domain/lending/allocation';
+import {
+  generateSchedule,
+  type PeriodFrequencyType,
+  type ScheduleInput,
+} from '../../domain/lending/schedule';
 
 // ---- fixtures -------------------------------------------------------------------------------------------------
 

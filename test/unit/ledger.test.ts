@@ -1,5 +1,5 @@
 /**
- * Posting rules and append-only corrections (domain/ledger.ts).
+ * Posting rules and append-only corrections (domain/lending/ledger.ts).
  *
  * Oracles:
  * - Hand-computed: the disbursement and payment postings of loan A (the loan of allocation.test.ts, USD cents),
@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addDays } from '../../domain/calendar';
 import {
   type AllocationInput,
   type AllocationStrategy,
@@ -20,8 +21,7 @@ import {
   type InstallmentDue,
   type MoneyEvent,
   paymentAllocationRules,
-} from '../../domain/allocation';
-import { addDays } from '../../domain/calendar';
+} from '../../domain/lending/allocation';
 import {
   assertBalanced,
   defaultChartOfAccounts,
@@ -37,7 +37,7 @@ import {
   sourceRef,
   transactionRefOf,
   trialBalance,
-} from '../../domain/ledger';
+} from '../../domain/lending/ledger';
 import { parseDecimalToMinor } from '../../domain/money';
 
 const usd = (amount: string): bigint => parseDecimalToMinor(amount, 2);

@@ -3,7 +3,7 @@
  *
  * Oracles:
  * - Published: every case of test/vectors/fineract-schedules.json, given as a loan application on a
- *   product with the case's settings, resolves to exactly the schedule domain/schedule.ts gives for the case's
+ *   product with the case's settings, resolves to exactly the schedule domain/lending/schedule.ts gives for the case's
  *   inputs (which unit/schedule.test.ts checks against Fineract's asserted rows).
  * - Fineract's rules and codes (`LoanApplicationValidator`, `LoanScheduleValidator`, commit 4198b0bc): each
  *   broken rule is a field error naming its parameter with Fineract's code where it has one.
@@ -27,7 +27,7 @@ import {
   resolveLoanApplication,
   scheduleInputOf,
 } from '../../domain/lending/loan-terms';
-import { generateSchedule, type ScheduleInput } from '../../domain/schedule';
+import { generateSchedule, type ScheduleInput } from '../../domain/lending/schedule';
 
 const consumerConfig = {
   productClass: 'COVERED_CONSUMER',

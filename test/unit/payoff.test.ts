@@ -1,14 +1,14 @@
 /**
- * Payoff (domain/allocation.ts `outstandingSummary` quote and the replay's payoff posting, one rule; issue 14 §1:
+ * Payoff (domain/lending/allocation.ts `outstandingSummary` quote and the replay's payoff posting, one rule; issue 14 §1:
  * a quote of 1212.00 whose payment left 67.42 owed).
  *
  * Oracles:
  * - Hand-computed: the issue's loan (1,200.00 at 12 % a year, 12 monthly equal installments, declining balance,
- *   domain/schedule.ts) quoted mid-period and paid off; `accruedInterestMinor` on its edges and a tie.
- * - Property (fast-check): for any loan of domain/schedule.ts, any earlier payments and any date in the term,
+ *   domain/lending/schedule.ts) quoted mid-period and paid off; `accruedInterestMinor` on its edges and a tie.
+ * - Property (fast-check): for any loan of domain/lending/schedule.ts, any earlier payments and any date in the term,
  *   paying the quoted payoff on that date closes the loan: every installment is met, nothing is outstanding or
  *   overdue, no overpayment is created, the payment is marked as the payoff, and the cash-basis journal's loan
- *   portfolio is zero (domain/ledger.ts). And paying the quote plus any excess: the excess first pays the later
+ *   portfolio is zero (domain/lending/ledger.ts). And paying the quote plus any excess: the excess first pays the later
  *   interest, fees and penalties that paying exactly the quote would waive (in advance, by the strategy), only the
  *   rest of them is waived, only what exceeds them is an overpayment, and the loan is still closed.
  * - Published: test/vectors/fineract-payoff-in-advance.json (Fineract: 1,020.00 paid on 2023-01-10 on a 1,000.00
@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addDays } from '../../domain/calendar';
 import {
   type AllocationInput,
   type AllocationStrategy,
@@ -26,11 +27,10 @@ import {
   installmentsFromSchedule,
   type MoneyEvent,
   outstandingSummary,
-} from '../../domain/allocation';
-import { addDays } from '../../domain/calendar';
-import { postingsForAllocation, trialBalance } from '../../domain/ledger';
+} from '../../domain/lending/allocation';
+import { postingsForAllocation, trialBalance } from '../../domain/lending/ledger';
+import { generateSchedule } from '../../domain/lending/schedule';
 import { parseDecimalToMinor } from '../../domain/money';
-import { generateSchedule } from '../../domain/schedule';
 
 const usd = (amount: string): bigint => parseDecimalToMinor(amount, 2);
 const coveredConsumer: AllocationStrategy = { code: 'advanced-payment-allocation-strategy' };
@@ -219,7 +219,7 @@ describe('the issue’s loan', () => {
   });
 });
 
-/** A loan of domain/schedule.ts with 1–24 installments, a few earlier payments and a payoff date in its term. */
+/** A loan of domain/lending/schedule.ts with 1–24 installments, a few earlier payments and a payoff date in its term. */
 const payoffCase = fc
   .record({
     principalCents: fc.integer({ min: 10_000, max: 5_000_000 }),

@@ -1,5 +1,5 @@
 /**
- * Cumulative amortization schedules (domain/schedule.ts), Apache Fineract's generator.
+ * Cumulative amortization schedules (domain/lending/schedule.ts), Apache Fineract's generator.
  *
  * Oracles:
  * - Published: every case of test/vectors/fineract-schedules.json (Fineract's own e2e and integration
@@ -23,7 +23,7 @@ import {
   type Schedule,
   type ScheduleCharge,
   type ScheduleInput,
-} from '../../domain/schedule';
+} from '../../domain/lending/schedule';
 
 // ---- published vectors ----------------------------------------------------------------------------------------
 

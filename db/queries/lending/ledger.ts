@@ -6,8 +6,8 @@
  * A loan of another tenant is invisible: the functions answer null, which the routes turn into 404.
  */
 import { and, asc, count, desc, eq, or, sql } from 'drizzle-orm';
-import type { PaymentAllocationPayload } from '../../../domain/allocation';
-import { outstandingSummary, summaryFromPostedState } from '../../../domain/allocation';
+import type { PaymentAllocationPayload } from '../../../domain/lending/allocation';
+import { outstandingSummary, summaryFromPostedState } from '../../../domain/lending/allocation';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -179,9 +179,9 @@ export async function listLoanPayments(
 /** One journal line (one `journal_entries` row). */
 export interface JournalEntryView {
   id: number;
-  /** `funding/<id>`, `payment/<id>`, `<base>/revision/<n>`, `<base>/reversal/<n>` (domain/ledger.ts). */
+  /** `funding/<id>`, `payment/<id>`, `<base>/revision/<n>`, `<base>/reversal/<n>` (domain/lending/ledger.ts). */
   transactionRef: string;
-  /** Code of the tenant's chart (domain/ledger.ts `accountCodes`). */
+  /** Code of the tenant's chart (domain/lending/ledger.ts `accountCodes`). */
   accountCode: string;
   /** ISO date: value date of the money event. */
   entryDate: string;
@@ -299,7 +299,7 @@ export interface LoanSummaryView {
     daysPastDue: number;
   };
   /**
-   * What pays the loan off on `asOfDate` (domain/allocation.ts `outstandingSummary`, payoff rule): outstanding
+   * What pays the loan off on `asOfDate` (domain/lending/allocation.ts `outstandingSummary`, payoff rule): outstanding
    * principal, the unpaid interest, fees and penalties of installments due on or before it, and the interest of
    * the period that contains it accrued to it, less what is paid of it. Paying it on `asOfDate` closes the loan.
    */
@@ -364,7 +364,7 @@ interface SummaryRow extends Record<string, unknown> {
  * `loan_summary_projections` (installments with the paid and waived amounts the last posting stored, the sums of
  * its fundings and overpayments, the last value dates; kept by triggers, migration 0018) and the restrictions in
  * force at `at` (status ACTIVE, not expired, customer-wide or on this loan). When no money event is value-dated
- * after `asOfDate`, the figures come from that stored state (domain/allocation.ts `summaryFromPostedState`);
+ * after `asOfDate`, the figures come from that stored state (domain/lending/allocation.ts `summaryFromPostedState`);
  * otherwise a second read returns the installments, fundings and posted payments from the raw tables in one
  * snapshot and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
@@ -392,7 +392,7 @@ export async function getLoanSummary(
 
   let figures: ReturnType<typeof outstandingSummary> | null = null;
   if (row.installments.length > 0 && row.state_current) {
-    // No event after asOfDate: the state the last posting stored IS the replay's (domain/allocation.ts
+    // No event after asOfDate: the state the last posting stored IS the replay's (domain/lending/allocation.ts
     // summaryFromPostedState), so the events are not replayed on every read (issue 13).
     const minor = (amount: string) => minorOf(amount, currency);
     figures = summaryFromPostedState(

@@ -8,17 +8,17 @@
  */
 
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { PaymentAllocationPayload } from '../../../domain/allocation';
 import { daysBetween } from '../../../domain/calendar';
 import { notFound } from '../../../domain/errors';
+import type { PaymentAllocationPayload } from '../../../domain/lending/allocation';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
 import type { LoanOrderBy } from '../../../domain/lending/loan-list';
 import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
 import type { LoanChargeDefinition, LoanTerms } from '../../../domain/lending/loan-terms';
 import type { PaymentAllocationRule } from '../../../domain/lending/products';
+import type { ChargeCalculationType, ChargeTimeType } from '../../../domain/lending/schedule';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../../domain/money';
-import type { ChargeCalculationType, ChargeTimeType } from '../../../domain/schedule';
 import type { Db } from '../../client';
 import {
   charges,
@@ -236,7 +236,7 @@ export interface LoanScheduleInstallmentRow {
   penaltyChargesPaid: string;
   totalPaidForPeriod: string;
   /**
-   * Waived by a payoff (domain/allocation.ts; Fineract `interestWaived`, `feeChargesWaived`,
+   * Waived by a payoff (domain/lending/allocation.ts; Fineract `interestWaived`, `feeChargesWaived`,
    * `penaltyChargesWaived`, `totalWaivedForPeriod`).
    */
   interestWaived: string;

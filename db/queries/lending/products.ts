@@ -25,13 +25,13 @@ import {
   normalizeLmsConfig,
   repaymentFrequencyTypes,
 } from '../../../domain/lending/products';
-import { minorUnitDigits } from '../../../domain/money';
 import type {
   ChargeCalculationType,
   ChargeTimeType,
   ScheduleCharge,
   ScheduleInput,
-} from '../../../domain/schedule';
+} from '../../../domain/lending/schedule';
+import { minorUnitDigits } from '../../../domain/money';
 import type { Db } from '../../client';
 import { charges, loanProductCharges, loanProducts } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
@@ -230,7 +230,7 @@ export async function listLoanProducts(db: Db, tenantId: string): Promise<LoanPr
 // ---- the read for loans -------------------------------------------------------------------------------------
 
 /**
- * A product's calculation settings in domain/schedule.ts's names, codes and representations: a loan's
+ * A product's calculation settings in domain/lending/schedule.ts's names, codes and representations: a loan's
  * `ScheduleInput` is these terms (with the application's principal, repayments and rate where it overrides the
  * defaults within `bounds`) plus `expectedDisbursementDate`, `repaymentsStartingFromDate` and `charges`.
  */

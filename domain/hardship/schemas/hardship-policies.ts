@@ -4,18 +4,13 @@
  * `guardedText` (an identifier or account number in it is a 400, the value not echoed). Counts and hours are
  * non-negative integers (hours for offer validity and document deadlines; installments for loan age and
  * deferred payments; relief sizes in the relief's unit, domain `reliefUnitOf`). The rules that relate a program
- * to the guardrails live in domain/servicing/hardship-policy.ts.
+ * to the guardrails live in domain/hardship/policy.ts.
  */
 import * as v from 'valibot';
 import { permissions } from '../../auth';
-import {
-  hardshipProgramStates,
-  nativeLoanCapabilities,
-  reliefTypes,
-  specialistConditions,
-} from '../../servicing/hardship-policy';
 import { isoDate } from '../../validation/dates';
 import { guardedText } from '../../validation/fields';
+import { hardshipProgramStates, nativeLoanCapabilities, reliefTypes, specialistConditions } from '../policy';
 
 const countMax = 100_000_000;
 const count = (unit: string) =>

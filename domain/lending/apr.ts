@@ -66,7 +66,7 @@
  */
 
 import Decimal from 'decimal.js';
-import { type Civil, daysInMonth, epochDayOfCivil, isLastDayOfMonth, parseIsoDate } from './calendar';
+import { type Civil, daysInMonth, epochDayOfCivil, isLastDayOfMonth, parseIsoDate } from '../calendar';
 
 export type NamedUnitPeriod =
   | 'WEEK'

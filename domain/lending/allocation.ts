@@ -73,15 +73,15 @@
  * principal (the cap on principal repaid, the payoff's "whole scheduled principal disbursed" test and the principal
  * outstanding), whatever the value dates: the installments read are always the current schedule version, so the
  * forgiveness applies to every day the replay looks at, like the rest of that version. Forgiveness events are
- * echoed in the result for the ledger (domain/ledger.ts posts each one).
+ * echoed in the result for the ledger (domain/lending/ledger.ts posts each one).
  *
  * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
  * disbursement, more disbursed than the installments' principal plus the principal forgiven, or more forgiven
  * than disbursed.
  */
 
-import { epochDayOf } from './calendar';
-import { formatMinor, minorUnitDigits, parseDecimalToMinor } from './money';
+import { epochDayOf } from '../calendar';
+import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
 import type { Schedule } from './schedule';
 
 /** The four components of an installment, as journal and allocation lines name them. */
@@ -652,7 +652,7 @@ const waivedRecordOf = (
 });
 
 /**
- * The installments of a `generateSchedule` result (domain/schedule.ts), its decimal strings turned into minor
+ * The installments of a `generateSchedule` result (domain/lending/schedule.ts), its decimal strings turned into minor
  * units at the schedule's `digitsAfterDecimal`. RangeError when the disbursement period carries charges: those
  * are not installments; pass them as the first disbursement's `chargesWithheldMinor` instead.
  */

@@ -1,7 +1,7 @@
 /**
  * The Truth in Lending disclosure of a closed-end loan (Regulation Z, 12 CFR 1026.18) from its repayment
- * schedule (domain/schedule.ts) and its prepaid finance charges, with the annual percentage rate of
- * Appendix J (domain/apr.ts). Pure: no clock (the caller stamps `finalizedAt` when it freezes the result).
+ * schedule (domain/lending/schedule.ts) and its prepaid finance charges, with the annual percentage rate of
+ * Appendix J (domain/lending/apr.ts). Pure: no clock (the caller stamps `finalizedAt` when it freezes the result).
  *
  * Definitions (all money in the schedule's currency and digits, exact integer arithmetic):
  * - amount financed = principal − prepaid finance charges (§1026.18(b): the principal loan amount, less any
@@ -53,9 +53,9 @@
  * `error.msg.loan.apr.disclosure.unavailable`).
  */
 
+import { type Civil, epochDayOfCivil, isLastDayOfMonth, parseIsoDate } from '../calendar';
+import { formatMinor, parseDecimalToMinor } from '../money';
 import { type AprPayment, computeApr, type NamedUnitPeriod, type UnitPeriod } from './apr';
-import { type Civil, epochDayOfCivil, isLastDayOfMonth, parseIsoDate } from './calendar';
-import { formatMinor, parseDecimalToMinor } from './money';
 import type { PeriodFrequencyType, Schedule } from './schedule';
 
 export type RepaymentFrequencyUnit = 'DAYS' | 'WEEKS' | 'MONTHS' | 'YEARS';

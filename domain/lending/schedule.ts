@@ -92,8 +92,8 @@ import {
   epochDayOf,
   isoDateOfEpochDay,
   monthsBetweenEpochDays,
-} from './calendar';
-import { formatMinor, parseDecimalToMinor } from './money';
+} from '../calendar';
+import { formatMinor, parseDecimalToMinor } from '../money';
 
 /** Fineract `PeriodFrequencyType`: 0 DAYS, 1 WEEKS, 2 MONTHS, 3 YEARS. */
 export type PeriodFrequencyType = 0 | 1 | 2 | 3;
