@@ -13,12 +13,12 @@
  *   force (or another rule refuses the intent).
  */
 import { and, asc, eq, gt } from 'drizzle-orm';
+import { lockLoanForMoney } from '../../db/queries/lending/loans';
 import {
   type AutopayEnrolmentView,
   autopayViewOf,
   currentAutopayRow,
-} from '../../db/queries/lending/autopay';
-import { lockLoanForMoney } from '../../db/queries/lending/loans';
+} from '../../db/queries/payments/autopay';
 import { autopayEnrolments, cases, customers, loanInstallments, loans, payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound, validationError } from '../../domain/errors';

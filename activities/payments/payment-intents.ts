@@ -17,8 +17,8 @@
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
-import { type PaymentIntentView, paymentViewOf } from '../../db/queries/lending/payments';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
+import { type PaymentIntentView, paymentViewOf } from '../../db/queries/payments/payments';
 import {
   fundings,
   loanInstallments,

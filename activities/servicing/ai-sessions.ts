@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
-import { type AiSessionRead, aiSessionReadOf } from '../../db/queries/ai-sessions';
+import { type AiSessionRead, aiSessionReadOf } from '../../db/queries/servicing/ai-sessions';
 import { aiOutputCitations, aiSessionOutputs, aiSessions, evidence } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';

@@ -8,7 +8,7 @@
  * `assertRequiredAnswersBeforeClose`) sees the entry or waits for it.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import { type FormEntryView, formEntryView } from '../../db/queries/form-entries';
+import { type FormEntryView, formEntryView } from '../../db/queries/servicing/form-entries';
 import { cases, caseTypeFieldPublications, formEntries, formEntryHistory } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound, referenceNotFound } from '../../domain/errors';

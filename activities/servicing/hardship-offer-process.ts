@@ -21,8 +21,8 @@ import {
   hardshipOfferRow,
   hardshipOfferViewOf,
   offerApprovals,
-} from '../../db/queries/hardship-offers';
-import { activeGuardrails, tenantToday } from '../../db/queries/hardship-policies';
+} from '../../db/queries/hardship/hardship-offers';
+import { activeGuardrails, tenantToday } from '../../db/queries/hardship/hardship-policies';
 import {
   evidence,
   hardshipGuardrailVersions,

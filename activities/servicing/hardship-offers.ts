@@ -14,8 +14,8 @@ import {
   hardshipOfferViewOf,
   offerApprovals,
   offerTermsOf,
-} from '../../db/queries/hardship-offers';
-import { activeGuardrails, tenantToday } from '../../db/queries/hardship-policies';
+} from '../../db/queries/hardship/hardship-offers';
+import { activeGuardrails, tenantToday } from '../../db/queries/hardship/hardship-policies';
 import { tenantMakerCheckerPolicy } from '../../db/queries/tenants';
 import {
   cases,

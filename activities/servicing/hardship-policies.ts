@@ -15,7 +15,7 @@ import {
   latestProgramVersion,
   programViewOf,
   tenantToday,
-} from '../../db/queries/hardship-policies';
+} from '../../db/queries/hardship/hardship-policies';
 import {
   caseTypes,
   hardshipGuardrailVersions,

@@ -10,7 +10,7 @@ import {
   pendingPromiseIdsOfLoan,
   promiseViewOf,
   sumPostedPayments,
-} from '../../db/queries/promises';
+} from '../../db/queries/servicing/promises';
 import { caseEffects, customers, loanParties, loans, promises } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound, validationError } from '../../domain/errors';

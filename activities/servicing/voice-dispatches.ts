@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { findContactPointByRef } from '../../db/queries/customers/customers';
-import { type VoiceDispatchView, voiceDispatchView } from '../../db/queries/voice';
+import { type VoiceDispatchView, voiceDispatchView } from '../../db/queries/servicing/voice';
 import {
   interactions,
   tasks,

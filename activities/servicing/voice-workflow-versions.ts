@@ -4,7 +4,7 @@
  * Each operation is one tenant transaction (STYLE §5).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { type VoiceWorkflowVersionView, voiceWorkflowVersionView } from '../../db/queries/voice';
+import { type VoiceWorkflowVersionView, voiceWorkflowVersionView } from '../../db/queries/servicing/voice';
 import { voiceWorkflows, voiceWorkflowVersions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound } from '../../domain/errors';

@@ -1,5 +1,5 @@
 import { and, count, eq, sql } from 'drizzle-orm';
-import { type WebhookSubscriptionView, webhookSubscriptionView } from '../../db/queries/webhooks';
+import { type WebhookSubscriptionView, webhookSubscriptionView } from '../../db/queries/webhooks/webhooks';
 import { webhookSecrets, webhookSubscriptions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';

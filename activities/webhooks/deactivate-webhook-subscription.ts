@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type WebhookSubscriptionView, webhookSubscriptionView } from '../../db/queries/webhooks';
+import { type WebhookSubscriptionView, webhookSubscriptionView } from '../../db/queries/webhooks/webhooks';
 import { webhookDeliveries, webhookSubscriptions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';

@@ -2,7 +2,7 @@
  * Outbound webhooks (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P0/P2), one transaction
  * per database operation:
  * - subscription operations (create, PATCH, rotate-secret, deactivate, test event); reads live in
- *   db/queries/webhooks.ts;
+ *   db/queries/webhooks/webhooks.ts;
  * - the activities of the `webhook-delivery` workflow: database reads/writes
  *   (`prepareWebhookAttempt`, `admitWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`) apart from the HTTP
  *   call (`sendWebhook`) (STYLE §5: record intent → call → record outcome).

@@ -3,7 +3,7 @@ import {
   getWebhookSubscriptionRow,
   type WebhookSubscriptionView,
   webhookSubscriptionView,
-} from '../../db/queries/webhooks';
+} from '../../db/queries/webhooks/webhooks';
 import { webhookSubscriptions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound } from '../../domain/errors';

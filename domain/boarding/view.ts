@@ -9,7 +9,7 @@ import {
   finalBoardingBatchStatuses,
 } from './batch';
 
-/** What the batch row holds (db/queries/boarding-batches.ts `BoardingBatchRecord`). */
+/** What the batch row holds (db/queries/boarding/boarding-batches.ts `BoardingBatchRecord`). */
 export interface BoardingBatchRowView {
   batchId: number;
   status: BoardingBatchStatus;

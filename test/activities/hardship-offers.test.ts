@@ -7,7 +7,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getHardshipOffer } from '../../db/queries/hardship-offers';
+import { getHardshipOffer } from '../../db/queries/hardship/hardship-offers';
 import { customers, hardshipOfferApprovals, hardshipOffers, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { HardshipLoanFacts, RequestedRelief } from '../../domain/hardship/offer';

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getHardshipPolicyOverview, portfolioValidOf } from '../../db/queries/hardship-policies';
+import { getHardshipPolicyOverview, portfolioValidOf } from '../../db/queries/hardship/hardship-policies';
 import { hardshipGuardrailVersions, hardshipPrograms, hardshipProgramVersions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';

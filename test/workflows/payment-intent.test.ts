@@ -12,7 +12,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type Activities, createActivities, type Deps } from '../../activities';
-import type { PaymentIntentView } from '../../db/queries/lending/payments';
+import type { PaymentIntentView } from '../../db/queries/payments/payments';
 import { addDays } from '../../domain/calendar';
 import { DomainError } from '../../domain/errors';
 import { promiseWorkflowId } from '../../domain/ids';

@@ -11,7 +11,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type Activities, createActivities, type Deps } from '../../activities';
-import type { PromiseView } from '../../db/queries/promises';
+import type { PromiseView } from '../../db/queries/servicing/promises';
 import { addDays } from '../../domain/calendar';
 import { promiseWorkflowId } from '../../domain/ids';
 import {

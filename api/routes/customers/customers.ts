@@ -50,7 +50,7 @@ import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
 import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
-import { signalLoanChanged } from '../servicing/hardship-signals';
+import { signalLoanChanged } from '../hardship/hardship-signals';
 
 const tags = ['Lending: customers'];
 const historyRoute = '/v1/customers/:customerId/history';

@@ -10,7 +10,7 @@
  * `error.msg.external.record.ref.conflict`.
  */
 import { getLoanSummary, listLoanFundings, listLoanPayments } from '../../../db/queries/lending/ledger';
-import { pendingPromiseIdsOfLoan } from '../../../db/queries/promises';
+import { pendingPromiseIdsOfLoan } from '../../../db/queries/servicing/promises';
 import { notFound } from '../../../domain/errors';
 import {
   fundingListResponse,
@@ -32,7 +32,7 @@ import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
 import { noQuery, pathParams, queryParams, redactingJsonBody } from '../../validation';
 import { operationContext } from '../context';
-import { signalLoanChanged } from '../servicing/hardship-signals';
+import { signalLoanChanged } from '../hardship/hardship-signals';
 
 const tags = ['Lending: loan money'];
 

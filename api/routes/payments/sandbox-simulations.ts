@@ -8,8 +8,8 @@
  * `error.msg.payment.invalid.state.transition`; another tenant's payment, or a payment recorded as external → 404.
  */
 import type { Context } from 'hono';
-import type { PaymentIntentView } from '../../../db/queries/lending/payments';
-import { getPayment } from '../../../db/queries/lending/payments';
+import type { PaymentIntentView } from '../../../db/queries/payments/payments';
+import { getPayment } from '../../../db/queries/payments/payments';
 import { DomainError, notFound, validationError } from '../../../domain/errors';
 import { lateReturnException, type RailEvent } from '../../../domain/payments/payment-intent';
 import { isKnownReturnCode } from '../../../domain/payments/rails';

@@ -13,7 +13,7 @@
  */
 
 import * as v from 'valibot';
-import { getAiOutput, getAiSession, listAiOutputs } from '../../../db/queries/ai-sessions';
+import { getAiOutput, getAiSession, listAiOutputs } from '../../../db/queries/servicing/ai-sessions';
 import { DomainError, fieldError } from '../../../domain/errors';
 import {
   aiOutputIdParam,

@@ -3,7 +3,7 @@
  * Servicing plane: `GET /v1/servicing/admin/case-types/{caseTypeCode}/field-definitions`, § Resources
  * "Case-type field definitions"). Mounted at `/v1/servicing/admin/case-types`.
  */
-import { getLatestFieldDefinitions, listCaseTypes } from '../../../db/queries/form-entries';
+import { getLatestFieldDefinitions, listCaseTypes } from '../../../db/queries/servicing/form-entries';
 import { notFound } from '../../../domain/errors';
 import {
   caseTypeCodeParam,

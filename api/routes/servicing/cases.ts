@@ -2,7 +2,7 @@
  * Servicing cases (spec § Servicing plane: close, effects; issue 2 §6: create, read).
  * Mounted at `/v1/servicing/cases`.
  */
-import { getCase, listCaseEffects } from '../../../db/queries/servicing';
+import { getCase, listCaseEffects } from '../../../db/queries/servicing/servicing';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
 import { notFound } from '../../../domain/errors';
 import {

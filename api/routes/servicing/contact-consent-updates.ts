@@ -6,7 +6,7 @@
  * at `effectiveAt`; the route starts that workflow after commit and marks the intent started (should it die in
  * between, the start-intent relay starts it, DESIGN-processes P0). Precedence: domain/servicing/contact-consent.ts.
  */
-import { getContactConsentUpdate } from '../../../db/queries/contact-consent-updates';
+import { getContactConsentUpdate } from '../../../db/queries/servicing/contact-consent-updates';
 import { notFound } from '../../../domain/errors';
 import {
   contactConsentUpdateBody,

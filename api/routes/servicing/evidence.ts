@@ -1,5 +1,5 @@
 /** Evidence metadata (issue 2 §6). Mounted at `/v1/servicing/evidence`. */
-import { getEvidence } from '../../../db/queries/servicing';
+import { getEvidence } from '../../../db/queries/servicing/servicing';
 import { notFound } from '../../../domain/errors';
 import {
   createdEvidenceResponse,
@@ -12,7 +12,7 @@ import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
-import { signalEvidenceAdded } from './hardship-signals';
+import { signalEvidenceAdded } from '../hardship/hardship-signals';
 
 const tags = ['Servicing: evidence'];
 

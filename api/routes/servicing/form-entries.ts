@@ -4,7 +4,11 @@
  * § Resources "Form entry history item"). Mounted at `/v1/form-entries`. Answers by field type:
  * domain/servicing/form-fields.ts.
  */
-import { getFormEntry, listFormEntries, listFormEntryHistory } from '../../../db/queries/form-entries';
+import {
+  getFormEntry,
+  listFormEntries,
+  listFormEntryHistory,
+} from '../../../db/queries/servicing/form-entries';
 import { notFound } from '../../../domain/errors';
 import {
   createFormEntryBody,

@@ -1,5 +1,5 @@
 /** Interactions (issue 2 §6). Mounted at `/v1/servicing/interactions`. */
-import { getInteraction } from '../../../db/queries/servicing';
+import { getInteraction } from '../../../db/queries/servicing/servicing';
 import { notFound } from '../../../domain/errors';
 import {
   createdInteractionResponse,

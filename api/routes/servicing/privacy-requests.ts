@@ -6,7 +6,7 @@
  * (DESIGN-processes P0), and a retry with the same Idempotency-Key returns the same request.
  * Fulfilment goes to the workflow as an update (update-with-start).
  */
-import { getPrivacyRequest } from '../../../db/queries/servicing';
+import { getPrivacyRequest } from '../../../db/queries/servicing/servicing';
 import { reminderLeadDays } from '../../../domain/deadlines';
 import { DomainError, notFound } from '../../../domain/errors';
 import {

@@ -5,7 +5,7 @@
  * start-intent relay in a worker starts it (DESIGN-processes P0), and a retry with the same Idempotency-Key returns
  * the same promise. Reads come from the database (the workflow writes the resolution there).
  */
-import { getPromise, listPromises } from '../../../db/queries/promises';
+import { getPromise, listPromises } from '../../../db/queries/servicing/promises';
 import { notFound } from '../../../domain/errors';
 import {
   createPromiseBody,

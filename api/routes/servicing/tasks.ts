@@ -1,5 +1,5 @@
 /** Tasks (issue 2 §6). Mounted at `/v1/servicing/tasks`. */
-import { getTask, listTasks } from '../../../db/queries/servicing';
+import { getTask, listTasks } from '../../../db/queries/servicing/servicing';
 import { notFound } from '../../../domain/errors';
 import {
   completeTaskBody,

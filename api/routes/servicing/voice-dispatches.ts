@@ -16,7 +16,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
-import { getVoiceDispatch } from '../../../db/queries/voice';
+import { getVoiceDispatch } from '../../../db/queries/servicing/voice';
 import { DomainError, fieldError, notFound } from '../../../domain/errors';
 import {
   createdVoiceDispatchResponse,

@@ -5,7 +5,7 @@
  * definition}`. Versions are immutable; at most one version of a workflow is active. A version of another tenant
  * is a 404 on every route.
  */
-import { getVoiceWorkflowVersion } from '../../../db/queries/voice';
+import { getVoiceWorkflowVersion } from '../../../db/queries/servicing/voice';
 import { notFound } from '../../../domain/errors';
 import {
   createVoiceWorkflowVersionBody,

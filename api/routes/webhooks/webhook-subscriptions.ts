@@ -10,7 +10,7 @@ import {
   getWebhookSubscription,
   listWebhookDeliveries,
   listWebhookSubscriptions,
-} from '../../../db/queries/webhooks';
+} from '../../../db/queries/webhooks/webhooks';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor';
 import { DomainError, fieldError, notFound } from '../../../domain/errors';
 import type { EventType } from '../../../domain/events';

@@ -19,7 +19,7 @@ import {
   countBoardingLines,
   getBoardingBatch,
   listBoardingLineErrors,
-} from '../../../db/queries/boarding-batches';
+} from '../../../db/queries/boarding/boarding-batches';
 import type { BoardingBatchView } from '../../../domain/boarding/batch';
 import {
   boardingBatchIdParam,

@@ -4,9 +4,9 @@
  * tenant-scoped transaction, so row-level security confines it to `tenantId`.
  */
 import { and, asc, desc, eq, gt, inArray, lt } from 'drizzle-orm';
-import type { Db } from '../client';
-import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from '../schema';
-import { type DbExecutor, withTenantTransaction } from '../tenant-tx';
+import type { Db } from '../../client';
+import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from '../../schema';
+import { type DbExecutor, withTenantTransaction } from '../../tenant-tx';
 
 export type WebhookSubscriptionStatus = (typeof webhookSubscriptions.$inferSelect)['status'];
 export type WebhookDeliveryState = (typeof webhookDeliveries.$inferSelect)['state'];

@@ -3,10 +3,10 @@
  * transaction (row-level security confines it to `tenantId`).
  */
 import { and, eq } from 'drizzle-orm';
-import { permissionFieldOf } from '../../domain/servicing/contact-consent';
-import type { Db } from '../client';
-import { contactConsentUpdates } from '../schema';
-import { withTenantTransaction } from '../tenant-tx';
+import { permissionFieldOf } from '../../../domain/servicing/contact-consent';
+import type { Db } from '../../client';
+import { contactConsentUpdates } from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 /**
  * The update `updateId` recorded on case `caseId` as the API shows it, or null when the tenant has no such update on

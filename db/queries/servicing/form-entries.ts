@@ -3,10 +3,10 @@
  * in a tenant-scoped read transaction, so row-level security confines it to `tenantId`.
  */
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { AnswerChange, Answers, FieldDefinitions } from '../../domain/servicing/form-fields';
-import type { Db } from '../client';
-import { cases, caseTypeFieldPublications, caseTypes, formEntries, formEntryHistory } from '../schema';
-import { withTenantTransaction } from '../tenant-tx';
+import type { AnswerChange, Answers, FieldDefinitions } from '../../../domain/servicing/form-fields';
+import type { Db } from '../../client';
+import { cases, caseTypeFieldPublications, caseTypes, formEntries, formEntryHistory } from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 /** A form entry as the API shows it. */
 export interface FormEntryView {

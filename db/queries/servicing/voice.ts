@@ -3,10 +3,10 @@
  * transaction, so row-level security confines it to `tenantId`; another tenant's row reads as absent (404).
  */
 import { and, eq } from 'drizzle-orm';
-import { canonicalDefinition, type VoiceWorkflowDefinition } from '../../domain/servicing/voice-workflow';
-import type { Db } from '../client';
-import { voiceDispatches, voiceWorkflowVersions } from '../schema';
-import { withTenantTransaction } from '../tenant-tx';
+import { canonicalDefinition, type VoiceWorkflowDefinition } from '../../../domain/servicing/voice-workflow';
+import type { Db } from '../../client';
+import { voiceDispatches, voiceWorkflowVersions } from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 /**
  * A voice workflow version exactly as the spec shows it (spec § Resources "Voice workflow version"), snake_case:

@@ -6,7 +6,7 @@
  * permission `MANAGE_HARDSHIPPOLICY`, the read `servicing:read` and `READ_HARDSHIPPOLICY`. Another tenant's
  * program is a 404.
  */
-import { getHardshipPolicyOverview } from '../../../db/queries/hardship-policies';
+import { getHardshipPolicyOverview } from '../../../db/queries/hardship/hardship-policies';
 import { DomainError } from '../../../domain/errors';
 import {
   commonGuardrailsResponse,

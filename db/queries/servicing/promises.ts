@@ -5,12 +5,12 @@
  * currency's digits.
  */
 import { and, asc, desc, eq, gte, lte, sql } from 'drizzle-orm';
-import { fixDecimalText } from '../../domain/lending/decimal-text';
-import { minorUnitDigits } from '../../domain/money';
-import type { PromiseChannel, PromiseStatus } from '../../domain/servicing/promise';
-import type { Db } from '../client';
-import { payments, promises } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
+import { fixDecimalText } from '../../../domain/lending/decimal-text';
+import { minorUnitDigits } from '../../../domain/money';
+import type { PromiseChannel, PromiseStatus } from '../../../domain/servicing/promise';
+import type { Db } from '../../client';
+import { payments, promises } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
 
 /** A promise as the API answers it (`GET /v1/servicing/promises/{promiseId}`). */
 export interface PromiseView {

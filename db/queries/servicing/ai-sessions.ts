@@ -3,9 +3,9 @@
  * Each runs in one tenant-scoped read transaction, so row-level security confines it to `tenantId`.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../client';
-import { aiOutputCitations, aiSessionOutputs, aiSessions } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
+import type { Db } from '../../client';
+import { aiOutputCitations, aiSessionOutputs, aiSessions } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
 
 /** An AI session as the API shows it. */
 export interface AiSessionRead {

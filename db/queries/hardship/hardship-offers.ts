@@ -8,10 +8,10 @@ import type {
   HardshipOfferReason,
   HardshipOfferTerms,
   RequestedReliefJson,
-} from '../../domain/hardship/offer';
-import type { Db } from '../client';
-import { hardshipOfferApprovals, hardshipOffers, hardshipProgramVersions, loans } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
+} from '../../../domain/hardship/offer';
+import type { Db } from '../../client';
+import { hardshipOfferApprovals, hardshipOffers, hardshipProgramVersions, loans } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
 
 /** One decision of the trail. */
 export interface HardshipOfferDecisionView {

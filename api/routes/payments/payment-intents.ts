@@ -7,7 +7,7 @@
  * and a retry with the same Idempotency-Key returns the same intent. Every later change of the payment goes
  * through its workflow (updates), which owns its state.
  */
-import { getLoanPayment } from '../../../db/queries/lending/payments';
+import { getLoanPayment } from '../../../db/queries/payments/payments';
 import { notFound } from '../../../domain/errors';
 import {
   cancelPaymentBody,

@@ -6,7 +6,7 @@
  * process die in between, the start-intent relay starts it (DESIGN-processes P0). Cancel changes the stored
  * enrolment (the source of truth) and then signals the process, which re-plans and ends.
  */
-import { getLoanAutopay } from '../../../db/queries/lending/autopay';
+import { getLoanAutopay } from '../../../db/queries/payments/autopay';
 import { notFound } from '../../../domain/errors';
 import {
   autopayEnrolmentResponse,

@@ -4,7 +4,7 @@
  * timer fires (evidence whose hint was lost is found at the document deadline; a loan change whose hint was lost is
  * not re-evaluated, and the offer stands as routed).
  */
-import { hardshipOfferIdsOf } from '../../../db/queries/hardship-offers';
+import { hardshipOfferIdsOf } from '../../../db/queries/hardship/hardship-offers';
 import { openHardshipOfferStatuses } from '../../../domain/hardship/offer-process';
 import type { AppDeps } from '../../env';
 

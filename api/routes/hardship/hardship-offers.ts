@@ -17,7 +17,10 @@
 
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import { getHardshipOffer, hardshipOfferApprovalPermission } from '../../../db/queries/hardship-offers';
+import {
+  getHardshipOffer,
+  hardshipOfferApprovalPermission,
+} from '../../../db/queries/hardship/hardship-offers';
 import { DomainError, notFound } from '../../../domain/errors';
 import { type HardshipOfferDecision, requestedReliefOf } from '../../../domain/hardship/offer';
 import {

@@ -9,11 +9,11 @@ import {
   type BoardingCounts,
   emptyBoardingCounts,
   isBoardingKind,
-} from '../../domain/boarding/batch';
-import type { ShapeABody } from '../../domain/errors';
-import type { Db } from '../client';
-import { boardingBatches, boardingLines } from '../schema';
-import { withTenantTransaction } from '../tenant-tx';
+} from '../../../domain/boarding/batch';
+import type { ShapeABody } from '../../../domain/errors';
+import type { Db } from '../../client';
+import { boardingBatches, boardingLines } from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 /** What the batch routes read of a batch row. */
 export interface BoardingBatchRecord {

@@ -5,7 +5,7 @@
  * (activities/servicing/hardship-policies.ts) use the `Tx` helpers inside their own transaction.
  */
 import { and, asc, desc, eq } from 'drizzle-orm';
-import { defaultComplianceTimeZone } from '../../domain/deadlines';
+import { defaultComplianceTimeZone } from '../../../domain/deadlines';
 import {
   activeVersionOn,
   guardrailsView,
@@ -15,11 +15,11 @@ import {
   type HardshipProgramSummary,
   isSupportedNativeCapability,
   programSummaryOf,
-} from '../../domain/hardship/policy';
-import { localDate } from '../../domain/time-zone';
-import type { Db } from '../client';
-import { hardshipGuardrailVersions, hardshipPrograms, hardshipProgramVersions, tenants } from '../schema';
-import { type Tx, withTenantTransaction } from '../tenant-tx';
+} from '../../../domain/hardship/policy';
+import { localDate } from '../../../domain/time-zone';
+import type { Db } from '../../client';
+import { hardshipGuardrailVersions, hardshipPrograms, hardshipProgramVersions, tenants } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
 
 /** The spec's `commonGuardrails`. */
 export interface CommonGuardrailsView {

@@ -3,7 +3,7 @@
  * row-level security confines it to `tenantId` even where a filter were missing.
  */
 import { and, asc, desc, eq, gt, type SQL } from 'drizzle-orm';
-import type { Db } from '../client';
+import type { Db } from '../../client';
 import {
   caseEffects,
   cases,
@@ -12,8 +12,8 @@ import {
   privacyRequestEvidence,
   privacyRequests,
   tasks,
-} from '../schema';
-import { withTenantTransaction } from '../tenant-tx';
+} from '../../schema';
+import { withTenantTransaction } from '../../tenant-tx';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
