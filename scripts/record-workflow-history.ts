@@ -553,7 +553,7 @@ function promise(): RecordedProcess {
 }
 
 /**
- * `tenantStatementCycleWorkflow` and `dailyStatementCycleWorkflow` (issue 11; DESIGN-processes P6): one tenant's run
+ * `tenantStatementCycleWorkflow` and `dailyStatementCycleWorkflow` (DESIGN-processes P6): one tenant's run
  * for a date over one page of three candidates: a statement generated, one that already existed (a rerun of the day),
  * one refused by the operation (non-retryable: skipped, the run goes on); the daily fan-out over two tenants in
  * their own time zones, each child running that page. Runs on `lending`, where the daily run's children run.
@@ -608,8 +608,10 @@ function statementCycle(): RecordedProcess {
  * change re-evaluated (still eligible), then not accepted → EXPIRED when the validity timer fires; accepted
  * (`offerChanged`), then evidence added a day later (`evidenceAdded`) → APPLIED; accepted without a signal reaching
  * the process → found by the expiry step, no evidence → LAPSED at the document deadline; accepted, then evidence
- * (recorded under the patch `hardship-offer-single-evidence-look`). The stand-ins answer from
- * one in-memory offer row as activities/servicing/hardship-offer-process.ts does.
+ * (recorded under the patch `hardship-offer-single-evidence-look`). `hardship-offer-*-recorded-again.json` hold the
+ * approved-then-expired and accepted-unsignalled-lapsed scenarios as recorded a second time before that patch existed
+ * (kept: fixtures are append-only). The stand-ins answer from one in-memory offer row as
+ * activities/servicing/hardship-offer-process.ts does.
  */
 function hardshipOffer(): RecordedProcess {
   const taskQueue = 'record-hardship-offer-histories';
@@ -803,7 +805,7 @@ function boarding(): RecordedProcess {
 }
 
 /**
- * `autopayWorkflow` (issue 7 §4; DESIGN-processes P1 Autopay): a first run that waits for the collection date,
+ * `autopayWorkflow` (DESIGN-processes P1 Autopay): a first run that waits for the collection date,
  * collects (CREATED), starts the intent's process as an abandoned child, marks its start intent and continues as
  * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
  * it; it is terminated once recorded). The stand-ins answer as activities/payments/autopay.ts does.
@@ -881,7 +883,7 @@ function autopay(): RecordedProcess {
 }
 
 /**
- * `dailyReconciliationWorkflow` and `tenantReconciliationWorkflow` (issue 7 §3; DESIGN-processes P1
+ * `dailyReconciliationWorkflow` and `tenantReconciliationWorkflow` (DESIGN-processes P1
  * "Reconciliation exceptions"): a daily run over two tenants (children on `lending`), one with two findings (one
  * opened, one already open: recurred), one with none; the tenant with findings recorded as its own history too.
  * The stand-ins answer as activities/payments/reconcile-rail-settlements.ts and the exceptions operation do.
