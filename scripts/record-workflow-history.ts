@@ -380,6 +380,7 @@ function paymentIntent(): RecordedProcess {
       openReconciliationException: async () => ({ exception: { exceptionId: 7 }, created: true }),
       resolveReconciliationException: async () => ({ exceptionId: 7, status: 'resolved' }),
       findPendingPromisesOfLoan: async () => ({ promiseIds: [] }),
+      findOpenHardshipOffersOfLoan: async () => ({ offerIds: [] }),
     },
     async record(env, save) {
       const today = async () => new Date(await env.currentTimeMs()).toISOString().slice(0, 10);
