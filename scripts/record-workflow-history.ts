@@ -4,9 +4,11 @@
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change that added a scenario, naming the processes (none = all). The fixtures
  * are append-only: a scenario whose file exists is run but never written again, so only new scenarios are written:
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding|autopay|daily-reconciliation|boarding-purge …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
- * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written.
+ * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written, and their
+ * SHA-256 lines are appended to test/workflows/histories/SHA256SUMS (scripts/workflow-fixtures.ts: the manifest the
+ * append-only check reads). Every workflow exported by workflows/index.ts has at least one scenario here.
  * Unknown process names: exit code 2 and nothing recorded.
  */
 import { execFileSync } from 'node:child_process';
@@ -27,7 +29,13 @@ import {
   hardshipOfferWorkflowId,
   paymentIntentWorkflowId,
   promiseWorkflowId,
+  taskQueues,
 } from '../domain/ids';
+import type { AutopayCollection, AutopayPlan, AutopayWorkflowInput } from '../domain/payments/autopay';
+import {
+  type ReconciliationFinding,
+  tenantReconciliationStartSpec,
+} from '../domain/payments/daily-reconciliation';
 import type { PaymentIntentWorkflowInput } from '../domain/payments/payment-intent';
 import type {
   ContactConsentUpdateOutcome,
@@ -39,10 +47,13 @@ import { tenantStatementCycleWorkflowId } from '../domain/statements/statements'
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
+import type { autopayWorkflow } from '../workflows/autopay/workflow';
 import { pauseSignal, resumeSignal } from '../workflows/boarding/messages';
 import type { boardingWorkflow } from '../workflows/boarding/workflow';
+import type { boardingRawPurgeWorkflow } from '../workflows/boarding-purge/workflow';
 import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
 import type { contactConsentUpdateWorkflow } from '../workflows/contact-consent-update/workflow';
+import type { dailyReconciliationWorkflow } from '../workflows/daily-reconciliation/workflow';
 import {
   evidenceAddedSignal,
   getStateQuery as getHardshipOfferStateQuery,
@@ -60,7 +71,10 @@ import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
 import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
 import { getStateQuery as getPromiseStateQuery, paymentPostedSignal } from '../workflows/promise/messages';
 import type { promiseWorkflow } from '../workflows/promise/workflow';
-import type { tenantStatementCycleWorkflow } from '../workflows/statement-cycle/workflow';
+import type {
+  dailyStatementCycleWorkflow,
+  tenantStatementCycleWorkflow,
+} from '../workflows/statement-cycle/workflow';
 import {
   admissionWakeSignal,
   cancelDeliverySignal,
@@ -68,6 +82,7 @@ import {
 } from '../workflows/webhook-delivery/messages';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
+import { appendToManifest, fixturesFolder } from './workflow-fixtures';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -365,6 +380,7 @@ function paymentIntent(): RecordedProcess {
       openReconciliationException: async () => ({ exception: { exceptionId: 7 }, created: true }),
       resolveReconciliationException: async () => ({ exceptionId: 7, status: 'resolved' }),
       findPendingPromisesOfLoan: async () => ({ promiseIds: [] }),
+      findOpenHardshipOffersOfLoan: async () => ({ offerIds: [] }),
     },
     async record(env, save) {
       const today = async () => new Date(await env.currentTimeMs()).toISOString().slice(0, 10);
@@ -538,17 +554,21 @@ function promise(): RecordedProcess {
 }
 
 /**
- * `tenantStatementCycleWorkflow` (issue 11; DESIGN-processes P6): one tenant's run for a date over one page of three
- * candidates: a statement generated, one that already existed (a rerun of the day), one refused by the operation
- * (non-retryable: skipped, the run goes on). The daily fan-out is not recorded: its children run on the `lending`
- * queue, which the recorder does not poll.
+ * `tenantStatementCycleWorkflow` and `dailyStatementCycleWorkflow` (DESIGN-processes P6): one tenant's run
+ * for a date over one page of three candidates: a statement generated, one that already existed (a rerun of the day),
+ * one refused by the operation (non-retryable: skipped, the run goes on); the daily fan-out over two tenants in
+ * their own time zones, each child running that page. Runs on `lending`, where the daily run's children run.
  */
 function statementCycle(): RecordedProcess {
-  const taskQueue = 'record-statement-cycle-histories';
+  const taskQueue = taskQueues.lending;
   const dueDate = '2026-12-15';
   return {
     taskQueue,
     activities: {
+      listStatementTenants: async () => [
+        { tenantId: 'fixture-a', timeZone: 'America/New_York' },
+        { tenantId: 'fixture-b', timeZone: 'Pacific/Auckland' },
+      ],
       listStatementCandidates: async (input: { afterLoanId: number }) =>
         input.afterLoanId === 0 ? [1, 2, 3].map((loanId) => ({ loanId, dueDate })) : [],
       generateStatement: async (input: { loanId: number }) => {
@@ -569,6 +589,17 @@ function statementCycle(): RecordedProcess {
       );
       await handle.result();
       await save('tenant-run-generated-existing-skipped', await handle.fetchHistory());
+      // 2026-11-24T12:00Z: the 24th in New York, already the 25th in Auckland.
+      const daily = await env.client.workflow.start<typeof dailyStatementCycleWorkflow>(
+        'dailyStatementCycleWorkflow',
+        {
+          workflowId: 'statement-cycle-fixture',
+          taskQueue,
+          args: [{ atMs: Date.parse('2026-11-24T12:00:00Z') }],
+        },
+      );
+      await daily.result();
+      await save('daily-two-tenants-in-their-zones', await daily.fetchHistory());
     },
   };
 }
@@ -577,8 +608,11 @@ function statementCycle(): RecordedProcess {
  * `hardshipOfferWorkflow` (issue 10 §2-3; DESIGN-processes P5): approved by the checker (`offerChanged`), a loan
  * change re-evaluated (still eligible), then not accepted → EXPIRED when the validity timer fires; accepted
  * (`offerChanged`), then evidence added a day later (`evidenceAdded`) → APPLIED; accepted without a signal reaching
- * the process → found by the expiry step, no evidence → LAPSED at the document deadline. The stand-ins answer from
- * one in-memory offer row as activities/servicing/hardship-offer-process.ts does.
+ * the process → found by the expiry step, no evidence → LAPSED at the document deadline; accepted, then evidence
+ * (recorded under the patch `hardship-offer-single-evidence-look`). `hardship-offer-*-recorded-again.json` hold the
+ * approved-then-expired and accepted-unsignalled-lapsed scenarios as recorded a second time before that patch existed
+ * (kept: fixtures are append-only). The stand-ins answer from one in-memory offer row as
+ * activities/servicing/hardship-offer-process.ts does.
  */
 function hardshipOffer(): RecordedProcess {
   const taskQueue = 'record-hardship-offer-histories';
@@ -618,7 +652,14 @@ function hardshipOffer(): RecordedProcess {
       reevaluateHardshipOffer: async () => progress(),
     },
     async record(env, save) {
-      const scenarios = ['approved-then-expired', 'accepted-evidence-applied', 'accepted-unsignalled-lapsed'];
+      // `accepted-evidence-applied-single-look`: the same steps recorded under the patch
+      // `hardship-offer-single-evidence-look` (no second look after the evidence step found AWAITING_DOCUMENTS).
+      const scenarios = [
+        'approved-then-expired',
+        'accepted-evidence-applied',
+        'accepted-unsignalled-lapsed',
+        'accepted-evidence-applied-single-look',
+      ];
       for (const [index, name] of scenarios.entries()) {
         const nowMs = await env.currentTimeMs();
         const routed = name === 'approved-then-expired' ? 'PENDING_APPROVAL' : 'OFFERED';
@@ -669,7 +710,7 @@ function hardshipOffer(): RecordedProcess {
           await until((state) => state.status === 'APPROVED');
           await handle.signal(loanChangedSignal, { kind: 'PAYMENT', resourceId: 1 });
           await until((state) => state.reevaluations === 1);
-        } else if (name === 'accepted-evidence-applied') {
+        } else if (name.startsWith('accepted-evidence-applied')) {
           accept();
           await handle.signal(offerChangedSignal);
           await until((state) => state.status === 'AWAITING_DOCUMENTS');
@@ -688,13 +729,18 @@ function hardshipOffer(): RecordedProcess {
 
 /**
  * `boardingWorkflow` (issue 9; DESIGN-processes P3): a batch started paused (signal-with-start), resumed, validated
- * in one page per kind, its loans boarded in two chunks, COMPLETED.
+ * in one page per kind, its loans boarded in two chunks, COMPLETED; (patch `boarding-later-fundings-payments`) a batch
+ * whose funding belongs to a loan boarded by an earlier batch: two loan chunks, then one funding chunk after the
+ * loans, COMPLETED.
  */
 function boarding(): RecordedProcess {
   const taskQueue = 'record-boarding-histories';
+  /** The scenario being recorded: whether the batch holds a funding of an earlier batch's loan. */
+  let laterFunding = false;
   const counts = () => {
     const c = emptyBoardingCounts();
     c.loan = { total: 2, boarded: 0, failed: 0 };
+    if (laterFunding) c.funding = { total: 1, boarded: 0, failed: 0 };
     return c;
   };
   let recorded = counts();
@@ -702,43 +748,237 @@ function boarding(): RecordedProcess {
     taskQueue,
     activities: {
       validateBoardingPage: async () => ({ lastLine: null, done: true, checked: 0, failed: 0 }),
-      planBoardingChunks: async (input: { kind: string; afterLine: number }) =>
-        input.kind === 'loan' && input.afterLine === 0
-          ? [
-              { afterLine: 0, throughLine: 1 },
-              { afterLine: 1, throughLine: 2 },
-            ]
-          : [],
-      boardBoardingChunk: async () => ({ loan: { boarded: 1, failed: 0 } }),
+      planBoardingChunks: async (input: { kind: string; afterLine: number }) => {
+        if (input.kind === 'loan' && input.afterLine === 0)
+          return [
+            { afterLine: 0, throughLine: 1 },
+            { afterLine: 1, throughLine: 2 },
+          ];
+        if (laterFunding && input.kind === 'funding' && input.afterLine === 0)
+          return [{ afterLine: 2, throughLine: 3 }];
+        return [];
+      },
+      boardBoardingChunk: async (input: { kind: string }) =>
+        input.kind === 'funding'
+          ? { funding: { boarded: 1, failed: 0 } }
+          : { loan: { boarded: 1, failed: 0 } },
       recordBoardingProgress: async (input: { counts: ReturnType<typeof counts> | null; status: string }) => {
         if (input.counts) recorded = input.counts;
-        else if (input.status === 'RUNNING')
+        else if (input.status === 'RUNNING') {
           recorded = { ...counts(), loan: { total: 2, boarded: 2, failed: 0 } };
+          if (laterFunding) recorded.funding = { total: 1, boarded: 1, failed: 0 };
+        }
         return recorded;
       },
     },
     async record(env, save) {
-      const input: BoardingWorkflowInput = {
+      const scenarios: [name: string, laterFunding: boolean, batchId: number][] = [
+        ['paused-resumed-completed', false, 1],
+        ['earlier-loan-funding-boarded-after-loans', true, 2],
+      ];
+      for (const [name, withLaterFunding, batchId] of scenarios) {
+        laterFunding = withLaterFunding;
+        recorded = counts();
+        const input: BoardingWorkflowInput = {
+          tenantId: 'fixture',
+          batchId,
+          fileName: 'portfolio.ndjson',
+          records: withLaterFunding ? 3 : 2,
+          cursor: null,
+        };
+        const handle = await env.client.workflow.signalWithStart<typeof boardingWorkflow, []>(
+          'boardingWorkflow',
+          {
+            workflowId: `boarding/fixture/${batchId}`,
+            taskQueue,
+            args: [input],
+            signal: pauseSignal,
+            signalArgs: [],
+          },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await handle.signal(resumeSignal);
+        await handle.result();
+        await save(name, await handle.fetchHistory());
+      }
+    },
+  };
+}
+
+/**
+ * `autopayWorkflow` (DESIGN-processes P1 Autopay): a first run that waits for the collection date,
+ * collects (CREATED), starts the intent's process as an abandoned child, marks its start intent and continues as
+ * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
+ * it; it is terminated once recorded). The stand-ins answer as activities/payments/autopay.ts does.
+ */
+function autopay(): RecordedProcess {
+  const taskQueue = taskQueues.lending;
+  let plans = 0;
+  /** ISO date of the collection, 3 days after the server's date (set by `record`). */
+  let collectOn = '';
+  return {
+    taskQueue,
+    activities: {
+      planAutopayCycle: async (): Promise<AutopayPlan> => {
+        plans += 1;
+        if (plans > 1) return { kind: 'END', reason: 'NOTHING_LEFT' };
+        const dueDate = new Date(Date.parse(collectOn) + 3 * DAY_MS).toISOString().slice(0, 10);
+        return { kind: 'COLLECT', enrolmentId: 5, installmentNumber: 1, dueDate, collectOn };
+      },
+      collectAutopayInstallment: async (input: { tenantId: string }): Promise<AutopayCollection> => ({
+        outcome: 'CREATED',
+        paymentId: 11,
+        workflow: {
+          workflowId: paymentIntentWorkflowId(input.tenantId, 11),
+          input: {
+            tenantId: input.tenantId,
+            paymentId: 11,
+            loanId: 9,
+            loanRef: '000000009',
+            rail: 'ACH',
+            amount: '105.00',
+            currency: 'USD',
+            effectiveDate: collectOn,
+            sandboxTimeline: false,
+          },
+        },
+      }),
+      markStartIntentStarted: async () => undefined,
+      // The child (paymentIntentWorkflow) submits, then waits for the rail; it is terminated once recorded.
+      submitPaymentToRail: async () => ({ providerRef: 'sbx_ach_fixture', status: 'SUBMITTED' }),
+      markPaymentSubmitted: async () => ({
+        paymentId: 11,
+        status: 'SUBMITTED',
+        providerRef: 'sbx_ach_fixture',
+        returnCode: null,
+      }),
+      recordSandboxRailEvent: async () => undefined,
+    },
+    async record(env, save) {
+      plans = 0;
+      collectOn = new Date((await env.currentTimeMs()) + 3 * DAY_MS).toISOString().slice(0, 10);
+      const input: AutopayWorkflowInput = {
         tenantId: 'fixture',
-        batchId: 1,
-        fileName: 'portfolio.ndjson',
-        records: 2,
-        cursor: null,
+        loanId: 9,
+        loanRef: '000000009',
+        enrolmentId: 5,
+        lastInstallmentNumber: 0,
       };
-      const handle = await env.client.workflow.signalWithStart<typeof boardingWorkflow, []>(
-        'boardingWorkflow',
+      // The collection date lies ahead of the server's clock: the first run waits on its timer.
+      const handle = await env.client.workflow.start<typeof autopayWorkflow>('autopayWorkflow', {
+        workflowId: `autopay/${input.tenantId}/${input.loanId}`,
+        taskQueue,
+        args: [input],
+      });
+      await handle.result();
+      await save(
+        'collected-child-started-continued',
+        await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory(),
+      );
+      await save('nothing-left-ended', await env.client.workflow.getHandle(handle.workflowId).fetchHistory());
+      await env.client.workflow
+        .getHandle(paymentIntentWorkflowId(input.tenantId, 11))
+        .terminate('fixture recorded');
+    },
+  };
+}
+
+/**
+ * `dailyReconciliationWorkflow` and `tenantReconciliationWorkflow` (DESIGN-processes P1
+ * "Reconciliation exceptions"): a daily run over two tenants (children on `lending`), one with two findings (one
+ * opened, one already open: recurred), one with none; the tenant with findings recorded as its own history too.
+ * The stand-ins answer as activities/payments/reconcile-rail-settlements.ts and the exceptions operation do.
+ */
+function dailyReconciliation(): RecordedProcess {
+  const taskQueue = taskQueues.lending;
+  const findings: Record<string, ReconciliationFinding[]> = {
+    'fixture-a': [
+      {
+        exceptionType: 'UNMATCHED_SETTLEMENT',
+        targetType: 'RAIL_SETTLEMENT',
+        targetRef: 'sbx_ach_unmatched',
+        detail: { providerRef: 'sbx_ach_unmatched', reason: 'no intent', amount: '10.00' },
+      },
+      {
+        exceptionType: 'POSTED_NOT_SETTLED',
+        targetType: 'PAYMENT_INTENT',
+        targetRef: '7',
+        detail: { providerRef: 'sbx_ach_7', reason: 'not in the report', amount: '100.00' },
+      },
+    ],
+    'fixture-b': [],
+  };
+  return {
+    taskQueue,
+    activities: {
+      listTenantsWithPaymentIntents: async () => Object.keys(findings),
+      reconcileRailSettlements: async (input: { tenantId: string }) => ({
+        findings: findings[input.tenantId] ?? [],
+        linesCompared: 3,
+        intentsCompared: 4,
+      }),
+      // The payment intent 7 was already open from an earlier day: it recurs.
+      openReconciliationException: async (input: ReconciliationFinding & { tenantId: string }) => ({
+        exception: {
+          exceptionId: input.targetRef === '7' ? 70 : 71,
+          exceptionType: input.exceptionType,
+          targetType: input.targetType,
+          targetRef: input.targetRef,
+          status: 'open',
+          detail: input.detail,
+          createdAt: '2026-11-20T11:00:00.000Z',
+          lastSeenAt: '2026-11-24T11:00:00.000Z',
+        },
+        created: input.targetRef !== '7',
+      }),
+    },
+    async record(env, save) {
+      const date = '2026-11-23';
+      const handle = await env.client.workflow.start<typeof dailyReconciliationWorkflow>(
+        'dailyReconciliationWorkflow',
+        { workflowId: 'daily-reconciliation-fixture', taskQueue, args: [{ date }] },
+      );
+      await handle.result();
+      await save('daily-two-tenants-opened-recurred', await handle.fetchHistory());
+      const child = tenantReconciliationStartSpec({ tenantId: 'fixture-a', from: date, to: date });
+      await save(
+        'tenant-run-opened-recurred',
+        await env.client.workflow.getHandle(child.workflowId).fetchHistory(),
+      );
+    },
+  };
+}
+
+/**
+ * `boardingRawPurgeWorkflow` (DESIGN §3 Data rules; domain/boarding/retention.ts): the daily purge over two pages of
+ * due batches (the first page full: more to do), then nothing more. The stand-in answers as
+ * activities/boarding/purge.ts does.
+ */
+function boardingPurge(): RecordedProcess {
+  const taskQueue = 'record-boarding-purge-histories';
+  let pages = 0;
+  return {
+    taskQueue,
+    activities: {
+      purgeBoardingRawLines: async () => {
+        pages += 1;
+        return pages === 1
+          ? { batchesPurged: 2, linesPurged: 4_000, more: true }
+          : { batchesPurged: 1, linesPurged: 150, more: false };
+      },
+    },
+    async record(env, save) {
+      pages = 0;
+      const handle = await env.client.workflow.start<typeof boardingRawPurgeWorkflow>(
+        'boardingRawPurgeWorkflow',
         {
-          workflowId: 'boarding/fixture/1',
+          workflowId: 'boarding-raw-purge-fixture',
           taskQueue,
-          args: [input],
-          signal: pauseSignal,
-          signalArgs: [],
+          args: [{ retentionDays: 30 }],
         },
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await handle.signal(resumeSignal);
       await handle.result();
-      await save('paused-resumed-completed', await handle.fetchHistory());
+      await save('two-pages-purged', await handle.fetchHistory());
     },
   };
 }
@@ -753,6 +993,9 @@ const processes: Record<string, () => RecordedProcess> = {
   'statement-cycle': statementCycle,
   'hardship-offer': hardshipOffer,
   boarding,
+  autopay,
+  'daily-reconciliation': dailyReconciliation,
+  'boarding-purge': boardingPurge,
 };
 
 const requested = process.argv.slice(2);
@@ -769,6 +1012,17 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 const env = await TestWorkflowEnvironment.createTimeSkipping({
   server: { executable: { type: 'existing-path', path: resolveTestServer() } },
 });
+// Children and started processes carry these search attributes: the test server knows only those registered on it.
+await env.connection.operatorService.addSearchAttributes({
+  namespace: 'default',
+  searchAttributes: {
+    TenantId: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+    CustomerRef: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+    CaseId: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+    LoanId: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  },
+});
+const folder = path.join(projectRoot, fixturesFolder);
 const written: string[] = [];
 try {
   for (const name of selected) {
@@ -781,7 +1035,7 @@ try {
     });
     await worker.runUntil(() =>
       recorded.record(env, async (scenario, fetched) => {
-        const file = path.join(projectRoot, 'test', 'workflows', 'histories', `${name}-${scenario}.json`);
+        const file = path.join(folder, `${name}-${scenario}.json`);
         // Fixtures are append-only: one recorded before stays as it is (a workflow change is a patch and a new one).
         if (existsSync(file)) {
           process.stdout.write(
@@ -802,7 +1056,14 @@ try {
 } finally {
   await env.teardown();
 }
-execFileSync(path.join(projectRoot, 'node_modules', '.bin', 'biome'), ['format', '--write', ...written], {
-  cwd: projectRoot,
-  stdio: 'inherit',
-});
+if (written.length > 0) {
+  execFileSync(path.join(projectRoot, 'node_modules', '.bin', 'biome'), ['format', '--write', ...written], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+  });
+  // The formatted bytes are the fixture: their hashes go into the manifest.
+  await appendToManifest(
+    folder,
+    written.map((file) => path.basename(file)),
+  );
+}

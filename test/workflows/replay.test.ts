@@ -3,7 +3,9 @@
  * `npx tsx scripts/record-workflow-history.ts [process…]`) against today's workflow bundle: every
  * `*.json` there is replayed, so a change that would break workflows already running
  * (non-determinism) fails here, not in production (STYLE §7, DESIGN §7). For each process one
- * mutated history (an activity renamed) must fail replay, proving the check can fail.
+ * mutated history (an activity renamed) must fail replay, proving the check can fail. The fixtures are append-only
+ * (fixtures-append-only.test.ts): a behaviour change goes behind `patched()`, and each such patch has a fixture
+ * recorded before it (no marker: the old path) and one recorded with it.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -48,6 +50,37 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('hardship-offer-accepted-evidence-applied.json');
     expect(files).toContain('hardship-offer-accepted-unsignalled-lapsed.json');
     expect(files).toContain('boarding-paused-resumed-completed.json');
+    expect(files).toContain('boarding-earlier-loan-funding-boarded-after-loans.json');
+    expect(files).toContain('hardship-offer-accepted-evidence-applied-single-look.json');
+    expect(files).toContain('autopay-collected-child-started-continued.json');
+    expect(files).toContain('autopay-nothing-left-ended.json');
+    expect(files).toContain('daily-reconciliation-daily-two-tenants-opened-recurred.json');
+    expect(files).toContain('daily-reconciliation-tenant-run-opened-recurred.json');
+    expect(files).toContain('statement-cycle-daily-two-tenants-in-their-zones.json');
+    expect(files).toContain('boarding-purge-two-pages-purged.json');
+  });
+
+  /** The patch ids whose markers a history holds (Temporal's `core_patch` markers; JSON payloads). */
+  const patchesOf = (history: Awaited<ReturnType<typeof loadHistory>>) =>
+    (history.events ?? []).flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') return [];
+      const data = marker.details?.['patch-data']?.payloads?.[0]?.data;
+      return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+    });
+
+  it.each([
+    ['hardship-offer-single-evidence-look', 'hardship-offer-accepted-evidence-applied.json', 'before'],
+    [
+      'hardship-offer-single-evidence-look',
+      'hardship-offer-accepted-evidence-applied-single-look.json',
+      'with',
+    ],
+    ['boarding-later-fundings-payments', 'boarding-paused-resumed-completed.json', 'before'],
+    ['boarding-later-fundings-payments', 'boarding-earlier-loan-funding-boarded-after-loans.json', 'with'],
+  ] as const)('patch %s: %s was recorded %s it', async (patch, file, side) => {
+    // Both sides of the patch replay above: executions from before it, and executions that took it.
+    expect(patchesOf(await loadHistory(file)).includes(patch)).toBe(side === 'with');
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -72,6 +105,12 @@ describe('recorded workflow histories', async () => {
     ['hardship-offer-approved-then-expired.json', 'expireHardshipOffer'],
     ['hardship-offer-accepted-evidence-applied.json', 'confirmHardshipEvidence'],
     ['boarding-paused-resumed-completed.json', 'boardBoardingChunk'],
+    ['boarding-earlier-loan-funding-boarded-after-loans.json', 'planBoardingChunks'],
+    ['hardship-offer-accepted-evidence-applied-single-look.json', 'confirmHardshipEvidence'],
+    ['autopay-collected-child-started-continued.json', 'collectAutopayInstallment'],
+    ['daily-reconciliation-tenant-run-opened-recurred.json', 'openReconciliationException'],
+    ['statement-cycle-daily-two-tenants-in-their-zones.json', 'listStatementTenants'],
+    ['boarding-purge-two-pages-purged.json', 'purgeBoardingRawLines'],
   ])('detects a change that would break a running workflow (%s, %s renamed)', async (file, activity) => {
     const history = await loadHistory(file);
     // Same history, but the recorded activity renamed: the workflow code no longer matches.
