@@ -304,4 +304,22 @@ describe('token-grant cache', () => {
     expect((await get(a, creds[0] as Bearer)).status).toBe(200);
     expect(a.tokenGrants.stats().hits).toBe(hits + 1);
   });
+
+  it('evicts the least recently used grant, not the oldest one: a hit keeps its grant', async () => {
+    const a = await apiProcess({ ttlMs: 60_000, maxEntries: 2 });
+    const [first, second, third] = [await bearer(), await bearer(), await bearer()];
+    expect((await get(a, first)).status).toBe(200);
+    expect((await get(a, second)).status).toBe(200);
+    const hits = a.tokenGrants.stats().hits;
+    // The first grant is used again: the second is now the least recently used, and the third evicts it.
+    expect((await get(a, first)).status).toBe(200);
+    expect(a.tokenGrants.stats().hits).toBe(hits + 1);
+    expect((await get(a, third)).status).toBe(200);
+    expect(a.tokenGrants.stats().size).toBe(2);
+    expect((await get(a, first)).status).toBe(200);
+    expect(a.tokenGrants.stats().hits).toBe(hits + 2);
+    const misses = a.tokenGrants.stats().misses;
+    expect((await get(a, second)).status).toBe(200);
+    expect(a.tokenGrants.stats().misses).toBe(misses + 1);
+  });
 });
