@@ -1,7 +1,6 @@
 /**
- * The token-grant cache of the bearer middleware (issue 13: token verification cached with its expiry,
- * revocation honoured within a bounded time; DESIGN §4 Tokens "a short in-process cache";
- * api/token-cache.ts). Each "API process" here is an app with its own pool and its own cache on the one
+ * The token-grant cache of the bearer middleware (api/token-cache.ts: token verification cached with its expiry,
+ * revocation honoured within a bounded time, at most `maxEntries` grants, least recently used evicted first). Each "API process" here is an app with its own pool and its own cache on the one
  * test database, as separate processes would be. The bound under test: a change to a client or token
  * (`clients disable`, a token row updated or deleted) is refused by every process as soon as the
  * `credential_changes` notification arrives (well under a second here), and within `TOKEN_CACHE_TTL_MS`
