@@ -1,11 +1,12 @@
 /**
- * The token-grant cache of one app instance (issue 13: token verification cached with its expiry and
- * revocation honoured within a bounded time; DESIGN §4 Tokens "looked up per request through a short
- * in-process cache"). API processes are stateless and many may run, so the cache only ever saves a
- * look-up (`findTokenGrant`); what it answers is bounded as follows.
+ * The token-grant cache of one app instance: token verification is cached with its expiry, and revocation is
+ * honoured within a bounded time (tokens are looked up per request through a short in-process cache). API processes
+ * are stateless and many may run, so the cache only ever saves a look-up (`findTokenGrant`); what it answers is
+ * bounded as follows.
  *
  * - Keyed by the token's SHA-256 digest; only grants found are kept (an unknown token is looked up every
- *   time); at most `maxEntries` (default 10,000; least recently used evicted first).
+ *   time); at most `maxEntries` (default 10,000; least recently used evicted first). The store is an `lru-cache`
+ *   `LRUCache` (`max` = `maxEntries`, a per-entry `ttl`, on the `Date.now()` clock).
  * - An entry is kept at most `ttlMs` (`TOKEN_CACHE_TTL_MS`, default 5,000 ms) from the moment its
  *   look-up was sent, and never past the token's `expiresAt`: the middleware checks the expiry again.
  * - Revocation: a change to a client or token (`clients disable`, an `api_clients` or `access_tokens`
@@ -21,6 +22,7 @@
  *
  * `ttlMs` 0 turns the cache off. Until `start()` (and after `stop()`), every token is looked up.
  */
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import { type CredentialChangeWatcher, everyClient, watchCredentialChanges } from '../db/notifications';
@@ -72,18 +74,25 @@ export interface TokenGrantCacheOptions {
   heartbeatIntervalMs?: number;
 }
 
-interface Entry {
-  grant: TokenGrant;
-  /** Epoch milliseconds after which the entry is not served. */
-  until: number;
+/** A bounded LRU of grants by token digest whose entries expire by `Date.now()` (the clock `expiresAt` is read on). */
+function grantStore(maxEntries: number): LRUCache<string, TokenGrant> {
+  return new LRUCache<string, TokenGrant>({
+    max: maxEntries,
+    // Every entry is set with its own ttl; an expired one is never returned and is dropped when read.
+    ttlAutopurge: false,
+    allowStale: false,
+    // A TTL computed from `Date.now()` is measured on the same clock (the default is `performance.now()`).
+    perf: { now: () => Date.now() },
+    // Age checked against the clock on every read (the default caches the clock for 1 ms).
+    ttlResolution: 0,
+  });
 }
 
 /** A token-grant cache over `db`, not started. */
 export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGrantCache {
   const ttlMs = options.ttlMs ?? defaultTokenCacheTtlMs;
   const maxEntries = Math.max(1, options.maxEntries ?? defaultTokenCacheMaxEntries);
-  // Map order is insertion order: a hit re-inserts its entry, so the first key is the least recently used.
-  const entries = new Map<string, Entry>();
+  const entries = grantStore(maxEntries);
   /** Incremented on every invalidation: a look-up that saw it change is not kept. */
   let generation = 0;
   let watcher: CredentialChangeWatcher | null = null;
@@ -97,7 +106,9 @@ export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGra
       entries.clear();
       return;
     }
-    for (const [digest, entry] of entries) if (entry.grant.clientId === clientId) entries.delete(digest);
+    const dropped: string[] = [];
+    for (const [digest, grant] of entries.entries()) if (grant.clientId === clientId) dropped.push(digest);
+    for (const digest of dropped) entries.delete(digest);
   };
 
   const live = () => ttlMs > 0 && watcher !== null && watcher.isLive();
@@ -106,14 +117,11 @@ export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGra
     async find(tokenDigest) {
       const serving = live();
       if (serving) {
-        const entry = entries.get(tokenDigest);
-        if (entry) {
-          entries.delete(tokenDigest);
-          if (entry.until > Date.now()) {
-            entries.set(tokenDigest, entry);
-            hits += 1;
-            return entry.grant;
-          }
+        // `get` marks the entry most recently used; an expired one is dropped and not returned.
+        const cached = entries.get(tokenDigest);
+        if (cached) {
+          hits += 1;
+          return cached;
         }
       } else if (entries.size > 0) {
         entries.clear();
@@ -123,14 +131,9 @@ export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGra
       const sentAt = Date.now();
       const grant = await findTokenGrant(options.db, tokenDigest);
       if (grant && serving && seen === generation && live()) {
-        const until = Math.min(sentAt + ttlMs, grant.expiresAt.getTime());
-        if (until > Date.now()) {
-          if (entries.size >= maxEntries) {
-            const oldest = entries.keys().next().value;
-            if (oldest !== undefined) entries.delete(oldest);
-          }
-          entries.set(tokenDigest, { grant, until });
-        }
+        const remainingMs = Math.min(sentAt + ttlMs, grant.expiresAt.getTime()) - Date.now();
+        // At capacity, `set` evicts the least recently used entry.
+        if (remainingMs > 0) entries.set(tokenDigest, grant, { ttl: remainingMs });
       }
       return grant;
     },

@@ -1,6 +1,6 @@
 /**
- * Token-bucket rate limits (DESIGN §5 Rate limits: per client and environment, production 100/s,
- * sandbox 25/s, per-client overrides; search, export and journal lists 20/s). Three policies:
+ * Rate limits per client and environment (production 100/s, sandbox 25/s, per-client overrides; search, export and
+ * journal lists 20/s, Stripe's figures). Four policies:
  * - `default`: every bearer request (`/v1/*`), per client + environment, the client's
  *   `rateLimitPerSecond` or the environment's default (`RATE_LIMIT_PER_SECOND`);
  * - `search`: on top of `default`, portfolio search and journal-entry lists share one bucket per
@@ -14,68 +14,26 @@
  *   setting, and a client-supplied `X-Forwarded-For` would let a caller pick its own bucket. Behind a proxy every
  *   caller shares the proxy's bucket (raise the limit there, or limit at the proxy). A request with no socket (an
  *   in-process `app.request`) has no source and is not limited by this policy.
- * Headers per the IETF RateLimit header fields draft: `RateLimit-Policy: "<policy>";q=<n>;w=1` and
+ * Headers per the IETF RateLimit header fields draft (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<policy>";q=<n>;w=1` and
  * `RateLimit: "<policy>";r=<remaining>;t=<seconds>`, one list item per policy that applied (default
  * first); an empty bucket answers 429 Shape A `error.msg.rate.limited` with `Retry-After` (seconds), or
  * Shape B `rate_limited` on a route that chose problem details (api/middleware/error-shape.ts).
  *
- * State: the buckets live in this process's memory (a limit applies per API process; N replicas let a
- * client through up to N times the rate). Buckets idle for a second are full and are forgotten when
- * more than `maxTrackedBuckets` exist, so unknown client ids sent to the token endpoint cannot grow
- * memory without bound.
+ * State: every bucket is a counter in PostgreSQL (db/rate-limits.ts, `rate-limiter-flexible`), shared by every API
+ * process of the deployment, so the configured rate holds for the deployment whatever the number of processes. A
+ * bucket admits `perSecond` requests per one-second window starting at its first request (the same rate and burst as
+ * a token bucket of capacity `perSecond`; the allowance comes back whole at the window's end rather than
+ * continuously). Cost: one database round trip per policy that applies to a request, none once a bucket is over its
+ * limit (refused from memory until its window ends). If PostgreSQL cannot be reached, each process counts on its own.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Context } from 'hono';
+import { rateLimitStoreOf } from '../../db/rate-limits';
 import { DomainError } from '../../domain/errors';
 import { type AppEnv, factory } from '../env';
 import { sendError } from '../errors';
 import { rateLimitRejectionsTotal, routeTemplateOf } from '../metrics';
 import { basicCredentials } from './auth';
-
-interface Bucket {
-  tokens: number;
-  updatedMs: number;
-}
-
-/** Above this many buckets, idle (hence full) ones are dropped, at most once a second. */
-const maxTrackedBuckets = 50_000;
-const buckets = new Map<string, Bucket>();
-let lastSweepMs = 0;
-
-function sweep(nowMs: number): void {
-  if (buckets.size <= maxTrackedBuckets || nowMs - lastSweepMs < 1000) return;
-  lastSweepMs = nowMs;
-  // Capacity equals the refill per second: a bucket untouched for 1 s is full, as good as absent.
-  for (const [key, bucket] of buckets) if (nowMs - bucket.updatedMs >= 1000) buckets.delete(key);
-}
-
-/** Number of buckets held (tests). */
-export function trackedBuckets(): number {
-  return buckets.size;
-}
-
-/** Takes one token from the bucket of `key` (capacity and refill both `perSecond`). */
-export function takeToken(
-  key: string,
-  perSecond: number,
-  nowMs: number,
-): { allowed: boolean; remaining: number; resetSeconds: number } {
-  sweep(nowMs);
-  const bucket = buckets.get(key) ?? { tokens: perSecond, updatedMs: nowMs };
-  bucket.tokens = Math.min(perSecond, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * perSecond);
-  bucket.updatedMs = nowMs;
-  const allowed = bucket.tokens >= 1;
-  if (allowed) bucket.tokens -= 1;
-  buckets.set(key, bucket);
-  const missing = perSecond - bucket.tokens;
-  return {
-    allowed,
-    remaining: Math.floor(bucket.tokens),
-    resetSeconds: allowed
-      ? Math.ceil(missing / perSecond)
-      : Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond)),
-  };
-}
 
 /**
  * Default of `tokenSourceRateLimitPerSecond`: token requests per second (and burst) from one source address. A
@@ -130,7 +88,7 @@ function ipv6Groups(address: string): number[] {
   return [...headGroups, ...zeros, ...tailGroups].map((g) => Number.parseInt(g, 16));
 }
 
-/** Default of `searchRateLimitPerSecond` (DESIGN §5: search, export and journal lists 20 req/s). */
+/** Default of `searchRateLimitPerSecond`: search, export and journal lists 20 req/s. */
 export const defaultSearchRateLimitPerSecond = 20;
 
 /** Adds `value` as the first item of the list header `name` (outer policies come first). */
@@ -152,7 +110,7 @@ function limiter(
   return factory.createMiddleware(async (c, next) => {
     const bucket = bucketOf(c);
     if (!bucket) return next();
-    const result = takeToken(bucket.key, bucket.perSecond, Date.now());
+    const result = await rateLimitStoreOf(c.get('deps').db).take(bucket.key, bucket.perSecond);
     const policyHeader = `"${policy}";q=${bucket.perSecond};w=1`;
     const stateHeader = `"${policy}";r=${result.remaining};t=${result.resetSeconds}`;
     if (!result.allowed) {

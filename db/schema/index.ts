@@ -7,6 +7,7 @@ export * from './hardship';
 export * from './lending';
 export * from './merchant-advances';
 export * from './platform';
+export * from './rate-limits';
 export * from './reconciliation';
 export * from './restrictions';
 export * from './sandbox';

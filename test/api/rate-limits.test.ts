@@ -1,5 +1,5 @@
 /**
- * Rate limits beyond the per-client default (DESIGN §5 Rate limits; issue 14): the token endpoint
+ * Rate limits beyond the per-client default (api/middleware/rate-limit.ts): the token endpoint
  * `POST /oauth2/token` is limited per presented client id and environment (failed attempts count) and per source
  * address (the socket's peer, whatever client id is presented),
  * and portfolio search and journal-entry lists share a second, lower bucket per client ("search",
@@ -86,7 +86,8 @@ describe('POST /oauth2/token rate limit (per client id and environment)', () => 
 });
 
 describe('POST /oauth2/token rate limit (per source address: "token-source")', () => {
-  // Buckets live in this process's memory: each test uses documentation addresses (RFC 5737, RFC 3849) of its own.
+  // Buckets are counters in the run's shared database: each test uses documentation addresses (RFC 5737, RFC 3849) of
+  // its own.
 
   /** A token request with unknown credentials, as if from the TCP peer `remoteAddress` (node-server bindings). */
   function guess(app: TestContext, remoteAddress: string, headers: Record<string, string> = {}) {
@@ -150,7 +151,7 @@ describe('POST /oauth2/token rate limit (per source address: "token-source")', (
   });
 });
 
-describe('search and journal-entry lists (the "search" bucket, DESIGN §5: 20 req/s)', () => {
+describe('search and journal-entry lists (the "search" bucket, 20 req/s by default)', () => {
   it('refuses the 4th immediate search of a client whose search limit is 3, while other reads go on', async () => {
     const app = withConfig({ searchRateLimitPerSecond: 3 });
     const cred = await credentialFor(ctx, uniqueTenant('srch'), { scopes: ['lending:read'] });

@@ -1,7 +1,6 @@
 /**
- * The token-grant cache of the bearer middleware (issue 13: token verification cached with its expiry,
- * revocation honoured within a bounded time; DESIGN §4 Tokens "a short in-process cache";
- * api/token-cache.ts). Each "API process" here is an app with its own pool and its own cache on the one
+ * The token-grant cache of the bearer middleware (api/token-cache.ts: token verification cached with its expiry,
+ * revocation honoured within a bounded time, at most `maxEntries` grants, least recently used evicted first). Each "API process" here is an app with its own pool and its own cache on the one
  * test database, as separate processes would be. The bound under test: a change to a client or token
  * (`clients disable`, a token row updated or deleted) is refused by every process as soon as the
  * `credential_changes` notification arrives (well under a second here), and within `TOKEN_CACHE_TTL_MS`
@@ -303,5 +302,23 @@ describe('token-grant cache', () => {
     expect(a.tokenGrants.stats().hits).toBe(hits + 1);
     expect((await get(a, creds[0] as Bearer)).status).toBe(200);
     expect(a.tokenGrants.stats().hits).toBe(hits + 1);
+  });
+
+  it('evicts the least recently used grant, not the oldest one: a hit keeps its grant', async () => {
+    const a = await apiProcess({ ttlMs: 60_000, maxEntries: 2 });
+    const [first, second, third] = [await bearer(), await bearer(), await bearer()];
+    expect((await get(a, first)).status).toBe(200);
+    expect((await get(a, second)).status).toBe(200);
+    const hits = a.tokenGrants.stats().hits;
+    // The first grant is used again: the second is now the least recently used, and the third evicts it.
+    expect((await get(a, first)).status).toBe(200);
+    expect(a.tokenGrants.stats().hits).toBe(hits + 1);
+    expect((await get(a, third)).status).toBe(200);
+    expect(a.tokenGrants.stats().size).toBe(2);
+    expect((await get(a, first)).status).toBe(200);
+    expect(a.tokenGrants.stats().hits).toBe(hits + 2);
+    const misses = a.tokenGrants.stats().misses;
+    expect((await get(a, second)).status).toBe(200);
+    expect(a.tokenGrants.stats().misses).toBe(misses + 1);
   });
 });
