@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects (STYLE §11): `unit` (pure, no servers) and `integration` (activities, API,
+ * Two projects (docs/conventions.md §11): `unit` (pure, no servers) and `integration` (activities, API,
  * workflows, e2e), whose global setup starts each heavy server once per run: a throw-away
  * embedded PostgreSQL, a Temporal dev server, and the workflow bundle. Workflow files start
  * their own time-skipping server (time is global to one server).

@@ -1,5 +1,5 @@
 /**
- * What operations need from the outside world, injected once per process (STYLE §13.4).
+ * What operations need from the outside world, injected once per process (docs/conventions.md §13.4).
  * Operations never reach for globals, so tests build them on a throw-away database and a
  * controllable clock.
  */
@@ -15,11 +15,11 @@ export interface Deps {
   secretPepper: string;
   /** 64 hex characters (256 bits): AES-256-GCM key of government identifiers and the key of their digests; never logged. */
   dataEncryptionKey: string;
-  /** `sandbox` or `production`: the one environment this deployment serves (DESIGN §3). */
+  /** `sandbox` or `production`: the one environment this deployment serves (docs/design.md §3). */
   environment: 'sandbox' | 'production';
   /**
-   * The payment rail adapter payment intents are submitted through (activities/payments/rail.ts `PaymentRail`;
-   * issue 7). Absent: submissions wait (retried) until a worker with an adapter runs them.
+   * The payment rail adapter payment intents are submitted through (activities/payments/rail.ts `PaymentRail`).
+   * Absent: submissions wait (retried) until a worker with an adapter runs them.
    */
   paymentRail?: PaymentRail;
   /** The sandbox rail's provider-side books (sandbox only): what simulations and the sandbox timeline record. */

@@ -1,5 +1,5 @@
 /**
- * Every operation, built from injected dependencies (STYLE §1, §13.4). The API calls them
+ * Every operation, built from injected dependencies (docs/conventions.md §1, §13.4). The API calls them
  * directly for synchronous operations; workers register them as Temporal activities
  * (workers/activities.ts turns a DomainError into a non-retryable ApplicationFailure).
  */
@@ -103,7 +103,7 @@ export function createPlatformOperations(deps: Deps) {
     markStartIntentStarted: markStartIntentStarted(deps),
     claimDueStartIntents: claimDueStartIntents(deps),
     recordStartIntentFailure: recordStartIntentFailure(deps),
-    /** Stages a boarding upload from its byte stream (issue 9 §1): not an activity, it takes a stream. */
+    /** Stages a boarding upload from its byte stream: not an activity, it takes a stream. */
     stageBoardingBatch: stageBoardingBatch(deps),
     /**
      * The tenant of a voice dispatch when `token` is its valid task token, else null (constant-time digest

@@ -71,9 +71,9 @@ export function createApp(deps: AppDeps) {
     c.set('deps', deps);
     await next();
   });
-  // Metrics (issue 12 §2): first, so every answer is counted and timed, whatever answers it.
+  // Metrics: first, so every answer is counted and timed, whatever answers it.
   app.use('*', httpMetrics);
-  // Traces (issue 12 §2): the server span, active while the request runs (a no-op unless tracing is on).
+  // Traces: the server span, active while the request runs (a no-op unless tracing is on).
   app.use('*', httpTracing);
   // AI session outputs (spec § Endpoints, § Errors Shape B): the token selects the tenant, and every error of
   // the route is Shape B, so the mark comes before every other middleware (request context, authentication,
@@ -139,7 +139,7 @@ export function createApp(deps: AppDeps) {
   app.use('/v1/servicing/voice-dispatches/:dispatchId/events', storableRequestTarget);
   app.route('/v1/servicing/voice-dispatches', voiceDispatchCallbackRoutes);
   app.use('/v1/*', authenticate, rateLimit, authorizeRoute, storableInput);
-  // DESIGN §5: search, export and journal lists have a lower limit of their own, on top of the client's.
+  // docs/design.md §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
   app.use('/v1/recon-exceptions/export', searchRateLimit);
@@ -175,7 +175,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/journalentries', journalEntryRoutes);
   app.route('/v1/merchant-advances', merchantAdvanceRoutes);
   app.route('/v1/recon-exceptions', reconciliationExceptionRoutes);
-  // Portfolio boarding (issue 9; DESIGN-processes P3): the upload reads its NDJSON body as a stream itself.
+  // Portfolio boarding (docs/processes.md P3): the upload reads its NDJSON body as a stream itself.
   app.route('/v1/boarding/batches', boardingBatchRoutes);
 
   app.notFound((c) => {

@@ -1,5 +1,5 @@
 /**
- * The Hono environment of the app, typed once (STYLE §13.9), and what the app is built from.
+ * The Hono environment of the app, typed once (docs/conventions.md §13.9), and what the app is built from.
  */
 
 import { createFactory } from 'hono/factory';
@@ -16,11 +16,11 @@ export interface ApiConfig {
   cursorSigningKey: string;
   /** Base of Shape B `type` URLs (`{docs_url}/errors/<code>`). */
   docsUrl: string;
-  /** Default requests per second per client in this environment (DESIGN §5 Rate limits). */
+  /** Default requests per second per client in this environment (docs/design.md §5 Rate limits). */
   rateLimitPerSecond: number;
   /**
    * Requests per second per client to portfolio search, journal-entry lists and exports, together, on top of
-   * `rateLimitPerSecond` (DESIGN §5: 20; `SEARCH_RATE_LIMIT_PER_SECOND`). Unset: 20.
+   * `rateLimitPerSecond` (docs/design.md §5: 20; `SEARCH_RATE_LIMIT_PER_SECOND`). Unset: 20.
    */
   searchRateLimitPerSecond?: number;
   /**
@@ -29,7 +29,7 @@ export interface ApiConfig {
    */
   tokenSourceRateLimitPerSecond?: number;
   /**
-   * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; DESIGN §4),
+   * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; docs/design.md §4),
    * no trailing slash; advertised as `<authBaseUrl>/oauth2/token` in the OpenAPI document. Unset:
    * `/oauth2/token` of this server.
    */

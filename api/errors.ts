@@ -1,6 +1,6 @@
 /**
  * Error bodies (spec § Errors). Shape A for every route but AI session outputs; Shape B
- * (RFC 9457 problem+json) for those. One `app.onError` uses these (STYLE §13.10).
+ * (RFC 9457 problem+json) for those. One `app.onError` uses these (docs/conventions.md §13.10).
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -21,7 +21,7 @@ export type ShapeA = ShapeABody;
 
 /**
  * Shape A body for a DomainError, with any identifier-like value it repeats withheld (domain/withheld-values.ts:
- * the field error's `value` null, the text `[withheld]` in its messages; DESIGN §5 "identifier values are masked").
+ * the field error's `value` null, the text `[withheld]` in its messages; docs/design.md §5 "identifier values are masked").
  */
 export const toShapeA = (err: DomainError): ShapeABody => shapeAOf(withoutSensitiveValues(err));
 
@@ -114,7 +114,7 @@ export interface Problem {
 }
 
 /**
- * Shape B (RFC 9457 problem details; spec § Errors Shape B; DESIGN §5 Error details) for a DomainError:
+ * Shape B (RFC 9457 problem details; spec § Errors Shape B; docs/design.md §5 Error details) for a DomainError:
  * `type` is `<docsUrl>/errors/<code>`, `detail` the developer message (which, like Shape A's, never carries a
  * token or an identifier value), and every 422 carries `errors[]` of `{pointer | parameter, detail, code}` (see
  * `problemLocationOf`; `code` is the field error's globalisation code).
@@ -203,7 +203,7 @@ export const databaseRetryAfterSeconds = 5;
 /**
  * Maps anything thrown to a DomainError: PostgreSQL unreachable (connection refused or lost, shutdown, too many
  * connections; db/errors.ts `isDatabaseUnavailable`) → 503 `error.msg.service.unavailable` with `Retry-After`
- * (DESIGN-processes P0 "Failure answers"); a value PostgreSQL can never store (db/errors.ts `isPermanentDataError`:
+ * (docs/processes.md P0 "Failure answers"); a value PostgreSQL can never store (db/errors.ts `isPermanentDataError`:
  * class 22, check and not-null violations) → 400 naming only the SQLSTATE; a malformed body → 400; anything else
  * unknown → 500 with a fixed
  * message. Temporal failures are mapped by api/temporal-gateway.ts before they get here.

@@ -1,5 +1,5 @@
 /**
- * The status `/healthz` reports, refreshed in the background (DESIGN-processes P0 "Health"): a
+ * The status `/healthz` reports, refreshed in the background (docs/processes.md P0 "Health"): a
  * flood of health checks must not call PostgreSQL and Temporal each time. The first read waits for
  * the first check; later reads answer from the last result at once, and a read finding it older
  * than `intervalMs` starts one refresh in the background (never two at a time). `start()` also

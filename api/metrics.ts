@@ -1,5 +1,5 @@
 /**
- * The service's Prometheus metrics (issue 12 §2; Prometheus exposition format 0.0.4, naming per the Prometheus
+ * The service's Prometheus metrics (Prometheus exposition format 0.0.4, naming per the Prometheus
  * "Metric and label naming" guide: base units, `_total` counters, `_seconds` durations), held in one process-wide
  * prom-client registry (`metricsRegistry`) that the API and, in the same process, the workers
  * (workers/metrics.ts) add to:

@@ -237,7 +237,7 @@ function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
   return rest;
 }
 
-/** The headers of every webhook delivery (DESIGN §5 Webhooks). */
+/** The headers of every webhook delivery (docs/design.md §5 Webhooks). */
 const deliveryHeaders = [
   {
     name: 'Service-Webhook-Id',
@@ -303,7 +303,7 @@ function envelopeSchemaOf(eventType: EventType): Record<string, unknown> {
 /**
  * OpenAPI 3.1 top-level `webhooks`: one operation per catalogue event (domain/events.ts), the
  * request the service sends to a subscription's URL: the envelope, its headers, and the answers
- * it understands (DESIGN §5: 2xx = success, 410 disables the subscription, others are retried).
+ * it understands (docs/design.md §5: 2xx = success, 410 disables the subscription, others are retried).
  */
 export const webhooks = Object.fromEntries(
   eventTypes.map((eventType) => [
@@ -333,7 +333,7 @@ export const webhooks = Object.fromEntries(
 export const tokenPath = '/oauth2/token';
 
 /**
- * The generated document with the token endpoint's public address (DESIGN §4: `POST /oauth2/token`
+ * The generated document with the token endpoint's public address (docs/design.md §4: `POST /oauth2/token`
  * on the same server by default, `AUTH_BASE_URL` may move it; the spec's `{auth_url}`). With
  * `authBaseUrl` (no trailing slash) the OAuth 2.0 scheme's `tokenUrl` becomes
  * `<authBaseUrl>/oauth2/token`, the token operation gets `servers: [{url: authBaseUrl}]` (OpenAPI 3.1

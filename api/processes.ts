@@ -1,6 +1,6 @@
 /**
  * The durable processes as the API sees them: one typed port per process, each from its
- * `workflows/<process>/client.ts` (DESIGN-processes P0), and the background health monitor over
+ * `workflows/<process>/client.ts` (docs/processes.md P0), and the background health monitor over
  * PostgreSQL and Temporal. Entry points and tests build these once per process.
  */
 import type { Client } from '@temporalio/client';

@@ -1,5 +1,5 @@
 /**
- * Serves the HTTP API (STYLE §1 `api/server.ts`): builds the app from an open database and
+ * Serves the HTTP API (docs/conventions.md §1 `api/server.ts`): builds the app from an open database and
  * Temporal client, starts the background health monitor and the token-grant cache's watch of
  * credential changes (api/token-cache.ts), listens on `host:port` (port 0 picks a free one), and
  * returns how to stop it. Used by `npm run start:api` (scripts/start-api.ts) and

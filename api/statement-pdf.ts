@@ -1,5 +1,5 @@
 /**
- * The printable statement (DESIGN-processes P6 "Statements": `GET /v1/loans/{loanId}/statements/{statementId}/pdf`,
+ * The printable statement (docs/processes.md P6 "Statements": `GET /v1/loans/{loanId}/statements/{statementId}/pdf`,
  * "a PDF the borrower can read"): one US Letter page (a second when the period has many transactions) made with
  * pdfkit and its built-in Helvetica (PDF 1.3 standard fonts, so nothing is embedded and any reader shows it):
  * lender, borrower, masked account number, period, balance summary, amount due and due date, APR, the

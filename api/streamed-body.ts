@@ -1,5 +1,5 @@
 /**
- * Response bodies streamed from batches of rows (exports; DESIGN-processes P1 "streamed, constant memory").
+ * Response bodies streamed from batches of rows (exports; docs/processes.md P1 "streamed, constant memory").
  *
  * Why not Hono's `stream()` helper: it ends a stream whose callback failed as if it were complete, so a client
  * would receive a truncated export that looks whole. A pull-based `ReadableStream` handed to `c.body()` errors the

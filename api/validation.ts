@@ -1,18 +1,18 @@
 /**
- * The one request-validation helper (STYLE §4.1): valibot schemas run through hono-openapi's
+ * The one request-validation helper (docs/conventions.md §4.1): valibot schemas run through hono-openapi's
  * Standard Schema validator, so the same schemas describe the routes in the OpenAPI document.
  * A failure is a Shape A 400 `validation.msg.validation.errors.exist` whose `errors[]` name each
  * offending field (`parameterName` as a dotted path, e.g. `evidenceIds[1]`). Unknown body fields
  * and unknown query parameters fail too: every schema here is a strict object.
  *
- * JSON numbers never pass silently through a double (DESIGN §3 money is never a float; issue 6): before the
+ * JSON numbers never pass silently through a double (docs/design.md §3 money is never a float): before the
  * schema runs, the body is read with lossless-json, and a number whose text a double does not hold faithfully
  * (an integer beyond ±(2^53 − 1), or a fraction whose significant digits differ from the double's shortest form,
  * e.g. `9007199254740.993`, read as `…992`) → 400 naming the field. Every other number reads as before, so the
  * value the schema sees, and the request fingerprint of the Idempotency-Key store (RFC 8785 canonical JSON), are
  * exactly the value sent.
  *
- * Text PostgreSQL cannot store (issue 14) is refused on every route, right after authentication and before any
+ * Text PostgreSQL cannot store is refused on every route, right after authentication and before any
  * route looks at the request (`storableInput`, mounted once in api/app.ts; the signed channel-event callback
  * checks its body after its signature): U+0000 (NUL; `text` and `jsonb` refuse it, SQLSTATE 22021 / 22P05) and a
  * lone UTF-16 surrogate (U+D800–U+DFFF without its pair; `jsonb` refuses its `\\u` escape, and a `text` column
@@ -91,7 +91,7 @@ function jsonBodyCheck(redacted: readonly string[]): MiddlewareHandler<AppEnv> {
     if (unfaithful.length > 0) {
       const errors = unfaithful.map(({ parameterName, text }) => {
         // A number that looks like an identifier or an account number (its digits, or the double's reading of them)
-        // is never repeated in an error (DESIGN §3).
+        // is never repeated in an error (docs/design.md §3).
         const hidden =
           redacted.includes(parameterName) ||
           findSensitiveData(text) !== null ||
@@ -144,7 +144,7 @@ function scrub(message: string, value: unknown): string {
 
 /**
  * `jsonBody` whose field errors on the `redacted` parameters carry a null `value` and a message scrubbed of it,
- * so a rejected sensitive value is never echoed (DESIGN §5 Error details: "identifier values are masked"; spec §
+ * so a rejected sensitive value is never echoed (docs/design.md §5 Error details: "identifier values are masked"; spec §
  * Boarding rules). `replace`, when given, is asked first for every field error and may return the error to show
  * instead (shown as returned, not scrubbed), or null to keep the usual handling.
  */

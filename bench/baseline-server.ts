@@ -1,5 +1,5 @@
 /**
- * The bare baseline of `npm run bench:read` (issue 13): a Hono + @hono/node-server handler doing one
+ * The bare baseline of `npm run bench:read`: a Hono + @hono/node-server handler doing one
  * primary-key query on the service's `loans` table through postgres.js (prepared statements, default
  * pool), answering its row as JSON. No authentication, tenant context, rate limit, validation or logging:
  * what the machine can do with the same stack, to which the service's read path is compared.

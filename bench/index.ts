@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only P1,P6]` (issue 12 §4; targets DESIGN §6 and DESIGN-processes P3): every
+ * `npm run bench [-- --quick] [-- --only P1,P6]` (targets docs/design.md §6 and docs/processes.md P3): every
  * benchmark, each measured against its baseline in the same run on this machine, then ONE table:
  * benchmark | figure | baseline (same run) | ratio | target | verdict. Prints figures only; nothing here is a test.
  *
@@ -14,7 +14,7 @@
  * - P5 an idempotent replay (bench/read.ts): p50 sequential (target ≤ 2 ms) vs a plain authenticated GET of the
  *   loan summary on the same clock.
  * - P6 privacy-request creation, which starts a workflow (bench/privacy.ts): per second vs a bare workflow start on
- *   the same Temporal server (no target in DESIGN §6; reported).
+ *   the same Temporal server (no target in docs/design.md §6; reported).
  * The ratio is always figure ÷ baseline (for times, how many times the baseline's time it takes).
  *
  * Options: `--quick` (short rounds, 500 loans for P3: marked as not the target size, so no verdict on the
@@ -267,7 +267,7 @@ await section(['P6'], 'privacy-request creation (bench/privacy.ts)', async () =>
     baselineName: 'bare workflow start',
     unit: 'req/s',
     ratio: ratioOf(figures.creations.perSecond, figures.bareStarts.perSecond),
-    target: '(none in DESIGN §6)',
+    target: '(none in docs/design.md §6)',
     verdict: 'reported',
     note: figures.creations.failures ? `${figures.creations.failures} non-201 or errors` : undefined,
   });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:payments` (issue 7 §6; target DESIGN §6): payment intents end to end per second, side by side
+ * `npm run bench:payments` (target docs/design.md §6): payment intents end to end per second, side by side
  * with an empty one-activity workflow on the same Temporal server, in one run, on this machine. Prints figures
  * only; nothing here is a test.
  *

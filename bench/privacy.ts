@@ -1,5 +1,5 @@
 /**
- * `npm run bench:privacy` (issue 12 §4, P6 of `npm run bench`): privacy-request creation, a request that starts a
+ * `npm run bench:privacy` (P6 of `npm run bench`): privacy-request creation, a request that starts a
  * workflow, side by side with a bare workflow start on the same Temporal server, in one run, on this machine.
  * Prints figures only; nothing here is a test.
  *
@@ -13,7 +13,7 @@
  *   request and the cases taken in turn: requests per second, p50, p99; every answer must be 201;
  * - the baseline: `client.workflow.start('emptyOneActivityWorkflow')` (bench/workflows/empty.ts) with a fresh
  *   workflow id, from this process, on a task queue no worker polls: starts per second, p50, p99.
- * Then the ratio (no target in DESIGN §6; reported).
+ * Then the ratio (no target in docs/design.md §6; reported).
  *
  * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2].
  * `runPrivacyBenchmark` is what `npm run bench` calls.
@@ -209,7 +209,9 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
 
     log(line('privacy-request creation (API, workflow start)', creations));
     log(line('bare workflow start (baseline)', bareStarts));
-    log(`  ratio ${(creations.perSecond / bareStarts.perSecond).toFixed(2)} (no DESIGN §6 target; reported)`);
+    log(
+      `  ratio ${(creations.perSecond / bareStarts.perSecond).toFixed(2)} (no docs/design.md §6 target; reported)`,
+    );
     return { creations, bareStarts, concurrency, durationS };
   } finally {
     await stack.stop();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:read` (issue 13; targets DESIGN §6): the read path measured side by side with a bare
+ * `npm run bench:read` (targets docs/design.md §6): the read path measured side by side with a bare
  * baseline, in one run, on this machine. It prints figures only; nothing here is a test.
  *
  * What it starts (and stops, by pid, at the end): an embedded PostgreSQL and a Temporal dev server in a
@@ -12,7 +12,7 @@
  * - an idempotent replay of a completed `POST /v1/servicing/cases` (2,000 sequential requests on one keep-alive
  *   connection, unloaded, timed to the microsecond): p50, p99;
  * - `GET /healthz` of the service at saturation, against the baseline's loan read rate.
- * Targets (issue 13): ratio ≥ 0.5, p99 < 20 ms at 70% of max, replay p50 ≤ 2 ms, `/healthz` ≥ baseline.
+ * Targets: ratio ≥ 0.5, p99 < 20 ms at 70% of max, replay p50 ≤ 2 ms, `/healthz` ≥ baseline.
  *
  * P5's baseline, measured the same way (sequential, µs clock): the bare baseline's `GET /loans/{id}` and the
  * service's authenticated `GET /v1/loans/{id}/summary`.

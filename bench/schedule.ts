@@ -1,10 +1,10 @@
 /**
- * DESIGN §6: "a 360-installment schedule plus its APR: ≤ 1 ms median". Times generateSchedule followed by
+ * docs/design.md §6: "a 360-installment schedule plus its APR: ≤ 1 ms median". Times generateSchedule followed by
  * buildAprDisclosure (amount financed, totals, payment groups and the Appendix J APR) for 360 monthly
  * installments in several variants, after a warm-up, and prints median, p90 and p99 per variant with the
  * verdict on the target. It prints figures only; nothing here is a test.
  *
- * Baselines measured in the same run, for the ratios DESIGN §6 asks for: the schedule alone, and the
+ * Baselines measured in the same run, for the ratios docs/design.md §6 asks for: the schedule alone, and the
  * schedule plus the APR by `computeAprReference` (the 40-digit solver computeApr used before the fast path;
  * fewer runs, it is slow).
  *
@@ -185,7 +185,7 @@ export function runScheduleBenchmark(options: ScheduleOptions): ScheduleFigures 
     );
   }
   log(
-    `DESIGN §6 target (≤ ${TARGET_MEDIAN_MS} ms median) ${allMet ? 'holds for every variant' : 'is NOT met'}.`,
+    `docs/design.md §6 target (≤ ${TARGET_MEDIAN_MS} ms median) ${allMet ? 'holds for every variant' : 'is NOT met'}.`,
   );
   return figures;
 }

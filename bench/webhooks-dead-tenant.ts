@@ -1,5 +1,5 @@
 /**
- * `bench:fault` scenario `webhooks-dead-tenant` (DESIGN §5 Webhooks; Svix endpoint throttling): one tenant's dead
+ * `bench:fault` scenario `webhooks-dead-tenant` (docs/design.md §5 Webhooks; Svix endpoint throttling): one tenant's dead
  * receivers must not delay another tenant's webhooks, nor grow the worker's memory.
  *
  * On the fault benchmark's stack (one API process, one worker process with every queue and the relays):

@@ -1,5 +1,5 @@
 /**
- * The database connection: postgres.js under Drizzle with snake_case casing (DESIGN §2–§3).
+ * The database connection: postgres.js under Drizzle with snake_case casing (docs/design.md §2–§3).
  * `createDb(url)` returns the Drizzle handle and a `close()`; one per process.
  */
 import { drizzle } from 'drizzle-orm/postgres-js';

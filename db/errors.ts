@@ -1,5 +1,5 @@
 /**
- * What a database failure means for the caller (DESIGN-processes P0 "Failure answers"): the database is
+ * What a database failure means for the caller (docs/processes.md P0 "Failure answers"): the database is
  * unreachable (→ the API answers 503 with `Retry-After`, never 500), or a transaction lost a race that a retry
  * can win (serialization failure, deadlock → retried inside the operation by db/tenant-tx.ts).
  *
@@ -12,7 +12,7 @@
  * - Node socket errno codes: `ECONNREFUSED`, `ECONNRESET`, `ETIMEDOUT`, `EHOSTUNREACH`, `ENETUNREACH`,
  *   `ENOTFOUND`, `EAI_AGAIN`, `EPIPE`;
  * - retryable: 40001 serialization_failure, 40P01 deadlock_detected;
- * - permanent (a retry sends the same values and fails the same way; issue 14): class 22 data_exception (e.g.
+ * - permanent (a retry sends the same values and fails the same way): class 22 data_exception (e.g.
  *   22021 character_not_in_repertoire, "invalid byte sequence for encoding UTF8: 0x00"; 22P05
  *   untranslatable_character, a `\\u0000` or lone-surrogate escape in jsonb; 22001 string_data_right_truncation;
  *   22003 numeric_value_out_of_range), 23502 not_null_violation, 23514 check_violation, 54000

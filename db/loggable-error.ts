@@ -1,7 +1,7 @@
 /**
- * What of an error may be logged (issue 14: error logs carried every SQL parameter of a failed statement,
+ * What of an error may be logged (before this rule, error logs carried every SQL parameter of a failed statement,
  * names, dates of birth, external ids and free text; one line was 5.4 MB). `loggableError` is the `err`
- * serializer of the service's logger (workers/logger.ts). DESIGN §3 and §4 Logs: identifiers and secrets are
+ * serializer of the service's logger (workers/logger.ts). docs/design.md §3 and §4 Logs: identifiers and secrets are
  * never logged.
  */
 import { errorCodesOf } from './errors';

@@ -1,5 +1,5 @@
 /**
- * Applies pending migrations from db/migrations with drizzle's migrator (DESIGN §2). Safe to run
+ * Applies pending migrations from db/migrations with drizzle's migrator (docs/design.md §2). Safe to run
  * on every start: applied migrations are recorded in `drizzle.__drizzle_migrations`, and a
  * PostgreSQL advisory lock keeps two starting processes from migrating at once.
  */

@@ -1,5 +1,5 @@
 /**
- * Credential-change notifications (issue 13; DESIGN §4 Tokens): the triggers of migration
+ * Credential-change notifications (docs/design.md §4 Tokens): the triggers of migration
  * `0016_notify_credential_changes` send `pg_notify('credential_changes', <client id>)` when a row of
  * `api_clients` or `access_tokens` is updated or deleted (`*` on TRUNCATE: every client), at commit and
  * in commit order. The token-grant cache of every API process (api/token-cache.ts) watches them here.

@@ -1,12 +1,12 @@
 /**
- * The one place that opens transactions (STYLE §5). Every tenant transaction switches to the
+ * The one place that opens transactions (docs/conventions.md §5). Every tenant transaction switches to the
  * non-owner role `lending_app` and sets `app.tenant_id`, both transaction-local, in one round
  * trip, so the row-level security policies (db/schema/columns.ts) confine it to one tenant: a
- * query that forgets its tenant filter sees nothing of other tenants (DESIGN §3).
+ * query that forgets its tenant filter sees nothing of other tenants (docs/design.md §3).
  *
  * A transaction that fails with a serialization failure (SQLSTATE 40001) or a deadlock (40P01) is rolled back
  * and run again from the start, at most `transactionRetryLimit` more times, after a jittered exponential
- * backoff (DESIGN-processes P0 "Failure answers"; PostgreSQL manual §13.4 "Serialization Failure Handling":
+ * backoff (docs/processes.md P0 "Failure answers"; PostgreSQL manual §13.4 "Serialization Failure Handling":
  * "retry the whole transaction from the beginning"). `fn` must therefore do nothing outside the transaction
  * that a rerun would repeat harmfully. The last error surfaces unchanged once the bound is reached.
  */
@@ -44,7 +44,7 @@ const dialect = new PgDialect({ casing: 'snake_case' });
 
 /**
  * Runs one read-only statement `query` (raw drizzle `sql`, no schema-typed builder) for `tenantId` in ONE round
- * trip to PostgreSQL (issue 13): `BEGIN READ ONLY`, the same transaction-local role switch and `app.tenant_id` as
+ * trip to PostgreSQL: `BEGIN READ ONLY`, the same transaction-local role switch and `app.tenant_id` as
  * `withTenantTransaction`, the statement (a named prepared statement, parsed once per connection) and `COMMIT`,
  * written together on one reserved pooled connection (postgres.js pipelines statements issued in the same tick)
  * instead of four sequential round trips. The rules are unchanged: row-level security confines the statement to

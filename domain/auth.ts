@@ -1,5 +1,5 @@
 /**
- * Scopes, permissions and credential formats (spec § Authentication; DESIGN §4 Tokens).
+ * Scopes, permissions and credential formats (spec § Authentication; docs/design.md §4 Tokens).
  */
 
 /** The spec's scopes: each opens a broad surface; a permission decides each operation. */
@@ -34,25 +34,25 @@ export const permissions = [
   'CREATE_PRIVACYREQUEST',
   'READ_PRIVACYREQUEST',
   'FULFILL_PRIVACYREQUEST',
-  // Case types, field definitions and form entries (issue 8 §1; DESIGN-processes P4).
+  // Case types, field definitions and form entries (docs/processes.md P4).
   'READ_CASETYPE',
   'CREATE_CASETYPE',
   'PUBLISH_CASETYPEFIELDS',
   'CREATE_FORMENTRY',
   'READ_FORMENTRY',
   'UPDATE_FORMENTRY',
-  // Contact-consent updates (issue 8 §3; DESIGN-processes P4).
+  // Contact-consent updates (docs/processes.md P4).
   'UPDATE_CONTACTCONSENT',
   'READ_CONTACTCONSENT',
-  // AI-assisted sessions and their outputs (issue 8 §4; DESIGN-processes P4).
+  // AI-assisted sessions and their outputs (docs/processes.md P4).
   'CREATE_AISESSION',
   'READ_AISESSION',
   'CREATE_AISESSIONOUTPUT',
   'READ_AISESSIONOUTPUT',
-  // Promises to pay (issue 8 §2; DESIGN-processes P4).
+  // Promises to pay (docs/processes.md P4).
   'CREATE_PROMISETOPAY',
   'READ_PROMISETOPAY',
-  // Lending core (issue 3).
+  // Lending core.
   'CREATE_CHARGE',
   'READ_CHARGE',
   'CREATE_LOANPRODUCT',
@@ -75,18 +75,18 @@ export const permissions = [
   'READ_LMS_FUNDING',
   'RECORD_LMS_PAYMENT',
   'READ_LMS_PAYMENT',
-  // Payment intents on rails (issue 7; DESIGN-processes P1).
+  // Payment intents on rails (docs/processes.md P1).
   'CREATE_LMS_PAYMENT',
   'CANCEL_LMS_PAYMENT',
   'SIMULATE_PAYMENT',
-  // Autopay (issue 7 §4; DESIGN-processes P1 Autopay).
+  // Autopay (docs/processes.md P1 Autopay).
   'CREATE_LMS_AUTOPAY',
   'READ_LMS_AUTOPAY',
   'CANCEL_LMS_AUTOPAY',
-  // Statements (issue 11 §3; DESIGN-processes P6).
+  // Statements (docs/processes.md P6).
   'READ_STATEMENT',
   'READ_JOURNALENTRY',
-  // Merchant advances (issue 11 §2; DESIGN-processes P6).
+  // Merchant advances (docs/processes.md P6).
   'CREATE_MERCHANTADVANCE',
   'READ_MERCHANTADVANCE',
   'REPORT_MERCHANTSALES',
@@ -94,13 +94,13 @@ export const permissions = [
   'CREATE_DOCUMENT',
   'READ_DOCUMENT',
   'UPDATE_DOCUMENT',
-  // Portfolio boarding (issue 9; DESIGN-processes P3): uploading a batch and controlling it.
+  // Portfolio boarding (docs/processes.md P3): uploading a batch and controlling it.
   'BOARD_PORTFOLIO',
   'READ_BOARDINGBATCH',
-  // Reconciliation exceptions (issue 7 §3; DESIGN-processes P1).
+  // Reconciliation exceptions (docs/processes.md P1).
   'READ_RECONEXCEPTION',
   'RESOLVE_RECONEXCEPTION',
-  // Webhook subscriptions and deliveries (issue 6 §3; DESIGN-processes P2).
+  // Webhook subscriptions and deliveries (docs/processes.md P2).
   'CREATE_WEBHOOKSUBSCRIPTION',
   'READ_WEBHOOKSUBSCRIPTION',
   'UPDATE_WEBHOOKSUBSCRIPTION',
@@ -108,16 +108,16 @@ export const permissions = [
   'DEACTIVATE_WEBHOOKSUBSCRIPTION',
   'TEST_WEBHOOKSUBSCRIPTION',
   'READ_WEBHOOKDELIVERY',
-  // Voice-provider control surface (issue 8 §5; DESIGN-processes P4).
+  // Voice-provider control surface (docs/processes.md P4).
   'CREATE_VOICEWORKFLOWVERSION',
   'READ_VOICEWORKFLOWVERSION',
   'ACTIVATE_VOICEWORKFLOWVERSION',
   'CREATE_VOICEDISPATCH',
   'READ_VOICEDISPATCH',
-  // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
+  // Hardship policies and programs (docs/processes.md P5).
   'MANAGE_HARDSHIPPOLICY',
   'READ_HARDSHIPPOLICY',
-  // Hardship offers (issue 10 §2; DESIGN-processes P5); approving one needs the program's humanApprovalPermission.
+  // Hardship offers (docs/processes.md P5); approving one needs the program's humanApprovalPermission.
   'CREATE_HARDSHIPOFFER',
   'READ_HARDSHIPOFFER',
   'ACCEPT_HARDSHIPOFFER',

@@ -1,5 +1,5 @@
 /**
- * Calendar arithmetic on ISO calendar dates (`YYYY-MM-DD`), the one home of it (issue 6 §1): the
+ * Calendar arithmetic on ISO calendar dates (`YYYY-MM-DD`), the one home of it: the
  * schedule, APR, disclosure, allocation, statutory deadlines and loan reads all count days and
  * months here. Proleptic Gregorian calendar (ISO 8601 §4.3.2.1), no time zones: a date is a day,
  * not an instant (zone conversions are in `time-zone.ts`).
@@ -7,7 +7,7 @@
  * Epoch days are days since 1970-01-01, computed with H. Hinnant's `days_from_civil` /
  * `civil_from_days` ("chrono-Compatible Low-Level Date Algorithms"), exact for every year 0–9999.
  * Parsing reads characters, not a regular expression or `Date`: it runs once per installment
- * inside the APR solver and the schedule generator (DESIGN §6, ≤ 1 ms for 360 installments).
+ * inside the APR solver and the schedule generator (docs/design.md §6, ≤ 1 ms for 360 installments).
  */
 
 /** A calendar date split into its parts; `month` 1–12, `day` 1–31. */

@@ -1,6 +1,6 @@
 /**
- * Opaque paging cursors for keyset paging (DESIGN.md §4 Paging, §5 Cursors; spec § Limits: "a cursor
- * belongs to one endpoint and one query, and a mismatching query can be rejected"; issue 14: cursors were
+ * Opaque paging cursors for keyset paging (docs/design.md §4 Paging, §5 Cursors; spec § Limits: "a cursor
+ * belongs to one endpoint and one query, and a mismatching query can be rejected"; earlier cursors were
  * readable base64 holding the customer's name and were not bound to the tenant).
  *
  * Wire form: `base64url(IV ‖ ciphertext ‖ tag)`, AES-256-GCM (NIST SP 800-38D; `@noble/ciphers`, pure

@@ -2,7 +2,7 @@
  * Statutory response periods of privacy requests and the due times derived from them.
  * Pure: the receipt instant and the tenant's compliance time zone are parameters.
  *
- * Sources (DESIGN.md §5 Privacy-request clocks):
+ * Sources (docs/design.md §5 Privacy-request clocks):
  * - CCPA/CPRA: 45 calendar days from receipt, one 45-day extension with notice — 11 CCR §7021(a)–(b).
  * - GDPR / UK GDPR: one month from receipt, extendable by two further months — GDPR Art. 12(3).
  * - VCDPA (Va. Code §59.1-578), CPA (C.R.S. §6-1-1306), CTDPA (Conn. Gen. Stat. §42-520): 45 days, +45.

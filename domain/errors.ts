@@ -2,13 +2,13 @@
  * The closed set of error codes the service returns, each with its HTTP status and default
  * user message, and `DomainError`, the one error type business rules throw.
  *
- * Source: spec § Errors (Shape A codes), DESIGN.md §4–§5 (codes the spec leaves open, chosen
+ * Source: spec § Errors (Shape A codes), docs/design.md §4–§5 (codes the spec leaves open, chosen
  * per RFC 9110: a conflict with the current state is 409, a bad value is 400).
  * `api/errors.ts` turns a DomainError into Shape A (or Shape B); workflows turn it into a
  * non-retryable `ApplicationFailure` whose `type` is the code.
  */
 
-/** One field-level cause (Apache Fineract's `ApiParameterError`, DESIGN §5). */
+/** One field-level cause (Apache Fineract's `ApiParameterError`, docs/design.md §5). */
 export interface FieldError {
   /** Dotted path of the offending input, e.g. `charges[0].amount` or `header.Service-Tenant`. */
   parameterName: string;
@@ -57,7 +57,7 @@ export const errorCodes = {
     status: 409,
     message: 'The case belongs to another customer than the record that names it.',
   },
-  /** A case closed with an outcome its records do not show (PROMISE_KEPT without a kept promise: DESIGN-processes P4). */
+  /** A case closed with an outcome its records do not show (PROMISE_KEPT without a kept promise: docs/processes.md P4). */
   'error.msg.case.outcome.not.grounded': {
     status: 409,
     message: "The case's records do not support this outcome code.",
@@ -66,22 +66,22 @@ export const errorCodes = {
     status: 409,
     message: 'The interaction belongs to another customer than the record that names it.',
   },
-  /** DESIGN-processes P4: `POST /v1/servicing/admin/case-types` with a code the tenant already has. */
+  /** docs/processes.md P4: `POST /v1/servicing/admin/case-types` with a code the tenant already has. */
   'error.msg.case.type.duplicate': {
     status: 409,
     message: 'A case type with this code already exists.',
   },
-  /** DESIGN-processes P4: a form entry naming a publication of another case type than its case's. */
+  /** docs/processes.md P4: a form entry naming a publication of another case type than its case's. */
   'error.msg.form.entry.case.type.mismatch': {
     status: 409,
     message: "The publication belongs to another case type than the case's.",
   },
-  /** DESIGN-processes P4: closing a case whose form entry lacks answers required ON_CLOSE. */
+  /** docs/processes.md P4: closing a case whose form entry lacks answers required ON_CLOSE. */
   'error.msg.case.close.required.answers.missing': {
     status: 409,
     message: 'The case cannot close: its form entry lacks answers required before closing (ON_CLOSE).',
   },
-  /** DESIGN-processes P4: a contact-consent update whose permission the contact point's type cannot take. */
+  /** docs/processes.md P4: a contact-consent update whose permission the contact point's type cannot take. */
   'error.msg.contact.point.type.mismatch': {
     status: 409,
     message:
@@ -112,7 +112,7 @@ export const errorCodes = {
     message:
       "The loan's first funding must cover the charges due at disbursement, which are withheld from its proceeds.",
   },
-  /** DESIGN §5 rejections of a payment intent (spec § Errors leaves them open). */
+  /** docs/design.md §5 rejections of a payment intent (spec § Errors leaves them open). */
   'error.msg.loan.payment.hold.active': {
     status: 409,
     message: 'A PAYMENT_HOLD is active for the borrower or the loan, so no payment intent can be created.',
@@ -125,12 +125,12 @@ export const errorCodes = {
     status: 409,
     message: "The instrument is not verified and active, or is not the borrower's or a co-borrower's.",
   },
-  /** DESIGN-processes P1: cancel after submission, or a rail event the payment's status does not allow. */
+  /** docs/processes.md P1: cancel after submission, or a rail event the payment's status does not allow. */
   'error.msg.payment.invalid.state.transition': {
     status: 409,
     message: 'The payment is not in a state that allows this action.',
   },
-  /** DESIGN-processes P1 Autopay: a second ACTIVE enrolment for one loan (cancel the first). */
+  /** docs/processes.md P1 Autopay: a second ACTIVE enrolment for one loan (cancel the first). */
   'error.msg.loan.autopay.already.active': {
     status: 409,
     message: 'The loan already has an ACTIVE autopay enrolment; cancel it before enrolling again.',
@@ -175,22 +175,22 @@ export const errorCodes = {
     status: 409,
     message: 'A channel gateway with this code already exists.',
   },
-  /** DESIGN-processes P4: a voice dispatch needs an active version of its workflow (activate one first). */
+  /** docs/processes.md P4: a voice dispatch needs an active version of its workflow (activate one first). */
   'error.msg.voice.workflow.no.active.version': {
     status: 409,
     message: 'The voice workflow has no active version, so no call can be dispatched with it.',
   },
-  /** DESIGN-processes P6: a reported period sent again with another amount or sourceRef, or a sourceRef reused for another period. */
+  /** docs/processes.md P6: a reported period sent again with another amount or sourceRef, or a sourceRef reused for another period. */
   'error.msg.merchant.sales.period.conflict': {
     status: 409,
     message: 'Sales for this period (or under this sourceRef) were already reported with other content.',
   },
-  /** DESIGN-processes P6: a period overlapping a reported period of the advance without being it. */
+  /** docs/processes.md P6: a period overlapping a reported period of the advance without being it. */
   'error.msg.merchant.period.overlap': {
     status: 409,
     message: 'The period overlaps a period already reported for this merchant advance.',
   },
-  /** DESIGN-processes P6: a remittance above the outstanding purchased amount. */
+  /** docs/processes.md P6: a remittance above the outstanding purchased amount. */
   'error.msg.merchant.remittance.exceeds.outstanding': {
     status: 409,
     message: 'The remittance is above the outstanding purchased amount of the merchant advance.',
@@ -199,7 +199,7 @@ export const errorCodes = {
     status: 409,
     message: 'The remittance is not in a state that allows this action.',
   },
-  /** DESIGN-processes P5 (issue 10 §2): a hardship relief the loan's schedule cannot take (domain/hardship/relief.ts). */
+  /** docs/processes.md P5: a hardship relief the loan's schedule cannot take (domain/hardship/relief.ts). */
   'error.msg.hardship.relief.not.applicable': {
     status: 409,
     message:
@@ -211,7 +211,7 @@ export const errorCodes = {
     status: 415,
     message: 'The request body is not in a media type this route takes; see the Content-Type it names.',
   },
-  /** DESIGN-processes P3: pause, resume or cancel of a boarding batch that has ended (or whose process is gone). */
+  /** docs/processes.md P3: pause, resume or cancel of a boarding batch that has ended (or whose process is gone). */
   'error.msg.boarding.batch.invalid.state.transition': {
     status: 409,
     message: 'The boarding batch is not in a state that allows this action.',
@@ -224,7 +224,7 @@ export const errorCodes = {
     status: 409,
     message: 'The webhook subscription changed since the version named in If-Match; read it again.',
   },
-  /** DESIGN-processes P4: an output sent with `If-Match` naming another version of the AI session (Shape B `version_conflict`). */
+  /** docs/processes.md P4: an output sent with `If-Match` naming another version of the AI session (Shape B `version_conflict`). */
   'error.msg.ai.session.version.conflict': {
     status: 409,
     message: 'The AI session changed since the version named in If-Match; read it again.',
@@ -240,27 +240,27 @@ export const errorCodes = {
   },
   'error.msg.service.unavailable': { status: 503, message: 'A dependency is unavailable; retry later.' },
   'error.msg.internal': { status: 500, message: 'An unexpected error occurred.' },
-  /** DESIGN-processes P5: `POST /v1/servicing/admin/hardship-programs` with a programCode the tenant already has. */
+  /** docs/processes.md P5: `POST /v1/servicing/admin/hardship-programs` with a programCode the tenant already has. */
   'error.msg.hardship.program.duplicate': {
     status: 409,
     message: 'A hardship program with this code already exists.',
   },
-  /** DESIGN-processes P5: a program version that would break the active hardship guardrails. */
+  /** docs/processes.md P5: a program version that would break the active hardship guardrails. */
   'error.msg.hardship.program.guardrail.violation': {
     status: 409,
     message: 'The hardship program would break the active hardship guardrails.',
   },
-  /** DESIGN-processes P5: a new version or retirement of a RETIRED hardship program. */
+  /** docs/processes.md P5: a new version or retirement of a RETIRED hardship program. */
   'error.msg.hardship.program.invalid.state.transition': {
     status: 409,
     message: 'The hardship program is not in a state that allows this action.',
   },
-  /** DESIGN-processes P5: a hardship program written before the tenant has set its guardrails. */
+  /** docs/processes.md P5: a hardship program written before the tenant has set its guardrails. */
   'error.msg.hardship.guardrails.missing': {
     status: 409,
     message: 'The tenant has no hardship guardrails yet: set them before creating programs.',
   },
-  /** DESIGN-processes P5: approving or rejecting a hardship offer that is not PENDING_APPROVAL. */
+  /** docs/processes.md P5: approving or rejecting a hardship offer that is not PENDING_APPROVAL. */
   'error.msg.hardship.offer.invalid.state.transition': {
     status: 409,
     message: 'The hardship offer is not in a state that allows this action.',
@@ -342,7 +342,7 @@ export function notFound(resource: string, id: string | number): DomainError {
  * with one field error naming the parameter.
  */
 export function referenceNotFound(parameterName: string, value: unknown, resource: string): DomainError {
-  // A number names the resource; a text ref is not repeated (it may be identifier-like; DESIGN §5 Error details).
+  // A number names the resource; a text ref is not repeated (it may be identifier-like; docs/design.md §5 Error details).
   const message =
     typeof value === 'number'
       ? `${parameterName}: ${resource} ${value} was not found.`

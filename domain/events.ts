@@ -1,11 +1,11 @@
 /**
- * The typed event catalogue (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P0 "Typed event
+ * The typed event catalogue (spec § Events; docs/design.md §5 Webhooks; docs/processes.md P0 "Typed event
  * catalogue"): every event type the service emits, its subject type and the exact schema of its
  * `data`, plus the envelope every delivery carries. The outbox writer
  * (`activities/platform/outbox.ts`) accepts only these types and checks `data` against the schema
  * here; `GET /v1/openapi.json` documents each one under OpenAPI 3.1 `webhooks`.
  *
- * Event types are `<resource>.<past tense>` (DESIGN §5). `data` is a snapshot taken in the
+ * Event types are `<resource>.<past tense>` (docs/design.md §5). `data` is a snapshot taken in the
  * transaction that made the change: integers are the spec's integer ids, money is a decimal
  * string with the currency's digits, dates are ISO calendar dates (`YYYY-MM-DD`), instants ISO
  * 8601 timestamps in UTC (`…Z`). Pure: valibot only.
@@ -133,7 +133,7 @@ export const eventCatalogue = {
     'A customer was created.',
     v.strictObject({
       customerId: id,
-      /** The customer's opaque reference `cus_…` (DESIGN-processes P4 "Refs"). */
+      /** The customer's opaque reference `cus_…` (docs/processes.md P4 "Refs"). */
       customerRef: v.string(),
       /** The integrator's source key, or null. */
       externalId: v.nullable(v.string()),
@@ -141,7 +141,7 @@ export const eventCatalogue = {
   ),
   'contact.consent.updated': event(
     'contact_consent_update',
-    'A contact-consent update took effect: one permission (SMS, e-mail or voice) of a contact point was set, at once or when its scheduled effectiveAt came (DESIGN-processes P4). The contact value itself is never carried.',
+    'A contact-consent update took effect: one permission (SMS, e-mail or voice) of a contact point was set, at once or when its scheduled effectiveAt came (docs/processes.md P4). The contact value itself is never carried.',
     v.strictObject({
       customerRef: v.string(),
       contactPointRef: v.string(),
@@ -308,7 +308,7 @@ export const eventCatalogue = {
   ),
   'statement.generated': event(
     'statement',
-    "A loan's periodic statement was issued (DESIGN-processes P6), once per loan and due date, on due date − the product's statementLeadDays in the tenant's time zone.",
+    "A loan's periodic statement was issued (docs/processes.md P6), once per loan and due date, on due date − the product's statementLeadDays in the tenant's time zone.",
     v.strictObject({
       statementId: id,
       loanId: id,
@@ -374,7 +374,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.created': event(
     'hardship_offer',
-    'A hardship offer was requested and routed (DESIGN-processes P5): OFFERED (straight through), PENDING_APPROVAL (a second actor decides), REFERRED (above the approval band), SPECIALIST (a specialist handles it) or INELIGIBLE (with reason codes).',
+    'A hardship offer was requested and routed (docs/processes.md P5): OFFERED (straight through), PENDING_APPROVAL (a second actor decides), REFERRED (above the approval band), SPECIALIST (a specialist handles it) or INELIGIBLE (with reason codes).',
     v.strictObject({
       offerId: id,
       caseId: id,
@@ -403,7 +403,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.accepted': event(
     'hardship_offer',
-    'The borrower accepted an OFFERED or APPROVED hardship offer (DESIGN-processes P5): AWAITING_DOCUMENTS until the workflow confirms the evidence the program requires (by documentsDueAt), or APPLIED at once when it requires none.',
+    'The borrower accepted an OFFERED or APPROVED hardship offer (docs/processes.md P5): AWAITING_DOCUMENTS until the workflow confirms the evidence the program requires (by documentsDueAt), or APPLIED at once when it requires none.',
     v.strictObject({
       ...hardshipOfferBase,
       status: v.picklist(['AWAITING_DOCUMENTS', 'APPLIED']),
@@ -418,7 +418,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.expired': event(
     'hardship_offer',
-    "An OFFERED or APPROVED hardship offer was not accepted within the program's offerValidityHours (DESIGN-processes P5).",
+    "An OFFERED or APPROVED hardship offer was not accepted within the program's offerValidityHours (docs/processes.md P5).",
     v.strictObject({
       ...hardshipOfferBase,
       status: v.literal('EXPIRED'),
@@ -428,7 +428,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.lapsed': event(
     'hardship_offer',
-    'An accepted hardship offer lapsed: the evidence its program requires was not on the case by the document deadline (DESIGN-processes P5).',
+    'An accepted hardship offer lapsed: the evidence its program requires was not on the case by the document deadline (docs/processes.md P5).',
     v.strictObject({
       ...hardshipOfferBase,
       status: v.literal('LAPSED'),
@@ -439,7 +439,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.applied': event(
     'hardship_offer',
-    "A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, decimal strings in the loan's currency.",
+    "A hardship offer's relief was applied to the loan (docs/processes.md P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, decimal strings in the loan's currency.",
     v.strictObject({
       ...hardshipOfferBase,
       status: v.literal('APPLIED'),
@@ -460,7 +460,7 @@ export const eventCatalogue = {
   ),
   'hardship.offer.reevaluated': event(
     'hardship_offer',
-    'A material change of the loan (payment, funding, restriction) re-ran the eligibility of an open hardship offer and the loan no longer qualifies (DESIGN-processes P5, guardrail reevaluateOnMaterialLoanDrift), or an accepted relief could no longer be applied (reason RELIEF_NOT_APPLICABLE).',
+    'A material change of the loan (payment, funding, restriction) re-ran the eligibility of an open hardship offer and the loan no longer qualifies (docs/processes.md P5, guardrail reevaluateOnMaterialLoanDrift), or an accepted relief could no longer be applied (reason RELIEF_NOT_APPLICABLE).',
     v.strictObject({
       ...hardshipOfferBase,
       fromStatus: code,
@@ -471,7 +471,7 @@ export const eventCatalogue = {
   ),
   'merchant.advance.created': event(
     'merchant_advance',
-    'A merchant advance (a purchase of future receivables) was created and posted to the ledger (DESIGN-processes P6).',
+    'A merchant advance (a purchase of future receivables) was created and posted to the ledger (docs/processes.md P6).',
     v.strictObject({
       /** Opaque `mca_…` id. */
       advanceId: v.string(),
@@ -531,7 +531,7 @@ export const eventCatalogue = {
   ),
   'boarding.batch.completed': event(
     'boarding_batch',
-    'A portfolio boarding batch ended (DESIGN-processes P3): its final status (COMPLETED, COMPLETED_WITH_ERRORS, or CANCELLED when an operator cancelled it; one type for every end, so one subscription hears each batch end exactly once) and its lines counted per kind. Delivered to every subscription naming it, with or without includeBoardedHistory; the events of the boarded history itself (source BOARDING) go only to subscriptions with includeBoardedHistory.',
+    'A portfolio boarding batch ended (docs/processes.md P3): its final status (COMPLETED, COMPLETED_WITH_ERRORS, or CANCELLED when an operator cancelled it; one type for every end, so one subscription hears each batch end exactly once) and its lines counted per kind. Delivered to every subscription naming it, with or without includeBoardedHistory; the events of the boarded history itself (source BOARDING) go only to subscriptions with includeBoardedHistory.',
     v.strictObject({
       batchId: id,
       status: v.picklist(finalBoardingBatchStatuses),
@@ -586,7 +586,7 @@ export function isEventType(value: string): value is EventType {
  * key), `apiVersion` the subscription's (`YYYY-MM-DD`), `occurredAt` an ISO 8601 instant, the
  * subject the event is about, and the type's `data`.
  *
- * Events written by portfolio boarding (the migrated history of boarded loans, DESIGN-processes P3) add two
+ * Events written by portfolio boarding (the migrated history of boarded loans, docs/processes.md P3) add two
  * optional top-level members, `source: "BOARDING"` and `boardingBatchId`. They sit beside `data`, not in it, because
  * they say what caused the event, not what the resource is (`data` stays exactly its catalogue schema, the same
  * for a boarded and a live payment), and they are sent only to subscriptions created or patched with

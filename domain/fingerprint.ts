@@ -1,7 +1,7 @@
 /**
  * Idempotency fingerprint of a mutation: SHA-256 (hex) over the method, the route template,
  * the path parameters and the RFC 8785 (JCS) canonical JSON of the body.
- * Source: DESIGN.md §4 (Idempotency-Key); RFC 8785 through the npm package `canonicalize`.
+ * Source: docs/design.md §4 (Idempotency-Key); RFC 8785 through the npm package `canonicalize`.
  */
 import canonicalize from 'canonicalize';
 import { sha256Hex } from './hash';

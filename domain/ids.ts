@@ -1,5 +1,5 @@
 /**
- * Workflow ids and task queues (DESIGN.md §1). Ids are deterministic so that a retried start is a
+ * Workflow ids and task queues (docs/design.md §1). Ids are deterministic so that a retried start is a
  * no-op and an operator can find a process by its business key in the Temporal UI.
  */
 import { sha256Hex } from './hash';
@@ -24,13 +24,13 @@ export function privacyRequestWorkflowId(tenantId: string, requestId: number | s
   return `privacy-request/${tenantId}/${requestId}`;
 }
 
-/** `hardship-offer/<tenant>/<offerId>` (DESIGN-processes P5): the process of one hardship offer. */
+/** `hardship-offer/<tenant>/<offerId>` (docs/processes.md P5): the process of one hardship offer. */
 export function hardshipOfferWorkflowId(tenantId: string, offerId: number): string {
   return `hardship-offer/${tenantId}/${offerId}`;
 }
 
 /**
- * `webhook-delivery/<tenant>/<subscriptionId>/<eventId>` (DESIGN §1, §5): one delivery workflow per
+ * `webhook-delivery/<tenant>/<subscriptionId>/<eventId>` (docs/design.md §1, §5): one delivery workflow per
  * (event, subscription).
  */
 export function webhookDeliveryWorkflowId(tenantId: string, subscriptionId: number, eventId: string): string {
@@ -38,7 +38,7 @@ export function webhookDeliveryWorkflowId(tenantId: string, subscriptionId: numb
 }
 
 /**
- * The delivery id (`Service-Webhook-Id`, DESIGN §5): `whd_` + the first 128 bits (hex) of
+ * The delivery id (`Service-Webhook-Id`, docs/design.md §5): `whd_` + the first 128 bits (hex) of
  * SHA-256 of `<tenant>/<subscriptionId>/<eventId>`, so every relay retry derives the same id.
  */
 export function webhookDeliveryId(tenantId: string, subscriptionId: number, eventId: string): string {
@@ -53,17 +53,17 @@ export const searchAttributes = {
   LoanId: 'Keyword',
 } as const;
 
-/** `boarding/<tenant>/<batchId>` (DESIGN §1; DESIGN-processes P3): the process of one boarding batch. */
+/** `boarding/<tenant>/<batchId>` (docs/design.md §1; docs/processes.md P3): the process of one boarding batch. */
 export function boardingWorkflowId(tenantId: string, batchId: number | string): string {
   return `boarding/${tenantId}/${batchId}`;
 }
 
-/** `payment-intent/<tenant>/<paymentId>` (DESIGN §1). */
+/** `payment-intent/<tenant>/<paymentId>` (docs/design.md §1). */
 export function paymentIntentWorkflowId(tenantId: string, paymentId: number | string): string {
   return `payment-intent/${tenantId}/${paymentId}`;
 }
 
-/** `autopay/<tenant>/<loanId>`: the loan's autopay process (DESIGN-processes P1 Autopay), one per loan at a time. */
+/** `autopay/<tenant>/<loanId>`: the loan's autopay process (docs/processes.md P1 Autopay), one per loan at a time. */
 export function autopayWorkflowId(tenantId: string, loanId: number | string): string {
   return `autopay/${tenantId}/${loanId}`;
 }
@@ -73,12 +73,12 @@ export function channelEventWorkflowId(tenantId: string, gatewayCode: string, ev
   return `channel-event/${tenantId}/${gatewayCode}/${eventId}`;
 }
 
-/** `contact-consent-update/<tenant>/<updateId>`: the timer of one scheduled contact-consent update (DESIGN-processes P4). */
+/** `contact-consent-update/<tenant>/<updateId>`: the timer of one scheduled contact-consent update (docs/processes.md P4). */
 export function contactConsentUpdateWorkflowId(tenantId: string, updateId: number | string): string {
   return `contact-consent-update/${tenantId}/${updateId}`;
 }
 
-/** `promise/<tenant>/<promiseId>`: the promise-to-pay process (DESIGN-processes P4 Promises to pay). */
+/** `promise/<tenant>/<promiseId>`: the promise-to-pay process (docs/processes.md P4 Promises to pay). */
 export function promiseWorkflowId(tenantId: string, promiseId: number | string): string {
   return `promise/${tenantId}/${promiseId}`;
 }

@@ -1,11 +1,11 @@
 /**
  * Money: decimal strings on the wire, `Dinero<bigint>` in code, scaled by the currency's ISO 4217 minor unit
- * (DESIGN §3, STYLE §8). This module is the only place that creates Dinero objects from strings or turns them
+ * (docs/design.md §3, docs/conventions.md §8). This module is the only place that creates Dinero objects from strings or turns them
  * back into strings; nothing here goes through a JavaScript float or `Intl`.
  *
  * Minor units come from `dinero.js/bigint/currencies` (ISO 4217). dinero.js describes MGA and MRU as
  * non-decimal currencies (`base: 5n, exponent: 1n`: 1 ariary = 5 iraimbilanja), which `toDecimal` cannot
- * render; ISO 4217 lists both with minor unit 2, and DESIGN §5 fixes them at 2 decimal digits, so they are
+ * render; ISO 4217 lists both with minor unit 2, and docs/design.md §5 fixes them at 2 decimal digits, so they are
  * replaced here by decimal currencies `{ base: 10n, exponent: 2n }`.
  *
  * Decimal strings: an optional `-`, then `0` or digits without a leading zero, then optionally `.` and at
@@ -20,7 +20,7 @@ import * as isoCurrencies from 'dinero.js/bigint/currencies';
 /** An amount of money in code: integer minor units with the currency attached. */
 export type Money = Dinero<bigint>;
 
-/** The shape of money across Temporal and HTTP boundaries (STYLE §8). */
+/** The shape of money across Temporal and HTTP boundaries (docs/conventions.md §8). */
 export interface MoneyPayload {
   /** Decimal string with exactly the currency's minor-unit digits, e.g. `"12.50"`, `"1000"` (JPY). */
   amount: string;
@@ -35,7 +35,7 @@ export interface ParseOptions {
 
 const DECIMAL_PATTERN = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?$/;
 
-/** ISO 4217 currencies that dinero.js models as non-decimal and DESIGN §5 treats as 2-digit decimal. */
+/** ISO 4217 currencies that dinero.js models as non-decimal and docs/design.md §5 treats as 2-digit decimal. */
 const DECIMAL_OVERRIDES: Readonly<Record<string, DineroCurrency<bigint>>> = {
   MGA: { code: 'MGA', base: 10n, exponent: 2n },
   MRU: { code: 'MRU', base: 10n, exponent: 2n },

@@ -1,6 +1,6 @@
 /**
- * Secret rotation with a bounded overlap, the one rule behind API-client secrets (DESIGN §4
- * Tokens), webhook signing secrets (DESIGN §5 Webhooks) and channel-gateway secrets (DESIGN §5
+ * Secret rotation with a bounded overlap, the one rule behind API-client secrets (docs/design.md §4
+ * Tokens), webhook signing secrets (docs/design.md §5 Webhooks) and channel-gateway secrets (docs/design.md §5
  * Inbound channel events): after a rotation at most two secrets are valid — the new one and the
  * newest previous one for `overlapSeconds` (default 24 h, at most 7 days; 0 retires it at once);
  * any older secret ends at the rotation. Pure: the caller reads the active secrets and writes the

@@ -1,7 +1,7 @@
 /**
  * Detection of government identifiers and account or card numbers in free text that must never
  * carry them (spec § Lending core writes, Boarding rules: "Never place government identifiers or
- * account numbers in externalId, externalRecordRef, rationale, idempotency keys or notes"; issue 14).
+ * account numbers in externalId, externalRecordRef, rationale, idempotency keys or notes").
  *
  * Normalization first (`normalizeForMatching`): Unicode NFKC (full-width digits and marks become ASCII),
  * every format or invisible character removed (zero-width space and joiners, word joiner, BOM, soft

@@ -1,7 +1,7 @@
 /**
  * Calendar arithmetic in an IANA time zone, without a clock: every function takes instants
  * (epoch milliseconds) or ISO calendar dates as parameters. Uses the runtime's tz database
- * through `Intl.DateTimeFormat` (time zones only; currencies never go through Intl, DESIGN §5).
+ * through `Intl.DateTimeFormat` (time zones only; currencies never go through Intl, docs/design.md §5).
  */
 import { parseIsoDate } from './calendar';
 

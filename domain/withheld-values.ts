@@ -1,7 +1,7 @@
 /**
  * The last guard before an error leaves the service: no error message or field error repeats a value that looks
- * like a government identifier or an account or card number (DESIGN §3: such values are "never logged", returned
- * only masked; DESIGN §5 Error details: "identifier values are masked"). Operations build messages such as
+ * like a government identifier or an account or card number (docs/design.md §3: such values are "never logged", returned
+ * only masked; docs/design.md §5 Error details: "identifier values are masked"). Operations build messages such as
  * "contactPointRef: Contact point cp_… was not found." from what the caller sent; when that text is
  * identifier-like (domain/sensitive-data.ts `findSensitiveData`), the field error's `value` becomes null and the
  * text is replaced by `[withheld]` in every message of the error. Pure: no I/O.

@@ -1,6 +1,6 @@
 /**
- * What it takes to start one durable process, as plain JSON (DESIGN-processes P0 "one shared
- * helper builds start options"; STYLE §9). An operation builds it when it stores the row a process
+ * What it takes to start one durable process, as plain JSON (docs/processes.md P0 "one shared
+ * helper builds start options"; docs/conventions.md §9). An operation builds it when it stores the row a process
  * is started for, stores it as a start intent in the same transaction, and the API (right after
  * commit) or the start-intent relay (after a crash) hands it to `workflows/common/client-start.ts`,
  * which turns it into Temporal start options. Pure data: safe in `domain/`.
@@ -14,7 +14,7 @@ export interface WorkflowSearchAttributes {
   LoanId?: string;
 }
 
-/** Temporal's workflow-id reuse policies we use (STYLE §9). */
+/** Temporal's workflow-id reuse policies we use (docs/conventions.md §9). */
 export type WorkflowIdReusePolicy = 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE';
 
 export interface WorkflowStartSpec<Input = unknown> {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:boarding -- --loans 10000 --payments-per-loan 12 [--seed 1] [--keep]`: the boarding benchmark of
- * issue 9 §4 (DESIGN-processes P3 targets: 10,000 loans with 12 payments each in ≤ 5 minutes on 2 cores; 100,000
+ * (docs/processes.md P3 targets: 10,000 loans with 12 payments each in ≤ 5 minutes on 2 cores; 100,000
  * loans with flat memory).
  *
  * 1. The portfolio: generated with scripts/portfolio-generate.ts under `.data/boarding/`, or reused when a file of

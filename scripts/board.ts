@@ -1,7 +1,6 @@
 /**
  * `npm run board -- --tenant <t> --file <path>` and `npm run board -- --attach <batchId> [--tenant <t>] [--file
- * <path>]`: boards a portfolio file through the public API and follows the batch to its end (issue 9 §3;
- * DESIGN-processes P3 "CLI").
+ * <path>]`: boards a portfolio file through the public API and follows the batch to its end (* docs/processes.md P3 "CLI").
  *
  * 1. Credential: `--client-id`/`--client-secret`, else `SERVICE_CLIENT_ID`/`SERVICE_CLIENT_SECRET`; a
  *    client-credentials token for `lending:read lending:write` (`POST /oauth2/token`, scripts/http-client.ts),
@@ -53,7 +52,7 @@ import {
 import { boardingWorkflowId } from '../domain/ids';
 import { requestToken } from './http-client';
 
-/** One item of `GET /v1/boarding/batches/{batchId}/errors` (DESIGN-processes P3). */
+/** One item of `GET /v1/boarding/batches/{batchId}/errors` (docs/processes.md P3). */
 export interface BoardingErrorItem {
   line: number;
   kind: BoardingKind | null;

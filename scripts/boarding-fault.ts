@@ -1,11 +1,11 @@
 /**
  * `npm run boarding:fault -- [--loans 1000] [--payments-per-loan 12] [--kills 5] [--timeout-minutes 15] [--keep]`:
- * the fault test of issue 9 §4 (DESIGN-processes P3 "a worker killed repeatedly mid-batch loses and duplicates
+ * the fault test  (docs/processes.md P3 "a worker killed repeatedly mid-batch loses and duplicates
  * nothing"), bounded in time.
  *
  * Set-up (everything started here, and ended here by pid/process group): an embedded PostgreSQL (db/embedded.ts,
  * data folder `.data/boarding-fault-<time>`, removed afterwards unless `--keep`) and a Temporal dev server (in
- * memory) started in this process; then apart, as production runs them (DESIGN-processes P0), one worker process
+ * memory) started in this process; then apart, as production runs them (docs/processes.md P0), one worker process
  * (`tsx scripts/start-worker.ts`, every queue) and one API process (`tsx scripts/start-api.ts`); a credential for a
  * fresh tenant from the admin CLI; the portfolio from scripts/portfolio-generate.ts (generated or reused).
  *

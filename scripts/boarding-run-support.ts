@@ -1,6 +1,6 @@
 /**
  * What the boarding benchmark (scripts/bench-boarding.ts) and the fault script (scripts/boarding-fault.ts) share
- * (issue 9 §4): child processes started and stopped by pid (never by name), their output kept, the peak memory of
+ *: child processes started and stopped by pid (never by name), their output kept, the peak memory of
  * a process tree read from `/proc` (Linux), a credential made with the admin CLI, a portfolio file generated once
  * per parameter set, and the board CLI run as a child process. Not a CLI itself.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run build`: the production artefacts in `dist/` (DESIGN-processes P0), run with plain
+ * `npm run build`: the production artefacts in `dist/` (docs/processes.md P0), run with plain
  * `node`, no tsx:
  *   dist/start-api.js, start-worker.js, admin.js   entry points bundled by esbuild (ESM,
  *       our code inlined, so extensionless imports need no rewriting; npm packages stay external

@@ -1,6 +1,6 @@
 /**
  * The typed client's schema (client/src/schema.d.ts) as openapi-typescript 7 generates it from this
- * service's OpenAPI document (issue 12 §1). The document is the one `GET /v1/openapi.json` answers: the app is
+ * service's OpenAPI document. The document is the one `GET /v1/openapi.json` answers: the app is
  * built in-process and asked for it. That route reads only the routes and the configuration (no database,
  * no Temporal), so the app gets a configuration and a silent logger, nothing else. Used by
  * `npm run client:generate` (scripts/client-generate.ts) and by the staleness test

@@ -1,5 +1,5 @@
 /**
- * The integrator flow of issue 2 over HTTP through the typed client (client/): token → case → interaction →
+ * The integrator flow over HTTP through the typed client (client/): token → case → interaction →
  * privacy request → evidence → fulfilment → case close → effects. Used by `npm run demo` (which prints every
  * exchange) and by the end-to-end test. Throws when a step answers other than expected.
  */

@@ -14,12 +14,12 @@
  * the statement cycle run for a loan's last due date − lead days, the statement listed, its PDF written to a file
  * whose path is printed) and a merchant advance (scripts/merchant-advance-demo-flow.ts: a week of daily sales and
  * remittances, one short, and the reconciliation).
- * Webhooks (spec § Events; DESIGN §5): before the flows it starts a local receiver on 127.0.0.1
+ * Webhooks (spec § Events; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated` and `hardship.offer.applied` and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
  * `client/src/webhooks.ts` and prints them. Exits 1 when one is missing or fails verification.
- * Every request goes through the typed client (client/, issue 12 §1; scripts/http-client.ts `demoClient`):
+ * Every request goes through the typed client (client/; scripts/http-client.ts `demoClient`):
  * typed calls where a flow calls a fixed route, its token cached per flow, an Idempotency-Key per mutation,
  * 401 and 429/503 retries; the token requests are printed without the token.
  * The credential is made in the running service's database, found as `npm run admin` finds it
@@ -220,7 +220,7 @@ try {
     ].join('\n'),
   );
 
-  // Payments on rails (issue 7): an intent → SUBMITTED → settled (sandbox) → POSTED → returned R01 → RETURNED.
+  // Payments on rails: an intent → SUBMITTED → settled (sandbox) → POSTED → returned R01 → RETURNED.
   const paid = await runPaymentDemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
   process.stdout.write(
     [
@@ -231,7 +231,7 @@ try {
     ].join('\n'),
   );
 
-  // The servicing plane (issue 8): case with custom fields → promise → payment → KEPT → AI output → consent → close.
+  // The servicing plane: case with custom fields → promise → payment → KEPT → AI output → consent → close.
   process.stdout.write(
     'Servicing: a collections case with custom fields, a promise to pay, an AI output, a consent update\n\n',
   );
@@ -248,7 +248,7 @@ try {
     ].join('\n'),
   );
 
-  // Statements (issue 11 §1): the cycle run for the loan's last due date − lead days, listed, its PDF saved.
+  // Statements: the cycle run for the loan's last due date − lead days, listed, its PDF saved.
   const stated = await runStatementDemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
   const figures = stated.statement.figures;
   process.stdout.write(
@@ -260,7 +260,7 @@ try {
     ].join('\n'),
   );
 
-  // Hardship (issue 10): a delinquent loan → a deferral above straight-through → second-person approval → accepted →
+  // Hardship: a delinquent loan → a deferral above straight-through → second-person approval → accepted →
   // evidence confirmed by the offer's process → deferral applied → the new schedule.
   process.stdout.write(
     'Hardship: a deferral needing approval, accepted, evidenced and applied to a delinquent loan\n\n',
@@ -286,7 +286,7 @@ try {
     ].join('\n'),
   );
 
-  // Merchant advances (issue 11 §2): a week of daily sales and remittances (one short), then the reconciliation.
+  // Merchant advances: a week of daily sales and remittances (one short), then the reconciliation.
   const reconciled = await runMerchantAdvanceDemoFlow(baseUrl, credential, (x) => print(x));
   const short = (reconciled.periods as { periodStart: string; difference: string }[]).filter(
     (p) => p.difference !== '0.00',

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz` (issue 12 §3): Schemathesis, from PyPI, against `/v1/openapi.json` of a service it starts,
+ * `npm run fuzz`: Schemathesis, from PyPI, against `/v1/openapi.json` of a service it starts,
  * with a valid token, every operation; it prints the counts and exits 1 on any failure.
  *
  * What it does, in order:

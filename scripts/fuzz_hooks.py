@@ -1,4 +1,4 @@
-"""Schemathesis hooks of `npm run fuzz` (scripts/fuzz.ts; issue 12 §3), loaded through SCHEMATHESIS_HOOKS.
+"""Schemathesis hooks of `npm run fuzz` (scripts/fuzz.ts), loaded through SCHEMATHESIS_HOOKS.
 
 - Authentication (spec § Authentication 2-4, 7): a client-credentials token from `POST /oauth2/token`
   (HTTP Basic with FUZZ_CLIENT_ID / FUZZ_CLIENT_SECRET), sent as `Authorization: Bearer <token>` on every
@@ -91,7 +91,7 @@ def before_call(context, case, kwargs):
       names a tenant the token is not entitled to (403); it becomes FUZZ_TENANT, so that requests reach the
       operations. A malformed value (negative tests) and an absent header (missing-header tests) stay as they are.
     - Idempotency-Key: Schemathesis draws keys from a small space ("0", "00", ...) and sends one key with other
-      payloads; the service then answers 422 `idempotency.key.payload.mismatch`, as DESIGN §4 asks, and the request
+      payloads; the service then answers 422 `idempotency.key.payload.mismatch`, as docs/design.md §4 asks, and the request
       never reaches the operation. A counter suffix keeps the key's first characters and its pattern.
     """
     global _keys_made

@@ -1,5 +1,5 @@
 /**
- * The hardship part of `npm run demo` (issue 10 §3; DESIGN-processes P5), over HTTP as a servicer would do it:
+ * The hardship part of `npm run demo` (docs/processes.md P5), over HTTP as a servicer would do it:
  * 1. a delinquent loan: boarded by the lending flow about four months ago with only its first payment recorded,
  *    so installments are past due and eight are still ahead;
  * 2. the admin sets the common guardrails (a new version) and publishes a deferral program (up to 1 installment

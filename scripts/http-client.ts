@@ -1,6 +1,6 @@
 /**
  * HTTP helpers of the scripts. The demo flows (scripts/*demo-flow.ts, scripts/demo.ts) go through the typed
- * client (client/, issue 12 §1): `demoClient` makes one per flow and credential, reporting its token request as
+ * client (client/): `demoClient` makes one per flow and credential, reporting its token request as
  * an exchange; every flow step is a typed call of it (`RequestBodyOf` types a body built before the call), which
  * `reportedCall` reports and checks (token cache, Idempotency-Key, 401, 429/503 and 409-in-flight retries are the
  * client's). `requestToken` and `apiRequest` are the bare token request and

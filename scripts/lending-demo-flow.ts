@@ -1,5 +1,5 @@
 /**
- * The lending integrator flow of issue 3 §6 over HTTP through the typed client: how a migration team boards one loan with its
+ * The lending integrator flow over HTTP through the typed client: how a migration team boards one loan with its
  * history (spec § Lending core writes, Boarding rules: products and charges first, then parties, the loan,
  * its funding, the payment history in date order, then verification by reading it back).
  *

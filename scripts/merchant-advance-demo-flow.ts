@@ -1,5 +1,5 @@
 /**
- * The merchant-advance part of `npm run demo` (issue 11 §2; DESIGN-processes P6 "Merchant advances"), over HTTP as
+ * The merchant-advance part of `npm run demo` (docs/processes.md P6 "Merchant advances"), over HTTP as
  * an integrator would: a merchant customer, an advance of 10,000.00 USD buying 12,500.00 of receivables with a 10 %
  * holdback remitted DAILY, a week of daily sales (the seven days ending yesterday, UTC) each followed by its
  * remittance recorded as external — the fifth day's remittance 10.00 short — and the reconciliation (`GET

@@ -1,5 +1,5 @@
 /**
- * The payment-intent part of `npm run demo` (issue 7; DESIGN-processes P1), over HTTP as an integrator would,
+ * The payment-intent part of `npm run demo` (docs/processes.md P1), over HTTP as an integrator would,
  * with typed calls of the client (client/): on a loan boarded by the lending flow with its last installment
  * still owed, a payment intent from the borrower's verified instrument (ACH, value-dated today) → SUBMITTED by
  * its durable process → settled by the sandbox simulation → POSTED to the ledger → returned R01 by the

@@ -1,6 +1,6 @@
 /**
  * `npm run portfolio:generate -- --loans N --payments-per-loan K --seed S --out <file> [--as-of YYYY-MM-DD]`:
- * writes a realistic synthetic portfolio as a boarding file (issue 9 §3; DESIGN-processes P3; line format in
+ * writes a realistic synthetic portfolio as a boarding file (docs/processes.md P3; line format in
  * domain/boarding/batch.ts): NDJSON, one `{kind, sourceRef, body}` per line, each body the public route's body
  * with source refs in place of ids.
  *

@@ -1,6 +1,6 @@
 /**
  * Records histories of the workflows on the time-skipping test server into test/workflows/histories/
- * (`<process>-<scenario>.json`), as replay fixtures (STYLE §7, DESIGN §7: a change that breaks running
+ * (`<process>-<scenario>.json`), as replay fixtures (docs/conventions.md §7, docs/design.md §7: a change that breaks running
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change that added a scenario, naming the processes (none = all). The fixtures
  * are append-only: a scenario whose file exists is run but never written again, so only new scenarios are written:
@@ -100,8 +100,8 @@ interface RecordedProcess {
 }
 
 /**
- * `privacyRequestWorkflow` (DESIGN-processes P0): fulfilled early; overdue, then fulfilled; a fulfilment stuck in
- * retries superseded by a later one (issue 14; patch `supersede-stuck-fulfilment`).
+ * `privacyRequestWorkflow` (docs/processes.md P0): fulfilled early; overdue, then fulfilled; a fulfilment stuck in
+ * retries superseded by a later one (patch `supersede-stuck-fulfilment`).
  */
 function privacyRequest(): RecordedProcess {
   const taskQueue = 'record-histories';
@@ -112,7 +112,7 @@ function privacyRequest(): RecordedProcess {
       raisePrivacyReminder: async () => ({ raised: true }),
       markPrivacyRequestOverdue: async () => ({ status: 'OVERDUE' }),
       fulfilPrivacyRequest: async (input: { requestId: number; outcome: string; outcomeReason: string }) => {
-        // As an unstorable value failed before issue 14: a retryable error on every attempt.
+        // As an unstorable value failed before a retryable error on every attempt.
         if (input.outcomeReason === 'stuck')
           throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
         return { requestId: input.requestId, status: input.outcome };
@@ -303,7 +303,7 @@ function webhookDelivery(): RecordedProcess {
 }
 
 /**
- * `channelEventWorkflow` (DESIGN-processes P2): an `sms.inbound` STOP (opt-out, PROCESSED) and an
+ * `channelEventWorkflow` (docs/processes.md P2): an `sms.inbound` STOP (opt-out, PROCESSED) and an
  * event type nothing handles (IGNORED). The stand-in `processChannelEvent` answers what the real
  * activity (activities/channels/channel-events.ts) returns for that event.
  */
@@ -353,7 +353,7 @@ function channelEvent(): RecordedProcess {
 }
 
 /**
- * `paymentIntentWorkflow` (issue 7; DESIGN-processes P1): an ACH payment settled, posted and returned (R01);
+ * `paymentIntentWorkflow` (docs/processes.md P1): an ACH payment settled, posted and returned (R01);
  * a settlement of another amount sent to reconciliation and resolved POST_AS_SETTLED, then the return window
  * running out. The stand-ins answer as activities/payments/*.ts do.
  */
@@ -439,7 +439,7 @@ function paymentIntent(): RecordedProcess {
 }
 
 /**
- * `contactConsentUpdateWorkflow` (DESIGN-processes P4): the timer fires 3 days later and the update is applied; the
+ * `contactConsentUpdateWorkflow` (docs/processes.md P4): the timer fires 3 days later and the update is applied; the
  * timer fires and the update is found superseded by a newer instruction.
  */
 function contactConsentUpdate(): RecordedProcess {
@@ -486,7 +486,7 @@ function contactConsentUpdate(): RecordedProcess {
 }
 
 /**
- * `promiseWorkflow` (issue 8 §2; DESIGN-processes P4): kept on a `paymentPosted` signal (a first part read, then
+ * `promiseWorkflow` (docs/processes.md P4): kept on a `paymentPosted` signal (a first part read, then
  * the rest); partially kept at the deadline; broken at the deadline. The stand-ins answer as
  * activities/servicing/promises.ts does.
  */
@@ -554,7 +554,7 @@ function promise(): RecordedProcess {
 }
 
 /**
- * `tenantStatementCycleWorkflow` and `dailyStatementCycleWorkflow` (DESIGN-processes P6): one tenant's run
+ * `tenantStatementCycleWorkflow` and `dailyStatementCycleWorkflow` (docs/processes.md P6): one tenant's run
  * for a date over one page of three candidates: a statement generated, one that already existed (a rerun of the day),
  * one refused by the operation (non-retryable: skipped, the run goes on); the daily fan-out over two tenants in
  * their own time zones, each child running that page. Runs on `lending`, where the daily run's children run.
@@ -605,7 +605,7 @@ function statementCycle(): RecordedProcess {
 }
 
 /**
- * `hardshipOfferWorkflow` (issue 10 §2-3; DESIGN-processes P5): approved by the checker (`offerChanged`), a loan
+ * `hardshipOfferWorkflow` (docs/processes.md P5): approved by the checker (`offerChanged`), a loan
  * change re-evaluated (still eligible), then not accepted → EXPIRED when the validity timer fires; accepted
  * (`offerChanged`), then evidence added a day later (`evidenceAdded`) → APPLIED; accepted without a signal reaching
  * the process → found by the expiry step, no evidence → LAPSED at the document deadline; accepted, then evidence
@@ -728,7 +728,7 @@ function hardshipOffer(): RecordedProcess {
 }
 
 /**
- * `boardingWorkflow` (issue 9; DESIGN-processes P3): a batch started paused (signal-with-start), resumed, validated
+ * `boardingWorkflow` (docs/processes.md P3): a batch started paused (signal-with-start), resumed, validated
  * in one page per kind, its loans boarded in two chunks, COMPLETED; (patch `boarding-later-fundings-payments`) a batch
  * whose funding belongs to a loan boarded by an earlier batch: two loan chunks, then one funding chunk after the
  * loans, COMPLETED.
@@ -806,7 +806,7 @@ function boarding(): RecordedProcess {
 }
 
 /**
- * `autopayWorkflow` (DESIGN-processes P1 Autopay): a first run that waits for the collection date,
+ * `autopayWorkflow` (docs/processes.md P1 Autopay): a first run that waits for the collection date,
  * collects (CREATED), starts the intent's process as an abandoned child, marks its start intent and continues as
  * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
  * it; it is terminated once recorded). The stand-ins answer as activities/payments/autopay.ts does.
@@ -884,7 +884,7 @@ function autopay(): RecordedProcess {
 }
 
 /**
- * `dailyReconciliationWorkflow` and `tenantReconciliationWorkflow` (DESIGN-processes P1
+ * `dailyReconciliationWorkflow` and `tenantReconciliationWorkflow` (docs/processes.md P1
  * "Reconciliation exceptions"): a daily run over two tenants (children on `lending`), one with two findings (one
  * opened, one already open: recurred), one with none; the tenant with findings recorded as its own history too.
  * The stand-ins answer as activities/payments/reconcile-rail-settlements.ts and the exceptions operation do.
@@ -950,7 +950,7 @@ function dailyReconciliation(): RecordedProcess {
 }
 
 /**
- * `boardingRawPurgeWorkflow` (DESIGN §3 Data rules; domain/boarding/retention.ts): the daily purge over two pages of
+ * `boardingRawPurgeWorkflow` (docs/design.md §3 Data rules; domain/boarding/retention.ts): the daily purge over two pages of
  * due batches (the first page full: more to do), then nothing more. The stand-in answers as
  * activities/boarding/purge.ts does.
  */

@@ -1,5 +1,5 @@
 /**
- * The servicing part of `npm run demo` (issue 8; DESIGN-processes P4), over HTTP as a servicing integration would:
+ * The servicing part of `npm run demo` (docs/processes.md P4), over HTTP as a servicing integration would:
  * on a loan boarded by the lending flow with its last installment still owed,
  * 1. a COLLECTIONS case type with custom fields (one answered at creation, one required before close) is
  *    published, a case is opened for the borrower (`customerRef`) and a form entry answers its fields;

@@ -1,5 +1,5 @@
 /**
- * The replay fixtures' ledger (STYLE §7, DESIGN §7: a change that would break running workflows fails CI): the
+ * The replay fixtures' ledger (docs/conventions.md §7, docs/design.md §7: a change that would break running workflows fails CI): the
  * histories in test/workflows/histories/ are append-only. A workflow change goes behind `patched('<id>')` (or a new
  * workflow type) with a NEW fixture; a fixture recorded before is never re-recorded, edited, renamed or deleted,
  * because it stands for executions already running on the old code.

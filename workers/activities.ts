@@ -1,9 +1,9 @@
 /**
  * Registers operations as Temporal activities, converting a DomainError once into a
  * non-retryable ApplicationFailure whose `type` is the error code and whose first detail carries
- * the field errors (STYLE §13.7). A PostgreSQL error no retry can cure (db/errors.ts
+ * the field errors (docs/conventions.md §13.7). A PostgreSQL error no retry can cure (db/errors.ts
  * `isPermanentDataError`: invalid byte sequence, untranslatable character, check violation…) is
- * treated the same, as the 400 it stands for, so a workflow never retries it for ever (issue 14).
+ * treated the same, as the 400 it stands for, so a workflow never retries it for ever.
  * Other errors stay retryable, without the SQL parameters drizzle-orm puts in a failed query's
  * message (db/errors.ts `withoutQueryParameters`): they would land in Temporal's history.
  *

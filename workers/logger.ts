@@ -1,7 +1,7 @@
 /**
- * Structured JSON logs (pino) with secrets, tokens and identifiers redacted (DESIGN §4 Logs), errors reduced to
+ * Structured JSON logs (pino) with secrets, tokens and identifiers redacted (docs/design.md §4 Logs), errors reduced to
  * what may be logged (db/loggable-error.ts `loggableError`: never SQL parameters or values), and every line capped at
- * `logLineBytesMax` bytes (issue 14: one error line was 5.4 MB).
+ * `logLineBytesMax` bytes (one error line was 5.4 MB).
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { loggableError } from '../db/loggable-error';
@@ -111,7 +111,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 export const logFlushIntervalMs = 250;
 
 /**
- * Standard output, written asynchronously in batches (issue 13: "async logging"; a synchronous write per line
+ * Standard output, written asynchronously in batches ("async logging"; a synchronous write per line
  * is one system call per request on the read path): lines are buffered up to 4 KiB and written by sonic-boom
  * without blocking the event loop, at the latest every `logFlushIntervalMs`, and flushed synchronously when the
  * process exits (`exit` also follows an uncaught exception and `process.exit`). A process killed with SIGKILL
@@ -151,7 +151,7 @@ export interface TemporalLogEntry {
 /**
  * One JSON log line for a Temporal SDK log entry (the worker runtime's own warnings, such as a failed
  * activity): `{level, time (ISO), service, msg, ...meta}` with every error in `meta` reduced by
- * `loggableError`, capped by `capLogLine`, so the SDK's lines follow the same rules as ours (issue 14).
+ * `loggableError`, capped by `capLogLine`, so the SDK's lines follow the same rules as ours.
  */
 export function temporalLogLine(entry: TemporalLogEntry): string {
   const meta: Record<string, unknown> = {};

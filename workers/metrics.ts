@@ -1,5 +1,5 @@
 /**
- * The worker side of the service's metrics (issue 12 §2), on the process's registry (api/metrics.ts):
+ * The worker side of the service's metrics, on the process's registry (api/metrics.ts):
  * - `webhook_delivery_attempts_total{outcome, status_class}`: every HTTP attempt `sendWebhook` made, `outcome`
  *   `succeeded` (2xx) or `failed`, `status_class` `2xx`…`5xx` or `none` (no answer: timeout, refused, blocked);
  *   a call that threw (retried by Temporal) counts as `failed`/`none`;

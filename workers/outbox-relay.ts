@@ -1,5 +1,5 @@
 /**
- * The outbox relay (DESIGN §3; DESIGN-processes P0): turns unpublished `outbox_events` rows into
+ * The outbox relay (docs/design.md §3; docs/processes.md P0): turns unpublished `outbox_events` rows into
  * webhook deliveries, in the worker process.
  *
  * One pass, in one cross-tenant transaction (`withPlatformTransaction`):

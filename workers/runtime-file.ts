@@ -1,5 +1,5 @@
 /**
- * `<DATA_DIR>/runtime.json`: how to reach the service that `npm start` runs (issue 14). The stack
+ * `<DATA_DIR>/runtime.json`: how to reach the service that `npm start` runs. The stack
  * (workers/stack.ts) writes it once it serves and removes it when it stops; the command-line tools
  * (`npm run admin`, `npm run demo`) read it, so that they reach the running service's database
  * whatever `DATABASE_URL`, `EMBEDDED_POSTGRES_PORT` or `PORT` it was started with, instead of

@@ -1,5 +1,5 @@
 /**
- * Keeps a Temporal Schedule in place from every worker process (DESIGN-processes P0: Temporal is the scheduler; used
+ * Keeps a Temporal Schedule in place from every worker process (docs/processes.md P0: Temporal is the scheduler; used
  * for the daily reconciliation, P1, and the statement cycle, P6): at start the process creates the schedule or brings
  * it to the current definition through the process's idempotent `ensure` (safe from any number of processes). When
  * Temporal does not answer, the worker still starts and the attempt is repeated every `retryMs` until it succeeds.

@@ -1,5 +1,5 @@
 /**
- * The start-intent relay (DESIGN-processes P0): the one generic mechanism that starts durable
+ * The start-intent relay (docs/processes.md P0): the one generic mechanism that starts durable
  * processes whose start was recorded (activities/platform/start-intents.ts) but never confirmed,
  * because the process that stored them stopped between commit and start. Runs in worker
  * processes, any number of instances: each batch is claimed with `FOR UPDATE SKIP LOCKED` and a

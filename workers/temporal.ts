@@ -1,6 +1,6 @@
 /**
  * Process-wide Temporal set-up shared by every entry point (`npm start`, `start:worker`,
- * `start:api`): the SDK runtime's log level, its Prometheus metrics exporter (issue 12 §2), and the
+ * `start:api`): the SDK runtime's log level, its Prometheus metrics exporter, and the
  * project's search attributes.
  */
 import { createServer } from 'node:net';

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces from the HTTP request through the workflow to its activities (issue 12 §2), per process:
+ * OpenTelemetry traces from the HTTP request through the workflow to its activities, per process:
  * - `startTracing({ serviceName })` turns tracing on only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
  *   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set and `OTEL_SDK_DISABLED` is not `true`: a `NodeTracerProvider`
  *   (service.name = `OTEL_SERVICE_NAME` or the process kind: `lending-service`, `lending-api`, `lending-worker`),

@@ -1,5 +1,5 @@
 /**
- * Boarding of staged lines (issue 9 §2; DESIGN-processes P3): `planBoardingChunks` cuts the PENDING lines of a kind
+ * Boarding of staged lines (docs/processes.md P3): `planBoardingChunks` cuts the PENDING lines of a kind
  * into chunks, `boardBoardingChunk` boards one chunk through the route operations (idempotent by source keys), and
  * `recordBoardingProgress` writes the batch row's status, counts and times.
  */
@@ -49,7 +49,7 @@ export interface PlanBoardingChunksInput {
 }
 
 /**
- * The next chunks of PENDING lines of `kind` after `afterLine` (DESIGN-processes P3 "loan by loan, with bounded
+ * The next chunks of PENDING lines of `kind` after `afterLine` (docs/processes.md P3 "loan by loan, with bounded
  * parallelism"): at most `maxChunks` ranges of `chunkSize` lines each, in line order; empty when none is left.
  * A read; one transaction.
  */
@@ -119,7 +119,7 @@ function lineShape(err: DomainError, prefix = ''): ShapeABody {
 }
 
 /**
- * Boards one chunk of lines of one kind (portfolio boarding, DESIGN-processes P3; issue 9 §2) through the same
+ * Boards one chunk of lines of one kind (portfolio boarding, docs/processes.md P3) through the same
  * operations the routes use (`createActivities` members), in line order:
  * - `charge` → createCharge; `loanProduct` → createLoanProduct (charges by their boarded source refs);
  * - `customer` → createCustomer (externalId default the sourceRef), then addCustomerIdentifier, recordCustomerConsent
@@ -674,13 +674,13 @@ export interface RecordBoardingProgressInput {
 }
 
 /**
- * Records the batch's status, counts and times on its row (DESIGN-processes P3: `GET …/batches/{batchId}` answers
+ * Records the batch's status, counts and times on its row (docs/processes.md P3: `GET …/batches/{batchId}` answers
  * from it once the process has closed), at each phase change and every few chunks. With `counts` null the counts
  * are recounted from the lines (per kind: total, boarded = BOARDED or SKIPPED, failed = FAILED) and returned.
  *
  * The record of the end (a final status, COMPLETED, COMPLETED_WITH_ERRORS or CANCELLED, with `completedAtMs`) also
  * writes the batch's one `boarding.batch.completed` event (domain/events.ts: batchId, final status, records,
- * malformed, counts per kind, times) in the same transaction (DESIGN §3 outbox), dedupe key
+ * malformed, counts per kind, times) in the same transaction (docs/design.md §3 outbox), dedupe key
  * `boarding-batch/<batchId>/completed`, so a retried record writes it once. It carries no `source`: it reaches every
  * subscription that names it, with or without `includeBoardedHistory`.
  * One transaction; idempotent.

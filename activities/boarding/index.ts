@@ -1,5 +1,5 @@
 /**
- * Operations of portfolio boarding (issue 9 §2; DESIGN-processes P3), each also a Temporal activity of
+ * Operations of portfolio boarding (docs/processes.md P3), each also a Temporal activity of
  * `boardingWorkflow`: validate a page of a batch's lines (validate.ts), plan and board chunks of lines through the
  * same operations the routes use (board.ts), record the batch's status and counts on its row, and purge the raw
  * lines of finished batches after their retention (purge.ts).

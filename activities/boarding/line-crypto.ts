@@ -1,5 +1,5 @@
 /**
- * Government identifiers inside staged boarding lines are stored encrypted (DESIGN §3 Data rules: "the full value is
+ * Government identifiers inside staged boarding lines are stored encrypted (docs/design.md §3 Data rules: "the full value is
  * accepted once, stored encrypted (AES-256-GCM, key from configuration)"). A `customer` line carries its identifiers
  * in clear in the upload (`body.identifiers[].value`); before the line is written to `boarding_lines.raw`, each such
  * value is replaced by `enc:v1:` + base64(IV ‖ ciphertext ‖ tag) under AES-256-GCM (activities/common/encryption.ts,

@@ -1,5 +1,5 @@
 /**
- * Staging of a boarding upload (issue 9 §1; DESIGN-processes P3 "Input", `POST /v1/boarding/batches`): the bytes
+ * Staging of a boarding upload (docs/processes.md P3 "Input", `POST /v1/boarding/batches`): the bytes
  * of an NDJSON file are read as a stream, split into lines (numbered from 1; a trailing CR stripped; blank lines
  * skipped but counted), each line checked for the line shape (domain/boarding/staging.ts) and loaded with COPY
  * into a temporary table, then copied into `boarding_lines` under the tenant's row-level security, together with

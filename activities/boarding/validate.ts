@@ -1,5 +1,5 @@
 /**
- * Validation of staged lines, page by page and kind by kind (issue 9 §2; DESIGN-processes P3 "validates everything
+ * Validation of staged lines, page by page and kind by kind (docs/processes.md P3 "validates everything
  * first (report, nothing written)"): `validateBoardingPage`.
  */
 import { sql } from 'drizzle-orm';
@@ -49,7 +49,7 @@ const kindNames: Record<BoardingKind, string> = {
   verification: 'verification',
 };
 
-/** The source refs a parsed body points at (DESIGN-processes P3). */
+/** The source refs a parsed body points at (docs/processes.md P3). */
 function referencesOf(kind: BoardingKind, body: Record<string, unknown>): Reference[] {
   const refs: Reference[] = [];
   const push = (field: string, refKind: BoardingKind, value: unknown) => {
@@ -81,8 +81,8 @@ export function instrumentRefsOf(body: unknown): string[] {
 }
 
 /**
- * Validates one page of a batch's lines of one kind (portfolio boarding, DESIGN-processes P3 "validates everything
- * first (report, nothing written)"; issue 9 §2). Lines are validated kind by kind in boarding order, so the lines a
+ * Validates one page of a batch's lines of one kind (portfolio boarding, docs/processes.md P3 "validates everything
+ * first (report, nothing written)"). Lines are validated kind by kind in boarding order, so the lines a
  * page points at are already final. For each PENDING line of `kind` after `afterLine` (at most `limit`, by line
  * number):
  * 1. the body is parsed with its kind's schema (line-schemas.ts: the public route's schema with source refs);

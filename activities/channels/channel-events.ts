@@ -1,5 +1,5 @@
 /**
- * Inbound channel events (DESIGN-processes P2; DESIGN §5 "Inbound channel events"): the durable
+ * Inbound channel events (docs/processes.md P2; docs/design.md §5 "Inbound channel events"): the durable
  * record made before the gateway gets its 2xx, and the processing the `channelEventWorkflow` runs.
  *
  * Handled types:

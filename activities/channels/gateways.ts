@@ -1,5 +1,5 @@
 /**
- * Channel gateways and their signing secrets (DESIGN §5 "Inbound channel events"; DESIGN-processes
+ * Channel gateways and their signing secrets (docs/design.md §5 "Inbound channel events"; docs/processes.md
  * P2: gateways are registered by the admin CLI). Platform operations: gateways are looked up by
  * code before a tenant is known, so they live outside row-level security like API clients.
  *

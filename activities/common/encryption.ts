@@ -1,5 +1,5 @@
 /**
- * Field encryption at rest (DESIGN §3 Data rules: "stored encrypted (AES-256-GCM, key from
+ * Field encryption at rest (docs/design.md §3 Data rules: "stored encrypted (AES-256-GCM, key from
  * configuration)"), shared by every value the service must be able to read back: government
  * identifiers (activities/customers/identifier-crypto.ts) and webhook signing secrets
  * (activities/webhooks/secrets.ts).

@@ -1,7 +1,7 @@
 /**
- * The tenant's compliance time zone (DESIGN §5 "Deadlines": IANA zone of the `tenants` platform table, no RLS), read
+ * The tenant's compliance time zone (docs/design.md §5 "Deadlines": IANA zone of the `tenants` platform table, no RLS), read
  * through the operation's own transaction: asking the pool for a second connection while holding one wedges the
- * pool under load (DESIGN-processes P0 "Known defect"). A tenant without one (or unknown) gets
+ * pool under load (docs/processes.md P0 "Known defect"). A tenant without one (or unknown) gets
  * `defaultComplianceTimeZone` (domain/deadlines.ts). Used by the operations that fix dates at intake (privacy
  * requests' statutory deadline, promises' watch window).
  */

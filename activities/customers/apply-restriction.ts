@@ -32,7 +32,7 @@ export interface RestrictionResult {
 
 /**
  * Applies a restriction (hold) to a customer (spec § Lending core writes: "applies a hold; the
- * server derives the effective time"; DESIGN §5 Holds): `effectiveAt` is `deps.clock()` in the
+ * server derives the effective time"; docs/design.md §5 Holds): `effectiveAt` is `deps.clock()` in the
  * applying transaction, which holds the customer row `FOR UPDATE` so that guarded commands
  * (restrictions.ts `activeRestrictions`) serialize with it. Appends `RESTRICTION_APPLIED` to the
  * customer's history and writes the outbox event `restriction.applied`.

@@ -25,7 +25,7 @@ export interface BoardCustomerResult extends CreateCustomerResult {
 
 /**
  * Boards one customer with its identifiers, consents and payment instruments in ONE transaction (portfolio
- * boarding, DESIGN-processes P3; issue 12's boarding target): `createCustomer` (idempotent by the customer's request
+ * boarding, docs/processes.md P3 and its boarding speed target): `createCustomer` (idempotent by the customer's request
  * key), then `addCustomerIdentifier`, `recordCustomerConsent` and `addPaymentInstrument` for each item, in that
  * order, with the same rules, rows, events and results as those operations called one after the other — one commit
  * instead of one per item. One instant for the whole transaction: every row, history entry and event of it carries

@@ -45,13 +45,13 @@ export interface CreateCustomerInput extends OperationContext {
 
 export interface CreateCustomerResult {
   customerId: number;
-  /** Opaque `cus_…` reference minted by the database (DESIGN-processes P4 "Refs"). */
+  /** Opaque `cus_…` reference minted by the database (docs/processes.md P4 "Refs"). */
   customerRef: string;
 }
 
 /**
  * Creates a customer with its addresses and contact points (spec § Lending core writes:
- * `POST /v1/customers`; issue 3 §2), appends `CUSTOMER_CREATED` to its history and writes the
+ * `POST /v1/customers`), appends `CUSTOMER_CREATED` to its history and writes the
  * outbox event `customer.created`, all in one transaction. Contact points start UNVERIFIED with
  * their normalized value (E.164 phone, lower-cased e-mail); a contact point repeated in the input
  * is stored once.

@@ -1,5 +1,5 @@
 /**
- * Encryption and keyed digests of government identifiers (DESIGN §3 Data rules; issue 3 §2).
+ * Encryption and keyed digests of government identifiers (docs/design.md §3 Data rules).
  *
  * - Ciphertext: AES-256-GCM through activities/common/encryption.ts (random 96-bit IV, 128-bit
  *   tag, base64(IV ‖ ciphertext ‖ tag)). The additional authenticated data binds the ciphertext to its
@@ -28,7 +28,7 @@ function digestKeyOf(dataEncryptionKey: string): Buffer {
   return key;
 }
 
-/** The AAD of an identifier ciphertext: unchanged since issue 3, so stored values stay readable. */
+/** The AAD of an identifier ciphertext: unchanged since identifiers were first encrypted, so stored values stay readable. */
 function aadOf(tenantId: string, identifierType: string): string {
   return `customer-identifier/v1|${tenantId}|${identifierType}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Operations of the customers context (issue 3 §2): the customer aggregate, its identifiers,
+ * Operations of the customers context: the customer aggregate, its identifiers,
  * consents, payment instruments and restrictions. Each is one transaction, idempotent, and
  * appends to the customer's history. The hold check for guarded commands, `activeRestrictions`,
  * is not an operation: it runs inside the guarded command's own transaction (restrictions.ts).

@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the customer operations, always called inside the caller's transaction:
  * locking the aggregate's root row, and appending to the customer's append-only history while
- * bumping the root's `updated_at` (DESIGN §3: history is append-only; spec § Limits: customer
+ * bumping the root's `updated_at` (docs/design.md §3: history is append-only; spec § Limits: customer
  * lists are newest-modified first).
  */
 import { and, eq, sql } from 'drizzle-orm';

@@ -23,7 +23,7 @@ export interface ReleaseRestrictionResult {
 }
 
 /**
- * Releases an ACTIVE restriction (DESIGN §5 Holds: ACTIVE → RELEASED) under the customer's row
+ * Releases an ACTIVE restriction (docs/design.md §5 Holds: ACTIVE → RELEASED) under the customer's row
  * lock, appends `RESTRICTION_RELEASED` to the customer's history and writes the outbox event
  * `restriction.released`.
  * Errors: 400 for a `reason` that looks like an identifier or account number (not echoed); 404

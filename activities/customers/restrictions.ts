@@ -1,6 +1,6 @@
 /**
  * The hold check that guarded commands (payment intents, autopay, fundings, collections work,
- * outreach) run inside their own transaction (DESIGN §5 Holds: "enforced inside the same
+ * outreach) run inside their own transaction (docs/design.md §5 Holds: "enforced inside the same
  * transaction (row lock) as the guarded command").
  *
  * Locking: `activeRestrictions` takes the customer row `FOR SHARE`; applying or releasing a

@@ -2,7 +2,7 @@
  * What the preview (`calculateLoanSchedule`) and the creation (`createLoan`) of a loan share: reading the
  * application's product, borrower and charge definitions inside the operation's transaction and resolving the
  * application against them (domain/lending/loan-terms.ts), and the schedule as the API shows it. Always called
- * inside the caller's transaction (STYLE §5).
+ * inside the caller's transaction (docs/conventions.md §5).
  */
 import { and, eq } from 'drizzle-orm';
 import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';

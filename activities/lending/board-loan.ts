@@ -25,7 +25,7 @@ export interface BoardLoanResult {
 }
 
 /**
- * Boards one loan in ONE transaction (portfolio boarding, DESIGN-processes P3; issue 12's boarding target): the
+ * Boards one loan in ONE transaction (portfolio boarding, docs/processes.md P3 and its boarding speed target): the
  * steps the boarding would otherwise run as three operations, with the same rules, rows, events and results —
  * `createLoan` (idempotent by `loan.requestKey`), then `approveLoan` while the loan is SUBMITTED, then
  * `recordExternalPaymentHistory` with its fundings and payments (one allocation and ledger repost). One commit

@@ -26,9 +26,9 @@ export interface CreateLoanProductResult {
 
 /**
  * Creates a loan product with Fineract's native calculation settings, its attached charges and `lmsConfig`
- * (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`; issue 3 §1), in one transaction.
+ * (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`), in one transaction.
  * Stores amounts and rates exactly (decimal strings into `numeric`), the advanced strategy's allocation rules
- * (DESIGN §5's default order when none are given), `lmsConfig` with its defaults (booleans false, 21 statement
+ * (docs/design.md §5's default order when none are given), `lmsConfig` with its defaults (booleans false, 21 statement
  * lead days) and the `configurationStatus` computed by `configurationStatusOf`.
  * Idempotent by `requestKey`: a retry returns the product the first call created.
  * Errors: 400 `validation.msg.validation.errors.exist` with one field error per broken rule of

@@ -50,7 +50,7 @@ function moneyField(
 }
 
 /**
- * Creates a merchant advance and posts it (DESIGN-processes P6 "Merchant advances": `POST /v1/merchant-advances`):
+ * Creates a merchant advance and posts it (docs/processes.md P6 "Merchant advances": `POST /v1/merchant-advances`):
  * one transaction inserts the advance (id `mca_…` minted by the database), appends its balanced entry
  * `merchant-advance/<advanceId>` value-dated to today (UTC): Dr MERCHANT_ADVANCE_RECEIVABLE purchasedAmount / Cr
  * EXTERNAL_CLEARING advanceAmount / Cr MERCHANT_DEFERRED_REVENUE the difference (domain/lending/merchant-advance.ts),

@@ -1,12 +1,12 @@
 /**
- * Operations of the lending context (spec § Lending core writes; issue 3): charge definitions and
+ * Operations of the lending context (spec § Lending core writes): charge definitions and
  * loan products, loans (schedule preview, submission, approval with a frozen Regulation Z
  * disclosure, parties), money recorded as external (fundings and payments, each re-running the
  * loan's allocation and appending the journal difference, repost-loan.ts), document records and periodic
  * statements (statements.ts).
  * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
- * under these names. Merchant advances (DESIGN-processes P6): create (posted at once), reported sales,
+ * under these names. Merchant advances (docs/processes.md P6): create (posted at once), reported sales,
  * remittances recorded as external and their returns, each under the advance's row lock.
  */
 import type { Deps } from '../deps';

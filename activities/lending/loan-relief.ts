@@ -1,6 +1,5 @@
 /**
- * `applyLoanRelief`: applies a hardship relief to a loan's schedule inside the caller's transaction (issue 10 §2;
- * DESIGN-processes P5 "APPLIED: the loan's schedule is modified (a new schedule version; the ledger stays
+ * `applyLoanRelief`: applies a hardship relief to a loan's schedule inside the caller's transaction (* docs/processes.md P5 "APPLIED: the loan's schedule is modified (a new schedule version; the ledger stays
  * balanced)"). A tx-level helper: the offer's APPLY operation calls it in its own transaction, so the offer's
  * status change, its events and the schedule change commit together.
  *

@@ -59,7 +59,7 @@ export interface RecordExternalFundingResult {
  * `POST loans/{loanId}/fundings/record-external` — "loan approved, amount not above approved principal, no active
  * DISBURSEMENT_HOLD → RECORDED_EXTERNAL; enters reconciliation; disbursement posts value-dated to the original
  * funding date and the loan is active as of that date"; spec § Limits: "disbursement record may not exceed
- * approved principal"; DESIGN §5 Holds and rejection codes).
+ * approved principal"; docs/design.md §5 Holds and rejection codes).
  *
  * One transaction: locks the loan (db/queries/lending/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
  * rules, inserts the funding (`RECORDED_EXTERNAL`) and its reconciliation item (`FUNDING`, `open`), regenerates
@@ -85,7 +85,7 @@ export interface RecordExternalFundingResult {
  * APPROVED or ACTIVE; 409 `error.msg.loan.funding.exceeds.approved.principal` when the loan's fundings with this
  * one would exceed its approved principal; 409 `error.msg.loan.funding.below.disbursement.charges` when this
  * funding would be the loan's first (in value-date order) and is smaller than the charges due at disbursement,
- * which are withheld from the first funding's proceeds (the rule chosen for issue 14: refuse rather than split
+ * which are withheld from the first funding's proceeds (the rule chosen: refuse rather than split
  * the charges over several fundings; nothing is recorded); 409 `error.msg.loan.disbursement.hold.active` while a
  * DISBURSEMENT_HOLD is active for the borrower (customer-wide or on this loan); 400 naming `amount` when no
  * schedule can be generated on the funded principal.

@@ -35,7 +35,7 @@ export interface RecordExternalMerchantRemittanceInput extends OperationContext 
 }
 
 /**
- * Records a remittance received outside the system and posts it (DESIGN-processes P6: `POST
+ * Records a remittance received outside the system and posts it (docs/processes.md P6: `POST
  * /v1/merchant-advances/{advanceId}/remittances/record-external`; spec § States "external payment … unique
  * externalRecordRef → posted to the ledger"). One transaction under the advance's row lock: inserts the remittance
  * (id `mrem_…`) as POSTED, appends Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE value-dated

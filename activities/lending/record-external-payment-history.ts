@@ -73,8 +73,8 @@ export interface RecordExternalPaymentHistoryResult {
 }
 
 /**
- * Records a loan's whole payment history at once (portfolio boarding, DESIGN-processes P3 "one ledger repost per
- * loan, not per payment"; issue 9 §2): the same rules, results and events as calling `recordExternalPayment` for
+ * Records a loan's whole payment history at once (portfolio boarding, docs/processes.md P3 "one ledger repost per
+ * loan, not per payment"): the same rules, results and events as calling `recordExternalPayment` for
  * each payment in turn, but ONE allocation and journal repost (repost-loan.ts) for the loan instead of one per
  * payment. Because the repost replays every money event of the loan in value-date order and appends only the
  * difference to the journal, the loan, its installments, every payment's allocation and the journal's lines end

@@ -65,7 +65,7 @@ export interface RecordExternalPaymentResult {
  * settles the principal, any more pays later interest, fees and penalties in advance), and only what is still
  * unpaid of them is then waived. The loan becomes CLOSED_OBLIGATIONS_MET when every installment is met (paid or waived), OVERPAID with an
  * overpayment. Writes the outbox event `payment.posted` (data `{paymentId, loanRef, status, amount, currency,
- * effectiveDate}`, the spec's payment, subject `payment`/`<paymentId>`). A PAYMENT_HOLD does not block it (DESIGN §5 Holds: it blocks payment
+ * effectiveDate}`, the spec's payment, subject `payment`/`<paymentId>`). A PAYMENT_HOLD does not block it (docs/design.md §5 Holds: it blocks payment
  * intents and autopay, not record-external).
  *
  * Idempotent by `externalRecordRef` (unique per tenant, for ever): the same content (SHA-256 of the canonical

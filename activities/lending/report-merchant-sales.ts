@@ -39,7 +39,7 @@ export interface MerchantSalesReportView {
 }
 
 /**
- * Records the sales a merchant reports for one period (DESIGN-processes P6: `POST
+ * Records the sales a merchant reports for one period (docs/processes.md P6: `POST
  * /v1/merchant-advances/{advanceId}/reported-sales`; event `merchant.sales.reported`). One transaction under the
  * advance's row lock. A report is immutable: the same period again with the same amount and `sourceRef` is a
  * replay (the first report is answered, nothing is written); any other content for a reported period, or a

@@ -4,7 +4,7 @@
  * (db/queries/lending/loans.ts `lockLoanForMoney`). Source: issue ("A back-dated payment re-runs allocation of the later
  * transactions so the ledger equals what it would have been in date order … Every money event writes balanced
  * journal entries … Trial balance is zero after every operation"); spec § States ("allocation performed by the
- * ledger, value-dated to effectiveDate"); STYLE §8 (immutable journal, corrections as reversing entries).
+ * ledger, value-dated to effectiveDate"); docs/conventions.md §8 (immutable journal, corrections as reversing entries).
  *
  * Steps, each a no-op when nothing changed (so a repost with nothing new writes nothing):
  * 1. read the loan's installments (the stored current schedule: as generated, or as a hardship relief modified

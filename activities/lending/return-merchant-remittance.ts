@@ -24,7 +24,7 @@ export interface ReturnMerchantRemittanceInput extends OperationContext {
 }
 
 /**
- * Returns a posted remittance (DESIGN-processes P6; STYLE §8: a correction is a reversing entry linked to the
+ * Returns a posted remittance (docs/processes.md P6; docs/conventions.md §8: a correction is a reversing entry linked to the
  * original): one transaction under the advance's row lock marks it RETURNED with the code and reason, appends the
  * reversal `…/remittance/<remittanceId>/reversal` (every line swapped, each linked to the line it reverses,
  * value-dated like the original) and writes `merchant.remittance.returned`. The remittance then counts as neither

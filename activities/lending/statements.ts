@@ -1,5 +1,5 @@
 /**
- * Statement operations (DESIGN §5 "Statements"; DESIGN-processes P6 "Statements"; issue 11 §1, §3): which loans of
+ * Statement operations (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"): which loans of
  * a tenant are due a statement on a date, and the generation of one statement. Called by the statement cycle
  * (workflows/statement-cycle/), never by a route; each is also a Temporal activity.
  */
@@ -156,7 +156,7 @@ const balanceAt = (summary: LoanSummaryView): BalanceAt => {
 };
 
 /**
- * Generates the statement of loan `loanId` for its installment due on `dueDate` (DESIGN-processes P6; figures:
+ * Generates the statement of loan `loanId` for its installment due on `dueDate` (docs/processes.md P6; figures:
  * domain/statements/statements.ts): statement date = due date − the product's `statementLeadDays`; period from the
  * day after the previous statement's period end (or the first disbursement) to the statement date; balances from
  * the loan summary (`getLoanSummary`) at the day before the period and at the statement date, so they agree with
@@ -166,7 +166,7 @@ const balanceAt = (summary: LoanSummaryView): BalanceAt => {
  *
  * Idempotent per (loan, due date): a statement already stored is returned as it is (`created: false`), nothing
  * written. The reads (summaries, period events) run before the write transaction: the summary is a statement of its
- * own on the pool, and holding a connection while asking for another wedges the pool (DESIGN-processes P0).
+ * own on the pool, and holding a connection while asking for another wedges the pool (docs/processes.md P0).
  *
  * Errors: 404 `error.msg.resource.not.found` for a loan the tenant does not have, or no installment due on
  * `dueDate`; 409 `error.msg.loan.invalid.state.transition` for a loan that is not ACTIVE or whose product has no

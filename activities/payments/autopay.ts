@@ -1,6 +1,6 @@
 /**
- * Autopay (issue 7 §4; DESIGN-processes P1 Autopay; spec § Boarding rules "Autopay enrollment carries
- * authorizationRef and never backfills history", "Re-apply restrictions before any payment, autopay…"; DESIGN §5
+ * Autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * authorizationRef and never backfills history", "Re-apply restrictions before any payment, autopay…"; docs/design.md §5
  * Holds "PAYMENT_HOLD blocks payment intents and autopay"). The operations of the enrolment routes and of
  * `autopayWorkflow`, one transaction each, each under the loan's row lock (`lockLoanForMoney`), so an enrolment, its
  * cancellation and a collection of one loan serialize with every other money event of that loan:
@@ -45,14 +45,14 @@ import { rearmStartIntent } from '../platform/start-intents';
 import { openTask, recordEffect, rowOfRequestKey } from '../servicing/records';
 import { assertInstrumentEligible, createPaymentIntentIn } from './payment-intents';
 
-/** Input of `enrolAutopay`: the route's body (DESIGN-processes P1 Autopay) and the loan. */
+/** Input of `enrolAutopay`: the route's body (docs/processes.md P1 Autopay) and the loan. */
 export interface EnrolAutopayInput extends OperationContext {
   loanId: number;
   /** A VERIFIED and ACTIVE instrument of the borrower or a co-borrower. */
   instrumentId: number;
   /** The borrower's authorization of recurring debits (free text, never an identifier or account number). */
   authorizationRef: string;
-  /** DESIGN §5 rail. */
+  /** docs/design.md §5 rail. */
   rail: string;
   amountType: string;
   /** Decimal string > 0 with at most the loan currency's digits; required iff `amountType` is FIXED. */
@@ -70,7 +70,7 @@ export interface EnrolAutopayResult {
 }
 
 /**
- * Enrols a loan in autopay (DESIGN-processes P1 Autopay). One transaction under the loan's row lock: the loan
+ * Enrols a loan in autopay (docs/processes.md P1 Autopay). One transaction under the loan's row lock: the loan
  * ACTIVE, the instrument eligible as for payment intents (`assertInstrumentEligible`), no other ACTIVE enrolment;
  * stores the enrolment (`enrolledOn` = today in UTC: installments due on or before it are never collected) and the
  * start intent of `autopay/<tenant>/<loanId>` (re-armed when an earlier enrolment of the loan had one).
@@ -283,14 +283,14 @@ export interface CollectAutopayInput {
 }
 
 /**
- * Collects one installment for an enrolment (DESIGN-processes P1 Autopay), in one transaction under the loan's
+ * Collects one installment for an enrolment (docs/processes.md P1 Autopay), in one transaction under the loan's
  * row lock:
  * - the enrolment no longer ACTIVE → ENROLMENT_INACTIVE; the loan not ACTIVE → LOAN_NOT_ACTIVE (nothing written);
  * - an intent already created for (enrolment, installment) (request key `autopay/<enrolmentId>/<n>`) → CREATED
  *   with that intent (a retried activity);
  * - the amount: INSTALLMENT_DUE = what the installment still owes per the loan's stored state (due − paid −
  *   waived, every component), FIXED = `fixedAmount`; nothing owed → NOTHING_DUE;
- * - a PAYMENT_HOLD in force (customer-wide or on this loan; DESIGN §5 Holds) → SKIPPED: an
+ * - a PAYMENT_HOLD in force (customer-wide or on this loan; docs/design.md §5 Holds) → SKIPPED: an
  *   `AUTOPAY_INSTALLMENT_SKIPPED` effect and an `AUTOPAY_SKIPPED_REVIEW` task on the loan's autopay case (a GENERAL
  *   servicing case of the borrower, opened at the first skip of the enrolment and reused after);
  * - else the intent through `createPaymentIntentIn` (the rules and writes of `createPaymentIntent`, in a

@@ -1,5 +1,5 @@
 /**
- * Operations of payments on rails (issue 7; DESIGN-processes P1): payment intents and their status changes
+ * Operations of payments on rails (docs/processes.md P1): payment intents and their status changes
  * (payment-intents.ts), the workflow's rail calls (rail-calls.ts), the daily reconciliation's reads
  * (reconcile-rail-settlements.ts) and autopay (autopay.ts, plus `markStartIntentStarted` so `autopayWorkflow` can
  * confirm the intents' processes it started). `createActivities` (activities/index.ts) spreads them in, so they are also Temporal

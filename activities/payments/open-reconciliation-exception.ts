@@ -52,7 +52,7 @@ const inputSchema = v.object({
 const attemptsMax = 3;
 
 /**
- * Opens a reconciliation exception (DESIGN-processes P1 "Reconciliation exceptions"; spec § Resources:
+ * Opens a reconciliation exception (docs/processes.md P1 "Reconciliation exceptions"; spec § Resources:
  * Reconciliation exception), or records a recurrence: when one of the same `exceptionType` and target
  * (`targetType`, `targetRef`) is already open, its `lastSeenAt` moves to now (never backwards) and its `detail`
  * is replaced, and no row is added (the partial unique index allows one open exception per type and target).

@@ -1,7 +1,7 @@
 /**
- * Payment intents (issue 7; spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § States, § Limits
- * "amount plus in-flight intents must not exceed total outstanding"; DESIGN §5 rejections, rails, statuses;
- * DESIGN-processes P1). The operations the API and `paymentIntentWorkflow` run, one transaction each, each under
+ * Payment intents (spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § States, § Limits
+ * "amount plus in-flight intents must not exceed total outstanding"; docs/design.md §5 rejections, rails, statuses;
+ * docs/processes.md P1). The operations the API and `paymentIntentWorkflow` run, one transaction each, each under
  * the loan's row lock (db/queries/lending/loans.ts `lockLoanForMoney`) so that every money event of one loan,
  * intents included, is serialized:
  * - `createPaymentIntent`: checks the rules, stores the intent (status CREATED: its amount is now reserved against
@@ -12,7 +12,7 @@
  * - `returnPayment`: POSTED → RETURNED, the allocation re-run without it (later payments re-allocated in date order,
  *   the journal appends only the difference), event `payment.returned`.
  * Each status change is idempotent (a retried activity finds the status already reached and answers the same) and
- * appends one `payment_status_history` row. The rail call itself is never in these operations (DESIGN §1: record
+ * appends one `payment_status_history` row. The rail call itself is never in these operations (docs/design.md §1: record
  * intent → call → record outcome): see activities/payments/rail-calls.ts.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
@@ -76,7 +76,7 @@ export interface CreatePaymentIntentResult {
 type PaymentRow = typeof payments.$inferSelect;
 
 /**
- * Creates a payment intent (spec § Lending core writes; DESIGN-processes P1). One transaction under the loan's
+ * Creates a payment intent (spec § Lending core writes; docs/processes.md P1). One transaction under the loan's
  * row lock: the loan ACTIVE; the currency the loan's; the instrument the tenant's, VERIFIED and ACTIVE and owned
  * by the borrower or a CO_BORROWER party of the loan; no PAYMENT_HOLD in force for the borrower (customer-wide or
  * on this loan); `amount` + the loan's intents in flight (CREATED, SUBMITTED) ≤ its total outstanding (the
@@ -233,7 +233,7 @@ function resultOf(
 /**
  * 409 `error.msg.payment.instrument.not.eligible` (naming `instrumentId`) unless instrument `instrumentId` may be
  * debited for `loan`: the tenant's, VERIFIED and ACTIVE, owned by the borrower or a CO_BORROWER party of the loan
- * (DESIGN-processes P1). Used by payment intents and autopay enrolment.
+ * (docs/processes.md P1). Used by payment intents and autopay enrolment.
  */
 export async function assertInstrumentEligible(
   tx: Tx,
@@ -438,7 +438,7 @@ async function transition(
   });
 }
 
-/** CREATED → SUBMITTED with the rail's `providerRef` (DESIGN §5). Idempotent; 409 from another status. */
+/** CREATED → SUBMITTED with the rail's `providerRef` (docs/design.md §5). Idempotent; 409 from another status. */
 export function markPaymentSubmitted(deps: Deps) {
   return (input: PaymentRef & { providerRef: string }): Promise<PaymentIntentView> =>
     transition(deps, input, 'SUBMITTED', { providerRef: input.providerRef }, async () => ({
@@ -456,14 +456,14 @@ export function failPaymentIntent(deps: Deps) {
     transition(deps, input, 'FAILED', { reason: input.reason }, async () => ({}));
 }
 
-/** CREATED → CANCELLED (before submission only; DESIGN §5). Idempotent; 409 `error.msg.payment.invalid.state.transition` otherwise. */
+/** CREATED → CANCELLED (before submission only; docs/design.md §5). Idempotent; 409 `error.msg.payment.invalid.state.transition` otherwise. */
 export function cancelPaymentIntent(deps: Deps) {
   return (input: PaymentRef & { reason?: string | null }): Promise<PaymentIntentView> =>
     transition(deps, input, 'CANCELLED', { reason: input.reason ?? null }, async () => ({}));
 }
 
 /**
- * SUBMITTED → POSTED on settlement (DESIGN-processes P1): the payment is posted value-dated to its `effectiveDate`
+ * SUBMITTED → POSTED on settlement (docs/processes.md P1): the payment is posted value-dated to its `effectiveDate`
  * through the loan's allocation and the journal (repost-loan.ts, as record-external), event `payment.posted`.
  * `amount` is what is posted (decimal string): the intent's amount, or the settled amount when an operator resolved
  * a reconciliation exception with POST_AS_SETTLED (the intent's amount stays in the history). `settledOn` is the
@@ -493,7 +493,7 @@ export function postSettledPayment(deps: Deps) {
 }
 
 /**
- * POSTED → RETURNED (DESIGN-processes P1): the rail returned the money; the allocation is re-run without the
+ * POSTED → RETURNED (docs/processes.md P1): the rail returned the money; the allocation is re-run without the
  * payment, as if it had never been applied (later payments re-allocated in date order; the journal appends only
  * the difference), event `payment.returned` with `returnCode`. Whether the return is inside the rail's window is
  * the workflow's decision (domain rails); this records it. Idempotent; 409 from another status.

@@ -1,5 +1,5 @@
 /**
- * The payment-intent workflow's calls to the rail (issue 7; DESIGN §1: "A rail or provider call is never in the
+ * The payment-intent workflow's calls to the rail (docs/design.md §1: "A rail or provider call is never in the
  * same activity as a DB write: record intent → call → record outcome"). These activities read what the call needs
  * and call the rail adapter (`deps.paymentRail`, activities/payments/rail.ts); they write nothing of ours. The
  * status change that follows is a separate activity (activities/payments/payment-intents.ts).
@@ -31,7 +31,7 @@ export interface SubmitPaymentToRailResult {
 }
 
 /**
- * Submits payment `paymentId` to its rail (DESIGN-processes P1 step "submit"): reads the payment's instrument
+ * Submits payment `paymentId` to its rail (docs/processes.md P1 step "submit"): reads the payment's instrument
  * token (a read), then calls `deps.paymentRail.submit`, idempotent by (tenant, paymentId), so a retried activity
  * gets the same `providerRef` and outcome. Errors: 404 for an unknown payment; 503 `error.msg.service.unavailable`
  * when no rail adapter is configured (retried by the workflow's `railCall` preset until one is).

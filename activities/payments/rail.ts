@@ -1,12 +1,12 @@
 /**
- * The payment-rail port (DESIGN-processes P1 "Rails") and its sandbox implementation.
+ * The payment-rail port (docs/processes.md P1 "Rails") and its sandbox implementation.
  *
  * `PaymentRail` is the shape a production adapter (a bank's or payment provider's API) needs and the
  * payment-intent workflow's activities call: `submit` (idempotent by tenant and paymentId: the provider's
  * idempotency key), `cancel`, and `settlementReport` (what the daily reconciliation compares with our ledger).
  * Provider events (settled, returned, failed) reach the workflow as signals, so the port has no callbacks.
  * Every method is an external call: an activity calling it writes nothing of ours in the same activity
- * (STYLE §5, record intent → call rail → record outcome).
+ * (docs/conventions.md §5, record intent → call rail → record outcome).
  *
  * `createSandboxRail(db)` behaves like a provider's test mode (Stripe test tokens, Increase's sandbox
  * simulations). It keeps the provider's records in its own table `sandbox_rail_transfers` (db/schema/sandbox.ts),

@@ -1,8 +1,8 @@
 /**
- * The daily reconciliation's reads (DESIGN-processes P1 "Reconciliation exceptions"; issue 7 §3): which tenants
+ * The daily reconciliation's reads (docs/processes.md P1 "Reconciliation exceptions"): which tenants
  * to reconcile, and one tenant's comparison of the rail's settlement report with our intents. Neither writes:
  * `reconcileRailSettlements` calls the rail (`deps.paymentRail.settlementReport`), and a rail call is never in
- * the same activity as a write of ours (DESIGN §1). The workflow (workflows/daily-reconciliation/) opens each
+ * the same activity as a write of ours (docs/design.md §1). The workflow (workflows/daily-reconciliation/) opens each
  * finding through `openReconciliationException`, one transaction per finding, so that each is retried on its own
  * and the operation that already keeps one open exception per (type, target) and writes the outbox event is the
  * only writer of exceptions.

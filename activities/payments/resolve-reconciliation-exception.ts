@@ -25,7 +25,7 @@ export interface ResolveReconciliationExceptionInput extends OperationContext {
 }
 
 /**
- * Resolves an open reconciliation exception (DESIGN-processes P1: `POST /v1/recon-exceptions/{id}/resolve`
+ * Resolves an open reconciliation exception (docs/processes.md P1: `POST /v1/recon-exceptions/{id}/resolve`
  * `{resolution, reason}` → status `resolved`) under its row lock (`FOR UPDATE`), records `resolution`,
  * `resolutionReason`, `resolvedBy` (`actor`) and `resolvedAt` (`deps.clock()`), and writes the outbox event
  * `reconciliation.exception.resolved` in the same transaction. Returns the exception as the API shows it, with
@@ -36,7 +36,7 @@ export interface ResolveReconciliationExceptionInput extends OperationContext {
  * `POST_INTENT_AMOUNT`, `REFUND_BORROWER`, `DISMISS`, a blank `reason` or one over 2000 characters, or a `reason`
  * that looks like a government identifier or an account or card number (not echoed); 404
  * `error.msg.resource.not.found` when the exception is absent or another tenant's; 409
- * `error.msg.reconciliation.exception.invalid.state.transition` when it is already resolved (DESIGN §5: a state
+ * `error.msg.reconciliation.exception.invalid.state.transition` when it is already resolved (docs/design.md §5: a state
  * transition not allowed → `error.msg.<resource>.invalid.state.transition`). Nothing is written on an error.
  */
 export function resolveReconciliationException(deps: Deps) {

@@ -1,5 +1,5 @@
 /**
- * Tenants and API clients (issue 2 §3 admin CLI; DESIGN §4 Tokens). Client secrets are 32 random
+ * Tenants and API clients (admin CLI; docs/design.md §4 Tokens). Client secrets are 32 random
  * bytes with an environment prefix, shown once, stored as HMAC-SHA256 with the server pepper.
  */
 import { randomBytes } from 'node:crypto';
@@ -81,7 +81,7 @@ export interface CreateClientInput {
   description?: string | null;
   /**
    * Create the tenant (with its default case types) when it does not exist yet. Default false: a
-   * client of an unknown tenant is refused (issue 14: no implicit tenants; a typo must not make one).
+   * client of an unknown tenant is refused (no implicit tenants; a typo must not make one).
    */
   createTenant?: boolean;
 }
@@ -194,10 +194,10 @@ export function rotateClientSecret(deps: Deps) {
 }
 
 /**
- * Disables a client at once (issue 14): its secrets no longer obtain tokens (`issueAccessToken`)
+ * Disables a client at once: its secrets no longer obtain tokens (`issueAccessToken`)
  * and its tokens are refused, since the bearer look-up reads the client's state in the same query
  * as the token (db/queries/platform.ts `findTokenGrant`) and the API's token-grant caches drop the
- * client's grants (issue 13; api/token-cache.ts): at once in this process (announced on the pool after
+ * client's grants (api/token-cache.ts): at once in this process (announced on the pool after
  * commit), in every other API process when the `credential_changes` notification of the update arrives
  * (migration 0016), and within `TOKEN_CACHE_TTL_MS` (default 5 s) in the worst case. Repeatable: a
  * disabled client keeps its first `disabledAt` (ISO 8601 timestamp).

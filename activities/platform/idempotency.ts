@@ -1,5 +1,5 @@
 /**
- * The Idempotency-Key store (spec § Shared header rules; DESIGN §4 Idempotency-Key).
+ * The Idempotency-Key store (spec § Shared header rules; docs/design.md §4 Idempotency-Key).
  * Uniqueness is (tenant, environment, client, key). A completed response is kept 24 h; a key
  * held by a request still running is locked for `lockSeconds`, after which a crashed holder's
  * key may be taken over. A 5xx releases the key.
@@ -38,7 +38,7 @@ function keyOf(scope: IdempotencyScope) {
 /**
  * A stored body that holds a secret shown once (e.g. a webhook `signingSecret`) is kept as
  * `sealed:v1:` + AES-256-GCM ciphertext of the whole response text, bound to its key scope, so the
- * store never holds the secret in clear (DESIGN §3) and the replay is still byte for byte. No JSON
+ * store never holds the secret in clear (docs/design.md §3) and the replay is still byte for byte. No JSON
  * text starts with `s`, so the prefix cannot be mistaken for a body.
  */
 const sealedPrefix = 'sealed:v1:';
@@ -74,7 +74,7 @@ interface KeyRecord extends Record<string, unknown> {
 
 /**
  * The key's record when it is COMPLETED and not yet expired, in one round trip (db/tenant-tx.ts `readAsTenant`;
- * issue 13: replays are the hot path of retried writes). Such a record never changes until it expires (a
+ * replays are the hot path of retried writes). Such a record never changes until it expires (a
  * take-over needs an expired completion), so reading it outside the claim's transaction is safe.
  */
 async function completedRecord(deps: Deps, scope: IdempotencyScope, now: Date): Promise<KeyRecord | null> {
@@ -180,7 +180,7 @@ export function claimIdempotencyKey(deps: Deps) {
 
 /**
  * Stores the response of a claimed key (kept `idempotencyRetentionSeconds`). `body` is the response
- * text exactly as sent (null when empty), so a replay returns the same bytes (DESIGN-processes P0
+ * text exactly as sent (null when empty), so a replay returns the same bytes (docs/processes.md P0
  * Failure answers: stored as text, not `jsonb`, which reorders keys). With `sealedFields` (names
  * of fields holding a secret shown once) the whole text is stored encrypted and decrypted for the
  * replay.

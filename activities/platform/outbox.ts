@@ -1,6 +1,6 @@
 /**
- * The transactional outbox writer (DESIGN §3 "State changes that others must hear about write an
- * outbox row in the same transaction"; DESIGN-processes P0 Outbox relay, Typed event catalogue).
+ * The transactional outbox writer (docs/design.md §3 "State changes that others must hear about write an
+ * outbox row in the same transaction"; docs/processes.md P0 Outbox relay, Typed event catalogue).
  * Every operation that emits an event calls it inside its own transaction; the relay turns the
  * rows into webhook deliveries later.
  */
@@ -30,7 +30,7 @@ export interface OutboxEventInput<T extends EventType> {
 
 /**
  * What caused the events written while it is in force, when that is not a live change: `BOARDING` with the batch id
- * for the operations portfolio boarding runs (the migrated history of boarded loans; DESIGN-processes P3). Stored on
+ * for the operations portfolio boarding runs (the migrated history of boarded loans; docs/processes.md P3). Stored on
  * the outbox row (`source`, `boardingBatchId`), delivered as two optional envelope members of the same names
  * (activities/webhooks/envelope.ts) and only to subscriptions with `includeBoardedHistory` (workers/outbox-relay.ts).
  */

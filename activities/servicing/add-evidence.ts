@@ -13,7 +13,7 @@ export interface AddEvidenceInput extends OperationContext {
 }
 
 /**
- * Records evidence metadata on an open case and appends `EVIDENCE_ADDED` to its effects (issue 2 §6).
+ * Records evidence metadata on an open case and appends `EVIDENCE_ADDED` to its effects.
  * Idempotent by `requestKey` (a replay returns the first evidence id before any check). Errors, with
  * nothing stored: 404 `error.msg.resource.not.found` naming `caseId` or `documentId` when that case or
  * document is absent or another tenant's (spec § Authentication 9); 409

@@ -1,6 +1,6 @@
 /**
  * AI-assisted sessions and their outputs (spec § Resources "AI session output", § Endpoints Servicing plane;
- * DESIGN-processes P4 "AI session outputs"; issue 8 §4). A session is opened on an open case for the case's
+ * docs/processes.md P4 "AI session outputs"). A session is opened on an open case for the case's
  * customer; each output it produces is stored with the evidence it cites, bumps the session's version, and,
  * when a person must review it (`aiOutputReviewRequired`), opens an `AI_OUTPUT_REVIEW` task on the case.
  * One transaction per operation; idempotent by `requestKey`.
@@ -127,7 +127,7 @@ export interface RecordedAiOutput {
 }
 
 /**
- * Records one output of an AI session (DESIGN-processes P4). Under the session's row lock (`FOR UPDATE`): a
+ * Records one output of an AI session (docs/processes.md P4). Under the session's row lock (`FOR UPDATE`): a
  * replay of `requestKey` returns the first output before any check; then the version named by `If-Match`
  * (`expectedVersion`) must be the session's (else 409 `error.msg.ai.session.version.conflict`); the session's
  * case must still be open (`FOR SHARE`; closed → 409 `error.msg.case.invalid.state.transition`); and every

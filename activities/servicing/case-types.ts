@@ -1,5 +1,5 @@
 /**
- * Case types and the publication of their field definitions (DESIGN-processes P4 "Case types and field
+ * Case types and the publication of their field definitions (docs/processes.md P4 "Case types and field
  * definitions"; spec § Resources "Case-type field definitions"). New tenants start with the default case types of
  * activities/platform/clients.ts (`ensureTenant`); these operations add types and publish definitions.
  */

@@ -1,6 +1,6 @@
 /**
  * Contact-consent updates (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
- * DESIGN-processes P4 "Contact-consent updates"; timing and precedence rules: domain/servicing/contact-consent.ts).
+ * docs/processes.md P4 "Contact-consent updates"; timing and precedence rules: domain/servicing/contact-consent.ts).
  *
  * - `recordContactConsentUpdate` (the route's operation): checks the case, the customer and the contact point, stores
  *   the update and, when `effectiveAt` is not in the future, applies it in the same transaction (`COMPLETED`);

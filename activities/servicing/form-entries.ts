@@ -1,5 +1,5 @@
 /**
- * Form entries: a case's answers to one publication of its case type's field definitions (DESIGN-processes P4
+ * Form entries: a case's answers to one publication of its case type's field definitions (docs/processes.md P4
  * "Form entries"; spec § Resources "Form entry history item"). Every change appends a history item
  * (`ANSWERS_CREATED` when the entry is created, `ANSWERS_UPDATED` per update that changes something) and a case
  * effect (`FORM_ENTRY_CREATED`, `FORM_ENTRY_UPDATED`) in the same transaction. Answers never go into effects or
@@ -240,7 +240,7 @@ export function updateFormEntry(deps: Deps) {
 }
 
 /**
- * Throws unless the case may close as far as its form answers go (DESIGN-processes P4: "closing a case with a
+ * Throws unless the case may close as far as its form answers go (docs/processes.md P4: "closing a case with a
  * missing ON_CLOSE answer → 409"). The answers checked are those of the case's entry for the newest publication it
  * answered (the newest such entry when several); a case without entries is checked against the latest publication
  * of its case type, with no answers. Call inside the close's transaction, after the case row is locked.

@@ -1,9 +1,9 @@
 /**
- * The hardship offer after its routing (issue 10 §2; DESIGN-processes P5; domain/hardship/offer-process.ts): the
+ * The hardship offer after its routing (docs/processes.md P5; domain/hardship/offer-process.ts): the
  * borrower's acceptance (an operation of the route), and the steps of `hardshipOfferWorkflow` — read the offer's
  * progress, expire it when its validity timer fires, confirm the required evidence (then apply the relief) or lapse
  * it at the document deadline, and re-evaluate eligibility when its loan changes. Each is one tenant transaction
- * (STYLE §5) on the offer row locked `FOR UPDATE`, so an acceptance and an expiry, or two hints, never both win; each
+ * (docs/conventions.md §5) on the offer row locked `FOR UPDATE`, so an acceptance and an expiry, or two hints, never both win; each
  * is idempotent (a step whose status no longer holds changes nothing and answers the progress).
  *
  * The database is the arbiter of the offer's status; the workflow owns the timers and decides *when* a step runs.
@@ -253,7 +253,7 @@ export interface AcceptHardshipOfferInput extends OperationContext {
 }
 
 /**
- * The borrower accepts an OFFERED or APPROVED offer (DESIGN-processes P5 `POST …/{offerId}/accept`), recorded with
+ * The borrower accepts an OFFERED or APPROVED offer (docs/processes.md P5 `POST …/{offerId}/accept`), recorded with
  * the `Service-Actor` (optional: the servicer may act for the borrower) and the time:
  * - the program asks for evidence (`requiredEvidenceCode` ≠ `NONE`) → `AWAITING_DOCUMENTS` with
  *   `documentsDueAt` = now + the guardrails' `documentDeadlineHoursMaximum` (of the guardrails version the offer
@@ -514,7 +514,7 @@ export interface ReevaluateHardshipOfferInput extends HardshipOfferRef {
 
 /**
  * Re-runs eligibility of an offer not yet accepted (PENDING_APPROVAL, OFFERED, APPROVED) after a material change
- * of its loan (workflow step on `loanChanged`; DESIGN-processes P5), when the tenant's active guardrails say
+ * of its loan (workflow step on `loanChanged`; docs/processes.md P5), when the tenant's active guardrails say
  * `reevaluateOnMaterialLoanDrift`: the routing of domain/hardship/offer.ts against the active guardrails, the
  * offer's program version (and the program's current state) and fresh loan facts. When the loan no longer
  * qualifies the offer becomes INELIGIBLE (or SPECIALIST, with its task) with the new reasons, its validity timer

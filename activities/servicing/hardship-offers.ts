@@ -1,8 +1,8 @@
 /**
- * Hardship offers up to their decision (issue 10 §2; DESIGN-processes P5 third bullet; spec § Authentication 10
+ * Hardship offers up to their decision (docs/processes.md P5 third bullet; spec § Authentication 10
  * maker-checker): creating an offer routes it (domain/hardship/offer.ts) and stores it with its case effects and
  * tasks; a PENDING_APPROVAL offer is approved or rejected by a second actor, which writes the append-only
- * approval record. Each operation is one tenant transaction (STYLE §5), idempotent.
+ * approval record. Each operation is one tenant transaction (docs/conventions.md §5), idempotent.
  *
  * The loan facts the routing reads are gathered in the same transaction (`gatherHardshipLoanFacts`) unless the
  * caller gives them (`loanFacts`).
@@ -181,7 +181,7 @@ export async function gatherHardshipLoanFacts(
 }
 
 /**
- * Creates a hardship offer (DESIGN-processes P5): routes the request against the tenant's active guardrails and
+ * Creates a hardship offer (docs/processes.md P5): routes the request against the tenant's active guardrails and
  * the program version in effect today (tenant compliance time zone), and stores it with the route as its status.
  * OFFERED starts the validity timer (`offerExpiresAt` = now + the version's `offerValidityHours`). Case effects:
  * `HARDSHIP_OFFER_CREATED` (status, reasons); a PENDING_APPROVAL offer opens the task `HARDSHIP_OFFER_APPROVAL`,
@@ -449,7 +449,7 @@ export interface DecideHardshipOfferInput extends OperationContext {
 }
 
 /**
- * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; DESIGN-processes P5): the maker-checker
+ * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; docs/processes.md P5): the maker-checker
  * rule of the tenant's policy (domain/maker-checker.ts `makerCheckerRefusal`: by default another client and another
  * actor than the maker's, the checker's token holding `actions:approve`), then writes the approval record (checker's
  * actor and client id, the maker's actor and client id it was checked against, the policy, decision, guardrails

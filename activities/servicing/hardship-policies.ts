@@ -1,7 +1,7 @@
 /**
- * Hardship policy administration (spec § Resources "Hardship policy overview"; DESIGN-processes P5 first bullet):
+ * Hardship policy administration (spec § Resources "Hardship policy overview"; docs/processes.md P5 first bullet):
  * new common-guardrails versions, programs with versions, and retirement. Each operation is one tenant
- * transaction (STYLE §5) that first takes the tenant's hardship-policy advisory lock, so versions are numbered
+ * transaction (docs/conventions.md §5) that first takes the tenant's hardship-policy advisory lock, so versions are numbered
  * 1, 2, … without gaps and a program is checked against the guardrails that are active when it commits.
  * Programs that break the ACTIVE guardrails are refused (domain `guardrailViolations`); a stricter guardrails
  * version is accepted and shows in the overview's `portfolioValid`.

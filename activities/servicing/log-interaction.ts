@@ -16,7 +16,7 @@ export interface LogInteractionInput extends OperationContext {
 
 /**
  * Records a contact with the customer; when it names a case, an `INTERACTION_LOGGED` effect is
- * appended to that case (issue 2 §6). Idempotent by `requestKey` (a replay returns the first
+ * appended to that case. Idempotent by `requestKey` (a replay returns the first
  * interaction id before any check). Errors for a named case, with nothing stored (`holdOpenCase`):
  * 404 `error.msg.resource.not.found` (absent or another tenant's), 409
  * `error.msg.case.customer.mismatch` (the case is another customer's), 409

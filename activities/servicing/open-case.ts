@@ -18,7 +18,7 @@ export interface OpenCaseResult {
 }
 
 /**
- * Opens a servicing case and records `CASE_OPENED` in its effects (issue 2 §6).
+ * Opens a servicing case and records `CASE_OPENED` in its effects.
  * Idempotent by `requestKey`: a retry returns the case the first call opened.
  * Errors: 400 `validation.msg.validation.errors.exist` (parameterName `caseTypeCode`) when the
  * tenant has no such case type.

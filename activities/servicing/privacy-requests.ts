@@ -1,5 +1,5 @@
 /**
- * Operations of the privacy-request process (issue 2 §7; DESIGN §5 Privacy-request clocks).
+ * Operations of the privacy-request process (docs/design.md §5 Privacy-request clocks).
  * The API calls `openPrivacyRequest`; the workflow `privacyRequestWorkflow` calls the rest.
  * Each is one transaction and idempotent: a retried call changes nothing more.
  */

@@ -1,5 +1,5 @@
 /**
- * Operations of promises to pay (issue 8 §2; DESIGN-processes P4 "Promises to pay"). The API calls
+ * Operations of promises to pay (docs/processes.md P4 "Promises to pay"). The API calls
  * `createPromiseToPay`; `promiseWorkflow` calls `readPromisePayments` and `resolvePromiseToPay`; the
  * payment-intent workflow calls `findPendingPromisesOfLoan` after posting, to signal them. `close-case.ts`
  * calls `assertCaseOutcomeGrounded`. Each write is one transaction and idempotent.
@@ -78,7 +78,7 @@ function createdResultOf(row: PromiseRow): CreatePromiseToPayResult {
 }
 
 /**
- * Takes a promise to pay on a case (DESIGN-processes P4): stores it PENDING with its watch window (value dates
+ * Takes a promise to pay on a case (docs/processes.md P4): stores it PENDING with its watch window (value dates
  * from today to promisedDate + 3 days, deadline at the end of that day, tenant time zone), appends a
  * `PROMISE_CREATED` effect to the case, writes `promise.created` and the workflow's start intent, all in one
  * transaction. Idempotent by `requestKey` (a replay returns the first promise before any check).
@@ -92,7 +92,7 @@ function createdResultOf(row: PromiseRow): CreatePromiseToPayResult {
  */
 /**
  * Throws 409 `error.msg.case.customer.mismatch` (naming `caseId`) unless the case's `customerRef` is the
- * `customerRef` (DESIGN-processes P4 "Refs") of the loan's borrower or of one of its parties (co-borrower,
+ * `customerRef` (docs/processes.md P4 "Refs") of the loan's borrower or of one of its parties (co-borrower,
  * guarantor, authorized party): a promise to pay is taken from someone who answers for the loan. Also used by
  * the hardship offers (activities/servicing/hardship-offers.ts).
  */
@@ -338,7 +338,7 @@ export interface ResolvePromiseInput extends PromiseRef {
 }
 
 /**
- * Resolves a PENDING promise (DESIGN-processes P4), in one transaction under the promise's row lock: status
+ * Resolves a PENDING promise (docs/processes.md P4), in one transaction under the promise's row lock: status
  * `outcome`, `paidAmount`, `resolvedAt`; the case effect `PROMISE_KEPT` / `PROMISE_PARTIALLY_KEPT` /
  * `PROMISE_BROKEN`; the event `promise.kept` / `promise.partially.kept` / `promise.broken`; and for an outcome
  * other than KEPT a `PROMISE_FOLLOW_UP` task on the case (with its `TASK_CREATED` effect). Idempotent: a promise
@@ -478,7 +478,7 @@ export function findPendingPromisesOfLoan(deps: Deps) {
 const groundingEffects: Readonly<Record<string, string>> = { PROMISE_KEPT: 'PROMISE_KEPT' };
 
 /**
- * Throws unless the case's records ground `outcomeCode` (DESIGN-processes P4; spec § Servicing plane: a case closed
+ * Throws unless the case's records ground `outcomeCode` (docs/processes.md P4; spec § Servicing plane: a case closed
  * with `PROMISE_KEPT`): `PROMISE_KEPT` needs a `PROMISE_KEPT` effect on that case (a promise of it resolved KEPT);
  * other codes need nothing. 409 `error.msg.case.outcome.not.grounded` naming `outcomeCode`. Runs in the closing
  * transaction (after the case row is locked).

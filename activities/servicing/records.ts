@@ -1,7 +1,7 @@
 /**
  * Writers of the append-only records that accompany servicing state changes, each idempotent by a
  * business `dedupeKey` (a retried write is a no-op and returns the first row): case effects and
- * tasks (outbox events: activities/platform/outbox.ts). Always called inside the caller's transaction (STYLE §5).
+ * tasks (outbox events: activities/platform/outbox.ts). Always called inside the caller's transaction (docs/conventions.md §5).
  */
 import { and, eq, getTableName } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
@@ -149,7 +149,7 @@ export function assertCaseTakesRecords(
  * Checks a case named by a new record (evidence, an interaction) and holds it with `FOR SHARE` until
  * the caller's transaction ends, so a concurrent close (which takes `FOR UPDATE`) waits for the
  * record or sees it. `customerRef`, when given, is the record's customer and must be the case's.
- * Errors (spec § Authentication 9; DESIGN §5 rejections, RFC 9110 §15.5.10):
+ * Errors (spec § Authentication 9; docs/design.md §5 rejections, RFC 9110 §15.5.10):
  * - 404 `error.msg.resource.not.found` naming `caseId` when the case is absent or another tenant's;
  * - 409 `error.msg.case.customer.mismatch` naming `caseId` when it belongs to another customer;
  * - 409 `error.msg.case.invalid.state.transition` naming `caseId` when it is not OPEN.

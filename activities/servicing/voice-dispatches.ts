@@ -1,5 +1,5 @@
 /**
- * Voice dispatches (DESIGN-processes P4 "Voice-provider control surface"; spec § Authentication 6; DESIGN §5
+ * Voice dispatches (docs/processes.md P4 "Voice-provider control surface"; spec § Authentication 6; docs/design.md §5
  * "Inbound channel events": `X-Service-Voice-Task-Token` is random ≥ 128-bit, minted per dispatch, stored hashed,
  * scoped to one task, expires with it).
  *
@@ -95,7 +95,7 @@ export function createVoiceDispatch(deps: Deps) {
       assertCaseTakesRecords(found, input.caseId, null);
       const point = await findContactPointByRef(tx, input.tenantId, input.contactPointRef);
       if (!point || point.customerRef !== found.customerRef) {
-        // The ref is not repeated: the caller knows what it sent, and it may be identifier-like (DESIGN §5).
+        // The ref is not repeated: the caller knows what it sent, and it may be identifier-like (docs/design.md §5).
         const message =
           "contactPointRef: the contact point it names was not found among the case's customer's.";
         throw new DomainError('error.msg.resource.not.found', message, {

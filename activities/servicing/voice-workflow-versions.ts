@@ -1,7 +1,7 @@
 /**
- * Voice workflow versions (spec § Resources "Voice workflow version"; DESIGN-processes P4 "Voice-provider control
+ * Voice workflow versions (spec § Resources "Voice workflow version"; docs/processes.md P4 "Voice-provider control
  * surface"): create the next immutable version of a workflow, and activate one (at most one active per workflow).
- * Each operation is one tenant transaction (STYLE §5).
+ * Each operation is one tenant transaction (docs/conventions.md §5).
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { type VoiceWorkflowVersionView, voiceWorkflowVersionView } from '../../db/queries/servicing/voice';

@@ -1,5 +1,5 @@
 /**
- * The queue of webhook deliveries waiting for admission (`webhook_admission_waiters`; DESIGN §5 Webhooks, Svix
+ * The queue of webhook deliveries waiting for admission (`webhook_admission_waiters`; docs/design.md §5 Webhooks, Svix
  * endpoint throttling): a refused delivery waits for a wake-up signal instead of asking again on a timer, and
  * whoever frees a slot of its tenant's cap or an endpoint (`recordWebhookAttempt`, `cancelWebhookDelivery`) names
  * the oldest deliveries that may now go, for its workflow to signal. Helpers of those activities, run inside

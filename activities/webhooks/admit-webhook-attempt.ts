@@ -1,5 +1,5 @@
 /**
- * `admitWebhookAttempt` (DESIGN §5 Webhooks; Svix endpoint throttling; domain/webhooks/circuit-breaker.ts):
+ * `admitWebhookAttempt` (docs/design.md §5 Webhooks; Svix endpoint throttling; domain/webhooks/circuit-breaker.ts):
  * decides, before an attempt of a delivery is sent, whether it may go now. One transaction,
  * serialized per tenant (a transaction advisory lock, taken with `pg_try_advisory_xact_lock`: when another
  * admission of the tenant holds it, the answer is at once TENANT_AT_CAPACITY with its wait, never a blocked

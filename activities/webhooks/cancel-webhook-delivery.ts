@@ -1,5 +1,5 @@
 /**
- * `cancelWebhookDelivery` (DESIGN-processes P2: deactivation stops pending retries): marks a
+ * `cancelWebhookDelivery` (docs/processes.md P2: deactivation stops pending retries): marks a
  * delivery that has not ended `CANCELLED`, with no next attempt, and frees its slot in its
  * tenant's concurrency cap (`admitWebhookAttempt`) if it holds one. Idempotent: an ended delivery
  * (`SUCCEEDED`, `FAILED`, `CANCELLED`) is left as it is. Returns the state it is in afterwards.

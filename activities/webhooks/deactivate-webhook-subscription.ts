@@ -12,7 +12,7 @@ export interface DeactivateWebhookSubscriptionInput extends OperationContext {
 
 /**
  * Deactivates a subscription (spec § Events 4: "stops new deliveries, keeps history";
- * DESIGN-processes P2): status INACTIVE, and in the same transaction its PENDING and RETRYING
+ * docs/processes.md P2): status INACTIVE, and in the same transaction its PENDING and RETRYING
  * deliveries become CANCELLED (no next attempt). History and secrets are kept. Bumps `version`.
  * Errors: 404 when absent or another tenant's; 409
  * `error.msg.webhook.subscription.invalid.state.transition` when already INACTIVE.

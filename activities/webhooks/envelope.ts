@@ -1,6 +1,6 @@
 /**
  * The bytes of a delivery: the spec's envelope (spec § Events; `EventEnvelope` of domain/events.ts)
- * of an outbox row, with the subscription's `apiVersion` (DESIGN-processes P2), serialized with a
+ * of an outbox row, with the subscription's `apiVersion` (docs/processes.md P2), serialized with a
  * fixed key order so every retry sends the same bytes.
  */
 import type { outboxEvents } from '../../db/schema';

@@ -1,11 +1,11 @@
 /**
- * Outbound webhooks (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P0/P2), one transaction
+ * Outbound webhooks (spec § Events; docs/design.md §5 Webhooks; docs/processes.md P0/P2), one transaction
  * per database operation:
  * - subscription operations (create, PATCH, rotate-secret, deactivate, test event); reads live in
  *   db/queries/webhooks/webhooks.ts;
  * - the activities of the `webhook-delivery` workflow: database reads/writes
  *   (`prepareWebhookAttempt`, `admitWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`) apart from the HTTP
- *   call (`sendWebhook`) (STYLE §5: record intent → call → record outcome).
+ *   call (`sendWebhook`) (docs/conventions.md §5: record intent → call → record outcome).
  */
 import type { Deps } from '../deps';
 import { admitWebhookAttempt } from './admit-webhook-attempt';

@@ -1,5 +1,5 @@
 /**
- * `prepareWebhookAttempt` (DESIGN-processes P2; DESIGN §5 Webhooks): reads, before each attempt,
+ * `prepareWebhookAttempt` (docs/processes.md P2; docs/design.md §5 Webhooks): reads, before each attempt,
  * whether the delivery may go ahead and what to send. A read-only transaction.
  *
  * - The subscription not `ACTIVE` (deactivated by the integrator, disabled by the service) or the

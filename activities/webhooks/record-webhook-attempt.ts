@@ -1,5 +1,5 @@
 /**
- * `recordWebhookAttempt` (DESIGN §5 Webhooks; DESIGN-processes P2): records the outcome of one
+ * `recordWebhookAttempt` (docs/design.md §5 Webhooks; docs/processes.md P2): records the outcome of one
  * attempt in one transaction, idempotently (a retried call leaves one attempt row and the same
  * state).
  *

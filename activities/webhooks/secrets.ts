@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets (DESIGN §5 Webhooks: "Secrets `whsec_` + base64 of 32 random bytes,
+ * Webhook signing secrets (docs/design.md §5 Webhooks: "Secrets `whsec_` + base64 of 32 random bytes,
  * shown once; rotation overlap default 24 h, max 7 days, 0 revokes at once"). HMAC signing needs
  * the secret itself, so it is stored encrypted (AES-256-GCM, activities/common/encryption.ts) with
  * AAD `webhook-secret/v1|<tenant>|<subscriptionId>|<secretVersion>`, never in clear.

@@ -11,7 +11,7 @@ export interface SendWebhookTestEventInput extends OperationContext {
 
 /**
  * Queues a signed, non-business `webhook.test` event for one subscription (spec § Events 4;
- * DESIGN-processes P2): an outbox row with `targetSubscriptionId`, which the relay delivers to that
+ * docs/processes.md P2): an outbox row with `targetSubscriptionId`, which the relay delivers to that
  * subscription only, whatever its event types. Idempotent by `requestKey` (a retry returns the
  * same `eventId`); without one every call is a new test event. Errors: 404 when absent or another
  * tenant's; 409 `error.msg.webhook.subscription.invalid.state.transition` unless ACTIVE.

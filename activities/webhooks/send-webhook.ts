@@ -1,5 +1,5 @@
 /**
- * `sendWebhook` (DESIGN §5 Webhooks; DESIGN-processes P2 URLs; OWASP SSRF Prevention): one HTTP
+ * `sendWebhook` (docs/design.md §5 Webhooks; docs/processes.md P2 URLs; OWASP SSRF Prevention): one HTTP
  * attempt, no database. Never throws for an HTTP outcome: a refused address, a DNS failure, a
  * timeout or a non-2xx answer are results.
  *
@@ -46,7 +46,7 @@ export interface SendWebhookResult {
   retryAfterMs: number | null;
 }
 
-/** Time one attempt may take, connection included (DESIGN §5). */
+/** Time one attempt may take, connection included (docs/design.md §5). */
 export const sendTimeoutMs = attemptTimeoutMs;
 
 function pinnedLookup(address: string, family: number): LookupFunction {

@@ -26,7 +26,7 @@ export interface UpdateWebhookSubscriptionInput extends OperationContext {
 /**
  * Changes a subscription's destination, event filter, description or `includeBoardedHistory` (whether events of
  * portfolio boarding are delivered; it applies to events relayed after the change) with optimistic concurrency
- * (DESIGN-processes P2; RFC 9110 §13.1.1 If-Match): one conditional
+ * (docs/processes.md P2; RFC 9110 §13.1.1 If-Match): one conditional
  * `UPDATE … WHERE version = expectedVersion`, which bumps `version` and `updatedAt`.
  * Errors: 400 naming `url` for a destination the environment's policy refuses; 404 when absent or
  * another tenant's; 409 `error.msg.webhook.subscription.version.conflict` when the version differs

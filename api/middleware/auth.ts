@@ -1,11 +1,11 @@
 /**
  * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
- * § Shared header rules; DESIGN §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
+ * § Shared header rules; docs/design.md §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
  * the token's tenant (403) → the matched route's scope and permission (403, `authorizeRoute`, before any input is
  * validated). Routes marked `tenantFromToken` take the
  * token's tenant and need no header. Errors go out in the route's shape (`sendError`: Shape A, or Shape B
  * where the route chose it). Tokens are found by SHA-256
- * digest through the app's token-grant cache (`deps.tokenGrants`, api/token-cache.ts; issue 13), over
+ * digest through the app's token-grant cache (`deps.tokenGrants`, api/token-cache.ts), over
  * one indexed query that also reads the client's state (`findTokenGrant`). The bound: a disabled
  * client's tokens (or a token updated or deleted) are refused by every API process as soon as the
  * `credential_changes` notification arrives (milliseconds; at once in the process that made the change),
@@ -189,7 +189,7 @@ export function basicCredentials(
   try {
     const clientId = decodeURIComponent(decoded.slice(0, colon));
     const clientSecret = decodeURIComponent(decoded.slice(colon + 1));
-    // No client id or secret holds text PostgreSQL cannot store (issue 14): such a pair is no credential.
+    // No client id or secret holds text PostgreSQL cannot store: such a pair is no credential.
     if (unstorableCharacter(clientId) || unstorableCharacter(clientSecret)) return null;
     return { clientId, clientSecret };
   } catch {

@@ -1,6 +1,6 @@
 /**
  * Per-route choice of the error body shape (spec § Errors: Shape A for lending and most servicing operations,
- * Shape B, RFC 9457 problem details, for AI session outputs; DESIGN §4 Errors). `problemErrors` marks the
+ * Shape B, RFC 9457 problem details, for AI session outputs; docs/design.md §4 Errors). `problemErrors` marks the
  * request before any other middleware of the route runs (authentication, rate limit, idempotency, validation),
  * and `sendError` (api/errors.ts), through which every middleware, `app.onError` and `app.notFound` answer,
  * then renders every error of that request as Shape B (`application/problem+json`). Mounted per path in

@@ -1,5 +1,5 @@
 /**
- * The HTTP server span of each request (issue 12 §2; OpenTelemetry HTTP semantic conventions): named
+ * The HTTP server span of each request (OpenTelemetry HTTP semantic conventions): named
  * `<METHOD> <route template>`, kind SERVER, a child of the caller's W3C `traceparent` when one is sent, and the
  * active span while the request runs, so a workflow start, signal or update made by the route (the Temporal client
  * interceptor, workers/tracing.ts) is its child. Attributes: `http.request.method`, `http.route` (the template,

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on mutations (spec § Shared header rules; DESIGN §4). Mounted on each mutating
+ * Idempotency-Key on mutations (spec § Shared header rules; docs/design.md §4). Mounted on each mutating
  * route after validation, so rejected requests are not stored. Replay of a completed request →
  * its original status and body with `x-served-from-cache: true`; a duplicate while the first
  * runs → 409 `idempotency.request.in.flight` with `Retry-After`; the key with another payload or

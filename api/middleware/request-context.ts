@@ -1,5 +1,5 @@
 /**
- * Request id, structured access log and the `Service-Actor` header (DESIGN §4 Logs, Actor
+ * Request id, structured access log and the `Service-Actor` header (docs/design.md §4 Logs, Actor
  * context). The request id comes from `X-Request-Id` when the caller sends a sane one.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * `GET /docs`: the interactive API reference (Scalar) over `GET /v1/openapi.json`, working offline
- * (issue 12 §1). Its script is the standalone browser bundle of the installed `@scalar/api-reference`
+ *. Its script is the standalone browser bundle of the installed `@scalar/api-reference`
  * package, served by this service at `GET /docs/assets/scalar-standalone.js` — never a CDN — and the page is
  * configured so it reaches nothing but this service: no default fonts (fonts.scalar.com), no telemetry, no
  * request proxy (proxy.scalar.com), no AI agent, no developer toolbar. Neither route is part of the OpenAPI

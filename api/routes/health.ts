@@ -2,7 +2,7 @@
  * `GET /healthz`: 200 `{status: "ok", dependencies: {database, temporal}}` when every dependency
  * is up, 503 with the same body (`status: "degraded"`) when one is down. The status comes from
  * the health monitor (api/health-monitor.ts), refreshed in the background, so this route never
- * calls PostgreSQL or Temporal itself (DESIGN-processes P0 "Health").
+ * calls PostgreSQL or Temporal itself (docs/processes.md P0 "Health").
  */
 import { describeRoute } from 'hono-openapi';
 import { factory } from '../env';

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (issue 12 §2): the process's metrics in the Prometheus text exposition format (api/metrics.ts),
+ * `GET /metrics`: the process's metrics in the Prometheus text exposition format (api/metrics.ts),
  * for the operators' scraper; not part of the OpenAPI document and not behind tenant authentication.
  * - sandbox: open;
  * - production: only with `Authorization: Bearer <METRICS_TOKEN>`, the token compared in constant time (SHA-256

@@ -5,7 +5,7 @@
  * all) → `{access_token, token_type: "Bearer", expires_in: 3600, scope}` with `Cache-Control: no-store`.
  * Errors: 401 `invalid_client` (+ `WWW-Authenticate: Basic`), 400 `unsupported_grant_type`,
  * `invalid_scope`, `invalid_request`; 429 Shape A from `tokenRateLimit` (api/middleware/rate-limit.ts).
- * Its public address is `<AUTH_BASE_URL>/oauth2/token` when `AUTH_BASE_URL` is set (DESIGN §4;
+ * Its public address is `<AUTH_BASE_URL>/oauth2/token` when `AUTH_BASE_URL` is set (docs/design.md §4;
  * api/openapi.ts `withTokenAddress`).
  */
 import { describeRoute } from 'hono-openapi';
@@ -57,7 +57,7 @@ export const oauthRoutes = factory.createApp().post(
       401: { description: '`invalid_client`' },
       429: {
         description:
-          'Too many token requests for this client id (Shape A `error.msg.rate.limited`, `Retry-After` in seconds; DESIGN §5)',
+          'Too many token requests for this client id (Shape A `error.msg.rate.limited`, `Retry-After` in seconds; docs/design.md §5)',
       },
     },
   }),

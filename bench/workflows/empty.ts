@@ -1,5 +1,5 @@
 /**
- * The baseline of `npm run bench:payments` (DESIGN §6: "payment intent end to end … ≥ 60% of the throughput of an
+ * The baseline of `npm run bench:payments` (docs/design.md §6: "payment intent end to end … ≥ 60% of the throughput of an
  * empty one-activity workflow on the same Temporal server"): a workflow that runs one activity doing nothing and
  * returns. Bundled only by the benchmark's own worker, never by the service's.
  */

@@ -1,5 +1,5 @@
 /**
- * The typed client of the lending service (issue 12 §1): an `openapi-fetch` client over the paths generated
+ * The typed client of the lending service: an `openapi-fetch` client over the paths generated
  * from `GET /v1/openapi.json` (./schema.d.ts, `npm run client:generate`), whose fetch does what the spec asks
  * of a client (spec § Authentication 2–4, 7, 9; § Shared header rules):
  * - a client-credentials token (`POST {authBaseUrl}/oauth2/token`, HTTP Basic, form body), cached until under

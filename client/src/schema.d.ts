@@ -645,7 +645,7 @@ export interface paths {
         put?: never;
         /**
          * Request a hardship offer
-         * @description Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; `Service-Actor` (required, 400 when absent) is the maker, recorded with the token's client id. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: `requestedRelief` is `{reliefType, params}`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; `…Minor` are decimal strings of minor units of the loan's currency. Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).
+         * @description Routes the request against the tenant's active guardrails and the program version in effect today, and stores the offer with the outcome as its status; `Service-Actor` (required, 400 when absent) is the maker, recorded with the token's client id. The case must be OPEN (409) and the tenant's; case, loan and program must exist (404 naming the field). Body: `requestedRelief` is `{reliefType, params}`: PAYMENT_DEFERRAL {installmentCount}, FORBEARANCE {installmentCount, paymentReductionBasisPoints}, REDUCED_PAYMENT {installmentCount, reducedPaymentMinor}, FEE_WAIVER {fromDate, toDate, maximumWaiverMinor}, RATE_REDUCTION {currentRateBasisPoints, reducedRateBasisPoints}, PRINCIPAL_FORGIVENESS {amountMinor}; `…Minor` are decimal strings of minor units of the loan's currency. Routing (docs/processes.md P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).
          *
          *     Scope `servicing:write`, permission `CREATE_HARDSHIPOFFER`.
          */
@@ -2347,7 +2347,7 @@ export interface webhooks {
         put?: never;
         /**
          * contact.consent.updated
-         * @description A contact-consent update took effect: one permission (SMS, e-mail or voice) of a contact point was set, at once or when its scheduled effectiveAt came (DESIGN-processes P4). The contact value itself is never carried. Subject type `contact_consent_update`.
+         * @description A contact-consent update took effect: one permission (SMS, e-mail or voice) of a contact point was set, at once or when its scheduled effectiveAt came (docs/processes.md P4). The contact value itself is never carried. Subject type `contact_consent_update`.
          */
         post: operations["webhook.contact.consent.updated"];
         delete?: never;
@@ -2567,7 +2567,7 @@ export interface webhooks {
         put?: never;
         /**
          * statement.generated
-         * @description A loan's periodic statement was issued (DESIGN-processes P6), once per loan and due date, on due date − the product's statementLeadDays in the tenant's time zone. Subject type `statement`.
+         * @description A loan's periodic statement was issued (docs/processes.md P6), once per loan and due date, on due date − the product's statementLeadDays in the tenant's time zone. Subject type `statement`.
          */
         post: operations["webhook.statement.generated"];
         delete?: never;
@@ -2687,7 +2687,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.created
-         * @description A hardship offer was requested and routed (DESIGN-processes P5): OFFERED (straight through), PENDING_APPROVAL (a second actor decides), REFERRED (above the approval band), SPECIALIST (a specialist handles it) or INELIGIBLE (with reason codes). Subject type `hardship_offer`.
+         * @description A hardship offer was requested and routed (docs/processes.md P5): OFFERED (straight through), PENDING_APPROVAL (a second actor decides), REFERRED (above the approval band), SPECIALIST (a specialist handles it) or INELIGIBLE (with reason codes). Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.created"];
         delete?: never;
@@ -2747,7 +2747,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.accepted
-         * @description The borrower accepted an OFFERED or APPROVED hardship offer (DESIGN-processes P5): AWAITING_DOCUMENTS until the workflow confirms the evidence the program requires (by documentsDueAt), or APPLIED at once when it requires none. Subject type `hardship_offer`.
+         * @description The borrower accepted an OFFERED or APPROVED hardship offer (docs/processes.md P5): AWAITING_DOCUMENTS until the workflow confirms the evidence the program requires (by documentsDueAt), or APPLIED at once when it requires none. Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.accepted"];
         delete?: never;
@@ -2767,7 +2767,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.expired
-         * @description An OFFERED or APPROVED hardship offer was not accepted within the program's offerValidityHours (DESIGN-processes P5). Subject type `hardship_offer`.
+         * @description An OFFERED or APPROVED hardship offer was not accepted within the program's offerValidityHours (docs/processes.md P5). Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.expired"];
         delete?: never;
@@ -2787,7 +2787,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.lapsed
-         * @description An accepted hardship offer lapsed: the evidence its program requires was not on the case by the document deadline (DESIGN-processes P5). Subject type `hardship_offer`.
+         * @description An accepted hardship offer lapsed: the evidence its program requires was not on the case by the document deadline (docs/processes.md P5). Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.lapsed"];
         delete?: never;
@@ -2807,7 +2807,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.applied
-         * @description A hardship offer's relief was applied to the loan (DESIGN-processes P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, decimal strings in the loan's currency. Subject type `hardship_offer`.
+         * @description A hardship offer's relief was applied to the loan (docs/processes.md P5): a new schedule version, the ledger balanced. Totals are sums of every installment's due amounts over all components, decimal strings in the loan's currency. Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.applied"];
         delete?: never;
@@ -2827,7 +2827,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.reevaluated
-         * @description A material change of the loan (payment, funding, restriction) re-ran the eligibility of an open hardship offer and the loan no longer qualifies (DESIGN-processes P5, guardrail reevaluateOnMaterialLoanDrift), or an accepted relief could no longer be applied (reason RELIEF_NOT_APPLICABLE). Subject type `hardship_offer`.
+         * @description A material change of the loan (payment, funding, restriction) re-ran the eligibility of an open hardship offer and the loan no longer qualifies (docs/processes.md P5, guardrail reevaluateOnMaterialLoanDrift), or an accepted relief could no longer be applied (reason RELIEF_NOT_APPLICABLE). Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.reevaluated"];
         delete?: never;
@@ -2847,7 +2847,7 @@ export interface webhooks {
         put?: never;
         /**
          * merchant.advance.created
-         * @description A merchant advance (a purchase of future receivables) was created and posted to the ledger (DESIGN-processes P6). Subject type `merchant_advance`.
+         * @description A merchant advance (a purchase of future receivables) was created and posted to the ledger (docs/processes.md P6). Subject type `merchant_advance`.
          */
         post: operations["webhook.merchant.advance.created"];
         delete?: never;
@@ -2927,7 +2927,7 @@ export interface webhooks {
         put?: never;
         /**
          * boarding.batch.completed
-         * @description A portfolio boarding batch ended (DESIGN-processes P3): its final status (COMPLETED, COMPLETED_WITH_ERRORS, or CANCELLED when an operator cancelled it; one type for every end, so one subscription hears each batch end exactly once) and its lines counted per kind. Delivered to every subscription naming it, with or without includeBoardedHistory; the events of the boarded history itself (source BOARDING) go only to subscriptions with includeBoardedHistory. Subject type `boarding_batch`.
+         * @description A portfolio boarding batch ended (docs/processes.md P3): its final status (COMPLETED, COMPLETED_WITH_ERRORS, or CANCELLED when an operator cancelled it; one type for every end, so one subscription hears each batch end exactly once) and its lines counted per kind. Delivered to every subscription naming it, with or without includeBoardedHistory; the events of the boarded history itself (source BOARDING) go only to subscriptions with includeBoardedHistory. Subject type `boarding_batch`.
          */
         post: operations["webhook.boarding.batch.completed"];
         delete?: never;
@@ -3077,7 +3077,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many token requests for this client id (Shape A `error.msg.rate.limited`, `Retry-After` in seconds; DESIGN §5) */
+            /** @description Too many token requests for this client id (Shape A `error.msg.rate.limited`, `Retry-After` in seconds; docs/design.md §5) */
             429: {
                 headers: {
                     [name: string]: unknown;

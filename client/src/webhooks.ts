@@ -1,5 +1,5 @@
 /**
- * Verifies a webhook delivered by the lending service (spec § Events 5; DESIGN §5 Webhooks): the client's
+ * Verifies a webhook delivered by the lending service (spec § Events 5; docs/design.md §5 Webhooks): the client's
  * webhook helper (`import { verifyWebhook } from '<client>/webhooks'`), and the one implementation the
  * service's own tests, demo and sandbox receiver use. Dependency-free (Node's `node:crypto` only, a rule of
  * `.dependency-cruiser.cjs`): you may also copy this file into your receiver.

@@ -1,4 +1,4 @@
--- Append-only tables (DESIGN §3 "History is append-only"; DESIGN-processes P0): the application
+-- Append-only tables (docs/design.md §3 "History is append-only"; docs/processes.md P0): the application
 -- role every tenant transaction runs as (lending_app, see 0000) may read and insert their rows but
 -- never change or remove one. Corrections are new rows (reversing journal entries, new history
 -- items). The default privileges of 0000 grant UPDATE and DELETE on every new table, so each new

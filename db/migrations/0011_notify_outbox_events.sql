@@ -1,4 +1,4 @@
--- Wakes the outbox relay (DESIGN-processes P0; workers/outbox-relay.ts LISTENs on this channel)
+-- Wakes the outbox relay (docs/processes.md P0; workers/outbox-relay.ts LISTENs on this channel)
 -- when events are written. One notification per inserting statement; the payload is empty because
 -- the relay claims rows from the table itself (FOR UPDATE SKIP LOCKED), and polling covers any
 -- notification lost while it was not listening.

@@ -1,5 +1,5 @@
 -- Fills customers.search_name_last_first (added empty by 0014) for customers created before it, so a last
--- name alone finds them in portfolio search (issue 14). The application writes the key itself at creation
+-- name alone finds them in portfolio search. The application writes the key itself at creation
 -- (domain/customers/search.ts searchNameLastFirstOf: NFD, combining marks removed, lower case, white space
 -- collapsed); this is the same fold in SQL. It removes the combining-mark blocks U+0300–036F, U+1AB0–1AFF,
 -- U+1DC0–1DFF, U+20D0–20FF and U+FE20–FE2F (all marks Latin, Greek and Cyrillic names carry), and lower()

@@ -1,5 +1,5 @@
 -- Tells every API process's token-grant cache (api/token-cache.ts, through db/notifications.ts) that a
--- client's credentials changed (issue 13; DESIGN §4 Tokens): a client updated (`clients disable`, a
+-- client's credentials changed (docs/design.md §4 Tokens): a client updated (`clients disable`, a
 -- permission or rate-limit change) or deleted, a token updated or deleted. The payload is the client id;
 -- `*` (TRUNCATE) means every client. PostgreSQL sends notifications at commit, in commit order, and
 -- folds identical ones of one transaction. A process that misses notifications (LISTEN connection lost)

@@ -1,4 +1,4 @@
--- Keeps `loan_summary_projections` (db/schema/lending.ts; issue 13) equal to what `loan_installments`, `fundings`
+-- Keeps `loan_summary_projections` (db/schema/lending.ts) equal to what `loan_installments`, `fundings`
 -- and `payments` imply, in the transaction of every write to them.
 --
 -- 1. After each statement that writes a source table, a statement-level trigger marks the touched loans' rows

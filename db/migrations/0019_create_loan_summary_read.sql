@@ -1,4 +1,4 @@
--- The loan summary's read as ONE statement (issue 13; db/queries/lending/ledger.ts `getLoanSummary`): the tenant
+-- The loan summary's read as ONE statement (db/queries/lending/ledger.ts `getLoanSummary`): the tenant
 -- context and the read in one Parse/Bind/Execute/Sync, where `readAsTenant` needs four statements (BEGIN, the
 -- context, the read, COMMIT) and so four protocol turns in PostgreSQL.
 --

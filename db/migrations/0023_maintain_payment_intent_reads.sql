@@ -1,5 +1,5 @@
--- Payment intents (issue 7; DESIGN-processes P1).
--- 1. `payment_status_history` is append-only (DESIGN §3; see 0008): the application role may read and insert.
+-- Payment intents (docs/processes.md P1).
+-- 1. `payment_status_history` is append-only (docs/design.md §3; see 0008): the application role may read and insert.
 REVOKE UPDATE, DELETE, TRUNCATE ON TABLE "payment_status_history" FROM lending_app;
 --> statement-breakpoint
 -- 2. The summary projection (0018) also keeps the count and sum of the loan's payment intents in flight (CREATED or

@@ -1,4 +1,4 @@
--- Voice workflow versions are immutable once created (DESIGN-processes P4 "Voice-provider control surface"): the
+-- Voice workflow versions are immutable once created (docs/processes.md P4 "Voice-provider control surface"): the
 -- application role (lending_app, see 0000) may change only whether a version is active, and may delete none.
 -- Voice dispatch events are append-only like the other histories (0008). Listed in
 -- test/activities/database-invariants.test.ts.

@@ -1,4 +1,4 @@
--- Hardship policy versions are append-only (DESIGN-processes P5; like the other histories, 0008): the application
+-- Hardship policy versions are append-only (docs/processes.md P5; like the other histories, 0008): the application
 -- role (lending_app, see 0000) may neither change nor delete a guardrails version, and may change only the
 -- `effective_to` of a program version (set when a later version or the retirement ends its period). Listed in
 -- test/activities/database-invariants.test.ts.

@@ -1,5 +1,5 @@
 -- The loan summary's one-statement read (0019, 0023) also returns `principal_forgiven`: the principal the loan's
--- hardship reliefs wrote off (Σ loan_schedule_versions.principal_forgiven_minor, minor units as text; issue 10 §2,
+-- hardship reliefs wrote off (Σ loan_schedule_versions.principal_forgiven_minor, minor units as text,
 -- activities/lending/loan-relief.ts), so `getLoanSummary` (db/queries/lending/ledger.ts) can state the principal
 -- outstanding from the stored state as disbursed − forgiven − repaid (domain/lending/allocation.ts, principal forgiveness).
 -- Its result type changes, so it is dropped first; otherwise the function is 0023's.

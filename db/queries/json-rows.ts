@@ -6,7 +6,7 @@
  * - the statement text is the same for any number of rows, so PostgreSQL parses and plans it once per connection
  *   (a `VALUES` list is a new prepared statement for every row count);
  * - Drizzle builds no parameter object per value (its per-value query building was about a fifth of the boarding
- *   worker's CPU, issue 12 §4 P3 profile); `JSON.stringify` serializes the rows natively;
+ *   worker's CPU, P3 profile); `JSON.stringify` serializes the rows natively;
  * - there is no 65,535-parameter limit to batch under.
  *
  * Values keep their exact text: decimal strings stay strings (cast by PostgreSQL's own input function of the

@@ -1,9 +1,9 @@
 /**
- * Cross-tenant counts of durable state for the operators' metrics (`GET /metrics`, api/metrics.ts; issue 12 §2).
+ * Cross-tenant counts of durable state for the operators' metrics (`GET /metrics`, api/metrics.ts).
  * Every query reads an index, never a growing table in full: the outbox through its partial index of unpublished
  * rows (counted up to `outboxCountCap`), open reconciliation exceptions through their partial unique index of open
  * rows, boarding through the batches table (one row per upload; the lines table is never scanned). They run in one
- * read-only platform transaction (the owner role, as the outbox relay's sweep does: DESIGN §3 "the few
+ * read-only platform transaction (the owner role, as the outbox relay's sweep does: docs/design.md §3 "the few
  * cross-tenant sweeps"), bounded by a statement timeout so a slow database answers late rather than never.
  */
 import { sql } from 'drizzle-orm';

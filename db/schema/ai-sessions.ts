@@ -1,10 +1,10 @@
 /**
- * AI-assisted sessions of the servicing context (spec § Resources "AI session output"; DESIGN-processes P4
+ * AI-assisted sessions of the servicing context (spec § Resources "AI session output"; docs/processes.md P4
  * "AI session outputs"): a session opened on a case for one customer, the outputs produced in it, and the
- * evidence each output cites. Every table is tenant-owned and under row-level security (DESIGN §3); references
+ * evidence each output cites. Every table is tenant-owned and under row-level security (docs/design.md §3); references
  * are tenant-consistent foreign keys, so an output can only cite evidence of its own tenant.
  *
- * Ids of sessions and outputs are opaque strings (`ais_…`, `aio_…`; DESIGN §3: opaque refs are strings),
+ * Ids of sessions and outputs are opaque strings (`ais_…`, `aio_…`; docs/design.md §3: opaque refs are strings),
  * minted by the creating operation (domain/servicing/ai-sessions.ts).
  */
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';

@@ -1,5 +1,5 @@
 /**
- * Portfolio boarding (issue 9; DESIGN-processes P3). Tenant-owned, under row-level security (DESIGN §3):
+ * Portfolio boarding (docs/processes.md P3). Tenant-owned, under row-level security (docs/design.md §3):
  * - `boarding_batches`: one row per upload (the batchId), its file name, line count, status as last recorded by
  *   the process, counts snapshot and times;
  * - `boarding_lines`: every staged line of a batch (`raw` as uploaded, identifier values encrypted, purged after

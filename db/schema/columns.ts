@@ -5,7 +5,7 @@ import { type AnyPgColumn, bigint, foreignKey, pgPolicy, text, timestamp, unique
 /** `bigint` identity primary key, exposed as an integer id by the spec. */
 export const identityId = () => bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity();
 
-/** Owning tenant of a row; every tenant-owned table has one (DESIGN §3). */
+/** Owning tenant of a row; every tenant-owned table has one (docs/design.md §3). */
 export const tenantId = () => text().notNull();
 
 /** `timestamptz` with millisecond precision. */
@@ -29,7 +29,7 @@ export const tenantIsolation = (table: string) =>
 
 /**
  * `unique (tenant_id, id)` of a parent table: what tenant-consistent foreign keys reference, so a
- * child can only point at a parent of its own tenant (DESIGN-processes P0: the database enforces it).
+ * child can only point at a parent of its own tenant (docs/processes.md P0: the database enforces it).
  */
 export const tenantKey = (table: string, t: { tenantId: AnyPgColumn; id: AnyPgColumn }) =>
   unique(`${table}_tenant_id_id_key`).on(t.tenantId, t.id);

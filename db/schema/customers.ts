@@ -28,7 +28,7 @@ export const customers = pgTable(
     externalId: text(),
     /**
      * Stable opaque reference the servicing plane names the customer by (`cus_` + 32 letters a–p; minted by
-     * the database at insert, migration 0027 `mint_opaque_ref`; DESIGN-processes P4 "Refs").
+     * the database at insert, migration 0027 `mint_opaque_ref`; docs/processes.md P4 "Refs").
      */
     customerRef: text().notNull().default(sql`mint_opaque_ref('cus_')`),
     firstName: text().notNull(),
@@ -95,11 +95,11 @@ export const contactPoints = pgTable(
     verificationStatus: verificationStatus().notNull().default('UNVERIFIED'),
     /** PHONE only: may be sent SMS (null: never stated; STOP and contact-consent updates set it). */
     canReceiveSms: boolean(),
-    /** EMAIL only: may be sent e-mail (null: never stated; set by contact-consent updates, DESIGN-processes P4). */
+    /** EMAIL only: may be sent e-mail (null: never stated; set by contact-consent updates, docs/processes.md P4). */
     canReceiveEmail: boolean(),
-    /** PHONE only: may be called (null: never stated; set by contact-consent updates, DESIGN-processes P4). */
+    /** PHONE only: may be called (null: never stated; set by contact-consent updates, docs/processes.md P4). */
     canReceiveVoice: boolean(),
-    /** Stable opaque reference (`cp_` + 32 letters a–p, minted by the database; DESIGN-processes P4 "Refs"). */
+    /** Stable opaque reference (`cp_` + 32 letters a–p, minted by the database; docs/processes.md P4 "Refs"). */
     contactPointRef: text().notNull().default(sql`mint_opaque_ref('cp_')`),
     createdAt: createdAt(),
   },

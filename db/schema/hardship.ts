@@ -1,5 +1,5 @@
 /**
- * Hardship assistance policies (spec § Resources "Hardship policy overview"; DESIGN-processes P5 first bullet).
+ * Hardship assistance policies (spec § Resources "Hardship policy overview"; docs/processes.md P5 first bullet).
  *
  * - `hardship_guardrail_versions`: the tenant's common guardrails, versions 1, 2, … per tenant, append-only
  *   (custom migration); the highest version is the active one (`activated_at` = its creation).
@@ -7,7 +7,7 @@
  * - `hardship_program_versions`: the program's terms per version (1, 2, …), with the dates they are in effect;
  *   append-only except `effective_to` (set when a later version or the retirement ends the period).
  *
- * - `hardship_offers`: one row per hardship offer (issue 10 §2, DESIGN-processes P5 third bullet). `offerId` is the
+ * - `hardship_offers`: one row per hardship offer (docs/processes.md P5 third bullet). `offerId` is the
  *   integer identity `id` (a JSON number on the wire, like the other servicing records), scoped by tenant; its
  *   workflow id is derived (`hardship-offer/<tenant>/<offerId>`), not stored.
  * - `hardship_offer_approvals`: the maker-checker decision of an offer (spec § Authentication 10), at most one per

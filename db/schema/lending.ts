@@ -1,8 +1,8 @@
 /**
- * Lending context (spec § Lending core; issue 3 §1, §3, §4): charges, loan products, loans with
+ * Lending context (spec § Lending core): charges, loan products, loans with
  * their installments, parties, fundings and payments recorded as external money, and the
  * double-entry ledger (chart of accounts per tenant, append-only journal entries).
- * Money is `numeric(19,6)` (decimal strings in code, DESIGN §3); dates are ISO calendar dates.
+ * Money is `numeric(19,6)` (decimal strings in code, docs/design.md §3); dates are ISO calendar dates.
  * Every table is tenant-owned under row-level security.
  */
 import { sql } from 'drizzle-orm';
@@ -215,7 +215,7 @@ export const loanInstallments = pgTable(
 ).enableRLS();
 
 /**
- * The history of a loan's schedule (issue 10 §2; DESIGN-processes P5 "APPLIED: the loan's schedule is modified
+ * The history of a loan's schedule (docs/processes.md P5 "APPLIED: the loan's schedule is modified
  * (a new schedule version …)"): one row per version, append-only (custom migration). Version 1 is the schedule
  * before its first modification (stored lazily, when the first relief is applied); version n + 1 is written by
  * the operation that modifies the schedule, in the same transaction as the new `loan_installments` rows, under
@@ -346,7 +346,7 @@ export const payments = pgTable(
     createdAt: createdAt(),
     /**
      * Payment intents only (spec `POST /v1/loans/{loanId}/payments`; null for payments recorded as external): the
-     * rail (DESIGN §5: ACH, DEBIT_CARD, RTP, FEDNOW, WIRE, CHECK), the instrument debited, the rail's reference once
+     * rail (docs/design.md §5: ACH, DEBIT_CARD, RTP, FEDNOW, WIRE, CHECK), the instrument debited, the rail's reference once
      * submitted, the NACHA (or rail) return code once RETURNED, and the request key of the create call (unique per
      * tenant: a retried create finds its intent).
      */
@@ -374,7 +374,7 @@ export const payments = pgTable(
 ).enableRLS();
 
 /**
- * Every status a payment passed through, append-only (DESIGN-processes P1 reads: `GET
+ * Every status a payment passed through, append-only (docs/processes.md P1 reads: `GET
  * /v1/loans/{loanId}/payments/{paymentId}` answers `history [{status, at, detail}]`), written in the transaction
  * that changed the status. `detail` holds what the change carried (providerRef, returnCode, reason, amounts as
  * decimal strings).
@@ -401,7 +401,7 @@ export const autopayAmountType = pgEnum('autopay_amount_type', ['INSTALLMENT_DUE
 export const autopayStatus = pgEnum('autopay_status', ['ACTIVE', 'CANCELLED']);
 
 /**
- * Autopay enrolments (issue 7 §4; DESIGN-processes P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * Autopay enrolments (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
  * authorizationRef and never backfills history"): which instrument and rail pay a loan's installments, how much
  * (`INSTALLMENT_DUE`: what each installment still owes; `FIXED`: `fixedAmount`), how many calendar days before
  * the due date the intent is created, and the borrower's authorization reference (free text, never an account
@@ -416,7 +416,7 @@ export const autopayEnrolments = pgTable(
     loanId: bigint({ mode: 'number' }).notNull(),
     instrumentId: bigint({ mode: 'number' }).notNull(),
     authorizationRef: text().notNull(),
-    /** DESIGN §5 rails (domain/payments/rails.ts). */
+    /** docs/design.md §5 rails (domain/payments/rails.ts). */
     rail: text().notNull(),
     amountType: autopayAmountType().notNull(),
     /** Decimal with the loan currency's digits; set iff `amountType` is FIXED. */
@@ -445,7 +445,7 @@ export const autopayEnrolments = pgTable(
 ).enableRLS();
 
 /**
- * The loan summary's projection (issue 13): one row per loan, kept by database triggers on `loan_installments`,
+ * The loan summary's projection: one row per loan, kept by database triggers on `loan_installments`,
  * `fundings` and `payments` (migration 0018) in the transaction of every write to them, so the most polled read (`GET /v1/loans/{loanId}/summary`, db/queries/lending/ledger.ts
  * `getLoanSummary`) is one primary-key read instead of aggregating those tables on every request. It holds only
  * what those tables imply, never a figure of its own: the installments as the summary reads them (a JSON array of

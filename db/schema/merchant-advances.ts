@@ -1,7 +1,7 @@
 /**
- * Merchant advances (DESIGN-processes P6 "Merchant advances"; spec § Resources "Merchant advance reconciliation"):
+ * Merchant advances (docs/processes.md P6 "Merchant advances"; spec § Resources "Merchant advance reconciliation"):
  * the advance (a purchase of future receivables), the sales the merchant reports per period and the remittances
- * recorded against them. Money is `numeric(19,6)` (decimal strings in code, DESIGN §3); the holdback rate is
+ * recorded against them. Money is `numeric(19,6)` (decimal strings in code, docs/design.md §3); the holdback rate is
  * `numeric(5,4)` in (0, 1]; periods are closed ISO date ranges. Opaque ids (`mca_…`, `mrem_…`) are minted by the
  * database (`mint_opaque_ref`, migration 0027). Every table is tenant-owned under row-level security; postings go to
  * `journal_entries` with `loan_id` null and refs `merchant-advance/<advanceId>…` (domain/lending/merchant-advance.ts).

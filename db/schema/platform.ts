@@ -1,5 +1,5 @@
 /**
- * Platform context: tenants, API clients, their secrets and access tokens (DESIGN §4 Tokens), and
+ * Platform context: tenants, API clients, their secrets and access tokens (docs/design.md §4 Tokens), and
  * the idempotency-key store. Tenants, clients and tokens are read before a tenant is known (token
  * look-up), so they carry no row-level security; the idempotency store does.
  */
@@ -26,7 +26,7 @@ export const tenants = pgTable(
   {
     id: text().primaryKey(),
     displayName: text().notNull(),
-    /** IANA zone in which statutory due days end (DESIGN §5). */
+    /** IANA zone in which statutory due days end (docs/design.md §5). */
     complianceTimeZone: text().notNull().default('America/Los_Angeles'),
     /**
      * Maker-checker policy (domain/maker-checker.ts): `distinct-client` (default: the checker is another OAuth client
@@ -116,7 +116,7 @@ export const idempotencyKeys = pgTable(
     responseHeaders: jsonb().$type<Record<string, string>>(),
     createdAt: createdAt(),
     completedAt: instant(),
-    /** 24 h after completion (DESIGN §4). */
+    /** 24 h after completion (docs/design.md §4). */
     expiresAt: instant(),
   },
   (t) => [
@@ -167,7 +167,7 @@ export const outboxEvents = pgTable(
 ).enableRLS();
 
 /**
- * Start intents (DESIGN-processes P0): the one generic way a process start survives a crash. The
+ * Start intents (docs/processes.md P0): the one generic way a process start survives a crash. The
  * operation that stores the row a process is started for writes its intent in the same
  * transaction; the API starts the workflow after commit and marks the intent started; the
  * start-intent relay (workers/start-intent-relay.ts) starts intents still unstarted after a grace

@@ -1,7 +1,7 @@
 /**
- * Reconciliation exceptions (spec § Resources: Reconciliation exception; DESIGN-processes P1; issue 7 §3): a
+ * Reconciliation exceptions (spec § Resources: Reconciliation exception; docs/processes.md P1): a
  * money movement the service could not reconcile automatically, kept until an operator resolves it. Tenant-owned
- * under row-level security (DESIGN §3). Not to be confused with `reconciliation_items` (lending.ts), the fundings
+ * under row-level security (docs/design.md §3). Not to be confused with `reconciliation_items` (lending.ts), the fundings
  * recorded as external.
  *
  * At most one exception per (tenant, exception type, target) is open (partial unique index): a recurrence moves

@@ -30,7 +30,7 @@ export const restrictions = pgTable(
     restrictionType: restrictionType().notNull(),
     status: restrictionStatus().notNull().default('ACTIVE'),
     reason: text().notNull(),
-    /** Commit time of the apply command (DESIGN §5 Holds). */
+    /** Commit time of the apply command (docs/design.md §5 Holds). */
     effectiveAt: instant().notNull(),
     expiresAt: instant(),
     releasedAt: instant(),

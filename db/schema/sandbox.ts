@@ -1,10 +1,10 @@
 /**
  * Sandbox context: the provider's side of the sandbox payment rail (activities/payments/rail.ts,
- * DESIGN-processes P1 "Rails", "Sandbox simulations"). These rows are what a payment provider keeps about
+ * docs/processes.md P1 "Rails", "Sandbox simulations"). These rows are what a payment provider keeps about
  * the transfers we sent it — never our ledger: payments, their allocations and journal entries live in the
  * lending context, and nothing of ours reads this table except the sandbox rail itself (its settlement report
  * is how the service learns of outcomes, as it would from a real provider). Written in the sandbox rail's own
- * transactions, never in one of an operation of ours (STYLE §5: the rail call is never in the same
+ * transactions, never in one of an operation of ours (docs/conventions.md §5: the rail call is never in the same
  * activity as a database write of ours).
  *
  * One row per (tenant, paymentId): submitting twice finds the row (the provider's idempotency key). Money is

@@ -1,9 +1,9 @@
 /**
  * Servicing context: case types, cases and their effects, tasks, interactions, evidence and
- * privacy requests (spec § Resources: Privacy request, Servicing case; issue 2 §6–§7).
+ * privacy requests (spec § Resources: Privacy request, Servicing case; –§7).
  * Case types carry published field definitions, answered by form entries, and cases record contact-consent
- * updates (spec § Endpoints Servicing plane; DESIGN-processes P4).
- * Every table is tenant-owned and protected by row-level security (DESIGN §3).
+ * updates (spec § Endpoints Servicing plane; docs/processes.md P4).
+ * Every table is tenant-owned and protected by row-level security (docs/design.md §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
 import { sql } from 'drizzle-orm';
@@ -53,7 +53,7 @@ export const caseTypes = pgTable(
 ).enableRLS();
 
 /**
- * Published versions of a case type's field definitions (DESIGN-processes P4), append-only: a `PUT` publishes
+ * Published versions of a case type's field definitions (docs/processes.md P4), append-only: a `PUT` publishes
  * version `max + 1`; form entries name the publication they answer.
  */
 export const caseTypeFieldPublications = pgTable(
@@ -298,7 +298,7 @@ export const privacyRequestEvidence = pgTable(
   ],
 ).enableRLS();
 
-/** Answers of a case to one publication of its case type's fields (DESIGN-processes P4 Form entries). */
+/** Answers of a case to one publication of its case type's fields (docs/processes.md P4 Form entries). */
 export const formEntries = pgTable(
   'form_entries',
   {
@@ -323,7 +323,7 @@ export const formEntries = pgTable(
   ],
 ).enableRLS();
 
-/** Append-only history of a form entry's answers (spec § Form entry history item; DESIGN §3). */
+/** Append-only history of a form entry's answers (spec § Form entry history item; docs/design.md §3). */
 export const formEntryHistory = pgTable(
   'form_entry_history',
   {
@@ -362,7 +362,7 @@ export const contactConsentUpdateStatus = pgEnum('contact_consent_update_status'
 ]);
 
 /**
- * Contact-consent updates (spec `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; DESIGN-processes P4):
+ * Contact-consent updates (spec `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4):
  * one row per accepted update of one permission (SMS, e-mail, voice) of one contact point, recorded on a case.
  * SCHEDULED until `effective_at` (its workflow `contact-consent-update/<tenant>/<id>` applies it), then COMPLETED,
  * or SUPERSEDED when a newer instruction for the same permission was applied first (domain/servicing/contact-consent.ts).
@@ -415,7 +415,7 @@ export const contactConsentUpdates = pgTable(
 export const promiseStatus = pgEnum('promise_status', ['PENDING', 'KEPT', 'PARTIALLY_KEPT', 'BROKEN']);
 
 /**
- * Promises to pay (DESIGN-processes P4; domain/servicing/promise.ts): an amount promised on a loan by a date,
+ * Promises to pay (docs/processes.md P4; domain/servicing/promise.ts): an amount promised on a loan by a date,
  * taken on a case. Money is `numeric(19,6)` as in the lending tables; the watch window (value dates
  * `window_start_date`..`window_end_date`) and the deadline are fixed at intake in the tenant's time zone.
  * `paid_amount` and `resolved_at` are written once, by the resolution (PENDING → KEPT | PARTIALLY_KEPT | BROKEN).

@@ -1,6 +1,6 @@
 /**
  * Voice-provider control surface (spec § Resources "Voice workflow version", § Authentication 6;
- * DESIGN-processes P4; DESIGN §5 "Inbound channel events": the voice task token).
+ * docs/processes.md P4; docs/design.md §5 "Inbound channel events": the voice task token).
  *
  * - `voice_workflows`: one row per (tenant, workflowId), the counter that numbers versions 1, 2, … without gaps
  *   (an upsert increments it under the row lock, so concurrent creates queue; a rollback returns the number)

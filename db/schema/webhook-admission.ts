@@ -1,9 +1,9 @@
 /**
- * Admission of webhook delivery attempts (DESIGN §5 Webhooks; Svix endpoint throttling and
+ * Admission of webhook delivery attempts (docs/design.md §5 Webhooks; Svix endpoint throttling and
  * disabling): the durable circuit breaker of each endpoint and the slots of each tenant's cap on
  * concurrent attempts. In PostgreSQL, not in a worker's memory, because many workers deliver the
  * same tenant's events (domain/webhooks/circuit-breaker.ts has the rules). Tenant-owned, under
- * row-level security (DESIGN §3).
+ * row-level security (docs/design.md §3).
  */
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { identityId, instant, tenantId, tenantIsolation } from './columns';

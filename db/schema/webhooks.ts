@@ -1,7 +1,7 @@
 /**
- * Webhooks context (spec § Events; DESIGN §5 Webhooks; DESIGN-processes P2): subscriptions with
+ * Webhooks context (spec § Events; docs/design.md §5 Webhooks; docs/processes.md P2): subscriptions with
  * their signing secrets, one delivery per (event, subscription) and the append-only attempts of
- * each delivery. Every table is tenant-owned and under row-level security (DESIGN §3).
+ * each delivery. Every table is tenant-owned and under row-level security (docs/design.md §3).
  *
  * Signing needs the secret itself (HMAC), so secrets are stored encrypted (AES-256-GCM with the
  * data-encryption key), never in clear and never returned after the create / rotate answer.

@@ -1,11 +1,11 @@
 /**
- * Portfolio boarding (issue 9; DESIGN-processes P3; spec § What the service does, Boarding rules): the NDJSON
+ * Portfolio boarding (docs/processes.md P3; spec § What the service does, Boarding rules): the NDJSON
  * line format, the kinds in boarding order, the batch statuses and counts, and the durable process's input, state
  * and start spec. Pure data and functions: shared by the upload route, the boarding activities, the workflow and
  * its client port, the CLI and the generator.
  *
  * A batch file is NDJSON: one record per line, `{"kind", "sourceRef", "body"}`, lines numbered from 1. Each `body`
- * is the body of the public route of its kind with source refs in place of ids (DESIGN-processes P3 lists them):
+ * is the body of the public route of its kind with source refs in place of ids (docs/processes.md P3 lists them):
  * `charge`, `loanProduct` (`chargeSourceRefs`), `customer` (+ `identifiers`, `consents`, `paymentInstruments`),
  * `restriction` (`customerSourceRef`), `loan` (`customerSourceRef`, `productSourceRef`, `charges[].chargeSourceRef`,
  * optional `approval`), `funding` and `payment` (`loanSourceRef`), `verification` (`customerSourceRef`,
@@ -40,7 +40,7 @@ export interface BoardingLine {
   body: Record<string, unknown>;
 }
 
-/** Statuses of a batch (DESIGN-processes P3). */
+/** Statuses of a batch (docs/processes.md P3). */
 export const boardingBatchStatuses = [
   'STAGED',
   'VALIDATING',
@@ -75,7 +75,7 @@ export function emptyBoardingCounts(): BoardingCounts {
 }
 
 /**
- * The batch as `GET /v1/boarding/batches/{batchId}` answers it (DESIGN-processes P3): status, counts per kind,
+ * The batch as `GET /v1/boarding/batches/{batchId}` answers it (docs/processes.md P3): status, counts per kind,
  * when it started and completed (ISO 8601 instants or null), and the estimated seconds left (null when unknown or
  * done). `records` is the number of lines staged, `malformed` the lines that were not JSON of the line shape.
  */
@@ -160,7 +160,7 @@ export function boardingLinesDone(counts: BoardingCounts): number {
 }
 
 /**
- * Seconds left of a batch at the rate measured since RUNNING started (DESIGN-processes P3 `etaSeconds`): lines not
+ * Seconds left of a batch at the rate measured since RUNNING started (docs/processes.md P3 `etaSeconds`): lines not
  * yet handled × elapsed ms ÷ lines handled since RUNNING started, rounded up to whole seconds; null when nothing was
  * handled yet in the phase or no time passed (no rate to go by).
  */

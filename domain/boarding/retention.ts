@@ -1,5 +1,5 @@
 /**
- * Retention of the raw text of staged boarding lines (DESIGN §3 Data rules: government identifiers and account data
+ * Retention of the raw text of staged boarding lines (docs/design.md §3 Data rules: government identifiers and account data
  * are accepted once and not kept in clear; FTC Safeguards Rule, 16 CFR 314.4(c)(6): dispose of customer information
  * no later than two years after it was last used, unless it is needed; data minimisation, GDPR Art. 5(1)(c) and (e)).
  * Once a batch is finished (COMPLETED, COMPLETED_WITH_ERRORS or CANCELLED) its lines' `raw` text is needed only to

@@ -1,5 +1,5 @@
 /**
- * How one uploaded line of a boarding batch is staged (issue 9 §1; DESIGN-processes P3 "Input"): the line-shape
+ * How one uploaded line of a boarding batch is staged (docs/processes.md P3 "Input"): the line-shape
  * check the upload applies as it streams, before anything is boarded. A line is PENDING when it is a JSON object
  * `{kind, sourceRef, body}` with `kind` one of `boardingKinds`, `sourceRef` 1–128 characters without control
  * characters (and no government identifier or account number: spec § Boarding rules) and `body` an object; the
@@ -39,7 +39,7 @@ const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this pattern finds.
 const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** The field holding a line's parent source ref, per kind (DESIGN-processes P3). */
+/** The field holding a line's parent source ref, per kind (docs/processes.md P3). */
 const parentFieldOf: Partial<Record<BoardingKind, 'loanSourceRef' | 'customerSourceRef'>> = {
   funding: 'loanSourceRef',
   payment: 'loanSourceRef',

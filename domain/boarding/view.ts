@@ -1,5 +1,5 @@
 /**
- * The batch view `GET /v1/boarding/batches/{batchId}` answers (DESIGN-processes P3; domain `BoardingBatchView`),
+ * The batch view `GET /v1/boarding/batches/{batchId}` answers (docs/processes.md P3; domain `BoardingBatchView`),
  * composed from what the process's progress query says when it answers and from the batch row otherwise. Pure.
  */
 import {

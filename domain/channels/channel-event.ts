@@ -1,7 +1,7 @@
 /**
- * The channel-event process as plain data (DESIGN-processes P2 inbound channel events): the input
+ * The channel-event process as plain data (docs/processes.md P2 inbound channel events): the input
  * and result of `channelEventWorkflow` and its start description, which the recording operation
- * stores as a start intent in the same transaction as the event (DESIGN-processes P0).
+ * stores as a start intent in the same transaction as the event (docs/processes.md P0).
  */
 import { channelEventWorkflowId, taskQueues } from '../ids';
 import type { WorkflowStartSpec } from '../workflow-start';

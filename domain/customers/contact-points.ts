@@ -1,5 +1,5 @@
 /**
- * Contact points of customers (issue 3 §2): e-mail addresses are trimmed, lower-cased and checked;
+ * Contact points of customers: e-mail addresses are trimmed, lower-cased and checked;
  * phone numbers are parsed with libphonenumber-js (Google's libphonenumber metadata, full "max"
  * set so validity is checked against real numbering plans) and normalized to E.164, with `US` as
  * the default region for numbers written without a country code.

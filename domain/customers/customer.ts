@@ -1,7 +1,7 @@
 /**
- * Customer aggregate rules that need no database (issue 3 §2): date-of-birth plausibility and
+ * Customer aggregate rules that need no database: date-of-birth plausibility and
  * the enumerations of instruments and restrictions (spec § Payment instrument, funding,
- * restriction values; DESIGN §5 Holds).
+ * restriction values; docs/design.md §5 Holds).
  */
 
 /** Payment instrument types: a bank account or a debit card, both held in a vault. */
@@ -18,7 +18,7 @@ export const restrictionTypes = [
 ] as const;
 export type RestrictionType = (typeof restrictionTypes)[number];
 
-/** Restriction states (DESIGN §5 Holds). */
+/** Restriction states (docs/design.md §5 Holds). */
 export type RestrictionStatus = 'ACTIVE' | 'RELEASED' | 'EXPIRED';
 
 /** Earliest accepted date of birth. */

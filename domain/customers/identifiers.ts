@@ -1,6 +1,6 @@
 /**
  * Government identifiers of customers (spec § Lending core writes: "complete identifier value
- * supplied once; reads return only a normalized mask"; DESIGN §3 Data rules): the accepted types,
+ * supplied once; reads return only a normalized mask"; docs/design.md §3 Data rules): the accepted types,
  * their normalization and format rules, and the mask that is the only form ever returned.
  *
  * Format sources: SSN — SSA, "SSN randomization" (area 000, 666 and 900–999, group 00 and serial

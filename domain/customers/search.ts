@@ -5,7 +5,7 @@
  * Names are folded for search: Unicode NFD with combining marks removed (so `jose` finds `José`),
  * lower case, whitespace collapsed. A customer has two keys, the folded "first last" and the folded
  * "last first"; a name query is a prefix of either, so it matches on the first name, "first last",
- * the last name alone (issue 14) or "last first".
+ * the last name alone or "last first".
  */
 import { normalizeEmail, normalizePhone } from './contact-points';
 

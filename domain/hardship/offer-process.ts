@@ -1,5 +1,5 @@
 /**
- * The hardship offer as a durable process (issue 10 §2; DESIGN-processes P5): the statuses an open offer moves
+ * The hardship offer as a durable process (docs/processes.md P5): the statuses an open offer moves
  * through after routing, the workflow's input and start spec, the progress the workflow reads from the database,
  * and the one rule that says which timer runs in which status. Pure data and functions: shared by the operations
  * (activities/servicing/hardship-offer-process.ts), the workflow (workflows/hardship-offer/) and its client port.
@@ -111,7 +111,7 @@ export interface HardshipOfferState extends HardshipOfferProgress {
 }
 
 /**
- * How `hardshipOfferWorkflow` is started for an offer: id `hardship-offer/<tenant>/<offerId>` (DESIGN §1), queue
+ * How `hardshipOfferWorkflow` is started for an offer: id `hardship-offer/<tenant>/<offerId>` (docs/design.md §1), queue
  * `servicing`, search attributes TenantId, CaseId, LoanId, reuse REJECT_DUPLICATE (one process per offer). Built
  * by the operation that stores the offer (its start intent) and by the client port.
  */

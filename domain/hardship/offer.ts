@@ -1,5 +1,5 @@
 /**
- * Hardship offer eligibility and routing (issue 10 §2; DESIGN-processes P5 third bullet): given the tenant's
+ * Hardship offer eligibility and routing (docs/processes.md P5 third bullet): given the tenant's
  * active guardrails, the program with its version in effect, facts about the loan and the requested relief, the
  * route a new offer takes. Pure and deterministic: no clock, no I/O, no float.
  *
@@ -103,7 +103,7 @@ export interface HardshipOfferReason<C extends string = string> {
   message: string;
 }
 
-/** The statuses an offer starts in (DESIGN-processes P5). */
+/** The statuses an offer starts in (docs/processes.md P5). */
 export const initialHardshipOfferStatuses = [
   'INELIGIBLE',
   'SPECIALIST',
@@ -158,7 +158,7 @@ export function repaymentFrequencyName(repaymentEvery: number, repaymentFrequenc
 }
 
 /**
- * Routes a hardship request (DESIGN-processes P5 third bullet; module note for the order).
+ * Routes a hardship request (docs/processes.md P5 third bullet; module note for the order).
  *
  * Specialist reasons: `SPECIALIST_CONDITION` (one per condition of `loan.conditions` that
  * `guardrails.specialistConditions` lists), `SCRA_MLA_PROTECTED` (an active restriction of that type).
@@ -296,7 +296,7 @@ export function routeHardshipOffer(
 }
 
 /**
- * Every status of an offer (DESIGN-processes P5): the initial routes, then `APPROVED` / `REJECTED` (the checker's
+ * Every status of an offer (docs/processes.md P5): the initial routes, then `APPROVED` / `REJECTED` (the checker's
  * decision on a PENDING_APPROVAL offer; an approved offer is open to the borrower like an OFFERED one), `EXPIRED`
  * (not accepted within `offerValidityHours`), and the acceptance statuses `AWAITING_DOCUMENTS`, `LAPSED`, `APPLIED`.
  */

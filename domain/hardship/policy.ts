@@ -1,5 +1,5 @@
 /**
- * Hardship assistance policies (spec § Resources "Hardship policy overview"; DESIGN-processes P5 first bullet):
+ * Hardship assistance policies (spec § Resources "Hardship policy overview"; docs/processes.md P5 first bullet):
  * the tenant's common guardrails, the summary of a program version, and the pure rules that decide whether a
  * program version stays within the guardrails. Reused by the admin operations (refusing a program that breaks the
  * ACTIVE guardrails, computing `portfolioValid`) and later by the hardship-offer workflow.
@@ -20,7 +20,7 @@ export const specialistConditions = [
 ] as const;
 export type SpecialistCondition = (typeof specialistConditions)[number];
 
-/** Relief types of DESIGN-processes P5. */
+/** Relief types of docs/processes.md P5. */
 export const reliefTypes = [
   'PAYMENT_DEFERRAL',
   'FORBEARANCE',
@@ -36,7 +36,7 @@ export const hardshipProgramStates = ['ACTIVE', 'RETIRED'] as const;
 export type HardshipProgramState = (typeof hardshipProgramStates)[number];
 
 /**
- * The unit a relief's size is counted in (DESIGN-processes P5): installments for deferral, forbearance and
+ * The unit a relief's size is counted in (docs/processes.md P5): installments for deferral, forbearance and
  * reduced payment; whole currency units for fee waiver and forgiveness; basis points for a rate reduction.
  */
 export function reliefUnitOf(reliefType: ReliefType): 'INSTALLMENTS' | 'CURRENCY_UNITS' | 'BASIS_POINTS' {
@@ -199,7 +199,7 @@ export function isSupportedNativeCapability(capability: string): boolean {
 }
 
 /**
- * The guardrails a program version breaks (DESIGN-processes P5), empty when it satisfies them all:
+ * The guardrails a program version breaks (docs/processes.md P5), empty when it satisfies them all:
  * - `offerValidityHours` above `offerValidityHoursMaximum`;
  * - a PAYMENT_DEFERRAL or FORBEARANCE whose `humanApprovalMaximum` (installments; the largest relief the program
  *   can grant) is above `maximumDeferredPayments`;

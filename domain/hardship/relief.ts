@@ -1,5 +1,5 @@
 /**
- * Hardship relief of a loan's schedule (issue 10 §2; DESIGN-processes P5 "Relief types"): one pure function per
+ * Hardship relief of a loan's schedule (docs/processes.md P5 "Relief types"): one pure function per
  * relief type that turns the loan's current schedule into the modified schedule — the next schedule version,
  * a new object; the input is never mutated — plus a summary of what changed, and `reliefSize`, the size of a
  * requested relief in its own unit (P5 routing: ≤ `straightThroughMaximum` → OFFERED, ≤ `humanApprovalMaximum`
@@ -33,7 +33,7 @@
  *   (rounded down) with the remainder on the last of them. Total due (and each component's total) conserved
  *   exactly; count unchanged. At least one open installment must follow the window.
  * - `REDUCED_PAYMENT` (`applyReducedPayment`): the outstanding part of each of the next n installments is capped
- *   at `reducedPaymentMinor`, kept in the order interest, principal, fee, penalty (DESIGN §5's covered-consumer
+ *   at `reducedPaymentMinor`, kept in the order interest, principal, fee, penalty (docs/design.md §5's covered-consumer
  *   order); the shortfall of each capped installment becomes one extra installment at the end (chosen over
  *   raising the remaining installments, which is what forbearance does, so that no later payment grows). Total
  *   due conserved exactly; count + the number of installments that had a shortfall.
@@ -66,7 +66,7 @@ import type { InstallmentState } from '../lending/allocation';
 import type { PeriodFrequencyType } from '../lending/schedule';
 import { minorUnitDigits } from '../money';
 
-/** The relief types of DESIGN-processes P5, in its order. */
+/** The relief types of docs/processes.md P5, in its order. */
 export const reliefTypes = [
   'PAYMENT_DEFERRAL',
   'FORBEARANCE',
@@ -358,7 +358,7 @@ function checkParams<T extends ReliefType>(reliefType: T, params: ReliefParamsBy
 }
 
 /**
- * Size of a requested relief in its own unit (DESIGN-processes P5 routing): installments for `PAYMENT_DEFERRAL`,
+ * Size of a requested relief in its own unit (docs/processes.md P5 routing): installments for `PAYMENT_DEFERRAL`,
  * `FORBEARANCE` and `REDUCED_PAYMENT`; whole units of `currency` (ISO 4217 code) for `FEE_WAIVER`
  * (`maximumWaiverMinor`) and `PRINCIPAL_FORGIVENESS` (`amountMinor`), rounded up so that a part of a unit never
  * routes a relief past a limit it exceeds; basis points (current − reduced) for `RATE_REDUCTION`. `currency` is
@@ -631,7 +631,7 @@ export function applyForbearance(
   return outcome('FORBEARANCE', schedule, installments, asOfDate, sumOf(forborne), zeroAmounts(), []);
 }
 
-/** Order in which a capped installment keeps its outstanding components (DESIGN §5 covered-consumer order). */
+/** Order in which a capped installment keeps its outstanding components (docs/design.md §5 covered-consumer order). */
 const keepOrder: readonly Component[] = ['interest', 'principal', 'fee', 'penalty'];
 
 /**

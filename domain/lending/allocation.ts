@@ -30,9 +30,9 @@
  *   first appearance and pays installment by installment: every component of the oldest past-due installment
  *   (in rule order) before the next one. VERTICAL applies the rules one by one across all installments of
  *   their due-ness (e.g. past-due interest of every installment before any past-due principal).
- *   Without `paymentAllocation`, the COVERED_CONSUMER default of DESIGN §5 applies
+ *   Without `paymentAllocation`, the COVERED_CONSUMER default of docs/design.md §5 applies
  *   (`coveredConsumerPaymentAllocation`): past-due interest, principal, fee, penalty; then due in the same
- *   order; then in advance in the same order, to the next installment (DESIGN §5 cites 16 CFR §444.4, the FTC
+ *   order; then in advance in the same order, to the next installment (docs/design.md §5 cites 16 CFR §444.4, the FTC
  *   Credit Practices Rule's ban on pyramiding late charges: within an installment, interest and principal come
  *   before its fees and penalties). The rule itself is about assessing late charges, which is not done here:
  *   since every past-due rule precedes every due rule, an unpaid penalty of an earlier installment is still
@@ -66,7 +66,7 @@
  * overpayment: Fineract's published case of a 1,000.00 loan with a 20.00 fee due 2023-02-01 paid 1,020.00 on
  * 2023-01-10 pays the fee 20.00 and closes the loan (`closed.obligations.met`, not `overpaid`).
  *
- * Principal forgiveness (`AllocationInput.principalForgiveness`; issue 10 §2 hardship relief
+ * Principal forgiveness (`AllocationInput.principalForgiveness`; hardship relief
  * `PRINCIPAL_FORGIVENESS`, activities/lending/loan-relief.ts): principal written off by a relief has already been
  * taken off the installments' principal due, so the principal the installments owe is the disbursed principal less
  * everything forgiven. The replay deducts the forgiven total from the disbursed principal wherever it bounds
@@ -142,7 +142,7 @@ export type AllocationStrategy =
   | { code: 'mifos-standard-strategy' }
   | {
       code: 'advanced-payment-allocation-strategy';
-      /** Fineract's `paymentAllocation`; absent/null = `coveredConsumerPaymentAllocation` (DESIGN §5). */
+      /** Fineract's `paymentAllocation`; absent/null = `coveredConsumerPaymentAllocation` (docs/design.md §5). */
       paymentAllocation?: readonly PaymentAllocationRuleSet[] | null;
       /** Absent/null = HORIZONTAL (Fineract's default). */
       loanScheduleProcessingType?: LoanScheduleProcessingType | null;
@@ -157,7 +157,7 @@ export const allocationStrategyCodes = [
 const defaultComponentOrder = ['INTEREST', 'PRINCIPAL', 'FEE', 'PENALTY'] as const;
 
 /**
- * DESIGN §5 default of `advanced-payment-allocation-strategy` for COVERED_CONSUMER products: past-due interest,
+ * docs/design.md §5 default of `advanced-payment-allocation-strategy` for COVERED_CONSUMER products: past-due interest,
  * principal, fee, penalty (oldest installment first); then due; then in advance, each in the same order; future
  * payments to the next installment (16 CFR §444.4).
  */
@@ -199,7 +199,7 @@ export interface DisbursementEvent {
   amountMinor: bigint;
   /**
    * Charges due at disbursement withheld from these proceeds (minor units, 0 ≤ withheld ≤ amount; absent = 0):
-   * the borrower receives `amountMinor − chargesWithheldMinor` and the charges are paid at once (DESIGN §5 APR
+   * the borrower receives `amountMinor − chargesWithheldMinor` and the charges are paid at once (docs/design.md §5 APR
    * itemization: prepaid finance charges withheld from the amount financed, 12 CFR 1026.18(b)-(c)).
    */
   chargesWithheldMinor?: bigint;
@@ -393,7 +393,7 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
 }
 
 /**
- * A loan's allocation state as the posting transaction keeps it (issue 13: the installments' paid and waived
+ * A loan's allocation state as the posting transaction keeps it (the installments' paid and waived
  * columns, which `repost-loan` writes from `allocatePayments` over every posted event, are a projection
  * maintained with each posting): per installment its due, paid and waived amounts, and the totals of the events.
  */
@@ -413,7 +413,7 @@ export interface PostedLoanState {
 }
 
 /**
- * `outstandingSummary` from the state the last posting stored, without replaying the events (issue 13: the
+ * `outstandingSummary` from the state the last posting stored, without replaying the events (the
  * summary is the most polled read). Equal to `outstandingSummary` of the same loan whenever NO event is
  * value-dated after `asOfDate` (the state then is exactly the replay's); the caller must use
  * `outstandingSummary` otherwise. RangeError for an invalid `asOfDate` or installment dates.

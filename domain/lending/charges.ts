@@ -1,6 +1,6 @@
 /**
  * Charge definitions of the lending core (spec § Lending core writes: `POST /v1/charges`, "charge definitions,
- * created before products attach them by id"; issue 3 §1), in Apache Fineract's names and integer codes
+ * created before products attach them by id"), in Apache Fineract's names and integer codes
  * (`codeDefinitions` of test/vectors/fineract-schedules.json, apache/fineract commit 4198b0bc).
  *
  * Supported here (what domain/lending/schedule.ts computes):
@@ -21,7 +21,7 @@
  * that, so they are accepted here too.
  *
  * Amounts: a flat charge is money in the charge's currency, with at most the currency's ISO 4217 minor-unit
- * digits (DESIGN §5 Currencies); a percentage charge carries the percent (`"1.5"` = 1.5 %) with at most 6 fraction
+ * digits (docs/design.md §5 Currencies); a percentage charge carries the percent (`"1.5"` = 1.5 %) with at most 6 fraction
  * digits (`numeric(19,6)`, stored exactly).
  */
 import { type FieldError, fieldError } from '../errors';

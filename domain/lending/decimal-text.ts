@@ -1,5 +1,5 @@
 /**
- * Decimal strings as the lending core stores them exactly (DESIGN §3): money in `numeric(19,6)`, nominal rates in
+ * Decimal strings as the lending core stores them exactly (docs/design.md §3): money in `numeric(19,6)`, nominal rates in
  * `numeric(19,8)` (db/schema/lending.ts). These helpers only inspect and re-render text; nothing here goes through
  * a JavaScript float, and comparisons are exact (bigint at a common scale).
  *

@@ -49,7 +49,7 @@
  * Errors: RangeError for malformed input (amounts with more digits than the schedule's currency, unknown
  * rounding or policy, a disbursement date other than the schedule's, unsupported frequencies, prepaid
  * finance charges above the charges due at disbursement, no scheduled payment); `DisclosureUnavailableError`
- * when the inputs are well-formed but no lawful disclosure exists (DESIGN §5: HTTP 409
+ * when the inputs are well-formed but no lawful disclosure exists (docs/design.md §5: HTTP 409
  * `error.msg.loan.apr.disclosure.unavailable`).
  */
 
@@ -163,7 +163,7 @@ export type DisclosureUnavailableReason =
   | 'APR_NOT_COMPUTABLE'
   | 'APR_OUTSIDE_TOLERANCE';
 
-/** The Shape A code of DESIGN §5 for an approval whose disclosure cannot be produced (409). */
+/** The Shape A code of docs/design.md §5 for an approval whose disclosure cannot be produced (409). */
 export const disclosureUnavailableCode = 'error.msg.loan.apr.disclosure.unavailable';
 
 /** Well-formed inputs for which no lawful §1026.18 disclosure exists. */

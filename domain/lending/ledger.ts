@@ -1,7 +1,7 @@
 /**
  * Double-entry posting rules of a loan's money events, and the append-only corrections a re-allocation needs
  * (issue: "Every money event writes balanced journal entries … Trial balance is zero after every operation";
- * STYLE §8 after TigerBeetle and Formance: immutable entries, a correction is a new reversing entry that links
+ * docs/conventions.md §8 after TigerBeetle and Formance: immutable entries, a correction is a new reversing entry that links
  * to the original, money as integer minor units with the currency attached).
  *
  * Pure and deterministic. Amounts are bigint counts of the currency's minor unit (`…Minor`); each entry and
@@ -19,7 +19,7 @@
  * - payment: Dr EXTERNAL_CLEARING amount / Cr LOAN_PORTFOLIO principal, Cr INTEREST_INCOME interest,
  *   Cr FEE_INCOME fees, Cr PENALTY_INCOME penalties, Cr OVERPAYMENT_LIABILITY overpayment — the split is the
  *   payment's allocation (domain/lending/allocation.ts);
- * - principal forgiveness (a hardship relief, issue 10 §2; domain/lending/allocation.ts `principalForgiveness`):
+ * - principal forgiveness (a hardship relief; domain/lending/allocation.ts `principalForgiveness`):
  *   Dr PRINCIPAL_FORGIVENESS_EXPENSE amount / Cr LOAN_PORTFOLIO amount — the principal receivable written off,
  *   value-dated to the relief's as-of date. The other reliefs book nothing: deferral, forbearance and reduced
  *   payment only move due amounts, and the interest, fees and penalties a fee waiver or rate reduction takes off

@@ -45,7 +45,7 @@ export const duePenIntPriFeePaymentAllocation: readonly PaymentAllocationRuleSet
 
 /**
  * The allocation strategy of a loan from its `transactionProcessingStrategyCode` and its product's stored
- * `paymentAllocation` (Fineract JSON, used by the advanced strategy only; null → DESIGN §5 default).
+ * `paymentAllocation` (Fineract JSON, used by the advanced strategy only; null → docs/design.md §5 default).
  * RangeError for a code domain/lending/allocation.ts cannot replay.
  */
 export function allocationStrategyOf(strategyCode: string, paymentAllocation: unknown): AllocationStrategy {

@@ -1,11 +1,11 @@
 /**
  * A loan application (spec § Lending core writes: `POST /v1/loans` and `POST /v1/loans?command=
- * calculateLoanSchedule`, "same body as loan creation"; issue 4 §1) checked against its product and turned into
+ * calculateLoanSchedule`, "same body as loan creation") checked against its product and turned into
  * the terms the loan keeps and the `ScheduleInput` of domain/lending/schedule.ts; the approval's amounts and dates; and
- * the Regulation Z disclosure inputs of a loan (DESIGN §5 APR). Pure: no clock (callers pass the latest
+ * the Regulation Z disclosure inputs of a loan (docs/design.md §5 APR). Pure: no clock (callers pass the latest
  * acceptable date), no I/O (callers pass the product and the tenant's charge definitions).
  *
- * Rules (Apache Fineract `LoanApplicationValidator` / `LoanScheduleValidator`, commit 4198b0bc, and DESIGN §5
+ * Rules (Apache Fineract `LoanApplicationValidator` / `LoanScheduleValidator`, commit 4198b0bc, and docs/design.md §5
  * codes):
  * - `loanTermFrequencyType` must equal `repaymentFrequencyType`
  *   (`validation.msg.loan.loanTermFrequencyType.not.the.same.as.repaymentFrequencyType`), and
@@ -35,7 +35,7 @@
  *   to its strategy, and Fineract itself refuses to mix the advanced strategy with another one between product
  *   and loan, so accepting a different code would give the loan an allocation nobody configured;
  * - a product with statements (`lmsConfig.statementEnabled`) keeps its lead time shorter than the loan's
- *   repayment period (DESIGN §5 Statements), so a loan may not shorten the period below it.
+ *   repayment period (docs/design.md §5 Statements), so a loan may not shorten the period below it.
  *
  * Dates: ISO `YYYY-MM-DD` always. Fineract clients send `dateFormat` and `locale` with every write; a date that is
  * not ISO is read with `dateFormat` (Java `DateTimeFormatter` letters `d`, `dd`, `M`, `MM`, `MMM`, `MMMM`,
@@ -1029,7 +1029,7 @@ export function prepaidFinanceChargesOf(
 }
 
 /**
- * The §1026.18 disclosure of a loan whose product has `lmsConfig.aprEnabled` (DESIGN §5 APR): the schedule, its
+ * The §1026.18 disclosure of a loan whose product has `lmsConfig.aprEnabled` (docs/design.md §5 APR): the schedule, its
  * repayment frequency (the Appendix J unit-period), the prepaid finance charges (`prepaidFinanceChargesOf`),
  * and the product's `aprRounding` and `aprTolerancePolicy`. Not ok when the product is not CONFIGURED or lacks
  * those settings, when the repayment frequency has no implemented unit-period, or for any

@@ -1,6 +1,6 @@
 /**
  * Merchant cash advances: a purchase of future receivables repaid by a holdback of the merchant's sales
- * (DESIGN-processes P6 "Merchant advances"; spec § Resources "Merchant advance reconciliation"). Pure and
+ * (docs/processes.md P6 "Merchant advances"; spec § Resources "Merchant advance reconciliation"). Pure and
  * deterministic: money through domain/money.ts (dinero.js, bigint minor units), dates through domain/calendar.ts.
  *
  * Rules decided here (the spec leaves them open):

@@ -1,6 +1,6 @@
 /**
  * Loan products of the lending core (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`, "product
- * with native calculation settings and lmsConfig"; issue 3 §1): the rules a product definition must satisfy, the
+ * with native calculation settings and lmsConfig"): the rules a product definition must satisfy, the
  * default payment allocation, and the configuration status that loan approval relies on. Pure: no clock, no I/O.
  *
  * Calculation settings use Apache Fineract's names and integer codes, which domain/lending/schedule.ts's `ScheduleInput`
@@ -16,7 +16,7 @@
  * (`validateRepaymentPeriodWithGraceSettings`). Added here: `digitsAfterDecimal` is any integer from 0 to the
  * currency's ISO 4217 minor unit, as Fineract allows and lenders use (e.g. USD with 0 digits and `inMultiplesOf`
  * 100, so installments are whole hundreds): amounts of such a product are rounded to fewer digits and so remain
- * representable in the currency's minor units (DESIGN §5 Currencies); more digits than the minor unit → 400
+ * representable in the currency's minor units (docs/design.md §5 Currencies); more digits than the minor unit → 400
  * `validation.msg.loanproduct.digitsAfterDecimal.above.currency.minor.unit`. The product's amounts may not carry
  * more fraction digits than `digitsAfterDecimal` (refused, never rounded), and with no fraction digits and
  * `inMultiplesOf` > 0 the default principal must be a multiple of it (domain/lending/schedule.ts rejects others).
@@ -46,7 +46,7 @@ export const daysInMonthTypes = [1, 30] as const;
 
 /**
  * Repayment strategies (Fineract `transactionProcessingStrategyCode`) this engine accepts:
- * - `advanced-payment-allocation-strategy`: the order comes from `paymentAllocation` (DESIGN §5 default below);
+ * - `advanced-payment-allocation-strategy`: the order comes from `paymentAllocation` (docs/design.md §5 default below);
  * - `mifos-standard-strategy`: per installment, oldest first, penalties, fees, interest, principal
  *   (`FineractStyleLoanRepaymentScheduleTransactionProcessor`);
  * - `due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy`: due and in-advance
@@ -106,7 +106,7 @@ export interface PaymentAllocationRule {
 }
 
 /**
- * DESIGN §5's default order of `advanced-payment-allocation-strategy` for COVERED_CONSUMER products: past-due
+ * docs/design.md §5's default order of `advanced-payment-allocation-strategy` for COVERED_CONSUMER products: past-due
  * interest, principal, fee, penalty; then due in the same order; then in advance in the same order; payments
  * for future installments go to the next installment (avoids fee pyramiding, 16 CFR §444.4). Applied whenever an
  * advanced-strategy product omits `paymentAllocation`.
@@ -128,11 +128,11 @@ export const defaultPaymentAllocation: readonly PaymentAllocationRule[] = Object
 /** Product classes: COVERED_CONSUMER (consumer credit under Regulation Z) and COMMERCIAL. */
 export const productClasses = ['COVERED_CONSUMER', 'COMMERCIAL'] as const;
 export type ProductClass = (typeof productClasses)[number];
-/** APR disclosure rounding (DESIGN §5 APR): to the nearest 0.01 percentage point, half up. */
+/** APR disclosure rounding (docs/design.md §5 APR): to the nearest 0.01 percentage point, half up. */
 export const aprRoundings = ['NEAREST_0_01_PERCENT_HALF_UP'] as const;
 /** APR tolerance (12 CFR §1026.22(a)(2)–(3)): REGULAR ±0.125, IRREGULAR ±0.25 percentage point. */
 export const aprTolerancePolicies = ['REGULAR', 'IRREGULAR'] as const;
-/** Statement lead time (DESIGN §5 Statements): 14–28 days before the due date, default 21. */
+/** Statement lead time (docs/design.md §5 Statements): 14–28 days before the due date, default 21. */
 export const statementLeadDaysRange = { min: 14, max: 28, default: 21 } as const;
 
 /** `lmsConfig` as a client sends it: every field optional (null = absent). */
@@ -269,7 +269,7 @@ export interface LoanProductDefinition extends LoanProductSettings {
   interestRatePerPeriod: string;
   minInterestRatePerPeriod: string | null;
   maxInterestRatePerPeriod: string | null;
-  /** Advanced strategy only; null = DESIGN §5's default order. */
+  /** Advanced strategy only; null = docs/design.md §5's default order. */
   paymentAllocation: PaymentAllocationRule[] | null;
   lmsConfig: LmsConfigInput | null;
 }
@@ -569,7 +569,7 @@ export function paymentAllocationErrors(
 }
 
 /**
- * The allocation rules a product stores: the given rules with each order sorted, DESIGN §5's default when an
+ * The allocation rules a product stores: the given rules with each order sorted, docs/design.md §5's default when an
  * advanced-strategy product gives none, and null for the other strategies.
  */
 export function resolvedPaymentAllocation(

@@ -1,6 +1,6 @@
 /**
- * Autopay (issue 7 §4; DESIGN-processes P1 Autopay; spec § Boarding rules "Autopay enrollment carries
- * authorizationRef and never backfills history", "Re-apply restrictions before any payment, autopay…"; DESIGN §5
+ * Autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * authorizationRef and never backfills history", "Re-apply restrictions before any payment, autopay…"; docs/design.md §5
  * Holds "PAYMENT_HOLD blocks payment intents and autopay"). Pure: the enrolment's vocabulary, the collection date
  * of an installment, the process's input and start spec. Anchors: NACHA recurring debit authorizations (an
  * authorization reference per enrolment), Temporal's continue-as-new for long-lived per-entity workflows.
@@ -19,7 +19,7 @@ export const autopayStatuses = ['ACTIVE', 'CANCELLED'] as const;
 export type AutopayStatus = (typeof autopayStatuses)[number];
 
 /**
- * `daysBeforeDue` bounds, calendar days (our choice, DESIGN-processes P1 leaves it open): 0 (collect on the due
+ * `daysBeforeDue` bounds, calendar days (our choice, docs/processes.md P1 leaves it open): 0 (collect on the due
  * date) to 15 (half a monthly period; it also keeps the intent's `effectiveDate` well inside the rails' 30-day
  * horizon, domain/payments/rails.ts).
  */
@@ -61,7 +61,7 @@ export interface AutopayWorkflowInput {
 }
 
 /**
- * How to start the loan's autopay process (DESIGN-processes P1): id `autopay/<tenant>/<loanId>`, queue `lending`,
+ * How to start the loan's autopay process (docs/processes.md P1): id `autopay/<tenant>/<loanId>`, queue `lending`,
  * search attributes `TenantId` and `LoanId`, a one-line summary. ALLOW_DUPLICATE: after a cancelled enrolment's
  * process ended, a new enrolment of the same loan starts a new run under the same id.
  */

@@ -1,5 +1,5 @@
 /**
- * The daily reconciliation's comparison (DESIGN-processes P1 "Reconciliation exceptions"; issue 7 §3): one
+ * The daily reconciliation's comparison (docs/processes.md P1 "Reconciliation exceptions"): one
  * tenant's settlement-report lines for a closed range of dates against our payment intents, giving the
  * reconciliation exceptions to open. Pure: no I/O, no clock; the caller (activities/payments/
  * reconcile-rail-settlements.ts) reads both sides and opens what this returns through
@@ -265,7 +265,7 @@ export function tenantReconciliationWorkflowId(tenantId: string, from: string, t
 }
 
 /**
- * How one tenant's reconciliation is started (DESIGN-processes P0 start specs), by the daily run (as a child) or an
+ * How one tenant's reconciliation is started (docs/processes.md P0 start specs), by the daily run (as a child) or an
  * operator (`npm run admin -- recon run`): queue `lending`, `TenantId` search attribute, a readable summary, and
  * reuse allowed (a rerun of a day is idempotent: recurrences only move `lastSeenAt`).
  */

@@ -1,6 +1,6 @@
 /**
- * Payment intents as durable processes (issue 7; spec § Lending core writes `POST /v1/loans/{loanId}/payments`,
- * § States; DESIGN §5 "Enumerations not shown": rails and payment statuses; DESIGN-processes P1). Pure: the
+ * Payment intents as durable processes (spec § Lending core writes `POST /v1/loans/{loanId}/payments`,
+ * § States; docs/design.md §5 "Enumerations not shown": rails and payment statuses; docs/processes.md P1). Pure: the
  * statuses and their transitions, the workflow's input and its start spec, and the messages the workflow takes.
  * Anchors: Stripe PaymentIntents (a status machine per payment, idempotent creation), Temporal's money-transfer
  * sample (one workflow per transfer, outcome by signal).
@@ -10,12 +10,12 @@ import type { WorkflowStartSpec } from '../workflow-start';
 import { paymentRails, type Rail } from './rails';
 import { type ReconciliationResolution, reconciliationResolutions } from './reconciliation-exceptions';
 
-/** The rails (DESIGN §5; their rules: ./rails.ts). */
+/** The rails (docs/design.md §5; their rules: ./rails.ts). */
 export { paymentRails };
 export type PaymentRailCode = Rail;
 
 /**
- * Payment statuses (DESIGN §5): `CREATED` → `SUBMITTED` → `POSTED` | `FAILED`; `POSTED` → `RETURNED`; `CREATED` →
+ * Payment statuses (docs/design.md §5): `CREATED` → `SUBMITTED` → `POSTED` | `FAILED`; `POSTED` → `RETURNED`; `CREATED` →
  * `CANCELLED`; `CREATED` → `FAILED` when the rail refuses the submission (a declined card). A payment recorded as
  * external is `POSTED` from the start.
  */
@@ -34,7 +34,7 @@ const transitions: Record<PaymentStatus, readonly PaymentStatus[]> = {
   CANCELLED: [],
 };
 
-/** True when a payment may go from `from` to `to` (DESIGN §5 statuses). */
+/** True when a payment may go from `from` to `to` (docs/design.md §5 statuses). */
 export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
   return transitions[from].includes(to);
 }
@@ -61,7 +61,7 @@ export interface PaymentIntentWorkflowInput {
 }
 
 /**
- * How to start the intent's process (DESIGN-processes P1): id `payment-intent/<tenant>/<paymentId>`, queue
+ * How to start the intent's process (docs/processes.md P1): id `payment-intent/<tenant>/<paymentId>`, queue
  * `lending`, search attributes `TenantId` and `LoanId`, a one-line summary for the Temporal UI. A second start of
  * the same payment is refused (REJECT_DUPLICATE): one process per payment, ever.
  */
@@ -102,7 +102,7 @@ export type RailEvent =
       reason: string;
     };
 
-/** How an operator resolves a `SETTLED_NOT_POSTED` exception of an intent (DESIGN-processes P1). */
+/** How an operator resolves a `SETTLED_NOT_POSTED` exception of an intent (docs/processes.md P1). */
 export const settlementResolutions = reconciliationResolutions;
 export type SettlementResolution = ReconciliationResolution;
 
@@ -124,7 +124,7 @@ export interface PaymentIntentState {
 /**
  * The reconciliation exception for a return of payment `paymentId` that the rail's rules no longer accept for its
  * code (domain/payments/rails.ts `acceptsReturn`), or that came after its process ended: `RETURN_NOT_REVERSED`
- * on the payment intent, nothing reversed (DESIGN-processes P1). Opened by the workflow while it is open and by
+ * on the payment intent, nothing reversed (docs/processes.md P1). Opened by the workflow while it is open and by
  * the sandbox return simulation after; both give this same key and detail. Dates are ISO.
  */
 export function lateReturnException(input: {

@@ -1,6 +1,6 @@
 /**
- * The payment rails a payment intent can use and their rules (DESIGN §5 "Enumerations not shown",
- * DESIGN-processes P1 "Rails"), as pure data and functions: when a submission settles, which return codes a
+ * The payment rails a payment intent can use and their rules (docs/design.md §5 "Enumerations not shown",
+ * docs/processes.md P1 "Rails"), as pure data and functions: when a submission settles, which return codes a
  * rail knows and until when it accepts each, and how far from today an intent's `effectiveDate` may lie.
  * The payment-intent workflow and the create-intent operation read these; the sandbox rail
  * (activities/payments/rail.ts) follows the same timelines. Dates are ISO calendar dates `YYYY-MM-DD`;
@@ -37,7 +37,7 @@ import {
 import type { InstrumentType } from '../customers/customer';
 import { DomainError, fieldError } from '../errors';
 
-/** Every rail, in the spelling of the wire (DESIGN §5). */
+/** Every rail, in the spelling of the wire (docs/design.md §5). */
 export const paymentRails = ['ACH', 'DEBIT_CARD', 'RTP', 'FEDNOW', 'WIRE', 'CHECK'] as const;
 
 /** A payment rail's name (the adapter over a rail is `PaymentRail`, activities/payments/rail.ts). */
@@ -120,10 +120,10 @@ function codes(entries: [string, string, boolean, ReturnWindow][]): Readonly<Rec
  *   Banking Day following the Settlement Date");
  * - consumer unauthorized returns R05, R07, R10, R11: sixty calendar days after the settlement date (NACHA's
  *   extended return: the RDFI transmits it by its deposit deadline for the ODFI to have it by the opening of
- *   the banking day following the sixtieth calendar day; DESIGN-processes P1 counts the sixty days, so a
+ *   the banking day following the sixtieth calendar day; docs/processes.md P1 counts the sixty days, so a
  *   return dated day 61 is late and goes to reconciliation instead of reversing the payment).
  * R29 (Corporate Customer Advises Not Authorized) is a two-banking-day return in NACHA's table (non-consumer
- * receivers have no extended window); DESIGN-processes P1 lists it with the sixty-day codes, and this table
+ * receivers have no extended window); docs/processes.md P1 lists it with the sixty-day codes, and this table
  * follows NACHA, the rule P1 cites.
  */
 const achReturnCodes = codes([
@@ -448,7 +448,7 @@ export function latestEffectiveDateOf(rail: Rail, today: string): string {
 }
 
 /**
- * Checks an intent's `effectiveDate` against its rail (issue 7 §1: "400 for … a past effectiveDate more than
+ * Checks an intent's `effectiveDate` against its rail ("400 for … a past effectiveDate more than
  * the rail allows"): nothing when `earliestEffectiveDateOf(rail, today)` ≤ `effectiveDate` ≤
  * `latestEffectiveDateOf(rail, today)`; otherwise a 400 `DomainError` (`validation.msg.validation.errors.exist`)
  * with one field error on `effectiveDate`, code `validation.msg.payment.effectiveDate.not.allowed.for.rail`,

@@ -1,6 +1,6 @@
 /**
  * Reconciliation exceptions: the closed value sets and the shape of their `detail` (spec § Resources:
- * Reconciliation exception; DESIGN-processes P1 "Reconciliation exceptions"). Pure: valibot only.
+ * Reconciliation exception; docs/processes.md P1 "Reconciliation exceptions"). Pure: valibot only.
  *
  * - `SETTLED_NOT_POSTED`: the rail settled a payment intent the workflow could not post automatically
  *   (settled amount differs from the intent, the loan no longer takes the payment, posting failed for good);
@@ -13,7 +13,7 @@
  */
 import * as v from 'valibot';
 
-/** Every exception type (DESIGN-processes P1). */
+/** Every exception type (docs/processes.md P1). */
 export const reconciliationExceptionTypes = [
   'SETTLED_NOT_POSTED',
   'UNMATCHED_SETTLEMENT',
@@ -27,7 +27,7 @@ export const reconciliationExceptionStatuses = ['open', 'resolved'] as const;
 export type ReconciliationExceptionStatus = (typeof reconciliationExceptionStatuses)[number];
 
 /**
- * An operator's decision on an exception (DESIGN-processes P1): post the settled amount, post the intent's
+ * An operator's decision on an exception (docs/processes.md P1): post the settled amount, post the intent's
  * amount, refund the borrower, or dismiss it (nothing to do).
  */
 export const reconciliationResolutions = [

@@ -1,5 +1,5 @@
 /**
- * AI-assisted session vocabulary (spec § Resources "AI session output"; DESIGN-processes P4 "AI session
+ * AI-assisted session vocabulary (spec § Resources "AI session output"; docs/processes.md P4 "AI session
  * outputs"): output types, confidence levels, the review rule and the opaque identifiers.
  *
  * The spec names one output type (`next_action_recommendation`) and one confidence (`high`) and leaves the full
@@ -34,7 +34,7 @@ export type AiOutputStatus = (typeof aiOutputStatuses)[number];
 export const aiOutputReviewTaskType = 'AI_OUTPUT_REVIEW';
 
 /**
- * Whether a person must review an output before it is acted on (DESIGN-processes P4): the confidence is not
+ * Whether a person must review an output before it is acted on (docs/processes.md P4): the confidence is not
  * `high`, or the type drafts a customer-facing message.
  */
 export function aiOutputReviewRequired(type: AiOutputType, confidence: AiConfidence): boolean {

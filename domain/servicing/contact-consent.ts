@@ -1,6 +1,6 @@
 /**
  * Contact-consent updates (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
- * DESIGN-processes P4 "Contact-consent updates", "Refs"): the vocabulary shared by the API, the operations and the
+ * docs/processes.md P4 "Contact-consent updates", "Refs"): the vocabulary shared by the API, the operations and the
  * workflow, the timing rule, the precedence rule and the process's start description. Pure.
  *
  * Timing: `effectiveAt` at or before the server's clock → applied at once (`COMPLETED`); later, and at most
@@ -19,7 +19,7 @@
 import { contactConsentUpdateWorkflowId, taskQueues } from '../ids';
 import type { WorkflowStartSpec } from '../workflow-start';
 
-/** The spec's operations (value seen `UPDATE_SMS_PERMISSION`; the other two are ours, DESIGN-processes P4). */
+/** The spec's operations (value seen `UPDATE_SMS_PERMISSION`; the other two are ours, docs/processes.md P4). */
 export const contactConsentOperations = [
   'UPDATE_SMS_PERMISSION',
   'UPDATE_EMAIL_PERMISSION',

@@ -1,6 +1,6 @@
 /**
  * Case-type field definitions and the answers of form entries (spec § Resources "Case-type field
- * definitions", "Form entry history item"; DESIGN-processes P4 "Case types and field definitions",
+ * definitions", "Form entry history item"; docs/processes.md P4 "Case types and field definitions",
  * "Form entries"). Pure rules shared by the operations and the API:
  * - `definitionErrors`: the rules a published definition must meet beyond its shape (unique section keys,
  *   field keys unique across the whole definition, ENUM options, MONEY currency);
@@ -8,8 +8,8 @@
  * - `answerChanges`: the `SET`/`CLEAR` changes a patch makes, with `before` and `after`;
  * - `missingAnswers`: the keys a `requiredAt` stage still lacks (ON_CLOSE is checked when a case closes).
  *
- * Answer representation (never a float, DESIGN §3): TEXT a trimmed string (1–2000 characters, no government
- * identifier or account number, issue 14); NUMBER a decimal string (a JSON number is accepted when a double holds
+ * Answer representation (never a float, docs/design.md §3): TEXT a trimmed string (1–2000 characters, no government
+ * identifier or account number); NUMBER a decimal string (a JSON number is accepted when a double holds
  * it exactly and is stored as its decimal text), at most 15 integer and 6 fraction digits; MONEY a decimal string
  * with at most the minor-unit digits of the field's `currency` (ISO 4217, dinero.js table; 2 when the field names
  * none), stored with exactly that many (`"12.5"` → `"12.50"`); DATE an ISO 8601 calendar date in 1900-01-01..
@@ -20,7 +20,7 @@ import { type FieldError, fieldError } from '../errors';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
 import { findSensitiveData, sensitiveDataMessage } from '../sensitive-data';
 
-/** The field types a definition may use (DESIGN-processes P4); the module note gives each answer's form. */
+/** The field types a definition may use (docs/processes.md P4); the module note gives each answer's form. */
 export const fieldTypes = ['TEXT', 'NUMBER', 'MONEY', 'DATE', 'BOOLEAN', 'ENUM'] as const;
 export type FieldType = (typeof fieldTypes)[number];
 
@@ -243,7 +243,7 @@ export function checkAnswers(
   const errors: FieldError[] = [];
   const normalized: Record<string, AnswerValue | null> = {};
   for (const [key, value] of Object.entries(answers)) {
-    // An unknown key is the caller's text: named only when it is not identifier-like (DESIGN §5 Error details).
+    // An unknown key is the caller's text: named only when it is not identifier-like (docs/design.md §5 Error details).
     const name = `answers.${findSensitiveData(key) === null ? key : '[withheld]'}`;
     const field = fieldOf(definitions, key);
     if (!field) {

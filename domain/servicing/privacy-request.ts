@@ -1,5 +1,5 @@
 /**
- * Privacy-request vocabulary shared by the API, operations and the workflow (DESIGN §5
+ * Privacy-request vocabulary shared by the API, operations and the workflow (docs/design.md §5
  * Privacy-request clocks; spec § Privacy request).
  */
 import type { PrivacyRegime } from '../deadlines';
@@ -73,7 +73,7 @@ export interface FulfilPrivacyRequestResult {
 /**
  * How `privacyRequestWorkflow` is started for a request: id `privacy-request/<tenant>/<requestId>`,
  * queue `servicing`, search attributes TenantId, CustomerRef, CaseId, reuse REJECT_DUPLICATE (one
- * process per request, STYLE §9). Built by the operation that stores the request (its start
+ * process per request, docs/conventions.md §9). Built by the operation that stores the request (its start
  * intent) and by the process's client port, so both start it identically.
  */
 export function privacyRequestStartSpec(

@@ -1,5 +1,5 @@
 /**
- * Promise-to-pay vocabulary shared by the API, the operations and the workflow (DESIGN-processes P4
+ * Promise-to-pay vocabulary shared by the API, the operations and the workflow (docs/processes.md P4
  * "Promises to pay"; spec § Servicing plane: a case closes with `outcomeCode` `PROMISE_KEPT`).
  *
  * A promise names a loan, an amount (decimal string in the loan's currency) and a promised date. Its
@@ -14,7 +14,7 @@ import { parseDecimalToMinor } from '../money';
 import { formatWithOffset, instantOfLocal, localDate } from '../time-zone';
 import type { WorkflowStartSpec } from '../workflow-start';
 
-/** Calendar days after the promised date during which a payment still counts (DESIGN-processes P4). */
+/** Calendar days after the promised date during which a payment still counts (docs/processes.md P4). */
 export const promiseGraceDays = 3;
 
 /** The furthest a promised date may lie ahead of today (tenant time zone), in calendar days. */

@@ -1,6 +1,6 @@
 /**
- * The voice-provider control surface, pure rules (spec § Resources "Voice workflow version"; DESIGN-processes
- * P4 "Voice-provider control surface"; DESIGN §5 "Inbound channel events": the voice task token).
+ * The voice-provider control surface, pure rules (spec § Resources "Voice workflow version"; docs/processes.md
+ * P4 "Voice-provider control surface"; docs/design.md §5 "Inbound channel events": the voice task token).
  *
  * A voice workflow is a call script the provider runs: a directed graph of nodes (`start`, `say`, `gather`,
  * `transfer`, `hangup`, `end`) joined by edges labelled with the outcome that follows them (`on`). Versions are
@@ -217,7 +217,7 @@ export const voiceTaskTokenHeader = 'X-Service-Voice-Task-Token';
 /** Prefix of a voice task token: `vtt_` + base64url (RFC 4648 §5) of 32 random bytes (256 bits). */
 export const voiceTaskTokenPrefix = 'vtt_';
 
-/** Bytes of randomness in a token (DESIGN §5: ≥ 128 bits; 256 here, like access tokens). */
+/** Bytes of randomness in a token (docs/design.md §5: ≥ 128 bits; 256 here, like access tokens). */
 export const voiceTaskTokenRandomBytes = 32;
 
 /** Longest header value examined; anything longer is refused unread. */

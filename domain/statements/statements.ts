@@ -1,5 +1,5 @@
 /**
- * Periodic statements of a loan (DESIGN §5 "Statements"; DESIGN-processes P6 "Statements"; issue 11 §1, §3):
+ * Periodic statements of a loan (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"):
  * which installment a statement is for on a given day, and the statement's figures from the loan's summary at two
  * dates, its schedule and its money events of the period. Pure: no I/O, no clock; calendar arithmetic only via
  * domain/calendar.ts, local dates via domain/time-zone.ts.
@@ -30,7 +30,7 @@ import { formatMinor, minorUnitDigits } from '../money';
 import { localDate } from '../time-zone';
 import type { WorkflowStartSpec } from '../workflow-start';
 
-/** `lmsConfig.statementLeadDays` when a product does not set it (DESIGN §5). */
+/** `lmsConfig.statementLeadDays` when a product does not set it (docs/design.md §5). */
 export const defaultStatementLeadDays = 21;
 
 /** A product's statement settings as `lmsConfig` holds them (`statementEnabled`, `statementLeadDays`). */
@@ -345,7 +345,7 @@ export function tenantStatementCycleWorkflowId(tenantId: string, asOf: string): 
 export const statementCycleScheduleId = 'statement-cycle';
 
 /**
- * How one tenant's statement run is started (DESIGN-processes P0 start specs), by the daily run (as a child) or an
+ * How one tenant's statement run is started (docs/processes.md P0 start specs), by the daily run (as a child) or an
  * operator (`npm run admin -- statements run`): queue `lending`, `TenantId` search attribute, reuse allowed (a rerun
  * is idempotent: a statement is unique per loan and due date).
  */

@@ -1,5 +1,5 @@
 /**
- * The one schema family for dates and instants sent to the API (issue 14): every calendar date and timestamp
+ * The one schema family for dates and instants sent to the API: every calendar date and timestamp
  * input is bounded to 1900-01-01..2199-12-31, so no value reaches the operations that their calendar arithmetic,
  * PostgreSQL's `date`/`timestamptz` or JavaScript's `Date` cannot carry through a schedule, a summary or an APR
  * (9999-12-31 used to be stored, then every read of the loan answered 500). Out of range → 400 Shape A naming the

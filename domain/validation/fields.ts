@@ -35,7 +35,7 @@ function valueAt(data: unknown, path: StandardSchemaV1.Issue['path']): unknown {
 /**
  * A body field error's value and message with the value withheld when it looks like a government identifier or
  * an account or card number (domain/sensitive-data.ts): the value becomes null and its text is cut out of the
- * message (DESIGN §3: such values are never echoed or logged; DESIGN §5: identifier values are masked).
+ * message (docs/design.md §3: such values are never echoed or logged; docs/design.md §5: identifier values are masked).
  */
 function withheldIfSensitive(value: unknown, message: string): { value: unknown; message: string } {
   if (typeof value !== 'string' || findSensitiveData(value) === null) return { value, message };
@@ -83,7 +83,7 @@ export const integerId = (name: string) =>
 
 /**
  * Free text that must never carry a government identifier or an account or card number (spec § Boarding rules:
- * "never place government identifiers or account numbers in … rationale … or notes"; issue 14): non-empty trimmed
+ * "never place government identifiers or account numbers in … rationale … or notes"): non-empty trimmed
  * text up to `max` characters, refused (400 naming the field, value withheld) when `findSensitiveData` finds one
  * after its normalization (NFKC, invisible characters dropped, separators between digits counted as nothing).
  */
@@ -130,7 +130,7 @@ const unstorablePattern = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800
 
 /**
  * The first character of `text` that PostgreSQL cannot store (module note): U+0000, or a UTF-16 surrogate
- * without its pair; null when every character is storable. The one rule of issue 14, used for bodies, query and
+ * without its pair; null when every character is storable. The one rule, used for bodies, query and
  * path parameters and the Idempotency-Key header.
  */
 export function unstorableCharacter(text: string): UnstorableCharacter | null {

@@ -3,7 +3,7 @@
  * /v1/loans/{loanId}/fundings/record-external`, `POST /v1/loans/{loanId}/payments/record-external`; § Lending core
  * reads: payments, summary, journal entries; § Payment; § Limits paging shapes). Bodies are strict (an unknown
  * field is a 400). Amounts are decimal strings (never JSON numbers) with at most the currency's ISO 4217 minor-unit
- * digits (DESIGN §5 Currencies: more → 400 on `amount`). `externalRecordRef`, `recipientRef`, `reason` and
+ * digits (docs/design.md §5 Currencies: more → 400 on `amount`). `externalRecordRef`, `recipientRef`, `reason` and
  * `rationale` must not carry a government identifier or account number (spec § Boarding rules; domain/
  * sensitive-data.ts); the route never echoes their value in an error.
  */
@@ -108,7 +108,7 @@ export const recordPaymentBody = v.pipe(
   v.forward(v.partialCheck([['amount'], ['currency']], fitsCurrency, fitsCurrencyMessage), ['amount']),
 );
 
-/** Payment statuses (DESIGN §5 Enumerations not shown). */
+/** Payment statuses (docs/design.md §5 Enumerations not shown). */
 export const paymentStatuses = ['CREATED', 'SUBMITTED', 'POSTED', 'FAILED', 'RETURNED', 'CANCELLED'] as const;
 
 /** `GET /v1/loans/{loanId}/fundings` query. */
@@ -193,7 +193,7 @@ export const fundingListResponse = v.object({
 
 /**
  * 200 of `GET /v1/loans/{loanId}/payments`: intents and payments recorded as external together, newest first: the
- * spec's payment fields plus `rail`, `source`, `instrumentId`, `providerRef`, `returnCode` (DESIGN-processes P1) and
+ * spec's payment fields plus `rail`, `source`, `instrumentId`, `providerRef`, `returnCode` (docs/processes.md P1) and
  * `allocation`.
  */
 export const paymentListResponse = v.object({

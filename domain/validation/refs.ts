@@ -5,7 +5,7 @@
  * `dateFormat`). A reference is stored in clear in several tables, in workflow histories and in Temporal search
  * attributes (`CustomerRef`), so it gets a strict format instead of free text (spec § Boarding rules: "Never place
  * government identifiers or account numbers in externalId, externalRecordRef, rationale, idempotency keys or
- * notes"; DESIGN §3: government identifiers and account data are accepted once and stored encrypted):
+ * notes"; docs/design.md §3: government identifiers and account data are accepted once and stored encrypted):
  *
  * - `refField(max)`: 1 to `max` of `A–Z a–z 0–9 . _ : -`, starting with a letter or digit (`cus_abc`, `CUST-001`,
  *   `IMPORT-run-PMT-7`, `urn:x:1`), e.g. the database-minted `cus_…` and `cp_…` refs.

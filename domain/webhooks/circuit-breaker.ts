@@ -1,14 +1,14 @@
 /**
  * The circuit breaker of a webhook endpoint (one per subscription) and the admission of a delivery
  * attempt (Svix's endpoint throttling and disabling; M. Nygard, "Release It!", Circuit Breaker;
- * DESIGN §5 Webhooks for the retry schedule it never shortens).
+ * docs/design.md §5 Webhooks for the retry schedule it never shortens).
  *
  * - CLOSED: attempts go ahead. `breakerFailureThreshold` consecutive failed attempts (any non-2xx
  *   answer, a timeout, a refused connection) open it.
  * - OPEN until `openUntilMs`: no attempt is sent; a delivery waits (a workflow timer, holding no
  *   activity slot and no connection) until then. The open time doubles at each re-opening:
  *   30 s, 1 min, 2 min, … capped at 1 h, so a dead endpoint is probed at least hourly and the
- *   5 days of continuous failure that disable a subscription (DESIGN §5) still elapse.
+ *   5 days of continuous failure that disable a subscription (docs/design.md §5) still elapse.
  * - HALF_OPEN: once `openUntilMs` has passed, one attempt (the probe) is let through; the others
  *   wait for its outcome. Success closes the breaker; failure opens it again for longer. A probe
  *   whose outcome never comes (its worker died) is given up after `probeLeaseMs`.

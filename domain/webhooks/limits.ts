@@ -1,5 +1,5 @@
 /**
- * Per-tenant limits of outbound webhooks (DESIGN §5 Webhooks; Svix's per-application endpoint
+ * Per-tenant limits of outbound webhooks (docs/design.md §5 Webhooks; Svix's per-application endpoint
  * limit and delivery throttling): how many ACTIVE subscriptions a tenant may have and how many of
  * its delivery attempts may be in flight at once, so that one tenant's receivers cannot take the
  * delivery capacity every tenant shares. Deployment-wide; set by `WEBHOOK_MAX_SUBSCRIPTIONS_PER_TENANT`

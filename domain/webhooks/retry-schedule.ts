@@ -1,5 +1,5 @@
 /**
- * When a webhook delivery is attempted again (DESIGN §5 Webhooks; the Standard Webhooks example
+ * When a webhook delivery is attempted again (docs/design.md §5 Webhooks; the Standard Webhooks example
  * schedule; RFC 9110 §10.2.3 Retry-After).
  *
  * Attempts start 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the previous
@@ -95,7 +95,7 @@ export function nextAttemptDelayMs(nextAttempt: number, random: number, retryAft
 
 /**
  * Whether a subscription failing continuously since `failingSinceMs` is to be disabled at
- * `nowMs` (DESIGN §5: 5 days of continuous failure). Null `failingSinceMs` → false.
+ * `nowMs` (docs/design.md §5: 5 days of continuous failure). Null `failingSinceMs` → false.
  */
 export function shouldDisableForFailures(failingSinceMs: number | null, nowMs: number): boolean {
   return failingSinceMs != null && nowMs - failingSinceMs >= disableAfterFailingMs;

@@ -1,5 +1,5 @@
 /**
- * Signatures of outbound webhooks (DESIGN §5 Webhooks; spec § Events 5; Standard Webhooks).
+ * Signatures of outbound webhooks (docs/design.md §5 Webhooks; spec § Events 5; Standard Webhooks).
  *
  * `Service-Webhook-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`: the key is
  * the whole `whsec_…` secret as UTF-8 text, the message the attempt's Unix-seconds timestamp, a
@@ -11,7 +11,7 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
-/** Header names of a delivery (DESIGN §5). */
+/** Header names of a delivery (docs/design.md §5). */
 export const webhookHeaders = {
   /** The delivery id (`whd_…`), stable across the retries of one event to one subscription. */
   id: 'Service-Webhook-Id',

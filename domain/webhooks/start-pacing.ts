@@ -1,5 +1,5 @@
 /**
- * Pacing of the starts of one tenant's webhook deliveries (DESIGN §5 Webhooks; Svix's per-application delivery
+ * Pacing of the starts of one tenant's webhook deliveries (docs/design.md §5 Webhooks; Svix's per-application delivery
  * throttling): a tenant whose events arrive in a burst (thousands at once: a batch job, a test loop, a boarded
  * history) must not fill the delivery queue ahead of every other tenant's events. The outbox relay plans each
  * delivery's start with the generic cell rate algorithm (GCRA, ITU-T I.371 "virtual scheduling"): up to `burst`

@@ -1,5 +1,5 @@
 /**
- * Where webhooks may be sent (DESIGN-processes P2 URLs; OWASP SSRF Prevention Cheat Sheet).
+ * Where webhooks may be sent (docs/processes.md P2 URLs; OWASP SSRF Prevention Cheat Sheet).
  *
  * - production: `https` only, and never to loopback, private (RFC 1918, RFC 4193 unique-local),
  *   link-local (incl. the cloud metadata address 169.254.169.254 and fd00:ec2::254), carrier-grade

@@ -1,5 +1,5 @@
 /**
- * AI session operations on the real PostgreSQL (DESIGN-processes P4; STYLE §11): every write runs twice under one
+ * AI session operations on the real PostgreSQL (docs/processes.md P4; docs/conventions.md §11): every write runs twice under one
  * request key and leaves one row, one task, one set of effects; concurrent outputs of one session serialize on
  * the session's row lock (sequence 1..n, version n + 1); citations are checked against the tenant's evidence.
  */

@@ -1,5 +1,5 @@
 /**
- * Identifiers in staged boarding lines and the retention of raw lines (DESIGN §3 Data rules: government identifiers
+ * Identifiers in staged boarding lines and the retention of raw lines (docs/design.md §3 Data rules: government identifiers
  * are accepted once and stored encrypted, AES-256-GCM with the configured key; domain/boarding/retention.ts):
  * staging stores a customer line's identifier values encrypted, never in clear, and boarding still gives the
  * customer its identifier (decrypted in memory when the line is read); the daily purge empties the raw text of

@@ -1,5 +1,5 @@
 /**
- * The boarding activities (issue 9 §2; DESIGN-processes P3) on the real database: validation per kind and of cross
+ * The boarding activities (docs/processes.md P3) on the real database: validation per kind and of cross
  * references (Shape A, nothing written), boarding in order through the route operations, the one-repost payment
  * history against one-by-one recording, idempotency (a retried chunk, a second batch of the same lines), one
  * bad loan not stopping its chunk, the events boarding writes marked `source` `BOARDING` with the batch, and the

@@ -1,5 +1,5 @@
 /**
- * API clients, their secrets and the client-credentials grant (RFC 6749 §4.4, §5.2; DESIGN §4
+ * API clients, their secrets and the client-credentials grant (RFC 6749 §4.4, §5.2; docs/design.md §4
  * Tokens): token issuance and each OAuthError, and secret rotation with its overlap.
  */
 import { eq } from 'drizzle-orm';
@@ -97,7 +97,7 @@ describe('createClient / ensureTenant', () => {
     },
   );
 
-  it('refuses a client of an unknown tenant unless createTenant is asked for (issue 14: no implicit tenants)', async () => {
+  it('refuses a client of an unknown tenant unless createTenant is asked for (no implicit tenants)', async () => {
     const missing = newTenantId('none');
     const input = {
       tenantId: missing,

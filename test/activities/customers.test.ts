@@ -1,5 +1,5 @@
 /**
- * Customer operations on the real PostgreSQL (issue 3 §2): every write runs twice with the same
+ * Customer operations on the real PostgreSQL: every write runs twice with the same
  * key and leaves one row, one history entry and one outbox event; identifiers are stored
  * encrypted and read back as masks only; holds serialize with guarded commands through the
  * customer row lock; row-level security keeps tenants apart.

@@ -1,6 +1,6 @@
 /**
  * The daily reconciliation end to end on the real PostgreSQL and Temporal dev server of the global setup, with the
- * sandbox rail (issue 7 §3; DESIGN-processes P1 "Reconciliation exceptions"): intents stored directly as the
+ * sandbox rail (docs/processes.md P1 "Reconciliation exceptions"): intents stored directly as the
  * payment-intent workflow leaves them, the rail's books written through the sandbox rail, then
  * `tenantReconciliationWorkflow` (started by an operator's port) and `dailyReconciliationWorkflow` (fanning out to
  * it) on a `lending` worker. Covers: a posted and settled intent (nothing), a posted intent the rail never settled

@@ -1,5 +1,5 @@
 /**
- * The database enforces what the code relies on (DESIGN-processes P0), proved by walking the
+ * The database enforces what the code relies on (docs/processes.md P0), proved by walking the
  * catalog of the migrated test database rather than by trusting the schema files:
  * - every table with a `tenant_id` has row-level security enabled and a policy (platform tables
  *   read before a tenant is known are the listed exceptions);

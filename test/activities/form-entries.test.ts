@@ -1,7 +1,7 @@
 /**
  * Case types, field-definition publications and form entries on the real PostgreSQL: every write runs twice
- * under the same request key and leaves one row, one history item and one effect (STYLE §11); the ON_CLOSE check
- * of `closeCase` (DESIGN-processes P4).
+ * under the same request key and leaves one row, one history item and one effect (docs/conventions.md §11); the ON_CLOSE check
+ * of `closeCase` (docs/processes.md P4).
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Hardship offers up to their decision (activities/servicing/hardship-offers.ts; issue 10 §2, DESIGN-processes
+ * Hardship offers up to their decision (activities/servicing/hardship-offers.ts, docs/processes.md
  * P5, spec § Authentication 10 maker-checker) on the real database: each routing outcome stored with its case
  * effect, task and timer; replay by request key; approval and rejection by a second actor with the append-only
  * approval record (request hash of the canonical terms); the maker refused (403), wrong state (409), unknown or

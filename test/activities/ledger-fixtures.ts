@@ -19,7 +19,7 @@ export interface LoanFixtureOptions {
   approvedPrincipal?: string;
   /** Default `USD`. */
   currency?: string;
-  /** Default `advanced-payment-allocation-strategy` (the DESIGN §5 default order). */
+  /** Default `advanced-payment-allocation-strategy` (the docs/design.md §5 default order). */
   strategy?: 'advanced-payment-allocation-strategy' | 'mifos-standard-strategy';
   numberOfRepayments?: number;
   /** Annual nominal rate in percent, flat interest; default `"12"` (1 % a month). */

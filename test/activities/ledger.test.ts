@@ -4,7 +4,7 @@
  * balance is zero after every operation; a back-dated payment leaves installments, allocations and account
  * balances exactly as posting the same payments in date order; holds; over-funding; concurrent duplicates.
  * Loans come from ledger-fixtures.ts: 300.00 USD, 3 monthly installments from 2025-01-01 of 100.00 principal,
- * 3.00 flat interest and a 2.00 fee (105.00 each), the DESIGN §5 default allocation order.
+ * 3.00 flat interest and a 2.00 fee (105.00 each), the docs/design.md §5 default allocation order.
  */
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -6,7 +6,7 @@
  * after a deferral is allocated against the new schedule; the tenant's trial balance stays zero; the summary
  * read answers the stored state and the replay alike; a relief the schedule cannot take is a 409 that changes
  * nothing. Loans from ledger-fixtures.ts: 600.00 USD, 6 monthly installments from 2025-01-01 (due 2025-02-01 …
- * 2025-07-01) of 100.00 principal, 6.00 flat interest and a 2.00 fee (108.00 each), the DESIGN §5 default order.
+ * 2025-07-01) of 100.00 principal, 6.00 flat interest and a 2.00 fee (108.00 each), the docs/design.md §5 default order.
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

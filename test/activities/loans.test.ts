@@ -1,6 +1,6 @@
 /**
  * Loan operations (activities/lending/*) on the real database: each write run twice leaves one loan and one set of
- * installments (STYLE §11); approval freezes the Regulation Z disclosure (DESIGN §5 APR) and is refused a second
+ * installments (docs/conventions.md §11); approval freezes the Regulation Z disclosure (docs/design.md §5 APR) and is refused a second
  * time; an approval whose disclosure cannot be produced leaves the loan SUBMITTED and writes nothing; parties are
  * deduplicated by their natural key; `lockLoanForMoney` reads what the money operations need, inside the tenant.
  */

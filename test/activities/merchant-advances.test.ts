@@ -1,5 +1,5 @@
 /**
- * Merchant-advance operations on the real database (activities/lending/*merchant*.ts; DESIGN-processes P6), each
+ * Merchant-advance operations on the real database (activities/lending/*merchant*.ts; docs/processes.md P6), each
  * write run twice: a create retried under its request key, a sales report sent again, a remittance replayed by its
  * externalRecordRef and a concurrent pair of remittances under one advance all leave one row, one posting and one
  * event; a return appends exactly one reversal; the journal of the advance balances after every step.

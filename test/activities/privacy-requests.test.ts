@@ -1,5 +1,5 @@
 /**
- * Privacy-request operations (DESIGN §5 Privacy-request clocks) on the real PostgreSQL: the intake
+ * Privacy-request operations (docs/design.md §5 Privacy-request clocks) on the real PostgreSQL: the intake
  * from the API and the workflow-side steps, each run twice with one effect, one task, one row.
  */
 import { ApplicationFailure } from '@temporalio/common';

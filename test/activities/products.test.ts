@@ -1,6 +1,6 @@
 /**
  * Operations of the product catalogue and documents (activities/lending/*): each write run twice under one
- * request key leaves one row (STYLE §11), amounts are stored exactly, the configuration-status rules of
+ * request key leaves one row (docs/conventions.md §11), amounts are stored exactly, the configuration-status rules of
  * domain/lending/products.ts hold on stored products, and attached charges are checked inside the tenant.
  */
 import { and, eq } from 'drizzle-orm';
@@ -212,7 +212,7 @@ describe('createLoanProduct', () => {
     expect(links).toHaveLength(1);
   });
 
-  it('stores DESIGN §5 default allocation order for an advanced-strategy product without rules', async () => {
+  it('stores docs/design.md §5 default allocation order for an advanced-strategy product without rules', async () => {
     const { productId } = await h.activities.createLoanProduct(
       product({ transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy' }),
     );

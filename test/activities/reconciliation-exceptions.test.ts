@@ -1,5 +1,5 @@
 /**
- * Reconciliation exceptions as operations (DESIGN-processes P1; issue 7 §3), on the real PostgreSQL: opening twice
+ * Reconciliation exceptions as operations (docs/processes.md P1), on the real PostgreSQL: opening twice
  * keeps one open row and moves `lastSeenAt` with one `reconciliation.exception.opened` event; resolving records
  * the decision with one `reconciliation.exception.resolved` event; resolving twice → 409; bad input → 400 and
  * nothing written; another tenant sees nothing (row-level security).

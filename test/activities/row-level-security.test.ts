@@ -1,5 +1,5 @@
 /**
- * Row-level security (DESIGN §3): a tenant transaction sees and writes only its own tenant's rows,
+ * Row-level security (docs/design.md §3): a tenant transaction sees and writes only its own tenant's rows,
  * even when the query forgets its tenant filter.
  */
 import { eq, sql } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
  * Servicing operations on the real PostgreSQL: every write runs twice (same request key) and
- * leaves one row, one effect, one outbox event (STYLE §11).
+ * leaves one row, one effect, one outbox event (docs/conventions.md §11).
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

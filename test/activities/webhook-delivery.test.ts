@@ -1,8 +1,8 @@
 /**
- * The webhook delivery operations on the real test PostgreSQL (STYLE §11: each write run twice):
+ * The webhook delivery operations on the real test PostgreSQL (docs/conventions.md §11: each write run twice):
  * `prepareWebhookAttempt`, `recordWebhookAttempt`, `cancelWebhookDelivery`, `admitWebhookAttempt`
  * (the endpoint's circuit breaker and the tenant's cap on attempts in flight), and `sendWebhook`'s
- * address rules after DNS (DESIGN-processes P2 URLs) and timeouts against real local sockets.
+ * address rules after DNS (docs/processes.md P2 URLs) and timeouts against real local sockets.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -346,7 +346,7 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
       };
       expect(await ops.admitWebhookAttempt(admit)).toEqual({ admitted: true, probe: false });
       await ops.recordWebhookAttempt(attempt(deliveryId, T0 + i, null));
-      // Run twice (STYLE §11): the retried record counts the failure once.
+      // Run twice (docs/conventions.md §11): the retried record counts the failure once.
       await ops.recordWebhookAttempt(attempt(deliveryId, T0 + i, null));
     }
     expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({

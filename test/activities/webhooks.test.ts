@@ -1,5 +1,5 @@
 /**
- * Webhook subscription operations on the real PostgreSQL (DESIGN-processes P2; DESIGN §5
+ * Webhook subscription operations on the real PostgreSQL (docs/processes.md P2; docs/design.md §5
  * Webhooks): a create retried with the same request key leaves one subscription and one secret;
  * the secret is stored only encrypted (and bound to its row); rotation keeps the previous secret
  * for the overlap only, never more than two valid; `loadSigningSecrets` answers what signs at an

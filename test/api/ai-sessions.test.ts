@@ -1,6 +1,6 @@
 /**
  * AI sessions and their outputs (spec § Resources "AI session output", § Endpoints Servicing plane, § Errors
- * Shape B; DESIGN-processes P4; issue 8 §4), through the app on the real database:
+ * Shape B; docs/processes.md P4), through the app on the real database:
  * - sessions are ordinary routes (Service-Tenant, Shape A);
  * - the output routes take the tenant from the token and answer EVERY error as Shape B
  *   (`application/problem+json`), from authentication and rate limiting to validation;

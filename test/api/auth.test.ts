@@ -1,5 +1,5 @@
 /**
- * Authentication and authorization (spec § Authentication, § Shared header rules; DESIGN §4
+ * Authentication and authorization (spec § Authentication, § Shared header rules; docs/design.md §4
  * Tokens): the token endpoint, bearer tokens, the Service-Tenant header, scopes and permissions,
  * and tenant isolation (another tenant's resource → 404).
  */
@@ -571,7 +571,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('AUTH_BASE_URL (DESIGN §4: POST /oauth2/token on the same server unless AUTH_BASE_URL moves it)', () => {
+describe('AUTH_BASE_URL (docs/design.md §4: POST /oauth2/token on the same server unless AUTH_BASE_URL moves it)', () => {
   type OpenApi = {
     info: { description: string };
     paths: Record<string, Record<string, { servers?: { url: string }[] }>>;

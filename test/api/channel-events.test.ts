@@ -1,6 +1,6 @@
 /**
  * `POST /v1/servicing/channel-events/{gatewayCode}` through the app, on the real database and the
- * test run's Temporal dev server with the servicing worker (DESIGN-processes P2; DESIGN §5
+ * test run's Temporal dev server with the servicing worker (docs/processes.md P2; docs/design.md §5
  * "Inbound channel events"): signature, replay window, unknown gateway and rotation; the durable
  * insert and duplicates; and the processing workflow: an SMS STOP revokes SMS consent, a delivery
  * status is recorded, a completed voice call logs an interaction, an unknown type is ignored.
@@ -188,7 +188,7 @@ describe('intake', () => {
     }
   });
 
-  it('a signed body with NUL or a lone surrogate in any string → 400 naming the field, storing nothing (issue 14)', async () => {
+  it('a signed body with NUL or a lone surrogate in any string → 400 naming the field, storing nothing', async () => {
     for (const bad of ['\u0000', '\ud800']) {
       const event = envelope('message.delivery_status', { messageId: 'm', status: `sent${bad}` });
       const res = await deliver(event);
@@ -298,7 +298,7 @@ describe('processing', () => {
     });
   });
 
-  it('a voice call naming a closed case or another customer’s logs the interaction without the case (issue 14)', async () => {
+  it('a voice call naming a closed case or another customer’s logs the interaction without the case', async () => {
     const opened = await call(ctx, cred, 'POST', '/v1/servicing/cases', {
       customerRef: 'cus_voice_2',
       caseTypeCode: 'GENERAL',

@@ -1,6 +1,6 @@
 /**
  * The customers routes and portfolio search through the app on the real database (spec § Lending
- * core writes and reads, § Errors, § Limits; issue 3 §2): status codes, Shape A bodies with
+ * core writes and reads, § Errors, § Limits): status codes, Shape A bodies with
  * `parameterName`, sensitive values never echoed, idempotent replay, cross-tenant 404, paging.
  */
 import { and, eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Input the edge must refuse on every route (issue 14, adversarial pass): text PostgreSQL cannot store (U+0000
+ * Input the edge must refuse on every route (adversarial pass): text PostgreSQL cannot store (U+0000
  * and lone UTF-16 surrogates) in any JSON body string, query parameter, path parameter or the Idempotency-Key
  * header → 400 Shape A and nothing stored; what an Idempotency-Key may hold; a known path with an unsupported
  * method → 405 with `Allow`; dates outside 1900-01-01..2199-12-31 → 400. The route walks are derived from the

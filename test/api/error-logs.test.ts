@@ -1,6 +1,6 @@
 /**
  * Error logs never carry SQL parameters or the values PostgreSQL quotes, and no log line exceeds 8 KiB
- * (DESIGN §3, §4 Logs; issue 14: error lines held names, dates of birth and free text, one was 5.4 MB).
+ * (docs/design.md §3, §4 Logs; error lines held names, dates of birth and free text, one was 5.4 MB).
  * A real statement fails on the real database (a foreign-key violation, whose detail quotes the key) with a
  * recognizable, multi-megabyte parameter; the API's error log, written through the service's own logger, must not
  * contain it. (The failure an activity hands to Temporal is stripped by workers/activities.ts, wip/edge.)

@@ -1,5 +1,5 @@
 /**
- * Failure answers (DESIGN-processes P0; issue 6): PostgreSQL unreachable → 503 Shape A
+ * Failure answers (docs/processes.md P0): PostgreSQL unreachable → 503 Shape A
  * `error.msg.service.unavailable` with `Retry-After`, never 500 (api/errors.ts `asDomainError`, db/errors.ts);
  * serialization failures (40001) and deadlocks (40P01) are retried inside the transaction helper, bounded
  * (db/tenant-tx.ts), and a persistent one surfaces after the bound.

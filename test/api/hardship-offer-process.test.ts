@@ -1,6 +1,6 @@
 /**
  * The hardship offer as a durable process, through the app with a servicing worker on the real dev server and the
- * real database (issue 10 §2–3; DESIGN-processes P5): every offer gets its process `hardship-offer/<tenant>/<id>`;
+ * real database (docs/processes.md P5): every offer gets its process `hardship-offer/<tenant>/<id>`;
  * acceptance (AWAITING_DOCUMENTS with its deadline and task, or APPLIED at once when the program asks for no
  * evidence); evidence of the required type confirmed by the process, which applies the relief (a new schedule
  * version, totals conserved by a deferral); a material loan change (an SCRA restriction) re-evaluated by the process

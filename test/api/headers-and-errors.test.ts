@@ -1,5 +1,5 @@
 /**
- * Request headers and error bodies (spec § Shared header rules, § Errors; DESIGN §4 Actor
+ * Request headers and error bodies (spec § Shared header rules, § Errors; docs/design.md §4 Actor
  * context, Errors, Logs): Service-Actor, X-Request-Id, Shape A for malformed requests, unknown
  * fields, parameters and routes, and a 500 that leaks nothing.
  */
@@ -235,7 +235,7 @@ describe('unknown routes', () => {
     expectShapeA(unauthenticated, 401, 'error.msg.not.authenticated');
   });
 
-  it('answers an unknown method on a known path with a Shape A 405 and Allow (issue 14), a path outside /v1 with 404', async () => {
+  it('answers an unknown method on a known path with a Shape A 405 and Allow, a path outside /v1 with 404', async () => {
     const deleted = await call(ctx, cred, 'DELETE', '/v1/servicing/cases/1');
     expectShapeA({ ...deleted, headers: deleted.headers }, 405, 'error.msg.method.not.allowed', []);
     expect(deleted.headers.get('allow')).toBe('GET, HEAD');

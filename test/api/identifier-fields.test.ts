@@ -1,7 +1,7 @@
 /**
  * Every string field of every JSON request body refuses an identifier-like value (spec § Boarding rules: "Never
  * place government identifiers or account numbers in externalId, externalRecordRef, rationale, idempotency keys
- * or notes"; DESIGN §3: government identifiers and account data are accepted once, stored encrypted). The walk
+ * or notes"; docs/design.md §3: government identifiers and account data are accepted once, stored encrypted). The walk
  * reads the published OpenAPI document (`GET /v1/openapi.json`), so a body field added later is covered without
  * editing this file: for each string field (nested objects, array items and each `oneOf` branch included) it
  * sends a body holding only that field set to `SSN 536-22-8417 acct 000123456789` and expects 400 Shape A naming
@@ -128,7 +128,7 @@ describe('identifier-like values in request bodies', () => {
               'if-match': '"1"',
             },
           );
-          // AI session outputs answer in Shape B, where validation is a 422 (DESIGN §5 Errors).
+          // AI session outputs answer in Shape B, where validation is a 422 (docs/design.md §5 Errors).
           const problem = res.headers.get('content-type')?.startsWith('application/problem+json') === true;
           const named = fieldErrorNamed(res.body, field.name);
           if (res.status !== (problem ? 422 : 400) || named === undefined) {

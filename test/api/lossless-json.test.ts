@@ -1,5 +1,5 @@
 /**
- * JSON numbers never pass silently through a double (issue 6; api/validation.ts `jsonBody`): a number whose
+ * JSON numbers never pass silently through a double (api/validation.ts `jsonBody`): a number whose
  * text a double cannot hold exactly is refused with a Shape A 400 naming the field, on every JSON route;
  * numbers a double holds faithfully (ids, `5000`, `12.5`, `0.1`) keep working as before.
  */

@@ -1,5 +1,5 @@
 /**
- * Merchant advances through the app on the real database (api/routes/lending/merchant-advances.ts; DESIGN-processes
+ * Merchant advances through the app on the real database (api/routes/lending/merchant-advances.ts; docs/processes.md
  * P6): create and its 400s naming fields, reported sales (period rules, replay, conflicts), remittances recorded as
  * external (replay by externalRecordRef, conflicts, partial remittances, above outstanding), a returned remittance
  * (reversal, posted falls, unmatched), the reconciliation's exact shape with matched and unmatched periods and

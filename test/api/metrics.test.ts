@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (issue 12 §2; api/routes/metrics.ts, api/metrics.ts) on the real app, PostgreSQL and Temporal:
+ * `GET /metrics` (api/routes/metrics.ts, api/metrics.ts) on the real app, PostgreSQL and Temporal:
  * after a 200, a 404 (from a route and from no route), an idempotent replay and a 429, the scrape counts them by
  * route template with no id in any label; the durable-state gauges read from PostgreSQL have numeric values (the
  * outbox backlog includes an event this file wrote); the Temporal SDK's worker metrics are appended; production

@@ -35,7 +35,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/servicing/cases/{caseId}', 'servicing:read', false],
     ['post', '/v1/servicing/cases/{caseId}/close', 'servicing:write', true],
     ['get', '/v1/servicing/cases/{caseId}/effects', 'servicing:read', false],
-    // Contact-consent updates (issue 8 §3; DESIGN-processes P4).
+    // Contact-consent updates (docs/processes.md P4).
     ['post', '/v1/servicing/cases/{caseId}/contact-consent-updates', 'servicing:write', true],
     ['get', '/v1/servicing/cases/{caseId}/contact-consent-updates/{updateId}', 'servicing:read', false],
     ['post', '/v1/servicing/interactions', 'servicing:write', true],
@@ -48,7 +48,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/servicing/privacy-requests', 'servicing:write', true],
     ['get', '/v1/servicing/privacy-requests/{requestId}', 'servicing:read', false],
     ['post', '/v1/servicing/privacy-requests/{requestId}/fulfill', 'servicing:write', true],
-    // Case types, field definitions and form entries (issue 8 §1).
+    // Case types, field definitions and form entries.
     ['get', '/v1/servicing/admin/case-types', 'servicing:read', false],
     ['post', '/v1/servicing/admin/case-types', 'servicing:write', true],
     ['get', '/v1/servicing/admin/case-types/{caseTypeCode}/field-definitions', 'servicing:read', false],
@@ -58,11 +58,11 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/form-entries/{entryId}', 'servicing:read', false],
     ['patch', '/v1/form-entries/{entryId}', 'servicing:write', true],
     ['get', '/v1/form-entries/{entryId}/history', 'servicing:read', false],
-    // Promises to pay (issue 8 §2; DESIGN-processes P4).
+    // Promises to pay (docs/processes.md P4).
     ['post', '/v1/servicing/promises', 'servicing:write', true],
     ['get', '/v1/servicing/promises', 'servicing:read', false],
     ['get', '/v1/servicing/promises/{promiseId}', 'servicing:read', false],
-    // Customers and portfolio search (issue 3 §2).
+    // Customers and portfolio search.
     ['post', '/v1/customers', 'lending:write', true],
     ['get', '/v1/customers', 'lending:read', false],
     ['get', '/v1/customers/{customerId}', 'lending:read', false],
@@ -80,7 +80,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/customers/{customerId}/restrictions', 'lending:read', false],
     ['post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release', 'lending:write', true],
     ['get', '/v1/portfolio/search', 'lending:read', false],
-    // Charges, loan products and documents (issue 3 §1, §5).
+    // Charges, loan products and documents (§5).
     ['put', '/v1/servicing/documents/{documentId}', 'servicing:write', true],
     ['post', '/v1/charges', 'lending:write', true],
     ['get', '/v1/charges', 'lending:read', false],
@@ -91,7 +91,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/documents', 'lending:write', true],
     ['get', '/v1/documents/{documentId}', 'lending:read', false],
     ['get', '/v1/documents/{documentId}/history', 'lending:read', false],
-    // Loans: preview, submission, approval, reads, parties (issue 4).
+    // Loans: preview, submission, approval, reads, parties.
     ['post', '/v1/loans', 'lending:write', true],
     ['get', '/v1/loans', 'lending:read', false],
     ['get', '/v1/loans/{loanId}', 'lending:read', false],
@@ -104,40 +104,40 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/loans/{loanId}/payments', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/summary', 'lending:read', false],
     ['get', '/v1/journalentries', 'lending:read', false],
-    // Payment intents and their sandbox simulations (issue 7 §1, §2, §5).
+    // Payment intents and their sandbox simulations (§5).
     ['post', '/v1/loans/{loanId}/payments', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/payments/{paymentId}', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/payments/{paymentId}/cancel', 'lending:write', true],
     ['post', '/v1/sandbox/payments/{paymentId}/settle', 'lending:write', true],
     ['post', '/v1/sandbox/payments/{paymentId}/return', 'lending:write', true],
     ['post', '/v1/sandbox/payments/{paymentId}/fail', 'lending:write', true],
-    // Autopay (issue 7 §4).
+    // Autopay.
     ['post', '/v1/loans/{loanId}/autopay', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/autopay', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/autopay/cancel', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/statements', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/statements/{statementId}', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/statements/{statementId}/pdf', 'lending:read', false],
-    // Reconciliation exceptions (issue 7 §3).
+    // Reconciliation exceptions.
     ['get', '/v1/recon-exceptions', 'lending:read', false],
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],
     ['get', '/v1/recon-exceptions/{exceptionId}', 'lending:read', false],
     ['post', '/v1/recon-exceptions/{exceptionId}/resolve', 'lending:write', true],
-    // Portfolio boarding (issue 9; DESIGN-processes P3): the upload's body is NDJSON, the controls take none.
+    // Portfolio boarding (docs/processes.md P3): the upload's body is NDJSON, the controls take none.
     ['post', '/v1/boarding/batches', 'lending:write', true, false],
     ['get', '/v1/boarding/batches/{batchId}', 'lending:read', false],
     ['get', '/v1/boarding/batches/{batchId}/errors', 'lending:read', false],
     ['post', '/v1/boarding/batches/{batchId}/pause', 'lending:write', true, false],
     ['post', '/v1/boarding/batches/{batchId}/resume', 'lending:write', true, false],
     ['post', '/v1/boarding/batches/{batchId}/cancel', 'lending:write', true, false],
-    // Merchant advances (issue 11 §2; DESIGN-processes P6).
+    // Merchant advances (docs/processes.md P6).
     ['post', '/v1/merchant-advances', 'lending:write', true],
     ['get', '/v1/merchant-advances/{advanceId}', 'lending:read', false],
     ['get', '/v1/merchant-advances/{advanceId}/reconciliation', 'lending:read', false],
     ['post', '/v1/merchant-advances/{advanceId}/reported-sales', 'lending:write', true],
     ['post', '/v1/merchant-advances/{advanceId}/remittances/record-external', 'lending:write', true],
     ['post', '/v1/merchant-advances/{advanceId}/remittances/{remittanceId}/return', 'lending:write', true],
-    // Webhook subscriptions and deliveries (issue 6 §3).
+    // Webhook subscriptions and deliveries.
     ['post', '/v1/servicing/webhook-subscriptions', 'servicing:write', true],
     ['get', '/v1/servicing/webhook-subscriptions', 'servicing:read', false],
     ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}', 'servicing:read', false],
@@ -152,16 +152,16 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ],
     ['post', '/v1/servicing/webhook-subscriptions/{subscriptionId}/test', 'servicing:write', true, false],
     ['get', '/v1/servicing/webhook-subscriptions/{subscriptionId}/deliveries', 'servicing:read', false],
-    // Hardship policies and programs (issue 10 §1; DESIGN-processes P5).
+    // Hardship policies and programs (docs/processes.md P5).
     ['get', '/v1/servicing/admin/hardship-policies', 'servicing:read', false],
     ['put', '/v1/servicing/admin/hardship-policies/guardrails', 'servicing:write', true],
     ['post', '/v1/servicing/admin/hardship-programs', 'servicing:write', true],
     ['post', '/v1/servicing/admin/hardship-programs/{programCode}/versions', 'servicing:write', true],
     ['post', '/v1/servicing/admin/hardship-programs/{programCode}/retire', 'servicing:write', true],
-    // Hardship offers (issue 10 §2; DESIGN-processes P5).
+    // Hardship offers (docs/processes.md P5).
     ['post', '/v1/servicing/hardship-offers', 'servicing:write', true],
     ['get', '/v1/servicing/hardship-offers/{offerId}', 'servicing:read', false],
-    // Voice-provider control surface (issue 8 §5).
+    // Voice-provider control surface.
     [
       'post',
       '/v1/servicing/voice-provider/control/api/v1/workflow-versions/{workflowId}',
@@ -183,7 +183,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ],
     ['post', '/v1/servicing/voice-dispatches', 'servicing:write', true],
     ['get', '/v1/servicing/voice-dispatches/{dispatchId}', 'servicing:read', false],
-    // AI sessions (issue 8 §4): the ordinary routes.
+    // AI sessions: the ordinary routes.
     ['post', '/v1/servicing/ai-sessions', 'servicing:write', true],
     ['get', '/v1/servicing/ai-sessions/{aiSessionId}', 'servicing:read', false],
   ];
@@ -616,7 +616,7 @@ describe('GET /docs', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.body).toMatch(/<html/i);
     expect(res.body).toContain('/v1/openapi.json');
-    // Offline (issue 12 §1): the script is this service's copy of the package, no CDN, no default fonts.
+    // Offline: the script is this service's copy of the package, no CDN, no default fonts.
     expect(res.body).toMatch(/<script src="\/docs\/assets\/scalar-standalone\.js\?v=[A-Za-z0-9_-]+">/);
     expect(res.body).not.toMatch(/cdn\.jsdelivr|fonts\.scalar\.com/);
     expect(res.body).toContain('"withDefaultFonts": false');

@@ -1,6 +1,6 @@
 /**
  * Payment intents through the app, the real database and the real Temporal dev server with a `lending` worker
- * (issue 7 §1, §2, §5; DESIGN-processes P1): creation rules and their Shape A codes, Idempotency-Key replays,
+ * (docs/processes.md P1): creation rules and their Shape A codes, Idempotency-Key replays,
  * cross-tenant 404s, twenty concurrent intents that never reserve more than the outstanding, and whole lives on the
  * sandbox rail driven by the simulation routes: settled → POSTED (summary, journal, event), returned → RETURNED
  * (reversed), a settlement of another amount → SETTLED_NOT_POSTED → resolved through the exception route, a
@@ -136,7 +136,7 @@ describe('POST /v1/loans/{loanId}/payments: the rules', () => {
     expect(summary.balances.totalOutstanding).toBe('315.00');
   });
 
-  it('refuses what P1 and DESIGN §5 refuse, and records nothing', async () => {
+  it('refuses what P1 and docs/design.md §5 refuse, and records nothing', async () => {
     const loan = await fundedLoan();
     const good = await instrument(loan.customerId);
     const unverified = await instrument(loan.customerId, { verified: false });

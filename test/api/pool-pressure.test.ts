@@ -1,5 +1,5 @@
 /**
- * More concurrent writes than the database pool has connections (DESIGN-processes P0 "Known
+ * More concurrent writes than the database pool has connections (docs/processes.md P0 "Known
  * defect to fix first"): an operation must never hold its transaction's connection while asking
  * the pool for a second one, or a burst leaves every connection idle in transaction and wedges
  * the service (`/healthz` included). Pool of 5, bursts of 20 through the API, with the servicing

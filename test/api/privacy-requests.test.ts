@@ -101,7 +101,7 @@ describe('privacy requests', () => {
   });
 });
 
-describe('a fulfilment the database can never store (issue 14)', () => {
+describe('a fulfilment the database can never store', () => {
   it.each([
     ['NUL', '\u0000'],
     ['a lone surrogate', '\ud800'],

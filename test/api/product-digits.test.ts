@@ -1,5 +1,5 @@
 /**
- * Loan products with fewer fraction digits than their currency's ISO 4217 minor unit (issue 6; DESIGN §5
+ * Loan products with fewer fraction digits than their currency's ISO 4217 minor unit (docs/design.md §5
  * Currencies; domain/lending/products.ts): Fineract allows `digitsAfterDecimal` from 0 to the minor unit and
  * lenders use it (USD with 0 digits and `inMultiplesOf` 100, so installments are whole hundreds). More digits
  * than the minor unit stays a 400. A loan of such a product may not carry amounts finer than the product's digits:

@@ -1,5 +1,5 @@
 /**
- * Promises to pay over HTTP (issue 8 §2; DESIGN-processes P4), on real PostgreSQL and a real worker on the
+ * Promises to pay over HTTP (docs/processes.md P4), on real PostgreSQL and a real worker on the
  * servicing queue of the dev server: create (201 PENDING with its deadline), validation (amount, currency, dates,
  * closed case, unknown loan or case), reads and the case list, other tenants (404), permissions (403), an
  * idempotent replay, the process keeping a promise as soon as record-external posts the amount, the resolution
@@ -40,7 +40,7 @@ afterAll(async () => ctx?.close());
 /** Today in the tenants' default compliance time zone (America/Los_Angeles). */
 const today = () => localDate(Date.now(), 'America/Los_Angeles');
 
-/** The `customerRef` of customer `customerId` of `c`'s tenant (DESIGN-processes P4 "Refs"). */
+/** The `customerRef` of customer `customerId` of `c`'s tenant (docs/processes.md P4 "Refs"). */
 async function customerRefOf(c: Credential, customerId: number): Promise<string> {
   const res = await call(ctx, c, 'GET', `/v1/customers/${customerId}`);
   expect(res.status).toBe(200);

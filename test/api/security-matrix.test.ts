@@ -1,5 +1,5 @@
 /**
- * The security matrix (issue 12 §3; spec § Authentication 4, 8 and 9): every bearer-authenticated operation of
+ * The security matrix (spec § Authentication 4, 8 and 9): every bearer-authenticated operation of
  * `GET /v1/openapi.json`, read from the document itself so that a new route is covered the day it is added:
  * - **tenancy**: every operation with an id in its path, called by another tenant with the owner's real ids (and a
  *   body that passes validation, so the answer is about the id), answers 404 in Shape A; afterwards every tenant

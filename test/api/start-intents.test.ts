@@ -1,5 +1,5 @@
 /**
- * Missed workflow starts are recovered by the one generic mechanism (DESIGN-processes P0): the
+ * Missed workflow starts are recovered by the one generic mechanism (docs/processes.md P0): the
  * start intent stored with the row, and the start-intent relay of the worker processes. Real
  * PostgreSQL and Temporal; the relay pass is run directly, limited to this file's tenant.
  */

@@ -1,6 +1,5 @@
 /**
- * OpenTelemetry traces from the HTTP request through the workflow to its activities (issue 12 §2;
- * workers/tracing.ts, api/middleware/http-tracing.ts), with tracing turned on as a process does it
+ * OpenTelemetry traces from the HTTP request through the workflow to its activities (* workers/tracing.ts, api/middleware/http-tracing.ts), with tracing turned on as a process does it
  * (`OTEL_EXPORTER_OTLP_ENDPOINT`), exporting OTLP/HTTP JSON to a real receiver in this test (a node:http server),
  * the real app, PostgreSQL, the Temporal dev server and a worker on the bundle with the workflow interceptors.
  * A privacy request received and then fulfilled yields one trace per request: the HTTP server span → the

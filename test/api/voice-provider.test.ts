@@ -1,6 +1,6 @@
 /**
  * The voice-provider control surface through the app, on the real database (spec § Resources "Voice workflow
- * version", § Authentication 6; DESIGN-processes P4; DESIGN §5 voice task token): workflow versions (create, the
+ * version", § Authentication 6; docs/processes.md P4; docs/design.md §5 voice task token): workflow versions (create, the
  * exact snake_case read, gapless numbering under concurrency, one active version, validation, 404 / cross-tenant /
  * 403), and voice dispatches (pinning the active version, case and contact-point checks, the task token shown
  * once and stored only hashed or sealed, the callback authenticated by it alone, duplicates, the terminal event
@@ -431,7 +431,7 @@ describe('voice dispatches', () => {
       ['contactPointRef'],
     );
     // A ref of the right shape that holds an SSN's nine digits: 404, and neither the message nor the field error
-    // repeats it (DESIGN §5 Error details: identifier values are masked).
+    // repeats it (docs/design.md §5 Error details: identifier values are masked).
     const identifierLike = await post({ contactPointRef: 'cp_536228417' });
     const notFound = expectShapeA(identifierLike, 404, 'error.msg.resource.not.found', ['contactPointRef']);
     expect(notFound.errors[0]?.value).toBeNull();

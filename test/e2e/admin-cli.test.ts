@@ -1,6 +1,6 @@
 /**
  * The admin CLI (`npm run admin`, scripts/admin.ts) reaches the running service's database or refuses
- * (issue 14): with `DATABASE_URL` it uses that database; without, it uses the one named in
+ *: with `DATABASE_URL` it uses that database; without, it uses the one named in
  * `<DATA_DIR>/runtime.json`, which `npm start` writes (workers/stack.ts), when the process that wrote it
  * still runs and uses the same secret pepper; otherwise it exits 2 saying what it needs, and never
  * starts a PostgreSQL of its own. Also `clients create` without `--create-tenant` (no implicit

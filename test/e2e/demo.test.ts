@@ -1,5 +1,5 @@
 /**
- * End to end (issue 6 §5): `npm run demo` (scripts/demo.ts) against the stack as `npm start` runs it.
+ * End to end: `npm run demo` (scripts/demo.ts) against the stack as `npm start` runs it.
  * The demo runs both flows, its local receiver gets the test event and the real events, verifies each
  * signature with `client/src/webhooks.ts`, and the demo ends by itself with exit code 0.
  */
@@ -53,14 +53,14 @@ describe('npm run demo', () => {
     );
     expect(stdout).toMatch(/< 200: \d+ deliveries by state \{/);
     expect(stdout).toMatch(/\/deactivate\n< 200: subscription INACTIVE/);
-    // The payment intent's life and where to see its process (issue 7).
+    // The payment intent's life and where to see its process.
     expect(stdout).toMatch(
       /Payment intent \d+ on loan \d+: CREATED → SUBMITTED → POSTED → RETURNED \(return code R01\)\./,
     );
     expect(stdout).toMatch(
       /Its durable process in the Temporal UI: http:\/\/\S+\/workflows\/payment-intent%2F/,
     );
-    // The servicing plane (issue 8): custom fields, a promise kept by a payment, an AI output, a consent update, the close.
+    // The servicing plane: custom fields, a promise kept by a payment, an AI output, a consent update, the close.
     expect(stdout).toMatch(
       /Servicing flow complete: case \d+ of cus_[a-p]{32} closed PROMISE_KEPT; promise \d+ KEPT\./,
     );
@@ -73,7 +73,7 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(
       /The promise's durable process in the Temporal UI: http:\/\/\S+\/workflows\/promise%2F/,
     );
-    // Hardship (issue 10): maker-checker approval, acceptance, evidence, the deferral applied as schedule version 2.
+    // Hardship: maker-checker approval, acceptance, evidence, the deferral applied as schedule version 2.
     expect(stdout).toMatch(
       /Hardship offer \d+ \(DEFER_[A-Z]+\) on loan \d+: PENDING_APPROVAL → APPROVED → AWAITING_DOCUMENTS → APPLIED; approved by demo\.supervisor \(maker demo\.agent\)\./,
     );
@@ -83,7 +83,7 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(
       /The offer's durable process in the Temporal UI: http:\/\/\S+\/workflows\/hardship-offer%2F/,
     );
-    // Statements and merchant advances (issue 11): the statement's figures and its PDF on disk, the reconciliation.
+    // Statements and merchant advances: the statement's figures and its PDF on disk, the reconciliation.
     expect(stdout).toMatch(
       /Statement \d+ of loan \d+: period \d{4}-\d\d-\d\d … \d{4}-\d\d-\d\d, new balance \d+\.\d\d, amount due \d+\.\d\d USD by \d{4}-\d\d-\d\d, APR [\d.]+ %\./,
     );

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 12 §1): `GET /docs` renders the API reference in a real headless Chromium (Debian's
+ * End to end: `GET /docs` renders the API reference in a real headless Chromium (Debian's
  * `/usr/bin/chromium` driven by playwright-core) with every request the page makes answered by this service:
  * any request to another host is aborted and fails the test. The app is wired as `npm start` wires it
  * (test/support/context.ts) and served over real HTTP on a free port. The test opens the payment-intent and

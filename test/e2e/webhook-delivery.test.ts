@@ -1,5 +1,5 @@
 /**
- * End to end (issue 6 §5): the stack as `npm start` runs it, a real HTTP receiver on localhost, and
+ * End to end: the stack as `npm start` runs it, a real HTTP receiver on localhost, and
  * only public routes. The integrator subscribes through `POST /v1/servicing/webhook-subscriptions`
  * (the signing secret shown once), sends a test event, closes a case (the servicing demo flow) and
  * records a loan's history (the lending demo flow). The receiver verifies every delivery with
@@ -121,7 +121,7 @@ describe('npm start delivers signed webhooks to a subscribed receiver', () => {
         },
         { timeout: 15_000, interval: 200 },
       );
-      // `npm start`'s one scrape (issue 12 §2): the worker's attempt counter, the SDK's worker metrics, the API's.
+      // `npm start`'s one scrape: the worker's attempt counter, the SDK's worker metrics, the API's.
       const metrics = await fetch(`${booted!.baseUrl}/metrics`);
       expect(metrics.status).toBe(200);
       const text = await metrics.text();

@@ -1,5 +1,5 @@
 /**
- * Boarding test fixtures (issue 9): a small synthetic portfolio as NDJSON line objects (DESIGN-processes P3), and
+ * Boarding test fixtures: a small synthetic portfolio as NDJSON line objects (docs/processes.md P3), and
  * `stageBatch`, which stages lines as the upload does (a batch row, lines PENDING with kind, sourceRef and
  * parentSourceRef set) directly in the database.
  */

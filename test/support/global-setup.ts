@@ -1,5 +1,5 @@
 /**
- * Starts the heavy servers once per test run (DESIGN §7): a throw-away embedded PostgreSQL with
+ * Starts the heavy servers once per test run (docs/design.md §7): a throw-away embedded PostgreSQL with
  * the migrations applied, a headless in-memory Temporal dev server, and the workflow bundle,
  * written to a file that workers load. Tests read their addresses with `inject()`.
  */

@@ -1,5 +1,5 @@
 /**
- * One Temporal namespace per concurrently running test worker process (DESIGN §7: heavy servers start once per
+ * One Temporal namespace per concurrently running test worker process (docs/design.md §7: heavy servers start once per
  * run; test isolation). Every test file's context runs its workers on the fixed task queues (`servicing`,
  * `lending`, …), so files running at the same time on one namespace would take each other's tasks: an activity
  * run with another file's clock, or lost for its start-to-close timeout when that file's worker shuts down.

@@ -2,7 +2,7 @@
  * Payment allocation (domain/lending/allocation.ts).
  *
  * Oracles:
- * - Hand-computed: the strategies of DESIGN §5 and Fineract (`mifos-standard-strategy`,
+ * - Hand-computed: the strategies of docs/design.md §5 and Fineract (`mifos-standard-strategy`,
  *   `advanced-payment-allocation-strategy` horizontal and vertical, the three future-installment rules, a custom
  *   rule order), partial payments, an exact payoff, an overpayment, a payment in advance, a past-due payment, a
  *   back-dated payment, tranches, and the outstanding summary; the arithmetic is in the comments (USD, cents).
@@ -127,7 +127,7 @@ const linesOf = (result: AllocationResult, paymentId: number): [number | null, s
 
 // ---- hand-computed examples -----------------------------------------------------------------------------------
 
-describe('advanced-payment-allocation-strategy, COVERED_CONSUMER default (DESIGN §5)', () => {
+describe('advanced-payment-allocation-strategy, COVERED_CONSUMER default (docs/design.md §5)', () => {
   it('the default order is past-due, due, in-advance × interest, principal, fee, penalty, next installment', () => {
     const [set] = coveredConsumerPaymentAllocation;
     expect(set?.transactionType).toBe('DEFAULT');
@@ -1164,7 +1164,7 @@ function compareKeys(a: number[], b: number[]): number {
   return 0;
 }
 
-describe('principal forgiveness (issue 10 §2 hardship relief)', () => {
+describe('principal forgiveness (hardship relief)', () => {
   // Loan A with 200.00 of principal forgiven off installment #3 (370.00 → 170.00) after #1 was paid.
   const forgivenSchedule = loanA.map((i) =>
     i.installmentNumber === 3 ? { ...i, principalDueMinor: usd('170.00') } : i,

@@ -762,7 +762,7 @@ describe('computeApr — fast path against the reference solver', () => {
     expect(computeAprReference(input)).toEqual(computeAprFast(input));
   });
 
-  it('takes the fast path for 360 different monthly payments (the DESIGN §6 workload)', () => {
+  it('takes the fast path for 360 different monthly payments (the docs/design.md §6 workload)', () => {
     // Not a timing assertion (bench/schedule.ts measures); it only pins that this input takes the fast path.
     const input: AprInput = {
       amountFinanced: '247500.00',

@@ -1,5 +1,5 @@
 /**
- * The pieces of `npm run board` (scripts/board.ts; issue 9 §3, DESIGN-processes P3) that need no service: the
+ * The pieces of `npm run board` (scripts/board.ts, docs/processes.md P3) that need no service: the
  * Idempotency-Key derived from the file (same bytes → same key, letters only so the service's identifier guard
  * never refuses it, at most 50 characters), the progress arithmetic, the rejects files (the rejected lines byte
  * for byte from the file by number, which the line schema accepts again once fixed; their errors beside them), the

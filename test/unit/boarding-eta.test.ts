@@ -1,4 +1,4 @@
-/** The ETA of a boarding batch (domain/boarding/batch.ts `boardingEtaSeconds`; DESIGN-processes P3 `etaSeconds`). */
+/** The ETA of a boarding batch (domain/boarding/batch.ts `boardingEtaSeconds`; docs/processes.md P3 `etaSeconds`). */
 import { describe, expect, it } from 'vitest';
 import { boardingEtaSeconds, emptyBoardingCounts } from '../../domain/boarding/batch';
 

@@ -1,5 +1,5 @@
 /**
- * The boarding file format (issue 9 §1; DESIGN-processes P3 "Input"): the JSON Schema of a line
+ * The boarding file format (docs/processes.md P3 "Input"): the JSON Schema of a line
  * (domain/boarding/line.schema.json, draft 2020-12, checked with ajv) accepts every line of the example portfolio
  * (domain/boarding/example-portfolio.ndjson) and rejects bad lines; every example body, with its source refs
  * replaced by ids, is a valid body of its public route (the routes' own valibot schemas); the upload's line-shape
@@ -53,7 +53,7 @@ function issuesOf(s: v.GenericSchema, body: unknown): string[] {
   return result.success ? [] : result.issues.map((i) => `${v.getDotPath(i) ?? ''}: ${i.message}`);
 }
 
-/** The public routes' bodies a line stands for, with its source refs replaced by ids (DESIGN-processes P3). */
+/** The public routes' bodies a line stands for, with its source refs replaced by ids (docs/processes.md P3). */
 function routeBodiesOf(line: Line): [v.GenericSchema, unknown][] {
   const b = line.body;
   switch (line.kind) {

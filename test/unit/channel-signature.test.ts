@@ -1,5 +1,5 @@
 /**
- * domain/channels: the gateway signature (DESIGN §5 "Inbound channel events") checked against
+ * domain/channels: the gateway signature (docs/design.md §5 "Inbound channel events") checked against
  * Node's own HMAC, and the SMS opt-out keywords (47 CFR §64.1200(a)(12)).
  */
 import { createHmac } from 'node:crypto';

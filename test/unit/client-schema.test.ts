@@ -1,5 +1,5 @@
 /**
- * The typed client's schema is not stale (issue 12 §1): client/src/schema.d.ts as checked in equals what
+ * The typed client's schema is not stale: client/src/schema.d.ts as checked in equals what
  * openapi-typescript generates now from this service's OpenAPI document (scripts/client-schema.ts). A route
  * changed without regenerating fails here, naming the command that fixes it.
  */

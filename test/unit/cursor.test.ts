@@ -44,7 +44,7 @@ describe('encodeCursor / decodeCursor', () => {
     );
   });
 
-  it('is opaque: neither the sort key (a customer name) nor the id can be read from it (issue 14)', () => {
+  it('is opaque: neither the sort key (a customer name) nor the id can be read from it', () => {
     const name = 'josé delacroix-fitzgerald';
     const cursor = encodeCursor(
       key,
@@ -63,7 +63,7 @@ describe('encodeCursor / decodeCursor', () => {
     expect(toBase64Url(new TextEncoder().encode(name))).not.toBe(cursor);
   });
 
-  it("rejects another tenant's cursor with 400 validation.msg.validation.errors.exist (issue 14)", () => {
+  it("rejects another tenant's cursor with 400 validation.msg.validation.errors.exist", () => {
     const cursor = encodeCursor(key, 'tenant-a', route, { status: 'OPEN' }, position);
     const err = domainErrorOf(() => decodeCursor(key, 'tenant-b', route, { status: 'OPEN' }, cursor));
     expect(err.code).toBe('validation.msg.validation.errors.exist');

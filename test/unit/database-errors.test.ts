@@ -1,6 +1,6 @@
 /**
  * db/errors.ts and api/errors.ts `asDomainError`: which database failures answer 503 with `Retry-After`
- * (DESIGN-processes P0 "Failure answers") and which are retried by db/tenant-tx.ts.
+ * (docs/processes.md P0 "Failure answers") and which are retried by db/tenant-tx.ts.
  */
 
 import { ApplicationFailure } from '@temporalio/common';
@@ -76,7 +76,7 @@ const failedQuery = (code: string, serverMessage: string, params: unknown[]) =>
     Object.assign(new Error(serverMessage), { severity: 'ERROR', code }),
   );
 
-describe('values PostgreSQL can never store (issue 14)', () => {
+describe('values PostgreSQL can never store', () => {
   it.each([
     ['22021 invalid byte sequence (NUL in text)', '22021'],
     ['22P05 untranslatable character (\\u0000 or a lone surrogate in jsonb)', '22P05'],

@@ -1,5 +1,5 @@
 /**
- * Privacy-request clocks (DESIGN §5): CCPA/CPRA 45 calendar days from the receipt date in the
+ * Privacy-request clocks (docs/design.md §5): CCPA/CPRA 45 calendar days from the receipt date in the
  * compliance zone (11 CCR §7021), GDPR one calendar month with month-end clamping (Art. 12(3)),
  * due at 23:59:59 local time with the zone's offset, reminder 10 × 24 h before due.
  * Expected values are worked out by hand from the calendar (DST in America/Los_Angeles 2026:

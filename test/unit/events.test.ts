@@ -1,5 +1,5 @@
 /**
- * The typed event catalogue (domain/events.ts; DESIGN-processes P0): every event type an operation
+ * The typed event catalogue (domain/events.ts; docs/processes.md P0): every event type an operation
  * writes is in it (read from the operations' source), every entry is emitted somewhere, each
  * schema accepts what the operations write and rejects what they do not, and the outbox writer's
  * run-time check refuses a payload that does not match before touching the database.

@@ -1,5 +1,5 @@
 /**
- * Field-definition rules and answer validation (domain/servicing/form-fields.ts; DESIGN-processes P4): every
+ * Field-definition rules and answer validation (domain/servicing/form-fields.ts; docs/processes.md P4): every
  * field type's accepted and refused values, definition rules, changes and missing answers.
  */
 import { describe, expect, it } from 'vitest';

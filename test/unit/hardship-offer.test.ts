@@ -1,5 +1,5 @@
 /**
- * Hardship offer eligibility and routing (domain/hardship/offer.ts; DESIGN-processes P5 third bullet): every
+ * Hardship offer eligibility and routing (domain/hardship/offer.ts; docs/processes.md P5 third bullet): every
  * ineligibility reason, both specialist reasons, and the three size routes at and past their limits, per unit.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The hardship guardrail rules (domain/hardship/policy.ts; DESIGN-processes P5): which guardrail a
+ * The hardship guardrail rules (domain/hardship/policy.ts; docs/processes.md P5): which guardrail a
  * program version breaks, the terms' own consistency, the derived rule count and the version in effect on a day.
  */
 import { describe, expect, it } from 'vitest';

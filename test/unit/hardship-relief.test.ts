@@ -1,5 +1,5 @@
 /**
- * Hardship relief of a schedule (domain/hardship/relief.ts; issue 10 §2, DESIGN-processes P5 relief types).
+ * Hardship relief of a schedule (domain/hardship/relief.ts, docs/processes.md P5 relief types).
  *
  * Oracles:
  * - Hand-computed: each relief type on a 12-installment monthly USD loan (principal 100.00 and interest 10.00 a

@@ -1,5 +1,5 @@
 /**
- * The `/healthz` status source (DESIGN-processes P0 "Health"): one check per interval however
+ * The `/healthz` status source (docs/processes.md P0 "Health"): one check per interval however
  * many readers, a stale status refreshed in the background, a hung or failing check reported down.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Batching of installment writes (db/queries/lending/installments.ts; issue 14 §4: an insert of more than about
+ * Batching of installment writes (db/queries/lending/installments.ts; an insert of more than about
  * 7,281 installments exceeded PostgreSQL's 65,535 bind parameters). Oracle: the slices concatenate back to the
  * input, none is empty or larger than asked, and a batch of installment rows (at most 12 parameters each: the
  * columns of `loan_installments`) stays under the limit.

@@ -1,7 +1,7 @@
 /**
  * Pure rules of charges and loan products (domain/lending/*): decimal text handling, Fineract's payment
  * allocation checks (AdvancedPaymentAllocationsValidator, apache/fineract 4198b0bc), the configuration status
- * and the repayment-period floor used for statement lead times (DESIGN §5 Statements).
+ * and the repayment-period floor used for statement lead times (docs/design.md §5 Statements).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -59,7 +59,7 @@ describe('payment allocation', () => {
   const names = (rules: PaymentAllocationRule[] | null, code = advanced) =>
     paymentAllocationErrors(code, rules).map((e) => [e.parameterName, e.userMessageGlobalisationCode]);
 
-  it('accepts the DESIGN §5 default and resolves it for advanced products only', () => {
+  it('accepts the docs/design.md §5 default and resolves it for advanced products only', () => {
     expect(names([rule()])).toEqual([]);
     expect(names(null)).toEqual([]);
     expect(resolvedPaymentAllocation(advanced, null)).toEqual(defaultPaymentAllocation);

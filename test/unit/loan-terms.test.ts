@@ -616,7 +616,7 @@ describe('resolveApproval', () => {
     ]);
   });
 
-  it("refuses an amount outside the product's principal bounds, the rule the principal meets at creation (issue 14 §5)", () => {
+  it("refuses an amount outside the product's principal bounds, the rule the principal meets at creation", () => {
     const bounded = { ...loan, principalBounds: { minPrincipal: '1000.00', maxPrincipal: '6000.00' } };
     const below = resolveApproval(
       { approvedOnDate: '2024-01-12', approvedLoanAmount: '999.99' },

@@ -1,6 +1,6 @@
 /**
  * workers/logger.ts: every log line, ours and the Temporal SDK's, is JSON of at most 8 KiB, and errors carry no
- * SQL parameters (issue 14). The real database error through the API is in test/api/error-logs.test.ts.
+ * SQL parameters. The real database error through the API is in test/api/error-logs.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { capLogLine, logLineBytesMax, temporalLogLine } from '../../workers/logger';

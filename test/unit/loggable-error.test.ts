@@ -1,5 +1,5 @@
 /**
- * db/loggable-error.ts: what of an error the logger writes (issue 14: no SQL parameters or values in logs).
+ * db/loggable-error.ts: what of an error the logger writes (no SQL parameters or values in logs).
  * The real database errors are exercised in test/api/error-logs.test.ts.
  */
 import { describe, expect, it } from 'vitest';

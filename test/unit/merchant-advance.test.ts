@@ -1,5 +1,5 @@
 /**
- * Merchant-advance rules (domain/lending/merchant-advance.ts; DESIGN-processes P6): holdback rates, the HALF_EVEN
+ * Merchant-advance rules (domain/lending/merchant-advance.ts; docs/processes.md P6): holdback rates, the HALF_EVEN
  * calculated remittance at the currency's minor unit, period rules per frequency, the reconciliation rows and
  * status, and the balanced postings of an advance, a remittance and its reversal.
  */

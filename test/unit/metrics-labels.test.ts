@@ -1,5 +1,5 @@
 /**
- * The pure helpers behind the metrics' labels and the metrics route (issue 12 §2): route templates as label
+ * The pure helpers behind the metrics' labels and the metrics route: route templates as label
  * values (api/metrics.ts `routeLabelOf`), bounded method labels, HTTP status classes and the worker's webhook and
  * boarding counters (workers/metrics.ts), the listen address of a worker's metrics, the constant-time token check
  * (api/routes/metrics.ts) and which environment turns tracing on (workers/tracing.ts).

@@ -2,7 +2,7 @@
  * Decimal strings ↔ Dinero<bigint> (domain/money.ts).
  *
  * Oracles: ISO 4217 minor units as dinero.js lists them (USD 2, JPY 0, KWD 3), with MGA and MRU at 2 digits
- * (DESIGN §5) although dinero.js models them as base-5 currencies; round trips; and the negative space of
+ * (docs/design.md §5) although dinero.js models them as base-5 currencies; round trips; and the negative space of
  * malformed strings and excess precision.
  */
 import { type Dinero, dinero, toDecimal, toSnapshot } from 'dinero.js/bigint';
@@ -49,7 +49,7 @@ describe('parseMoney / formatMoney', () => {
     expect(() => parseMoney('1.2345', 'KWD')).toThrow(RangeError);
   });
 
-  it('MGA and MRU: 2 decimal digits (DESIGN §5), not dinero.js’s base-5 subunits', () => {
+  it('MGA and MRU: 2 decimal digits (docs/design.md §5), not dinero.js’s base-5 subunits', () => {
     // dinero.js describes them as 1 unit = 5 subunits, which no decimal string can express
     expect(dineroMGA).toEqual({ code: 'MGA', base: 5n, exponent: 1n });
     expect(dineroMRU).toEqual({ code: 'MRU', base: 5n, exponent: 1n });

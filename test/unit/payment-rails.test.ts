@@ -30,7 +30,7 @@ const bankReturnCodes = ['R01', 'R02', 'R03', 'R04', 'R08', 'R09', 'R16', 'R20']
 const unauthorizedCodes = ['R05', 'R07', 'R10', 'R11'];
 
 describe('rails', () => {
-  it('are exactly the six of DESIGN §5', () => {
+  it('are exactly the six of docs/design.md §5', () => {
     expect(paymentRails).toEqual(['ACH', 'DEBIT_CARD', 'RTP', 'FEDNOW', 'WIRE', 'CHECK']);
     expect(isRail('ACH')).toBe(true);
     expect(isRail('ach')).toBe(false);

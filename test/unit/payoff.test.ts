@@ -1,6 +1,5 @@
 /**
- * Payoff (domain/lending/allocation.ts `outstandingSummary` quote and the replay's payoff posting, one rule; issue 14 §1:
- * a quote of 1212.00 whose payment left 67.42 owed).
+ * Payoff (domain/lending/allocation.ts `outstandingSummary` quote and the replay's payoff posting, one rule;  * a quote of 1212.00 whose payment left 67.42 owed).
  *
  * Oracles:
  * - Hand-computed: the issue's loan (1,200.00 at 12 % a year, 12 monthly equal installments, declining balance,

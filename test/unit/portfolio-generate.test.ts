@@ -1,5 +1,5 @@
 /**
- * The synthetic portfolio generator (scripts/portfolio-generate.ts; issue 9 §3; DESIGN-processes P3): the same
+ * The synthetic portfolio generator (scripts/portfolio-generate.ts; docs/processes.md P3): the same
  * seed gives the same bytes, the lines per kind are as designed, every line is `{kind, sourceRef, body}` with a
  * body the public route accepts once its source refs are replaced by ids (the routes' own valibot schemas are the
  * oracle), every source ref names a line written before it, no text carries an identifier or account number

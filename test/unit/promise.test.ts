@@ -1,5 +1,5 @@
 /**
- * Promise-to-pay rules (domain/servicing/promise.ts; DESIGN-processes P4): the promised date against today in the
+ * Promise-to-pay rules (domain/servicing/promise.ts; docs/processes.md P4): the promised date against today in the
  * tenant's time zone and the 90-day horizon, the watch window and its deadline (end of promisedDate + 3 days,
  * across a DST change), and the outcome of a sum paid.
  */

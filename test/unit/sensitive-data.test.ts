@@ -71,7 +71,7 @@ describe('findSensitiveData: ordinary references pass', () => {
   });
 });
 
-describe('findSensitiveData: separators and invisible characters do not hide a number (issue 14)', () => {
+describe('findSensitiveData: separators and invisible characters do not hide a number', () => {
   const zwsp = '\u200B';
   it.each([
     ['123.45.6789', 'SSN_OR_ITIN'],

@@ -1,5 +1,5 @@
 /**
- * The printable statement (api/statement-pdf.ts; DESIGN-processes P6 "a PDF the borrower can read"): rendered and
+ * The printable statement (api/statement-pdf.ts; docs/processes.md P6 "a PDF the borrower can read"): rendered and
  * read back as text with unpdf: the parties, masked account number, figures, warning and transactions; never more
  * than two pages, however many transactions the period has.
  */

@@ -45,7 +45,7 @@ describe('auth vocabulary', () => {
 });
 
 describe('privacy-request statuses', () => {
-  it('ends the process on the outcomes only (DESIGN §5)', () => {
+  it('ends the process on the outcomes only (docs/design.md §5)', () => {
     for (const outcome of privacyOutcomes) expect(isTerminalPrivacyStatus(outcome)).toBe(true);
     for (const open of openPrivacyStatuses) expect(isTerminalPrivacyStatus(open)).toBe(false);
     expect(isTerminalPrivacyStatus('UNKNOWN')).toBe(false);
@@ -59,7 +59,7 @@ describe('privacy-request statuses', () => {
     expect(openPrivacyStatuses).toEqual(['RECEIVED', 'ACKNOWLEDGED', 'IN_PROGRESS', 'EXTENDED', 'OVERDUE']);
   });
 
-  it('lists the request types of DESIGN §5', () => {
+  it('lists the request types of docs/design.md §5', () => {
     expect([...privacyRequestTypes].sort()).toEqual(
       [
         'ACCESS',

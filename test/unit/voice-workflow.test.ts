@@ -1,5 +1,5 @@
 /**
- * The pure rules of the voice-provider control surface (domain/servicing/voice-workflow.ts; DESIGN-processes P4):
+ * The pure rules of the voice-provider control surface (domain/servicing/voice-workflow.ts; docs/processes.md P4):
  * the structural check of a definition (each rule on its own, named by its dotted path), the canonical key order
  * answers use, terminal event types, and the task token's lifetime.
  */

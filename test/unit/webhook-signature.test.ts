@@ -1,4 +1,4 @@
-/** domain/webhooks/signature.ts and retry-schedule.ts (DESIGN §5 Webhooks). */
+/** domain/webhooks/signature.ts and retry-schedule.ts (docs/design.md §5 Webhooks). */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
@@ -54,7 +54,7 @@ describe('signature', () => {
 });
 
 describe('retry schedule', () => {
-  it('has the ten attempts of DESIGN §5', () => {
+  it('has the ten attempts of docs/design.md §5', () => {
     expect(maxDeliveryAttempts).toBe(10);
     expect(attemptDelaysMs.map((ms) => ms / 1000)).toEqual([
       0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400,

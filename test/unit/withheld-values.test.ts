@@ -1,5 +1,5 @@
 /**
- * No error repeats an identifier-like value (DESIGN §5 Error details: "identifier values are masked"; DESIGN §3:
+ * No error repeats an identifier-like value (docs/design.md §5 Error details: "identifier values are masked"; docs/design.md §3:
  * government identifiers and account data are never echoed or logged): a 404 naming a text ref does not repeat it,
  * and the last guard before an answer (domain/withheld-values.ts, used by api/errors.ts for Shape A and Shape B)
  * withholds any identifier-like field error value from every message of the error.

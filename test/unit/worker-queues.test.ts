@@ -1,6 +1,6 @@
 /**
  * The worker entry's choices (workers/run.ts): which queues `--queues` names, and how many
- * activity slots each gets from the database pool (DESIGN-processes P0 "worker activity slots
+ * activity slots each gets from the database pool (docs/processes.md P0 "worker activity slots
  * sized to the database pool, per queue").
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The workflow bundle check (STYLE §11): bundling `workflows/index.ts` fails when workflow code
+ * The workflow bundle check (docs/conventions.md §11): bundling `workflows/index.ts` fails when workflow code
  * (or anything it imports) pulls in a Node built-in or another module the sandbox forbids.
  */
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * autopayWorkflow on the time-skipping test server (STYLE §11; issue 7 §4; DESIGN-processes P1 Autopay): one
+ * autopayWorkflow on the time-skipping test server (docs/conventions.md §11; docs/processes.md P1 Autopay): one
  * server per test (the intents' processes it starts as children must not share a clock with the next test), a
  * unique queue and workflow id per test, mock activities typed `Activities`. The plan
  * mock is a model of the stored state (installments due strictly after the enrolment date and after the cursor,

@@ -1,5 +1,5 @@
 /**
- * boardingWorkflow (issue 9 §2; DESIGN-processes P3; workflows/boarding/workflow.ts):
+ * boardingWorkflow (docs/processes.md P3; workflows/boarding/workflow.ts):
  * - on the time-skipping test server with the REAL activities against the real database: a small portfolio boarded
  *   with tiny tuning so the process continues as new several times (cursor carried across runs), the batch row and
  *   the progress query at the end; pause (started paused with signal-with-start) → PAUSED on the row and in the

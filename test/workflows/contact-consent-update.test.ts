@@ -1,6 +1,6 @@
 /**
- * contactConsentUpdateWorkflow on the time-skipping test server (STYLE §11) with the real operations on the real test
- * PostgreSQL (DESIGN-processes P4 "Contact-consent updates"): a scheduled update changes nothing until its timer
+ * contactConsentUpdateWorkflow on the time-skipping test server (docs/conventions.md §11) with the real operations on the real test
+ * PostgreSQL (docs/processes.md P4 "Contact-consent updates"): a scheduled update changes nothing until its timer
  * fires at `effectiveAt`, then is applied once; "the newest instruction wins" (domain/servicing/contact-consent.ts):
  * an update recorded later and applied first, or an SMS opt-out recorded later, supersedes a scheduled one, which then
  * changes nothing. One environment for the file, tests in sequence, a unique queue and tenant per test. The operations'

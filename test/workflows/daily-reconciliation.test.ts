@@ -1,6 +1,5 @@
 /**
- * dailyReconciliationWorkflow and tenantReconciliationWorkflow on the time-skipping test server (STYLE §11; issue 7
- * §3) with mock activities typed `Activities`: the day compared defaults to the day before the run's date in New
+ * dailyReconciliationWorkflow and tenantReconciliationWorkflow on the time-skipping test server (docs/conventions.md §11;  * §3) with mock activities typed `Activities`: the day compared defaults to the day before the run's date in New
  * York; one child per tenant (id `daily-reconciliation/<tenant>/<date>`, `TenantId`, a summary) opening each
  * finding; a rerun counts recurrences, not new exceptions; a failing tenant does not stop the others and fails the
  * run naming it. One server for the file; a `lending` worker per test (children run on `lending`).

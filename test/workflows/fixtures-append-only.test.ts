@@ -1,5 +1,5 @@
 /**
- * The replay fixtures (test/workflows/histories/, replayed by replay.test.ts) are append-only (STYLE §7, DESIGN §7):
+ * The replay fixtures (test/workflows/histories/, replayed by replay.test.ts) are append-only (docs/conventions.md §7, docs/design.md §7):
  * a workflow change goes behind `patched()` with a new fixture, a recorded fixture is never changed or deleted
  * (scripts/workflow-fixtures.ts). Checked two ways: against the checked-in SHA256SUMS (any checkout) and, when the
  * clone has its full history, against the content each fixture had in the commit that added it. Each check is

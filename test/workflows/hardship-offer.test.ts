@@ -1,5 +1,5 @@
 /**
- * hardshipOfferWorkflow on the time-skipping test server (STYLE §11; issue 10 §3; DESIGN-processes P5): one
+ * hardshipOfferWorkflow on the time-skipping test server (docs/conventions.md §11; docs/processes.md P5): one
  * environment for the file, tests in sequence (skipped time is global to the server), a unique queue and workflow
  * id per test, mock activities typed `Activities` (every other operation a failing spy). The four steps of the
  * process answer from a small in-memory model of the offer's row that follows the contracts of

@@ -1,5 +1,5 @@
 /**
- * paymentIntentWorkflow on the time-skipping test server (STYLE §11; issue 7 §6): one environment for the file,
+ * paymentIntentWorkflow on the time-skipping test server (docs/conventions.md §11): one environment for the file,
  * tests in sequence (skipped time is global to the server), a unique queue and workflow id per test, mock
  * activities typed `Activities` whose spies record the calls. The rail rules are the real ones
  * (domain/payments/rails.ts). Paths: ACH settled then R01 inside 2 business days; R10 at day 59 (reversed) and

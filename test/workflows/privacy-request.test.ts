@@ -1,5 +1,5 @@
 /**
- * privacyRequestWorkflow on the time-skipping test server (STYLE §11): one environment for the
+ * privacyRequestWorkflow on the time-skipping test server (docs/conventions.md §11): one environment for the
  * file, tests in sequence (skipped time is global to the server), a unique queue and workflow id
  * per test, mock activities typed `Activities` whose spies record calls and server-side times.
  * Deadlines are crossed with `env.sleep`.
@@ -408,11 +408,11 @@ describe('privacyRequestWorkflow', () => {
     expect(mocks.activities.fulfilPrivacyRequest).toHaveBeenCalledTimes(2);
   });
 
-  it('(g) a fulfilment stuck in retries (issue 14): a new one is refused at first, supersedes it after 2 minutes, and ends the request', async () => {
+  it('(g) a fulfilment stuck in retries: a new one is refused at first, supersedes it after 2 minutes, and ends the request', async () => {
     const { taskQueue, workflowId, requestId } = uniqueNames();
     const mocks = mockActivities();
     let stuckAttempts = 0;
-    // The stuck outcome fails the way an unstorable value did before issue 14: a retryable error, for ever.
+    // The stuck outcome fails the way an unstorable value did before a retryable error, for ever.
     mocks.activities.fulfilPrivacyRequest.mockImplementation(async (input) => {
       if (input.outcomeReason === 'stuck') {
         stuckAttempts += 1;
@@ -486,7 +486,7 @@ describe('privacyRequestWorkflow', () => {
     );
   });
 
-  it('(h) a request wedged before issue 14 recovers once workers run the fix: the stuck attempt fails non-retryably as a 400, a new fulfilment succeeds', async () => {
+  it('(h) a request wedged before recovers once workers run the fix: the stuck attempt fails non-retryably as a 400, a new fulfilment succeeds', async () => {
     const { taskQueue, workflowId, requestId } = uniqueNames();
     const mocks = mockActivities();
     let stuckAttempts = 0;

@@ -1,5 +1,5 @@
 /**
- * promiseWorkflow on the time-skipping test server (STYLE §11; issue 8 §2): one environment for the file, tests in
+ * promiseWorkflow on the time-skipping test server (docs/conventions.md §11): one environment for the file, tests in
  * sequence (skipped time is global to the server), a unique queue and workflow id per test, mock activities typed
  * `Activities` whose spies record calls and server-side times. The deadline is the real one
  * (domain/servicing/promise.ts `computePromiseWindow`: the end of promisedDate + 3 days in the tenant's zone).

@@ -2,7 +2,7 @@
  * Replays recorded histories (test/workflows/histories/, written by
  * `npx tsx scripts/record-workflow-history.ts [process…]`) against today's workflow bundle: every
  * `*.json` there is replayed, so a change that would break workflows already running
- * (non-determinism) fails here, not in production (STYLE §7, DESIGN §7). For each process one
+ * (non-determinism) fails here, not in production (docs/conventions.md §7, docs/design.md §7). For each process one
  * mutated history (an activity renamed) must fail replay, proving the check can fail. The fixtures are append-only
  * (fixtures-append-only.test.ts): a behaviour change goes behind `patched()`, and each such patch has a fixture
  * recorded before it (no marker: the old path) and one recorded with it.

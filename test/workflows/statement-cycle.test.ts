@@ -1,6 +1,5 @@
 /**
- * The statement cycle on the time-skipping test server with the real operations on the real database (issue 11 §3;
- * DESIGN-processes P6 "Statements"; workflows/statement-cycle/workflow.ts): a run per day for five weeks
+ * The statement cycle on the time-skipping test server with the real operations on the real database (* docs/processes.md P6 "Statements"; workflows/statement-cycle/workflow.ts): a run per day for five weeks
  * (2025-02-05 – 2025-03-15: a month end and the US DST start of 9 March in the tenant's America/Los_Angeles),
  * each at 12:00 UTC like the schedule, gives each loan its statement exactly once, on due date − lead days; a loan
  * paid off mid-cycle gets no further statement; a rerun of a day adds nothing. Loans come from

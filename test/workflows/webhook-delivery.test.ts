@@ -1,7 +1,7 @@
 /**
- * webhookDeliveryWorkflow on the time-skipping test server (STYLE §11) with the real delivery
+ * webhookDeliveryWorkflow on the time-skipping test server (docs/conventions.md §11) with the real delivery
  * activities on the real test PostgreSQL and a real local HTTP receiver that checks every request
- * with `verifyWebhook` (DESIGN §5 Webhooks, DESIGN-processes P2). One environment for the file,
+ * with `verifyWebhook` (docs/design.md §5 Webhooks, docs/processes.md P2). One environment for the file,
  * tests in sequence, a unique queue and tenant per test; retries are crossed by time skipping.
  */
 import { randomBytes } from 'node:crypto';
@@ -149,7 +149,7 @@ function eventually<T>(assertion: () => T | Promise<T>): Promise<T> {
 }
 
 describe('webhookDeliveryWorkflow', () => {
-  it('delivers at once to a healthy receiver, signed, with the DESIGN §5 headers', async () => {
+  it('delivers at once to a healthy receiver, signed, with the docs/design.md §5 headers', async () => {
     const { taskQueue, tenantId } = names();
     const s = await scenario({ tenantId, answer: () => ({ status: 204 }) });
     const worker = await createWorker(taskQueue);

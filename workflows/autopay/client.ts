@@ -1,5 +1,5 @@
 /**
- * The typed port to a loan's autopay process (DESIGN-processes P0 "one folder per process"; P1 Autopay): the API
+ * The typed port to a loan's autopay process (docs/processes.md P0 "one folder per process"; P1 Autopay): the API
  * reaches `autopayWorkflow` only through this. Start options come from `autopayStartSpec` (the same spec
  * `enrolAutopay` stores as its start intent) via `workflows/common/client-start.ts`. Imports `@temporalio/client`:
  * never part of the workflow bundle.

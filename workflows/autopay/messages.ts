@@ -1,5 +1,5 @@
 /**
- * Messages of `autopayWorkflow` (imported by the API's client port to address it; DESIGN-processes P1 Autopay).
+ * Messages of `autopayWorkflow` (imported by the API's client port to address it; docs/processes.md P1 Autopay).
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { AutopayState } from '../../domain/payments/autopay';

@@ -1,6 +1,6 @@
 /**
- * A loan's autopay as a durable process (issue 7 §4; DESIGN-processes P1 Autopay; spec § Boarding rules "Autopay
- * enrollment carries authorizationRef and never backfills history"; DESIGN §5 Holds "PAYMENT_HOLD blocks payment
+ * A loan's autopay as a durable process (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay
+ * enrollment carries authorizationRef and never backfills history"; docs/design.md §5 Holds "PAYMENT_HOLD blocks payment
  * intents and autopay"). Anchor: Temporal's continue-as-new pattern for long-lived per-entity workflows.
  *
  * One cycle per run, then `continueAsNew` with the cursor, so the history stays a few dozen events however long the

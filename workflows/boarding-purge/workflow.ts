@@ -1,5 +1,5 @@
 /**
- * The daily purge of the raw text of finished boarding batches (domain/boarding/retention.ts; DESIGN §3 Data
+ * The daily purge of the raw text of finished boarding batches (domain/boarding/retention.ts; docs/design.md §3 Data
  * rules). `boardingRawPurgeWorkflow` is started once a day by the Temporal Schedule `boarding-raw-purge` (03:00 UTC,
  * overlap SKIP; `client.ts` `ensureBoardingRawPurgeSchedule`, created by every worker process at start). It takes the
  * cutoff `workflowNow() − retentionDays` and calls `purgeBoardingRawLines` (activities/boarding/purge.ts) until no

@@ -1,5 +1,5 @@
 /**
- * The typed port to the boarding process (DESIGN-processes P0 "one folder per process"; P3): the API reaches
+ * The typed port to the boarding process (docs/processes.md P0 "one folder per process"; P3): the API reaches
  * `boardingWorkflow` only through this. Start options come from `boardingStartSpec` (the same spec the staging
  * operation stores as its start intent) via `workflows/common/client-start.ts`. Imports `@temporalio/client`:
  * never part of the workflow bundle.

@@ -1,5 +1,5 @@
 /**
- * Messages of `boardingWorkflow` (DESIGN-processes P3): the operator's controls and the progress query the batch
+ * Messages of `boardingWorkflow` (docs/processes.md P3): the operator's controls and the progress query the batch
  * read answers from.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';

@@ -1,5 +1,5 @@
 /**
- * Portfolio boarding (issue 9 §2; DESIGN-processes P3; spec § What the service does, Boarding rules).
+ * Portfolio boarding (docs/processes.md P3; spec § What the service does, Boarding rules).
  *
  * `boardingWorkflow`: id `boarding/<tenant>/<batchId>` (domain/ids.ts `boardingWorkflowId`), queue `boarding`,
  * search attribute `TenantId`, static summary naming the file and its line count (domain/boarding/batch.ts

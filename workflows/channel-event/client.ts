@@ -1,5 +1,5 @@
 /**
- * The typed port to `channelEventWorkflow` (DESIGN-processes P0: the API reaches a process only
+ * The typed port to `channelEventWorkflow` (docs/processes.md P0: the API reaches a process only
  * through its client.ts). Start options come from `channelEventStartSpec`, the spec the recording
  * operation stores as its start intent. Imports `@temporalio/client`: never part of the bundle.
  */

@@ -1,5 +1,5 @@
 /**
- * Processing of one inbound channel event (DESIGN-processes P2; DESIGN §5 "Inbound channel events").
+ * Processing of one inbound channel event (docs/processes.md P2; docs/design.md §5 "Inbound channel events").
  *
  * The callback route records the event durably (unique per gateway and event id) and answers the
  * gateway at once; this workflow then runs the event's handling as one idempotent activity,

@@ -1,5 +1,5 @@
 /**
- * Named activity option presets (STYLE §6): both timeouts and the retry policy always stated.
+ * Named activity option presets (docs/conventions.md §6): both timeouts and the retry policy always stated.
  */
 import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
 
@@ -41,7 +41,7 @@ export const httpCall: ActivityOptions = {
 };
 
 /**
- * One call to a payment rail (`submitPaymentToRail`, issue 7): the provider's API answers within seconds; the
+ * One call to a payment rail (`submitPaymentToRail`): the provider's API answers within seconds; the
  * call is idempotent by paymentId (activities/payments/rail.ts), so it is retried with backoff for up to a day
  * (a provider outage), never given up on silently: a submission that cannot reach the rail for a day fails the
  * workflow task's activity and an operator sees it in the Temporal UI.

@@ -1,5 +1,5 @@
 /**
- * The workflow-side twin of `client-start.ts` (DESIGN-processes P0 "one shared helper builds start options"): turns
+ * The workflow-side twin of `client-start.ts` (docs/processes.md P0 "one shared helper builds start options"): turns
  * a `WorkflowStartSpec` (domain/workflow-start.ts) into child-workflow options, so a process started as a child
  * (e.g. a payment intent started by `autopayWorkflow`) carries the same id, queue, search attributes, summary and
  * id reuse policy as one started by the API or the start-intent relay. Imports only `@temporalio/common` and

@@ -1,5 +1,5 @@
 /**
- * Client-side error mapping, shared by every process's `client.ts` (STYLE §10): Temporal's
+ * Client-side error mapping, shared by every process's `client.ts` (docs/conventions.md §10): Temporal's
  * failures become the DomainError they stand for, once. Imports `@temporalio/client`: never
  * imported by a `workflow.ts` (kept out of the workflow bundle; .dependency-cruiser.cjs).
  */

@@ -1,5 +1,5 @@
 /**
- * The one way a process's port keeps its Temporal Schedule in place (DESIGN-processes P0: Temporal is the
+ * The one way a process's port keeps its Temporal Schedule in place (docs/processes.md P0: Temporal is the
  * scheduler; the daily reconciliation, P1, and the statement cycle, P6): create the schedule, or, when it already
  * exists, bring it to the current definition. Imports `@temporalio/client`: never part of the workflow bundle.
  */

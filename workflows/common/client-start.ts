@@ -1,6 +1,6 @@
 /**
  * The one helper that turns a `WorkflowStartSpec` (domain/workflow-start.ts) into Temporal start
- * options (DESIGN-processes P0; STYLE §9): deterministic id, task queue, `TenantId` always plus
+ * options (docs/processes.md P0; docs/conventions.md §9): deterministic id, task queue, `TenantId` always plus
  * the other search attributes, a readable `staticSummary`, the id reuse policy. Used by each
  * process's `client.ts` and by the start-intent relay. Imports `@temporalio/client`: never
  * imported by a `workflow.ts` (.dependency-cruiser.cjs keeps it out of the workflow bundle).

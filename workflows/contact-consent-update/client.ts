@@ -1,5 +1,5 @@
 /**
- * The typed port to the contact-consent-update process (DESIGN-processes P0 "one folder per process"; P4): the API
+ * The typed port to the contact-consent-update process (docs/processes.md P0 "one folder per process"; P4): the API
  * reaches `contactConsentUpdateWorkflow` only through this. Start options come from `contactConsentUpdateStartSpec`
  * (the same spec `recordContactConsentUpdate` stores as its start intent) via `workflows/common/client-start.ts`.
  * Imports `@temporalio/client`: never part of the workflow bundle.

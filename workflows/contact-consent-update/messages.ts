@@ -1,5 +1,5 @@
 /**
- * Messages of `contactConsentUpdateWorkflow` (imported by its client port to address it; DESIGN-processes P4).
+ * Messages of `contactConsentUpdateWorkflow` (imported by its client port to address it; docs/processes.md P4).
  */
 import { defineQuery } from '@temporalio/workflow';
 import type { ContactConsentUpdateProgress } from './types';

@@ -1,5 +1,5 @@
 /**
- * The typed port to the daily reconciliation (issue 7 §3; DESIGN-processes P1 "Reconciliation exceptions"): the
+ * The typed port to the daily reconciliation (docs/processes.md P1 "Reconciliation exceptions"): the
  * Temporal Schedule that starts `dailyReconciliationWorkflow` every day, and an operator's start of one tenant's
  * reconciliation. Imports `@temporalio/client`: never part of the workflow bundle.
  */

@@ -1,5 +1,5 @@
 /**
- * Inputs and results of the daily reconciliation (issue 7 §3; DESIGN-processes P1 "Reconciliation exceptions"),
+ * Inputs and results of the daily reconciliation (docs/processes.md P1 "Reconciliation exceptions"),
  * JSON-serializable. Dates are ISO calendar dates (`YYYY-MM-DD`) in the rail's calendar (America/New_York).
  */
 import type {

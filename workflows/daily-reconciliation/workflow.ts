@@ -1,5 +1,5 @@
 /**
- * The daily reconciliation of the rails' settlement reports with our intents (issue 7 §3; DESIGN-processes P1
+ * The daily reconciliation of the rails' settlement reports with our intents (docs/processes.md P1
  * "Reconciliation exceptions"): the comparison and its timing rules are in domain/payments/daily-reconciliation.ts.
  *
  * `dailyReconciliationWorkflow` is started once a day by the Temporal Schedule `daily-reconciliation` (06:00

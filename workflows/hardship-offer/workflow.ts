@@ -1,5 +1,5 @@
 /**
- * A hardship offer as a durable process (issue 10 §2; DESIGN-processes P5; domain/hardship/offer-process.ts).
+ * A hardship offer as a durable process (docs/processes.md P5; domain/hardship/offer-process.ts).
  *
  * The offer is routed and stored by its creating operation (OFFERED, PENDING_APPROVAL, REFERRED, SPECIALIST or
  * INELIGIBLE); this process then owns its clocks and its background steps, while the database stays the arbiter

@@ -1,5 +1,5 @@
 /**
- * The typed port to the payment-intent process (DESIGN-processes P0 "one folder per process"; P1): the API (and a
+ * The typed port to the payment-intent process (docs/processes.md P0 "one folder per process"; P1): the API (and a
  * provider webhook, in production) reach `paymentIntentWorkflow` only through this. Start options come from
  * `paymentIntentStartSpec` (the same spec `createPaymentIntent` stores as its start intent) via
  * `workflows/common/client-start.ts`. Imports `@temporalio/client`: never part of the workflow bundle.

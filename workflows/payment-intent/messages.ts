@@ -1,6 +1,6 @@
 /**
  * Messages of `paymentIntentWorkflow` (imported by the API's client port to address it). Every update answers
- * with the process's state once the workflow has applied the message (DESIGN-processes P1: "each … once the
+ * with the process's state once the workflow has applied the message (docs/processes.md P1: "each … once the
  * workflow has taken the event"); a validator refuses what the payment's status does not allow with
  * `error.msg.payment.invalid.state.transition` (409), so a refused message never reaches the history.
  */

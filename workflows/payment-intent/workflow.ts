@@ -1,5 +1,5 @@
 /**
- * A payment intent as a durable process (issue 7; DESIGN-processes P1; DESIGN §5 rails and statuses). Anchors:
+ * A payment intent as a durable process (docs/processes.md P1; docs/design.md §5 rails and statuses). Anchors:
  * Temporal's money-transfer sample (one workflow per transfer, outcomes by message), Stripe PaymentIntents
  * (statuses), NACHA Operating Rules (return windows), Increase's sandbox simulations.
  *
@@ -86,9 +86,9 @@ const { submitPaymentToRail, recordSandboxRailEvent } = proxyActivities<Activiti
 const { findPendingPromisesOfLoan, findOpenHardshipOffersOfLoan } =
   proxyActivities<Activities>(bestEffortRead);
 
-/** Marks histories in which a posting signals the loan's pending promises (issue 8 §2; DESIGN-processes P4). */
+/** Marks histories in which a posting signals the loan's pending promises (docs/processes.md P4). */
 const signalPromisesPatch = 'signal-promises-on-posting';
-/** Marks histories in which a posting signals the loan's open hardship offers `loanChanged` (issue 10 §2; P5). */
+/** Marks histories in which a posting signals the loan's open hardship offers `loanChanged` (P5). */
 const signalHardshipOffersPatch = 'signal-hardship-offers-on-posting';
 
 /** Days after the return window during which a late return is still caught (and sent to reconciliation). */
@@ -390,7 +390,7 @@ export async function paymentIntentWorkflow(
   return finish();
 
   /**
-   * Best effort (DESIGN-processes P4): tells the loan's PENDING promise processes that a payment posted. A failed
+   * Best effort (docs/processes.md P4): tells the loan's PENDING promise processes that a payment posted. A failed
    * read or signal (the promise resolved meanwhile) is logged and ignored: each promise re-reads at its deadline.
    */
   async function signalPendingPromises(): Promise<void> {
@@ -423,7 +423,7 @@ export async function paymentIntentWorkflow(
   }
 
   /**
-   * Best effort (DESIGN-processes P5): tells the processes of the loan's hardship offers not yet accepted that a
+   * Best effort (docs/processes.md P5): tells the processes of the loan's hardship offers not yet accepted that a
    * payment posted (`loanChanged`), so they re-run eligibility. A failed read or signal is logged and ignored.
    */
   async function signalOpenHardshipOffers(): Promise<void> {

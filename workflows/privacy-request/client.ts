@@ -1,5 +1,5 @@
 /**
- * The typed port to the privacy-request process (DESIGN-processes P0 "one folder per process"):
+ * The typed port to the privacy-request process (docs/processes.md P0 "one folder per process"):
  * the API reaches `privacyRequestWorkflow` only through this. Start options come from
  * `privacyRequestStartSpec` (the same spec the opening operation stores as its start intent) via
  * `workflows/common/client-start.ts`. Imports `@temporalio/client`: never part of the workflow

@@ -1,7 +1,7 @@
 /**
  * Privacy request (data-subject request) as a durable process.
  *
- * Clock: the statutory due time computed once at intake (DESIGN §5: CCPA/CPRA 45 calendar days
+ * Clock: the statutory due time computed once at intake (docs/design.md §5: CCPA/CPRA 45 calendar days
  * from receipt, 11 CCR §7021; GDPR one month, Art. 12(3); VCDPA/CPA/CTDPA 45 days) and passed in
  * the input with the reminder time (due − 10 days).
  * Steps: note the start → wait for an outcome until the reminder → raise the reminder (effect +
@@ -10,7 +10,7 @@
  * Messages: update `fulfilRequest` (validator rejects a second outcome, and a fulfilment while
  * another is in flight, with `error.msg.privacy.request.invalid.state.transition`), query
  * `getProgress`. A fulfilment in flight for `fulfilmentStuckAfterMs` or longer is stuck (an
- * operation retried for ever, issue 14): a new fulfilment supersedes it: the stuck one's activity is
+ * operation retried for ever): a new fulfilment supersedes it: the stuck one's activity is
  * cancelled (the server confirms no attempt runs any more), its caller gets 409, and the new one
  * runs (patch `supersede-stuck-fulfilment`).
  * Outcomes: FULFILLED, PARTIALLY_FULFILLED, DENIED, DENIED_EXEMPT, WITHDRAWN (returned, not thrown).
@@ -44,7 +44,7 @@ const { fulfilPrivacyRequest } = proxyActivities<Activities>(dbWriteCancellable)
  */
 const fulfilmentStuckAfterMs = 2 * 60_000;
 
-/** Marks histories in which a stuck fulfilment may be superseded (workflow code changed for issue 14). */
+/** Marks histories in which a stuck fulfilment may be superseded (the workflow code changed to allow it). */
 const supersedeStuckFulfilmentPatch = 'supersede-stuck-fulfilment';
 
 const invalidTransition = 'error.msg.privacy.request.invalid.state.transition';

@@ -1,5 +1,5 @@
 /**
- * The typed port to the promise-to-pay process (DESIGN-processes P0 "one folder per process"): the API reaches
+ * The typed port to the promise-to-pay process (docs/processes.md P0 "one folder per process"): the API reaches
  * `promiseWorkflow` only through this. Start options come from `promiseStartSpec` (the same spec the creating
  * operation stores as its start intent) via `workflows/common/client-start.ts`. Imports `@temporalio/client`:
  * never part of the workflow bundle.

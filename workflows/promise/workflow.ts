@@ -1,5 +1,5 @@
 /**
- * A promise to pay as a durable process (issue 8 §2; DESIGN-processes P4 "Promises to pay").
+ * A promise to pay as a durable process (docs/processes.md P4 "Promises to pay").
  *
  * Clock: the deadline computed once at intake (`deadlineAtMs`, domain/servicing/promise.ts
  * `computePromiseWindow`): the end of the promised date plus 3 grace days in the tenant's time zone.

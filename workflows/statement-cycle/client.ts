@@ -1,5 +1,5 @@
 /**
- * The typed port to the statement cycle (issue 11 §3; DESIGN-processes P6 "Statements"): the Temporal Schedule that
+ * The typed port to the statement cycle (docs/processes.md P6 "Statements"): the Temporal Schedule that
  * starts `dailyStatementCycleWorkflow` every day, and an operator's start of one tenant's run for a date. Imports
  * `@temporalio/client`: never part of the workflow bundle.
  */

@@ -1,5 +1,5 @@
 /**
- * Inputs and results of the statement cycle (issue 11 §3; DESIGN-processes P6 "Statements"), JSON-serializable.
+ * Inputs and results of the statement cycle (docs/processes.md P6 "Statements"), JSON-serializable.
  * Dates are ISO calendar dates (`YYYY-MM-DD`) in each tenant's compliance time zone.
  */
 import type { TenantStatementCycleInput } from '../../domain/statements/statements';

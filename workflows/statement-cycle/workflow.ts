@@ -1,5 +1,5 @@
 /**
- * The statement cycle (issue 11 §3; DESIGN §5 "Statements"; DESIGN-processes P6 "Statements"): timing and figures in
+ * The statement cycle (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"): timing and figures in
  * domain/statements/statements.ts, generation in activities/lending/statements.ts.
  *
  * `dailyStatementCycleWorkflow` is started once a day by the Temporal Schedule `statement-cycle` (12:00 UTC,

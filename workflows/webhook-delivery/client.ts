@@ -1,5 +1,5 @@
 /**
- * The typed port to `webhookDeliveryWorkflow` (DESIGN-processes P0): starts it with its
+ * The typed port to `webhookDeliveryWorkflow` (docs/processes.md P0): starts it with its
  * deterministic id, queue `webhooks`, the `TenantId` search attribute and a readable summary, and
  * cancels it. Never imported by the workflow, so never bundled.
  */
@@ -57,7 +57,7 @@ export async function startWebhookDelivery(
 
 /**
  * Signals `cancelDelivery` to a running delivery, so a pending retry is not made (deactivation,
- * DESIGN-processes P2). A delivery that has ended or never started → `false`.
+ * docs/processes.md P2). A delivery that has ended or never started → `false`.
  */
 export async function cancelWebhookDeliveryWorkflow(
   client: Client,

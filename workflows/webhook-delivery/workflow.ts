@@ -1,5 +1,5 @@
 /**
- * Delivery of one event to one webhook subscription (DESIGN §5 Webhooks; DESIGN-processes P0, P2;
+ * Delivery of one event to one webhook subscription (docs/design.md §5 Webhooks; docs/processes.md P0, P2;
  * the Standard Webhooks example schedule).
  *
  * Clock: attempts start 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h after the

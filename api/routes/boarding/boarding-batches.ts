@@ -1,10 +1,10 @@
 /**
- * Portfolio boarding batches (issue 9 §1–§2; DESIGN-processes P3). Mounted at `/v1/boarding/batches`.
+ * Portfolio boarding batches (–§2; docs/processes.md P3). Mounted at `/v1/boarding/batches`.
  *
  * The upload streams the NDJSON body into PostgreSQL through `stageBoardingBatch` (COPY, constant memory), which
  * stores the batch and the start intent of `boarding/<tenant>/<batchId>` in one transaction; the route then starts
  * the process through its client port and marks the intent started (should the API die in between, the
- * start-intent relay starts it: DESIGN-processes P0). The generic `idempotent()` middleware buffers bodies, so the
+ * start-intent relay starts it: docs/processes.md P0). The generic `idempotent()` middleware buffers bodies, so the
  * upload keeps its `Idempotency-Key` as the batch's request key instead: a retry with the same key answers the
  * first batch without reading the body. There is no JSON body-size limit on this route (the body is never
  * buffered; a line is at most 1 MiB, a longer one is FAILED).
@@ -57,7 +57,7 @@ async function batchViewOf(c: Context<AppEnv>, row: BoardingBatchRecord): Promis
     try {
       progress = await processes.boarding.progress({ tenantId, batchId: row.batchId });
     } catch (err) {
-      // The row is the answer when the process cannot be asked (DESIGN-processes P3: "from a workflow query").
+      // The row is the answer when the process cannot be asked (docs/processes.md P3: "from a workflow query").
       logger.warn(
         { err, batchId: row.batchId },
         'boarding progress query failed; answering from the batch row',

@@ -1,7 +1,7 @@
 /**
  * `POST /v1/servicing/channel-events/{gatewayCode}`: the closed, signed callback of messaging and
- * voice gateways (spec § Events 1, § Authentication 6; DESIGN §5 "Inbound channel events";
- * DESIGN-processes P2). No bearer token and no tenant header: the gateway code selects the tenant.
+ * voice gateways (spec § Events 1, § Authentication 6; docs/design.md §5 "Inbound channel events";
+ * docs/processes.md P2). No bearer token and no tenant header: the gateway code selects the tenant.
  *
  * Order (spec § Events 5): read the raw bytes → check the `X-Service-Gateway-Signature` (HMAC over
  * `<t>.<raw body>`, 300 s window, any valid secret of the gateway) → parse and validate →

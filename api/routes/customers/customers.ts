@@ -1,9 +1,9 @@
 /**
  * Customers (spec § Lending core writes: customers, identifiers, consents, payment instruments,
- * restrictions; § Lending core reads: customer history; issue 3 §2). Mounted at `/v1/customers`.
+ * restrictions; § Lending core reads: customer history). Mounted at `/v1/customers`.
  *
  * Bodies that may carry sensitive values are validated through `guardedJsonBody`: a field error
- * on such a field keeps its `parameterName` but never echoes the value (DESIGN §5 Error details:
+ * on such a field keeps its `parameterName` but never echoes the value (docs/design.md §5 Error details:
  * "identifier values are masked"), and a raw account or card number field gets a message saying
  * where such numbers belong.
  */
@@ -94,7 +94,7 @@ export const customerRoutes = factory
   .createApp()
   /**
    * Creates a customer with addresses and contact points → 201 `{customerId, resourceId, customerRef}`
-   * (`customerRef` `cus_…` minted by the database; DESIGN-processes P4 "Refs").
+   * (`customerRef` `cus_…` minted by the database; docs/processes.md P4 "Refs").
    * 400: invalid fields (phone → `contactPoints[i].value`; future `dateOfBirth`; an `externalId`
    * that looks like an identifier or account number, not echoed); 409
    * `error.msg.customer.external.id.conflict` when the tenant has another customer with `externalId`.

@@ -1,5 +1,5 @@
 /**
- * Hardship offers up to their decision (issue 10 §2; DESIGN-processes P5 third bullet; spec § Authentication 10
+ * Hardship offers up to their decision (docs/processes.md P5 third bullet; spec § Authentication 10
  * maker-checker), mounted at `/v1/servicing/hardship-offers`:
  * - `POST /` (scope `servicing:write`, permission `CREATE_HARDSHIPOFFER`) → 201 `{offerId, status}`;
  * - `GET /{offerId}` (scope `servicing:read`, permission `READ_HARDSHIPOFFER`) → 200 the offer with its decision
@@ -40,7 +40,7 @@ import { operationContext } from '../context';
 const tags = ['Servicing: hardship offers'];
 
 const routing =
-  'Routing (DESIGN-processes P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).';
+  'Routing (docs/processes.md P5): an active SCRA_MLA_PROTECTED restriction on the borrower or loan (or a specialist condition the guardrails list) → SPECIALIST (a specialist task on the case); else every failed eligibility rule is a reason of INELIGIBLE (codes PROGRAM_RETIRED, HARDSHIP_REASON_MISMATCH, RELIEF_TYPE_MISMATCH, PRODUCT_CLASS_NOT_IN_SCOPE, JURISDICTION_NOT_IN_SCOPE, CURRENCY_NOT_IN_SCOPE, REPAYMENT_FREQUENCY_NOT_IN_SCOPE, NATIVE_CAPABILITY_MISSING, MINIMUM_LOAN_AGE_NOT_MET, ACTIVE_HARDSHIP_CASES_ABOVE_MAXIMUM, VERIFIED_CONTACT_REQUIRED, PRINCIPAL_FORGIVENESS_PROHIBITED, RATE_CHANGE_PROHIBITED, DEFERRED_PAYMENTS_ABOVE_MAXIMUM); else by the size of the relief in its unit (installments for deferral, forbearance and reduced payment; whole currency units, rounded up, for fee waiver and forgiveness; basis points for a rate reduction): ≤ straightThroughMaximum → OFFERED (expires after offerValidityHours), ≤ humanApprovalMaximum → PENDING_APPROVAL (an approval task on the case), above → REFERRED (a referral task).';
 
 /**
  * The program's `humanApprovalPermission` on the token's client (403 `error.msg.not.authorized` without it; 404 for

@@ -1,6 +1,6 @@
 /**
  * Hardship policy administration (spec § Resources "Hardship policy overview", § Endpoints
- * `GET /v1/servicing/admin/hardship-policies`, § Authentication 8; DESIGN-processes P5 first bullet).
+ * `GET /v1/servicing/admin/hardship-policies`, § Authentication 8; docs/processes.md P5 first bullet).
  * `hardshipPolicyRoutes` is mounted at `/v1/servicing/admin/hardship-policies` (the overview and the guardrails),
  * `hardshipProgramRoutes` at `/v1/servicing/admin/hardship-programs`. Writes need scope `servicing:write` and
  * permission `MANAGE_HARDSHIPPOLICY`, the read `servicing:read` and `READ_HARDSHIPPOLICY`. Another tenant's

@@ -1,5 +1,5 @@
 /**
- * The API's hints to hardship-offer processes (DESIGN-processes P5), sent after the request's own operation
+ * The API's hints to hardship-offer processes (docs/processes.md P5), sent after the request's own operation
  * committed. Best effort: a failure is logged and the answer stands, since each process re-reads the offer when its
  * timer fires (evidence whose hint was lost is found at the document deadline; a loan change whose hint was lost is
  * not re-evaluated, and the offer stands as routed).

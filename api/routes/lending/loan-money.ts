@@ -38,7 +38,7 @@ const tags = ['Lending: loan money'];
 
 /**
  * After a payment of `loanId` committed: signals `paymentPosted` to the loan's PENDING promise processes
- * (DESIGN-processes P4). Best effort: a failure is logged and the answer stands, since each promise re-reads the
+ * (docs/processes.md P4). Best effort: a failure is logged and the answer stands, since each promise re-reads the
  * loan's payments at its deadline.
  */
 async function signalPendingPromises(deps: AppDeps, tenantId: string, loanId: number, paymentId: number) {
@@ -64,7 +64,7 @@ export const loanMoneyRoutes = factory
    * DISBURSEMENT_HOLD active (409 `error.msg.loan.disbursement.hold.active`), the currency the loan's (400
    * `validation.msg.payment.currency.mismatch`). Charges due at disbursement are withheld from the loan's first
    * funding (in value-date order), so a first funding smaller than them is refused with 409
-   * `error.msg.loan.funding.below.disbursement.charges` and nothing is recorded (issue 14 rule: the charges are
+   * `error.msg.loan.funding.below.disbursement.charges` and nothing is recorded (the charges are
    * never split over fundings). The schedule is regenerated on the principal funded so far (a partly funded loan
    * owes interest on what was lent only). 400 for too many decimals for the currency, a future `fundingDate` or
    * one before approval, identifier-looking text; 404 for another tenant's loan.

@@ -2,7 +2,7 @@
  * Loans (spec § Lending core writes: `POST /v1/loans`, `POST /v1/loans?command=calculateLoanSchedule`,
  * `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; § Lending core reads:
  * `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=repaymentSchedule,transactions`; § States: loan
- * submitted → approved; issue 4). Mounted at `/v1/loans`. The money routes of a loan (`/{loanId}/fundings…`,
+ * submitted → approved). Mounted at `/v1/loans`. The money routes of a loan (`/{loanId}/fundings…`,
  * `/{loanId}/payments…`, `/{loanId}/summary`) are another sub-app mounted at the same base (api/app.ts).
  *
  * Scopes and permissions (README route table):

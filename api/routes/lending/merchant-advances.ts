@@ -1,5 +1,5 @@
 /**
- * Merchant advances (DESIGN-processes P6 "Merchant advances"; spec § Lending core reads `GET
+ * Merchant advances (docs/processes.md P6 "Merchant advances"; spec § Lending core reads `GET
  * /v1/merchant-advances/{advanceId}/reconciliation`, § Resources "Merchant advance reconciliation", § Events
  * "merchant sales and remittances"). Mounted at `/v1/merchant-advances`. Every write is one synchronous operation
  * (activities/lending/*merchant*.ts) under the advance's row lock, with Idempotency-Key on every POST; reads come

@@ -1,6 +1,6 @@
 /**
- * A loan's statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`; § Limits; DESIGN §5
- * "Statements"; DESIGN-processes P6 "Statements"): the list, one statement, and its PDF. Statements are issued by
+ * A loan's statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`; § Limits; docs/design.md §5
+ * "Statements"; docs/processes.md P6 "Statements"): the list, one statement, and its PDF. Statements are issued by
  * the statement cycle (workflows/statement-cycle/), never through the API. Mounted at `/v1/loans` beside the
  * other loan sub-resources. Another tenant's (or an unknown) loan or statement → 404 Shape A.
  */

@@ -1,9 +1,9 @@
 /**
- * Autopay (issue 7 §4; DESIGN-processes P1 Autopay; spec § Boarding rules "Autopay enrollment carries
- * authorizationRef and never backfills history"; DESIGN §5 Holds). Mounted at `/v1/loans` beside the payment
+ * Autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * authorizationRef and never backfills history"; docs/design.md §5 Holds). Mounted at `/v1/loans` beside the payment
  * intents. Enrolment stores the enrolment with the start intent of `autopay/<tenant>/<loanId>` (one transaction),
  * then starts the process through its client port (signal-with-start) and marks the start intent done; should the
- * process die in between, the start-intent relay starts it (DESIGN-processes P0). Cancel changes the stored
+ * process die in between, the start-intent relay starts it (docs/processes.md P0). Cancel changes the stored
  * enrolment (the source of truth) and then signals the process, which re-plans and ends.
  */
 import { getLoanAutopay } from '../../../db/queries/payments/autopay';

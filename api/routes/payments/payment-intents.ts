@@ -1,9 +1,9 @@
 /**
- * Payment intents (issue 7; spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § States, § Errors,
- * § Limits; DESIGN §5 rejections, rails and statuses; DESIGN-processes P1). Mounted at `/v1/loans` beside the loan
+ * Payment intents (spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § States, § Errors,
+ * § Limits; docs/design.md §5 rejections, rails and statuses; docs/processes.md P1). Mounted at `/v1/loans` beside the loan
  * money routes (which own the payments list and record-external). Creation stores the intent with its start
  * intent (one transaction), then starts `paymentIntentWorkflow` through its client port and marks the start intent
- * done; should the process die in between, the start-intent relay in a worker starts it (DESIGN-processes P0),
+ * done; should the process die in between, the start-intent relay in a worker starts it (docs/processes.md P0),
  * and a retry with the same Idempotency-Key returns the same intent. Every later change of the payment goes
  * through its workflow (updates), which owns its state.
  */
@@ -98,7 +98,7 @@ export const paymentIntentRoutes = factory
     },
   )
   /**
-   * Cancels an intent not yet submitted to its rail (CREATED → CANCELLED, DESIGN §5) through its process (update
+   * Cancels an intent not yet submitted to its rail (CREATED → CANCELLED, docs/design.md §5) through its process (update
    * `cancelPayment`) → 200 with the payment; any other status → 409 `error.msg.payment.invalid.state.transition`;
    * not the tenant's or not of this loan → 404.
    */

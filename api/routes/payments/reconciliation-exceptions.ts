@@ -1,7 +1,7 @@
 /**
  * Reconciliation exceptions (spec § Resources: Reconciliation exception; § Lending core reads: `GET
  * /v1/recon-exceptions`, `GET /v1/recon-exceptions/{exceptionId}`, `GET /v1/recon-exceptions/export`; § Limits;
- * DESIGN-processes P1 "Reconciliation exceptions"; issue 7 §3). Mounted at `/v1/recon-exceptions`.
+ * docs/processes.md P1 "Reconciliation exceptions"). Mounted at `/v1/recon-exceptions`.
  *
  * Exceptions are opened by the processes (the payment-intent workflow, the daily reconciliation), never by a
  * route; operators read, export and resolve them here. Reads need scope `lending:read` and permission
@@ -211,7 +211,7 @@ export const reconciliationExceptionRoutes = factory
       const actor = context.actor ?? c.get('auth').clientId;
       const open = await getReconciliationException(db, context.tenantId, exceptionId);
       if (!open) throw notFound('Reconciliation exception', exceptionId);
-      // A settlement a payment's process waits on is resolved by that process (issue 7; DESIGN-processes P1): it
+      // A settlement a payment's process waits on is resolved by that process (docs/processes.md P1): it
       // records the resolution and posts, or fails, the payment; the answer comes once it has.
       if (
         open.status === 'open' &&

@@ -1,5 +1,5 @@
 /**
- * Sandbox simulations of a payment's rail (issue 7; DESIGN-processes P1 "Sandbox simulations", after Increase's
+ * Sandbox simulations of a payment's rail (docs/processes.md P1 "Sandbox simulations", after Increase's
  * `/simulations/ach_transfers/{id}/settle|return`). Mounted at `/v1/sandbox/payments`; every route answers 404
  * `error.msg.resource.not.found` outside the sandbox environment. Each delivers the event to the payment's
  * process (update `railEvent`), records it on the sandbox rail's own books (so its settlement report shows it,
@@ -51,7 +51,7 @@ async function simulate(c: Context<AppEnv>, payment: PaymentIntentView, event: R
     await processes.paymentIntents.railEvent(ref, event);
   } catch (err) {
     // A return after the process ended (its window and grace are over): nothing is reversed; the return goes to
-    // reconciliation as RETURN_NOT_REVERSED (DESIGN-processes P1), and the payment stays as it is.
+    // reconciliation as RETURN_NOT_REVERSED (docs/processes.md P1), and the payment stays as it is.
     if (
       !(err instanceof PaymentProcessEndedError && event.type === 'RETURNED' && payment.status === 'POSTED')
     ) {

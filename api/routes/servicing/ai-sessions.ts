@@ -1,6 +1,6 @@
 /**
  * AI-assisted sessions and their outputs (spec § Resources "AI session output", § Endpoints Servicing plane,
- * § Errors Shape B; DESIGN-processes P4 "AI session outputs"; issue 8 §4). Mounted at `/v1/servicing/ai-sessions`.
+ * § Errors Shape B; docs/processes.md P4 "AI session outputs"). Mounted at `/v1/servicing/ai-sessions`.
  *
  * - `POST /` and `GET /{aiSessionId}` are ordinary routes: `Service-Tenant` required, Shape A errors.
  * - The output routes (`POST|GET /{aiSessionId}/outputs`, `GET /{aiSessionId}/outputs/{outputId}`) take the

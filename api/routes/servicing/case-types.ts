@@ -1,5 +1,5 @@
 /**
- * Case types and their field definitions (DESIGN-processes P4 "Case types and field definitions"; spec §
+ * Case types and their field definitions (docs/processes.md P4 "Case types and field definitions"; spec §
  * Servicing plane: `GET /v1/servicing/admin/case-types/{caseTypeCode}/field-definitions`, § Resources
  * "Case-type field definitions"). Mounted at `/v1/servicing/admin/case-types`.
  */

@@ -1,5 +1,5 @@
 /**
- * Servicing cases (spec § Servicing plane: close, effects; issue 2 §6: create, read).
+ * Servicing cases (spec § Servicing plane: close, effects; create, read).
  * Mounted at `/v1/servicing/cases`.
  */
 import { getCase, listCaseEffects } from '../../../db/queries/servicing/servicing';

@@ -1,10 +1,10 @@
 /**
  * Contact-consent updates on a case (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
- * DESIGN-processes P4 "Contact-consent updates", "Refs"). Mounted at `/v1/servicing/cases` beside the case routes.
+ * docs/processes.md P4 "Contact-consent updates", "Refs"). Mounted at `/v1/servicing/cases` beside the case routes.
  * An update effective now or earlier is applied in the request's transaction (`COMPLETED`); a later one is stored
  * `SCHEDULED` with the start intent of `contact-consent-update/<tenant>/<updateId>`, whose durable timer applies it
  * at `effectiveAt`; the route starts that workflow after commit and marks the intent started (should it die in
- * between, the start-intent relay starts it, DESIGN-processes P0). Precedence: domain/servicing/contact-consent.ts.
+ * between, the start-intent relay starts it, docs/processes.md P0). Precedence: domain/servicing/contact-consent.ts.
  */
 import { getContactConsentUpdate } from '../../../db/queries/servicing/contact-consent-updates';
 import { notFound } from '../../../domain/errors';

@@ -1,4 +1,4 @@
-/** Evidence metadata (issue 2 §6). Mounted at `/v1/servicing/evidence`. */
+/** Evidence metadata. Mounted at `/v1/servicing/evidence`. */
 import { getEvidence } from '../../../db/queries/servicing/servicing';
 import { notFound } from '../../../domain/errors';
 import {

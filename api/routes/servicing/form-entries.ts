@@ -1,6 +1,6 @@
 /**
  * Form entries: a case's answers to a publication of its case type's field definitions, and their history
- * (DESIGN-processes P4 "Form entries"; spec § Lending core reads: `GET /v1/form-entries/{entryId}/history`,
+ * (docs/processes.md P4 "Form entries"; spec § Lending core reads: `GET /v1/form-entries/{entryId}/history`,
  * § Resources "Form entry history item"). Mounted at `/v1/form-entries`. Answers by field type:
  * domain/servicing/form-fields.ts.
  */

@@ -1,4 +1,4 @@
-/** Interactions (issue 2 §6). Mounted at `/v1/servicing/interactions`. */
+/** Interactions. Mounted at `/v1/servicing/interactions`. */
 import { getInteraction } from '../../../db/queries/servicing/servicing';
 import { notFound } from '../../../domain/errors';
 import {

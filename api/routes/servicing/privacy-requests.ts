@@ -1,9 +1,9 @@
 /**
- * Privacy requests as a durable process (spec § Privacy request, § States; issue 2 §7).
+ * Privacy requests as a durable process (spec § Privacy request, § States).
  * Mounted at `/v1/servicing/privacy-requests`. Creation stores the request with its start intent
  * (one transaction), then starts `privacyRequestWorkflow` through its client port and marks the
  * intent started; should the process die in between, the start-intent relay in a worker starts it
- * (DESIGN-processes P0), and a retry with the same Idempotency-Key returns the same request.
+ * (docs/processes.md P0), and a retry with the same Idempotency-Key returns the same request.
  * Fulfilment goes to the workflow as an update (update-with-start).
  */
 import { getPrivacyRequest } from '../../../db/queries/servicing/servicing';

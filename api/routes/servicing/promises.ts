@@ -1,8 +1,8 @@
 /**
- * Promises to pay as a durable process (issue 8 §2; DESIGN-processes P4 "Promises to pay"). Mounted at
+ * Promises to pay as a durable process (docs/processes.md P4 "Promises to pay"). Mounted at
  * `/v1/servicing/promises`. Creation stores the promise with its start intent (one transaction), then starts
  * `promiseWorkflow` through its client port and marks the intent started; should the process die in between, the
- * start-intent relay in a worker starts it (DESIGN-processes P0), and a retry with the same Idempotency-Key returns
+ * start-intent relay in a worker starts it (docs/processes.md P0), and a retry with the same Idempotency-Key returns
  * the same promise. Reads come from the database (the workflow writes the resolution there).
  */
 import { getPromise, listPromises } from '../../../db/queries/servicing/promises';

@@ -1,4 +1,4 @@
-/** Tasks (issue 2 §6). Mounted at `/v1/servicing/tasks`. */
+/** Tasks. Mounted at `/v1/servicing/tasks`. */
 import { getTask, listTasks } from '../../../db/queries/servicing/servicing';
 import { notFound } from '../../../domain/errors';
 import {

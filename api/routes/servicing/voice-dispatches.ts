@@ -1,5 +1,5 @@
 /**
- * Voice dispatches (DESIGN-processes P4 "Voice-provider control surface"; spec § Authentication 6; DESIGN §5
+ * Voice dispatches (docs/processes.md P4 "Voice-provider control surface"; spec § Authentication 6; docs/design.md §5
  * "Inbound channel events"). Two sub-apps, both mounted at `/v1/servicing/voice-dispatches` (api/app.ts):
  *
  * - `voiceDispatchRoutes` (ordinary: bearer token + `Service-Tenant`): `POST /` creates a dispatch and answers its

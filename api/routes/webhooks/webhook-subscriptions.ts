@@ -1,6 +1,6 @@
 /**
  * Webhook subscriptions and their deliveries (spec § Events 2, 4: a roadmap contract;
- * DESIGN-processes P2; DESIGN §5 Webhooks). Mounted at `/v1/servicing/webhook-subscriptions`.
+ * docs/processes.md P2; docs/design.md §5 Webhooks). Mounted at `/v1/servicing/webhook-subscriptions`.
  * Lists use `pageSize` (1–200, default 50) and a signed `cursor` bound to the route and its
  * filters, and answer `{data, nextCursor}` (`nextCursor` null on the last page). Reads and PATCH
  * answer `ETag: "<version>"`; PATCH needs `If-Match` with it (RFC 9110 §13.1.1, RFC 6585 §3).

@@ -1,5 +1,5 @@
 /**
- * Reads of boarding batches (issue 9; DESIGN-processes P3; tables `boarding_batches`, `boarding_lines`,
+ * Reads of boarding batches (docs/processes.md P3; tables `boarding_batches`, `boarding_lines`,
  * db/schema/boarding.ts) for the batch routes: the batch row, its line counts per kind and state (when the process
  * has recorded no counts yet) and one page of its FAILED lines in line order.
  */

@@ -1,5 +1,5 @@
 /**
- * Read queries of the customers context (issue 3 §2). Each runs in a tenant-scoped read
+ * Read queries of the customers context. Each runs in a tenant-scoped read
  * transaction (row-level security confines it to `tenantId`), except `getInstrumentForPayment`,
  * which also runs inside a caller's transaction. Identifier reads never select the ciphertext or
  * the digest: the mask is the only form that leaves the database. Every list is served by an index
@@ -446,7 +446,7 @@ export async function getInstrumentForPayment(
 
 export type CustomerAggregate = NonNullable<Awaited<ReturnType<typeof getCustomer>>>;
 
-/** A contact point as the servicing plane names it (DESIGN-processes P4 "Refs"). */
+/** A contact point as the servicing plane names it (docs/processes.md P4 "Refs"). */
 export interface ContactPointByRef {
   contactPointId: number;
   contactPointRef: string;
@@ -484,7 +484,7 @@ export async function findCustomerByRef(
  * The contact point `contactPointRef` (`cp_…`) of the tenant with its owner's ids and ref, or null when the
  * tenant has none. Reads inside the caller's tenant transaction `tx` through the unique (tenant,
  * contact_point_ref) index. Callers check ownership (`customerRef` equal to the one they were given) and
- * answer 404 naming the field when it differs (DESIGN-processes P4: "the contact point must belong to the
+ * answer 404 naming the field when it differs (docs/processes.md P4: "the contact point must belong to the
  * customer").
  */
 export async function findContactPointByRef(

@@ -1,5 +1,5 @@
 /**
- * The one SQL statement of the "restriction in force" rule (DESIGN §5 Holds; issue 6 §1), mirror
+ * The one SQL statement of the "restriction in force" rule (docs/design.md §5 Holds), mirror
  * of `restrictionStatusAt` in domain/customers/customer.ts: a restriction is in force at `at` when
  * its stored status is ACTIVE and its `expiresAt` is null or later than `at`; a lapsed ACTIVE one
  * reads EXPIRED. `at` always comes from the caller's injected clock (`Deps.clock`, `AppDeps.clock`),

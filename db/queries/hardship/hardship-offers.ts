@@ -1,5 +1,5 @@
 /**
- * Reads of hardship offers (issue 10 §2; DESIGN-processes P5 third bullet): one offer with its decision trail
+ * Reads of hardship offers (docs/processes.md P5 third bullet): one offer with its decision trail
  * (the maker-checker approval records, spec § Authentication 10) and timers, as the offer read answers it.
  * The offer operations (activities/servicing/hardship-offers.ts) use the `Tx` helpers inside their transaction.
  */

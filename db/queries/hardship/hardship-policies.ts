@@ -1,6 +1,6 @@
 /**
- * Reads of hardship policies (spec § Resources "Hardship policy overview"; DESIGN-processes P5): the active
- * guardrails, the programs with the version in effect today (tenant compliance time zone, DESIGN §5
+ * Reads of hardship policies (spec § Resources "Hardship policy overview"; docs/processes.md P5): the active
+ * guardrails, the programs with the version in effect today (tenant compliance time zone, docs/design.md §5
  * "Deadlines"), and the overview the admin read answers. The admin operations
  * (activities/servicing/hardship-policies.ts) use the `Tx` helpers inside their own transaction.
  */

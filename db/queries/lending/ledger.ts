@@ -114,7 +114,7 @@ export interface PaymentView {
   currency: string;
   /** ISO date. */
   effectiveDate: string;
-  /** The rail of a payment intent (DESIGN §5); null for a payment recorded as external. */
+  /** The rail of a payment intent (docs/design.md §5); null for a payment recorded as external. */
   rail: string | null;
   /** Originating system or actor (`IMPORT` for boarded history). */
   source: string;
@@ -310,11 +310,11 @@ export interface LoanSummaryView {
     currentPeriodInterest: string;
   };
   /**
-   * Payment intents in flight (CREATED or SUBMITTED; issue 7): their count and sum (decimal string). Not in the
+   * Payment intents in flight (CREATED or SUBMITTED): their count and sum (decimal string). Not in the
    * balances, which are posted money only.
    */
   paymentsInFlight: { count: number; amount: string };
-  /** The Regulation Z §1026.18 disclosure frozen at approval (DESIGN §5 APR), null before approval. */
+  /** The Regulation Z §1026.18 disclosure frozen at approval (docs/design.md §5 APR), null before approval. */
   aprDisclosure: Record<string, unknown> | null;
   /** Restrictions in force now, oldest first. */
   activeRestrictions: SummaryRestrictionView[];
@@ -379,7 +379,7 @@ export async function getLoanSummary(
   mode: 'auto' | 'replay' = 'auto',
 ): Promise<LoanSummaryView | null> {
   // ONE statement (migration 0019 read_loan_summary_as_tenant: the tenant context and primary-key reads of the loan
-  // and its loan_summary_projections row): the summary is the most polled read (issue 13). A statement of its own
+  // and its loan_summary_projections row): the summary is the most polled read. A statement of its own
   // on the pool, so its implicit transaction ends with it.
   const rows = await db.$client<SummaryRow[]>`
     select * from read_loan_summary_as_tenant(${tenantId}, ${loanId}, ${asOfDate}, ${at.toISOString()}, ${mode === 'replay'})`;
@@ -393,7 +393,7 @@ export async function getLoanSummary(
   let figures: ReturnType<typeof outstandingSummary> | null = null;
   if (row.installments.length > 0 && row.state_current) {
     // No event after asOfDate: the state the last posting stored IS the replay's (domain/lending/allocation.ts
-    // summaryFromPostedState), so the events are not replayed on every read (issue 13).
+    // summaryFromPostedState), so the events are not replayed on every read.
     const minor = (amount: string) => minorOf(amount, currency);
     figures = summaryFromPostedState(
       {

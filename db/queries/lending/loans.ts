@@ -55,7 +55,7 @@ export interface LoanForMoney {
   approvedPrincipal: string | null;
   /** The loan's Fineract repayment strategy (equal to its product's, domain/lending/loan-terms.ts). */
   transactionProcessingStrategyCode: string;
-  /** The product's allocation rules of the advanced strategy (DESIGN §5 default stored); null otherwise. */
+  /** The product's allocation rules of the advanced strategy (docs/design.md §5 default stored); null otherwise. */
   paymentAllocation: PaymentAllocationRule[] | null;
   /** ISO date; the schedule's disbursement date (set at submission, may be moved at approval). */
   expectedDisbursementDate: string;

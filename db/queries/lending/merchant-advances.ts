@@ -1,5 +1,5 @@
 /**
- * Read queries of merchant advances (DESIGN-processes P6 "Merchant advances"; spec § Lending core reads `GET
+ * Read queries of merchant advances (docs/processes.md P6 "Merchant advances"; spec § Lending core reads `GET
  * /v1/merchant-advances/{advanceId}/reconciliation`, § Resources "Merchant advance reconciliation"). Each takes a
  * tenant transaction (the operations pass theirs; the routes go through `withTenantTransaction`, row-level
  * security). Stored `numeric(19,6)` amounts are rendered with exactly the currency's minor-unit digits (never via a

@@ -1,6 +1,6 @@
 /**
  * Read queries of charge definitions and loan products (spec § Loan product; § Lending core reads:
- * `GET /v1/loanproducts`; issue 3 §1), and `getProductForLoan`, the read the loans code builds schedules from.
+ * `GET /v1/loanproducts`), and `getProductForLoan`, the read the loans code builds schedules from.
  * Each runs in a tenant-scoped read transaction (row-level security), or in the caller's transaction for the
  * `read…(tx, …)` variants. Stored `numeric` values come back as decimal strings with 6 (money) or 8 (rates)
  * fraction digits; they are re-rendered exactly (never through a float), except `interestRatePerPeriod` and its
@@ -283,7 +283,7 @@ export interface ProductForLoan {
     maxInterestRatePerPeriod: string | null;
   };
   transactionProcessingStrategyCode: string;
-  /** The advanced strategy's allocation rules (DESIGN §5 default when none were given); null otherwise. */
+  /** The advanced strategy's allocation rules (docs/design.md §5 default when none were given); null otherwise. */
   paymentAllocation: PaymentAllocationRule[] | null;
   /** Attached charge definitions, ordered by id. */
   charges: ProductChargeForLoan[];

@@ -1,5 +1,5 @@
 /**
- * Reads of a loan's schedule history (`loan_schedule_versions`, issue 10 §2; DESIGN-processes P5 "a new schedule
+ * Reads of a loan's schedule history (`loan_schedule_versions`; docs/processes.md P5 "a new schedule
  * version"): every version of the loan's schedule, newest first — the offer read and the demo show "the new
  * schedule" beside the one it replaced. Version 1 is the schedule before the first relief; it exists only once a
  * relief was applied (activities/lending/loan-relief.ts), so a loan never modified has no rows (its schedule is

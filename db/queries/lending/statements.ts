@@ -1,6 +1,6 @@
 /**
  * Read queries of loan statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`; § Limits:
- * operational lists take limit and offset and answer `{items}`; DESIGN-processes P6 "Statements"). Each runs in
+ * operational lists take limit and offset and answer `{items}`; docs/processes.md P6 "Statements"). Each runs in
  * one tenant-scoped read transaction (row-level security): another tenant's loan or statement is invisible, so the
  * functions answer null and the routes turn that into 404.
  */

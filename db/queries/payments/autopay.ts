@@ -1,5 +1,5 @@
 /**
- * Reads of autopay enrolments (issue 7 §4; DESIGN-processes P1 Autopay): the wire view the routes answer with
+ * Reads of autopay enrolments (docs/processes.md P1 Autopay): the wire view the routes answer with
  * (`POST`/`GET /v1/loans/{loanId}/autopay`, `POST …/autopay/cancel`) and the read of a loan's current enrolment.
  */
 import { and, desc, eq } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
- * Reads of payments and payment intents (issue 7; spec § Lending core reads `GET /v1/loans/{loanId}/payments`;
- * DESIGN-processes P1: the detail with its status history). Each read runs in one tenant transaction (RLS on).
+ * Reads of payments and payment intents (spec § Lending core reads `GET /v1/loans/{loanId}/payments`;
+ * docs/processes.md P1: the detail with its status history). Each read runs in one tenant transaction (RLS on).
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { minorOf } from '../../../domain/lending/loan-allocation';
@@ -12,7 +12,7 @@ import { withTenantTransaction } from '../../tenant-tx';
 
 type PaymentRow = typeof payments.$inferSelect;
 
-/** A payment as the API answers it (DESIGN-processes P1 create response; list and detail add to it). */
+/** A payment as the API answers it (docs/processes.md P1 create response; list and detail add to it). */
 export interface PaymentIntentView {
   paymentId: number;
   /** The same id (Fineract's `resourceId`). */

@@ -1,6 +1,6 @@
 /**
  * Read queries of reconciliation exceptions (spec § Resources: Reconciliation exception; § Limits: operational
- * lists use limit and offset → `{items}`; DESIGN-processes P1). Each runs in a tenant-scoped read transaction, so
+ * lists use limit and offset → `{items}`; docs/processes.md P1). Each runs in a tenant-scoped read transaction, so
  * another tenant's exception reads as absent. `reconciliationExceptionView` is the one shape the API, the export
  * and the operations answer with.
  */

@@ -1,5 +1,5 @@
 /**
- * Read of contact-consent updates (DESIGN-processes P4 "Contact-consent updates"), in a tenant-scoped read
+ * Read of contact-consent updates (docs/processes.md P4 "Contact-consent updates"), in a tenant-scoped read
  * transaction (row-level security confines it to `tenantId`).
  */
 import { and, eq } from 'drizzle-orm';

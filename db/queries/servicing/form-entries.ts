@@ -1,5 +1,5 @@
 /**
- * Reads of case types, their field-definition publications and form entries (DESIGN-processes P4). Each runs
+ * Reads of case types, their field-definition publications and form entries (docs/processes.md P4). Each runs
  * in a tenant-scoped read transaction, so row-level security confines it to `tenantId`.
  */
 import { and, asc, desc, eq } from 'drizzle-orm';

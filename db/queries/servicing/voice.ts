@@ -1,5 +1,5 @@
 /**
- * Read queries of the voice-provider control surface (DESIGN-processes P4). Each runs in a tenant-scoped
+ * Read queries of the voice-provider control surface (docs/processes.md P4). Each runs in a tenant-scoped
  * transaction, so row-level security confines it to `tenantId`; another tenant's row reads as absent (404).
  */
 import { and, eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Read queries of the webhooks context (DESIGN-processes P2): subscriptions as the API shows them
+ * Read queries of the webhooks context (docs/processes.md P2): subscriptions as the API shows them
  * (never a secret) and a subscription's deliveries with their attempts. Each runs in a
  * tenant-scoped transaction, so row-level security confines it to `tenantId`.
  */
@@ -14,7 +14,7 @@ export type WebhookDeliveryState = (typeof webhookDeliveries.$inferSelect)['stat
 /** A subscription as every route shows it (spec § Events: "later reads expose only secretVersion"). */
 export interface WebhookSubscriptionView {
   subscriptionId: number;
-  /** The destination (https in production; DESIGN-processes P2 URLs). */
+  /** The destination (https in production; docs/processes.md P2 URLs). */
   url: string;
   /** Catalogue event types (domain/events.ts) delivered to it. */
   eventTypes: string[];
@@ -105,7 +105,7 @@ export async function listWebhookSubscriptions(
   return rows.map(webhookSubscriptionView);
 }
 
-/** One HTTP attempt of a delivery (DESIGN §5 Webhooks). */
+/** One HTTP attempt of a delivery (docs/design.md §5 Webhooks). */
 export interface WebhookDeliveryAttemptView {
   /** 1-based. */
   attempt: number;

@@ -1,5 +1,5 @@
 /**
- * Inbound channel-event bodies (DESIGN-processes P2: `{eventId, eventType, occurredAt, data}`) and
+ * Inbound channel-event bodies (docs/processes.md P2: `{eventId, eventType, occurredAt, data}`) and
  * the `data` each handled type needs. Unknown event types are accepted with any object as `data`
  * (kept and marked IGNORED), so gateways can send new types before we handle them. A voice call's `customerRef`
  * is a strict reference and its `summary` refuses an identifier or account number (both are stored in clear).

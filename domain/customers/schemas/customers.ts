@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of the customers context and portfolio search (spec § Lending
- * core writes and reads; issue 3 §2). Request bodies are strict: an unknown field is a 400, which
+ * core writes and reads). Request bodies are strict: an unknown field is a 400, which
  * is how a raw `accountNumber`, `cardNumber` or `routingNumber` is refused. Fields that must never
  * carry a government identifier or account number (`externalId`, `evidenceRef`, `reason`,
  * `providerTokenRef`, `verificationSource`) run `noSensitiveData()` (domain/sensitive-data.ts).
@@ -199,7 +199,7 @@ const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const verification = v.picklist(['UNVERIFIED', 'VERIFIED']);
 const restrictionStatus = v.picklist(['ACTIVE', 'RELEASED', 'EXPIRED']);
 
-/** The opaque references of DESIGN-processes P4 "Refs" (minted by the database, migration 0027). */
+/** The opaque references of docs/processes.md P4 "Refs" (minted by the database, migration 0027). */
 const customerRefField = v.pipe(
   v.string(),
   v.description('Stable opaque reference `cus_…` the servicing plane names the customer by'),

@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of hardship offers (issue 10 §2; DESIGN-processes P5 third bullet). The body is
+ * Request and response schemas of hardship offers (docs/processes.md P5 third bullet). The body is
  * strict (an unknown field is a 400). `requestedRelief` is `{reliefType, params}` with the parameters of that
  * relief type (domain/hardship/relief.ts): counts and basis points as JSON integers, dates as ISO calendar dates,
  * money as decimal strings of minor units of the loan's currency (`…Minor`, e.g. `"2500"` = 25.00 USD). Whether

@@ -1,7 +1,7 @@
 /**
  * Request and response schemas of loans (spec § Lending core writes: `POST /v1/loans`, `POST /v1/loans?command=
  * calculateLoanSchedule`, `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; § Lending
- * core reads: `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=…`; § Native loan list item; issue 4).
+ * core reads: `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=…`; § Native loan list item).
  * Field names and integer codes are Apache Fineract's (amounts and rates as decimal strings or JSON numbers, dates
  * as strings that domain/lending/loan-terms.ts reads as ISO or per `dateFormat`); bodies and queries are strict
  * (any other field or parameter → 400). The rules that need the product, the borrower or the charges are checked

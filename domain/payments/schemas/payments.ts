@@ -1,6 +1,6 @@
 /**
- * Request and response schemas of payment intents (issue 7; spec § Lending core writes `POST
- * /v1/loans/{loanId}/payments`: body fields all required; DESIGN §5 rails and statuses; DESIGN-processes P1 routes,
+ * Request and response schemas of payment intents (spec § Lending core writes `POST
+ * /v1/loans/{loanId}/payments`: body fields all required; docs/design.md §5 rails and statuses; docs/processes.md P1 routes,
  * response fields and sandbox simulations). Bodies are strict (an unknown field is a 400); amounts are decimal
  * strings with at most the currency's digits.
  */
@@ -86,7 +86,7 @@ const paymentFields = {
   createdAt: instantText,
 };
 
-/** 201 of `POST /v1/loans/{loanId}/payments` (DESIGN-processes P1) and 200 of cancel and the simulations. */
+/** 201 of `POST /v1/loans/{loanId}/payments` (docs/processes.md P1) and 200 of cancel and the simulations. */
 export const paymentIntentResponse = v.object(paymentFields);
 
 /** 200 of `GET /v1/loans/{loanId}/payments/{paymentId}`: the payment with its status history, oldest first. */

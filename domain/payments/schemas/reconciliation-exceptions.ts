@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of the reconciliation-exception routes (spec § Resources: Reconciliation
- * exception; § Limits; DESIGN-processes P1 "Reconciliation exceptions"). Query objects are strict: an unknown
+ * exception; § Limits; docs/processes.md P1 "Reconciliation exceptions"). Query objects are strict: an unknown
  * parameter → 400. `reason` is `guardedText`: never a government identifier or an account or card number.
  */
 import * as v from 'valibot';

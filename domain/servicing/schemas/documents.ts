@@ -3,7 +3,7 @@
  * linkable to a loan"; § Lending core reads: `GET /v1/documents/{documentId}/history`; § Servicing plane:
  * `PUT /v1/servicing/documents/{documentId}`; § Document history item). The service keeps metadata only: the
  * bytes live with a storage provider named by `storageRef`. Request bodies are strict; `title` and `reason` are
- * `guardedText` (no government identifier or account number, issue 14).
+ * `guardedText` (no government identifier or account number).
  */
 import * as v from 'valibot';
 import { guardedText, integerId } from '../../validation/fields';

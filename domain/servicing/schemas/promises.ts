@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of promises to pay (issue 8 §2; DESIGN-processes P4 "Promises to pay"). The body is
+ * Request and response schemas of promises to pay (docs/processes.md P4 "Promises to pay"). The body is
  * strict (an unknown field is a 400). `amount` is a decimal string (never a JSON number) with at most the currency's
  * ISO 4217 minor-unit digits; `promisedDate` an ISO calendar date (whether it is today or later in the tenant's time
  * zone, and within the horizon, is the operation's check); `channel` one of the interaction channels.

@@ -1,8 +1,7 @@
 /**
- * Request and response schemas of the servicing plane (spec § Endpoints, Servicing plane; issue 2
- * §6–§7). Request bodies are strict: an unknown field is a 400. Free text (summaries, `closureReason`,
+ * Request and response schemas of the servicing plane (spec § Endpoints, Servicing plane;  * §6–§7). Request bodies are strict: an unknown field is a 400. Free text (summaries, `closureReason`,
  * `description`, `note`, `outcomeReason`) is `guardedText`: a government identifier or an account or
- * card number in it is a 400 naming the field, and the value is not echoed (issue 14).
+ * card number in it is a 400 naming the field, and the value is not echoed.
  */
 import * as v from 'valibot';
 import { privacyRegimes } from '../../deadlines';

@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of the voice-provider control surface (spec § Resources "Voice workflow
- * version"; DESIGN-processes P4). Bodies are strict (an unknown field is a 400); labels and names are
+ * version"; docs/processes.md P4). Bodies are strict (an unknown field is a 400); labels and names are
  * `guardedText` (a government identifier or an account number in them is a 400, the value not echoed).
  * The structure of a definition (unique node ids, one start node, edges between existing nodes, …) is checked
  * by domain/servicing/voice-workflow.ts `definitionProblems` inside the create operation.

@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of webhook subscriptions and deliveries (spec § Events 2, 4;
- * DESIGN-processes P2; DESIGN §5 Webhooks). Roadmap routes: lists take `pageSize` and `cursor`
+ * docs/processes.md P2; docs/design.md §5 Webhooks). Roadmap routes: lists take `pageSize` and `cursor`
  * and answer `{data, nextCursor}` (spec § Limits). Request bodies are strict: an unknown field is
  * a 400. The URL's destination policy depends on the environment and is checked by the operation.
  */
@@ -53,7 +53,7 @@ const apiVersion = v.pipe(
   v.metadata({ format: 'date', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' }),
 );
 
-/** Free text: no government identifier or account number (issue 14). */
+/** Free text: no government identifier or account number. */
 const description = guardedText(500);
 
 /**
