@@ -86,6 +86,7 @@ import { deferralGuardrails, deferralProgramBody } from '../scripts/hardship-bod
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
 import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 import type { TenantStatementCycleResult } from '../workflows/statement-cycle/types';
@@ -280,7 +281,8 @@ async function startStack(): Promise<Stack> {
     if (!client) {
       const connection = await Connection.connect({ address: temporalAddress });
       closers.push(() => connection.close());
-      client = new Client({ connection });
+      // The stack's payload keys (its data folder's, workers/config.ts): its workflows' payloads are encrypted.
+      client = new Client({ connection, dataConverter: temporalDataConverter(config.temporalPayloadKeys) });
     }
     return client;
   };

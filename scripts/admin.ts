@@ -46,6 +46,7 @@ import { DomainError } from '../domain/errors';
 import { reconciliationTimeZone } from '../domain/payments/daily-reconciliation';
 import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { NoServiceDatabaseError, serviceDatabase, serviceTemporal } from '../workers/runtime-file';
 import { startTenantReconciliation } from '../workflows/daily-reconciliation/client';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
@@ -132,7 +133,12 @@ async function runReconciliation(db: Db): Promise<{ workflowId: string; result?:
   const temporal = serviceTemporal(config);
   const connection = await Connection.connect({ address: temporal.address });
   try {
-    const client = new Client({ connection, namespace: temporal.namespace });
+    // The service's payload keys (workers/payload-codec.ts): what it starts is encrypted, what it awaits decrypted.
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      dataConverter: temporalDataConverter(config.temporalPayloadKeys),
+    });
     const input = { tenantId, from: from as string, to: to as string };
     const workflowId = await startTenantReconciliation(client, input);
     if (!values.wait) return { workflowId };
@@ -168,7 +174,12 @@ async function runStatements(db: Db): Promise<{ workflowId: string; result?: unk
   const temporal = serviceTemporal(config);
   const connection = await Connection.connect({ address: temporal.address });
   try {
-    const client = new Client({ connection, namespace: temporal.namespace });
+    // The service's payload keys (workers/payload-codec.ts): what it starts is encrypted, what it awaits decrypted.
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      dataConverter: temporalDataConverter(config.temporalPayloadKeys),
+    });
     const workflowId = await startTenantStatementCycle(client, { tenantId, asOf: asOf as string });
     if (!values.wait) return { workflowId };
     return { workflowId, result: await client.workflow.getHandle(workflowId).result() };

@@ -19,6 +19,7 @@ import { applyMigrations } from '../db/migrate';
 import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { clusterMetricsOfApiProcess, serveClusterMetrics } from '../workers/metrics';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { temporalChannelArgs } from '../workers/temporal-channel';
 import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
@@ -49,6 +50,7 @@ async function runApiProcess(): Promise<void> {
     connection,
     namespace: config.temporalNamespace,
     interceptors: temporalClientInterceptors(),
+    dataConverter: temporalDataConverter(config.temporalPayloadKeys),
   });
   const api = await serveApi({
     deps: operationDeps(db, config),

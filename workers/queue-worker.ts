@@ -4,6 +4,7 @@
  * Missed workflow starts are the start-intent relay's job (workers/start-intent-relay.ts).
  */
 import { createRequire } from 'node:module';
+import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { taskQueues } from '../domain/ids';
@@ -43,6 +44,8 @@ export async function createQueueWorker(options: {
   workflowBundle?: { code: string } | { codePath: string } | undefined;
   maxConcurrentActivityTaskExecutions?: number;
   workflowCache?: WorkflowCacheLimits;
+  /** The service's data converter (workers/payload-codec.ts `temporalDataConverter`); unset: the SDK's default. */
+  dataConverter?: DataConverter | undefined;
 }): Promise<Worker> {
   const cache = options.workflowCache ?? defaultWorkflowCacheLimits;
   const common = {
@@ -58,6 +61,7 @@ export async function createQueueWorker(options: {
     ),
     // Metrics of activity outcomes (workers/metrics.ts) and, when tracing is on, activity spans (workers/tracing.ts).
     sinks: workflowSpanSinks(),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
   };
   const activityInterceptors = [metricsActivityInterceptors, ...tracingActivityInterceptors()];
   // A prebuilt bundle carries its workflow interceptor modules (bundled with `workflowInterceptorModules`).

@@ -6,6 +6,7 @@
  * append `{ name, start: (ctx) => stopFn }` to `backgroundServices`.
  */
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
@@ -35,6 +36,8 @@ export interface QueueWorkerContext {
   maxConcurrentActivityTaskExecutions: number;
   /** Sticky-cache size and workflow tasks at once of this queue's worker; unset → the defaults. */
   workflowCache?: WorkflowCacheLimits | undefined;
+  /** The service's data converter with its payload codec (workers/payload-codec.ts); unset: the SDK's default. */
+  dataConverter?: DataConverter | undefined;
   logger: Logger;
 }
 

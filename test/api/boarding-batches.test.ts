@@ -22,6 +22,7 @@ import {
   createTestContext,
   credentialFor,
   type TestContext,
+  testDataConverter,
   uniqueTenant,
 } from '../support/context';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
@@ -49,6 +50,7 @@ beforeAll(async () => {
     taskQueue: taskQueues.boarding,
     activities: ctx.activities,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    dataConverter: testDataConverter,
   });
   workerRun = worker.run();
   cred = await credentialFor(ctx, uniqueTenant('brd'), everything);

@@ -36,7 +36,11 @@ describe('runStatementDemoFlow', () => {
   it('boards a loan, runs the statement cycle for its statement date, lists the statement and saves its PDF', async () => {
     const tenant = uniqueTenant('stmt-demo');
     const cred = await credentialFor(ctx, tenant, { scopes: ['lending:read', 'lending:write'] });
-    const temporal = { address: inject('temporalAddress'), namespace: ctx.client.options.namespace };
+    const temporal = {
+      address: inject('temporalAddress'),
+      namespace: ctx.client.options.namespace,
+      dataConverter: ctx.client.options.dataConverter,
+    };
     const result = await runStatementDemoFlow(baseUrl, cred, () => {}, temporal);
     try {
       expect(result.workflowId).toBe(`statement-cycle/${tenant}/${result.statement.statementDate}`);

@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoFlow } from '../../scripts/demo-flow';
-import { projectRoot } from '../../workers/config';
+import { loadConfig, projectRoot } from '../../workers/config';
+import { temporalDataConverter } from '../../workers/payload-codec';
 import { isProcessRunning, readRuntimeFile, runtimeFilePath } from '../../workers/runtime-file';
 import { adminEnv, type BootedService, bootService, createClientWithAdminCli } from './boot';
 
@@ -58,7 +59,11 @@ describe('npm start, admin CLI and the integrator flow', () => {
 
     const connection = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
     try {
-      const client = new Client({ connection });
+      // The service's payload keys, generated into its data folder (workers/config.ts): read back by another process.
+      const client = new Client({
+        connection,
+        dataConverter: temporalDataConverter(loadConfig(env).temporalPayloadKeys),
+      });
       const handle = client.workflow.getHandle(result.workflowId);
       expect(await handle.result()).toMatchObject({ requestId: result.requestId, status: 'FULFILLED' });
       const description = await handle.describe();

@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { runDemoFlow } from '../../scripts/demo-flow';
 import { projectRoot } from '../../workers/config';
-import { testSecrets } from '../support/context';
+import { testDataConverter, testPayloadKeysEnv, testSecrets } from '../support/context';
 
 const run = promisify(execFile);
 const suffix = randomBytes(4).toString('hex');
@@ -115,6 +115,7 @@ beforeAll(async () => {
     SECRET_PEPPER: testSecrets.secretPepper,
     CURSOR_SIGNING_KEY: testSecrets.cursorSigningKey,
     DATA_ENCRYPTION_KEY: testSecrets.dataEncryptionKey,
+    TEMPORAL_PAYLOAD_KEYS: testPayloadKeysEnv,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -179,7 +180,7 @@ describe('API and worker as separate processes (built, plain node)', () => {
     expect(statuses).toEqual([200, 201, 201, 201, 201, 200, 200, 200]);
     expect(result.effects.map((e) => e.effectType)).toContain('PRIVACY_REQUEST_FULFILLED');
 
-    const client = new Client({ connection: connection!, namespace });
+    const client = new Client({ connection: connection!, namespace, dataConverter: testDataConverter });
     const handle = client.workflow.getHandle(result.workflowId);
     expect(await handle.result()).toMatchObject({ requestId: result.requestId, status: 'FULFILLED' });
     let listed: string[] = [];

@@ -11,6 +11,7 @@ const base = {
   SECRET_PEPPER: 'p'.repeat(64),
   CURSOR_SIGNING_KEY: 'c'.repeat(64),
   DATA_ENCRYPTION_KEY: 'd'.repeat(64),
+  TEMPORAL_PAYLOAD_KEYS: `k1:${'e'.repeat(64)}`,
 };
 
 describe('loadConfig: AUTH_BASE_URL', () => {
