@@ -24,11 +24,61 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PayloadCodec } from '@temporalio/common';
-import { type JSONPayload, JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils';
+import type { Payload, PayloadCodec } from '@temporalio/common';
 
 /** Largest request body accepted, in bytes (Temporal's default blob size limit is 2 MiB a payload). */
 export const codecBodyLimitBytes = 8 * 1024 * 1024;
+
+/** A `temporal.api.common.v1.Payload` in proto3 JSON form: bytes as base64 (standard or URL-safe alphabet). */
+export interface JsonPayload {
+  metadata?: Record<string, string> | null;
+  data?: string | null;
+}
+
+const base64Pattern = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Bytes of a proto3 JSON `bytes` value; throws a `TypeError` on anything but a base64 string. */
+function bytesOf(value: unknown, where: string): Uint8Array {
+  if (typeof value !== 'string' || !base64Pattern.test(value)) throw new TypeError(`${where} must be base64`);
+  return new Uint8Array(Buffer.from(value, 'base64'));
+}
+
+/**
+ * A payload from its proto3 JSON form (the codec server protocol's body). Throws a `TypeError` when it is not an
+ * object, or its metadata values or data are not base64 strings. (The SDK's own `payloadToJSON`/`JSONToPayload`
+ * in `@temporalio/common/lib/proto-utils` fail in this install on duplicate protobufjs copies, so the two-field
+ * mapping is done here.)
+ */
+export function payloadFromJson(json: unknown): Payload {
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new TypeError('payload must be an object');
+  const { metadata, data } = json as JsonPayload;
+  if (
+    metadata !== undefined &&
+    metadata !== null &&
+    (typeof metadata !== 'object' || Array.isArray(metadata))
+  )
+    throw new TypeError('payload metadata must be an object');
+  return {
+    metadata: Object.fromEntries(
+      Object.entries(metadata ?? {}).map(([key, value]) => [key, bytesOf(value, `metadata ${key}`)]),
+    ),
+    data: data === undefined || data === null ? new Uint8Array() : bytesOf(data, 'data'),
+  };
+}
+
+/** The proto3 JSON form of a payload: metadata values and data in standard base64. */
+export function payloadToJson(payload: Payload): JsonPayload {
+  return {
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [
+        key,
+        Buffer.from(value ?? new Uint8Array()).toString('base64'),
+      ]),
+    ),
+    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+  };
+}
 
 export interface CodecServer {
   /** `http://host:port`: the value of the UI's codec endpoint. */
@@ -126,21 +176,23 @@ export async function startCodecServer(options: {
         return refuse(res, 413, `body larger than ${codecBodyLimitBytes} bytes`);
       chunks.push(chunk);
     }
-    let payloads: JSONPayload[];
+    let payloads: Payload[];
     try {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payloads?: unknown };
       if (!Array.isArray(body?.payloads)) throw new Error('no payloads');
-      payloads = body.payloads as JSONPayload[];
-      for (const p of payloads) if (typeof p !== 'object' || p === null) throw new Error('not an object');
+      payloads = body.payloads.map(payloadFromJson);
     } catch {
-      return refuse(res, 400, 'body must be {"payloads": [{"metadata": {...}, "data": "<base64>"}, ...]}');
+      return refuse(
+        res,
+        400,
+        'body must be {"payloads": [{"metadata": {"<key>": "<base64>"}, "data": "<base64>"}, ...]}',
+      );
     }
-    let result: JSONPayload[];
+    let result: JsonPayload[];
     try {
-      const decoded = payloads.map(JSONToPayload);
       const coded =
-        path === '/decode' ? await options.codec.decode(decoded) : await options.codec.encode(decoded);
-      result = coded.map(payloadToJSON);
+        path === '/decode' ? await options.codec.decode(payloads) : await options.codec.encode(payloads);
+      result = coded.map(payloadToJson);
     } catch (err) {
       // The codec's message names a key id or says authentication failed; it never carries a key.
       return refuse(res, 400, `could not ${path.slice(1)} the payloads: ${(err as Error).message}`);
