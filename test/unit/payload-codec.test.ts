@@ -88,7 +88,7 @@ describe('EncryptionCodec', () => {
     ];
     const decoded = await codec.decode(payloads);
     expect(decoded).toHaveLength(4);
-    decoded.forEach((p, i) => expect(p).toBe(payloads[i]));
+    for (const [i, p] of decoded.entries()) expect(p).toBe(payloads[i]);
   });
 
   it('names an unknown key id in its error, never a key', async () => {
