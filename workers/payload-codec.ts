@@ -18,7 +18,10 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type DataConverter, type Payload, type PayloadCodec, ValueError } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
+
+/** The protobuf message of a payload (a CommonJS module: its default export, as Node's ESM loader sees it). */
+const PayloadMessage = proto.temporal.api.common.v1.Payload;
 
 /** Metadata `encoding` of an encrypted payload. */
 export const encryptedEncoding = 'binary/encrypted';
@@ -77,7 +80,7 @@ export class EncryptionCodec implements PayloadCodec {
     const key = this.keys.get(this.currentKeyId) as Buffer;
     const keyId = utf8.encode(this.currentKeyId);
     return payloads.map((payload) => {
-      const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+      const plain = PayloadMessage.encode(payload).finish();
       const iv = randomBytes(ivBytes);
       const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
       cipher.setAAD(keyId);
@@ -120,7 +123,7 @@ export class EncryptionCodec implements PayloadCodec {
       } catch {
         throw new ValueError(`encrypted payload failed authentication under key id "${keyId}" (AES-GCM tag)`);
       }
-      return temporal.api.common.v1.Payload.decode(plain);
+      return PayloadMessage.decode(plain);
     });
   }
 }
