@@ -7,7 +7,7 @@
  *
  * Body and answer: `{"payloads": [{"metadata": {"<key>": "<base64>"}, "data": "<base64>"}]}` (the proto3 JSON form of
  * `temporal.api.common.v1.Payload`). CORS lets the Temporal UI's origin call it from the browser (preflight
- * `OPTIONS` answered with the allowed methods and headers: `Content-Type`, `X-Namespace`, `Authorization`).
+ * `OPTIONS` answered with `POST` and the headers asked for, by default `Content-Type`, `X-Namespace`, `Authorization`).
  *
  * Served by the worker process (`npm run start:worker`) and by `npm start`, on an address of its own, never on the
  * public API's port: the worker processes already hold the payload keys, and a decrypting endpoint beside the
@@ -156,7 +156,9 @@ export async function startCodecServer(options: {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         'access-control-allow-methods': 'POST, OPTIONS',
-        'access-control-allow-headers': 'Content-Type, X-Namespace, Authorization',
+        // The headers the UI asks for (its origin is allowed), else the ones it is known to send.
+        'access-control-allow-headers':
+          req.headers['access-control-request-headers'] ?? 'Content-Type, X-Namespace, Authorization',
         'access-control-max-age': '600',
       });
       return res.end();
