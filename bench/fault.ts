@@ -1,7 +1,7 @@
 /**
  * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding,webhooks-dead-tenant] [--quick] [--down-seconds 10]
  * [--temporal-down-seconds 30] [--keep]`
- * (issue 12 §4, DESIGN-processes P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
+ * (docs/processes.md P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
  * measured and a PASS/FAIL line per check; nothing here is a vitest test (they take minutes).
  *
  * Set-up (started here, ended here by pid / process group, never by name): an embedded PostgreSQL (db/embedded.ts)
@@ -86,6 +86,7 @@ import { deferralGuardrails, deferralProgramBody } from '../scripts/hardship-bod
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
 import { loadConfig, operationDeps, projectRoot } from '../workers/config';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 import type { TenantStatementCycleResult } from '../workflows/statement-cycle/types';
@@ -280,7 +281,8 @@ async function startStack(): Promise<Stack> {
     if (!client) {
       const connection = await Connection.connect({ address: temporalAddress });
       closers.push(() => connection.close());
-      client = new Client({ connection });
+      // The stack's payload keys (its data folder's, workers/config.ts): its workflows' payloads are encrypted.
+      client = new Client({ connection, dataConverter: temporalDataConverter(config.temporalPayloadKeys) });
     }
     return client;
   };

@@ -2,7 +2,7 @@
  * `npm run admin -- <command>`: client administration against the running service's database.
  * Which database (workers/runtime-file.ts): `DATABASE_URL` when set, else the one `npm start`
  * recorded in `<DATA_DIR>/runtime.json` while it runs; with neither it exits 2 and says what it
- * needs. It never starts a PostgreSQL of its own (issue 14: a second, empty database whose
+ * needs. It never starts a PostgreSQL of its own (a second, empty database whose
  * credentials the service refuses).
  *   clients create --tenant <t> [--create-tenant] --environment sandbox|production --scopes "<s1 s2>" --permissions "<P1 P2>|ALL" [--rate-limit <n>]
  *   clients rotate-secret --client-id <id> [--overlap-seconds <n>]
@@ -14,12 +14,12 @@
  *   gateways list --tenant <t>
  *   recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
  *   statements run --tenant <t> --as-of <YYYY-MM-DD> [--wait]
- * `statements run` starts the tenant's statement run for a date (`tenantStatementCycleWorkflow`, DESIGN-processes
+ * `statements run` starts the tenant's statement run for a date (`tenantStatementCycleWorkflow`, docs/processes.md
  * P6): every ACTIVE loan of a statement-enabled product whose installment falls due `statementLeadDays` after the
  * date (the tenant's calendar) gets its statement; it prints `{workflowId}` (`statement-cycle/<tenant>/<date>`), and
  * with `--wait` also the result. Idempotent: a rerun finds the statements already issued and adds none.
  * `recon run` starts the tenant's reconciliation of the rail's settlements for a closed day (or the days
- * `--date`–`--to`), `tenantReconciliationWorkflow` (issue 7 §3), on the Temporal server at `TEMPORAL_ADDRESS` (else
+ * `--date`–`--to`), `tenantReconciliationWorkflow`, on the Temporal server at `TEMPORAL_ADDRESS` (else
  * the one the running `npm start` recorded in its runtime file, else `127.0.0.1:<TEMPORAL_PORT>`; workers/runtime-file.ts
  * `serviceTemporal`); it prints `{workflowId}`, and with `--wait` also the
  * result (counts opened and recurred by type) once a worker ran it. A rerun of a day opens nothing new.
@@ -46,6 +46,7 @@ import { DomainError } from '../domain/errors';
 import { reconciliationTimeZone } from '../domain/payments/daily-reconciliation';
 import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { NoServiceDatabaseError, serviceDatabase, serviceTemporal } from '../workers/runtime-file';
 import { startTenantReconciliation } from '../workflows/daily-reconciliation/client';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
@@ -132,7 +133,12 @@ async function runReconciliation(db: Db): Promise<{ workflowId: string; result?:
   const temporal = serviceTemporal(config);
   const connection = await Connection.connect({ address: temporal.address });
   try {
-    const client = new Client({ connection, namespace: temporal.namespace });
+    // The service's payload keys (workers/payload-codec.ts): what it starts is encrypted, what it awaits decrypted.
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      dataConverter: temporalDataConverter(config.temporalPayloadKeys),
+    });
     const input = { tenantId, from: from as string, to: to as string };
     const workflowId = await startTenantReconciliation(client, input);
     if (!values.wait) return { workflowId };
@@ -168,7 +174,12 @@ async function runStatements(db: Db): Promise<{ workflowId: string; result?: unk
   const temporal = serviceTemporal(config);
   const connection = await Connection.connect({ address: temporal.address });
   try {
-    const client = new Client({ connection, namespace: temporal.namespace });
+    // The service's payload keys (workers/payload-codec.ts): what it starts is encrypted, what it awaits decrypted.
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      dataConverter: temporalDataConverter(config.temporalPayloadKeys),
+    });
     const workflowId = await startTenantStatementCycle(client, { tenantId, asOf: asOf as string });
     if (!values.wait) return { workflowId };
     return { workflowId, result: await client.workflow.getHandle(workflowId).result() };
@@ -233,7 +244,7 @@ try {
       fail('--environment must be sandbox or production');
     if (database.runtime && database.runtime.environment !== environment)
       fail(
-        `The running service serves ${database.runtime.environment}; it would refuse a ${environment} client (DESIGN §3: one environment per deployment).`,
+        `The running service serves ${database.runtime.environment}; it would refuse a ${environment} client (docs/design.md §3: one environment per deployment).`,
       );
     if (!values.tenant) fail('--tenant is required');
     const scopes = (values.scopes ?? '').split(/\s+/).filter(Boolean);

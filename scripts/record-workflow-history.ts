@@ -1027,6 +1027,8 @@ const written: string[] = [];
 try {
   for (const name of selected) {
     const recorded = processes[name]!();
+    // No payload codec here, on purpose: fixtures keep plain payloads (readable in review, no key to keep), and a
+    // worker with the service's codec (workers/payload-codec.ts) replays them unchanged (test/workflows/replay.test.ts).
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: recorded.taskQueue,

@@ -1,15 +1,15 @@
 /**
- * `npm run start:api`: an HTTP API process (DESIGN-processes P0), with no workers. Serves the API
+ * `npm run start:api`: an HTTP API process (docs/processes.md P0), with no workers. Serves the API
  * on `HOST` (default 127.0.0.1; 0.0.0.0 in a container) and `PORT` (default 8080) against
  * `DATABASE_URL` and `TEMPORAL_ADDRESS` (required: see scripts/process-support.ts); run any number
  * behind a load balancer. Applies pending migrations first (safe concurrently: advisory lock).
  * SIGINT/SIGTERM stop it gracefully with exit code 0.
  *
  * `API_PROCESSES=N` (default 1) runs N API processes behind the one port with Node's `cluster` module
- * (issue 13: "make the API able to use every core"): the primary forks N workers, shares connections among
+ * ("make the API able to use every core"): the primary forks N workers, shares connections among
  * them round-robin, forks a replacement when one dies unexpectedly (at most once a second), and on
  * SIGINT/SIGTERM stops them all and exits 0. Each worker is a full API process with its own database pool of
- * `DATABASE_POOL_SIZE` connections. Nothing is shared in memory between them (DESIGN §1 stateless processes).
+ * `DATABASE_POOL_SIZE` connections. Nothing is shared in memory between them (docs/design.md §1 stateless processes).
  */
 import cluster from 'node:cluster';
 import { Client, Connection } from '@temporalio/client';
@@ -19,6 +19,7 @@ import { applyMigrations } from '../db/migrate';
 import { apiConfigOf, loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { clusterMetricsOfApiProcess, serveClusterMetrics } from '../workers/metrics';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { temporalChannelArgs } from '../workers/temporal-channel';
 import { startTracing, temporalClientInterceptors } from '../workers/tracing';
 import { externalServices, stopOnSignals } from './process-support';
@@ -49,6 +50,7 @@ async function runApiProcess(): Promise<void> {
     connection,
     namespace: config.temporalNamespace,
     interceptors: temporalClientInterceptors(),
+    dataConverter: temporalDataConverter(config.temporalPayloadKeys),
   });
   const api = await serveApi({
     deps: operationDeps(db, config),

@@ -1,5 +1,5 @@
 /**
- * `npm run start:worker -- --queues servicing,lending`: a worker process (DESIGN-processes P0),
+ * `npm run start:worker -- --queues servicing,lending`: a worker process (docs/processes.md P0),
  * with no HTTP. Runs one Temporal worker per named queue (workers/registry.ts; all registered
  * queues when `--queues` is omitted) and the background services (the start-intent relay), against
  * `DATABASE_URL` and `TEMPORAL_ADDRESS` (required: see scripts/process-support.ts). Run any
@@ -18,9 +18,11 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createDb } from '../db/client';
 import { applyMigrations } from '../db/migrate';
+import { startCodecServer } from '../workers/codec-server';
 import { loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { startWorkerMetricsServer } from '../workers/metrics';
+import { EncryptionCodec } from '../workers/payload-codec';
 import { parseQueues, runWorkers } from '../workers/run';
 import {
   ensureSearchAttributes,
@@ -62,10 +64,14 @@ const connection = await Connection.connect({
   channelArgs: temporalChannelArgs,
 });
 await ensureSearchAttributes(connection, config.temporalNamespace, logger);
+// Every payload written to Temporal is encrypted (workers/payload-codec.ts), by this client and the workers alike.
+const codec = new EncryptionCodec(config.temporalPayloadKeys);
+const dataConverter = { payloadCodecs: [codec] };
 const client = new Client({
   connection,
   namespace: config.temporalNamespace,
   interceptors: temporalClientInterceptors(),
+  dataConverter,
 });
 const workerConnection = await NativeConnection.connect({ address: temporalAddress });
 const workers = await runWorkers({
@@ -79,7 +85,17 @@ const workers = await runWorkers({
   workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
   background: !values['no-background'],
   workflowCache: config.workflowCache,
+  dataConverter,
 });
+// The Temporal UI's codec endpoint (workers/codec-server.ts) when TEMPORAL_CODEC_ADDRESS is set.
+const codecServer = config.codecEndpoint.address
+  ? await startCodecServer({
+      address: config.codecEndpoint.address,
+      codec,
+      token: config.codecEndpoint.token,
+      allowedOrigins: config.codecEndpoint.allowedOrigins,
+    })
+  : null;
 const sdkMetricsUrl = temporalSdkMetricsUrl();
 const metricsServer = config.workerMetricsAddress
   ? await startWorkerMetricsServer({
@@ -89,12 +105,13 @@ const metricsServer = config.workerMetricsAddress
     })
   : null;
 process.stdout.write(
-  `Worker ready: queues ${queues.join(',')} (${workers.activitySlotsPerQueue} activity slots each, pool ${config.databasePoolSize}, bundle ${bundlePath ?? 'built at start'})${metricsServer ? `; metrics at ${metricsServer.url}` : ''}\n`,
+  `Worker ready: queues ${queues.join(',')} (${workers.activitySlotsPerQueue} activity slots each, pool ${config.databasePoolSize}, bundle ${bundlePath ?? 'built at start'})${metricsServer ? `; metrics at ${metricsServer.url}` : ''}${codecServer ? `; codec endpoint at ${codecServer.url}` : ''}\n`,
 );
 
 stopOnSignals(
   async () => {
     await metricsServer?.stop();
+    await codecServer?.stop();
     await workers.stop();
     await workerConnection.close();
     await connection.close();

@@ -27,6 +27,7 @@ process.stdout.write(
     `  Health:       ${stack.baseUrl}/healthz   (metrics: ${stack.baseUrl}/metrics${config.environment === 'production' ? ', with METRICS_TOKEN' : ''})`,
     `  Tokens:       POST ${config.authBaseUrl ?? stack.baseUrl}/oauth2/token`,
     `  Temporal UI:  ${stack.temporalUiUrl ?? `(external Temporal at ${stack.temporalAddress})`}`,
+    `  Codec:        ${stack.codecEndpointUrl ? `${stack.codecEndpointUrl}   (payloads are encrypted; the UI decodes them here)` : '(not served: set TEMPORAL_CODEC_ADDRESS)'}`,
     // Sandbox bootstraps the tenant `demo`; production has no tenant until one is asked for.
     `  Credential:   npm run admin -- clients create --tenant ${config.environment === 'sandbox' ? 'demo' : '<tenant> --create-tenant'} --environment ${config.environment} --scopes "servicing:read servicing:write lending:read lending:write" --permissions ALL`,
     `  Demo flow:    npm run demo   (both find this service through ${runtimeFilePath(config.dataDir)})`,

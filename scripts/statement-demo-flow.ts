@@ -1,5 +1,5 @@
 /**
- * The statements part of `npm run demo` (issue 11 §3; DESIGN-processes P6 "Statements"), as an integrator and an
+ * The statements part of `npm run demo` (docs/processes.md P6 "Statements"), as an integrator and an
  * operator would do it: a loan boarded by the lending flow (scripts/lending-demo-flow.ts) with eleven of its twelve
  * installments paid, on its product with `lmsConfig.statementEnabled` (checked: the flow refuses a product
  * without statements) → the statement of the twelfth installment issued by starting the tenant's statement run
@@ -18,8 +18,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { statementDateFor, statementSettingsOf } from '../domain/statements/statements';
 import { loadConfig } from '../workers/config';
+import { temporalDataConverter } from '../workers/payload-codec';
 import { serviceTemporal } from '../workers/runtime-file';
 import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
 import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
@@ -36,12 +38,15 @@ export interface StatementDemoResult {
   pdfPath: string;
 }
 
-/** Runs the flow (module note); `temporal` overrides where the tenant's run is started. */
+/**
+ * Runs the flow (module note); `temporal` overrides where the tenant's run is started and, with `dataConverter`,
+ * the payload codec (default: the service's keys from the environment, workers/config.ts).
+ */
 export async function runStatementDemoFlow(
   baseUrl: string,
   credential: DemoCredential,
   onExchange: (exchange: Exchange) => void = () => {},
-  temporal?: { address: string; namespace: string },
+  temporal?: { address: string; namespace: string; dataConverter?: DataConverter },
 ): Promise<StatementDemoResult> {
   // A loan with eleven of its twelve installments paid in the boarded history: ACTIVE, the last one still owed.
   const lending = await runLendingDemoFlow(baseUrl, credential, () => {}, { historyPayments: 11 });
@@ -73,7 +78,11 @@ export async function runStatementDemoFlow(
   const connection = await Connection.connect({ address: target.address });
   let workflowId: string;
   try {
-    const client = new Client({ connection, namespace: target.namespace });
+    const client = new Client({
+      connection,
+      namespace: target.namespace,
+      dataConverter: temporal?.dataConverter ?? temporalDataConverter(config.temporalPayloadKeys),
+    });
     workflowId = await startTenantStatementCycle(client, { tenantId: credential.tenant, asOf });
     await client.workflow.getHandle(workflowId).result();
   } finally {

@@ -15,6 +15,7 @@ import { defaultTokenSourceRateLimitPerSecond } from '../api/middleware/rate-lim
 import type { Db } from '../db/client';
 import { boardingRawRetentionDaysDefault, boardingRawRetentionDaysMax } from '../domain/boarding/retention';
 import { defaultWebhookLimits, type WebhookLimits } from '../domain/webhooks/limits';
+import { checkPayloadKeyring, type PayloadKeyring } from './payload-codec';
 
 /**
  * The folder holding package.json: found upwards from this file, so it is the same whether this
@@ -72,12 +73,12 @@ export interface ServiceConfig {
   dataEncryptionKey: string;
   docsUrl: string;
   rateLimitPerSecond: number;
-  /** Portfolio search and journal lists per client (`SEARCH_RATE_LIMIT_PER_SECOND`, default 20; DESIGN §5). */
+  /** Portfolio search and journal lists per client (`SEARCH_RATE_LIMIT_PER_SECOND`, default 20; docs/design.md §5). */
   searchRateLimitPerSecond: number;
   /** Token requests per source address (`TOKEN_SOURCE_RATE_LIMIT_PER_SECOND`, default 10; api/middleware/rate-limit.ts). */
   tokenSourceRateLimitPerSecond: number;
   /**
-   * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; DESIGN §4):
+   * Public base address of the token endpoint (`AUTH_BASE_URL`, the spec's `{auth_url}`; docs/design.md §4):
    * an absolute http(s) URL without query, fragment or credentials, kept without a trailing slash.
    * Unset: the API's own address.
    */
@@ -117,13 +118,33 @@ export interface ServiceConfig {
    * (`WORKER_MAX_CONCURRENT_WORKFLOW_TASKS`, default 10, at most the cache size).
    */
   workflowCache: WorkflowCacheLimits;
+  /**
+   * Keys of the Temporal payload codec (workers/payload-codec.ts): `TEMPORAL_PAYLOAD_KEYS` (`id:hex64[,id:hex64…]`)
+   * and `TEMPORAL_PAYLOAD_KEY_ID` (the current one; optional with a single key). Sandbox without them: one key
+   * `dev-1` generated once into `<DATA_DIR>/dev-keys.json`. Production refuses to start without them.
+   */
+  temporalPayloadKeys: PayloadKeyring;
+  /**
+   * The codec endpoint the Temporal Web UI decodes payloads through (workers/codec-server.ts): `host:port`
+   * (`TEMPORAL_CODEC_ADDRESS`; sandbox default `127.0.0.1:<TEMPORAL_UI_PORT + 1>` under `npm start`, production:
+   * off unless set) and its bearer token (`TEMPORAL_CODEC_TOKEN`; required in production and for any
+   * non-loopback address), and the origins of the Temporal UI allowed to call it from a browser
+   * (`TEMPORAL_CODEC_UI_ORIGINS`, comma-separated; default `http://127.0.0.1:<TEMPORAL_UI_PORT>` and
+   * `http://localhost:<TEMPORAL_UI_PORT>`).
+   */
+  codecEndpoint: { address: string | undefined; token: string | undefined; allowedOrigins: string[] };
 }
 
 interface Keys {
   secretPepper: string;
   cursorSigningKey: string;
   dataEncryptionKey: string;
+  /** 64 hex characters: the sandbox's Temporal payload key, id `dev-1`. */
+  temporalPayloadKey: string;
 }
+
+/** Id of the sandbox's generated Temporal payload key. */
+export const devPayloadKeyId = 'dev-1';
 
 function loadOrCreateKeys(dataDir: string): Keys {
   const file = path.join(dataDir, 'dev-keys.json');
@@ -132,6 +153,7 @@ function loadOrCreateKeys(dataDir: string): Keys {
     secretPepper: stored.secretPepper ?? randomBytes(32).toString('hex'),
     cursorSigningKey: stored.cursorSigningKey ?? randomBytes(32).toString('hex'),
     dataEncryptionKey: stored.dataEncryptionKey ?? randomBytes(32).toString('hex'),
+    temporalPayloadKey: stored.temporalPayloadKey ?? randomBytes(32).toString('hex'),
   };
   if (JSON.stringify(keys) !== JSON.stringify(stored)) {
     mkdirSync(dataDir, { recursive: true });
@@ -200,6 +222,48 @@ function workerMetricsAddressOf(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * `TEMPORAL_PAYLOAD_KEYS` (`id:hex64[,id:hex64…]`, ids of 1–64 `[A-Za-z0-9._-]`, each once) and
+ * `TEMPORAL_PAYLOAD_KEY_ID` (the current id; may be omitted when there is one key) as a checked keyring.
+ * Throws an `Error` naming the variable and the offending id, never a key.
+ */
+export function payloadKeyringOf(keysText: string, currentKeyId: string | undefined): PayloadKeyring {
+  const keys: Record<string, string> = {};
+  for (const entry of keysText.split(',')) {
+    const match = /^\s*([^:\s]+):([^\s]*)\s*$/.exec(entry);
+    if (!match) throw new Error('TEMPORAL_PAYLOAD_KEYS must be id:hex64[,id:hex64...]');
+    const [, id, hex] = match as unknown as [string, string, string];
+    if (id in keys) throw new Error(`TEMPORAL_PAYLOAD_KEYS names key id "${id}" twice`);
+    keys[id] = hex;
+  }
+  const ids = Object.keys(keys);
+  const current = currentKeyId || (ids.length === 1 ? ids[0] : undefined);
+  if (!current) throw new Error('TEMPORAL_PAYLOAD_KEY_ID must name the current key of TEMPORAL_PAYLOAD_KEYS');
+  const keyring = { currentKeyId: current, keys };
+  try {
+    checkPayloadKeyring(keyring);
+  } catch (err) {
+    throw new Error(`TEMPORAL_PAYLOAD_KEYS / TEMPORAL_PAYLOAD_KEY_ID: ${(err as Error).message}`);
+  }
+  return keyring;
+}
+
+/** `TEMPORAL_CODEC_TOKEN` checked: 16 to 256 visible ASCII characters. */
+function codecTokenOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(value))
+    throw new Error(
+      'TEMPORAL_CODEC_TOKEN must be 16 to 256 visible ASCII characters (e.g. 32 random bytes in hex)',
+    );
+  return value;
+}
+
+/** True when `address` (`host:port`) listens on a loopback interface only. */
+export function isLoopbackAddress(address: string): boolean {
+  const host = address.replace(/:[0-9]+$/, '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.[0-9]+\.[0-9]+\.[0-9]+$/.test(host);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const environment = env.SERVICE_ENVIRONMENT ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
@@ -209,17 +273,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   let secretPepper = env.SECRET_PEPPER;
   let cursorSigningKey = env.CURSOR_SIGNING_KEY;
   let dataEncryptionKey = env.DATA_ENCRYPTION_KEY;
-  if (!secretPepper || !cursorSigningKey || !dataEncryptionKey) {
+  let temporalPayloadKeys = env.TEMPORAL_PAYLOAD_KEYS
+    ? payloadKeyringOf(env.TEMPORAL_PAYLOAD_KEYS, env.TEMPORAL_PAYLOAD_KEY_ID)
+    : undefined;
+  if (!secretPepper || !cursorSigningKey || !dataEncryptionKey || !temporalPayloadKeys) {
     if (environment === 'production') {
-      throw new Error('production needs SECRET_PEPPER, CURSOR_SIGNING_KEY and DATA_ENCRYPTION_KEY');
+      throw new Error(
+        'production needs SECRET_PEPPER, CURSOR_SIGNING_KEY, DATA_ENCRYPTION_KEY and TEMPORAL_PAYLOAD_KEYS',
+      );
     }
     const keys = loadOrCreateKeys(dataDir);
     secretPepper ||= keys.secretPepper;
     cursorSigningKey ||= keys.cursorSigningKey;
     dataEncryptionKey ||= keys.dataEncryptionKey;
+    temporalPayloadKeys ??= {
+      currentKeyId: devPayloadKeyId,
+      keys: { [devPayloadKeyId]: keys.temporalPayloadKey },
+    };
   }
   if (!/^[0-9a-f]{64}$/i.test(dataEncryptionKey))
     throw new Error('DATA_ENCRYPTION_KEY must be 64 hex characters');
+  const codecAddress = env.TEMPORAL_CODEC_ADDRESS || undefined;
+  const codecToken = codecTokenOf(env.TEMPORAL_CODEC_TOKEN);
+  if (codecAddress) {
+    if (!/^(?:\[[^\]]+\]|[^:[\]]+):([0-9]{1,5})$/.test(codecAddress))
+      throw new Error('TEMPORAL_CODEC_ADDRESS must be host:port, e.g. 127.0.0.1:8234');
+    if (!codecToken && (environment === 'production' || !isLoopbackAddress(codecAddress)))
+      throw new Error('TEMPORAL_CODEC_ADDRESS needs TEMPORAL_CODEC_TOKEN in production or off loopback');
+  }
+  const uiPort = intOf(env.TEMPORAL_UI_PORT, 8233, 'TEMPORAL_UI_PORT');
+  const codecOrigins = env.TEMPORAL_CODEC_UI_ORIGINS
+    ? env.TEMPORAL_CODEC_UI_ORIGINS.split(',').map((origin) => origin.trim())
+    : [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`];
+  for (const origin of codecOrigins)
+    if (!/^https?:\/\/[^/?#\s]+$/.test(origin))
+      throw new Error(
+        'TEMPORAL_CODEC_UI_ORIGINS must be origins like https://temporal-ui.example.com, comma-separated',
+      );
   return {
     environment,
     port: intOf(env.PORT, 8080, 'PORT'),
@@ -231,7 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     temporalPort: intOf(env.TEMPORAL_PORT, 7233, 'TEMPORAL_PORT'),
-    temporalUiPort: intOf(env.TEMPORAL_UI_PORT, 8233, 'TEMPORAL_UI_PORT'),
+    temporalUiPort: uiPort,
     dataDir,
     secretPepper,
     cursorSigningKey,
@@ -282,6 +372,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
         ),
       },
     },
+    temporalPayloadKeys,
+    codecEndpoint: { address: codecAddress, token: codecToken, allowedOrigins: codecOrigins },
     workflowCache: {
       maxCachedWorkflows: Math.max(
         2,

@@ -1,9 +1,10 @@
 /**
  * A task queue's worker (servicing, lending, webhooks: workers/registry.ts): every workflow of the
- * one bundle and every operation as an activity; queues are pools and failure domains (STYLE §9).
+ * one bundle and every operation as an activity; queues are pools and failure domains (docs/conventions.md §9).
  * Missed workflow starts are the start-intent relay's job (workers/start-intent-relay.ts).
  */
 import { createRequire } from 'node:module';
+import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { Activities } from '../activities';
 import { taskQueues } from '../domain/ids';
@@ -30,7 +31,7 @@ export const workflowInterceptorModules = [
  * every operation. Pass `workflowBundle` (prebuilt, `bundleWorkflowCode`) to skip bundling;
  * otherwise the workflows are bundled from `workflows/index.ts` at start.
  * `maxConcurrentActivityTaskExecutions` (default 10) should not exceed the database pool: each
- * activity holds at most one pooled connection (DESIGN-processes P0 "Failure answers").
+ * activity holds at most one pooled connection (docs/processes.md P0 "Failure answers").
  * `workflowCache` bounds the worker's memory (default `defaultWorkflowCacheLimits`: 100 cached
  * workflows, 10 workflow tasks at once): without it the SDK caches about 600 workflows per GiB of
  * heap, and a backlog of waiting webhook deliveries grew the process to gigabytes.
@@ -43,6 +44,8 @@ export async function createQueueWorker(options: {
   workflowBundle?: { code: string } | { codePath: string } | undefined;
   maxConcurrentActivityTaskExecutions?: number;
   workflowCache?: WorkflowCacheLimits;
+  /** The service's data converter (workers/payload-codec.ts `temporalDataConverter`); unset: the SDK's default. */
+  dataConverter?: DataConverter | undefined;
 }): Promise<Worker> {
   const cache = options.workflowCache ?? defaultWorkflowCacheLimits;
   const common = {
@@ -58,6 +61,7 @@ export async function createQueueWorker(options: {
     ),
     // Metrics of activity outcomes (workers/metrics.ts) and, when tracing is on, activity spans (workers/tracing.ts).
     sinks: workflowSpanSinks(),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
   };
   const activityInterceptors = [metricsActivityInterceptors, ...tracingActivityInterceptors()];
   // A prebuilt bundle carries its workflow interceptor modules (bundled with `workflowInterceptorModules`).

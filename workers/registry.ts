@@ -1,11 +1,12 @@
 /**
- * What a worker process can run (DESIGN-processes P0 "Processes run apart"): one factory per task
+ * What a worker process can run (docs/processes.md P0 "Processes run apart"): one factory per task
  * queue, and the background services every worker process runs beside its workers (relays).
  * `npm run start:worker -- --queues a,b` picks queues from `queueWorkers`; `npm start` runs them
  * all. To add a queue, add `name: (ctx) => createXWorker(ctx)`; to add a background service,
  * append `{ name, start: (ctx) => stopFn }` to `backgroundServices`.
  */
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Activities, Deps, PlatformOperations } from '../activities';
@@ -35,6 +36,8 @@ export interface QueueWorkerContext {
   maxConcurrentActivityTaskExecutions: number;
   /** Sticky-cache size and workflow tasks at once of this queue's worker; unset → the defaults. */
   workflowCache?: WorkflowCacheLimits | undefined;
+  /** The service's data converter with its payload codec (workers/payload-codec.ts); unset: the SDK's default. */
+  dataConverter?: DataConverter | undefined;
   logger: Logger;
 }
 
@@ -57,12 +60,12 @@ export interface BackgroundService {
 
 /**
  * Task queue → worker factory. Every queue's worker runs the one workflow bundle and every
- * operation (names are unique across workers); a queue is a pool and failure domain (STYLE §9).
+ * operation (names are unique across workers); a queue is a pool and failure domain (docs/conventions.md §9).
  */
 export const queueWorkers: Record<string, QueueWorkerFactory> = {
   [taskQueues.servicing]: (ctx) => createQueueWorker(ctx),
   [taskQueues.lending]: (ctx) => createQueueWorker(ctx),
-  // Portfolio boarding (DESIGN-processes P3): long batches on a pool of their own, so they never delay servicing.
+  // Portfolio boarding (docs/processes.md P3): long batches on a pool of their own, so they never delay servicing.
   [taskQueues.boarding]: (ctx) => createQueueWorker(ctx),
   // Deliveries wait on a queue of their own, so a slow receiver never holds back the others. Its worker has
   // `webhookSendSlots` more activity slots than its share of the database pool: an attempt's HTTP call holds its

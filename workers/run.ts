@@ -1,9 +1,10 @@
 /**
- * Runs a worker process's share of the service (DESIGN-processes P0): one Temporal worker per
+ * Runs a worker process's share of the service (docs/processes.md P0): one Temporal worker per
  * chosen task queue (workers/registry.ts) and, unless turned off, the background services. Used
  * by `npm run start:worker` (scripts/start-worker.ts) and by the all-in-one `npm start`.
  */
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, type NativeConnection, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createActivities, createPlatformOperations, type Deps } from '../activities';
@@ -72,6 +73,8 @@ export async function runWorkers(options: {
   background?: boolean;
   /** Sticky-cache size and workflow tasks at once of each queue's worker (WORKER_MAX_CACHED_WORKFLOWS…). */
   workflowCache?: WorkflowCacheLimits | undefined;
+  /** The data converter of every queue's worker (workers/payload-codec.ts `temporalDataConverter`). */
+  dataConverter?: DataConverter | undefined;
 }): Promise<RunningWorkers> {
   const background = options.background ?? true;
   const activities = createActivities(options.deps);
@@ -115,6 +118,7 @@ export async function runWorkers(options: {
           workflowBundle,
           maxConcurrentActivityTaskExecutions: slots,
           workflowCache: options.workflowCache,
+          dataConverter: options.dataConverter,
           logger: options.logger,
         }),
       );

@@ -1,5 +1,5 @@
 /**
- * The whole service in one process, as `npm start` runs it (issue 2 §3): PostgreSQL (DATABASE_URL
+ * The whole service in one process, as `npm start` runs it: PostgreSQL (DATABASE_URL
  * or embedded), migrations, the `demo` sandbox tenant, Temporal (TEMPORAL_ADDRESS or a local dev
  * server with the Web UI), every queue's worker with the background services (workers/run.ts),
  * and the HTTP API (api/server.ts). Production runs the last two apart (scripts/start-worker.ts,
@@ -18,7 +18,9 @@ import { createDb } from '../db/client';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
 import { endWithThisProcess } from './child-watchdog';
+import { startCodecServer } from './codec-server';
 import { apiConfigOf, operationDeps, type ServiceConfig } from './config';
+import { EncryptionCodec } from './payload-codec';
 import type { WorkflowBundle } from './registry';
 import { parseQueues, runWorkers } from './run';
 import { pepperCheck, removeRuntimeFile, writeRuntimeFile } from './runtime-file';
@@ -32,6 +34,8 @@ export interface RunningStack {
   baseUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
+  /** The codec endpoint of the Temporal UI (workers/codec-server.ts), or null when not served. */
+  codecEndpointUrl: string | null;
   databaseUrl: string;
   stop(): Promise<void>;
 }
@@ -80,6 +84,25 @@ export async function startStack(
     if (config.environment === 'sandbox')
       await platform.ensureTenant({ tenantId: 'demo', displayName: 'Demo tenant' });
 
+    // Every payload this process's clients and workers write to Temporal is encrypted (workers/payload-codec.ts).
+    const codec = new EncryptionCodec(config.temporalPayloadKeys);
+    const dataConverter = { payloadCodecs: [codec] };
+    // The codec endpoint of the Temporal UI: TEMPORAL_CODEC_ADDRESS, else in sandbox a free loopback port handed to
+    // the dev server started below (`--ui-codec-endpoint`), so its UI shows payloads decoded.
+    const codecAddress =
+      config.codecEndpoint.address ?? (config.environment === 'sandbox' ? '127.0.0.1:0' : undefined);
+    let codecEndpointUrl: string | null = null;
+    if (codecAddress) {
+      const codecServer = await startCodecServer({
+        address: codecAddress,
+        codec,
+        token: config.codecEndpoint.token,
+        allowedOrigins: config.codecEndpoint.allowedOrigins,
+      });
+      stops.push(codecServer.stop);
+      codecEndpointUrl = codecServer.url;
+    }
+
     let temporalAddress = config.temporalAddress;
     let temporalUiUrl: string | null = null;
     if (!temporalAddress) {
@@ -92,6 +115,8 @@ export async function startStack(
         // Its output goes to a file, never to a pipe of ours: a pipe breaks when this process dies.
         logFile: `${config.dataDir}/temporal/temporal.log`,
         log: (line) => logger.info(line),
+        // The UI can send no bearer token of ours: only a loopback endpoint without one is handed to it.
+        ...(codecEndpointUrl && !config.codecEndpoint.token ? { uiCodecEndpoint: codecEndpointUrl } : {}),
       });
       stops.push(server.stop);
       temporalAddress = server.address;
@@ -111,6 +136,7 @@ export async function startStack(
       connection,
       namespace: config.temporalNamespace,
       interceptors: temporalClientInterceptors(),
+      dataConverter,
     });
 
     const workerConnection = await NativeConnection.connect({ address: temporalAddress });
@@ -125,6 +151,7 @@ export async function startStack(
       poolSize: config.databasePoolSize,
       workflowBundle: options.workflowBundle,
       workflowCache: config.workflowCache,
+      dataConverter,
     });
     stops.push(workers.stop);
 
@@ -152,7 +179,7 @@ export async function startStack(
     });
     // Runs first on stop: no tool may pick up a service that is going away.
     stops.push(() => removeRuntimeFile(config.dataDir, process.pid));
-    return { baseUrl: api.baseUrl, temporalAddress, temporalUiUrl, databaseUrl, stop };
+    return { baseUrl: api.baseUrl, temporalAddress, temporalUiUrl, codecEndpointUrl, databaseUrl, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,5 +1,5 @@
 /**
- * Finds the Temporal CLI and runs its dev server (DESIGN §2): `TEMPORAL_CLI_PATH`, else
+ * Finds the Temporal CLI and runs its dev server (docs/design.md §2): `TEMPORAL_CLI_PATH`, else
  * `temporal` on PATH, else the project's tools folder, built there by
  * scripts/tools/build-temporal-cli.sh (`go install`, first time only). The dev server keeps its
  * state in a SQLite file under the data folder and serves the Web UI.
@@ -102,6 +102,8 @@ export async function startTemporalDevServer(options: {
   /** A file the server's stdout and stderr are appended to; nothing is kept when absent. */
   logFile?: string;
   log?: (line: string) => void;
+  /** The codec endpoint the Web UI decodes payloads through (workers/codec-server.ts; `--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
 }): Promise<DevServer> {
   const cli = resolveTemporalCli(options.log);
   const args = [
@@ -124,7 +126,10 @@ export async function startTemporalDevServer(options: {
   ];
   for (const namespace of options.extraNamespaces ?? []) args.push('--namespace', namespace);
   if (options.uiPort === null) args.push('--headless');
-  else args.push('--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1');
+  else {
+    args.push('--ui-port', String(options.uiPort), '--ui-ip', '127.0.0.1');
+    if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
+  }
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);

@@ -1,5 +1,5 @@
 /**
- * The outbox relay (DESIGN-processes P0) on the real test PostgreSQL and the real Temporal dev
+ * The outbox relay (docs/processes.md P0) on the real test PostgreSQL and the real Temporal dev
  * server: two instances publish each event exactly once (one delivery row and one workflow per
  * (event, matching ACTIVE subscription)); LISTEN/NOTIFY wakes it without polling; a
  * `webhook.test` event reaches its target only; an event of portfolio boarding (`source` `BOARDING`) reaches only
@@ -23,6 +23,7 @@ import {
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import { webhookDeliveryWorkflowId } from '../../domain/ids';
 import { type OutboxRelay, relayOutboxOnce, startOutboxRelay } from '../../workers/outbox-relay';
+import { testDataConverter } from '../support/context';
 import { createSubscriptionFixture, insertOutboxEvent, newSigningSecret } from '../support/webhooks';
 
 const dataEncryptionKey = 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf';
@@ -34,7 +35,7 @@ const startedWorkflowIds: string[] = [];
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: inject('temporalAddress') });
-  client = new Client({ connection });
+  client = new Client({ connection, dataConverter: testDataConverter });
 });
 afterAll(async () => {
   await Promise.all(

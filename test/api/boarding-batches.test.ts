@@ -1,5 +1,5 @@
 /**
- * Boarding batches over HTTP (issue 9 §1–§2; DESIGN-processes P3), on real PostgreSQL and a real worker on the
+ * Boarding batches over HTTP (docs/processes.md P3), on real PostgreSQL and a real worker on the
  * `boarding` queue of the dev server. What the routes own: the upload of the example portfolio (202, lines staged
  * with kind, sourceRef and parent, the batch row, the process started with its type, TenantId and summary, the
  * intent marked started); malformed lines (FAILED with Shape A in `…/errors`, the rest PENDING); CRLF and blank
@@ -22,6 +22,7 @@ import {
   createTestContext,
   credentialFor,
   type TestContext,
+  testDataConverter,
   uniqueTenant,
 } from '../support/context';
 import { countRows, expectShapeA, type Json, newKey } from './helpers';
@@ -49,6 +50,7 @@ beforeAll(async () => {
     taskQueue: taskQueues.boarding,
     activities: ctx.activities,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    dataConverter: testDataConverter,
   });
   workerRun = worker.run();
   cred = await credentialFor(ctx, uniqueTenant('brd'), everything);

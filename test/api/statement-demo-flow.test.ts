@@ -1,6 +1,6 @@
 /**
  * scripts/statement-demo-flow.ts over real HTTP against the app served on a free local port, with a worker on the
- * `lending` queue and the operator's start port on the test namespace (issue 11 §3, §6): the lending flow boards a
+ * `lending` queue and the operator's start port on the test namespace: the lending flow boards a
  * loan with eleven payments on its statement-enabled product, the tenant's run for the last installment's statement
  * date issues its statement, the list shows it and the PDF is saved; the file is read back as text (unpdf). The
  * operator's rerun of the same day (the same port as `npm run admin -- statements run`) adds nothing.
@@ -36,7 +36,11 @@ describe('runStatementDemoFlow', () => {
   it('boards a loan, runs the statement cycle for its statement date, lists the statement and saves its PDF', async () => {
     const tenant = uniqueTenant('stmt-demo');
     const cred = await credentialFor(ctx, tenant, { scopes: ['lending:read', 'lending:write'] });
-    const temporal = { address: inject('temporalAddress'), namespace: ctx.client.options.namespace };
+    const temporal = {
+      address: inject('temporalAddress'),
+      namespace: ctx.client.options.namespace,
+      dataConverter: ctx.client.options.dataConverter,
+    };
     const result = await runStatementDemoFlow(baseUrl, cred, () => {}, temporal);
     try {
       expect(result.workflowId).toBe(`statement-cycle/${tenant}/${result.statement.statementDate}`);

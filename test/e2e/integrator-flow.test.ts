@@ -8,9 +8,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoFlow } from '../../scripts/demo-flow';
-import { projectRoot } from '../../workers/config';
+import { type JsonPayload, payloadToJson } from '../../workers/codec-server';
+import { loadConfig, projectRoot } from '../../workers/config';
+import { temporalDataConverter } from '../../workers/payload-codec';
 import { isProcessRunning, readRuntimeFile, runtimeFilePath } from '../../workers/runtime-file';
 import { adminEnv, type BootedService, bootService, createClientWithAdminCli } from './boot';
 
@@ -58,9 +61,27 @@ describe('npm start, admin CLI and the integrator flow', () => {
 
     const connection = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
     try {
-      const client = new Client({ connection });
+      // The service's payload keys, generated into its data folder (workers/config.ts): read back by another process.
+      const client = new Client({
+        connection,
+        dataConverter: temporalDataConverter(loadConfig(env).temporalPayloadKeys),
+      });
       const handle = client.workflow.getHandle(result.workflowId);
       expect(await handle.result()).toMatchObject({ requestId: result.requestId, status: 'FULFILLED' });
+      // Stored encrypted; the codec endpoint npm start serves (and hands to its dev server's UI) decodes it.
+      const raw = await new Client({ connection }).workflow.getHandle(result.workflowId).fetchHistory();
+      const input = raw.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+      expect(Buffer.from(input?.metadata?.encoding ?? []).toString()).toBe('binary/encrypted');
+      const codecUrl = /Codec: +(http:\/\/127\.0\.0\.1:[0-9]+)/.exec(booted!.output())?.[1];
+      const decoded = await fetch(`${codecUrl}/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: `http://127.0.0.1:${env.TEMPORAL_UI_PORT}` },
+        body: JSON.stringify({ payloads: [payloadToJson(input as Payload)] }),
+      });
+      expect(decoded.status).toBe(200);
+      const [plain] = ((await decoded.json()) as { payloads: JsonPayload[] }).payloads;
+      expect(Buffer.from(plain?.metadata?.encoding ?? '', 'base64').toString()).toBe('json/plain');
+      expect(Buffer.from(plain?.data ?? '', 'base64').toString()).toContain('"tenantId":"e2e-bank"');
       const description = await handle.describe();
       expect(description.typedSearchAttributes.getAll().map((p) => p.key.name)).toContain('TenantId');
       let listed: string[] = [];

@@ -1,11 +1,11 @@
 /**
- * End to end, production topology (DESIGN-processes P0 "Processes run apart"): `npm run build`,
+ * End to end, production topology (docs/processes.md P0 "Processes run apart"): `npm run build`,
  * then one worker process (`node dist/start-worker.js --queues servicing`) and one API
  * process (`node dist/start-api.js`) started apart with plain node against the test run's
  * PostgreSQL and Temporal: a credential from the built admin CLI, the privacy flow over HTTP, its
  * workflow run by the worker process and found in Temporal by `TenantId`; a token the API process
  * has cached refused well under `TOKEN_CACHE_TTL_MS` once the built admin CLI disables its client
- * (issue 13: the `credential_changes` notification crosses processes); then both stopped by
+ * (the `credential_changes` notification crosses processes); then both stopped by
  * pid with SIGTERM, each exiting 0. A fresh database and a fresh Temporal namespace keep these
  * processes apart from the other test files.
  */
@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../db/embedded';
 import { runDemoFlow } from '../../scripts/demo-flow';
 import { projectRoot } from '../../workers/config';
-import { testSecrets } from '../support/context';
+import { testDataConverter, testPayloadKeysEnv, testSecrets } from '../support/context';
 
 const run = promisify(execFile);
 const suffix = randomBytes(4).toString('hex');
@@ -115,6 +115,7 @@ beforeAll(async () => {
     SECRET_PEPPER: testSecrets.secretPepper,
     CURSOR_SIGNING_KEY: testSecrets.cursorSigningKey,
     DATA_ENCRYPTION_KEY: testSecrets.dataEncryptionKey,
+    TEMPORAL_PAYLOAD_KEYS: testPayloadKeysEnv,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -122,7 +123,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     // Far longer than the test waits: only the change notification can explain a refusal in time.
     TOKEN_CACHE_TTL_MS: '60000',
-    // The worker's Prometheus metrics (issue 12 §2; the API process ignores it).
+    // The worker's Prometheus metrics (the API process ignores it).
     WORKER_METRICS_ADDRESS: `127.0.0.1:${workerMetricsPort}`,
   };
   delete env.WORKFLOW_BUNDLE_PATH;
@@ -179,7 +180,7 @@ describe('API and worker as separate processes (built, plain node)', () => {
     expect(statuses).toEqual([200, 201, 201, 201, 201, 200, 200, 200]);
     expect(result.effects.map((e) => e.effectType)).toContain('PRIVACY_REQUEST_FULFILLED');
 
-    const client = new Client({ connection: connection!, namespace });
+    const client = new Client({ connection: connection!, namespace, dataConverter: testDataConverter });
     const handle = client.workflow.getHandle(result.workflowId);
     expect(await handle.result()).toMatchObject({ requestId: result.requestId, status: 'FULFILLED' });
     let listed: string[] = [];

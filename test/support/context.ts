@@ -15,6 +15,7 @@ import { createDependencyHealth, createProcessClients } from '../../api/processe
 import { createTokenGrantCache, type TokenGrantCache } from '../../api/token-cache';
 import { createDb } from '../../db/client';
 import { taskQueues } from '../../domain/ids';
+import { type PayloadKeyring, temporalDataConverter } from '../../workers/payload-codec';
 import { createQueueWorker } from '../../workers/queue-worker';
 import { installTemporalRuntime } from '../../workers/stack';
 import { temporalClientInterceptors } from '../../workers/tracing';
@@ -24,7 +25,18 @@ export const testSecrets = {
   secretPepper: 'test-pepper',
   cursorSigningKey: 'test-cursor-key',
   dataEncryptionKey: '0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0',
+  /** The Temporal payload keys of the tests' clients and workers (workers/payload-codec.ts), as the service has them. */
+  temporalPayloadKeys: {
+    currentKeyId: 'test-1',
+    keys: { 'test-1': '8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b' },
+  } satisfies PayloadKeyring,
 };
+
+/** `TEMPORAL_PAYLOAD_KEYS` of `testSecrets.temporalPayloadKeys`, for processes a test starts. */
+export const testPayloadKeysEnv = `test-1:${testSecrets.temporalPayloadKeys.keys['test-1']}`;
+
+/** The data converter of the tests' clients and workers: payloads encrypted as the service encrypts them. */
+export const testDataConverter = temporalDataConverter(testSecrets.temporalPayloadKeys);
 
 export interface TestContext {
   db: ReturnType<typeof createDb>['db'];
@@ -80,7 +92,12 @@ export async function createTestContext(
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const namespace = testNamespace();
   // With tracing on (a test that called workers/tracing.ts `startTracing`), the client's spans as `npm start` makes them.
-  const client = new Client({ connection, namespace, interceptors: temporalClientInterceptors() });
+  const client = new Client({
+    connection,
+    namespace,
+    interceptors: temporalClientInterceptors(),
+    dataConverter: testDataConverter,
+  });
   let worker: Worker | null = null;
   let workerRun: Promise<void> | null = null;
   let lendingWorker: Worker | null = null;
@@ -95,6 +112,7 @@ export async function createTestContext(
       namespace,
       activities,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter: testDataConverter,
     });
     workerRun = worker.run();
     if (options.lendingWorker) {
@@ -104,6 +122,7 @@ export async function createTestContext(
         taskQueue: taskQueues.lending,
         activities,
         workflowBundle: { codePath: inject('workflowBundlePath') },
+        dataConverter: testDataConverter,
       });
       lendingWorkerRun = lendingWorker.run();
     }
@@ -114,6 +133,7 @@ export async function createTestContext(
         taskQueue: taskQueues.boarding,
         activities,
         workflowBundle: { codePath: inject('workflowBundlePath') },
+        dataConverter: testDataConverter,
       });
       boardingWorkerRun = boardingWorker.run();
     }

@@ -1,7 +1,7 @@
 /**
- * Process configuration (workers/config.ts; README "Environment variables"): the issue 14 additions,
- * `AUTH_BASE_URL` (DESIGN §4: the token endpoint's address, `{auth_url}` of the spec) and
- * `SEARCH_RATE_LIMIT_PER_SECOND` (DESIGN §5: search and journal lists 20 req/s).
+ * Process configuration (workers/config.ts; README "Environment variables"): the additions,
+ * `AUTH_BASE_URL` (docs/design.md §4: the token endpoint's address, `{auth_url}` of the spec) and
+ * `SEARCH_RATE_LIMIT_PER_SECOND` (docs/design.md §5: search and journal lists 20 req/s).
  */
 import { describe, expect, it } from 'vitest';
 import { apiConfigOf, loadConfig } from '../../workers/config';
@@ -11,6 +11,7 @@ const base = {
   SECRET_PEPPER: 'p'.repeat(64),
   CURSOR_SIGNING_KEY: 'c'.repeat(64),
   DATA_ENCRYPTION_KEY: 'd'.repeat(64),
+  TEMPORAL_PAYLOAD_KEYS: `k1:${'e'.repeat(64)}`,
 };
 
 describe('loadConfig: AUTH_BASE_URL', () => {
@@ -64,7 +65,7 @@ describe('loadConfig: rate limits', () => {
   });
 });
 
-describe('loadConfig: TOKEN_CACHE_TTL_MS (issue 13; api/token-cache.ts)', () => {
+describe('loadConfig: TOKEN_CACHE_TTL_MS (api/token-cache.ts)', () => {
   it('defaults to 5000 ms, takes a whole number (0 turns the cache off), and reaches the API config', () => {
     expect(loadConfig(base).tokenCacheTtlMs).toBe(5000);
     expect(apiConfigOf(loadConfig(base)).tokenCacheTtlMs).toBe(5000);
@@ -75,7 +76,7 @@ describe('loadConfig: TOKEN_CACHE_TTL_MS (issue 13; api/token-cache.ts)', () => 
   });
 });
 
-describe('loadConfig: METRICS_TOKEN and WORKER_METRICS_ADDRESS (issue 12 §2)', () => {
+describe('loadConfig: METRICS_TOKEN and WORKER_METRICS_ADDRESS', () => {
   it('are unset by default', () => {
     const config = loadConfig(base);
     expect(config.metricsToken).toBeUndefined();

@@ -12,7 +12,15 @@ import path from 'node:path';
 import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { temporalDataConverter } from '../../workers/payload-codec';
 import { workflowSpanSinks } from '../../workers/tracing';
+import { testSecrets } from '../support/context';
+
+/**
+ * Workers replay with the service's payload codec (workers/payload-codec.ts); the fixtures were recorded before
+ * encryption, with plain payloads, which the codec passes through unchanged.
+ */
+const dataConverter = temporalDataConverter(testSecrets.temporalPayloadKeys);
 
 const folder = path.join(path.dirname(new URL(import.meta.url).pathname), 'histories');
 
@@ -89,7 +97,11 @@ describe('recorded workflow histories', async () => {
     await expect(
       Worker.runReplayHistory(
         // The bundle carries the OpenTelemetry workflow interceptors (workers/queue-worker.ts); their sink, as workers have it.
-        { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSpanSinks() },
+        {
+          workflowBundle: { codePath: inject('workflowBundlePath') },
+          sinks: workflowSpanSinks(),
+          dataConverter,
+        },
         history,
         workflowId,
       ),
@@ -125,7 +137,11 @@ describe('recorded workflow histories', async () => {
     expect(renamed).toBeGreaterThan(0);
     await expect(
       Worker.runReplayHistory(
-        { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSpanSinks() },
+        {
+          workflowBundle: { codePath: inject('workflowBundlePath') },
+          sinks: workflowSpanSinks(),
+          dataConverter,
+        },
         history,
         `replay-mutated-${file}`,
       ),
