@@ -15,6 +15,21 @@ import {
 } from './channels/gateways';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
+import {
+  acceptHardshipOffer,
+  confirmHardshipEvidence,
+  expireHardshipOffer,
+  findOpenHardshipOffersOfLoan,
+  readHardshipOfferProgress,
+  reevaluateHardshipOffer,
+} from './hardship/hardship-offer-process';
+import { createHardshipOffer, decideHardshipOffer } from './hardship/hardship-offers';
+import {
+  createHardshipProgram,
+  createHardshipProgramVersion,
+  retireHardshipProgram,
+  setHardshipGuardrails,
+} from './hardship/hardship-policies';
 import { createLendingActivities } from './lending';
 import { createPaymentActivities } from './payments';
 import { openReconciliationException } from './payments/open-reconciliation-exception';
@@ -41,21 +56,6 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
-import {
-  acceptHardshipOffer,
-  confirmHardshipEvidence,
-  expireHardshipOffer,
-  findOpenHardshipOffersOfLoan,
-  readHardshipOfferProgress,
-  reevaluateHardshipOffer,
-} from './servicing/hardship-offer-process';
-import { createHardshipOffer, decideHardshipOffer } from './servicing/hardship-offers';
-import {
-  createHardshipProgram,
-  createHardshipProgramVersion,
-  retireHardshipProgram,
-  setHardshipGuardrails,
-} from './servicing/hardship-policies';
 import { logInteraction } from './servicing/log-interaction';
 import { openCase } from './servicing/open-case';
 import {

@@ -1,5 +1,5 @@
 /**
- * Hardship offers up to their decision (activities/servicing/hardship-offers.ts, docs/processes.md
+ * Hardship offers up to their decision (activities/hardship/hardship-offers.ts, docs/processes.md
  * P5, spec § Authentication 10 maker-checker) on the real database: each routing outcome stored with its case
  * effect, task and timer; replay by request key; approval and rejection by a second actor with the append-only
  * approval record (request hash of the canonical terms); the maker refused (403), wrong state (409), unknown or
@@ -548,7 +548,7 @@ describe('decideHardshipOffer (maker-checker)', () => {
   });
 });
 
-describe('the process steps (activities/servicing/hardship-offer-process.ts)', () => {
+describe('the process steps (activities/hardship/hardship-offer-process.ts)', () => {
   const ref = (offerId: number) => ({ tenantId: tenant, offerId });
 
   it('expireHardshipOffer: OFFERED → EXPIRED with effect and event; a second call and other statuses change nothing', async () => {

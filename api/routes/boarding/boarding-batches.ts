@@ -36,6 +36,7 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { streamChunks } from '../../streamed-body';
 import { noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
@@ -163,11 +164,7 @@ export const boardingBatchRoutes = factory
         fileName: c.req.valid('query').fileName ?? null,
       });
       // Also on a replay: starting is a no-op when the process runs or ran, and covers a start lost in a crash.
-      await processes.boarding.start(staged.workflow.input);
-      await platform.markStartIntentStarted({
-        tenantId: staged.workflow.input.tenantId,
-        workflowId: staged.workflow.workflowId,
-      });
+      await startAfterCommit(platform, staged.workflow, (input) => processes.boarding.start(input));
       return c.json(
         { batchId: staged.batch.batchId, status: 'STAGED' as const, records: staged.batch.records },
         202,

@@ -27,6 +27,7 @@ import { issuesToError } from '../../../domain/validation/fields';
 import type { AppEnv } from '../../env';
 import { sendShapeA } from '../../errors';
 import { callbackBodyLimit } from '../../middleware/callback-body-limit';
+import { startAfterCommit } from '../../start-after-commit';
 import { assertJsonNestingWithinLimit, assertStorableJson } from '../../validation';
 
 const bodyBytesMax = 64 * 1024;
@@ -141,11 +142,11 @@ export const channelEventRoutes = new Hono<AppEnv>().post(
         eventType: event.eventType,
       };
       try {
-        await deps.processes.channelEvents.start(input);
-        await deps.platform.markStartIntentStarted({
-          tenantId: gateway.tenantId,
-          workflowId: channelEventWorkflowId(gateway.tenantId, gatewayCode, event.eventId),
-        });
+        await startAfterCommit(
+          deps.platform,
+          { workflowId: channelEventWorkflowId(gateway.tenantId, gatewayCode, event.eventId), input },
+          (started) => deps.processes.channelEvents.start(started),
+        );
       } catch (err) {
         deps.logger.warn(
           { err, requestId: c.get('requestId'), gatewayCode, eventId: event.eventId },

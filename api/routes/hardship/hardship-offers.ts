@@ -34,6 +34,7 @@ import { bearerChallenge, sendError } from '../../errors';
 import { holdsPermission, requires, requiresScope } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -64,7 +65,7 @@ const approvalPermissionGuard = factory.createMiddleware(async (c, next) => {
 
 /**
  * Approve or reject, once scope and program permission passed: the decision under the tenant's maker-checker policy
- * (activities/servicing/hardship-offers.ts `decideHardshipOffer`), then the offer's process is told.
+ * (activities/hardship/hardship-offers.ts `decideHardshipOffer`), then the offer's process is told.
  */
 async function decide(c: Context<AppEnv>, offerId: number, decision: HardshipOfferDecision) {
   const auth = c.get('auth');
@@ -123,11 +124,7 @@ export const hardshipOfferRoutes = factory
         hardshipReasonCode: body.hardshipReasonCode,
         requestedRelief: requestedReliefOf(body.requestedRelief),
       });
-      await processes.hardshipOffers.start(created.workflow.input);
-      await platform.markStartIntentStarted({
-        tenantId: created.workflow.input.tenantId,
-        workflowId: created.workflow.workflowId,
-      });
+      await startAfterCommit(platform, created.workflow, (input) => processes.hardshipOffers.start(input));
       return c.json({ offerId: created.offer.offerId, status: created.offer.status }, 201);
     },
   )

@@ -18,6 +18,7 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { jsonBody, noQuery, optionalJsonBody, pathParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -58,11 +59,7 @@ export const autopayRoutes = factory
       const { activities, platform, processes } = c.get('deps');
       const enrolled = await activities.enrolAutopay({ ...operationContext(c), loanId, ...body });
       if (enrolled.created) {
-        await processes.autopay.start(enrolled.workflow.input);
-        await platform.markStartIntentStarted({
-          tenantId: enrolled.workflow.input.tenantId,
-          workflowId: enrolled.workflow.workflowId,
-        });
+        await startAfterCommit(platform, enrolled.workflow, (input) => processes.autopay.start(input));
       }
       return c.json(enrolled.enrolment, 201);
     },

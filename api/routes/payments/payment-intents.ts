@@ -21,6 +21,7 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -66,11 +67,7 @@ export const paymentIntentRoutes = factory
       const body = c.req.valid('json');
       const { activities, platform, processes } = c.get('deps');
       const created = await activities.createPaymentIntent({ ...operationContext(c), loanId, ...body });
-      await processes.paymentIntents.start(created.workflow.input);
-      await platform.markStartIntentStarted({
-        tenantId: created.workflow.input.tenantId,
-        workflowId: created.workflow.workflowId,
-      });
+      await startAfterCommit(platform, created.workflow, (input) => processes.paymentIntents.start(input));
       return c.json(created.payment, 201);
     },
   )

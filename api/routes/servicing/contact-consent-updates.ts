@@ -19,6 +19,7 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -67,11 +68,9 @@ export const contactConsentUpdateRoutes = factory
         ...body,
       });
       if (recorded.workflow !== null && recorded.status === 'SCHEDULED') {
-        await processes.contactConsentUpdates.start(recorded.workflow.input);
-        await platform.markStartIntentStarted({
-          tenantId: recorded.workflow.input.tenantId,
-          workflowId: recorded.workflow.workflowId,
-        });
+        await startAfterCommit(platform, recorded.workflow, (input) =>
+          processes.contactConsentUpdates.start(input),
+        );
       }
       return c.json(
         { outcome: recorded.status, customerRef: recorded.customerRef, resourceId: recorded.updateId },

@@ -25,6 +25,7 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { jsonBody, noQuery, pathParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -57,11 +58,7 @@ export const privacyRequestRoutes = factory
       const body = c.req.valid('json');
       const { activities, platform, processes } = c.get('deps');
       const opened = await activities.openPrivacyRequest({ ...operationContext(c), ...body });
-      await processes.privacyRequests.start(opened.workflow.input);
-      await platform.markStartIntentStarted({
-        tenantId: opened.workflow.input.tenantId,
-        workflowId: opened.workflow.workflowId,
-      });
+      await startAfterCommit(platform, opened.workflow, (input) => processes.privacyRequests.start(input));
       return c.json(
         {
           requestId: opened.requestId,

@@ -18,6 +18,7 @@ import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
+import { startAfterCommit } from '../../start-after-commit';
 import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 
@@ -51,11 +52,7 @@ export const promiseRoutes = factory
       const body = c.req.valid('json');
       const { activities, platform, processes } = c.get('deps');
       const created = await activities.createPromiseToPay({ ...operationContext(c), ...body });
-      await processes.promises.start(created.workflow.input);
-      await platform.markStartIntentStarted({
-        tenantId: created.workflow.input.tenantId,
-        workflowId: created.workflow.workflowId,
-      });
+      await startAfterCommit(platform, created.workflow, (input) => processes.promises.start(input));
       return c.json(created.promise, 201);
     },
   )

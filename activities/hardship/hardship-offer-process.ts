@@ -47,8 +47,8 @@ import { formatMinor, minorUnitDigits } from '../../domain/money';
 import type { Deps, OperationContext } from '../deps';
 import { applyLoanRelief } from '../lending/loan-relief';
 import { writeOutboxEvent } from '../platform/outbox';
+import { openTask, recordEffect } from '../servicing/records';
 import { completeOfferTask, gatherHardshipLoanFacts, taskOfStatus } from './hardship-offers';
-import { openTask, recordEffect } from './records';
 
 const hourMs = 3_600_000;
 /** The actor of the workflow's own steps in case effects and task completions. */

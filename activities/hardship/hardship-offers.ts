@@ -49,8 +49,8 @@ import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { recordStartIntent } from '../platform/start-intents';
-import { assertCaseCustomerIsLoanParty } from './promises';
-import { assertCaseTakesRecords, openTask, recordEffect, shareCase } from './records';
+import { assertCaseCustomerIsLoanParty } from '../servicing/promises';
+import { assertCaseTakesRecords, openTask, recordEffect, shareCase } from '../servicing/records';
 
 const hourMs = 3_600_000;
 
