@@ -608,10 +608,8 @@ function statementCycle(): RecordedProcess {
  * `hardshipOfferWorkflow` (docs/processes.md P5): approved by the checker (`offerChanged`), a loan
  * change re-evaluated (still eligible), then not accepted → EXPIRED when the validity timer fires; accepted
  * (`offerChanged`), then evidence added a day later (`evidenceAdded`) → APPLIED; accepted without a signal reaching
- * the process → found by the expiry step, no evidence → LAPSED at the document deadline; accepted, then evidence
- * (recorded under the patch `hardship-offer-single-evidence-look`). `hardship-offer-*-recorded-again.json` hold the
- * approved-then-expired and accepted-unsignalled-lapsed scenarios as recorded a second time before that patch existed
- * (kept: fixtures are append-only). The stand-ins answer from one in-memory offer row as
+ * the process → found by the expiry step, no evidence → LAPSED at the document deadline. The stand-ins answer from
+ * one in-memory offer row as
  * activities/hardship/hardship-offer-process.ts does.
  */
 function hardshipOffer(): RecordedProcess {
@@ -652,14 +650,7 @@ function hardshipOffer(): RecordedProcess {
       reevaluateHardshipOffer: async () => progress(),
     },
     async record(env, save) {
-      // `accepted-evidence-applied-single-look`: the same steps recorded under the patch
-      // `hardship-offer-single-evidence-look` (no second look after the evidence step found AWAITING_DOCUMENTS).
-      const scenarios = [
-        'approved-then-expired',
-        'accepted-evidence-applied',
-        'accepted-unsignalled-lapsed',
-        'accepted-evidence-applied-single-look',
-      ];
+      const scenarios = ['approved-then-expired', 'accepted-evidence-applied', 'accepted-unsignalled-lapsed'];
       for (const [index, name] of scenarios.entries()) {
         const nowMs = await env.currentTimeMs();
         const routed = name === 'approved-then-expired' ? 'PENDING_APPROVAL' : 'OFFERED';
@@ -729,9 +720,8 @@ function hardshipOffer(): RecordedProcess {
 
 /**
  * `boardingWorkflow` (docs/processes.md P3): a batch started paused (signal-with-start), resumed, validated
- * in one page per kind, its loans boarded in two chunks, COMPLETED; (patch `boarding-later-fundings-payments`) a batch
- * whose funding belongs to a loan boarded by an earlier batch: two loan chunks, then one funding chunk after the
- * loans, COMPLETED.
+ * in one page per kind, its loans boarded in two chunks, COMPLETED; a batch whose funding belongs to a loan boarded
+ * by an earlier batch: two loan chunks, then one funding chunk after the loans, COMPLETED.
  */
 function boarding(): RecordedProcess {
   const taskQueue = 'record-boarding-histories';

@@ -147,6 +147,35 @@ describe('replay fixtures are append-only', () => {
     expect(checkGitHistory(repo)).toHaveLength(3);
   });
 
+  it('from the baseline commit on: a fixture re-recorded before it is held to its content there, one changed after it is reported', async () => {
+    const repo = await temporary('fixtures-baseline-');
+    const dir = path.join(repo, fixturesFolder);
+    await mkdir(dir, { recursive: true });
+    const write = (file: string, value: unknown) =>
+      writeFile(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);
+    git(repo, 'init', '-q');
+    await write('old.json', history('oldWorkflow'));
+    await write('gone-early.json', history('goneWorkflow'));
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'first recording');
+    // Before the rule was checked: re-recorded in place, and one deleted.
+    await write('old.json', history('oldWorkflow', { eventTime: '2026-01-01T00:00:00Z' }));
+    await unlink(path.join(dir, 'gone-early.json'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 're-recorded before the rule');
+    const baseline = git(repo, 'rev-parse', 'HEAD').trim();
+    expect(checkGitHistory(repo, fixturesFolder, baseline)).toEqual([]);
+    // Without the baseline, the first recording is the reference: both are reported.
+    expect(checkGitHistory(repo, fixturesFolder, null)).toHaveLength(2);
+
+    // After the baseline, the same change is reported.
+    await write('old.json', history('oldWorkflow', { eventTime: '2026-02-02T00:00:00Z' }));
+    git(repo, 'commit', '-q', '-am', 're-recorded after the rule');
+    expect(checkGitHistory(repo, fixturesFolder, baseline)).toEqual([
+      expect.stringMatching(/^test\/workflows\/histories\/old\.json differs from the history added in/),
+    ]);
+  });
+
   it('the git check is skipped where the history is not there: a shallow clone, a folder outside git', async () => {
     const repo = await temporary('fixtures-origin-');
     await writeFile(path.join(repo, 'x.json'), '{}\n');

@@ -59,7 +59,6 @@ describe('recorded workflow histories', async () => {
     expect(files).toContain('hardship-offer-accepted-unsignalled-lapsed.json');
     expect(files).toContain('boarding-paused-resumed-completed.json');
     expect(files).toContain('boarding-earlier-loan-funding-boarded-after-loans.json');
-    expect(files).toContain('hardship-offer-accepted-evidence-applied-single-look.json');
     expect(files).toContain('autopay-collected-child-started-continued.json');
     expect(files).toContain('autopay-nothing-left-ended.json');
     expect(files).toContain('daily-reconciliation-daily-two-tenants-opened-recurred.json');
@@ -78,14 +77,10 @@ describe('recorded workflow histories', async () => {
     });
 
   it.each([
-    ['hardship-offer-single-evidence-look', 'hardship-offer-accepted-evidence-applied.json', 'before'],
-    [
-      'hardship-offer-single-evidence-look',
-      'hardship-offer-accepted-evidence-applied-single-look.json',
-      'with',
-    ],
-    ['boarding-later-fundings-payments', 'boarding-paused-resumed-completed.json', 'before'],
-    ['boarding-later-fundings-payments', 'boarding-earlier-loan-funding-boarded-after-loans.json', 'with'],
+    ['webhook-endpoint-breaker', 'webhook-delivery-retried-then-succeeded.json', 'before'],
+    ['webhook-endpoint-breaker', 'webhook-delivery-breaker-waited-then-succeeded.json', 'with'],
+    ['webhook-admission-wake', 'webhook-delivery-breaker-waited-then-succeeded.json', 'before'],
+    ['webhook-admission-wake', 'webhook-delivery-capacity-woken-then-succeeded-woke-another.json', 'with'],
   ] as const)('patch %s: %s was recorded %s it', async (patch, file, side) => {
     // Both sides of the patch replay above: executions from before it, and executions that took it.
     expect(patchesOf(await loadHistory(file)).includes(patch)).toBe(side === 'with');
@@ -118,7 +113,6 @@ describe('recorded workflow histories', async () => {
     ['hardship-offer-accepted-evidence-applied.json', 'confirmHardshipEvidence'],
     ['boarding-paused-resumed-completed.json', 'boardBoardingChunk'],
     ['boarding-earlier-loan-funding-boarded-after-loans.json', 'planBoardingChunks'],
-    ['hardship-offer-accepted-evidence-applied-single-look.json', 'confirmHardshipEvidence'],
     ['autopay-collected-child-started-continued.json', 'collectAutopayInstallment'],
     ['daily-reconciliation-tenant-run-opened-recurred.json', 'openReconciliationException'],
     ['statement-cycle-daily-two-tenants-in-their-zones.json', 'listStatementTenants'],

@@ -26,21 +26,10 @@
  * times), so the history stays small whatever the batch size. Every activity is idempotent (activities/boarding),
  * so a retried chunk boards nothing twice.
  *
- * Patch `boarding-later-fundings-payments`: the RUNNING phase has a funding and a payment pass after the loans (for
- * loans boarded by an earlier batch). An execution that passed the loans before the patch (no marker in its history)
- * goes on to the verifications as it did.
- *
  * Deterministic: time only through `workflowNow()`; activities through `proxyActivities` (`dbWrite`; chunks with a
  * 10-minute start-to-close and a 30-second heartbeat timeout).
  */
-import {
-  condition,
-  continueAsNew,
-  patched,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   type BoardingBatchStatus,
@@ -89,10 +78,6 @@ const runningKinds: BoardingKind[] = [
   'payment',
   'verification',
 ];
-/** Patch id of the funding and payment passes after the loans (module note). */
-export const laterFundingsPaymentsPatch = 'boarding-later-fundings-payments';
-/** The passes that exist only under `laterFundingsPaymentsPatch`. */
-const laterPassKinds: readonly BoardingKind[] = ['funding', 'payment'];
 
 /** The boarding process of one batch (module note). Returns the final status and counts. */
 export async function boardingWorkflow(input: BoardingWorkflowInput): Promise<BoardingWorkflowResult> {
@@ -223,8 +208,6 @@ export async function boardingWorkflow(input: BoardingWorkflowInput): Promise<Bo
   let chunksSinceRecord = 0;
   for (let k = runningKinds.indexOf(firstKind); k < runningKinds.length; k++) {
     const kind = runningKinds[k] as BoardingKind;
-    // Executions that reached this point before the patch went straight from the loans to the verifications.
-    if (laterPassKinds.includes(kind) && !patched(laterFundingsPaymentsPatch)) continue;
     let after = cursor.phase === 'RUNNING' && kind === cursor.kind ? cursor.afterLine : 0;
     for (;;) {
       if (!(await mayGoOn())) return finish('CANCELLED');

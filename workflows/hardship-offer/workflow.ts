@@ -18,12 +18,8 @@
  * Ends when the status is final (INELIGIBLE, SPECIALIST, REFERRED, REJECTED, EXPIRED, LAPSED, APPLIED) and returns
  * it. Messages: signals `offerChanged`, `evidenceAdded`, `loanChanged`; query `getState`.
  * Id: `hardship-offer/<tenant>/<offerId>`; queue `servicing`; search attributes TenantId, CaseId, LoanId.
- *
- * Patch `hardship-offer-single-evidence-look`: when the step that moved the offer into AWAITING_DOCUMENTS was the
- * evidence step itself (it has just looked), no second look follows. Executions that reached that point before the
- * patch (no marker in their history) keep their recorded second look.
  */
-import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   type HardshipOfferProgress,
@@ -37,9 +33,6 @@ import { dbWrite } from '../common/activity-options';
 import { workflowNow } from '../common/time';
 import { evidenceAddedSignal, getStateQuery, loanChangedSignal, offerChangedSignal } from './messages';
 import type { HardshipOfferWorkflowInput, HardshipOfferWorkflowResult } from './types';
-
-/** Patch id: no second evidence look right after the evidence step found AWAITING_DOCUMENTS (module note). */
-export const singleEvidenceLookPatch = 'hardship-offer-single-evidence-look';
 
 const { readHardshipOfferProgress, expireHardshipOffer, confirmHardshipEvidence, reevaluateHardshipOffer } =
   proxyActivities<Activities>(dbWrite);
@@ -93,9 +86,8 @@ export async function hardshipOfferWorkflow(
     state.status = progress.status;
     state.offerExpiresAtMs = progress.offerExpiresAtMs;
     state.documentsDueAtMs = progress.documentsDueAtMs;
-    // Evidence may have been added before the acceptance: look once on entering AWAITING_DOCUMENTS, unless the
-    // step has just looked (patched: executions from before the patch looked a second time).
-    if (entering && !(looked && patched(singleEvidenceLookPatch))) hintsOwed += 1;
+    // Evidence may have been added before the acceptance: look once on entering AWAITING_DOCUMENTS.
+    if (entering && !looked) hintsOwed += 1;
   };
 
   adopt(await readHardshipOfferProgress(ref));
