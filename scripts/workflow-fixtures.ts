@@ -119,14 +119,15 @@ export function gitHistoryAvailable(dir: string): string | null {
 }
 
 /**
- * The commit from which this check holds the fixtures append-only. Earlier, before the rule was checked, the hardship
+ * The commit from which this check holds the fixtures append-only (the one that settled them when the check was
+ * added). Earlier, before the rule was checked, the hardship
  * offer's and boarding's fixtures were recorded again in place by workflow changes made without `patched()`; the
  * executions those changes started run the new paths without a patch marker, so the fixtures as they stood at this
  * commit are the ones today's code must replay, and they are the baseline. A fixture that existed at this commit must
  * keep its content there; one added later, its content when added. (In a repository without this commit, e.g. a
  * rewritten history, every fixture is held to its content when first added.)
  */
-export const appendOnlySince = 'c723472da652dda84c4120cbc522781ce39b538f';
+export const appendOnlySince = '6b3309874c38bb98da59ba0d11c40a21a51822ae';
 
 /**
  * Checks with git that no fixture under `folder` (relative to the work tree `root`) was changed or deleted since
