@@ -10,7 +10,7 @@
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { daysBetween } from '../../../domain/calendar';
 import { notFound } from '../../../domain/errors';
-import type { PaymentAllocationPayload } from '../../../domain/lending/allocation';
+import type { PaymentAllocationPayload } from '../../../domain/lending/allocation/payload';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
 import type { LoanOrderBy } from '../../../domain/lending/loan-list';
@@ -236,7 +236,7 @@ export interface LoanScheduleInstallmentRow {
   penaltyChargesPaid: string;
   totalPaidForPeriod: string;
   /**
-   * Waived by a payoff (domain/lending/allocation.ts; Fineract `interestWaived`, `feeChargesWaived`,
+   * Waived by a payoff (domain/lending/allocation/payoff.ts; Fineract `interestWaived`, `feeChargesWaived`,
    * `penaltyChargesWaived`, `totalWaivedForPeriod`).
    */
   interestWaived: string;
