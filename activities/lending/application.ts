@@ -10,12 +10,9 @@ import { type ProductForLoan, readProductForLoan } from '../../db/queries/lendin
 import { customers } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
-import {
-  type LoanApplication,
-  latestCalendarDate,
-  type ResolvedLoanApplication,
-  resolveLoanApplication,
-} from '../../domain/lending/loan-terms';
+import { resolveLoanApplication } from '../../domain/lending/loan-terms/application';
+import { latestCalendarDate } from '../../domain/lending/loan-terms/dates';
+import type { LoanApplication, ResolvedLoanApplication } from '../../domain/lending/loan-terms/types';
 import type { DisbursementPeriod, RepaymentPeriod, Schedule } from '../../domain/lending/schedule';
 import { formatMinor, parseDecimalToMinor } from '../../domain/money';
 

@@ -11,13 +11,10 @@ import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, errorCodes } from '../../domain/errors';
 import { fixDecimalText } from '../../domain/lending/decimal-text';
 import type { AprDisclosure } from '../../domain/lending/disclosure';
-import {
-  type ApprovalInput,
-  latestCalendarDate,
-  loanAprDisclosure,
-  resolveApproval,
-  scheduleOf,
-} from '../../domain/lending/loan-terms';
+import { type ApprovalInput, resolveApproval } from '../../domain/lending/loan-terms/approval';
+import { loanAprDisclosure } from '../../domain/lending/loan-terms/apr-disclosure';
+import { latestCalendarDate } from '../../domain/lending/loan-terms/dates';
+import { scheduleOf } from '../../domain/lending/loan-terms/schedule-input';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';

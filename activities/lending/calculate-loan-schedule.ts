@@ -2,10 +2,10 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import { errorCodes } from '../../domain/errors';
 import type { AprDisclosure } from '../../domain/lending/disclosure';
 import {
-  type LoanApplication,
   type LoanDisclosureUnavailableReason,
   loanAprDisclosure,
-} from '../../domain/lending/loan-terms';
+} from '../../domain/lending/loan-terms/apr-disclosure';
+import type { LoanApplication } from '../../domain/lending/loan-terms/types';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { resolveApplicationInTx, type SchedulePreview, schedulePreviewOf } from './application';

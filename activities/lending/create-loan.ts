@@ -7,7 +7,7 @@ import type { Tx } from '../../db/tenant-tx';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';
 import type { LoanStatus } from '../../domain/lending/loan-status';
-import type { LoanApplication } from '../../domain/lending/loan-terms';
+import type { LoanApplication } from '../../domain/lending/loan-terms/types';
 import type { RepaymentPeriod, Schedule } from '../../domain/lending/schedule';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';

@@ -6,7 +6,7 @@ import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, validationError } from '../../domain/errors';
 import { minorOf } from '../../domain/lending/loan-allocation';
-import { scheduleOf } from '../../domain/lending/loan-terms';
+import { scheduleOf } from '../../domain/lending/loan-terms/schedule-input';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';

@@ -4,7 +4,7 @@ import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, validationError } from '../../domain/errors';
-import type { PaymentAllocationPayload } from '../../domain/lending/allocation';
+import type { PaymentAllocationPayload } from '../../domain/lending/allocation/payload';
 import {
   allocationAmountsOf,
   minorOf,

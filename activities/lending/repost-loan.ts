@@ -34,11 +34,11 @@ import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-vers
 import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import {
-  type AllocationResult,
-  allocatePayments,
   type PaymentAllocationPayload,
   paymentAllocationPayload,
-} from '../../domain/lending/allocation';
+} from '../../domain/lending/allocation/payload';
+import { allocatePayments } from '../../domain/lending/allocation/replay';
+import type { AllocationResult } from '../../domain/lending/allocation/types';
 import {
   assertBalanced,
   defaultChartOfAccounts,

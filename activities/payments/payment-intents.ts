@@ -29,7 +29,7 @@ import {
 } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound, validationError } from '../../domain/errors';
-import { outstandingSummary } from '../../domain/lending/allocation';
+import { outstandingSummary } from '../../domain/lending/allocation/summary';
 import { allocationInputOf, allocationStrategyOf, minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import {

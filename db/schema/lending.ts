@@ -198,7 +198,7 @@ export const loanInstallments = pgTable(
     feeChargesPaid: money().notNull().default('0'),
     penaltyChargesPaid: money().notNull().default('0'),
     /**
-     * Interest, fees and penalties a payoff waived (domain/lending/allocation.ts payoff rule; Fineract's
+     * Interest, fees and penalties a payoff waived (domain/lending/allocation/payoff.ts payoff rule; Fineract's
      * `interest_waived_derived`, …), kept by the ledger's repost like the paid columns.
      */
     interestWaived: money().notNull().default('0'),
@@ -246,7 +246,7 @@ export const loanScheduleVersions = pgTable(
     totalDueMinor: numeric({ precision: 38, scale: 0 }).notNull(),
     /**
      * Loan principal this version wrote off (a PRINCIPAL_FORGIVENESS relief), minor units, else 0: the allocation
-     * and the ledger read it (domain/lending/allocation.ts `principalForgiveness`, journal entry `forgiveness/<id>`).
+     * and the ledger read it (domain/lending/allocation/replay.ts `principalForgiveness`, journal entry `forgiveness/<id>`).
      */
     principalForgivenMinor: numeric({ precision: 38, scale: 0 }).notNull().default('0'),
     /** What the relief changed (domain `ReliefSummaryJson`); null for ORIGINAL. */

@@ -8,7 +8,7 @@
  * Pure and deterministic: no clock, no I/O, no float. Amounts are bigint minor units of the loan's currency
  * (`…Minor`); dates are ISO calendar dates `YYYY-MM-DD`; calendar arithmetic is `domain/calendar.ts`'s.
  *
- * The schedule is the allocation's view of the loan (`InstallmentState` of `domain/lending/allocation.ts`, of which only
+ * The schedule is the allocation's view of the loan (`InstallmentState` of `domain/lending/allocation/types.ts`, of which only
  * the due and paid components are read and returned; its derived fields — outstanding, waived by a payoff,
  * obligations met — are dropped, as they would go stale): per installment its due date and, per component
  * (principal, interest, fee, penalty), the amount due and the amount already paid. Rules common to every relief:
@@ -62,7 +62,7 @@
 
 import { addDays, addMonths, isIsoDate } from '../calendar';
 import { DomainError, fieldError, validationError } from '../errors';
-import type { InstallmentState } from '../lending/allocation';
+import type { InstallmentState } from '../lending/allocation/types';
 import type { PeriodFrequencyType } from '../lending/schedule';
 import { minorUnitDigits } from '../money';
 

@@ -10,7 +10,7 @@
  * Accounting basis: cash basis. Interest, fees and penalties are recognised as income when a payment is
  * allocated to them, not when they fall due or accrue; there is no receivable for them, and LOAN_PORTFOLIO
  * holds principal only. (A later accrual issue can add INTEREST_RECEIVABLE without changing these rules for
- * principal.) Interest, fees and penalties a payoff waives (domain/lending/allocation.ts) were never recognised, so
+ * principal.) Interest, fees and penalties a payoff waives (domain/lending/allocation/payoff.ts) were never recognised, so
  * waiving them books nothing. Money outside the system (the borrower's bank, the funding source) is represented
  * by the EXTERNAL_CLEARING asset: a disbursement pays out of it, a payment pays into it.
  *
@@ -18,8 +18,8 @@
  * - disbursement: Dr LOAN_PORTFOLIO amount / Cr EXTERNAL_CLEARING amount;
  * - payment: Dr EXTERNAL_CLEARING amount / Cr LOAN_PORTFOLIO principal, Cr INTEREST_INCOME interest,
  *   Cr FEE_INCOME fees, Cr PENALTY_INCOME penalties, Cr OVERPAYMENT_LIABILITY overpayment — the split is the
- *   payment's allocation (domain/lending/allocation.ts);
- * - principal forgiveness (a hardship relief; domain/lending/allocation.ts `principalForgiveness`):
+ *   payment's allocation (domain/lending/allocation/);
+ * - principal forgiveness (a hardship relief; domain/lending/allocation/replay.ts `principalForgiveness`):
  *   Dr PRINCIPAL_FORGIVENESS_EXPENSE amount / Cr LOAN_PORTFOLIO amount — the principal receivable written off,
  *   value-dated to the relief's as-of date. The other reliefs book nothing: deferral, forbearance and reduced
  *   payment only move due amounts, and the interest, fees and penalties a fee waiver or rate reduction takes off
@@ -45,7 +45,7 @@ import type {
   DisbursementEvent,
   PaymentAllocation,
   PrincipalForgivenessEvent,
-} from './allocation';
+} from './allocation/types';
 
 /** Account codes of the default chart. */
 export const accountCodes = [

@@ -1,6 +1,6 @@
 /**
  * The bridge between a loan as stored (db/schema/lending.ts: `loans`, `loan_products.payment_allocation`,
- * `loan_installments`, `fundings`, posted `payments`) and domain/lending/allocation.ts: the allocation strategy of a loan
+ * `loan_installments`, `fundings`, posted `payments`) and domain/lending/allocation/: the allocation strategy of a loan
  * and the `AllocationInput` of its money events. Used by the money operations (activities/lending/repost-loan.ts)
  * and by the loan summary read (db/queries/lending/ledger.ts), so both replay the same events the same way.
  *
@@ -10,14 +10,14 @@
  */
 
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
+import type { PaymentAllocationPayload } from './allocation/payload';
 import type {
   AllocationInput,
   AllocationStrategy,
   MoneyEvent,
-  PaymentAllocationPayload,
   PaymentAllocationRuleSet,
   PaymentAllocationRule as RuleName,
-} from './allocation';
+} from './allocation/types';
 
 /**
  * Fineract's `due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy` expressed as
@@ -46,7 +46,7 @@ export const duePenIntPriFeePaymentAllocation: readonly PaymentAllocationRuleSet
 /**
  * The allocation strategy of a loan from its `transactionProcessingStrategyCode` and its product's stored
  * `paymentAllocation` (Fineract JSON, used by the advanced strategy only; null → docs/design.md §5 default).
- * RangeError for a code domain/lending/allocation.ts cannot replay.
+ * RangeError for a code domain/lending/allocation/replay.ts cannot replay.
  */
 export function allocationStrategyOf(strategyCode: string, paymentAllocation: unknown): AllocationStrategy {
   switch (strategyCode) {
@@ -180,7 +180,7 @@ export interface PaymentAllocationAmounts {
 }
 
 /**
- * The split of a stored allocation payload (`payments.allocation`, domain/lending/allocation.ts
+ * The split of a stored allocation payload (`payments.allocation`, domain/lending/allocation/payload.ts
  * `paymentAllocationPayload`); every part zero when the payment is not allocated (null payload).
  */
 export function allocationAmountsOf(

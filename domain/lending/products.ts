@@ -24,7 +24,7 @@
 
 import { type FieldError, fieldError } from '../errors';
 import { minorUnitDigits, parseDecimalToMinor } from '../money';
-import { type PaymentAllocationRule as AllocationRuleName, paymentAllocationRules } from './allocation';
+import { type PaymentAllocationRule as AllocationRuleName, paymentAllocationRules } from './allocation/types';
 import { compareDecimalText, decimalShape, isZeroDecimalText, moneyDigits, rateDigits } from './decimal-text';
 
 // ---- codes ------------------------------------------------------------------------------------------------
@@ -65,10 +65,10 @@ export const advancedPaymentAllocationStrategy = 'advanced-payment-allocation-st
 
 /**
  * Fineract `PaymentAllocationType`: a due-ness (past due, due, in advance) and a component. The one list is
- * domain/lending/allocation.ts `paymentAllocationRules`.
+ * domain/lending/allocation/types.ts `paymentAllocationRules`.
  */
 export const paymentAllocationTypes = paymentAllocationRules;
-/** One of `paymentAllocationTypes` (domain/lending/allocation.ts `PaymentAllocationRule`). */
+/** One of `paymentAllocationTypes` (domain/lending/allocation/types.ts `PaymentAllocationRule`). */
 export type PaymentAllocationType = AllocationRuleName;
 
 /** Fineract `PaymentAllocationTransactionType`: which transactions a rule allocates (DEFAULT: all others). */

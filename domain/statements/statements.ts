@@ -97,7 +97,7 @@ export function installmentForStatement(
   return installments.find((i) => i.dueDate === dueDate) ?? null;
 }
 
-/** One line of a stored payment allocation (`payments.allocation.lines`, domain/lending/allocation.ts). */
+/** One line of a stored payment allocation (`payments.allocation.lines`, domain/lending/allocation/payload.ts). */
 export interface AllocationLineText {
   installmentNumber: number | null;
   component: string;

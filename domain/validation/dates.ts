@@ -10,7 +10,7 @@
  */
 import * as v from 'valibot';
 import { earliestDateOfBirth, isCalendarDate } from '../customers/customer';
-import { parseLoanDate } from '../lending/loan-terms';
+import { parseLoanDate } from '../lending/loan-terms/dates';
 
 /** Earliest accepted calendar date (ISO). */
 export const earliestInputDate = earliestDateOfBirth;
@@ -71,7 +71,7 @@ type ArrayPathItem = { type: 'array'; origin: 'value'; input: unknown[]; key: nu
 
 /**
  * Bounds the dates of a Fineract-style loan body (ISO, or in the body's `dateFormat`/`locale`, read as the
- * operation reads them: domain/lending/loan-terms.ts `parseLoanDate`): a readable date out of range → an issue on
+ * operation reads them: domain/lending/loan-terms/dates.ts `parseLoanDate`): a readable date out of range → an issue on
  * its field (e.g. `charges[0].dueDate`). An unreadable date is left to the operation, which names it.
  */
 export function loanDatesInRange<T extends Record<string, unknown>>(where: LoanDateFields) {

@@ -513,7 +513,7 @@ describe('recordExternalPayment', () => {
     );
 
     // 320.00 on 2025-02-01 covers that day's payoff (principal 300 + installment 1's interest 3 and fee 2 = 305;
-    // no interest or fee of the later installments, domain/lending/allocation.ts payoff rule): the loan is paid off. The
+    // no interest or fee of the later installments, domain/lending/allocation/payoff.ts payoff rule): the loan is paid off. The
     // 15.00 above the payoff is allocated before anything is waived: it pays the later installments' interest
     // (3 + 3) and fees (2 + 2) in advance, and only the last 5.00 is an overpayment.
     const overpaid = await fundedLoan();

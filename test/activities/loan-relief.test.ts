@@ -16,7 +16,7 @@ import { getLoanScheduleVersions } from '../../db/queries/lending/schedule-versi
 import { journalEntries, loanInstallments, loans, payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { RequestedRelief } from '../../domain/hardship/offer';
-import type { PaymentAllocationPayload } from '../../domain/lending/allocation';
+import type { PaymentAllocationPayload } from '../../domain/lending/allocation/payload';
 import { parseDecimalToMinor } from '../../domain/money';
 import { type ActivityHarness, createHarness, expectDomainError, newTenant } from './helpers';
 import { accountBalances, approvedLoan, type LoanFixture, tenantTrialBalance } from './ledger-fixtures';

@@ -1,5 +1,5 @@
 /**
- * Payment allocation (domain/lending/allocation.ts).
+ * Payment allocation (domain/lending/allocation/).
  *
  * Oracles:
  * - Hand-computed: the strategies of docs/design.md §5 and Fineract (`mifos-standard-strategy`,
@@ -16,22 +16,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/calendar';
+import { paymentAllocationPayload } from '../../domain/lending/allocation/payload';
+import { allocatePayments, installmentsFromSchedule } from '../../domain/lending/allocation/replay';
+import { outstandingSummary } from '../../domain/lending/allocation/summary';
 import {
   type AllocationComponent,
   type AllocationInput,
   type AllocationResult,
   type AllocationStrategy,
-  allocatePayments,
   coveredConsumerPaymentAllocation,
   type FutureInstallmentAllocationRule,
   type InstallmentDue,
-  installmentsFromSchedule,
   type MoneyEvent,
-  outstandingSummary,
   type PaymentAllocationRule,
-  paymentAllocationPayload,
   paymentAllocationRules,
-} from '../../domain/lending/allocation';
+} from '../../domain/lending/allocation/types';
 import { generateSchedule } from '../../domain/lending/schedule';
 import { parseDecimalToMinor } from '../../domain/money';
 
@@ -1115,7 +1114,7 @@ function straightLineAccrual(interest: bigint, fromDate: string, dueDate: string
 
 /**
  * The priority of (installment index, component) for a payment on `valueDate`, read from the strategy's
- * definition (module note of domain/lending/allocation.ts): smaller keys are served first.
+ * definition (module note of domain/lending/allocation/replay.ts): smaller keys are served first.
  */
 function priorityKey(
   input: AllocationInput,

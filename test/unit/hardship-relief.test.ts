@@ -29,7 +29,7 @@ import {
   reliefSize,
   totalDueMinor,
 } from '../../domain/hardship/relief';
-import { allocatePayments, installmentsFromSchedule } from '../../domain/lending/allocation';
+import { allocatePayments, installmentsFromSchedule } from '../../domain/lending/allocation/replay';
 import {
   generateSchedule,
   type PeriodFrequencyType,

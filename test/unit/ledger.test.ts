@@ -14,14 +14,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/calendar';
+import { allocatePayments } from '../../domain/lending/allocation/replay';
 import {
   type AllocationInput,
   type AllocationStrategy,
-  allocatePayments,
   type InstallmentDue,
   type MoneyEvent,
   paymentAllocationRules,
-} from '../../domain/lending/allocation';
+} from '../../domain/lending/allocation/types';
 import {
   assertBalanced,
   defaultChartOfAccounts,

@@ -1,5 +1,5 @@
 /**
- * Loan applications against their product (domain/lending/loan-terms.ts).
+ * Loan applications against their product (domain/lending/loan-terms/).
  *
  * Oracles:
  * - Published: every case of test/vectors/fineract-schedules.json, given as a loan application on a
@@ -15,18 +15,16 @@
 import { readFileSync } from 'node:fs';
 import Decimal from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import {
-  type LoanApplication,
-  type LoanChargeDefinition,
-  type LoanProductForTerms,
-  latestCalendarDate,
-  loanAprDisclosure,
-  parseLoanDate,
-  prepaidFinanceChargesOf,
-  resolveApproval,
-  resolveLoanApplication,
-  scheduleInputOf,
-} from '../../domain/lending/loan-terms';
+import { resolveLoanApplication } from '../../domain/lending/loan-terms/application';
+import { resolveApproval } from '../../domain/lending/loan-terms/approval';
+import { loanAprDisclosure, prepaidFinanceChargesOf } from '../../domain/lending/loan-terms/apr-disclosure';
+import { latestCalendarDate, parseLoanDate } from '../../domain/lending/loan-terms/dates';
+import { scheduleInputOf } from '../../domain/lending/loan-terms/schedule-input';
+import type {
+  LoanApplication,
+  LoanChargeDefinition,
+  LoanProductForTerms,
+} from '../../domain/lending/loan-terms/types';
 import { generateSchedule, type ScheduleInput } from '../../domain/lending/schedule';
 
 const consumerConfig = {

@@ -1,5 +1,5 @@
 /**
- * Payoff (domain/lending/allocation.ts `outstandingSummary` quote and the replay's payoff posting, one rule;  * a quote of 1212.00 whose payment left 67.42 owed).
+ * Payoff (domain/lending/allocation/summary.ts `outstandingSummary` quote and the replay's payoff posting, one rule;  * a quote of 1212.00 whose payment left 67.42 owed).
  *
  * Oracles:
  * - Hand-computed: the issue's loan (1,200.00 at 12 % a year, 12 monthly equal installments, declining balance,
@@ -18,15 +18,10 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../domain/calendar';
-import {
-  type AllocationInput,
-  type AllocationStrategy,
-  accruedInterestMinor,
-  allocatePayments,
-  installmentsFromSchedule,
-  type MoneyEvent,
-  outstandingSummary,
-} from '../../domain/lending/allocation';
+import { accruedInterestMinor } from '../../domain/lending/allocation/accrual';
+import { allocatePayments, installmentsFromSchedule } from '../../domain/lending/allocation/replay';
+import { outstandingSummary } from '../../domain/lending/allocation/summary';
+import type { AllocationInput, AllocationStrategy, MoneyEvent } from '../../domain/lending/allocation/types';
 import { postingsForAllocation, trialBalance } from '../../domain/lending/ledger';
 import { generateSchedule } from '../../domain/lending/schedule';
 import { parseDecimalToMinor } from '../../domain/money';

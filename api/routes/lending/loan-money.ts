@@ -245,7 +245,7 @@ export const loanMoneyRoutes = factory
   )
   /**
    * The loan summary as of `asOfDate` (default: today in UTC): balances outstanding by component, overdue
-   * components with `daysPastDue`, the payoff projection at `asOfDate` (domain/lending/allocation.ts payoff rule: the
+   * components with `daysPastDue`, the payoff projection at `asOfDate` (domain/lending/allocation/payoff.ts payoff rule: the
    * same rule that posts a payment of that amount on that date as the payoff), the frozen APR disclosure and the
    * restrictions in force — one read statement (db/queries/lending/ledger.ts `getLoanSummary`). Another tenant's loan → 404.
    */

@@ -6,8 +6,8 @@
  * A loan of another tenant is invisible: the functions answer null, which the routes turn into 404.
  */
 import { and, asc, count, desc, eq, or, sql } from 'drizzle-orm';
-import type { PaymentAllocationPayload } from '../../../domain/lending/allocation';
-import { outstandingSummary, summaryFromPostedState } from '../../../domain/lending/allocation';
+import type { PaymentAllocationPayload } from '../../../domain/lending/allocation/payload';
+import { outstandingSummary, summaryFromPostedState } from '../../../domain/lending/allocation/summary';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -299,7 +299,7 @@ export interface LoanSummaryView {
     daysPastDue: number;
   };
   /**
-   * What pays the loan off on `asOfDate` (domain/lending/allocation.ts `outstandingSummary`, payoff rule): outstanding
+   * What pays the loan off on `asOfDate` (domain/lending/allocation/summary.ts `outstandingSummary`, payoff rule): outstanding
    * principal, the unpaid interest, fees and penalties of installments due on or before it, and the interest of
    * the period that contains it accrued to it, less what is paid of it. Paying it on `asOfDate` closes the loan.
    */
@@ -364,7 +364,7 @@ interface SummaryRow extends Record<string, unknown> {
  * `loan_summary_projections` (installments with the paid and waived amounts the last posting stored, the sums of
  * its fundings and overpayments, the last value dates; kept by triggers, migration 0018) and the restrictions in
  * force at `at` (status ACTIVE, not expired, customer-wide or on this loan). When no money event is value-dated
- * after `asOfDate`, the figures come from that stored state (domain/lending/allocation.ts `summaryFromPostedState`);
+ * after `asOfDate`, the figures come from that stored state (domain/lending/allocation/summary.ts `summaryFromPostedState`);
  * otherwise a second read returns the installments, fundings and posted payments from the raw tables in one
  * snapshot and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
@@ -392,7 +392,7 @@ export async function getLoanSummary(
 
   let figures: ReturnType<typeof outstandingSummary> | null = null;
   if (row.installments.length > 0 && row.state_current) {
-    // No event after asOfDate: the state the last posting stored IS the replay's (domain/lending/allocation.ts
+    // No event after asOfDate: the state the last posting stored IS the replay's (domain/lending/allocation/
     // summaryFromPostedState), so the events are not replayed on every read.
     const minor = (amount: string) => minorOf(amount, currency);
     figures = summaryFromPostedState(

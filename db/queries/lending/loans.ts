@@ -10,12 +10,12 @@
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { daysBetween } from '../../../domain/calendar';
 import { notFound } from '../../../domain/errors';
-import type { PaymentAllocationPayload } from '../../../domain/lending/allocation';
+import type { PaymentAllocationPayload } from '../../../domain/lending/allocation/payload';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
 import type { LoanOrderBy } from '../../../domain/lending/loan-list';
 import { type LoanStatus, type LoanStatusView, loanStatusView } from '../../../domain/lending/loan-status';
-import type { LoanChargeDefinition, LoanTerms } from '../../../domain/lending/loan-terms';
+import type { LoanChargeDefinition, LoanTerms } from '../../../domain/lending/loan-terms/types';
 import type { PaymentAllocationRule } from '../../../domain/lending/products';
 import type { ChargeCalculationType, ChargeTimeType } from '../../../domain/lending/schedule';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../../domain/money';
@@ -53,7 +53,7 @@ export interface LoanForMoney {
   principal: string;
   /** Principal frozen at approval, decimal string; null while SUBMITTED. Fundings may not exceed it. */
   approvedPrincipal: string | null;
-  /** The loan's Fineract repayment strategy (equal to its product's, domain/lending/loan-terms.ts). */
+  /** The loan's Fineract repayment strategy (equal to its product's, domain/lending/loan-terms/application.ts). */
   transactionProcessingStrategyCode: string;
   /** The product's allocation rules of the advanced strategy (docs/design.md §5 default stored); null otherwise. */
   paymentAllocation: PaymentAllocationRule[] | null;
@@ -118,7 +118,7 @@ export async function lockLoanForMoney(tx: Tx, tenantId: string, loanId: number)
 
 /**
  * The tenant's charge definitions among `chargeIds` (missing ids are simply absent), by id, in the shape
- * domain/lending/loan-terms.ts checks an application's `charges` against. Runs in the caller's transaction.
+ * domain/lending/loan-terms/application.ts checks an application's `charges` against. Runs in the caller's transaction.
  */
 export async function readLoanChargeDefinitions(
   tx: Tx,
@@ -152,7 +152,7 @@ export async function readLoanChargeDefinitions(
 // ---- stored terms ---------------------------------------------------------------------------------------------
 
 /**
- * `loans.terms` as the loan operations write it: the loan's terms (domain/lending/loan-terms.ts `LoanTerms`)
+ * `loans.terms` as the loan operations write it: the loan's terms (domain/lending/loan-terms/types.ts `LoanTerms`)
  * plus the charges due at disbursement of its current schedule (`disbursementFeeChargesDue`, decimal string with
  * the currency's digits), which `loan_installments` (installments 1…n) does not hold.
  */
@@ -236,7 +236,7 @@ export interface LoanScheduleInstallmentRow {
   penaltyChargesPaid: string;
   totalPaidForPeriod: string;
   /**
-   * Waived by a payoff (domain/lending/allocation.ts; Fineract `interestWaived`, `feeChargesWaived`,
+   * Waived by a payoff (domain/lending/allocation/payoff.ts; Fineract `interestWaived`, `feeChargesWaived`,
    * `penaltyChargesWaived`, `totalWaivedForPeriod`).
    */
   interestWaived: string;

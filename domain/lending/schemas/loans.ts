@@ -3,7 +3,7 @@
  * calculateLoanSchedule`, `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; § Lending
  * core reads: `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=…`; § Native loan list item).
  * Field names and integer codes are Apache Fineract's (amounts and rates as decimal strings or JSON numbers, dates
- * as strings that domain/lending/loan-terms.ts reads as ISO or per `dateFormat`); bodies and queries are strict
+ * as strings that domain/lending/loan-terms/dates.ts reads as ISO or per `dateFormat`); bodies and queries are strict
  * (any other field or parameter → 400). The rules that need the product, the borrower or the charges are checked
  * by the operations, also as Shape A 400s naming the parameter. `externalId` and `transactionProcessingStrategyCode`
  * are strict references, `locale` and `dateFormat` strict settings (./refs.ts); dates as text and `note` refuse a
@@ -35,7 +35,7 @@ const dateText = v.pipe(
   ),
 );
 
-/** Formatting hints Fineract clients send with every write (see domain/lending/loan-terms.ts). */
+/** Formatting hints Fineract clients send with every write (see domain/lending/loan-terms/dates.ts). */
 const fineractHints = {
   locale: v.nullish(localeField),
   dateFormat: v.nullish(dateFormatField),

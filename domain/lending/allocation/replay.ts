@@ -1,0 +1,555 @@
+/**
+ * Payment allocation of a loan: replays the loan's money events (disbursements and payments) in value-date
+ * order against its installments and says, per payment, which component of which installment it paid, and
+ * what is left over as an overpayment (issue: `POST /v1/loans/{loanId}/payments/record-external`, "value-dated
+ * to effectiveDate, allocated by the loan's strategy across installments"; spec § States: "allocation performed
+ * by the ledger").
+ *
+ * Pure and deterministic: no clock, no I/O, no float. Amounts are bigint counts of the currency's minor unit
+ * (`…Minor`, e.g. cents for USD; `domain/money.ts` converts to and from decimal strings); dates are ISO calendar
+ * dates `YYYY-MM-DD`, compared as calendar days.
+ *
+ * Replay order. Events are sorted by value date, then disbursements before payments on the same day (money
+ * cannot be repaid before it is lent), then by `id` (the row's identity, i.e. the order of recording). The
+ * result depends only on the set of events, never on the order they are passed in, so a back-dated payment
+ * gives exactly the allocation that posting in date order would have given; every later payment is
+ * re-allocated against the state the back-dated one left.
+ *
+ * Strategies (`transactionProcessingStrategyCode`, Apache Fineract's names):
+ * - `mifos-standard-strategy` (Fineract `FineractStyleLoanRepaymentScheduleTransactionProcessor`, "Penalties, Fees,
+ *   Interest, Principal order"): installments oldest first, whatever their due dates; within one: penalties,
+ *   fees, interest, principal.
+ * - `advanced-payment-allocation-strategy` (Fineract `AdvancedPaymentScheduleTransactionProcessor`): twelve
+ *   rules `<due-ness>_<component>` ordered by the loan product's `paymentAllocation` (Fineract's JSON format).
+ *   Due-ness is decided against the payment's value date: PAST_DUE = due date before it (oldest installment
+ *   first), DUE = due on that day, IN_ADVANCE = due after it. In-advance money goes, per
+ *   `futureInstallmentAllocationRule`, to the next installment (NEXT_INSTALLMENT, then the one after, …), to
+ *   the last (LAST_INSTALLMENT, then the one before, …), or to the installment whose period contains the value
+ *   date and then to the last (NEXT_LAST_INSTALLMENT; the first installment's period includes its start).
+ *   `loanScheduleProcessingType` HORIZONTAL (Fineract's default) groups the rules by due-ness in the order of
+ *   first appearance and pays installment by installment: every component of the oldest past-due installment
+ *   (in rule order) before the next one. VERTICAL applies the rules one by one across all installments of
+ *   their due-ness (e.g. past-due interest of every installment before any past-due principal).
+ *   Without `paymentAllocation`, the COVERED_CONSUMER default of docs/design.md §5 applies
+ *   (`coveredConsumerPaymentAllocation`): past-due interest, principal, fee, penalty; then due in the same
+ *   order; then in advance in the same order, to the next installment (docs/design.md §5 cites 16 CFR §444.4, the FTC
+ *   Credit Practices Rule's ban on pyramiding late charges: within an installment, interest and principal come
+ *   before its fees and penalties). The rule itself is about assessing late charges, which is not done here:
+ *   since every past-due rule precedes every due rule, an unpaid penalty of an earlier installment is still
+ *   paid before the installment due today, so a late-charge assessor must not charge a late fee on a payment
+ *   that was full and on time except for an earlier late fee. Fineract's own product default order differs
+ *   (penalty, fee, principal, interest).
+ *
+ * Principal can never be repaid beyond the principal disbursed up to the payment's value date (the loan
+ * portfolio account never turns to a credit); the excess flows to the next rule. Whatever no rule can take is
+ * the payment's overpayment (its own line, `component: 'OVERPAYMENT'`), held as a liability by the ledger.
+ *
+ * An installment's `obligationsMetOnDate` is the value date of the payment that completed it; an installment
+ * with nothing due is met on the first disbursement date (Fineract `updateDerivedFields`).
+ *
+ * The payoff a payment can be is the payoff rule of payoff.ts (its module note says how such a payment is
+ * allocated first, waived after).
+ *
+ * Principal forgiveness (`AllocationInput.principalForgiveness`; hardship relief
+ * `PRINCIPAL_FORGIVENESS`, activities/lending/loan-relief.ts): principal written off by a relief has already been
+ * taken off the installments' principal due, so the principal the installments owe is the disbursed principal less
+ * everything forgiven. The replay deducts the forgiven total from the disbursed principal wherever it bounds
+ * principal (the cap on principal repaid, the payoff's "whole scheduled principal disbursed" test and the principal
+ * outstanding), whatever the value dates: the installments read are always the current schedule version, so the
+ * forgiveness applies to every day the replay looks at, like the rest of that version. Forgiveness events are
+ * echoed in the result for the ledger (domain/lending/ledger.ts posts each one).
+ *
+ * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
+ * disbursement, more disbursed than the installments' principal plus the principal forgiven, or more forgiven
+ * than disbursed.
+ */
+
+import { parseDecimalToMinor } from '../../money';
+import type { Schedule } from '../schedule';
+import { epochDay } from './accrual';
+import { type PayoffQuote, payoffRule } from './payoff';
+import {
+  type AllocationComponent,
+  type AllocationInput,
+  type AllocationLine,
+  type AllocationResult,
+  type AllocationStrategy,
+  type ComponentRecord,
+  coveredConsumerPaymentAllocation,
+  type DisbursementEvent,
+  type DueType,
+  type InstallmentAllocationLine,
+  type InstallmentDue,
+  type MoneyEvent,
+  type PaymentAllocation,
+  type PaymentAllocationRuleSet,
+  type PrincipalForgivenessEvent,
+  paymentAllocationRules,
+} from './types';
+
+/**
+ * Replays `input.events` in value-date order (module note) and allocates every payment by `input.strategy`.
+ * RangeError on malformed input, a payment before the first disbursement, or disbursements above the principal.
+ */
+export function allocatePayments(input: AllocationInput): AllocationResult {
+  const loan = normalize(input);
+  return replay(loan, loan.events);
+}
+
+/**
+ * The installments of a `generateSchedule` result (domain/lending/schedule.ts), its decimal strings turned into minor
+ * units at the schedule's `digitsAfterDecimal`. RangeError when the disbursement period carries charges: those
+ * are not installments; pass them as the first disbursement's `chargesWithheldMinor` instead.
+ */
+export function installmentsFromSchedule(schedule: Schedule): InstallmentDue[] {
+  const digits = schedule.currency.digitsAfterDecimal;
+  const [disbursement, ...periods] = schedule.periods;
+  if (parseDecimalToMinor(disbursement.feeChargesDue, digits) !== 0n) {
+    throw new RangeError('charges due at disbursement are not supported by payment allocation');
+  }
+  return periods.map((period) => ({
+    installmentNumber: period.period,
+    fromDate: period.fromDate,
+    dueDate: period.dueDate,
+    principalDueMinor: parseDecimalToMinor(period.principalDue, digits),
+    interestDueMinor: parseDecimalToMinor(period.interestDue, digits),
+    feeDueMinor: parseDecimalToMinor(period.feeChargesDue, digits),
+    penaltyDueMinor: parseDecimalToMinor(period.penaltyChargesDue, digits),
+  }));
+}
+
+// ---- internals ------------------------------------------------------------------------------------------------
+
+/** An installment with its dates as epoch days and its due amounts by component. */
+export interface NormalizedInstallment {
+  due: InstallmentDue;
+  fromDay: number;
+  dueDay: number;
+  dueMinor: Record<AllocationComponent, bigint>;
+}
+
+type NormalizedEvent = MoneyEvent & { day: number };
+
+/** A slot of the allocation order: one component of one installment (index into the installments). */
+type Slot = readonly [index: number, component: AllocationComponent];
+
+type SlotOrder = (paymentDay: number) => Iterable<Slot>;
+
+interface NormalizedLoan {
+  currency: string;
+  installments: NormalizedInstallment[];
+  events: NormalizedEvent[];
+  slotOrder: SlotOrder;
+  principalForgiveness: PrincipalForgivenessEvent[];
+  principalForgivenMinor: bigint;
+}
+
+const mifosComponentOrder = ['PENALTY', 'FEE', 'INTEREST', 'PRINCIPAL'] as const;
+
+/** The replay itself (module note) over `events`, already normalized and sorted. */
+export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): AllocationResult {
+  const { installments } = loan;
+  const zeroRecord = (): ComponentRecord => ({ PRINCIPAL: 0n, INTEREST: 0n, FEE: 0n, PENALTY: 0n });
+  const paid = installments.map(zeroRecord);
+  const waived = installments.map(zeroRecord);
+  const metOn: (string | null)[] = installments.map(() => null);
+  const outstandingOf = (index: number): bigint => {
+    const due = installments[index]!.dueMinor;
+    const p = paid[index]!;
+    const w = waived[index]!;
+    return (
+      due.PRINCIPAL -
+      p.PRINCIPAL +
+      (due.INTEREST - p.INTEREST - w.INTEREST) +
+      (due.FEE - p.FEE - w.FEE) +
+      (due.PENALTY - p.PENALTY - w.PENALTY)
+    );
+  };
+  let scheduledPrincipal = 0n;
+  for (const installment of installments) scheduledPrincipal += installment.dueMinor.PRINCIPAL;
+  let disbursed = 0n;
+  let principalRepaid = 0n;
+  let overpaymentTotal = 0n;
+  // the principal the installments owe: disbursed less forgiven (module note), never below zero
+  const lentOf = (): bigint => {
+    const lent = disbursed - loan.principalForgivenMinor;
+    return lent > 0n ? lent : 0n;
+  };
+  const disbursements: DisbursementEvent[] = [];
+  const payments: PaymentAllocation[] = [];
+
+  for (const event of events) {
+    if (event.kind === 'DISBURSEMENT') {
+      if (disbursements.length === 0) {
+        for (const [index] of installments.entries()) {
+          if (outstandingOf(index) === 0n) metOn[index] = event.valueDate;
+        }
+      }
+      disbursed += event.amountMinor;
+      disbursements.push({
+        kind: 'DISBURSEMENT',
+        id: event.id,
+        valueDate: event.valueDate,
+        amountMinor: event.amountMinor,
+        ...(event.chargesWithheldMinor ? { chargesWithheldMinor: event.chargesWithheldMinor } : {}),
+      });
+      continue;
+    }
+    // A payment that covers the payoff on its value date pays the loan off (module note, `payoffRule`).
+    let quote: PayoffQuote | null = null;
+    if (lentOf() === scheduledPrincipal && installments.some((_, index) => outstandingOf(index) > 0n)) {
+      const candidate = payoffRule(
+        installments.map((installment, index) => ({
+          fromDay: installment.fromDay,
+          dueDay: installment.dueDay,
+          dueMinor: installment.dueMinor,
+          paidMinor: paid[index]!,
+          waivedMinor: waived[index]!,
+        })),
+        lentOf() - principalRepaid,
+        event.day,
+      );
+      if (event.amountMinor >= candidate.totalMinor) quote = candidate;
+    }
+    let remaining = event.amountMinor;
+    const lines = new Map<string, InstallmentAllocationLine>();
+    const totals: ComponentRecord = zeroRecord();
+    /** Pays up to `budget` in the strategy's order, each slot up to `roomOf` it; returns what is left. */
+    const allocate = (budget: bigint, roomOf: (index: number, component: AllocationComponent) => bigint) => {
+      let left = budget;
+      for (const [index, component] of loan.slotOrder(event.day)) {
+        if (left === 0n) break;
+        let room = roomOf(index, component);
+        if (component === 'PRINCIPAL' && room > lentOf() - principalRepaid) room = lentOf() - principalRepaid;
+        if (room <= 0n) continue;
+        const amount = left < room ? left : room;
+        left -= amount;
+        paid[index]![component] += amount;
+        totals[component] += amount;
+        if (component === 'PRINCIPAL') principalRepaid += amount;
+        const installmentNumber = installments[index]!.due.installmentNumber;
+        const key = `${installmentNumber}/${component}`;
+        const line = lines.get(key);
+        if (line) line.amountMinor += amount;
+        else lines.set(key, { installmentNumber, component, amountMinor: amount });
+      }
+      return left;
+    };
+    const unpaidOf = (index: number, component: AllocationComponent): bigint =>
+      installments[index]!.dueMinor[component] - paid[index]![component] - waived[index]![component];
+    if (quote === null) {
+      remaining = allocate(remaining, unpaidOf);
+    } else {
+      const payoffQuote = quote;
+      // 1. the payoff amount, by the strategy, to what the payoff keeps owed: it settles every principal slot
+      const keptUnpaidOf = (index: number, component: AllocationComponent): bigint =>
+        component === 'PRINCIPAL'
+          ? unpaidOf(index, component)
+          : payoffQuote.keptMinor[index]![component] - paid[index]![component];
+      remaining = allocate(payoffQuote.totalMinor, keptUnpaidOf) + (remaining - payoffQuote.totalMinor);
+      // 2. the rest, by the strategy, to the later interest, fees and penalties (paid in advance)
+      remaining = allocate(remaining, unpaidOf);
+      // 3. principal is settled: what is still unpaid of them is waived
+      for (const [index] of installments.entries()) {
+        for (const component of ['INTEREST', 'FEE', 'PENALTY'] as const) {
+          waived[index]![component] += unpaidOf(index, component);
+        }
+      }
+    }
+    // after the whole payment: an installment it completed (or a payoff waived to nothing) is met today
+    for (const [index] of installments.entries()) {
+      if (metOn[index] === null && outstandingOf(index) === 0n) metOn[index] = event.valueDate;
+    }
+    let allocationLines: AllocationLine[] = [...lines.values()];
+    if (quote !== null && allocationLines.length > 1) {
+      // two passes applied money: list the lines in the strategy's order, as one pass would have
+      const rank = new Map<string, number>();
+      for (const [index, component] of loan.slotOrder(event.day)) {
+        const key = `${installments[index]!.due.installmentNumber}/${component}`;
+        if (!rank.has(key)) rank.set(key, rank.size);
+      }
+      const rankOf = (line: AllocationLine): number =>
+        rank.get(`${line.installmentNumber}/${line.component}`) ?? Number.MAX_SAFE_INTEGER;
+      allocationLines = allocationLines.sort((a, b) => rankOf(a) - rankOf(b));
+    }
+    if (remaining > 0n) {
+      allocationLines.push({ installmentNumber: null, component: 'OVERPAYMENT', amountMinor: remaining });
+      overpaymentTotal += remaining;
+    }
+    payments.push({
+      paymentId: event.id,
+      valueDate: event.valueDate,
+      amountMinor: event.amountMinor,
+      lines: allocationLines,
+      principalMinor: totals.PRINCIPAL,
+      interestMinor: totals.INTEREST,
+      feeMinor: totals.FEE,
+      penaltyMinor: totals.PENALTY,
+      overpaymentMinor: remaining,
+      payoff: quote !== null,
+    });
+  }
+
+  return {
+    currency: loan.currency,
+    installments: installments.map((installment, index) => {
+      const p = paid[index]!;
+      const w = waived[index]!;
+      return {
+        ...installment.due,
+        principalPaidMinor: p.PRINCIPAL,
+        interestPaidMinor: p.INTEREST,
+        feePaidMinor: p.FEE,
+        penaltyPaidMinor: p.PENALTY,
+        interestWaivedMinor: w.INTEREST,
+        feeWaivedMinor: w.FEE,
+        penaltyWaivedMinor: w.PENALTY,
+        outstandingMinor: outstandingOf(index),
+        obligationsMetOnDate: metOn[index]!,
+      };
+    }),
+    disbursements,
+    payments,
+    disbursedMinor: disbursed,
+    overpaymentMinor: overpaymentTotal,
+    principalForgiveness: loan.principalForgiveness.map((f) => ({ ...f })),
+    principalForgivenMinor: loan.principalForgivenMinor,
+  };
+}
+
+/** Validates `input` (RangeError) and sorts its events into replay order. */
+export function normalize(input: AllocationInput): NormalizedLoan {
+  if (typeof input.currency !== 'string' || !/^[A-Z]{3}$/.test(input.currency)) {
+    throw new RangeError(`currency must be an ISO 4217 code: ${String(input.currency)}`);
+  }
+  if (!Array.isArray(input.installments) || input.installments.length === 0) {
+    throw new RangeError('installments must be a non-empty array');
+  }
+  const installments = [...input.installments]
+    .map((due, position) => normalizeInstallment(due, position))
+    .sort((a, b) => a.due.installmentNumber - b.due.installmentNumber);
+  let scheduledPrincipal = 0n;
+  for (const [index, installment] of installments.entries()) {
+    scheduledPrincipal += installment.dueMinor.PRINCIPAL;
+    const previous = installments[index - 1];
+    if (!previous) continue;
+    if (previous.due.installmentNumber === installment.due.installmentNumber) {
+      throw new RangeError(`installmentNumber ${installment.due.installmentNumber} appears twice`);
+    }
+    if (installment.dueDay < previous.dueDay) {
+      throw new RangeError(
+        `installment ${installment.due.installmentNumber} falls due before the one before it`,
+      );
+    }
+  }
+
+  if (!Array.isArray(input.events)) throw new RangeError('events must be an array');
+  const seen = new Set<string>();
+  const events = input.events.map((event, position) => {
+    const label = `events[${position}]`;
+    if (event.kind !== 'DISBURSEMENT' && event.kind !== 'PAYMENT') {
+      throw new RangeError(`${label}.kind must be DISBURSEMENT or PAYMENT`);
+    }
+    if (!Number.isSafeInteger(event.id) || event.id < 1) {
+      throw new RangeError(`${label}.id must be a positive safe integer`);
+    }
+    const key = `${event.kind}/${event.id}`;
+    if (seen.has(key)) throw new RangeError(`${label}: ${event.kind} id ${event.id} appears twice`);
+    seen.add(key);
+    if (typeof event.amountMinor !== 'bigint' || event.amountMinor <= 0n) {
+      throw new RangeError(`${label}.amountMinor must be a bigint > 0`);
+    }
+    return { ...event, day: epochDay(event.valueDate, `${label}.valueDate`) } as NormalizedEvent;
+  });
+  events.sort(compareEvents);
+
+  let disbursed = 0n;
+  for (const event of events) {
+    if (event.kind === 'DISBURSEMENT') {
+      disbursed += event.amountMinor;
+      const withheld = event.chargesWithheldMinor ?? 0n;
+      if (withheld < 0n || withheld > event.amountMinor) {
+        throw new RangeError(
+          `disbursement ${event.id}: chargesWithheldMinor must be between 0 and the disbursed amount`,
+        );
+      }
+    } else if (disbursed === 0n) {
+      throw new RangeError(
+        `payment ${event.id} is value-dated ${event.valueDate}, before the first disbursement`,
+      );
+    }
+  }
+  const forgivenessInput = input.principalForgiveness ?? [];
+  if (!Array.isArray(forgivenessInput)) throw new RangeError('principalForgiveness must be an array');
+  const forgivenIds = new Set<number>();
+  let forgiven = 0n;
+  const principalForgiveness = forgivenessInput.map((event, position) => {
+    const label = `principalForgiveness[${position}]`;
+    if (!Number.isSafeInteger(event.id) || event.id < 1 || forgivenIds.has(event.id)) {
+      throw new RangeError(`${label}.id must be a unique positive safe integer`);
+    }
+    forgivenIds.add(event.id);
+    if (typeof event.amountMinor !== 'bigint' || event.amountMinor <= 0n) {
+      throw new RangeError(`${label}.amountMinor must be a bigint > 0`);
+    }
+    epochDay(event.valueDate, `${label}.valueDate`);
+    forgiven += event.amountMinor;
+    return { id: event.id, valueDate: event.valueDate, amountMinor: event.amountMinor };
+  });
+  principalForgiveness.sort((a, b) =>
+    a.valueDate === b.valueDate ? a.id - b.id : a.valueDate < b.valueDate ? -1 : 1,
+  );
+  if (forgiven > disbursed) {
+    throw new RangeError(
+      `principal forgiven (${forgiven} minor units) exceeds the disbursements (${disbursed})`,
+    );
+  }
+  if (disbursed - forgiven > scheduledPrincipal) {
+    throw new RangeError(
+      `disbursements (${disbursed} minor units) less the principal forgiven (${forgiven}) exceed the installments' principal (${scheduledPrincipal})`,
+    );
+  }
+
+  return {
+    currency: input.currency,
+    installments,
+    events,
+    slotOrder: slotOrderOf(input.strategy, installments),
+    principalForgiveness,
+    principalForgivenMinor: forgiven,
+  };
+}
+
+/** Replay order: value date, disbursements before payments, then id. */
+function compareEvents(a: NormalizedEvent, b: NormalizedEvent): number {
+  if (a.day !== b.day) return a.day - b.day;
+  if (a.kind !== b.kind) return a.kind === 'DISBURSEMENT' ? -1 : 1;
+  return a.id - b.id;
+}
+
+/** Validates one installment (RangeError naming its position) and reads its dates as epoch days. */
+export function normalizeInstallment(due: InstallmentDue, position: number): NormalizedInstallment {
+  const label = `installments[${position}]`;
+  if (!Number.isSafeInteger(due.installmentNumber) || due.installmentNumber < 1) {
+    throw new RangeError(`${label}.installmentNumber must be a positive integer`);
+  }
+  const fromDay = epochDay(due.fromDate, `${label}.fromDate`);
+  const dueDay = epochDay(due.dueDate, `${label}.dueDate`);
+  if (dueDay < fromDay) throw new RangeError(`${label}.dueDate is before its fromDate`);
+  const amount = (value: bigint, name: string): bigint => {
+    if (typeof value !== 'bigint' || value < 0n)
+      throw new RangeError(`${label}.${name} must be a bigint ≥ 0`);
+    return value;
+  };
+  return {
+    due: { ...due },
+    fromDay,
+    dueDay,
+    dueMinor: {
+      PRINCIPAL: amount(due.principalDueMinor, 'principalDueMinor'),
+      INTEREST: amount(due.interestDueMinor, 'interestDueMinor'),
+      FEE: amount(due.feeDueMinor, 'feeDueMinor'),
+      PENALTY: amount(due.penaltyDueMinor, 'penaltyDueMinor'),
+    },
+  };
+}
+
+function slotOrderOf(
+  strategy: AllocationStrategy,
+  installments: readonly NormalizedInstallment[],
+): SlotOrder {
+  if (strategy?.code === 'mifos-standard-strategy') {
+    return function* mifos() {
+      for (const index of installments.keys()) {
+        for (const component of mifosComponentOrder) yield [index, component] as const;
+      }
+    };
+  }
+  if (strategy?.code !== 'advanced-payment-allocation-strategy') {
+    throw new RangeError(`unknown allocation strategy: ${String((strategy as { code?: unknown })?.code)}`);
+  }
+  const ruleSets = strategy.paymentAllocation ?? coveredConsumerPaymentAllocation;
+  if (!Array.isArray(ruleSets)) throw new RangeError('paymentAllocation must be an array');
+  const ruleSet =
+    ruleSets.find((set) => set?.transactionType === 'REPAYMENT') ??
+    ruleSets.find((set) => set?.transactionType === 'DEFAULT');
+  if (!ruleSet) throw new RangeError('paymentAllocation needs a DEFAULT rule set');
+  const rules = orderedRules(ruleSet);
+  const futureRule = ruleSet.futureInstallmentAllocationRule ?? 'NEXT_INSTALLMENT';
+  if (!['NEXT_INSTALLMENT', 'LAST_INSTALLMENT', 'NEXT_LAST_INSTALLMENT'].includes(futureRule)) {
+    throw new RangeError(`unsupported futureInstallmentAllocationRule: ${String(futureRule)}`);
+  }
+  const processing = strategy.loanScheduleProcessingType ?? 'HORIZONTAL';
+  if (processing !== 'HORIZONTAL' && processing !== 'VERTICAL') {
+    throw new RangeError(`unknown loanScheduleProcessingType: ${String(processing)}`);
+  }
+
+  /** The installments of one due-ness for a payment on `day`, in the order they receive money. */
+  const bucket = (dueType: DueType, day: number): number[] => {
+    const indexes = [...installments.keys()];
+    if (dueType === 'PAST_DUE') return indexes.filter((i) => installments[i]!.dueDay < day);
+    if (dueType === 'DUE') return indexes.filter((i) => installments[i]!.dueDay === day);
+    const future = indexes.filter((i) => installments[i]!.dueDay > day);
+    if (futureRule === 'LAST_INSTALLMENT') return future.reverse();
+    if (futureRule === 'NEXT_INSTALLMENT') return future;
+    // the installment whose period holds the payment; the first period includes its start (Fineract)
+    const isCurrent = (i: number): boolean =>
+      installments[i]!.fromDay < day || (i === 0 && installments[i]!.fromDay === day);
+    return [...future.filter(isCurrent), ...future.filter((i) => !isCurrent(i)).reverse()];
+  };
+
+  if (processing === 'VERTICAL') {
+    return function* vertical(day) {
+      for (const rule of rules) {
+        for (const index of bucket(rule.dueType, day)) yield [index, rule.component] as const;
+      }
+    };
+  }
+  const groups: { dueType: DueType; components: AllocationComponent[] }[] = [];
+  for (const rule of rules) {
+    const group = groups.find((g) => g.dueType === rule.dueType);
+    if (group) group.components.push(rule.component);
+    else groups.push({ dueType: rule.dueType, components: [rule.component] });
+  }
+  return function* horizontal(day) {
+    for (const group of groups) {
+      for (const index of bucket(group.dueType, day)) {
+        for (const component of group.components) yield [index, component] as const;
+      }
+    }
+  };
+}
+
+function orderedRules(
+  ruleSet: PaymentAllocationRuleSet,
+): { dueType: DueType; component: AllocationComponent }[] {
+  const items = ruleSet.paymentAllocationOrder;
+  if (!Array.isArray(items) || items.length !== paymentAllocationRules.length) {
+    throw new RangeError(`paymentAllocationOrder must list all ${paymentAllocationRules.length} rules once`);
+  }
+  const rules = new Set<string>();
+  const orders = new Set<number>();
+  for (const item of items) {
+    if (!(paymentAllocationRules as readonly string[]).includes(item?.paymentAllocationRule)) {
+      throw new RangeError(`unknown paymentAllocationRule: ${String(item?.paymentAllocationRule)}`);
+    }
+    if (!Number.isSafeInteger(item.order))
+      throw new RangeError('paymentAllocationOrder.order must be an integer');
+    rules.add(item.paymentAllocationRule);
+    orders.add(item.order);
+  }
+  if (rules.size !== items.length) throw new RangeError('paymentAllocationOrder lists a rule twice');
+  if (orders.size !== items.length) throw new RangeError('paymentAllocationOrder repeats an order');
+  return [...items]
+    .sort((a, b) => a.order - b.order)
+    .map((item) => {
+      const rule = item.paymentAllocationRule;
+      const dueType: DueType = rule.startsWith('PAST_DUE_')
+        ? 'PAST_DUE'
+        : rule.startsWith('IN_ADVANCE_')
+          ? 'IN_ADVANCE'
+          : 'DUE';
+      const component = rule.slice(rule.lastIndexOf('_') + 1) as AllocationComponent;
+      return { dueType, component };
+    });
+}
