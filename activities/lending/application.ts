@@ -1,7 +1,7 @@
 /**
  * What the preview (`calculateLoanSchedule`) and the creation (`createLoan`) of a loan share: reading the
  * application's product, borrower and charge definitions inside the operation's transaction and resolving the
- * application against them (domain/lending/loan-terms.ts), and the schedule as the API shows it. Always called
+ * application against them (domain/lending/loan-terms/application.ts), and the schedule as the API shows it. Always called
  * inside the caller's transaction (docs/conventions.md §5).
  */
 import { and, eq } from 'drizzle-orm';
@@ -29,7 +29,7 @@ export function loanValidationFailure(errors: FieldError[]): DomainError {
  * Reads the product and the charge definitions the application names, checks that `clientId` is a customer of
  * the tenant (locking its row `FOR UPDATE` when `lockBorrower`, as a creation appends to its history), and
  * resolves the application. Throws 400 naming `clientId` / `productId` when they are not the tenant's, and 400
- * with every broken rule of the terms otherwise (domain/lending/loan-terms.ts).
+ * with every broken rule of the terms otherwise (domain/lending/loan-terms/application.ts).
  */
 export async function resolveApplicationInTx(
   tx: Tx,

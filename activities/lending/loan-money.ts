@@ -1,5 +1,5 @@
 /**
- * What the money operations of a loan share (issue: record-external funding and payment): the content digest that
+ * What the money operations of a loan share (record-external funding and payment): the content digest that
  * decides whether a reused `externalRecordRef` is a replay or a conflict, and the checks of amounts and dates sent
  * by callers that are not the HTTP edge (workflows, boarding). The loan row lock that serializes every money event
  * of one loan is db/queries/lending/loans.ts `lockLoanForMoney` (taken first, then the borrower's customer row).

@@ -29,7 +29,7 @@
  * - PRINCIPAL_FORGIVENESS writes off principal receivable: the version records `principalForgivenMinor`, and the
  *   repost books it (domain/lending/ledger.ts) as journal entry `forgiveness/<version row id>`, value-dated `asOfDate`:
  *   Dr PRINCIPAL_FORGIVENESS_EXPENSE / Cr LOAN_PORTFOLIO, the forgiven amount; the allocation and the summary
- *   reads deduct it from the disbursed principal (domain/lending/allocation.ts, principal forgiveness).
+ *   reads deduct it from the disbursed principal (domain/lending/allocation/replay.ts, principal forgiveness).
  * `journalEntryId` is the id of that entry's first line (`journal_entries.id`, the debit) for a forgiveness, null
  * otherwise. The repost may also append reversals and revisions of payment postings when the new schedule splits an
  * earlier payment differently (balanced, like any back-dated payment).

@@ -275,7 +275,7 @@ type FundingRow = typeof fundings.$inferSelect;
  * Regenerates the loan's schedule on the principal funded so far (`fundedMinor`, minor units), as Fineract does
  * when a loan is disbursed for less than its approved amount (`Loan.disburse` → `regenerateRepaymentSchedule`
  * with the disbursed principal): the same terms and expected disbursement date as at approval
- * (domain/lending/loan-terms.ts `scheduleOf`), so the installments owe interest on the money lent only, and the
+ * (domain/lending/loan-terms/schedule-input.ts `scheduleOf`), so the installments owe interest on the money lent only, and the
  * schedule, the summary and the journal agree on the principal. A later funding regenerates it again; once the
  * whole approved principal is funded it is the approval's schedule again. The installments are replaced only
  * when they differ (their paid and waived columns start at zero; the repost that follows recomputes them from

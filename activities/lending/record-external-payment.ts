@@ -61,7 +61,7 @@ export interface RecordExternalPaymentResult {
  * (repost-loan.ts): a back-dated payment re-allocates every later payment, so installments, allocations and the
  * journal equal what posting them in date order would have given (corrections are reversing entries). A payment
  * that covers the payoff amount on its `effectiveDate` (the summary's payoff quote for that date,
- * domain/lending/allocation.ts payoff rule) pays the loan off: it is allocated by the strategy first (the payoff amount
+ * domain/lending/allocation/payoff.ts payoff rule) pays the loan off: it is allocated by the strategy first (the payoff amount
  * settles the principal, any more pays later interest, fees and penalties in advance), and only what is still
  * unpaid of them is then waived. The loan becomes CLOSED_OBLIGATIONS_MET when every installment is met (paid or waived), OVERPAID with an
  * overpayment. Writes the outbox event `payment.posted` (data `{paymentId, loanRef, status, amount, currency,

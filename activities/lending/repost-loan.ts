@@ -10,9 +10,9 @@
  * 1. read the loan's installments (the stored current schedule: as generated, or as a hardship relief modified
  *    it, activities/lending/loan-relief.ts — never regenerated from the terms here), fundings, POSTED payments,
  *    principal forgiven by reliefs (`loan_schedule_versions`) and whole journal (one pipelined round trip);
- * 2. `allocatePayments` (domain/lending/allocation.ts) over every funding and posted payment, in value-date order, with
+ * 2. `allocatePayments` (domain/lending/allocation/replay.ts) over every funding and posted payment, in value-date order, with
  *    the principal forgiven (its journal entries, `forgiveness/<id>`, come from the same diff as the others);
- * 3. update `loan_installments` paid and waived columns (a payoff waives what it does not charge, domain/lending/allocation.ts)
+ * 3. update `loan_installments` paid and waived columns (a payoff waives what it does not charge, domain/lending/allocation/payoff.ts)
  *    and `obligations_met_on_date` of the changed rows (db/queries/lending/installments.ts, batched: a loan may
  *    have 10,000 installments);
  * 4. store each payment's allocation payload in `payments.allocation` (one statement per 1,000 changed rows);

@@ -1,6 +1,6 @@
 /**
  * Double-entry posting rules of a loan's money events, and the append-only corrections a re-allocation needs
- * (issue: "Every money event writes balanced journal entries … Trial balance is zero after every operation";
+ * ("Every money event writes balanced journal entries … Trial balance is zero after every operation";
  * docs/conventions.md §8 after TigerBeetle and Formance: immutable entries, a correction is a new reversing entry that links
  * to the original, money as integer minor units with the currency attached).
  *

@@ -1,5 +1,5 @@
 /**
- * Read queries of a loan's money (issue: `GET /v1/loans/{loanId}/fundings`, `GET /v1/loans/{loanId}/payments`,
+ * Read queries of a loan's money (`GET /v1/loans/{loanId}/fundings`, `GET /v1/loans/{loanId}/payments`,
  * `GET /v1/journalentries`, `GET /v1/loans/{loanId}/summary`; spec § Lending core reads, § Payment, § Limits
  * paging shapes). Each runs in one tenant-scoped read transaction (row-level security), its statements pipelined.
  * Stored `numeric(19,6)` amounts are rendered with exactly the currency's minor-unit digits (never via a float).

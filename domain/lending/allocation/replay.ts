@@ -1,7 +1,7 @@
 /**
  * Payment allocation of a loan: replays the loan's money events (disbursements and payments) in value-date
  * order against its installments and says, per payment, which component of which installment it paid, and
- * what is left over as an overpayment (issue: `POST /v1/loans/{loanId}/payments/record-external`, "value-dated
+ * what is left over as an overpayment (`POST /v1/loans/{loanId}/payments/record-external`, "value-dated
  * to effectiveDate, allocated by the loan's strategy across installments"; spec § States: "allocation performed
  * by the ledger").
  *
