@@ -43,7 +43,7 @@ import type { Deps, OperationContext } from '../deps';
 import { moneyOfInput, utcDateOf } from '../lending/loan-money';
 import { rearmStartIntent } from '../platform/start-intents';
 import { openTask, recordEffect, rowOfRequestKey } from '../servicing/records';
-import { assertInstrumentEligible, createPaymentIntentIn } from './payment-intents';
+import { assertInstrumentEligible, createPaymentIntentIn } from './create-payment-intent';
 
 /** Input of `enrolAutopay`: the route's body (docs/processes.md P1 Autopay) and the loan. */
 export interface EnrolAutopayInput extends OperationContext {
