@@ -56,21 +56,19 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
+import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
+import { markPrivacyRequestOverdue } from './servicing/mark-privacy-request-overdue';
+import { markPrivacyWorkflowStarted } from './servicing/mark-privacy-workflow-started';
 import { openCase } from './servicing/open-case';
-import {
-  fulfilPrivacyRequest,
-  markPrivacyRequestOverdue,
-  markPrivacyWorkflowStarted,
-  openPrivacyRequest,
-  raisePrivacyReminder,
-} from './servicing/privacy-requests';
+import { openPrivacyRequest } from './servicing/open-privacy-request';
 import {
   createPromiseToPay,
   findPendingPromisesOfLoan,
   readPromisePayments,
   resolvePromiseToPay,
 } from './servicing/promises';
+import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
 import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,
