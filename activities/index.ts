@@ -55,6 +55,8 @@ import { createCaseType, publishFieldDefinitions } from './servicing/case-types'
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
+import { createPromiseToPay } from './servicing/create-promise-to-pay';
+import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
 import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
@@ -62,13 +64,9 @@ import { markPrivacyRequestOverdue } from './servicing/mark-privacy-request-over
 import { markPrivacyWorkflowStarted } from './servicing/mark-privacy-workflow-started';
 import { openCase } from './servicing/open-case';
 import { openPrivacyRequest } from './servicing/open-privacy-request';
-import {
-  createPromiseToPay,
-  findPendingPromisesOfLoan,
-  readPromisePayments,
-  resolvePromiseToPay,
-} from './servicing/promises';
 import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
+import { readPromisePayments } from './servicing/read-promise-payments';
+import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
 import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,

@@ -488,7 +488,7 @@ function contactConsentUpdate(): RecordedProcess {
 /**
  * `promiseWorkflow` (docs/processes.md P4): kept on a `paymentPosted` signal (a first part read, then
  * the rest); partially kept at the deadline; broken at the deadline. The stand-ins answer as
- * activities/servicing/promises.ts does.
+ * the promise operations (activities/servicing/read-promise-payments.ts, resolve-promise-to-pay.ts) do.
  */
 function promise(): RecordedProcess {
   const taskQueue = 'record-promise-histories';
