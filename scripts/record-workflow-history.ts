@@ -809,7 +809,7 @@ function boarding(): RecordedProcess {
  * `autopayWorkflow` (docs/processes.md P1 Autopay): a first run that waits for the collection date,
  * collects (CREATED), starts the intent's process as an abandoned child, marks its start intent and continues as
  * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
- * it; it is terminated once recorded). The stand-ins answer as activities/payments/autopay.ts does.
+ * it; it is terminated once recorded). The stand-ins answer as the autopay operations (activities/payments/plan-autopay-cycle.ts, collect-autopay-installment.ts) do.
  */
 function autopay(): RecordedProcess {
   const taskQueue = taskQueues.lending;

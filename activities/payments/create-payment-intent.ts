@@ -98,7 +98,7 @@ function checkIntentInput(input: CreatePaymentIntentInput) {
 /**
  * `createPaymentIntent` inside the caller's transaction `tx` (the same rules, the same writes, the same errors;
  * it takes the loan's row lock itself): for operations that create an intent as part of a larger change, such as
- * an autopay collection (activities/payments/autopay.ts), which runs it in a savepoint so that a refusal can be
+ * an autopay collection (activities/payments/collect-autopay-installment.ts), which runs it in a savepoint so that a refusal can be
  * recorded instead.
  */
 export async function createPaymentIntentIn(
