@@ -15,14 +15,10 @@ import {
 } from './channels/gateways';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
-import {
-  acceptHardshipOffer,
-  confirmHardshipEvidence,
-  expireHardshipOffer,
-  findOpenHardshipOffersOfLoan,
-  readHardshipOfferProgress,
-  reevaluateHardshipOffer,
-} from './hardship/hardship-offer-process';
+import { acceptHardshipOffer } from './hardship/accept-hardship-offer';
+import { confirmHardshipEvidence } from './hardship/confirm-hardship-evidence';
+import { expireHardshipOffer } from './hardship/expire-hardship-offer';
+import { findOpenHardshipOffersOfLoan } from './hardship/find-open-hardship-offers-of-loan';
 import { createHardshipOffer, decideHardshipOffer } from './hardship/hardship-offers';
 import {
   createHardshipProgram,
@@ -30,6 +26,8 @@ import {
   retireHardshipProgram,
   setHardshipGuardrails,
 } from './hardship/hardship-policies';
+import { readHardshipOfferProgress } from './hardship/read-hardship-offer-progress';
+import { reevaluateHardshipOffer } from './hardship/reevaluate-hardship-offer';
 import { createLendingActivities } from './lending';
 import { createPaymentActivities } from './payments';
 import { openReconciliationException } from './payments/open-reconciliation-exception';

@@ -612,7 +612,7 @@ function statementCycle(): RecordedProcess {
  * (recorded under the patch `hardship-offer-single-evidence-look`). `hardship-offer-*-recorded-again.json` hold the
  * approved-then-expired and accepted-unsignalled-lapsed scenarios as recorded a second time before that patch existed
  * (kept: fixtures are append-only). The stand-ins answer from one in-memory offer row as
- * activities/hardship/hardship-offer-process.ts does.
+ * the hardship offer steps (activities/hardship/, one file per step) do.
  */
 function hardshipOffer(): RecordedProcess {
   const taskQueue = 'record-hardship-offer-histories';
