@@ -32,20 +32,18 @@ import { createLendingActivities } from './lending';
 import { createPaymentActivities } from './payments';
 import { openReconciliationException } from './payments/open-reconciliation-exception';
 import { resolveReconciliationException } from './payments/resolve-reconciliation-exception';
-import {
-  createClient,
-  disableClient,
-  ensureTenant,
-  listClients,
-  rotateClientSecret,
-  tenantSettings,
-} from './platform/clients';
+import { createClient } from './platform/create-client';
+import { disableClient } from './platform/disable-client';
+import { ensureTenant } from './platform/ensure-tenant';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
+import { listClients } from './platform/list-clients';
+import { rotateClientSecret } from './platform/rotate-client-secret';
 import {
   claimDueStartIntents,
   markStartIntentStarted,
   recordStartIntentFailure,
 } from './platform/start-intents';
+import { tenantSettings } from './platform/tenant-settings';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
