@@ -5,7 +5,8 @@
  */
 import type { Db } from '../db/client';
 import type { WebhookLimits } from '../domain/webhooks/limits';
-import type { PaymentRail, SandboxRail } from './payments/rail';
+import type { PaymentRail } from './payments/rail';
+import type { SandboxRail } from './payments/sandbox-rail';
 
 export interface Deps {
   db: Db;

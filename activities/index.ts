@@ -15,14 +15,10 @@ import {
 } from './channels/gateways';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
-import {
-  acceptHardshipOffer,
-  confirmHardshipEvidence,
-  expireHardshipOffer,
-  findOpenHardshipOffersOfLoan,
-  readHardshipOfferProgress,
-  reevaluateHardshipOffer,
-} from './hardship/hardship-offer-process';
+import { acceptHardshipOffer } from './hardship/accept-hardship-offer';
+import { confirmHardshipEvidence } from './hardship/confirm-hardship-evidence';
+import { expireHardshipOffer } from './hardship/expire-hardship-offer';
+import { findOpenHardshipOffersOfLoan } from './hardship/find-open-hardship-offers-of-loan';
 import { createHardshipOffer, decideHardshipOffer } from './hardship/hardship-offers';
 import {
   createHardshipProgram,
@@ -30,24 +26,24 @@ import {
   retireHardshipProgram,
   setHardshipGuardrails,
 } from './hardship/hardship-policies';
+import { readHardshipOfferProgress } from './hardship/read-hardship-offer-progress';
+import { reevaluateHardshipOffer } from './hardship/reevaluate-hardship-offer';
 import { createLendingActivities } from './lending';
 import { createPaymentActivities } from './payments';
 import { openReconciliationException } from './payments/open-reconciliation-exception';
 import { resolveReconciliationException } from './payments/resolve-reconciliation-exception';
-import {
-  createClient,
-  disableClient,
-  ensureTenant,
-  listClients,
-  rotateClientSecret,
-  tenantSettings,
-} from './platform/clients';
+import { createClient } from './platform/create-client';
+import { disableClient } from './platform/disable-client';
+import { ensureTenant } from './platform/ensure-tenant';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
+import { listClients } from './platform/list-clients';
+import { rotateClientSecret } from './platform/rotate-client-secret';
 import {
   claimDueStartIntents,
   markStartIntentStarted,
   recordStartIntentFailure,
 } from './platform/start-intents';
+import { tenantSettings } from './platform/tenant-settings';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
@@ -55,22 +51,18 @@ import { createCaseType, publishFieldDefinitions } from './servicing/case-types'
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
+import { createPromiseToPay } from './servicing/create-promise-to-pay';
+import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
+import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
+import { markPrivacyRequestOverdue } from './servicing/mark-privacy-request-overdue';
+import { markPrivacyWorkflowStarted } from './servicing/mark-privacy-workflow-started';
 import { openCase } from './servicing/open-case';
-import {
-  fulfilPrivacyRequest,
-  markPrivacyRequestOverdue,
-  markPrivacyWorkflowStarted,
-  openPrivacyRequest,
-  raisePrivacyReminder,
-} from './servicing/privacy-requests';
-import {
-  createPromiseToPay,
-  findPendingPromisesOfLoan,
-  readPromisePayments,
-  resolvePromiseToPay,
-} from './servicing/promises';
+import { openPrivacyRequest } from './servicing/open-privacy-request';
+import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
+import { readPromisePayments } from './servicing/read-promise-payments';
+import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
 import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,

@@ -488,7 +488,7 @@ function contactConsentUpdate(): RecordedProcess {
 /**
  * `promiseWorkflow` (docs/processes.md P4): kept on a `paymentPosted` signal (a first part read, then
  * the rest); partially kept at the deadline; broken at the deadline. The stand-ins answer as
- * activities/servicing/promises.ts does.
+ * the promise operations (activities/servicing/read-promise-payments.ts, resolve-promise-to-pay.ts) do.
  */
 function promise(): RecordedProcess {
   const taskQueue = 'record-promise-histories';
@@ -609,8 +609,7 @@ function statementCycle(): RecordedProcess {
  * change re-evaluated (still eligible), then not accepted → EXPIRED when the validity timer fires; accepted
  * (`offerChanged`), then evidence added a day later (`evidenceAdded`) → APPLIED; accepted without a signal reaching
  * the process → found by the expiry step, no evidence → LAPSED at the document deadline. The stand-ins answer from
- * one in-memory offer row as
- * activities/hardship/hardship-offer-process.ts does.
+ * one in-memory offer row as the hardship offer steps (activities/hardship/, one file per step) do.
  */
 function hardshipOffer(): RecordedProcess {
   const taskQueue = 'record-hardship-offer-histories';
@@ -799,7 +798,7 @@ function boarding(): RecordedProcess {
  * `autopayWorkflow` (docs/processes.md P1 Autopay): a first run that waits for the collection date,
  * collects (CREATED), starts the intent's process as an abandoned child, marks its start intent and continues as
  * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
- * it; it is terminated once recorded). The stand-ins answer as activities/payments/autopay.ts does.
+ * it; it is terminated once recorded). The stand-ins answer as the autopay operations (activities/payments/plan-autopay-cycle.ts, collect-autopay-installment.ts) do.
  */
 function autopay(): RecordedProcess {
   const taskQueue = taskQueues.lending;

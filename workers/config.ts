@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../activities/deps';
-import { createSandboxRail } from '../activities/payments/rail';
+import { createSandboxRail } from '../activities/payments/sandbox-rail';
 import type { ApiConfig } from '../api/env';
 import { defaultTokenSourceRateLimitPerSecond } from '../api/middleware/rate-limit';
 import type { Db } from '../db/client';

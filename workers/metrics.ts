@@ -15,7 +15,7 @@ import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
 import { AggregatorRegistry, Counter } from 'prom-client';
-import type { BoardingCountsDelta } from '../activities/boarding/board';
+import type { BoardingCountsDelta } from '../activities/boarding/board-boarding-chunk';
 import type { SendWebhookResult } from '../activities/webhooks/send-webhook';
 import { metricsContentType, metricsRegistry, renderMetrics } from '../api/metrics';
 import type { Db } from '../db/client';

@@ -49,7 +49,7 @@ import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { recordStartIntent } from '../platform/start-intents';
-import { assertCaseCustomerIsLoanParty } from '../servicing/promises';
+import { assertCaseCustomerIsLoanParty } from '../servicing/case-checks';
 import { assertCaseTakesRecords, openTask, recordEffect, shareCase } from '../servicing/records';
 
 const hourMs = 3_600_000;

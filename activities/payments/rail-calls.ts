@@ -2,7 +2,7 @@
  * The payment-intent workflow's calls to the rail (docs/design.md §1: "A rail or provider call is never in the
  * same activity as a DB write: record intent → call → record outcome"). These activities read what the call needs
  * and call the rail adapter (`deps.paymentRail`, activities/payments/rail.ts); they write nothing of ours. The
- * status change that follows is a separate activity (activities/payments/payment-intents.ts).
+ * status change that follows is a separate activity (activities/payments/payment-status-changes.ts).
  */
 import { and, eq } from 'drizzle-orm';
 import { paymentInstruments, payments } from '../../db/schema';

@@ -11,7 +11,7 @@ import { accessTokenLifetimeSeconds, credentialPrefix } from '../../domain/auth'
 import { OAuthError } from '../../domain/errors';
 import { sha256Hex, timingSafeEqualText, toBase64Url } from '../../domain/hash';
 import type { Deps } from '../deps';
-import { secretDigest } from './clients';
+import { secretDigest } from './client-secrets';
 
 export interface IssueAccessTokenInput {
   clientId: string;

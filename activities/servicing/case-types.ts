@@ -1,7 +1,7 @@
 /**
  * Case types and the publication of their field definitions (docs/processes.md P4 "Case types and field
  * definitions"; spec § Resources "Case-type field definitions"). New tenants start with the default case types of
- * activities/platform/clients.ts (`ensureTenant`); these operations add types and publish definitions.
+ * activities/platform/ensure-tenant.ts (`ensureTenant`); these operations add types and publish definitions.
  */
 import { and, eq, max } from 'drizzle-orm';
 import { caseTypeFieldPublications, caseTypes } from '../../db/schema';

@@ -4,8 +4,8 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
+import { assertCaseOutcomeGrounded } from './case-checks';
 import { assertRequiredAnswersBeforeClose } from './form-entries';
-import { assertCaseOutcomeGrounded } from './promises';
 import { recordEffect } from './records';
 
 export interface CloseCaseInput extends OperationContext {
@@ -28,7 +28,7 @@ export interface CloseCaseResult {
  * when it is already closed; 409 `error.msg.case.close.required.answers.missing` when its form entry lacks an
  * ON_CLOSE answer (form-entries.ts `assertRequiredAnswersBeforeClose`).
  * when it is already closed; 409 `error.msg.case.outcome.not.grounded` for `PROMISE_KEPT` without a kept
- * promise on the case (promises.ts `assertCaseOutcomeGrounded`).
+ * promise on the case (case-checks.ts `assertCaseOutcomeGrounded`).
  */
 export function closeCase(deps: Deps) {
   return async (input: CloseCaseInput): Promise<CloseCaseResult> =>

@@ -1,5 +1,5 @@
 /**
- * Sandbox context: the provider's side of the sandbox payment rail (activities/payments/rail.ts,
+ * Sandbox context: the provider's side of the sandbox payment rail (activities/payments/sandbox-rail.ts,
  * docs/processes.md P1 "Rails", "Sandbox simulations"). These rows are what a payment provider keeps about
  * the transfers we sent it — never our ledger: payments, their allocations and journal entries live in the
  * lending context, and nothing of ours reads this table except the sandbox rail itself (its settlement report

@@ -36,7 +36,7 @@ import { localDate } from '../time-zone';
 import type { WorkflowStartSpec } from '../workflow-start';
 import type { ReconciliationDetail, ReconciliationExceptionType } from './reconciliation-exceptions';
 
-/** The rail's calendar: the Federal Reserve's (Eastern time), as the sandbox rail's (activities/payments/rail.ts). */
+/** The rail's calendar: the Federal Reserve's (Eastern time), as the sandbox rail's (activities/payments/sandbox-rail.ts). */
 export const reconciliationTimeZone = 'America/New_York';
 
 /** One settlement-report line as the comparison needs it (a subset of the rail port's `SettlementReportEntry`). */

@@ -3,7 +3,7 @@
  * docs/processes.md P1 "Rails"), as pure data and functions: when a submission settles, which return codes a
  * rail knows and until when it accepts each, and how far from today an intent's `effectiveDate` may lie.
  * The payment-intent workflow and the create-intent operation read these; the sandbox rail
- * (activities/payments/rail.ts) follows the same timelines. Dates are ISO calendar dates `YYYY-MM-DD`;
+ * (activities/payments/sandbox-rail.ts) follows the same timelines. Dates are ISO calendar dates `YYYY-MM-DD`;
  * business days are Federal Reserve business days (domain/calendar.ts), the settlement calendar of ACH,
  * Fedwire and check collection.
  *

@@ -10,7 +10,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxRail } from '../../activities/payments/rail';
+import { createSandboxRail } from '../../activities/payments/sandbox-rail';
 import { payments, reconciliationExceptions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import {

@@ -548,7 +548,7 @@ describe('decideHardshipOffer (maker-checker)', () => {
   });
 });
 
-describe('the process steps (activities/hardship/hardship-offer-process.ts)', () => {
+describe('the process steps (activities/hardship/hardship-offer-steps.ts and one file per step)', () => {
   const ref = (offerId: number) => ({ tenantId: tenant, offerId });
 
   it('expireHardshipOffer: OFFERED → EXPIRED with effect and event; a second call and other statuses change nothing', async () => {

@@ -4,7 +4,7 @@
  * balance zero) and its stored installment state equal to a date-ordered replay of the posted payments (the
  * summary read from the stored state equals the replay from the raw tables, on several as-of dates), and never
  * posts a returned or failed payment. Real PostgreSQL; the operations are called as the payment-intent workflow
- * calls them (activities/payments/payment-intents.ts), in a random order.
+ * calls them (activities/payments/create-payment-intent.ts and the status changes beside it), in a random order.
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';

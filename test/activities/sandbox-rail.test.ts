@@ -1,11 +1,12 @@
 /**
- * The sandbox payment rail (activities/payments/rail.ts) on the real PostgreSQL of the global setup: submit
+ * The sandbox payment rail (activities/payments/sandbox-rail.ts) on the real PostgreSQL of the global setup: submit
  * idempotent by (tenant, paymentId), the test tokens' declines, provider-side outcomes recorded idempotently
  * and seen in the settlement report, cancellation rules, and row-level security between tenants.
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxRail, type RailSubmitRequest, type SandboxRail } from '../../activities/payments/rail';
+import type { RailSubmitRequest } from '../../activities/payments/rail';
+import { createSandboxRail, type SandboxRail } from '../../activities/payments/sandbox-rail';
 import { sandboxRailTransfers } from '../../db/schema';
 import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError } from '../../domain/errors';

@@ -9,7 +9,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
-import { createSandboxRail } from '../../activities/payments/rail';
+import { createSandboxRail } from '../../activities/payments/sandbox-rail';
 import { createApp } from '../../api/app';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { createTokenGrantCache, type TokenGrantCache } from '../../api/token-cache';
@@ -77,7 +77,7 @@ export async function createTestContext(
   });
   const now: { value: Date | null } = { value: null };
   const clock = () => now.value ?? new Date();
-  // The sandbox rail (activities/payments/rail.ts) in sandbox, as workers/config.ts `operationDeps` wires it.
+  // The sandbox rail (activities/payments/sandbox-rail.ts) in sandbox, as workers/config.ts `operationDeps` wires it.
   const sandboxRail = environment === 'sandbox' ? createSandboxRail(db, { clock }) : undefined;
   const deps = {
     db,

@@ -36,7 +36,7 @@ function emittedEventTypes(): Set<string> {
   const found = new Set<string>();
   for (const file of sourcesUnder(path.join(projectRoot, 'activities'))) {
     const source = readFileSync(file, 'utf8');
-    // writeOutboxEvent, and moveOffer (activities/hardship/hardship-offer-process.ts), which writes its event.
+    // writeOutboxEvent, and moveOffer (activities/hardship/hardship-offer-steps.ts), which writes its event.
     for (const call of source.split(/writeOutboxEvent\(|moveOffer\(/).slice(1)) {
       const match = /eventType:\s*'([a-z._]+)'/.exec(call.slice(0, 1200));
       if (match?.[1]) found.add(match[1]);

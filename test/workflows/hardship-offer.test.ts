@@ -3,7 +3,7 @@
  * environment for the file, tests in sequence (skipped time is global to the server), a unique queue and workflow
  * id per test, mock activities typed `Activities` (every other operation a failing spy). The four steps of the
  * process answer from a small in-memory model of the offer's row that follows the contracts of
- * activities/hardship/hardship-offer-process.ts: `expireHardshipOffer` expires only OFFERED / APPROVED;
+ * activities/hardship/ (expire-hardship-offer.ts and the other steps): `expireHardshipOffer` expires only OFFERED / APPROVED;
  * `confirmHardshipEvidence` applies when evidence is on the case, lapses at the deadline without it, and leaves any
  * other status as it is; `reevaluateHardshipOffer` turns an open offer INELIGIBLE when the loan no longer
  * qualifies. The test plays the routes (approve, reject, accept write the row, then signal `offerChanged`) and the

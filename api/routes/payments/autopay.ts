@@ -30,7 +30,7 @@ export const autopayRoutes = factory
   /**
    * Enrols the loan in autopay → 201 `{enrolmentId, resourceId, loanId, loanRef, instrumentId, authorizationRef,
    * rail, amountType, fixedAmount, currency, daysBeforeDue, status: "ACTIVE", enrolledAt, enrolledOn, cancelledAt}`
-   * (activities/payments/autopay.ts `enrolAutopay`). 400 for a FIXED enrolment without `fixedAmount` (or one with
+   * (activities/payments/enrol-autopay.ts `enrolAutopay`). 400 for a FIXED enrolment without `fixedAmount` (or one with
    * it otherwise), an unknown rail or amountType, `daysBeforeDue` not an integer in 0..15, an identifier-looking or
    * empty `authorizationRef`, a `fixedAmount` with more digits than the loan's currency; 409
    * `error.msg.loan.autopay.already.active`, `error.msg.payment.instrument.not.eligible`,

@@ -1,43 +1,26 @@
 /**
- * Payment intents (spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § States, § Limits
- * "amount plus in-flight intents must not exceed total outstanding"; docs/design.md §5 rejections, rails, statuses;
- * docs/processes.md P1). The operations the API and `paymentIntentWorkflow` run, one transaction each, each under
- * the loan's row lock (db/queries/lending/loans.ts `lockLoanForMoney`) so that every money event of one loan,
- * intents included, is serialized:
- * - `createPaymentIntent`: checks the rules, stores the intent (status CREATED: its amount is now reserved against
- *   the loan's total outstanding) with its first history item and the start intent of its workflow;
- * - `markPaymentSubmitted`, `failPaymentIntent`, `cancelPaymentIntent`: status changes that post nothing;
- * - `postSettledPayment`: SUBMITTED → POSTED through the same allocation and ledger path as record-external
- *   (repost-loan.ts, value-dated to `effectiveDate`), event `payment.posted`;
- * - `returnPayment`: POSTED → RETURNED, the allocation re-run without it (later payments re-allocated in date order,
- *   the journal appends only the difference), event `payment.returned`.
- * Each status change is idempotent (a retried activity finds the status already reached and answers the same) and
- * appends one `payment_status_history` row. The rail call itself is never in these operations (docs/design.md §1: record
- * intent → call → record outcome): see activities/payments/rail-calls.ts.
+ * Creates a payment intent (spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § Limits "amount plus
+ * in-flight intents must not exceed total outstanding"; docs/design.md §5; docs/processes.md P1): `createPaymentIntent`,
+ * and `createPaymentIntentIn` (the same inside the caller's transaction, for autopay collections). Also
+ * `assertInstrumentEligible`, the instrument rule the intent checks and autopay enrolment reuses. The status changes
+ * that follow are one file each (mark-payment-submitted.ts, fail-payment-intent.ts, cancel-payment-intent.ts,
+ * post-settled-payment.ts, return-payment.ts) over payment-status-changes.ts. The rail call itself is never in these
+ * operations (docs/design.md §1: record intent → call → record outcome): see activities/payments/rail-calls.ts.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
 import { type PaymentIntentView, paymentViewOf } from '../../db/queries/payments/payments';
-import {
-  fundings,
-  loanInstallments,
-  loanParties,
-  paymentInstruments,
-  paymentStatusHistory,
-  payments,
-} from '../../db/schema';
+import { fundings, loanInstallments, loanParties, paymentInstruments, payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import { DomainError, fieldError, notFound, validationError } from '../../domain/errors';
+import { DomainError, fieldError, validationError } from '../../domain/errors';
 import { outstandingSummary } from '../../domain/lending/allocation/summary';
 import { allocationInputOf, allocationStrategyOf, minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import {
-  canTransition,
   inFlightPaymentStatuses,
   type PaymentIntentWorkflowInput,
   type PaymentRailCode,
-  type PaymentStatus,
   paymentIntentStartSpec,
   paymentRails,
 } from '../../domain/payments/payment-intent';
@@ -46,9 +29,8 @@ import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { assertIsoDate, moneyOfInput, utcDateOf } from '../lending/loan-money';
-import { repostLoan } from '../lending/repost-loan';
-import { writeOutboxEvent } from '../platform/outbox';
 import { recordStartIntent } from '../platform/start-intents';
+import { appendHistory, type PaymentRow } from './payment-status-changes';
 
 export interface CreatePaymentIntentInput extends OperationContext {
   loanId: number;
@@ -72,8 +54,6 @@ export interface CreatePaymentIntentResult {
   /** True when this call created it; false when the same request key found the intent created before. */
   created: boolean;
 }
-
-type PaymentRow = typeof payments.$inferSelect;
 
 /**
  * Creates a payment intent (spec § Lending core writes; docs/processes.md P1). One transaction under the loan's
@@ -118,7 +98,7 @@ function checkIntentInput(input: CreatePaymentIntentInput) {
 /**
  * `createPaymentIntent` inside the caller's transaction `tx` (the same rules, the same writes, the same errors;
  * it takes the loan's row lock itself): for operations that create an intent as part of a larger change, such as
- * an autopay collection (activities/payments/autopay.ts), which runs it in a savepoint so that a refusal can be
+ * an autopay collection (activities/payments/collect-autopay-installment.ts), which runs it in a savepoint so that a refusal can be
  * recorded instead.
  */
 export async function createPaymentIntentIn(
@@ -318,196 +298,4 @@ async function totalOutstandingMinor(
     asOfDate,
   );
   return summary.outstanding.totalMinor;
-}
-
-async function appendHistory(
-  tx: Tx,
-  row: Pick<PaymentRow, 'tenantId' | 'id'>,
-  status: PaymentStatus,
-  at: Date,
-  detail: Record<string, unknown>,
-): Promise<void> {
-  await tx
-    .insert(paymentStatusHistory)
-    .values({ tenantId: row.tenantId, paymentId: row.id, status, at, detail });
-}
-
-/** What every status change of the workflow names. */
-export interface PaymentRef {
-  tenantId: string;
-  paymentId: number;
-}
-
-/**
- * Locks the loan of payment `ref` then the payment (the lock order of every money event) and returns both.
- * 404 when the tenant has no such payment.
- */
-async function lockPayment(tx: Tx, ref: PaymentRef): Promise<{ loan: LoanForMoney; row: PaymentRow }> {
-  const [found] = await tx
-    .select({ loanId: payments.loanId })
-    .from(payments)
-    .where(and(eq(payments.tenantId, ref.tenantId), eq(payments.id, ref.paymentId)));
-  if (!found) throw notFound('Payment', ref.paymentId);
-  const loan = await lockLoanForMoney(tx, ref.tenantId, found.loanId);
-  const [row] = await tx
-    .select()
-    .from(payments)
-    .where(and(eq(payments.tenantId, ref.tenantId), eq(payments.id, ref.paymentId)))
-    .for('update');
-  if (!row) throw notFound('Payment', ref.paymentId);
-  return { loan, row };
-}
-
-function invalidTransition(row: PaymentRow, to: PaymentStatus): DomainError {
-  return new DomainError(
-    'error.msg.payment.invalid.state.transition',
-    `Payment ${row.id} is ${row.status}: it cannot become ${to}.`,
-  );
-}
-
-/**
- * Moves payment `ref` to `to` under the locks, appending history; a payment already in `to` is answered as it
- * stands (a retried activity). `apply` writes what the change carries. 409
- * `error.msg.payment.invalid.state.transition` when the status does not allow it; 404 for an unknown payment.
- */
-async function transition(
-  deps: Deps,
-  ref: PaymentRef,
-  to: PaymentStatus,
-  detail: Record<string, unknown>,
-  apply: (
-    tx: Tx,
-    loan: LoanForMoney,
-    row: PaymentRow,
-    now: Date,
-  ) => Promise<Partial<typeof payments.$inferInsert>>,
-): Promise<PaymentIntentView> {
-  return withTenantTransaction(deps.db, ref.tenantId, async (tx) => {
-    const { loan, row } = await lockPayment(tx, ref);
-    if (row.status === to) return paymentViewOf(row, loan.accountNo);
-    if (!canTransition(row.status, to)) throw invalidTransition(row, to);
-    const now = deps.clock();
-    const changes = await apply(tx, loan, row, now);
-    const [updated] = await tx
-      .update(payments)
-      .set({ ...changes, status: to, updatedAt: now })
-      .where(and(eq(payments.tenantId, ref.tenantId), eq(payments.id, ref.paymentId)))
-      .returning();
-    if (!updated) throw new Error(`payment ${ref.paymentId} vanished under its lock`);
-    await appendHistory(tx, updated, to, now, detail);
-    if (to === 'POSTED' || to === 'RETURNED') {
-      await repostLoan(tx, { tenantId: ref.tenantId, loan, now });
-    }
-    const view = paymentViewOf(updated, loan.accountNo);
-    const common = {
-      paymentId: view.paymentId,
-      loanRef: view.loanRef,
-      amount: view.amount,
-      currency: view.currency,
-      effectiveDate: view.effectiveDate,
-    };
-    if (to === 'POSTED') {
-      await writeOutboxEvent(tx, {
-        tenantId: ref.tenantId,
-        eventType: 'payment.posted',
-        subjectId: view.paymentId,
-        data: { ...common, status: 'POSTED' },
-        occurredAt: now,
-        dedupeKey: `payment/${view.paymentId}/posted`,
-      });
-    } else if (to === 'RETURNED') {
-      await writeOutboxEvent(tx, {
-        tenantId: ref.tenantId,
-        eventType: 'payment.returned',
-        subjectId: view.paymentId,
-        data: { ...common, status: 'RETURNED', returnCode: view.returnCode ?? '' },
-        occurredAt: now,
-        dedupeKey: `payment/${view.paymentId}/returned`,
-      });
-    } else if (to === 'FAILED') {
-      await writeOutboxEvent(tx, {
-        tenantId: ref.tenantId,
-        eventType: 'payment.failed',
-        subjectId: view.paymentId,
-        data: { ...common, status: 'FAILED', reason: String(detail.reason ?? '') },
-        occurredAt: now,
-        dedupeKey: `payment/${view.paymentId}/failed`,
-      });
-    }
-    return view;
-  });
-}
-
-/** CREATED → SUBMITTED with the rail's `providerRef` (docs/design.md §5). Idempotent; 409 from another status. */
-export function markPaymentSubmitted(deps: Deps) {
-  return (input: PaymentRef & { providerRef: string }): Promise<PaymentIntentView> =>
-    transition(deps, input, 'SUBMITTED', { providerRef: input.providerRef }, async () => ({
-      providerRef: input.providerRef,
-    }));
-}
-
-/**
- * CREATED or SUBMITTED → FAILED (declined or rejected at submission, failed by the rail before settlement, or closed
- * without posting by a reconciliation decision): the reservation is released, event `payment.failed`. `reason` is
- * free text kept in the history (never account data). Idempotent; 409 from another status.
- */
-export function failPaymentIntent(deps: Deps) {
-  return (input: PaymentRef & { reason: string }): Promise<PaymentIntentView> =>
-    transition(deps, input, 'FAILED', { reason: input.reason }, async () => ({}));
-}
-
-/** CREATED → CANCELLED (before submission only; docs/design.md §5). Idempotent; 409 `error.msg.payment.invalid.state.transition` otherwise. */
-export function cancelPaymentIntent(deps: Deps) {
-  return (input: PaymentRef & { reason?: string | null }): Promise<PaymentIntentView> =>
-    transition(deps, input, 'CANCELLED', { reason: input.reason ?? null }, async () => ({}));
-}
-
-/**
- * SUBMITTED → POSTED on settlement (docs/processes.md P1): the payment is posted value-dated to its `effectiveDate`
- * through the loan's allocation and the journal (repost-loan.ts, as record-external), event `payment.posted`.
- * `amount` is what is posted (decimal string): the intent's amount, or the settled amount when an operator resolved
- * a reconciliation exception with POST_AS_SETTLED (the intent's amount stays in the history). `settledOn` is the
- * rail's settlement date (ISO). Errors: 409 `error.msg.loan.invalid.state.transition` when the loan no longer
- * accepts payments (not ACTIVE): the workflow then opens a `SETTLED_NOT_POSTED` exception; 409 from a status other
- * than SUBMITTED; 400 for a malformed amount.
- */
-export function postSettledPayment(deps: Deps) {
-  return (input: PaymentRef & { amount: string; settledOn: string }): Promise<PaymentIntentView> =>
-    transition(
-      deps,
-      input,
-      'POSTED',
-      { settledOn: input.settledOn, postedAmount: input.amount },
-      async (_tx, loan, row) => {
-        assertIsoDate('settledOn', input.settledOn);
-        const money = moneyOfInput(input.amount, row.currencyCode);
-        if (loan.status !== 'ACTIVE') {
-          throw new DomainError(
-            'error.msg.loan.invalid.state.transition',
-            `Loan ${loan.id} is ${loan.status}: the settled payment ${row.id} cannot be posted automatically.`,
-          );
-        }
-        return { amount: money.text, settledOn: input.settledOn };
-      },
-    );
-}
-
-/**
- * POSTED → RETURNED (docs/processes.md P1): the rail returned the money; the allocation is re-run without the
- * payment, as if it had never been applied (later payments re-allocated in date order; the journal appends only
- * the difference), event `payment.returned` with `returnCode`. Whether the return is inside the rail's window is
- * the workflow's decision (domain rails); this records it. Idempotent; 409 from another status.
- */
-export function returnPayment(deps: Deps) {
-  return (input: PaymentRef & { returnCode: string; returnedOn: string }): Promise<PaymentIntentView> =>
-    transition(
-      deps,
-      input,
-      'RETURNED',
-      { returnCode: input.returnCode, returnedOn: input.returnedOn },
-      async () => {
-        assertIsoDate('returnedOn', input.returnedOn);
-        return { returnCode: input.returnCode, returnedOn: input.returnedOn };
-      },
-    );
 }

@@ -1,27 +1,20 @@
 /**
- * Boarding of staged lines (docs/processes.md P3): `planBoardingChunks` cuts the PENDING lines of a kind
- * into chunks, `boardBoardingChunk` boards one chunk through the route operations (idempotent by source keys), and
- * `recordBoardingProgress` writes the batch row's status, counts and times.
+ * Boards one chunk of staged lines of one kind (portfolio boarding, docs/processes.md P3) through the route
+ * operations, idempotent by source keys: `boardBoardingChunk`.
  */
 
-import { and, asc, eq, gt } from 'drizzle-orm';
-import { boardingBatches, boardingLines } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import {
-  type BoardingCounts,
-  type BoardingKind,
-  finalBoardingBatchStatuses,
-} from '../../domain/boarding/batch';
-import { DomainError, type ShapeABody, shapeAOf } from '../../domain/errors';
+import type { BoardingKind } from '../../domain/boarding/batch';
+import { type ShapeABody, shapeAOf } from '../../domain/errors';
 import { createCustomerActivities } from '../customers';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
 import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
-import { withEventOrigin, writeOutboxEvent } from '../platform/outbox';
-import { asBodyError, type BoardingBody, bodyReferenceError, parseLineBody } from './line-schemas';
+import { withEventOrigin } from '../platform/outbox';
+import { boardingRequestKey, lineError, lineShape, loanNotBoarded, underBody } from './line-mappers';
+import { type BoardingBody, bodyReferenceError, parseLineBody } from './line-schemas';
 import {
   type BoardedRef,
-  countLines,
   type LineOutcome,
   readChildLines,
   readLines,
@@ -30,56 +23,7 @@ import {
   type StagedLine,
   writeOutcomes,
 } from './lines';
-
-/** A range of line numbers of one kind: after `afterLine`, through `throughLine`. */
-export interface BoardingChunk {
-  afterLine: number;
-  throughLine: number;
-}
-
-export interface PlanBoardingChunksInput {
-  tenantId: string;
-  batchId: number;
-  kind: BoardingKind;
-  afterLine: number;
-  /** Lines of `kind` per chunk. */
-  chunkSize: number;
-  /** At most this many chunks. */
-  maxChunks: number;
-}
-
-/**
- * The next chunks of PENDING lines of `kind` after `afterLine` (docs/processes.md P3 "loan by loan, with bounded
- * parallelism"): at most `maxChunks` ranges of `chunkSize` lines each, in line order; empty when none is left.
- * A read; one transaction.
- */
-export function planBoardingChunks(deps: Deps) {
-  return async (input: PlanBoardingChunksInput): Promise<BoardingChunk[]> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const rows = await tx
-        .select({ lineNo: boardingLines.lineNo })
-        .from(boardingLines)
-        .where(
-          and(
-            eq(boardingLines.tenantId, input.tenantId),
-            eq(boardingLines.batchId, input.batchId),
-            eq(boardingLines.kind, input.kind),
-            gt(boardingLines.lineNo, input.afterLine),
-            eq(boardingLines.state, 'PENDING'),
-          ),
-        )
-        .orderBy(asc(boardingLines.lineNo))
-        .limit(input.chunkSize * input.maxChunks);
-      const chunks: BoardingChunk[] = [];
-      let after = input.afterLine;
-      for (let i = 0; i < rows.length; i += input.chunkSize) {
-        const through = rows[Math.min(i + input.chunkSize, rows.length) - 1]?.lineNo ?? after;
-        chunks.push({ afterLine: after, throughLine: through });
-        after = through;
-      }
-      return chunks;
-    });
-}
+import type { BoardingChunk } from './plan-boarding-chunks';
 
 export interface BoardBoardingChunkInput extends BoardingChunk {
   tenantId: string;
@@ -90,33 +34,6 @@ export interface BoardBoardingChunkInput extends BoardingChunk {
 
 /** Lines boarded and failed by one call, per kind (a hint for progress; the batch's counts are recounted). */
 export type BoardingCountsDelta = Partial<Record<BoardingKind, { boarded: number; failed: number }>>;
-
-/** The request key of a boarded line's operation: stable across retries, crashes and batches (P3). */
-export const boardingRequestKey = (kind: string, sourceRef: string) => `boarding/${kind}/${sourceRef}`;
-
-/** Only a client error (4xx) of one line fails that line; anything else is retried by the activity. */
-function lineError(err: unknown): DomainError | null {
-  if (err instanceof DomainError && errorStatus(err) < 500) return err;
-  return null;
-}
-
-function errorStatus(err: DomainError): number {
-  return Number(shapeAOf(err).httpStatusCode);
-}
-
-/** Shape A of a line's error, field names prefixed with `prefix` (`body.`, `body.identifiers[0].`). */
-function lineShape(err: DomainError, prefix = ''): ShapeABody {
-  const named =
-    prefix === ''
-      ? asBodyError(err)
-      : new DomainError(err.code, err.message, {
-          errors: asBodyError(err).errors.map((e) => ({
-            ...e,
-            parameterName: e.parameterName.replace(/^body\./, `body.${prefix}`),
-          })),
-        });
-  return shapeAOf(named);
-}
 
 /**
  * Boards one chunk of lines of one kind (portfolio boarding, docs/processes.md P3) through the same
@@ -644,88 +561,4 @@ export function boardBoardingChunk(deps: Deps) {
     }
     return delta;
   }
-}
-
-/** An operation's Shape A error with its field names under `body.` (the line's body holds the route's fields). */
-function underBody(error: ShapeABody): ShapeABody {
-  return { ...error, errors: error.errors.map((e) => ({ ...e, parameterName: `body.${e.parameterName}` })) };
-}
-
-/** The error of a funding or payment line whose loan did not board. */
-function loanNotBoarded(loan: StagedLine): ShapeABody {
-  return shapeAOf(
-    bodyReferenceError(
-      'loanSourceRef',
-      loan.sourceRef,
-      `loanSourceRef ${loan.sourceRef}: the loan of line ${loan.lineNo} failed to board.`,
-    ),
-  );
-}
-
-export interface RecordBoardingProgressInput {
-  tenantId: string;
-  batchId: number;
-  status: string;
-  /** Epoch ms, or null. */
-  startedAtMs: number | null;
-  completedAtMs: number | null;
-  /** The process's counts; null → counted again from the lines (authoritative), stored and returned. */
-  counts: BoardingCounts | null;
-}
-
-/**
- * Records the batch's status, counts and times on its row (docs/processes.md P3: `GET …/batches/{batchId}` answers
- * from it once the process has closed), at each phase change and every few chunks. With `counts` null the counts
- * are recounted from the lines (per kind: total, boarded = BOARDED or SKIPPED, failed = FAILED) and returned.
- *
- * The record of the end (a final status, COMPLETED, COMPLETED_WITH_ERRORS or CANCELLED, with `completedAtMs`) also
- * writes the batch's one `boarding.batch.completed` event (domain/events.ts: batchId, final status, records,
- * malformed, counts per kind, times) in the same transaction (docs/design.md §3 outbox), dedupe key
- * `boarding-batch/<batchId>/completed`, so a retried record writes it once. It carries no `source`: it reaches every
- * subscription that names it, with or without `includeBoardedHistory`.
- * One transaction; idempotent.
- */
-export function recordBoardingProgress(deps: Deps) {
-  return async (input: RecordBoardingProgressInput): Promise<BoardingCounts> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const counts = input.counts ?? (await countLines(tx, input.tenantId, input.batchId));
-      const [batch] = await tx
-        .update(boardingBatches)
-        .set({
-          status: input.status,
-          counts,
-          startedAt: input.startedAtMs === null ? null : new Date(input.startedAtMs),
-          completedAt: input.completedAtMs === null ? null : new Date(input.completedAtMs),
-        })
-        .where(and(eq(boardingBatches.tenantId, input.tenantId), eq(boardingBatches.id, input.batchId)))
-        .returning({ records: boardingBatches.records, malformed: boardingBatches.malformed });
-      const final = finalStatusOf(input.status);
-      if (batch && final && input.completedAtMs !== null) {
-        const completedAt = new Date(input.completedAtMs);
-        await writeOutboxEvent(tx, {
-          tenantId: input.tenantId,
-          eventType: 'boarding.batch.completed',
-          subjectId: input.batchId,
-          data: {
-            batchId: input.batchId,
-            status: final,
-            records: batch.records,
-            malformed: batch.malformed,
-            counts,
-            startedAt: input.startedAtMs === null ? null : new Date(input.startedAtMs).toISOString(),
-            completedAt: completedAt.toISOString(),
-          },
-          occurredAt: completedAt,
-          dedupeKey: `boarding-batch/${input.batchId}/completed`,
-        });
-      }
-      return counts;
-    });
-}
-
-/** `status` when it is a final batch status, else null. */
-function finalStatusOf(status: string): (typeof finalBoardingBatchStatuses)[number] | null {
-  return (finalBoardingBatchStatuses as readonly string[]).includes(status)
-    ? (status as (typeof finalBoardingBatchStatuses)[number])
-    : null;
 }
