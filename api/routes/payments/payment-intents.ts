@@ -38,7 +38,7 @@ export const paymentIntentRoutes = factory
   /**
    * Creates a payment intent → 201 `{paymentId, resourceId, loanId, loanRef, instrumentId, amount, currency, rail,
    * effectiveDate, source, status, providerRef, returnCode, createdAt}` with status CREATED (activities/payments/
-   * payment-intents.ts `createPaymentIntent`). 409 `error.msg.loan.payment.hold.active`,
+   * create-payment-intent.ts `createPaymentIntent`). 409 `error.msg.loan.payment.hold.active`,
    * `error.msg.loan.payment.amount.exceeds.outstanding`, `error.msg.payment.instrument.not.eligible`,
    * `error.msg.loan.invalid.state.transition` (loan not ACTIVE); 400 for a currency other than the loan's
    * (`validation.msg.payment.currency.mismatch`), too many decimals, an unknown rail, an `effectiveDate` outside the
