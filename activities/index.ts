@@ -17,17 +17,15 @@ import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { acceptHardshipOffer } from './hardship/accept-hardship-offer';
 import { confirmHardshipEvidence } from './hardship/confirm-hardship-evidence';
+import { createHardshipProgram } from './hardship/create-hardship-program';
+import { createHardshipProgramVersion } from './hardship/create-hardship-program-version';
 import { expireHardshipOffer } from './hardship/expire-hardship-offer';
 import { findOpenHardshipOffersOfLoan } from './hardship/find-open-hardship-offers-of-loan';
 import { createHardshipOffer, decideHardshipOffer } from './hardship/hardship-offers';
-import {
-  createHardshipProgram,
-  createHardshipProgramVersion,
-  retireHardshipProgram,
-  setHardshipGuardrails,
-} from './hardship/hardship-policies';
 import { readHardshipOfferProgress } from './hardship/read-hardship-offer-progress';
 import { reevaluateHardshipOffer } from './hardship/reevaluate-hardship-offer';
+import { retireHardshipProgram } from './hardship/retire-hardship-program';
+import { setHardshipGuardrails } from './hardship/set-hardship-guardrails';
 import { createLendingActivities } from './lending';
 import { createPaymentActivities } from './payments';
 import { openReconciliationException } from './payments/open-reconciliation-exception';

@@ -13,7 +13,7 @@
  * - `hardship_offer_approvals`: the maker-checker decision of an offer (spec § Authentication 10), at most one per
  *   offer, append-only (custom migration 0042).
  *
- * Policy writes serialize per tenant on a transaction advisory lock (activities/hardship/hardship-policies.ts), so
+ * Policy writes serialize per tenant on a transaction advisory lock (activities/hardship/hardship-policy-writes.ts), so
  * numbering is gapless and a program is checked against the guardrails active at commit.
  */
 import { sql } from 'drizzle-orm';
