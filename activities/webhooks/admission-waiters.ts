@@ -26,6 +26,21 @@ export async function lockTenantAdmission(tx: Tx, tenantId: string): Promise<voi
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${lockKey(tenantId)}))`);
 }
 
+/**
+ * The tenant's delivery attempts holding a slot at `at`: expired slots (a worker that died mid-attempt) are
+ * dropped first, then the live ones counted.
+ */
+export async function attemptsInFlight(tx: Tx, tenantId: string, at: Date): Promise<number> {
+  await tx
+    .delete(webhookDeliverySlots)
+    .where(and(eq(webhookDeliverySlots.tenantId, tenantId), lte(webhookDeliverySlots.expiresAt, at)));
+  const [row] = await tx
+    .select({ n: count() })
+    .from(webhookDeliverySlots)
+    .where(and(eq(webhookDeliverySlots.tenantId, tenantId), gt(webhookDeliverySlots.expiresAt, at)));
+  return row?.n ?? 0;
+}
+
 /** Puts a refused delivery in its tenant's queue, or, already there, keeps its place and marks it waiting again. */
 export async function enqueueWaiter(
   tx: Tx,
@@ -69,13 +84,7 @@ export async function waitersToWake(
   input: { tenantId: string; subscriptionId: number; at: Date; cap: number },
 ): Promise<string[]> {
   const { tenantId, at } = input;
-  await tx
-    .delete(webhookDeliverySlots)
-    .where(and(eq(webhookDeliverySlots.tenantId, tenantId), lte(webhookDeliverySlots.expiresAt, at)));
-  const [inFlight] = await tx
-    .select({ n: count() })
-    .from(webhookDeliverySlots)
-    .where(and(eq(webhookDeliverySlots.tenantId, tenantId), gt(webhookDeliverySlots.expiresAt, at)));
+  const inFlight = await attemptsInFlight(tx, tenantId, at);
   const answeredBy = new Date(at.getTime() - wakeAnswerMs);
   const [pending] = await tx
     .select({ n: count() })
@@ -83,7 +92,7 @@ export async function waitersToWake(
     .where(
       and(eq(webhookAdmissionWaiters.tenantId, tenantId), gt(webhookAdmissionWaiters.wokenAt, answeredBy)),
     );
-  const free = wakeCount(input.cap, inFlight?.n ?? 0, pending?.n ?? 0);
+  const free = wakeCount(input.cap, inFlight, pending?.n ?? 0);
   const notPending = sql`(${webhookAdmissionWaiters.wokenAt} is null or ${webhookAdmissionWaiters.wokenAt} <= ${answeredBy.toISOString()}::timestamptz)`;
   const atSql = sql`${at.toISOString()}::timestamptz`;
 

@@ -25,7 +25,7 @@
  * as before. When the tenant's lock is busy the answer is a short timed wait either way (not queued).
  * Errors: none of its own (a database failure is retried by the workflow's activity policy).
  */
-import { and, count, eq, gt, inArray, lte } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { webhookDeliveries, webhookDeliverySlots, webhookEndpointBreakers } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import {
@@ -42,7 +42,7 @@ import {
 } from '../../domain/webhooks/circuit-breaker';
 import { defaultWebhookLimits } from '../../domain/webhooks/limits';
 import type { Deps } from '../deps';
-import { dequeueWaiter, enqueueWaiter, tryLockTenantAdmission } from './admission-waiters';
+import { attemptsInFlight, dequeueWaiter, enqueueWaiter, tryLockTenantAdmission } from './admission-waiters';
 
 export interface AdmitWebhookAttemptInput {
   tenantId: string;
@@ -195,18 +195,7 @@ export const admitWebhookAttempt =
       if (!verdict.send)
         return refuse('BREAKER_OPEN', breakerWaitMs(breaker, verdict.untilMs, nowMs, Math.random()));
 
-      await tx
-        .delete(webhookDeliverySlots)
-        .where(
-          and(eq(webhookDeliverySlots.tenantId, input.tenantId), lte(webhookDeliverySlots.expiresAt, at)),
-        );
-      const [inFlight] = await tx
-        .select({ n: count() })
-        .from(webhookDeliverySlots)
-        .where(
-          and(eq(webhookDeliverySlots.tenantId, input.tenantId), gt(webhookDeliverySlots.expiresAt, at)),
-        );
-      if (!tenantHasSlot(inFlight?.n ?? 0, cap))
+      if (!tenantHasSlot(await attemptsInFlight(tx, input.tenantId, at), cap))
         return refuse('TENANT_AT_CAPACITY', slotWaitMs(input.refusals + 1, Math.random()));
 
       await tx.insert(webhookDeliverySlots).values({
