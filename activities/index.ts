@@ -46,10 +46,10 @@ import { tenantSettings } from './platform/tenant-settings';
 import { issueAccessToken } from './platform/tokens';
 import { addEvidence } from './servicing/add-evidence';
 import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
+import { applyContactConsentUpdate } from './servicing/apply-contact-consent-update';
 import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
-import { applyContactConsentUpdate, recordContactConsentUpdate } from './servicing/contact-consent-updates';
 import { createPromiseToPay } from './servicing/create-promise-to-pay';
 import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
 import { createFormEntry, updateFormEntry } from './servicing/form-entries';
@@ -61,6 +61,7 @@ import { openCase } from './servicing/open-case';
 import { openPrivacyRequest } from './servicing/open-privacy-request';
 import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
 import { readPromisePayments } from './servicing/read-promise-payments';
+import { recordContactConsentUpdate } from './servicing/record-contact-consent-update';
 import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
 import {
   createVoiceDispatch,
