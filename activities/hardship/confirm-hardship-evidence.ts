@@ -20,7 +20,7 @@ import {
   progressOf,
   termsOf,
 } from './hardship-offer-steps';
-import { completeOfferTask } from './hardship-offers';
+import { completeOfferTask } from './hardship-offer-tasks';
 
 export interface ConfirmHardshipEvidenceInput extends HardshipOfferRef {
   /** True when the document deadline has passed: without evidence the offer lapses. */

@@ -21,7 +21,7 @@ import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { applyLoanRelief } from '../lending/loan-relief';
 import { writeOutboxEvent } from '../platform/outbox';
 import { recordEffect } from '../servicing/records';
-import { completeOfferTask } from './hardship-offers';
+import { completeOfferTask } from './hardship-offer-tasks';
 
 /** One hour in milliseconds. */
 export const hourMs = 3_600_000;

@@ -15,6 +15,7 @@ import {
 } from '../../domain/hardship/offer-process';
 import type { Deps } from '../deps';
 import { openTask } from '../servicing/records';
+import { gatherHardshipLoanFacts } from './hardship-loan-facts';
 import {
   type HardshipOfferRef,
   lockedOffer,
@@ -23,7 +24,7 @@ import {
   progressOf,
   termsOf,
 } from './hardship-offer-steps';
-import { completeOfferTask, gatherHardshipLoanFacts, taskOfStatus } from './hardship-offers';
+import { completeOfferTask, taskOfStatus } from './hardship-offer-tasks';
 
 export interface ReevaluateHardshipOfferInput extends HardshipOfferRef {
   /** What changed on the loan (the `loanChanged` signal's hint). */

@@ -12,7 +12,7 @@ import { DomainError, fieldError } from '../../domain/errors';
  * Throws 409 `error.msg.case.customer.mismatch` (naming `caseId`) unless the case's `customerRef` is the
  * `customerRef` (docs/processes.md P4 "Refs") of the loan's borrower or of one of its parties (co-borrower,
  * guarantor, authorized party): a promise to pay is taken from someone who answers for the loan. Also used by
- * the hardship offers (activities/hardship/hardship-offers.ts).
+ * the hardship offers (activities/hardship/create-hardship-offer.ts).
  */
 export async function assertCaseCustomerIsLoanParty(
   tx: Tx,

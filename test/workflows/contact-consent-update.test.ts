@@ -12,7 +12,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities, createPlatformOperations, type Deps } from '../../activities';
-import type { RecordContactConsentUpdateInput } from '../../activities/servicing/contact-consent-updates';
+import type { RecordContactConsentUpdateInput } from '../../activities/servicing/record-contact-consent-update';
 import { createDb } from '../../db/client';
 import {
   caseEffects,

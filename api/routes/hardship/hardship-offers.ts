@@ -65,7 +65,7 @@ const approvalPermissionGuard = factory.createMiddleware(async (c, next) => {
 
 /**
  * Approve or reject, once scope and program permission passed: the decision under the tenant's maker-checker policy
- * (activities/hardship/hardship-offers.ts `decideHardshipOffer`), then the offer's process is told.
+ * (activities/hardship/decide-hardship-offer.ts `decideHardshipOffer`), then the offer's process is told.
  */
 async function decide(c: Context<AppEnv>, offerId: number, decision: HardshipOfferDecision) {
   const auth = c.get('auth');

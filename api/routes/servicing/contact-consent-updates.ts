@@ -30,7 +30,7 @@ export const contactConsentUpdateRoutes = factory
   .createApp()
   /**
    * Records an update of one permission of a customer's contact point → 200 `{outcome: "COMPLETED"|"SCHEDULED",
-   * customerRef, resourceId}` (activities/servicing/contact-consent-updates.ts `recordContactConsentUpdate`).
+   * customerRef, resourceId}` (activities/servicing/record-contact-consent-update.ts `recordContactConsentUpdate`).
    * 400 per field (operation, the permission field of the operation missing or another one sent, effectiveAt not an
    * instant with offset or more than 365 days ahead, reason empty/too long/identifier-looking, unknown fields);
    * 404 naming caseId, customerRef or contactPointRef; 409 `error.msg.case.customer.mismatch`,

@@ -1,7 +1,8 @@
 /**
  * Reads of hardship offers (docs/processes.md P5 third bullet): one offer with its decision trail
  * (the maker-checker approval records, spec § Authentication 10) and timers, as the offer read answers it.
- * The offer operations (activities/hardship/hardship-offers.ts) use the `Tx` helpers inside their transaction.
+ * The offer operations (activities/hardship/create-hardship-offer.ts, decide-hardship-offer.ts, …) use the `Tx`
+ * helpers inside their transaction.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type {

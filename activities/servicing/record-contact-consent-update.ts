@@ -1,30 +1,17 @@
 /**
- * Contact-consent updates (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
- * docs/processes.md P4 "Contact-consent updates"; timing and precedence rules: domain/servicing/contact-consent.ts).
- *
- * - `recordContactConsentUpdate` (the route's operation): checks the case, the customer and the contact point, stores
- *   the update and, when `effectiveAt` is not in the future, applies it in the same transaction (`COMPLETED`);
- *   otherwise stores it `SCHEDULED` with a `CONTACT_CONSENT_SCHEDULED` case effect and the start intent of its
- *   workflow `contact-consent-update/<tenant>/<updateId>`.
- * - `applyContactConsentUpdate` (the workflow's step when the timer fires): applies a SCHEDULED update, or marks it
- *   SUPERSEDED when a newer instruction was applied first. Idempotent: a settled update answers its status.
- *
- * Applying sets the contact point's permission (`can_receive_sms|email|voice`), appends `CONTACT_CONSENT_UPDATED` to
- * the customer's history (without the contact value), adds the case effect `CONTACT_CONSENT_UPDATED` and writes the
- * event `contact.consent.updated`, all in one transaction, under the customer row's `FOR UPDATE` lock (customer
- * aggregate rule, activities/README.md), which also serializes two updates of one contact point. Like the STOP
- * handling (activities/channels/channel-events.ts) it changes the contact point's flag; unlike it, it writes no
- * `consents` row: the update row, with its case, reason and actor, is the record.
+ * Records a contact-consent update on a case (spec § Endpoints, Servicing plane:
+ * `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4 "Contact-consent updates"):
+ * `recordContactConsentUpdate` stores the instruction under the case's `FOR SHARE` in one tenant transaction
+ * (docs/conventions.md §5) with the start intent of its process, idempotent by `requestKey`.
  */
-import { and, desc, eq, gt } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { findContactPointByRef, findCustomerByRef } from '../../db/queries/customers/customers';
-import { consents, contactConsentUpdates, contactPoints } from '../../db/schema';
-import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import { DomainError, fieldError, notFound, referenceNotFound, validationError } from '../../domain/errors';
+import { contactConsentUpdates } from '../../db/schema';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, fieldError, referenceNotFound, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import {
   type ContactConsentOperation,
-  type ContactConsentUpdateOutcome,
   type ContactConsentUpdateStatus,
   type ContactConsentUpdateWorkflowInput,
   contactConsentLeadDaysMax,
@@ -35,10 +22,9 @@ import {
   permissionFieldOf,
   permissionFields,
 } from '../../domain/servicing/contact-consent';
-import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../platform/outbox';
 import { recordStartIntent } from '../platform/start-intents';
+import { detailOf, settle } from './contact-consent-settlement';
 import { assertCaseTakesRecords, recordEffect, rowOfRequestKey, shareCase } from './records';
 
 /** Longest accepted `reason` (characters), as other free-text servicing fields. */
@@ -281,167 +267,4 @@ export function recordContactConsentUpdate(deps: Deps) {
       };
     });
   };
-}
-
-/**
- * Applies the SCHEDULED update `updateId` now that its `effectiveAt` has come (the step of
- * `contactConsentUpdateWorkflow`): COMPLETED when applied, SUPERSEDED when a newer instruction for the same contact
- * point and permission was applied first (domain/servicing/contact-consent.ts). Idempotent: an update already
- * COMPLETED or SUPERSEDED answers its status and changes nothing. A case closed meanwhile does not stop it (the
- * customer's instruction was accepted while it was open); its effect is still recorded on that case.
- * Errors: 404 when the update is not the tenant's.
- */
-export function applyContactConsentUpdate(deps: Deps) {
-  return async (input: { tenantId: string; updateId: number }): Promise<ContactConsentUpdateOutcome> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const [peek] = await tx
-        .select({ customerRef: contactConsentUpdates.customerRef })
-        .from(contactConsentUpdates)
-        .where(
-          and(
-            eq(contactConsentUpdates.tenantId, input.tenantId),
-            eq(contactConsentUpdates.id, input.updateId),
-          ),
-        );
-      if (!peek) throw notFound('Contact-consent update', input.updateId);
-      // Lock order as at recording: the customer row first, then the update's own row.
-      await findCustomerByRef(tx, input.tenantId, peek.customerRef, { lock: 'update' });
-      const [row] = await tx
-        .select()
-        .from(contactConsentUpdates)
-        .where(
-          and(
-            eq(contactConsentUpdates.tenantId, input.tenantId),
-            eq(contactConsentUpdates.id, input.updateId),
-          ),
-        )
-        .for('update');
-      if (!row) throw notFound('Contact-consent update', input.updateId);
-      if (row.status !== 'SCHEDULED') return { updateId: row.id, status: row.status };
-      return { updateId: row.id, status: await settle(tx, row, deps.clock()) };
-    });
-}
-
-/** What history entries and effects say about an update: never the contact value itself. */
-function detailOf(row: UpdateRow): Record<string, unknown> {
-  return {
-    updateId: row.id,
-    caseId: row.caseId,
-    contactPointRef: row.contactPointRef,
-    operation: row.operation,
-    permission: row.permission,
-    effectiveAt: row.effectiveAt.toISOString(),
-    reason: row.reason,
-  };
-}
-
-/**
- * The newer instruction that supersedes `row`, as `contact-consent-update/<id>` or `consent/<id>`, or null: an update
- * of the same contact point and operation recorded after it (greater id) and already COMPLETED; for SMS, an SMS
- * consent record of the customer created after it.
- */
-async function newerInstructionThan(tx: Tx, row: UpdateRow): Promise<string | null> {
-  const [newer] = await tx
-    .select({ id: contactConsentUpdates.id })
-    .from(contactConsentUpdates)
-    .where(
-      and(
-        eq(contactConsentUpdates.tenantId, row.tenantId),
-        eq(contactConsentUpdates.contactPointId, row.contactPointId),
-        eq(contactConsentUpdates.operation, row.operation),
-        gt(contactConsentUpdates.id, row.id),
-        eq(contactConsentUpdates.status, 'COMPLETED'),
-      ),
-    )
-    .orderBy(desc(contactConsentUpdates.id))
-    .limit(1);
-  if (newer) return `contact-consent-update/${newer.id}`;
-  if (row.operation !== 'UPDATE_SMS_PERMISSION') return null;
-  const [consent] = await tx
-    .select({ id: consents.id })
-    .from(consents)
-    .where(
-      and(
-        eq(consents.tenantId, row.tenantId),
-        eq(consents.customerId, row.customerId),
-        eq(consents.consentType, 'SMS'),
-        gt(consents.createdAt, row.createdAt),
-      ),
-    )
-    .orderBy(desc(consents.id))
-    .limit(1);
-  return consent ? `consent/${consent.id}` : null;
-}
-
-/**
- * Settles the SCHEDULED update `row` at `now` inside the caller's transaction (customer row locked): SUPERSEDED when a
- * newer instruction exists, else applied (contact point, customer history, case effect, event) and COMPLETED.
- */
-async function settle(tx: Tx, row: UpdateRow, now: Date): Promise<ContactConsentUpdateStatus> {
-  const where = and(eq(contactConsentUpdates.tenantId, row.tenantId), eq(contactConsentUpdates.id, row.id));
-  const newer = await newerInstructionThan(tx, row);
-  if (newer !== null) {
-    await tx
-      .update(contactConsentUpdates)
-      .set({ status: 'SUPERSEDED', resolvedAt: now, supersededBy: newer, updatedAt: now })
-      .where(where);
-    await recordEffect(tx, {
-      tenantId: row.tenantId,
-      caseId: row.caseId,
-      effectType: 'CONTACT_CONSENT_SUPERSEDED',
-      subjectType: 'contact_consent_update',
-      subjectId: row.id,
-      detail: { ...detailOf(row), supersededBy: newer },
-      occurredAt: now,
-      dedupeKey: `contact-consent-update/${row.id}/superseded`,
-    });
-    return 'SUPERSEDED';
-  }
-  const field = permissionFieldOf[row.operation];
-  await tx
-    .update(contactPoints)
-    .set({ [field]: row.permission })
-    .where(and(eq(contactPoints.tenantId, row.tenantId), eq(contactPoints.id, row.contactPointId)));
-  await tx
-    .update(contactConsentUpdates)
-    .set({ status: 'COMPLETED', resolvedAt: now, updatedAt: now })
-    .where(where);
-  const detail = detailOf(row);
-  await recordCustomerChange(tx, {
-    tenantId: row.tenantId,
-    customerId: row.customerId,
-    action: 'CONTACT_CONSENT_UPDATED',
-    detail,
-    actor: row.actorUsername,
-    correlationId: row.correlationId,
-    occurredAt: now,
-  });
-  await recordEffect(tx, {
-    tenantId: row.tenantId,
-    caseId: row.caseId,
-    effectType: 'CONTACT_CONSENT_UPDATED',
-    subjectType: 'contact_consent_update',
-    subjectId: row.id,
-    detail,
-    actor: row.actorUsername,
-    correlationId: row.correlationId,
-    occurredAt: now,
-    dedupeKey: `contact-consent-update/${row.id}/applied`,
-  });
-  await writeOutboxEvent(tx, {
-    tenantId: row.tenantId,
-    eventType: 'contact.consent.updated',
-    subjectId: row.id,
-    data: {
-      customerRef: row.customerRef,
-      contactPointRef: row.contactPointRef,
-      operation: row.operation,
-      permission: row.permission,
-      effectiveAt: row.effectiveAt.toISOString(),
-      caseId: row.caseId,
-    },
-    occurredAt: now,
-    dedupeKey: `contact-consent-update/${row.id}/applied`,
-  });
-  return 'COMPLETED';
 }
