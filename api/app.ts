@@ -27,7 +27,7 @@ import { healthRoutes } from './routes/health';
 import { chargeRoutes } from './routes/lending/charges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
-import { loanMoneyRoutes } from './routes/lending/loan-money';
+import { loanFundingRoutes } from './routes/lending/loan-fundings';
 import { loanRoutes } from './routes/lending/loans';
 import { merchantAdvanceRoutes } from './routes/lending/merchant-advances';
 import { loanProductRoutes } from './routes/lending/products';
@@ -35,7 +35,7 @@ import { statementRoutes } from './routes/lending/statements';
 import { metricsRoutes } from './routes/metrics';
 import { oauthRoutes } from './routes/oauth';
 import { autopayRoutes } from './routes/payments/autopay';
-import { paymentIntentRoutes } from './routes/payments/payment-intents';
+import { loanPaymentRoutes } from './routes/payments/loan-payments';
 import { reconciliationExceptionRoutes } from './routes/payments/reconciliation-exceptions';
 import { sandboxPaymentRoutes } from './routes/payments/sandbox-simulations';
 import { aiSessionRoutes } from './routes/servicing/ai-sessions';
@@ -137,14 +137,14 @@ export function createApp(deps: AppDeps) {
   // The voice provider's callback authenticates by its dispatch's task token only (spec § Authentication 6): mounted
   // before the bearer middleware too; the other voice-dispatch routes are ordinary bearer routes (below).
   app.use('/v1/servicing/voice-dispatches/:dispatchId/events', storableRequestTarget);
-  app.route('/v1/servicing/voice-dispatches', voiceDispatchCallbackRoutes);
+  app.route('/v1/servicing/voice-dispatches/:dispatchId/events', voiceDispatchCallbackRoutes);
   app.use('/v1/*', authenticate, rateLimit, authorizeRoute, storableInput);
   // docs/design.md §5: search, export and journal lists have a lower limit of their own, on top of the client's.
   app.use('/v1/portfolio/search', searchRateLimit);
   app.use('/v1/journalentries', searchRateLimit);
   app.use('/v1/recon-exceptions/export', searchRateLimit);
   app.route('/v1/servicing/cases', caseRoutes);
-  app.route('/v1/servicing/cases', contactConsentUpdateRoutes);
+  app.route('/v1/servicing/cases/:caseId/contact-consent-updates', contactConsentUpdateRoutes);
   app.route('/v1/servicing/interactions', interactionRoutes);
   app.route('/v1/servicing/evidence', evidenceRoutes);
   app.route('/v1/servicing/tasks', taskRoutes);
@@ -166,11 +166,10 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/customers', customerRoutes);
   app.route('/v1/portfolio', portfolioRoutes);
   app.route('/v1/loans', loanRoutes);
-  // After the loans sub-app (it owns /v1/loans, /v1/loans/:loanId, /v1/loans/:loanId/parties).
-  app.route('/v1/loans', loanMoneyRoutes);
-  app.route('/v1/loans', paymentIntentRoutes);
-  app.route('/v1/loans', autopayRoutes);
-  app.route('/v1/loans', statementRoutes);
+  app.route('/v1/loans/:loanId/fundings', loanFundingRoutes);
+  app.route('/v1/loans/:loanId/payments', loanPaymentRoutes);
+  app.route('/v1/loans/:loanId/autopay', autopayRoutes);
+  app.route('/v1/loans/:loanId/statements', statementRoutes);
   app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
   app.route('/v1/merchant-advances', merchantAdvanceRoutes);

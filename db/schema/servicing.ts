@@ -1,6 +1,6 @@
 /**
  * Servicing context: case types, cases and their effects, tasks, interactions, evidence and
- * privacy requests (spec § Resources: Privacy request, Servicing case; –§7).
+ * privacy requests (spec § Resources: Privacy request, Servicing case).
  * Case types carry published field definitions, answered by form entries, and cases record contact-consent
  * updates (spec § Endpoints Servicing plane; docs/processes.md P4).
  * Every table is tenant-owned and protected by row-level security (docs/design.md §3).

@@ -1,5 +1,5 @@
 /**
- * A loan's money through the app on the real database (api/routes/lending/loan-money.ts, journal-entries.ts):
+ * A loan's money through the app on the real database (api/routes/lending/loan-fundings.ts, api/routes/payments/loan-payments.ts, api/routes/lending/journal-entries.ts):
  * every route's success shape, Shape A codes, cross-tenant 404, permissions, bad inputs (too many decimals for
  * the currency, currency mismatch, identifier-looking externalRecordRef or rationale, payment before
  * disbursement), Idempotency-Key and externalRecordRef replays, and summary figures computed by hand for a small

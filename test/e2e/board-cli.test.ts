@@ -1,5 +1,5 @@
 /**
- * End to end (–§4; docs/processes.md P3 "CLI"): `npm run board` (scripts/board.ts) against the service
+ * End to end (docs/processes.md P3 "CLI"): `npm run board` (scripts/board.ts) against the service
  * started exactly as `npm start` starts it (./boot.ts), with a credential from the admin CLI. The file is a small
  * generated portfolio (scripts/portfolio-generate.ts: 20 loans, 3 payments each) with two deliberately bad lines
  * inserted: one that is not JSON (malformed, claiming no kind) and one payment whose amount has three fraction

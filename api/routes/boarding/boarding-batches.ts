@@ -1,5 +1,5 @@
 /**
- * Portfolio boarding batches (–§2; docs/processes.md P3). Mounted at `/v1/boarding/batches`.
+ * Portfolio boarding batches (docs/processes.md P3). Mounted at `/v1/boarding/batches`.
  *
  * The upload streams the NDJSON body into PostgreSQL through `stageBoardingBatch` (COPY, constant memory), which
  * stores the batch and the start intent of `boarding/<tenant>/<batchId>` in one transaction; the route then starts

@@ -2,8 +2,10 @@
  * Loans (spec § Lending core writes: `POST /v1/loans`, `POST /v1/loans?command=calculateLoanSchedule`,
  * `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; § Lending core reads:
  * `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=repaymentSchedule,transactions`; § States: loan
- * submitted → approved). Mounted at `/v1/loans`. The money routes of a loan (`/{loanId}/fundings…`,
- * `/{loanId}/payments…`, `/{loanId}/summary`) are another sub-app mounted at the same base (api/app.ts).
+ * submitted → approved; `GET /v1/loans/{loanId}/summary`). Mounted at `/v1/loans`; a loan's sub-resources with
+ * routes of their own have their own files, each mounted at its own path (api/app.ts): fundings
+ * (api/routes/lending/loan-fundings.ts), payments (api/routes/payments/loan-payments.ts), autopay
+ * (api/routes/payments/autopay.ts) and statements (api/routes/lending/statements.ts).
  *
  * Scopes and permissions (README route table):
  * - `POST /v1/loans`: `lending:write` + `CREATE_LOAN`; with `command=calculateLoanSchedule`: `lending:read` +
@@ -14,7 +16,9 @@
  *   400.
  * - `GET /v1/loans`, `GET /v1/loans/{loanId}`: `lending:read` + `READ_LOAN`.
  * - `POST /v1/loans/{loanId}/parties`: `lending:write` + `CREATE_LOANPARTY`.
+ * - `GET /v1/loans/{loanId}/summary`: `lending:read` + `READ_LOAN`.
  */
+import { getLoanSummary } from '../../../db/queries/lending/ledger';
 import { getLoan, listLoans } from '../../../db/queries/lending/loans';
 import { notFound } from '../../../domain/errors';
 import { loanStatusView } from '../../../domain/lending/loan-status';
@@ -34,6 +38,7 @@ import {
   readLoanQuery,
   schedulePreviewResponse,
 } from '../../../domain/lending/schemas/loans';
+import { loanSummaryResponse, summaryQuery } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { guard, requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
@@ -243,5 +248,34 @@ export const loanRoutes = factory
       const body = c.req.valid('json');
       const result = await c.get('deps').activities.addLoanParty({ ...operationContext(c), loanId, ...body });
       return c.json({ resourceId: result.partyId, partyId: result.partyId }, result.created ? 201 : 200);
+    },
+  )
+  /**
+   * The loan summary as of `asOfDate` (default: today in UTC): balances outstanding by component, overdue
+   * components with `daysPastDue`, the payoff projection at `asOfDate` (domain/lending/allocation/payoff.ts payoff rule: the
+   * same rule that posts a payment of that amount on that date as the payoff), the frozen APR disclosure and the
+   * restrictions in force — one read statement (db/queries/lending/ledger.ts `getLoanSummary`). Another tenant's loan → 404.
+   */
+  .get(
+    '/:loanId/summary',
+    doc({
+      tags: ['Lending: loan money'],
+      summary: 'Read a loan summary',
+      description:
+        'Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.',
+      scope: 'lending:read',
+      permission: 'READ_LOAN',
+      responses: { 200: { description: 'The loan summary', schema: loanSummaryResponse } },
+    }),
+    requires('lending:read', 'READ_LOAN'),
+    pathParams(loanIdParam),
+    queryParams(summaryQuery),
+    async (c) => {
+      const { loanId } = c.req.valid('param');
+      const now = c.get('deps').clock();
+      const asOfDate = c.req.valid('query').asOfDate ?? now.toISOString().slice(0, 10);
+      const summary = await getLoanSummary(c.get('deps').db, c.get('tenantId'), loanId, asOfDate, now);
+      if (summary === null) throw notFound('Loan', loanId);
+      return c.json(summary, 200);
     },
   );

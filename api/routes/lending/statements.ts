@@ -1,8 +1,8 @@
 /**
  * A loan's statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`; § Limits; docs/design.md §5
  * "Statements"; docs/processes.md P6 "Statements"): the list, one statement, and its PDF. Statements are issued by
- * the statement cycle (workflows/statement-cycle/), never through the API. Mounted at `/v1/loans` beside the
- * other loan sub-resources. Another tenant's (or an unknown) loan or statement → 404 Shape A.
+ * the statement cycle (workflows/statement-cycle/), never through the API. Mounted at
+ * `/v1/loans/{loanId}/statements`. Another tenant's (or an unknown) loan or statement → 404 Shape A.
  */
 import {
   getLoanStatement,
@@ -32,7 +32,7 @@ export const statementRoutes = factory
    * `{items}`; a page shorter than `limit` ends the collection. Another tenant's loan → 404.
    */
   .get(
-    '/:loanId/statements',
+    '/',
     doc({
       tags,
       summary: "List a loan's statements",
@@ -57,7 +57,7 @@ export const statementRoutes = factory
   )
   /** One statement of the loan with its figures; unknown statement or another tenant's → 404. */
   .get(
-    '/:loanId/statements/:statementId',
+    '/:statementId',
     doc({
       tags,
       summary: 'Read a statement',
@@ -81,7 +81,7 @@ export const statementRoutes = factory
    * amount due and due date, APR, late-payment warning, transactions. Unknown statement or another tenant's → 404.
    */
   .get(
-    '/:loanId/statements/:statementId/pdf',
+    '/:statementId/pdf',
     doc({
       tags,
       summary: 'Download a statement as PDF',

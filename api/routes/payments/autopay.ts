@@ -1,8 +1,8 @@
 /**
  * Autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
- * authorizationRef and never backfills history"; docs/design.md §5 Holds). Mounted at `/v1/loans` beside the payment
- * intents. Enrolment stores the enrolment with the start intent of `autopay/<tenant>/<loanId>` (one transaction),
- * then starts the process through its client port (signal-with-start) and marks the start intent done; should the
+ * authorizationRef and never backfills history"; docs/design.md §5 Holds). Mounted at
+ * `/v1/loans/{loanId}/autopay`. Enrolment stores the enrolment with the start intent of
+ * `autopay/<tenant>/<loanId>` (one transaction), then starts the process through its client port (signal-with-start) and marks the start intent done; should the
  * process die in between, the start-intent relay starts it (docs/processes.md P0). Cancel changes the stored
  * enrolment (the source of truth) and then signals the process, which re-plans and ends.
  */
@@ -24,7 +24,7 @@ import { operationContext } from '../context';
 
 const tags = ['Lending: autopay'];
 
-/** The autopay routes, mounted at `/v1/loans` (api/app.ts). */
+/** The autopay routes, mounted at `/v1/loans/{loanId}/autopay` (api/app.ts). */
 export const autopayRoutes = factory
   .createApp()
   /**
@@ -37,7 +37,7 @@ export const autopayRoutes = factory
    * `error.msg.loan.invalid.state.transition` (loan not ACTIVE); 404 for another tenant's loan.
    */
   .post(
-    '/:loanId/autopay',
+    '/',
     doc({
       tags,
       summary: 'Enrol a loan in autopay',
@@ -69,7 +69,7 @@ export const autopayRoutes = factory
    * or is not the tenant's.
    */
   .get(
-    '/:loanId/autopay',
+    '/',
     doc({
       tags,
       summary: "Read the loan's autopay enrolment",
@@ -94,7 +94,7 @@ export const autopayRoutes = factory
    * enrolment or is not the tenant's.
    */
   .post(
-    '/:loanId/autopay/cancel',
+    '/cancel',
     doc({
       tags,
       summary: "Cancel the loan's autopay",

@@ -1,6 +1,6 @@
 /**
  * Contact-consent updates on a case (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
- * docs/processes.md P4 "Contact-consent updates", "Refs"). Mounted at `/v1/servicing/cases` beside the case routes.
+ * docs/processes.md P4 "Contact-consent updates", "Refs"). Mounted at `/v1/servicing/cases/{caseId}/contact-consent-updates`.
  * An update effective now or earlier is applied in the request's transaction (`COMPLETED`); a later one is stored
  * `SCHEDULED` with the start intent of `contact-consent-update/<tenant>/<updateId>`, whose durable timer applies it
  * at `effectiveAt`; the route starts that workflow after commit and marks the intent started (should it die in
@@ -25,7 +25,7 @@ import { operationContext } from '../context';
 
 const tags = ['Servicing: contact-consent updates'];
 
-/** The contact-consent update routes, mounted at `/v1/servicing/cases` (api/app.ts). */
+/** The contact-consent update routes, mounted at `/v1/servicing/cases/{caseId}/contact-consent-updates` (api/app.ts). */
 export const contactConsentUpdateRoutes = factory
   .createApp()
   /**
@@ -37,7 +37,7 @@ export const contactConsentUpdateRoutes = factory
    * `error.msg.case.invalid.state.transition`, `error.msg.contact.point.type.mismatch`.
    */
   .post(
-    '/:caseId/contact-consent-updates',
+    '/',
     doc({
       tags,
       summary: 'Update a contact point’s SMS, e-mail or voice permission',
@@ -80,7 +80,7 @@ export const contactConsentUpdateRoutes = factory
   )
   /** Reads one update of the case with its status (SCHEDULED, COMPLETED, SUPERSEDED); absent or another tenant's → 404. */
   .get(
-    '/:caseId/contact-consent-updates/:updateId',
+    '/:updateId',
     doc({
       tags,
       summary: 'Read a contact-consent update',

@@ -1,11 +1,13 @@
 /**
  * Voice dispatches (docs/processes.md P4 "Voice-provider control surface"; spec § Authentication 6; docs/design.md §5
- * "Inbound channel events"). Two sub-apps, both mounted at `/v1/servicing/voice-dispatches` (api/app.ts):
+ * "Inbound channel events"). Two sub-apps (api/app.ts):
  *
- * - `voiceDispatchRoutes` (ordinary: bearer token + `Service-Tenant`): `POST /` creates a dispatch and answers its
- *   task token once; `GET /:dispatchId` reads its status (never the token).
- * - `voiceDispatchCallbackRoutes`, mounted before the bearer middleware like the channel-event callback:
- *   `POST /:dispatchId/events`, the provider's callback, authenticated only by `X-Service-Voice-Task-Token` (no
+ * - `voiceDispatchRoutes`, mounted at `/v1/servicing/voice-dispatches` (ordinary: bearer token +
+ *   `Service-Tenant`): `POST /` creates a dispatch and answers its task token once; `GET /:dispatchId` reads its
+ *   status (never the token).
+ * - `voiceDispatchCallbackRoutes`, mounted at `/v1/servicing/voice-dispatches/{dispatchId}/events` before the
+ *   bearer middleware like the channel-event callback: `POST`, the provider's callback, authenticated only by
+ *   `X-Service-Voice-Task-Token` (no
  *   bearer token, no tenant header: the dispatch determines the tenant). Order: the token (digest compared in
  *   constant time; unknown dispatch, wrong token, another dispatch's token, expired or revoked token → one and the
  *   same 401 Shape A `error.msg.not.authenticated`) → the body (64 KiB at most → 413; invalid → 400) → the event
@@ -123,7 +125,7 @@ function standardIssues(schema: v.GenericSchema, value: unknown): readonly Stand
 }
 
 export const voiceDispatchCallbackRoutes = new Hono<AppEnv>().post(
-  '/:dispatchId/events',
+  '/',
   describeRoute({
     tags,
     summary: "Receive a voice provider's callback event",
@@ -153,7 +155,8 @@ export const voiceDispatchCallbackRoutes = new Hono<AppEnv>().post(
   callbackBodyLimit(bodyBytesMax, 'A voice callback body'),
   async (c) => {
     const deps = c.get('deps');
-    const rawDispatchId = c.req.param('dispatchId');
+    // `{dispatchId}` is a parameter of the mount path (api/app.ts), so the sub-app's types do not know it.
+    const rawDispatchId = c.req.param('dispatchId') ?? '';
     const dispatchId = dispatchIdPattern.test(rawDispatchId) ? Number(rawDispatchId) : null;
     const token = c.req.header(voiceTaskTokenHeader);
     const tenantId =

@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the boarding batch routes (–§2; docs/processes.md P3). The upload's
+ * Request and response schemas of the boarding batch routes (docs/processes.md P3). The upload's
  * body is NDJSON, read as a stream by its operation (not validated here); its query takes an optional `fileName`.
  * The error list takes `limit` 1–1000 (default 100) and `offset`.
  */
