@@ -18,7 +18,7 @@
  */
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from './client';
-import { rateLimitCounters } from './schema/rate-limits';
+import { rateLimitCounters } from './schema/platform/rate-limits';
 
 /** The outcome of one request counted against a bucket. */
 export interface RateLimitDecision {

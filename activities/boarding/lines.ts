@@ -1,5 +1,5 @@
 /**
- * Reads and writes of staged boarding lines and source refs (db/schema/boarding.ts), inside the caller's tenant
+ * Reads and writes of staged boarding lines and source refs (db/schema/boarding/boarding.ts), inside the caller's tenant
  * transaction: pages of lines, the final state of handled lines (one statement per page), the source refs already
  * boarded, and the counts per kind and state.
  */

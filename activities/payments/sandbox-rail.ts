@@ -3,7 +3,7 @@
  * P1 "Rails"): the production adapter's shape, backed by a table instead of a provider's API.
  *
  * `createSandboxRail(db)` behaves like a provider's test mode (Stripe test tokens, Increase's sandbox
- * simulations). It keeps the provider's records in its own table `sandbox_rail_transfers` (db/schema/sandbox.ts),
+ * simulations). It keeps the provider's records in its own table `sandbox_rail_transfers` (db/schema/payments/sandbox.ts),
  * in its own transactions, never our ledger. Deterministic outcomes by instrument token, like Stripe's test
  * cards:
  * | `providerTokenRef` | rail | outcome at `submit` |

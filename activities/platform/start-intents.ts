@@ -1,5 +1,5 @@
 /**
- * Start intents (docs/processes.md P0; db/schema/platform.ts `workflowStartIntents`): the generic
+ * Start intents (docs/processes.md P0; db/schema/platform/platform.ts `workflowStartIntents`): the generic
  * record that a durable process must be started, written in the transaction that stores the row
  * it is started for. `recordStartIntent` is a helper for operations (takes their `tx`); the rest
  * are platform operations used by the API after it started a workflow and by the start-intent

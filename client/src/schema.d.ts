@@ -1598,6 +1598,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/loans/{loanId}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a loan summary
+         * @description Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.
+         *
+         *     Scope `lending:read`, permission `READ_LOAN`.
+         */
+        get: operations["getV1LoansByLoanIdSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loans/{loanId}/fundings/record-external": {
         parameters: {
             query?: never;
@@ -1640,28 +1662,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/loans/{loanId}/payments/record-external": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Record an external payment
-         * @description Posted to the ledger value-dated to `effectiveDate` and allocated across installments by the loan's strategy; a back-dated payment re-allocates the later ones (reversing and re-posting their journal entries). `source` is `IMPORT` for boarded history. `externalRecordRef` is unique per tenant for ever: the same content returns the payment as it stands (201), other content → 409. `payment.posted` is emitted.
-         *
-         *     Scope `lending:write`, permission `RECORD_LMS_PAYMENT`.
-         */
-        post: operations["postV1LoansByLoanIdPaymentsRecordExternal"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/loans/{loanId}/payments": {
         parameters: {
             query?: never;
@@ -1688,22 +1688,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/loans/{loanId}/summary": {
+    "/v1/loans/{loanId}/payments/record-external": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Read a loan summary
-         * @description Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.
-         *
-         *     Scope `lending:read`, permission `READ_LOAN`.
-         */
-        get: operations["getV1LoansByLoanIdSummary"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Record an external payment
+         * @description Posted to the ledger value-dated to `effectiveDate` and allocated across installments by the loan's strategy; a back-dated payment re-allocates the later ones (reversing and re-posting their journal entries). `source` is `IMPORT` for boarded history. `externalRecordRef` is unique per tenant for ever: the same content returns the payment as it stands (201), other content → 409. `payment.posted` is emitted.
+         *
+         *     Scope `lending:write`, permission `RECORD_LMS_PAYMENT`.
+         */
+        post: operations["postV1LoansByLoanIdPaymentsRecordExternal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8421,6 +8421,115 @@ export interface operations {
             503: components["responses"]["ShapeAError"];
         };
     };
+    getV1LoansByLoanIdSummary: {
+        parameters: {
+            query?: {
+                asOfDate?: string;
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The loan summary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loanId: number;
+                        loanRef: string;
+                        status: {
+                            id: number;
+                            code: string;
+                            value: string;
+                        };
+                        currency: string;
+                        /** @description ISO calendar date. */
+                        asOfDate: string;
+                        balances: {
+                            /** @description Decimal string with the currency digits. */
+                            principalOutstanding: string;
+                            /** @description Decimal string with the currency digits. */
+                            interestOutstanding: string;
+                            /** @description Decimal string with the currency digits. */
+                            feeOutstanding: string;
+                            /** @description Decimal string with the currency digits. */
+                            penaltyOutstanding: string;
+                            /** @description Decimal string with the currency digits. */
+                            totalOutstanding: string;
+                            /** @description Decimal string with the currency digits. */
+                            overpayment: string;
+                        };
+                        overdue: {
+                            /** @description Decimal string with the currency digits. */
+                            principal: string;
+                            /** @description Decimal string with the currency digits. */
+                            interest: string;
+                            /** @description Decimal string with the currency digits. */
+                            fee: string;
+                            /** @description Decimal string with the currency digits. */
+                            penalty: string;
+                            /** @description Decimal string with the currency digits. */
+                            total: string;
+                            oldestOverdueDueDate: string | null;
+                            daysPastDue: number;
+                        };
+                        payoff: {
+                            /** @description ISO calendar date. */
+                            asOfDate: string;
+                            /** @description Decimal string with the currency digits. */
+                            principal: string;
+                            /** @description Decimal string with the currency digits. */
+                            interest: string;
+                            /** @description Decimal string with the currency digits. */
+                            fee: string;
+                            /** @description Decimal string with the currency digits. */
+                            penalty: string;
+                            /** @description Decimal string with the currency digits. */
+                            total: string;
+                            currentInstallmentNumber: number | null;
+                            /** @description Decimal string with the currency digits. */
+                            currentPeriodInterest: string;
+                        };
+                        /** @description Payment intents submitted or waiting to be, not yet settled (CREATED, SUBMITTED): not in the balances above; reserved against the total outstanding when a new intent is created. */
+                        paymentsInFlight: {
+                            count: number;
+                            /** @description Decimal string with the currency digits. */
+                            amount: string;
+                        };
+                        aprDisclosure: {
+                            [key: string]: unknown;
+                        } | null;
+                        activeRestrictions: {
+                            restrictionId: number;
+                            restrictionType: string;
+                            loanId: number | null;
+                            reason: string;
+                            /** @description ISO 8601 instant (UTC). */
+                            effectiveAt: string;
+                            expiresAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
     postV1LoansByLoanIdFundingsRecordExternal: {
         parameters: {
             query?: never;
@@ -8537,79 +8646,6 @@ export interface operations {
             401: components["responses"]["ShapeAError"];
             403: components["responses"]["ShapeAError"];
             404: components["responses"]["ShapeAError"];
-            429: components["responses"]["ShapeAError"];
-            503: components["responses"]["ShapeAError"];
-        };
-    };
-    postV1LoansByLoanIdPaymentsRecordExternal: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
-                "Service-Tenant": string;
-                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
-                "Service-Actor"?: string;
-                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                loanId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    amount: string;
-                    /** @enum {string} */
-                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                    /** Format: date */
-                    effectiveDate: string;
-                    externalRecordRef: string;
-                    source: string;
-                    rationale?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Payment posted (or the same record replayed) */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        resourceId: number;
-                        paymentId: number;
-                        loanId: number;
-                        /** @constant */
-                        status: "POSTED";
-                        /** @description Decimal string with the currency digits. */
-                        amount: string;
-                        currency: string;
-                        /** @description ISO calendar date. */
-                        effectiveDate: string;
-                        allocation: {
-                            /** @description Decimal string with the currency digits. */
-                            principal: string;
-                            /** @description Decimal string with the currency digits. */
-                            interest: string;
-                            /** @description Decimal string with the currency digits. */
-                            fee: string;
-                            /** @description Decimal string with the currency digits. */
-                            penalty: string;
-                            /** @description Decimal string with the currency digits. */
-                            overpayment: string;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["ShapeAError"];
-            401: components["responses"]["ShapeAError"];
-            403: components["responses"]["ShapeAError"];
-            404: components["responses"]["ShapeAError"];
-            409: components["responses"]["ShapeAError"];
-            422: components["responses"]["ShapeAError"];
             429: components["responses"]["ShapeAError"];
             503: components["responses"]["ShapeAError"];
         };
@@ -8750,104 +8786,66 @@ export interface operations {
             503: components["responses"]["ShapeAError"];
         };
     };
-    getV1LoansByLoanIdSummary: {
+    postV1LoansByLoanIdPaymentsRecordExternal: {
         parameters: {
-            query?: {
-                asOfDate?: string;
-            };
+            query?: never;
             header: {
                 /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
                 "Service-Tenant": string;
                 /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
                 "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 loanId: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: string;
+                    /** @enum {string} */
+                    currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                    /** Format: date */
+                    effectiveDate: string;
+                    externalRecordRef: string;
+                    source: string;
+                    rationale?: string;
+                };
+            };
+        };
         responses: {
-            /** @description The loan summary */
-            200: {
+            /** @description Payment posted (or the same record replayed) */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        resourceId: number;
+                        paymentId: number;
                         loanId: number;
-                        loanRef: string;
-                        status: {
-                            id: number;
-                            code: string;
-                            value: string;
-                        };
+                        /** @constant */
+                        status: "POSTED";
+                        /** @description Decimal string with the currency digits. */
+                        amount: string;
                         currency: string;
                         /** @description ISO calendar date. */
-                        asOfDate: string;
-                        balances: {
+                        effectiveDate: string;
+                        allocation: {
                             /** @description Decimal string with the currency digits. */
-                            principalOutstanding: string;
+                            principal: string;
                             /** @description Decimal string with the currency digits. */
-                            interestOutstanding: string;
+                            interest: string;
                             /** @description Decimal string with the currency digits. */
-                            feeOutstanding: string;
+                            fee: string;
                             /** @description Decimal string with the currency digits. */
-                            penaltyOutstanding: string;
-                            /** @description Decimal string with the currency digits. */
-                            totalOutstanding: string;
+                            penalty: string;
                             /** @description Decimal string with the currency digits. */
                             overpayment: string;
                         };
-                        overdue: {
-                            /** @description Decimal string with the currency digits. */
-                            principal: string;
-                            /** @description Decimal string with the currency digits. */
-                            interest: string;
-                            /** @description Decimal string with the currency digits. */
-                            fee: string;
-                            /** @description Decimal string with the currency digits. */
-                            penalty: string;
-                            /** @description Decimal string with the currency digits. */
-                            total: string;
-                            oldestOverdueDueDate: string | null;
-                            daysPastDue: number;
-                        };
-                        payoff: {
-                            /** @description ISO calendar date. */
-                            asOfDate: string;
-                            /** @description Decimal string with the currency digits. */
-                            principal: string;
-                            /** @description Decimal string with the currency digits. */
-                            interest: string;
-                            /** @description Decimal string with the currency digits. */
-                            fee: string;
-                            /** @description Decimal string with the currency digits. */
-                            penalty: string;
-                            /** @description Decimal string with the currency digits. */
-                            total: string;
-                            currentInstallmentNumber: number | null;
-                            /** @description Decimal string with the currency digits. */
-                            currentPeriodInterest: string;
-                        };
-                        /** @description Payment intents submitted or waiting to be, not yet settled (CREATED, SUBMITTED): not in the balances above; reserved against the total outstanding when a new intent is created. */
-                        paymentsInFlight: {
-                            count: number;
-                            /** @description Decimal string with the currency digits. */
-                            amount: string;
-                        };
-                        aprDisclosure: {
-                            [key: string]: unknown;
-                        } | null;
-                        activeRestrictions: {
-                            restrictionId: number;
-                            restrictionType: string;
-                            loanId: number | null;
-                            reason: string;
-                            /** @description ISO 8601 instant (UTC). */
-                            effectiveAt: string;
-                            expiresAt: string | null;
-                        }[];
                     };
                 };
             };
@@ -8855,6 +8853,8 @@ export interface operations {
             401: components["responses"]["ShapeAError"];
             403: components["responses"]["ShapeAError"];
             404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
             429: components["responses"]["ShapeAError"];
             503: components["responses"]["ShapeAError"];
         };

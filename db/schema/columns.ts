@@ -1,12 +1,24 @@
 /** Column helpers shared by the schema files. */
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, foreignKey, pgPolicy, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import {
+  type AnyPgColumn,
+  bigint,
+  foreignKey,
+  numeric,
+  pgPolicy,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
 
 /** `bigint` identity primary key, exposed as an integer id by the spec. */
 export const identityId = () => bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity();
 
 /** Owning tenant of a row; every tenant-owned table has one (docs/design.md §3). */
 export const tenantId = () => text().notNull();
+
+/** `numeric(19,6)`: every amount of money (a decimal string in code, docs/design.md §3; never a float). */
+export const money = () => numeric({ precision: 19, scale: 6 });
 
 /** `timestamptz` with millisecond precision. */
 export const instant = () => timestamp({ withTimezone: true, mode: 'date', precision: 3 });

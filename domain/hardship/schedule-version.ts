@@ -1,7 +1,7 @@
 /**
  * A loan's schedule versions as JSON (docs/processes.md P5 "APPLIED: the loan's schedule is modified (a
  * new schedule version …)"): the installments of one version and the summary of the relief that made it, as
- * stored in `loan_schedule_versions` (db/schema/lending.ts) and answered by the reads. Money amounts are decimal
+ * stored in `loan_schedule_versions` (db/schema/lending/lending.ts) and answered by the reads. Money amounts are decimal
  * strings of minor units of the loan's currency (bigint `…Minor` → `"12345"`, never a float); dates ISO
  * `YYYY-MM-DD`. Pure.
  */

@@ -1,6 +1,6 @@
 /**
  * Decimal strings as the lending core stores them exactly (docs/design.md §3): money in `numeric(19,6)`, nominal rates in
- * `numeric(19,8)` (db/schema/lending.ts). These helpers only inspect and re-render text; nothing here goes through
+ * `numeric(19,8)` (db/schema/lending/lending.ts). These helpers only inspect and re-render text; nothing here goes through
  * a JavaScript float, and comparisons are exact (bigint at a common scale).
  *
  * Accepted text: `0` or digits without a leading zero, optionally `.` and at least one digit (`"12"`, `"0.5"`,

@@ -59,7 +59,7 @@ export const accountCodes = [
 ] as const;
 export type AccountCode = (typeof accountCodes)[number];
 
-/** `gl_account_type` of db/schema/lending.ts. */
+/** `gl_account_type` of db/schema/lending/lending.ts. */
 export type AccountType = 'ASSET' | 'LIABILITY' | 'EQUITY' | 'INCOME' | 'EXPENSE';
 
 /** One account of a chart (`gl_accounts` row). */

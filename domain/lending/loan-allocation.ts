@@ -1,5 +1,5 @@
 /**
- * The bridge between a loan as stored (db/schema/lending.ts: `loans`, `loan_products.payment_allocation`,
+ * The bridge between a loan as stored (db/schema/lending/lending.ts: `loans`, `loan_products.payment_allocation`,
  * `loan_installments`, `fundings`, posted `payments`) and domain/lending/allocation/: the allocation strategy of a loan
  * and the `AllocationInput` of its money events. Used by the money operations (activities/lending/repost-loan.ts)
  * and by the loan summary read (db/queries/lending/ledger.ts), so both replay the same events the same way.

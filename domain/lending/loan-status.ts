@@ -1,6 +1,6 @@
 /**
  * Loan statuses (spec § Native loan list item: `status.code`, value seen `loanStatusType.active`; § States: loan
- * submitted → approved) as stored (`loan_status` enum, db/schema/lending.ts) and as shown: Apache Fineract's
+ * submitted → approved) as stored (`loan_status` enum, db/schema/lending/lending.ts) and as shown: Apache Fineract's
  * `LoanStatus` enum (`fineract-loan/.../loanaccount/domain/LoanStatus.java`, commit 4198b0bc), whose API form is
  * `{id, code: "loanStatusType.<name>", value}` (`LoanEnumerations.status`). Pure.
  */

@@ -20,7 +20,7 @@ export const promiseGraceDays = 3;
 /** The furthest a promised date may lie ahead of today (tenant time zone), in calendar days. */
 export const promiseHorizonDays = 90;
 
-/** Channels a promise is taken on: the interaction channels (db/schema/servicing.ts `interactionChannel`). */
+/** Channels a promise is taken on: the interaction channels (db/schema/servicing/servicing.ts `interactionChannel`). */
 export const promiseChannels = ['PHONE', 'SMS', 'EMAIL', 'CHAT', 'LETTER', 'VOICE'] as const;
 export type PromiseChannel = (typeof promiseChannels)[number];
 

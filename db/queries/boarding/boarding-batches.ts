@@ -1,6 +1,6 @@
 /**
  * Reads of boarding batches (docs/processes.md P3; tables `boarding_batches`, `boarding_lines`,
- * db/schema/boarding.ts) for the batch routes: the batch row, its line counts per kind and state (when the process
+ * db/schema/boarding/boarding.ts) for the batch routes: the batch row, its line counts per kind and state (when the process
  * has recorded no counts yet) and one page of its FAILED lines in line order.
  */
 import { and, asc, eq, sql } from 'drizzle-orm';

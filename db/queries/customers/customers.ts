@@ -3,7 +3,7 @@
  * transaction (row-level security confines it to `tenantId`), except `getInstrumentForPayment`,
  * which also runs inside a caller's transaction. Identifier reads never select the ciphertext or
  * the digest: the mask is the only form that leaves the database. Every list is served by an index
- * of db/schema/customers.ts (no per-request scan of a growing table); the restriction list reads
+ * of db/schema/customers/customers.ts (no per-request scan of a growing table); the restriction list reads
  * the (tenant, customer, effective_at, id) index backwards.
  */
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';

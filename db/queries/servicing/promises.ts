@@ -1,5 +1,5 @@
 /**
- * Reads of promises to pay (docs/processes.md P4; table `promises`, db/schema/servicing.ts): the view the API
+ * Reads of promises to pay (docs/processes.md P4; table `promises`, db/schema/servicing/servicing.ts): the view the API
  * answers with, the list of a case's promises, the PENDING promises of a loan (whom a posted payment signals) and
  * the sum of a loan's posted payments in a promise's window. Money is returned as decimal strings with the
  * currency's digits.

@@ -5,8 +5,8 @@
  * once issued, is never changed. Tenant-owned under row-level security (docs/design.md §3).
  */
 import { bigint, date, index, jsonb, pgTable, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { StatementFigures } from '../../domain/statements/statements';
-import { createdAt, identityId, tenantId, tenantIsolation, tenantKey, tenantReference } from './columns';
+import type { StatementFigures } from '../../../domain/statements/statements';
+import { createdAt, identityId, tenantId, tenantIsolation, tenantKey, tenantReference } from '../columns';
 import { loans } from './lending';
 
 export const statements = pgTable(

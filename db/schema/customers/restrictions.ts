@@ -6,9 +6,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, index, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, instant, tenantId, tenantIsolation, tenantReference } from './columns';
+import { createdAt, identityId, instant, tenantId, tenantIsolation, tenantReference } from '../columns';
+import { loans } from '../lending/lending';
 import { customers } from './customers';
-import { loans } from './lending';
 
 export const restrictionType = pgEnum('restriction_type', [
   'PAYMENT_HOLD',

@@ -12,8 +12,8 @@
  *   externalRecordRef = sourceRef).
  */
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { BoardingCounts } from '../../domain/boarding/batch';
-import type { ShapeABody } from '../../domain/errors';
+import type { BoardingCounts } from '../../../domain/boarding/batch';
+import type { ShapeABody } from '../../../domain/errors';
 import {
   createdAt,
   identityId,
@@ -22,7 +22,7 @@ import {
   tenantIsolation,
   tenantKey,
   tenantReference,
-} from './columns';
+} from '../columns';
 
 export const boardingBatches = pgTable(
   'boarding_batches',

@@ -16,8 +16,8 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { makerCheckerPolicies } from '../../domain/maker-checker';
-import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+import { makerCheckerPolicies } from '../../../domain/maker-checker';
+import { createdAt, identityId, instant, tenantId, tenantIsolation } from '../columns';
 
 export const serviceEnvironment = pgEnum('service_environment', ['sandbox', 'production']);
 

@@ -1,7 +1,7 @@
 /**
  * Reconciliation exceptions (spec § Resources: Reconciliation exception; docs/processes.md P1): a
  * money movement the service could not reconcile automatically, kept until an operator resolves it. Tenant-owned
- * under row-level security (docs/design.md §3). Not to be confused with `reconciliation_items` (lending.ts), the fundings
+ * under row-level security (docs/design.md §3). Not to be confused with `reconciliation_items` (payments.ts), the fundings
  * recorded as external.
  *
  * At most one exception per (tenant, exception type, target) is open (partial unique index): a recurrence moves
@@ -15,8 +15,8 @@ import {
   reconciliationExceptionStatuses,
   reconciliationExceptionTypes,
   reconciliationResolutions,
-} from '../../domain/payments/reconciliation-exceptions';
-import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+} from '../../../domain/payments/reconciliation-exceptions';
+import { createdAt, identityId, instant, tenantId, tenantIsolation } from '../columns';
 
 export const reconciliationExceptionType = pgEnum(
   'reconciliation_exception_type',

@@ -12,14 +12,13 @@ import {
   createdAt,
   identityId,
   instant,
+  money,
   tenantId,
   tenantIsolation,
   tenantKey,
   tenantReference,
-} from './columns';
-import { customers } from './customers';
-
-const money = () => numeric({ precision: 19, scale: 6 });
+} from '../columns';
+import { customers } from '../customers/customers';
 
 export const merchantRemittanceFrequency = pgEnum('merchant_remittance_frequency', ['DAILY', 'WEEKLY']);
 export const merchantRemittanceStatus = pgEnum('merchant_remittance_status', ['POSTED', 'RETURNED']);

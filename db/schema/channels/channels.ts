@@ -9,8 +9,8 @@
  * tenant rows under RLS, unique per (gateway, eventId): the durable record made before any 2xx.
  */
 import { index, jsonb, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
-import { tenants } from './platform';
+import { createdAt, identityId, instant, tenantId, tenantIsolation } from '../columns';
+import { tenants } from '../platform/platform';
 
 export const channelGateways = pgTable(
   'channel_gateways',

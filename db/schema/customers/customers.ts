@@ -1,6 +1,6 @@
 /**
  * Customers context (spec § Lending core writes: customers, identifiers, consents, payment
- * instruments; restrictions are db/schema/restrictions.ts). Every table is tenant-owned under row-level security.
+ * instruments; restrictions are db/schema/customers/restrictions.ts). Every table is tenant-owned under row-level security.
  * Government identifiers are stored encrypted (AES-256-GCM) with a keyed digest for look-ups and a
  * normalized mask for reads; payment instruments carry only a vault's `providerTokenRef`.
  * Customer history is append-only.
@@ -15,7 +15,7 @@ import {
   tenantIsolation,
   tenantKey,
   tenantReference,
-} from './columns';
+} from '../columns';
 
 export const verificationStatus = pgEnum('verification_status', ['UNVERIFIED', 'VERIFIED']);
 

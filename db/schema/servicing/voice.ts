@@ -29,7 +29,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { VoiceWorkflowDefinition } from '../../domain/servicing/voice-workflow';
+import type { VoiceWorkflowDefinition } from '../../../domain/servicing/voice-workflow';
 import {
   createdAt,
   identityId,
@@ -38,7 +38,7 @@ import {
   tenantIsolation,
   tenantKey,
   tenantReference,
-} from './columns';
+} from '../columns';
 import { cases, tasks } from './servicing';
 
 export const voiceWorkflows = pgTable(

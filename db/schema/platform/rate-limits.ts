@@ -6,7 +6,7 @@
  * row-level security.
  */
 import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { instant } from './columns';
+import { instant } from '../columns';
 
 export const rateLimitCounters = pgTable(
   'rate_limit_counters',

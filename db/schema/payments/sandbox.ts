@@ -13,7 +13,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, check, date, index, numeric, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { identityId, instant, tenantId, tenantIsolation } from './columns';
+import { identityId, instant, tenantId, tenantIsolation } from '../columns';
 
 /**
  * `SUBMITTED` on an accepted submission; `DECLINED` when refused at submission (card decline, instant-rail

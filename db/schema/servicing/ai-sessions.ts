@@ -8,7 +8,7 @@
  * minted by the creating operation (domain/servicing/ai-sessions.ts).
  */
 import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, tenantId, tenantIsolation, tenantKey, tenantReference } from './columns';
+import { createdAt, tenantId, tenantIsolation, tenantKey, tenantReference } from '../columns';
 import { cases, evidence, tasks } from './servicing';
 
 export const aiSessions = pgTable(

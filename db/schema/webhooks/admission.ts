@@ -6,7 +6,7 @@
  * row-level security (docs/design.md §3).
  */
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { identityId, instant, tenantId, tenantIsolation } from './columns';
+import { identityId, instant, tenantId, tenantIsolation } from '../columns';
 
 /** One row per subscription that has had an attempt; absent = CLOSED with no failures. */
 export const webhookEndpointBreakers = pgTable(

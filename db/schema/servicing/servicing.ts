@@ -22,7 +22,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { AnswerChange, Answers, FieldDefinitions } from '../../domain/servicing/form-fields';
+import type { AnswerChange, Answers, FieldDefinitions } from '../../../domain/servicing/form-fields';
 import {
   createdAt,
   identityId,
@@ -31,9 +31,9 @@ import {
   tenantIsolation,
   tenantKey,
   tenantReference,
-} from './columns';
-import { contactPoints, customers } from './customers';
-import { documents, loans } from './lending';
+} from '../columns';
+import { contactPoints, customers } from '../customers/customers';
+import { documents, loans } from '../lending/lending';
 
 export const caseTypes = pgTable(
   'case_types',

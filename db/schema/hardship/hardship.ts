@@ -29,8 +29,8 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { HardshipOfferReason, RequestedReliefJson } from '../../domain/hardship/offer';
-import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../domain/hardship/policy';
+import type { HardshipOfferReason, RequestedReliefJson } from '../../../domain/hardship/offer';
+import type { HardshipGuardrailSettings, HardshipProgramTerms } from '../../../domain/hardship/policy';
 import {
   createdAt,
   identityId,
@@ -39,9 +39,9 @@ import {
   tenantIsolation,
   tenantKey,
   tenantReference,
-} from './columns';
-import { loans } from './lending';
-import { cases, evidence } from './servicing';
+} from '../columns';
+import { loans } from '../lending/lending';
+import { cases, evidence } from '../servicing/servicing';
 
 export const hardshipGuardrailVersions = pgTable(
   'hardship_guardrail_versions',

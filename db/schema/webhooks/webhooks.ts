@@ -7,7 +7,7 @@
  * data-encryption key), never in clear and never returned after the create / rotate answer.
  */
 import { bigint, boolean, index, integer, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, identityId, instant, tenantId, tenantIsolation } from './columns';
+import { createdAt, identityId, instant, tenantId, tenantIsolation } from '../columns';
 
 /** ACTIVE receives events; INACTIVE was deactivated by the integrator; DISABLED by the service (410, 5 days of failures). */
 export const webhookSubscriptionStatus = pgEnum('webhook_subscription_status', [
