@@ -28,17 +28,14 @@ import {
   verifyInstrumentBody,
 } from '../../domain/customers/schemas/customers';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
+import { recordFundingBody } from '../../domain/lending/schemas/fundings';
 import { approveLoanBody, createLoanBody, loanChargeBody } from '../../domain/lending/schemas/loans';
 import { createChargeBody, createLoanProductBody } from '../../domain/lending/schemas/products';
+import { recordPaymentBody } from '../../domain/payments/schemas/recorded-payments';
 import { noSensitiveData } from '../../domain/sensitive-data';
 import { loanDatesInRange } from '../../domain/validation/dates';
 import { issuesToError } from '../../domain/validation/fields';
-import {
-  fitsCurrency,
-  fitsCurrencyMessage,
-  recordFundingBody,
-  recordPaymentBody,
-} from '../../domain/validation/money';
+import { fitsCurrency, fitsCurrencyMessage } from '../../domain/validation/money';
 
 /** A source ref inside a body: 1–128 characters, never an identifier or account number. */
 const sourceRef = v.pipe(

@@ -22,9 +22,10 @@ import {
   createInstrumentBody,
   verifyInstrumentBody,
 } from '../../domain/customers/schemas/customers';
+import { recordFundingBody } from '../../domain/lending/schemas/fundings';
 import { approveLoanBody, createLoanBody } from '../../domain/lending/schemas/loans';
 import { createChargeBody, createLoanProductBody } from '../../domain/lending/schemas/products';
-import { recordFundingBody, recordPaymentBody } from '../../domain/validation/money';
+import { recordPaymentBody } from '../../domain/payments/schemas/recorded-payments';
 
 const schema = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../domain/boarding/line.schema.json', import.meta.url)), 'utf8'),

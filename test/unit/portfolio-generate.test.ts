@@ -21,10 +21,11 @@ import {
   createInstrumentBody,
   verifyInstrumentBody,
 } from '../../domain/customers/schemas/customers';
+import { recordFundingBody } from '../../domain/lending/schemas/fundings';
 import { createLoanBody } from '../../domain/lending/schemas/loans';
 import { createChargeBody, createLoanProductBody } from '../../domain/lending/schemas/products';
+import { recordPaymentBody } from '../../domain/payments/schemas/recorded-payments';
 import { findSensitiveData } from '../../domain/sensitive-data';
-import { recordFundingBody, recordPaymentBody } from '../../domain/validation/money';
 import {
   emptyPortfolioCounts,
   type PortfolioOptions,

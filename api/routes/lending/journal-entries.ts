@@ -6,7 +6,10 @@
  */
 import { listJournalEntries } from '../../../db/queries/lending/ledger';
 import { notFound } from '../../../domain/errors';
-import { journalEntryListResponse, listJournalEntriesQuery } from '../../../domain/validation/money';
+import {
+  journalEntryListResponse,
+  listJournalEntriesQuery,
+} from '../../../domain/lending/schemas/journal-entries';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { doc } from '../../openapi';

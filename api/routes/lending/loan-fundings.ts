@@ -12,11 +12,11 @@ import { notFound } from '../../../domain/errors';
 import {
   fundingListResponse,
   listFundingsQuery,
-  loanIdParam,
   recordedFundingResponse,
   recordFundingBody,
-  redactedMoneyFields,
-} from '../../../domain/validation/money';
+} from '../../../domain/lending/schemas/fundings';
+import { loanIdParam } from '../../../domain/lending/schemas/loans';
+import { redactedMoneyFields } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';

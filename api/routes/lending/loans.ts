@@ -22,6 +22,7 @@ import { getLoanSummary } from '../../../db/queries/lending/ledger';
 import { getLoan, listLoans } from '../../../db/queries/lending/loans';
 import { notFound } from '../../../domain/errors';
 import { loanStatusView } from '../../../domain/lending/loan-status';
+import { loanSummaryResponse, summaryQuery } from '../../../domain/lending/schemas/loan-summary';
 import {
   addLoanPartyBody,
   approvedLoanResponse,
@@ -38,7 +39,6 @@ import {
   readLoanQuery,
   schedulePreviewResponse,
 } from '../../../domain/lending/schemas/loans';
-import { loanSummaryResponse, summaryQuery } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { guard, requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';

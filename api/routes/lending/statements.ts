@@ -10,13 +10,13 @@ import {
   listLoanStatements,
 } from '../../../db/queries/lending/statements';
 import { notFound } from '../../../domain/errors';
+import { loanIdParam } from '../../../domain/lending/schemas/loans';
 import {
   listStatementsQuery,
   statementListResponse,
   statementParams,
   statementResponse,
 } from '../../../domain/lending/schemas/statements';
-import { loanIdParam } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { doc } from '../../openapi';

@@ -8,12 +8,12 @@
  */
 import { getLoanAutopay } from '../../../db/queries/payments/autopay';
 import { notFound } from '../../../domain/errors';
+import { loanIdParam } from '../../../domain/lending/schemas/loans';
 import {
   autopayEnrolmentResponse,
   cancelAutopayBody,
   enrolAutopayBody,
 } from '../../../domain/payments/schemas/autopay';
-import { loanIdParam } from '../../../domain/validation/money';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';

@@ -20,6 +20,7 @@ import { listLoanPayments } from '../../../db/queries/lending/ledger';
 import { getLoanPayment } from '../../../db/queries/payments/payments';
 import { pendingPromiseIdsOfLoan } from '../../../db/queries/servicing/promises';
 import { notFound } from '../../../domain/errors';
+import { loanIdParam } from '../../../domain/lending/schemas/loans';
 import {
   cancelPaymentBody,
   createPaymentBody,
@@ -29,12 +30,11 @@ import {
 } from '../../../domain/payments/schemas/payments';
 import {
   listPaymentsQuery,
-  loanIdParam,
   paymentListResponse,
   recordedPaymentResponse,
   recordPaymentBody,
-  redactedMoneyFields,
-} from '../../../domain/validation/money';
+} from '../../../domain/payments/schemas/recorded-payments';
+import { redactedMoneyFields } from '../../../domain/validation/money';
 import { type AppDeps, factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';

@@ -16,9 +16,9 @@ import {
   fitsCurrencyMessage,
   guardedText,
   instantText,
-  paymentStatuses,
 } from '../../validation/money';
 import { paymentRails, settlementResolutions } from '../payment-intent';
+import { paymentStatuses } from './recorded-payments';
 
 /** Path `{loanId}/payments/{paymentId}`. */
 export const loanPaymentParams = v.strictObject({

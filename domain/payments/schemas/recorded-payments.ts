@@ -1,0 +1,80 @@
+/**
+ * Request and response schemas of payments recorded as external and of a loan's payment list (spec § Lending
+ * core writes: payments recorded as external; § Lending core reads: payments): `POST
+ * /v1/loans/{loanId}/payments/record-external` and `GET /v1/loans/{loanId}/payments`. Also the body of a boarded
+ * payment line (activities/boarding/line-schemas.ts).
+ */
+import * as v from 'valibot';
+import { isoDate } from '../../validation/dates';
+import { limitParam, offsetParam } from '../../validation/fields';
+import {
+  allocationAmounts,
+  amount,
+  currency,
+  dateText,
+  decimalText,
+  fitsCurrency,
+  fitsCurrencyMessage,
+  guardedText,
+} from '../../validation/money';
+import { refField } from '../../validation/refs';
+
+/** `POST /v1/loans/{loanId}/payments/record-external` body (spec fields; `rationale` optional). */
+export const recordPaymentBody = v.pipe(
+  v.strictObject({
+    amount,
+    currency,
+    effectiveDate: isoDate('effectiveDate'),
+    externalRecordRef: refField(128),
+    /** Originating system or actor (a reference, domain/validation/refs.ts); `IMPORT` for boarded history. */
+    source: refField(64),
+    rationale: v.optional(guardedText('rationale', 500)),
+  }),
+  v.forward(v.partialCheck([['amount'], ['currency']], fitsCurrency, fitsCurrencyMessage), ['amount']),
+);
+
+/** Payment statuses (docs/design.md §5 Enumerations not shown). */
+export const paymentStatuses = ['CREATED', 'SUBMITTED', 'POSTED', 'FAILED', 'RETURNED', 'CANCELLED'] as const;
+
+/** `GET /v1/loans/{loanId}/payments` query. */
+export const listPaymentsQuery = v.strictObject({
+  status: v.optional(v.picklist(paymentStatuses, `status must be one of ${paymentStatuses.join(', ')}.`)),
+  limit: limitParam,
+  offset: offsetParam,
+});
+
+/** 201 of `POST /v1/loans/{loanId}/payments/record-external` (also its replay; the allocation as it stands). */
+export const recordedPaymentResponse = v.object({
+  resourceId: v.number(),
+  paymentId: v.number(),
+  loanId: v.number(),
+  status: v.literal('POSTED'),
+  amount: decimalText,
+  currency: v.string(),
+  effectiveDate: dateText,
+  allocation: allocationAmounts,
+});
+
+/**
+ * 200 of `GET /v1/loans/{loanId}/payments`: intents and payments recorded as external together, newest first: the
+ * spec's payment fields plus `rail`, `source`, `instrumentId`, `providerRef`, `returnCode` (docs/processes.md P1) and
+ * `allocation`.
+ */
+export const paymentListResponse = v.object({
+  items: v.array(
+    v.object({
+      paymentId: v.number(),
+      loanRef: v.string(),
+      status: v.picklist(paymentStatuses),
+      amount: decimalText,
+      currency: v.string(),
+      effectiveDate: dateText,
+      rail: v.nullable(v.string()),
+      source: v.string(),
+      instrumentId: v.nullable(v.number()),
+      providerRef: v.nullable(v.string()),
+      returnCode: v.nullable(v.string()),
+      allocation: v.nullable(allocationAmounts),
+    }),
+  ),
+});
