@@ -8,7 +8,7 @@
  *   and `unmatched` when no route answers (404, 405), so no id ever becomes a label value;
  * - `http_idempotent_replays_total` (api/middleware/idempotency.ts) and `http_rate_limit_rejections_total`
  *   (api/middleware/rate-limit.ts), by route template;
- * - durable state read from PostgreSQL at scrape time (db/queries/service-state.ts): outbox backlog and lag, open
+ * - durable state read from PostgreSQL at scrape time (db/queries/platform/service-state.ts): outbox backlog and lag, open
  *   reconciliation exceptions, boarding batches and their lines; read at most once per `serviceStateCacheMs` per
  *   process whatever the scrape rate, bounded by `serviceStateTimeoutMs`; a failed read removes those series,
  *   sets `service_state_read_up` to 0 and never fails the scrape (a registry of their own, rendered by the process
@@ -20,7 +20,7 @@ import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client';
-import { readServiceStateCounts } from '../db/queries/service-state';
+import { readServiceStateCounts } from '../db/queries/platform/service-state';
 
 /**
  * The process's registry: its counters, histograms and Node's metrics. Under `API_PROCESSES` > 1 each API process

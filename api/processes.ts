@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
-import { pingDatabase } from '../db/queries/platform';
+import { pingDatabase } from '../db/queries/platform/clients';
 import { type AutopayClient, createAutopayClient } from '../workflows/autopay/client';
 import { type BoardingClient, createBoardingClient } from '../workflows/boarding/client';
 import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';

@@ -8,7 +8,7 @@
  */
 import PDFDocument from 'pdfkit';
 import type { StatementView } from '../db/queries/lending/statements';
-import { maskAccountNumber } from '../domain/statements/statements';
+import { maskAccountNumber } from '../domain/lending/statements';
 
 /** Who the statement is from and to. */
 export interface StatementPdfParties {

@@ -26,7 +26,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import { type CredentialChangeWatcher, everyClient, watchCredentialChanges } from '../db/notifications';
-import { findTokenGrant, type TokenGrant } from '../db/queries/platform';
+import { findTokenGrant, type TokenGrant } from '../db/queries/platform/clients';
 
 /** Default `TOKEN_CACHE_TTL_MS`: the worst-case delay, in milliseconds, before a revoked token is refused. */
 export const defaultTokenCacheTtlMs = 5000;

@@ -80,7 +80,7 @@ import {
   hardshipOfferWorkflowId,
   paymentIntentWorkflowId,
 } from '../domain/ids';
-import { statementDateFor } from '../domain/statements/statements';
+import { statementDateFor } from '../domain/lending/statements';
 import { type Started, startChild, stopChild, tsxBin } from '../scripts/boarding-run-support';
 import { deferralGuardrails, deferralProgramBody } from '../scripts/hardship-bodies';
 import { requestToken } from '../scripts/http-client';

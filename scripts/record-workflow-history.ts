@@ -31,6 +31,7 @@ import {
   promiseWorkflowId,
   taskQueues,
 } from '../domain/ids';
+import { tenantStatementCycleWorkflowId } from '../domain/lending/statements';
 import type { AutopayCollection, AutopayPlan, AutopayWorkflowInput } from '../domain/payments/autopay';
 import {
   type ReconciliationFinding,
@@ -43,7 +44,6 @@ import type {
 } from '../domain/servicing/contact-consent';
 import type { PrivacyRequestWorkflowInput } from '../domain/servicing/privacy-request';
 import type { PromiseWorkflowInput } from '../domain/servicing/promise';
-import { tenantStatementCycleWorkflowId } from '../domain/statements/statements';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { statementDateFor, statementSettingsOf } from '../domain/statements/statements';
+import { statementDateFor, statementSettingsOf } from '../domain/lending/statements';
 import { loadConfig } from '../workers/config';
 import { temporalDataConverter } from '../workers/payload-codec';
 import { serviceTemporal } from '../workers/runtime-file';

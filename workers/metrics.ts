@@ -5,7 +5,7 @@
  *   a call that threw (retried by Temporal) counts as `failed`/`none`;
  * - `boarding_lines_processed_total{kind, outcome}`: lines a `boardBoardingChunk` call boarded or failed;
  * counted by an activity inbound interceptor (`metricsActivityInterceptors`), so the operations stay unaware.
- * `startWorkerMetricsServer` serves the registry, the durable state (db/queries/service-state.ts) and the Temporal
+ * `startWorkerMetricsServer` serves the registry, the durable state (db/queries/platform/service-state.ts) and the Temporal
  * SDK's own metrics (workers/temporal.ts) at `http://<WORKER_METRICS_ADDRESS>/metrics` in a worker process.
  * Under `API_PROCESSES` > 1 (scripts/start-api.ts) a scrape reaches one API process of the cluster; it asks the
  * primary (`serveClusterMetrics`), which sums every API process's registry with prom-client's `AggregatorRegistry`

@@ -12,7 +12,7 @@ import {
   offerTermsOf,
 } from '../../db/queries/hardship/hardship-offers';
 import { activeGuardrails } from '../../db/queries/hardship/hardship-policies';
-import { tenantMakerCheckerPolicy } from '../../db/queries/tenants';
+import { tenantMakerCheckerPolicy } from '../../db/queries/platform/tenants';
 import { hardshipOfferApprovals, hardshipOffers, hardshipProgramVersions } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, notFound } from '../../domain/errors';

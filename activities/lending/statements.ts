@@ -32,7 +32,7 @@ import {
   statementFigures,
   statementPeriodStart,
   statementSettingsOf,
-} from '../../domain/statements/statements';
+} from '../../domain/lending/statements';
 import { localDate } from '../../domain/time-zone';
 import { tenantComplianceTimeZone } from '../common/tenant-time-zone';
 import type { Deps } from '../deps';
@@ -157,7 +157,7 @@ const balanceAt = (summary: LoanSummaryView): BalanceAt => {
 
 /**
  * Generates the statement of loan `loanId` for its installment due on `dueDate` (docs/processes.md P6; figures:
- * domain/statements/statements.ts): statement date = due date − the product's `statementLeadDays`; period from the
+ * domain/lending/statements.ts): statement date = due date − the product's `statementLeadDays`; period from the
  * day after the previous statement's period end (or the first disbursement) to the statement date; balances from
  * the loan summary (`getLoanSummary`) at the day before the period and at the statement date, so they agree with
  * `GET /v1/loans/{loanId}/summary` to the cent; the period's POSTED payments and fundings; the APR frozen at

@@ -12,7 +12,7 @@ import type { Deps } from '../deps';
 /**
  * Disables a client at once: its secrets no longer obtain tokens (`issueAccessToken`)
  * and its tokens are refused, since the bearer look-up reads the client's state in the same query
- * as the token (db/queries/platform.ts `findTokenGrant`) and the API's token-grant caches drop the
+ * as the token (db/queries/platform/clients.ts `findTokenGrant`) and the API's token-grant caches drop the
  * client's grants (api/token-cache.ts): at once in this process (announced on the pool after
  * commit), in every other API process when the `credential_changes` notification of the update arrives
  * (migration 0016), and within `TOKEN_CACHE_TTL_MS` (default 5 s) in the worst case. Repeatable: a

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthMonitor } from '../../api/health-monitor';
-import { pingDatabase } from '../../db/queries/platform';
+import { pingDatabase } from '../../db/queries/platform/clients';
 import { eventCatalogue, eventTypes } from '../../domain/events';
 import { pingTemporal } from '../../workflows/common/client-start';
 import { createTestContext, type TestContext } from '../support/context';

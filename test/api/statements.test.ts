@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents, statements } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { minorOf } from '../../domain/lending/loan-allocation';
+import { statementCycleScheduleId } from '../../domain/lending/statements';
 import { formatMinor } from '../../domain/money';
-import { statementCycleScheduleId } from '../../domain/statements/statements';
 import { ensureStatementCycleSchedule } from '../../workflows/statement-cycle/client';
 import { approvedLoan, type LoanFixture } from '../activities/ledger-fixtures';
 import {

@@ -7,7 +7,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { describe, expect, it } from 'vitest';
 import { credit, renderStatementPdf } from '../../api/statement-pdf';
 import type { StatementView } from '../../db/queries/lending/statements';
-import type { StatementTransaction } from '../../domain/statements/statements';
+import type { StatementTransaction } from '../../domain/lending/statements';
 
 const statement = (
   transactions: StatementTransaction[],

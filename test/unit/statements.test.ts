@@ -1,5 +1,5 @@
 /**
- * Statement timing and figures (domain/statements/statements.ts; docs/design.md §5 "Statements"; docs/processes.md P6).
+ * Statement timing and figures (domain/lending/statements.ts; docs/design.md §5 "Statements"; docs/processes.md P6).
  * Expected values are worked out by hand: DST in America/Los_Angeles 2026 starts 8 March (02:00 → 03:00) and ends
  * 1 November; statements are issued on due date − lead days, calendar days in the tenant's zone.
  */
@@ -17,7 +17,7 @@ import {
   statementPeriodStart,
   statementSettingsOf,
   tenantStatementCycleWorkflowId,
-} from '../../domain/statements/statements';
+} from '../../domain/lending/statements';
 
 const zero: BalanceAt = {
   principalMinor: 0n,

@@ -14,7 +14,7 @@ import {
   statementCycleScheduleId,
   type TenantStatementCycleInput,
   tenantStatementCycleStartSpec,
-} from '../../domain/statements/statements';
+} from '../../domain/lending/statements';
 import { ensureSchedule } from '../common/client-schedule';
 import { startWorkflowOf } from '../common/client-start';
 import type { dailyStatementCycleWorkflow } from './workflow';

@@ -2,7 +2,7 @@
  * Inputs and results of the statement cycle (docs/processes.md P6 "Statements"), JSON-serializable.
  * Dates are ISO calendar dates (`YYYY-MM-DD`) in each tenant's compliance time zone.
  */
-import type { TenantStatementCycleInput } from '../../domain/statements/statements';
+import type { TenantStatementCycleInput } from '../../domain/lending/statements';
 
 export type { TenantStatementCycleInput };
 

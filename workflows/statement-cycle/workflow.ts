@@ -1,6 +1,6 @@
 /**
  * The statement cycle (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"): timing and figures in
- * domain/statements/statements.ts, generation in activities/lending/statements.ts.
+ * domain/lending/statements.ts, generation in activities/lending/statements.ts.
  *
  * `dailyStatementCycleWorkflow` is started once a day by the Temporal Schedule `statement-cycle` (12:00 UTC,
  * overlap SKIP; `client.ts` `ensureStatementCycleSchedule`, created by every worker process at start). It lists the
@@ -27,7 +27,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { statementAsOfDate, tenantStatementCycleStartSpec } from '../../domain/statements/statements';
+import { statementAsOfDate, tenantStatementCycleStartSpec } from '../../domain/lending/statements';
 import { dbWrite } from '../common/activity-options';
 import { workflowNow } from '../common/time';
 import type {

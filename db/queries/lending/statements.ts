@@ -5,7 +5,7 @@
  * functions answer null and the routes turn that into 404.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import type { StatementFigures } from '../../../domain/statements/statements';
+import type { StatementFigures } from '../../../domain/lending/statements';
 import type { Db } from '../../client';
 import { customers, loans, statements, tenants } from '../../schema';
 import { type Tx, withPlatformTransaction, withTenantTransaction } from '../../tenant-tx';
@@ -20,7 +20,7 @@ export interface StatementView {
   periodStart: string;
   periodEnd: string;
   dueDate: string;
-  /** Amounts as decimal strings with the currency's digits (domain/statements/statements.ts). */
+  /** Amounts as decimal strings with the currency's digits (domain/lending/statements.ts). */
   figures: StatementFigures;
   /** ISO 8601 instant (UTC) it was issued. */
   createdAt: string;

@@ -5,7 +5,7 @@
  * once issued, is never changed. Tenant-owned under row-level security (docs/design.md §3).
  */
 import { bigint, date, index, jsonb, pgTable, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { StatementFigures } from '../../../domain/statements/statements';
+import type { StatementFigures } from '../../../domain/lending/statements';
 import { createdAt, identityId, tenantId, tenantIsolation, tenantKey, tenantReference } from '../columns';
 import { loans } from './lending';
 
@@ -21,7 +21,7 @@ export const statements = pgTable(
     statementDate: date({ mode: 'string' }).notNull(),
     periodStart: date({ mode: 'string' }).notNull(),
     periodEnd: date({ mode: 'string' }).notNull(),
-    /** domain/statements/statements.ts `StatementFigures`: amounts as decimal strings. */
+    /** domain/lending/statements.ts `StatementFigures`: amounts as decimal strings. */
     figures: jsonb().notNull().$type<StatementFigures>(),
     createdAt: createdAt(),
   },

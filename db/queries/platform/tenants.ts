@@ -4,9 +4,9 @@ import {
   defaultMakerCheckerPolicy,
   isMakerCheckerPolicy,
   type MakerCheckerPolicy,
-} from '../../domain/maker-checker';
-import { tenants } from '../schema';
-import type { Tx } from '../tenant-tx';
+} from '../../../domain/maker-checker';
+import { tenants } from '../../schema';
+import type { Tx } from '../../tenant-tx';
 
 /**
  * The tenant's maker-checker policy (domain/maker-checker.ts; `tenants.maker_checker_policy`, set with

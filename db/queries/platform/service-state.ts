@@ -7,8 +7,8 @@
  * cross-tenant sweeps"), bounded by a statement timeout so a slow database answers late rather than never.
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '../client';
-import { withPlatformTransaction } from '../tenant-tx';
+import type { Db } from '../../client';
+import { withPlatformTransaction } from '../../tenant-tx';
 
 /** Unpublished outbox rows are counted up to this many; a larger backlog reads as this number. */
 export const outboxCountCap = 100_000;

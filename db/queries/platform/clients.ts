@@ -1,7 +1,7 @@
 /** Read queries of the platform context (no tenant scope: they run before a tenant is known). */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Db } from '../client';
-import { accessTokens, apiClients } from '../schema';
+import type { Db } from '../../client';
+import { accessTokens, apiClients } from '../../schema';
 
 export interface TokenGrant {
   clientId: string;
