@@ -6,6 +6,9 @@
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingKind } from '../../domain/boarding/batch';
 import { type ShapeABody, shapeAOf } from '../../domain/errors';
+import { externalFundingOf } from '../../domain/lending/schemas/fundings';
+import { chargeDefinitionOf, loanProductDefinitionOf } from '../../domain/lending/schemas/products';
+import { externalPaymentOf } from '../../domain/payments/schemas/recorded-payments';
 import { createCustomerActivities } from '../customers';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
@@ -146,18 +149,7 @@ export function boardBoardingChunk(deps: Deps) {
       switch (line.kind) {
         case 'charge': {
           const b = parsed.value as BoardingBody<'charge'>;
-          const r = await ops.createCharge({
-            ...context,
-            requestKey,
-            name: b.name,
-            currencyCode: b.currencyCode,
-            amount: b.amount,
-            chargeAppliesTo: b.chargeAppliesTo,
-            chargeTimeType: b.chargeTimeType,
-            chargeCalculationType: b.chargeCalculationType,
-            penalty: b.penalty,
-            active: b.active,
-          });
+          const r = await ops.createCharge({ ...context, requestKey, ...chargeDefinitionOf(b) });
           return done(line, r.chargeId);
         }
         case 'loanProduct': {
@@ -172,36 +164,8 @@ export function boardBoardingChunk(deps: Deps) {
           const r = await ops.createLoanProduct({
             ...context,
             requestKey,
-            name: b.name,
-            shortName: b.shortName,
-            currencyCode: b.currencyCode,
-            digitsAfterDecimal: b.digitsAfterDecimal,
-            inMultiplesOf: b.inMultiplesOf ?? 0,
-            installmentAmountInMultiplesOf: b.installmentAmountInMultiplesOf ?? null,
-            principal: b.principal,
-            minPrincipal: b.minPrincipal ?? null,
-            maxPrincipal: b.maxPrincipal ?? null,
-            numberOfRepayments: b.numberOfRepayments,
-            minNumberOfRepayments: b.minNumberOfRepayments ?? null,
-            maxNumberOfRepayments: b.maxNumberOfRepayments ?? null,
-            interestRatePerPeriod: b.interestRatePerPeriod,
-            minInterestRatePerPeriod: b.minInterestRatePerPeriod ?? null,
-            maxInterestRatePerPeriod: b.maxInterestRatePerPeriod ?? null,
-            repaymentEvery: b.repaymentEvery,
-            repaymentFrequencyType: b.repaymentFrequencyType,
-            interestRateFrequencyType: b.interestRateFrequencyType,
-            interestType: b.interestType,
-            amortizationType: b.amortizationType,
-            interestCalculationPeriodType: b.interestCalculationPeriodType,
-            allowPartialPeriodInterestCalcualtion: b.allowPartialPeriodInterestCalcualtion ?? false,
-            daysInYearType: b.daysInYearType,
-            daysInMonthType: b.daysInMonthType,
-            graceOnPrincipalPayment: b.graceOnPrincipalPayment ?? 0,
-            graceOnInterestPayment: b.graceOnInterestPayment ?? 0,
-            transactionProcessingStrategyCode: b.transactionProcessingStrategyCode,
-            paymentAllocation: b.paymentAllocation ?? null,
+            ...loanProductDefinitionOf(b),
             charges,
-            lmsConfig: b.lmsConfig ?? null,
           });
           return done(line, r.productId);
         }
@@ -476,22 +440,12 @@ export function boardBoardingChunk(deps: Deps) {
         payments.length === 0 && fundings.length === 0
           ? null
           : {
-              fundings: fundings.map(({ line: f, body }) => {
-                const { loanSourceRef: _loan, ...fb } = body;
-                return {
-                  ...fb,
-                  externalRecordRef: fb.externalRecordRef ?? f.sourceRef,
-                  fundingDate: fb.fundingDate ?? null,
-                };
-              }),
-              payments: payments.map(({ line: p, body }) => ({
-                amount: body.amount,
-                currency: body.currency,
-                effectiveDate: body.effectiveDate,
-                externalRecordRef: body.externalRecordRef ?? p.sourceRef,
-                source: body.source,
-                rationale: body.rationale ?? null,
-              })),
+              fundings: fundings.map(({ line: f, body }) =>
+                externalFundingOf({ ...body, externalRecordRef: body.externalRecordRef ?? f.sourceRef }),
+              ),
+              payments: payments.map(({ line: p, body }) =>
+                externalPaymentOf({ ...body, externalRecordRef: body.externalRecordRef ?? p.sourceRef }),
+              ),
             };
       /** Settles the prepared lines from the history's outcomes (input order). */
       const apply = (result: RecordExternalPaymentHistoryResult) => {

@@ -7,6 +7,7 @@ import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, validationError } from '../../domain/errors';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import { scheduleOf } from '../../domain/lending/loan-terms/schedule-input';
+import type { ExternalFunding } from '../../domain/lending/schemas/fundings';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
@@ -16,24 +17,9 @@ import { installmentRowsOf } from './create-loan';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
-export interface RecordExternalFundingInput extends OperationContext {
+/** A funding recorded as external: the loan, the request context and the funding's fields (`ExternalFunding`). */
+export interface RecordExternalFundingInput extends OperationContext, ExternalFunding {
   loanId: number;
-  /** Decimal string > 0 with at most the currency's minor-unit digits (`"1000.00"`). */
-  amount: string;
-  /** ISO 4217 code; must be the loan's. */
-  currency: string;
-  /** Spec: `DISBURSEMENT`. */
-  fundingType: 'DISBURSEMENT';
-  /** Spec: `BORROWER`. */
-  recipientType: 'BORROWER';
-  /** Who received the money (an opaque reference; never an account number). */
-  recipientRef: string;
-  /** The source system's unique reference of this money movement: unique per tenant for ever. */
-  externalRecordRef: string;
-  /** Why the money moved (free text; never an identifier or account number). */
-  reason: string;
-  /** ISO date the money moved; absent/null = the loan's `expectedDisbursementDate`. */
-  fundingDate?: string | null;
 }
 
 /** The funding as recorded (also the answer to a replay). */

@@ -4,13 +4,14 @@ import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, type ShapeABody, shapeAOf, validationError } from '../../domain/errors';
+import type { ExternalFunding } from '../../domain/lending/schemas/fundings';
+import type { ExternalPayment } from '../../domain/payments/schemas/recorded-payments';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   checkFundingInput,
-  type RecordExternalFundingInput,
   type RecordExternalFundingResult,
   recordFundingOfLockedLoan,
 } from './record-external-funding';
@@ -24,19 +25,7 @@ import {
 import { repostLoan } from './repost-loan';
 
 /** One payment of a history: the fields of `RecordExternalPaymentInput` without the loan and the context. */
-export interface HistoricalPaymentInput {
-  /** Decimal string > 0 with at most the currency's minor-unit digits (`"105.00"`). */
-  amount: string;
-  /** ISO 4217 code; must be the loan's. */
-  currency: string;
-  /** ISO date; not before the loan's first funding date, not in the future. */
-  effectiveDate: string;
-  /** The source system's unique reference of this payment: unique per tenant for ever. */
-  externalRecordRef: string;
-  /** Originating system; `IMPORT` for boarded history. */
-  source: string;
-  rationale?: string | null;
-}
+export type HistoricalPaymentInput = ExternalPayment;
 
 export interface RecordExternalPaymentHistoryInput extends OperationContext {
   loanId: number;
@@ -45,10 +34,7 @@ export interface RecordExternalPaymentHistoryInput extends OperationContext {
    * `recordExternalFunding`'s rules and events, and reposted together with the payments (boarding: one repost per
    * loan for its whole money history). Absent: none.
    */
-  fundings?: Omit<
-    RecordExternalFundingInput,
-    'tenantId' | 'loanId' | 'actor' | 'requestKey' | 'correlationId'
-  >[];
+  fundings?: ExternalFunding[];
   /** The loan's payments, in chronological order (the order one-by-one recording would use). */
   payments: HistoricalPaymentInput[];
 }

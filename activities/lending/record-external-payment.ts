@@ -11,26 +11,16 @@ import {
   type PaymentAllocationAmounts,
 } from '../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
+import type { ExternalPayment } from '../../domain/payments/schemas/recorded-payments';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { type OutboxEventInput, writeOutboxEvent } from '../platform/outbox';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { repostLoan } from './repost-loan';
 
-export interface RecordExternalPaymentInput extends OperationContext {
+/** A payment recorded as external: the loan, the request context and the payment's fields (`ExternalPayment`). */
+export interface RecordExternalPaymentInput extends OperationContext, ExternalPayment {
   loanId: number;
-  /** Decimal string > 0 with at most the currency's minor-unit digits (`"105.00"`). */
-  amount: string;
-  /** ISO 4217 code; must be the loan's. */
-  currency: string;
-  /** ISO date the payment is value-dated to; not before the loan's first funding date, not in the future. */
-  effectiveDate: string;
-  /** The source system's unique reference of this payment: unique per tenant for ever. */
-  externalRecordRef: string;
-  /** Originating system or actor; `IMPORT` for boarded history. */
-  source: string;
-  /** Why it is recorded as external (free text; never an identifier or account number). */
-  rationale?: string | null;
 }
 
 /** The payment as recorded (also the answer to a replay). */

@@ -5,6 +5,7 @@
 import { getCharge, listCharges } from '../../../db/queries/lending/products';
 import { notFound } from '../../../domain/errors';
 import {
+  chargeDefinitionOf,
   chargeIdParam,
   chargeListResponse,
   chargeResponse,
@@ -46,14 +47,7 @@ export const chargeRoutes = factory
       const body = c.req.valid('json');
       const result = await c.get('deps').activities.createCharge({
         ...operationContext(c),
-        name: body.name,
-        currencyCode: body.currencyCode,
-        amount: body.amount,
-        chargeAppliesTo: body.chargeAppliesTo,
-        chargeTimeType: body.chargeTimeType,
-        chargeCalculationType: body.chargeCalculationType,
-        penalty: body.penalty,
-        active: body.active,
+        ...chargeDefinitionOf(body),
       });
       return c.json({ resourceId: result.chargeId, chargeId: result.chargeId }, 201);
     },

@@ -10,6 +10,7 @@
 import { listLoanFundings } from '../../../db/queries/lending/ledger';
 import { notFound } from '../../../domain/errors';
 import {
+  externalFundingOf,
   fundingListResponse,
   listFundingsQuery,
   recordedFundingResponse,
@@ -70,14 +71,7 @@ export const loanFundingRoutes = factory
       const result = await c.get('deps').activities.recordExternalFunding({
         ...operationContext(c),
         loanId,
-        amount: body.amount,
-        currency: body.currency,
-        fundingType: body.fundingType,
-        recipientType: body.recipientType,
-        recipientRef: body.recipientRef,
-        externalRecordRef: body.externalRecordRef,
-        reason: body.reason,
-        fundingDate: body.fundingDate ?? null,
+        ...externalFundingOf(body),
       });
       await signalLoanChanged(
         c.get('deps'),

@@ -29,6 +29,7 @@ import {
   paymentIntentResponse,
 } from '../../../domain/payments/schemas/payments';
 import {
+  externalPaymentOf,
   listPaymentsQuery,
   paymentListResponse,
   recordedPaymentResponse,
@@ -171,12 +172,7 @@ export const loanPaymentRoutes = factory
       const result = await c.get('deps').activities.recordExternalPayment({
         ...operationContext(c),
         loanId,
-        amount: body.amount,
-        currency: body.currency,
-        effectiveDate: body.effectiveDate,
-        externalRecordRef: body.externalRecordRef,
-        source: body.source,
-        rationale: body.rationale ?? null,
+        ...externalPaymentOf(body),
       });
       await signalPendingPromises(c.get('deps'), c.get('tenantId'), loanId, result.paymentId);
       await signalLoanChanged(

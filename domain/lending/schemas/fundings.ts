@@ -68,3 +68,41 @@ export const fundingListResponse = v.object({
     }),
   ),
 });
+
+/** A funding recorded as external, as the operation takes it (the loan and the request context apart). */
+export interface ExternalFunding {
+  /** Decimal string > 0 with at most the currency's minor-unit digits (`"1000.00"`). */
+  amount: string;
+  /** ISO 4217 code; must be the loan's. */
+  currency: string;
+  /** Spec: `DISBURSEMENT`. */
+  fundingType: 'DISBURSEMENT';
+  /** Spec: `BORROWER`. */
+  recipientType: 'BORROWER';
+  /** Who received the money (an opaque reference; never an account number). */
+  recipientRef: string;
+  /** The source system's unique reference of this money movement: unique per tenant for ever. */
+  externalRecordRef: string;
+  /** Why the money moved (free text; never an identifier or account number). */
+  reason: string;
+  /** ISO date the money moved; absent/null = the loan's `expectedDisbursementDate`. */
+  fundingDate?: string | null;
+}
+
+/**
+ * The funding of a parsed `POST /v1/loans/{loanId}/fundings/record-external` body (a boarded `funding` line passes
+ * its body with `externalRecordRef` defaulted to the line's source reference): no `fundingDate` → null. Shared by
+ * the route and boarding.
+ */
+export function externalFundingOf(body: v.InferOutput<typeof recordFundingBody>): ExternalFunding {
+  return {
+    amount: body.amount,
+    currency: body.currency,
+    fundingType: body.fundingType,
+    recipientType: body.recipientType,
+    recipientRef: body.recipientRef,
+    externalRecordRef: body.externalRecordRef,
+    reason: body.reason,
+    fundingDate: body.fundingDate ?? null,
+  };
+}

@@ -11,7 +11,7 @@
 import * as v from 'valibot';
 import { guardedText, integerId } from '../../validation/fields';
 import { dateFormatField, localeField } from '../../validation/refs';
-import { chargeCalculationTypes, chargeTimeTypes } from '../charges';
+import { type ChargeDefinition, chargeCalculationTypes, chargeTimeTypes } from '../charges';
 import { decimalTextOfNumber, isDecimalText } from '../decimal-text';
 import {
   amortizationTypes,
@@ -23,6 +23,7 @@ import {
   interestCalculationPeriodTypes,
   interestRateFrequencyTypes,
   interestTypes,
+  type LoanProductDefinition,
   paymentAllocationTransactionTypes,
   paymentAllocationTypes,
   productClasses,
@@ -245,3 +246,63 @@ export const loanProductResponse = v.object({
   configurationStatus: v.string(),
 });
 export const loanProductListResponse = v.array(loanProductResponse);
+
+/**
+ * The charge definition of a parsed `POST /v1/charges` body (or a boarded `charge` line, the same body): the
+ * operation's fields, without the body's formatting fields (`locale`, `dateFormat`, `chargePaymentMode`). Shared by
+ * the route and boarding so that both hand `createCharge` the same input.
+ */
+export function chargeDefinitionOf(body: v.InferOutput<typeof createChargeBody>): ChargeDefinition {
+  return {
+    name: body.name,
+    currencyCode: body.currencyCode,
+    amount: body.amount,
+    chargeAppliesTo: body.chargeAppliesTo,
+    chargeTimeType: body.chargeTimeType,
+    chargeCalculationType: body.chargeCalculationType,
+    penalty: body.penalty,
+    active: body.active,
+  };
+}
+
+/**
+ * The loan-product definition of a parsed `POST /v1/loanproducts` body (or a boarded `loanProduct` line), with
+ * Fineract's defaults for what the body leaves out: `inMultiplesOf` 0, grace 0, no partial-period interest, bounds,
+ * `installmentAmountInMultiplesOf`, `paymentAllocation` and `lmsConfig` null. The attached charges are not part of
+ * it: the route takes them by id, boarding by source reference. Shared by the route and boarding.
+ */
+export function loanProductDefinitionOf(
+  body: Omit<v.InferOutput<typeof createLoanProductBody>, 'charges'>,
+): LoanProductDefinition {
+  return {
+    name: body.name,
+    shortName: body.shortName,
+    currencyCode: body.currencyCode,
+    digitsAfterDecimal: body.digitsAfterDecimal,
+    inMultiplesOf: body.inMultiplesOf ?? 0,
+    installmentAmountInMultiplesOf: body.installmentAmountInMultiplesOf ?? null,
+    principal: body.principal,
+    minPrincipal: body.minPrincipal ?? null,
+    maxPrincipal: body.maxPrincipal ?? null,
+    numberOfRepayments: body.numberOfRepayments,
+    minNumberOfRepayments: body.minNumberOfRepayments ?? null,
+    maxNumberOfRepayments: body.maxNumberOfRepayments ?? null,
+    interestRatePerPeriod: body.interestRatePerPeriod,
+    minInterestRatePerPeriod: body.minInterestRatePerPeriod ?? null,
+    maxInterestRatePerPeriod: body.maxInterestRatePerPeriod ?? null,
+    repaymentEvery: body.repaymentEvery,
+    repaymentFrequencyType: body.repaymentFrequencyType,
+    interestRateFrequencyType: body.interestRateFrequencyType,
+    interestType: body.interestType,
+    amortizationType: body.amortizationType,
+    interestCalculationPeriodType: body.interestCalculationPeriodType,
+    allowPartialPeriodInterestCalcualtion: body.allowPartialPeriodInterestCalcualtion ?? false,
+    daysInYearType: body.daysInYearType,
+    daysInMonthType: body.daysInMonthType,
+    graceOnPrincipalPayment: body.graceOnPrincipalPayment ?? 0,
+    graceOnInterestPayment: body.graceOnInterestPayment ?? 0,
+    transactionProcessingStrategyCode: body.transactionProcessingStrategyCode,
+    paymentAllocation: body.paymentAllocation ?? null,
+    lmsConfig: body.lmsConfig ?? null,
+  };
+}

@@ -78,3 +78,35 @@ export const paymentListResponse = v.object({
     }),
   ),
 });
+
+/** A payment recorded as external, as the operations take it (the loan and the request context apart). */
+export interface ExternalPayment {
+  /** Decimal string > 0 with at most the currency's minor-unit digits (`"105.00"`). */
+  amount: string;
+  /** ISO 4217 code; must be the loan's. */
+  currency: string;
+  /** ISO date the payment is value-dated to; not before the loan's first funding date, not in the future. */
+  effectiveDate: string;
+  /** The source system's unique reference of this payment: unique per tenant for ever. */
+  externalRecordRef: string;
+  /** Originating system or actor; `IMPORT` for boarded history. */
+  source: string;
+  /** Why it is recorded as external (free text; never an identifier or account number). */
+  rationale?: string | null;
+}
+
+/**
+ * The payment of a parsed `POST /v1/loans/{loanId}/payments/record-external` body (a boarded `payment` line passes
+ * its body with `externalRecordRef` defaulted to the line's source reference): no `rationale` → null. Shared by the
+ * route and boarding.
+ */
+export function externalPaymentOf(body: v.InferOutput<typeof recordPaymentBody>): ExternalPayment {
+  return {
+    amount: body.amount,
+    currency: body.currency,
+    effectiveDate: body.effectiveDate,
+    externalRecordRef: body.externalRecordRef,
+    source: body.source,
+    rationale: body.rationale ?? null,
+  };
+}
