@@ -50,9 +50,9 @@ import { applyContactConsentUpdate } from './servicing/apply-contact-consent-upd
 import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
+import { createFormEntry } from './servicing/create-form-entry';
 import { createPromiseToPay } from './servicing/create-promise-to-pay';
 import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
-import { createFormEntry, updateFormEntry } from './servicing/form-entries';
 import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
 import { markPrivacyRequestOverdue } from './servicing/mark-privacy-request-overdue';
@@ -63,6 +63,7 @@ import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
 import { readPromisePayments } from './servicing/read-promise-payments';
 import { recordContactConsentUpdate } from './servicing/record-contact-consent-update';
 import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
+import { updateFormEntry } from './servicing/update-form-entry';
 import {
   createVoiceDispatch,
   recordVoiceDispatchEvent,
