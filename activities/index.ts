@@ -51,6 +51,7 @@ import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { createFormEntry } from './servicing/create-form-entry';
 import { createPromiseToPay } from './servicing/create-promise-to-pay';
+import { createVoiceDispatch } from './servicing/create-voice-dispatch';
 import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
 import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
@@ -63,13 +64,10 @@ import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
 import { readPromisePayments } from './servicing/read-promise-payments';
 import { recordAiOutput } from './servicing/record-ai-output';
 import { recordContactConsentUpdate } from './servicing/record-contact-consent-update';
+import { recordVoiceDispatchEvent } from './servicing/record-voice-dispatch-event';
 import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
+import { tenantOfVoiceTaskToken } from './servicing/tenant-of-voice-task-token';
 import { updateFormEntry } from './servicing/update-form-entry';
-import {
-  createVoiceDispatch,
-  recordVoiceDispatchEvent,
-  tenantOfVoiceTaskToken,
-} from './servicing/voice-dispatches';
 import {
   activateVoiceWorkflowVersion,
   createVoiceWorkflowVersion,
