@@ -44,6 +44,7 @@ import {
 } from './platform/start-intents';
 import { tenantSettings } from './platform/tenant-settings';
 import { issueAccessToken } from './platform/tokens';
+import { activateVoiceWorkflowVersion } from './servicing/activate-voice-workflow-version';
 import { addEvidence } from './servicing/add-evidence';
 import { applyContactConsentUpdate } from './servicing/apply-contact-consent-update';
 import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
@@ -52,6 +53,7 @@ import { completeTask } from './servicing/complete-task';
 import { createFormEntry } from './servicing/create-form-entry';
 import { createPromiseToPay } from './servicing/create-promise-to-pay';
 import { createVoiceDispatch } from './servicing/create-voice-dispatch';
+import { createVoiceWorkflowVersion } from './servicing/create-voice-workflow-version';
 import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
 import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
@@ -68,10 +70,6 @@ import { recordVoiceDispatchEvent } from './servicing/record-voice-dispatch-even
 import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
 import { tenantOfVoiceTaskToken } from './servicing/tenant-of-voice-task-token';
 import { updateFormEntry } from './servicing/update-form-entry';
-import {
-  activateVoiceWorkflowVersion,
-  createVoiceWorkflowVersion,
-} from './servicing/voice-workflow-versions';
 import { createWebhookActivities, createWebhookDeliveryActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */
