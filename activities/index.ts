@@ -47,9 +47,9 @@ import { issueAccessToken } from './platform/tokens';
 import { activateVoiceWorkflowVersion } from './servicing/activate-voice-workflow-version';
 import { addEvidence } from './servicing/add-evidence';
 import { applyContactConsentUpdate } from './servicing/apply-contact-consent-update';
-import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
+import { createCaseType } from './servicing/create-case-type';
 import { createFormEntry } from './servicing/create-form-entry';
 import { createPromiseToPay } from './servicing/create-promise-to-pay';
 import { createVoiceDispatch } from './servicing/create-voice-dispatch';
@@ -62,6 +62,7 @@ import { markPrivacyWorkflowStarted } from './servicing/mark-privacy-workflow-st
 import { openAiSession } from './servicing/open-ai-session';
 import { openCase } from './servicing/open-case';
 import { openPrivacyRequest } from './servicing/open-privacy-request';
+import { publishFieldDefinitions } from './servicing/publish-field-definitions';
 import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
 import { readPromisePayments } from './servicing/read-promise-payments';
 import { recordAiOutput } from './servicing/record-ai-output';
