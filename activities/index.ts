@@ -7,12 +7,10 @@
 import { createBoardingActivities } from './boarding';
 import { stageBoardingBatch } from './boarding/stage-batch';
 import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
-import {
-  createChannelGateway,
-  gatewaySecretsAt,
-  listChannelGateways,
-  rotateChannelGatewaySecret,
-} from './channels/gateways';
+import { createChannelGateway } from './channels/create-channel-gateway';
+import { gatewaySecretsAt } from './channels/gateway-secrets-at';
+import { listChannelGateways } from './channels/list-channel-gateways';
+import { rotateChannelGatewaySecret } from './channels/rotate-channel-gateway-secret';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { acceptHardshipOffer } from './hardship/accept-hardship-offer';
