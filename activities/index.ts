@@ -6,10 +6,11 @@
 
 import { createBoardingActivities } from './boarding';
 import { stageBoardingBatch } from './boarding/stage-batch';
-import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
 import { createChannelGateway } from './channels/create-channel-gateway';
 import { gatewaySecretsAt } from './channels/gateway-secrets-at';
 import { listChannelGateways } from './channels/list-channel-gateways';
+import { processChannelEvent } from './channels/process-channel-event';
+import { recordChannelEvent } from './channels/record-channel-event';
 import { rotateChannelGatewaySecret } from './channels/rotate-channel-gateway-secret';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';

@@ -305,7 +305,7 @@ function webhookDelivery(): RecordedProcess {
 /**
  * `channelEventWorkflow` (docs/processes.md P2): an `sms.inbound` STOP (opt-out, PROCESSED) and an
  * event type nothing handles (IGNORED). The stand-in `processChannelEvent` answers what the real
- * activity (activities/channels/channel-events.ts) returns for that event.
+ * activity (activities/channels/process-channel-event.ts) returns for that event.
  */
 function channelEvent(): RecordedProcess {
   const taskQueue = 'record-channel-event-histories';
