@@ -6,13 +6,12 @@
 
 import { createBoardingActivities } from './boarding';
 import { stageBoardingBatch } from './boarding/stage-batch';
-import { processChannelEvent, recordChannelEvent } from './channels/channel-events';
-import {
-  createChannelGateway,
-  gatewaySecretsAt,
-  listChannelGateways,
-  rotateChannelGatewaySecret,
-} from './channels/gateways';
+import { createChannelGateway } from './channels/create-channel-gateway';
+import { gatewaySecretsAt } from './channels/gateway-secrets-at';
+import { listChannelGateways } from './channels/list-channel-gateways';
+import { processChannelEvent } from './channels/process-channel-event';
+import { recordChannelEvent } from './channels/record-channel-event';
+import { rotateChannelGatewaySecret } from './channels/rotate-channel-gateway-secret';
 import { createCustomerActivities } from './customers';
 import type { Deps } from './deps';
 import { acceptHardshipOffer } from './hardship/accept-hardship-offer';
@@ -44,34 +43,33 @@ import {
 } from './platform/start-intents';
 import { tenantSettings } from './platform/tenant-settings';
 import { issueAccessToken } from './platform/tokens';
+import { activateVoiceWorkflowVersion } from './servicing/activate-voice-workflow-version';
 import { addEvidence } from './servicing/add-evidence';
-import { openAiSession, recordAiOutput } from './servicing/ai-sessions';
 import { applyContactConsentUpdate } from './servicing/apply-contact-consent-update';
-import { createCaseType, publishFieldDefinitions } from './servicing/case-types';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
+import { createCaseType } from './servicing/create-case-type';
+import { createFormEntry } from './servicing/create-form-entry';
 import { createPromiseToPay } from './servicing/create-promise-to-pay';
+import { createVoiceDispatch } from './servicing/create-voice-dispatch';
+import { createVoiceWorkflowVersion } from './servicing/create-voice-workflow-version';
 import { findPendingPromisesOfLoan } from './servicing/find-pending-promises-of-loan';
-import { createFormEntry, updateFormEntry } from './servicing/form-entries';
 import { fulfilPrivacyRequest } from './servicing/fulfil-privacy-request';
 import { logInteraction } from './servicing/log-interaction';
 import { markPrivacyRequestOverdue } from './servicing/mark-privacy-request-overdue';
 import { markPrivacyWorkflowStarted } from './servicing/mark-privacy-workflow-started';
+import { openAiSession } from './servicing/open-ai-session';
 import { openCase } from './servicing/open-case';
 import { openPrivacyRequest } from './servicing/open-privacy-request';
+import { publishFieldDefinitions } from './servicing/publish-field-definitions';
 import { raisePrivacyReminder } from './servicing/raise-privacy-reminder';
 import { readPromisePayments } from './servicing/read-promise-payments';
+import { recordAiOutput } from './servicing/record-ai-output';
 import { recordContactConsentUpdate } from './servicing/record-contact-consent-update';
+import { recordVoiceDispatchEvent } from './servicing/record-voice-dispatch-event';
 import { resolvePromiseToPay } from './servicing/resolve-promise-to-pay';
-import {
-  createVoiceDispatch,
-  recordVoiceDispatchEvent,
-  tenantOfVoiceTaskToken,
-} from './servicing/voice-dispatches';
-import {
-  activateVoiceWorkflowVersion,
-  createVoiceWorkflowVersion,
-} from './servicing/voice-workflow-versions';
+import { tenantOfVoiceTaskToken } from './servicing/tenant-of-voice-task-token';
+import { updateFormEntry } from './servicing/update-form-entry';
 import { createWebhookActivities, createWebhookDeliveryActivities } from './webhooks';
 
 /** Operations the API calls directly (not registered with Temporal). */

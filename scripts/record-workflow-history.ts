@@ -305,7 +305,7 @@ function webhookDelivery(): RecordedProcess {
 /**
  * `channelEventWorkflow` (docs/processes.md P2): an `sms.inbound` STOP (opt-out, PROCESSED) and an
  * event type nothing handles (IGNORED). The stand-in `processChannelEvent` answers what the real
- * activity (activities/channels/channel-events.ts) returns for that event.
+ * activity (activities/channels/process-channel-event.ts) returns for that event.
  */
 function channelEvent(): RecordedProcess {
   const taskQueue = 'record-channel-event-histories';
@@ -876,7 +876,8 @@ function autopay(): RecordedProcess {
  * `dailyReconciliationWorkflow` and `tenantReconciliationWorkflow` (docs/processes.md P1
  * "Reconciliation exceptions"): a daily run over two tenants (children on `lending`), one with two findings (one
  * opened, one already open: recurred), one with none; the tenant with findings recorded as its own history too.
- * The stand-ins answer as activities/payments/reconcile-rail-settlements.ts and the exceptions operation do.
+ * The stand-ins answer as activities/payments/list-tenants-with-payment-intents.ts,
+ * activities/payments/reconcile-rail-settlements.ts and the exceptions operation do.
  */
 function dailyReconciliation(): RecordedProcess {
   const taskQueue = taskQueues.lending;

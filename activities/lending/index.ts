@@ -3,7 +3,7 @@
  * loan products, loans (schedule preview, submission, approval with a frozen Regulation Z
  * disclosure, parties), money recorded as external (fundings and payments, each re-running the
  * loan's allocation and appending the journal difference, repost-loan.ts), document records and periodic
- * statements (statements.ts).
+ * statements (list-statement-tenants.ts, list-statement-candidates.ts, generate-statement.ts).
  * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
  * under these names. Merchant advances (docs/processes.md P6): create (posted at once), reported sales,
@@ -20,13 +20,15 @@ import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
 import { createLoanProduct } from './create-loan-product';
 import { createMerchantAdvance } from './create-merchant-advance';
+import { generateStatement } from './generate-statement';
+import { listStatementCandidates } from './list-statement-candidates';
+import { listStatementTenants } from './list-statement-tenants';
 import { recordExternalFunding } from './record-external-funding';
 import { recordExternalMerchantRemittance } from './record-external-merchant-remittance';
 import { recordExternalPayment } from './record-external-payment';
 import { recordExternalPaymentHistory } from './record-external-payment-history';
 import { reportMerchantSales } from './report-merchant-sales';
 import { returnMerchantRemittance } from './return-merchant-remittance';
-import { generateStatement, listStatementCandidates, listStatementTenants } from './statements';
 
 export function createLendingActivities(deps: Deps) {
   return {

@@ -5,7 +5,7 @@
  * `assertInstrumentEligible`, the instrument rule the intent checks and autopay enrolment reuses. The status changes
  * that follow are one file each (mark-payment-submitted.ts, fail-payment-intent.ts, cancel-payment-intent.ts,
  * post-settled-payment.ts, return-payment.ts) over payment-status-changes.ts. The rail call itself is never in these
- * operations (docs/design.md §1: record intent → call → record outcome): see activities/payments/rail-calls.ts.
+ * operations (docs/design.md §1: record intent → call → record outcome): see activities/payments/submit-payment-to-rail.ts.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';

@@ -1,9 +1,10 @@
 /**
  * Operations of payments on rails (docs/processes.md P1): payment intents and their status changes
  * (create-payment-intent.ts, then one file per status change over payment-status-changes.ts), the workflow's rail
- * calls (rail-calls.ts), the daily reconciliation's reads (reconcile-rail-settlements.ts) and autopay
- * (enrol-autopay.ts, cancel-autopay.ts, plan-autopay-cycle.ts, collect-autopay-installment.ts, plus
- * `markStartIntentStarted` so `autopayWorkflow` can confirm the intents' processes it started).
+ * calls (submit-payment-to-rail.ts, record-sandbox-rail-event.ts), the daily reconciliation's reads
+ * (list-tenants-with-payment-intents.ts, reconcile-rail-settlements.ts) and autopay (enrol-autopay.ts,
+ * cancel-autopay.ts, plan-autopay-cycle.ts, collect-autopay-installment.ts, plus `markStartIntentStarted` so
+ * `autopayWorkflow` can confirm the intents' processes it started).
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities under these names.
  */
 import type { Deps } from '../deps';
@@ -14,12 +15,14 @@ import { collectAutopayInstallment } from './collect-autopay-installment';
 import { createPaymentIntent } from './create-payment-intent';
 import { enrolAutopay } from './enrol-autopay';
 import { failPaymentIntent } from './fail-payment-intent';
+import { listTenantsWithPaymentIntents } from './list-tenants-with-payment-intents';
 import { markPaymentSubmitted } from './mark-payment-submitted';
 import { planAutopayCycle } from './plan-autopay-cycle';
 import { postSettledPayment } from './post-settled-payment';
-import { recordSandboxRailEvent, submitPaymentToRail } from './rail-calls';
-import { listTenantsWithPaymentIntents, reconcileRailSettlements } from './reconcile-rail-settlements';
+import { reconcileRailSettlements } from './reconcile-rail-settlements';
+import { recordSandboxRailEvent } from './record-sandbox-rail-event';
 import { returnPayment } from './return-payment';
+import { submitPaymentToRail } from './submit-payment-to-rail';
 
 export function createPaymentActivities(deps: Deps) {
   return {

@@ -1,15 +1,16 @@
 /**
- * The daily reconciliation's reads (docs/processes.md P1 "Reconciliation exceptions"): which tenants
- * to reconcile, and one tenant's comparison of the rail's settlement report with our intents. Neither writes:
- * `reconcileRailSettlements` calls the rail (`deps.paymentRail.settlementReport`), and a rail call is never in
- * the same activity as a write of ours (docs/design.md §1). The workflow (workflows/daily-reconciliation/) opens each
- * finding through `openReconciliationException`, one transaction per finding, so that each is retried on its own
- * and the operation that already keeps one open exception per (type, target) and writes the outbox event is the
- * only writer of exceptions.
+ * The daily reconciliation's comparison (docs/processes.md P1 "Reconciliation exceptions"): one tenant's
+ * comparison of the rail's settlement report with our intents (the tenants to compare come from
+ * list-tenants-with-payment-intents.ts). It writes nothing: `reconcileRailSettlements` calls the rail
+ * (`deps.paymentRail.settlementReport`), and a rail call is never in the same activity as a write of ours
+ * (docs/design.md §1). The workflow (workflows/daily-reconciliation/) opens each finding through
+ * `openReconciliationException`, one transaction per finding, so that each is retried on its own and the operation
+ * that already keeps one open exception per (type, target) and writes the outbox event is the only writer of
+ * exceptions.
  */
 import { and, between, eq, inArray, isNotNull, or } from 'drizzle-orm';
 import { payments } from '../../db/schema';
-import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
+import { withTenantTransaction } from '../../db/tenant-tx';
 import { daysBetween, isIsoDate } from '../../domain/calendar';
 import { validationError } from '../../domain/errors';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
@@ -139,27 +140,5 @@ export function reconcileRailSettlements(deps: Deps) {
       findings,
       counts: countFindingsByType(findings),
     };
-  };
-}
-
-/**
- * The tenants the daily reconciliation compares: every tenant with at least one payment intent (a `payments` row
- * with a rail), sorted. A cross-tenant read (`withPlatformTransaction`, read only), one of the few sweeps that
- * must see every tenant (db/tenant-tx.ts); it returns ids only. Errors: none of its own (database errors are
- * transient and retried).
- */
-export function listTenantsWithPaymentIntents(deps: Deps) {
-  return async (): Promise<string[]> => {
-    const rows = await withPlatformTransaction(
-      deps.db,
-      (tx) =>
-        tx
-          .selectDistinct({ tenantId: payments.tenantId })
-          .from(payments)
-          .where(isNotNull(payments.rail))
-          .orderBy(payments.tenantId),
-      { accessMode: 'read only' },
-    );
-    return rows.map((row) => row.tenantId);
   };
 }

@@ -5,7 +5,7 @@ import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { assertCaseOutcomeGrounded } from './case-checks';
-import { assertRequiredAnswersBeforeClose } from './form-entries';
+import { assertRequiredAnswersBeforeClose } from './form-entry-checks';
 import { recordEffect } from './records';
 
 export interface CloseCaseInput extends OperationContext {
@@ -26,7 +26,7 @@ export interface CloseCaseResult {
  * `case.transitioned` outbox event in the same transaction (spec § States; § Events 6).
  * Errors: 404 when the case is not the tenant's; 409 `error.msg.case.invalid.state.transition`
  * when it is already closed; 409 `error.msg.case.close.required.answers.missing` when its form entry lacks an
- * ON_CLOSE answer (form-entries.ts `assertRequiredAnswersBeforeClose`).
+ * ON_CLOSE answer (form-entry-checks.ts `assertRequiredAnswersBeforeClose`).
  * when it is already closed; 409 `error.msg.case.outcome.not.grounded` for `PROMISE_KEPT` without a kept
  * promise on the case (case-checks.ts `assertCaseOutcomeGrounded`).
  */

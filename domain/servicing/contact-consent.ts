@@ -11,7 +11,7 @@
  * database hands out in commit order per tenant for practical purposes), not by `effectiveAt`. An update is applied
  * when it takes effect only if no update of the same contact point and permission recorded after it has been applied
  * already; otherwise it is SUPERSEDED and changes nothing. For the SMS permission an SMS consent record of the
- * customer made after the update was recorded (a STOP reply, activities/channels/channel-events.ts, or
+ * customer made after the update was recorded (a STOP reply, activities/channels/process-channel-event.ts, or
  * `POST /v1/customers/{customerId}/consents`) supersedes it too, so a scheduled "may receive SMS" can never undo a
  * later opt-out (TCPA, 47 CFR §64.1200(a)(12)). So a customer who asks on Monday for SMS to stop on Friday and on
  * Tuesday for SMS to go on now keeps receiving SMS: Tuesday's instruction is the newer one.

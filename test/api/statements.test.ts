@@ -1,6 +1,6 @@
 /**
  * Loan statements on the real database (docs/processes.md P6 "Statements"; activities/lending/
- * statements.ts, api/routes/lending/statements.ts): generation idempotent per (loan, due date) with one
+ * generate-statement.ts, api/routes/lending/statements.ts): generation idempotent per (loan, due date) with one
  * `statement.generated` event, figures equal to `GET /v1/loans/{loanId}/summary` at the period's edges to the cent,
  * the list newest first with limit/offset, 404 for another tenant's or an unknown loan or statement, 403 without
  * `READ_STATEMENT`, and the PDF read back as text (unpdf). Loans come from test/activities/ledger-fixtures.ts

@@ -1,6 +1,6 @@
 /**
  * The statement cycle (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"): timing and figures in
- * domain/lending/statements.ts, generation in activities/lending/statements.ts.
+ * domain/lending/statements.ts, generation in activities/lending/generate-statement.ts.
  *
  * `dailyStatementCycleWorkflow` is started once a day by the Temporal Schedule `statement-cycle` (12:00 UTC,
  * overlap SKIP; `client.ts` `ensureStatementCycleSchedule`, created by every worker process at start). It lists the

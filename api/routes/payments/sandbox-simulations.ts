@@ -3,7 +3,7 @@
  * `/simulations/ach_transfers/{id}/settle|return`). Mounted at `/v1/sandbox/payments`; every route answers 404
  * `error.msg.resource.not.found` outside the sandbox environment. Each delivers the event to the payment's
  * process (update `railEvent`), records it on the sandbox rail's own books (so its settlement report shows it,
- * activities/payments/rail-calls.ts `recordSandboxRailEvent`), and answers 200 with the payment as it stands once
+ * activities/payments/record-sandbox-rail-event.ts `recordSandboxRailEvent`), and answers 200 with the payment as it stands once
  * the workflow has applied the event. A status that does not allow the event → 409
  * `error.msg.payment.invalid.state.transition`; another tenant's payment, or a payment recorded as external → 404.
  */

@@ -1,14 +1,14 @@
 /**
- * The payment-intent workflow's calls to the rail (docs/design.md §1: "A rail or provider call is never in the
- * same activity as a DB write: record intent → call → record outcome"). These activities read what the call needs
- * and call the rail adapter (`deps.paymentRail`, activities/payments/rail.ts); they write nothing of ours. The
+ * The payment-intent workflow's call to submit a payment to its rail (docs/design.md §1: "A rail or provider call is
+ * never in the same activity as a DB write: record intent → call → record outcome"). It reads what the call needs
+ * and calls the rail adapter (`deps.paymentRail`, activities/payments/rail.ts); it writes nothing of ours. The
  * status change that follows is a separate activity (activities/payments/payment-status-changes.ts).
  */
 import { and, eq } from 'drizzle-orm';
 import { paymentInstruments, payments } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { DomainError, notFound } from '../../domain/errors';
-import type { PaymentRailCode, RailEvent } from '../../domain/payments/payment-intent';
+import { notFound } from '../../domain/errors';
+import type { PaymentRailCode } from '../../domain/payments/payment-intent';
 import type { Deps } from '../deps';
 
 export interface SubmitPaymentToRailInput {
@@ -73,41 +73,5 @@ export function submitPaymentToRail(deps: Deps) {
       status: outcome.status,
       ...(outcome.declineReason ? { declineReason: outcome.declineReason } : {}),
     };
-  };
-}
-
-/**
- * Sandbox only: records on the sandbox rail's own (provider-side) books an event of payment `paymentId` that the
- * sandbox timeline or a simulation produced, so its settlement report shows it (what the daily reconciliation
- * compares with our ledger). Idempotent. Errors: 404 `error.msg.resource.not.found` outside sandbox (no sandbox
- * rail).
- */
-export function recordSandboxRailEvent(deps: Deps) {
-  return async (input: { tenantId: string; paymentId: number; event: RailEvent }): Promise<void> => {
-    const sandbox = deps.sandboxRail;
-    if (!sandbox)
-      throw new DomainError('error.msg.resource.not.found', 'There is no sandbox rail outside sandbox.');
-    const { event } = input;
-    if (event.type === 'SETTLED') {
-      await sandbox.recordSandboxSettlement({
-        tenantId: input.tenantId,
-        paymentId: input.paymentId,
-        amount: event.amount,
-        settledOn: event.settledOn,
-      });
-    } else if (event.type === 'RETURNED') {
-      await sandbox.recordSandboxReturn({
-        tenantId: input.tenantId,
-        paymentId: input.paymentId,
-        returnCode: event.returnCode,
-        returnedOn: event.returnedOn,
-      });
-    } else {
-      await sandbox.recordSandboxFailure({
-        tenantId: input.tenantId,
-        paymentId: input.paymentId,
-        reason: event.reason,
-      });
-    }
   };
 }

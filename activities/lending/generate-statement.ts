@@ -1,9 +1,8 @@
 /**
- * Statement operations (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"): which loans of
- * a tenant are due a statement on a date, and the generation of one statement. Called by the statement cycle
- * (workflows/statement-cycle/), never by a route; each is also a Temporal activity.
+ * Generates one statement of a loan (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"). Called by
+ * the statement cycle (workflows/statement-cycle/), never by a route; also a Temporal activity.
  */
-import { and, asc, desc, eq, gt, gte, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, lte } from 'drizzle-orm';
 import { getLoanSummary, type LoanSummaryView } from '../../db/queries/lending/ledger';
 import { type StatementView, statementView } from '../../db/queries/lending/statements';
 import {
@@ -15,17 +14,14 @@ import {
   loans,
   payments,
   statements,
-  tenants,
 } from '../../db/schema';
-import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
+import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays, isIsoDate } from '../../domain/calendar';
-import { defaultComplianceTimeZone } from '../../domain/deadlines';
 import { DomainError, notFound, validationError } from '../../domain/errors';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import {
   type AllocationLineText,
   type BalanceAt,
-  defaultStatementLeadDays,
   type PeriodPayment,
   paidToInstallmentMinor,
   statementDateFor,
@@ -37,99 +33,6 @@ import { localDate } from '../../domain/time-zone';
 import { tenantComplianceTimeZone } from '../common/tenant-time-zone';
 import type { Deps } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
-
-/** A tenant the statement cycle visits and the IANA zone its dates are in. */
-export interface StatementTenant {
-  tenantId: string;
-  timeZone: string;
-}
-
-/**
- * The tenants with at least one product with `lmsConfig.statementEnabled`, sorted, with their compliance time zone
- * (default `America/Los_Angeles`). A cross-tenant read (`withPlatformTransaction`, read only), one of the sweeps that
- * must see every tenant (db/tenant-tx.ts); ids and zones only. Errors: none of its own.
- */
-export function listStatementTenants(deps: Deps) {
-  return async (): Promise<StatementTenant[]> => {
-    const rows = await withPlatformTransaction(
-      deps.db,
-      (tx) =>
-        tx
-          .selectDistinct({ tenantId: loanProducts.tenantId, timeZone: tenants.complianceTimeZone })
-          .from(loanProducts)
-          .innerJoin(tenants, eq(tenants.id, loanProducts.tenantId))
-          .where(sql`(${loanProducts.lmsConfig} ->> 'statementEnabled') = 'true'`)
-          .orderBy(loanProducts.tenantId),
-      { accessMode: 'read only' },
-    );
-    return rows.map((row) => ({
-      tenantId: row.tenantId,
-      timeZone: row.timeZone ?? defaultComplianceTimeZone,
-    }));
-  };
-}
-
-export interface ListStatementCandidatesInput {
-  tenantId: string;
-  /** ISO date in the tenant's time zone on which statements are issued. */
-  asOf: string;
-  /** Page after this loan id (0 for the first page). */
-  afterLoanId?: number;
-  /** Page size, 1–500 (default 100). */
-  limit?: number;
-}
-
-/** A loan due a statement: its id and the due date of the installment the statement is for. */
-export interface StatementCandidate {
-  loanId: number;
-  dueDate: string;
-}
-
-/**
- * One page (by loan id ascending, after `afterLoanId`) of the tenant's loans due a statement on `asOf`: ACTIVE
- * loans of products with `statementEnabled` with an installment due on `asOf` + the product's `statementLeadDays`
- * (default 21), paid ahead or not (the statement then shows nothing due for it: every billing cycle has its
- * statement). A paid-off or closed loan (status other than ACTIVE) gets none. A loan already
- * holding that statement is still listed (generation is idempotent). Errors: 400 for an `asOf` that is not an ISO
- * date or a `limit` outside 1–500.
- */
-export function listStatementCandidates(deps: Deps) {
-  return async (input: ListStatementCandidatesInput): Promise<StatementCandidate[]> => {
-    if (!isIsoDate(input.asOf)) throw validationError('asOf', input.asOf, 'asOf must be an ISO date.');
-    const limit = input.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
-      throw validationError('limit', limit, 'limit must be 1–500.');
-    const leadDays = sql`coalesce((${loanProducts.lmsConfig} ->> 'statementLeadDays')::int, ${defaultStatementLeadDays})`;
-    const rows = await withTenantTransaction(deps.db, input.tenantId, (tx) =>
-      tx
-        .select({ loanId: loans.id, dueDate: loanInstallments.dueDate })
-        .from(loans)
-        .innerJoin(
-          loanProducts,
-          and(eq(loanProducts.tenantId, loans.tenantId), eq(loanProducts.id, loans.productId)),
-        )
-        .innerJoin(
-          loanInstallments,
-          and(
-            eq(loanInstallments.tenantId, loans.tenantId),
-            eq(loanInstallments.loanId, loans.id),
-            sql`${loanInstallments.dueDate} = ${input.asOf}::date + ${leadDays}`,
-          ),
-        )
-        .where(
-          and(
-            eq(loans.tenantId, input.tenantId),
-            eq(loans.status, 'ACTIVE'),
-            gt(loans.id, input.afterLoanId ?? 0),
-            sql`(${loanProducts.lmsConfig} ->> 'statementEnabled') = 'true'`,
-          ),
-        )
-        .orderBy(asc(loans.id))
-        .limit(limit),
-    );
-    return rows;
-  };
-}
 
 export interface GenerateStatementInput {
   tenantId: string;

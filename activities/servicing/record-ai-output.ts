@@ -1,13 +1,10 @@
 /**
- * AI-assisted sessions and their outputs (spec § Resources "AI session output", § Endpoints Servicing plane;
- * docs/processes.md P4 "AI session outputs"). A session is opened on an open case for the case's
- * customer; each output it produces is stored with the evidence it cites, bumps the session's version, and,
- * when a person must review it (`aiOutputReviewRequired`), opens an `AI_OUTPUT_REVIEW` task on the case.
- * One transaction per operation; idempotent by `requestKey`.
+ * Records one output of an AI session (spec § Resources "AI session output"; docs/processes.md P4 "AI session
+ * outputs"): the output is stored with the evidence it cites, bumps the session's version, and, when a person must
+ * review it (`aiOutputReviewRequired`), opens an `AI_OUTPUT_REVIEW` task on the case. One transaction; idempotent
+ * by `requestKey`.
  */
-import { randomBytes } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
-import { type AiSessionRead, aiSessionReadOf } from '../../db/queries/servicing/ai-sessions';
 import { aiOutputCitations, aiSessionOutputs, aiSessions, evidence } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
@@ -17,87 +14,10 @@ import {
   aiOutputIdPrefix,
   aiOutputReviewRequired,
   aiOutputReviewTaskType,
-  aiSessionIdPrefix,
-  opaqueIdFromBytes,
 } from '../../domain/servicing/ai-sessions';
 import type { Deps, OperationContext } from '../deps';
-import { assertCaseTakesRecords, holdOpenCase, openTask, recordEffect, shareCase } from './records';
-
-/** A fresh opaque id `<prefix><24 letters>` (≈ 137 random bits, letters only; domain/servicing/ai-sessions.ts). */
-export function mintOpaqueId(prefix: string): string {
-  for (;;) {
-    const id = opaqueIdFromBytes(prefix, randomBytes(48));
-    if (id !== null) return id;
-  }
-}
-
-export interface OpenAiSessionInput extends OperationContext {
-  caseId: number;
-  /** The customer the session is about; must be the case's customer. */
-  customerRef: string;
-  /** Free text: what the session assists with (guarded at the edge: bounded, no identifiers). */
-  purpose: string;
-}
-
-/**
- * Opens an AI session on an open case of the tenant, for that case's customer, and appends `AI_SESSION_OPENED`
- * to the case's effects. Idempotent by `requestKey` (a replay returns the first session before any check).
- * Errors, nothing stored (`holdOpenCase`): 404 `error.msg.resource.not.found` naming `caseId` (absent or another
- * tenant's); 409 `error.msg.case.customer.mismatch` (the case is another customer's); 409
- * `error.msg.case.invalid.state.transition` (the case is closed).
- */
-export function openAiSession(deps: Deps) {
-  return async (input: OpenAiSessionInput): Promise<AiSessionRead> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      if (input.requestKey) {
-        const [replayed] = await tx
-          .select()
-          .from(aiSessions)
-          .where(and(eq(aiSessions.tenantId, input.tenantId), eq(aiSessions.requestKey, input.requestKey)));
-        if (replayed) return aiSessionReadOf(replayed);
-      }
-      await holdOpenCase(tx, input.tenantId, input.caseId, input.customerRef);
-      const now = deps.clock();
-      const [created] = await tx
-        .insert(aiSessions)
-        .values({
-          id: mintOpaqueId(aiSessionIdPrefix),
-          tenantId: input.tenantId,
-          caseId: input.caseId,
-          customerRef: input.customerRef,
-          purpose: input.purpose,
-          actorUsername: input.actor ?? null,
-          createdAt: now,
-          updatedAt: now,
-          requestKey: input.requestKey ?? null,
-        })
-        .onConflictDoNothing({ target: [aiSessions.tenantId, aiSessions.requestKey] })
-        .returning();
-      if (!created) {
-        const [existing] = await tx
-          .select()
-          .from(aiSessions)
-          .where(
-            and(eq(aiSessions.tenantId, input.tenantId), eq(aiSessions.requestKey, input.requestKey ?? '')),
-          );
-        if (!existing) throw new Error('ai_sessions row vanished after a request-key conflict');
-        return aiSessionReadOf(existing);
-      }
-      await recordEffect(tx, {
-        tenantId: input.tenantId,
-        caseId: input.caseId,
-        effectType: 'AI_SESSION_OPENED',
-        subjectType: 'ai_session',
-        subjectId: created.id,
-        detail: { aiSessionId: created.id },
-        actor: input.actor,
-        correlationId: input.correlationId,
-        occurredAt: now,
-        dedupeKey: `ai-session/${created.id}/opened`,
-      });
-      return aiSessionReadOf(created);
-    });
-}
+import { mintOpaqueId } from './ai-opaque-ids';
+import { assertCaseTakesRecords, openTask, recordEffect, shareCase } from './records';
 
 /** One citation of an output: a fact and the evidence (an integer evidence id of the tenant) supporting it. */
 export interface AiCitation {
