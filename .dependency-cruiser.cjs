@@ -28,7 +28,7 @@ module.exports = {
       comment:
         'workflows/ (except the client ports) import activities/, db/, api/ and workers/ as types only; values would pull I/O into the deterministic bundle.',
       severity: 'error',
-      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|common/client-[^/]+)\\.ts$' },
+      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/[^/]+/client|common/client-[^/]+)\\.ts$' },
       to: { path: '^(activities|db|api|workers|scripts)/', dependencyTypesNot: ['type-only'] },
     },
     {
@@ -36,9 +36,9 @@ module.exports = {
       comment:
         'client.ts starts and signals processes with @temporalio/client: never part of the workflow bundle.',
       severity: 'error',
-      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|common/client-[^/]+)\\.ts$' },
+      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/[^/]+/client|common/client-[^/]+)\\.ts$' },
       to: {
-        path: '^workflows/([^/]+/client|common/client-[^/]+)\\.ts$',
+        path: '^workflows/([^/]+/[^/]+/client|common/client-[^/]+)\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },
@@ -46,7 +46,7 @@ module.exports = {
       name: 'workflow-no-client-or-worker-sdk',
       comment: 'Workflow code runs in the sandbox: only @temporalio/workflow and @temporalio/common.',
       severity: 'error',
-      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/client|common/client-[^/]+)\\.ts$' },
+      from: { path: '^workflows/', pathNot: '^workflows/([^/]+/[^/]+/client|common/client-[^/]+)\\.ts$' },
       to: {
         path: 'node_modules/@temporalio/(client|worker|activity|testing)/',
         dependencyTypesNot: ['type-only'],
@@ -69,7 +69,7 @@ module.exports = {
         'api/ reaches a process through its client.ts, messages.ts and types.ts, never its workflow.ts as a value.',
       severity: 'error',
       from: { path: '^api/' },
-      to: { path: '^workflows/[^/]+/workflow\\.ts$', dependencyTypesNot: ['type-only'] },
+      to: { path: '^workflows/[^/]+/[^/]+/workflow\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'operations-do-not-know-the-edges',

@@ -55,7 +55,7 @@ export interface AppDeps {
   db: Db;
   activities: Activities;
   platform: PlatformOperations;
-  /** Typed ports of the durable processes (workflows/<process>/client.ts). */
+  /** Typed ports of the durable processes (workflows/<context>/<process>/client.ts). */
   processes: ProcessClients;
   /** Dependency status for `/healthz`, refreshed in the background. */
   health: HealthMonitor;

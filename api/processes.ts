@@ -1,23 +1,35 @@
 /**
  * The durable processes as the API sees them: one typed port per process, each from its
- * `workflows/<process>/client.ts` (docs/processes.md P0), and the background health monitor over
+ * `workflows/<context>/<process>/client.ts` (docs/processes.md P0), and the background health monitor over
  * PostgreSQL and Temporal. Entry points and tests build these once per process.
  */
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { pingDatabase } from '../db/queries/platform/clients';
-import { type AutopayClient, createAutopayClient } from '../workflows/autopay/client';
-import { type BoardingClient, createBoardingClient } from '../workflows/boarding/client';
-import { type ChannelEventClient, createChannelEventClient } from '../workflows/channel-event/client';
+import { type BoardingClient, createBoardingClient } from '../workflows/boarding/boarding-batch/client';
+import {
+  type ChannelEventClient,
+  createChannelEventClient,
+} from '../workflows/channels/channel-event/client';
 import { pingTemporal } from '../workflows/common/client-start';
+import {
+  createHardshipOfferClient,
+  type HardshipOfferClient,
+} from '../workflows/hardship/hardship-offer/client';
+import { type AutopayClient, createAutopayClient } from '../workflows/payments/autopay/client';
+import {
+  createPaymentIntentClient,
+  type PaymentIntentClient,
+} from '../workflows/payments/payment-intent/client';
 import {
   type ContactConsentUpdateClient,
   createContactConsentUpdateClient,
-} from '../workflows/contact-consent-update/client';
-import { createHardshipOfferClient, type HardshipOfferClient } from '../workflows/hardship-offer/client';
-import { createPaymentIntentClient, type PaymentIntentClient } from '../workflows/payment-intent/client';
-import { createPrivacyRequestClient, type PrivacyRequestClient } from '../workflows/privacy-request/client';
-import { createPromiseClient, type PromiseClient } from '../workflows/promise/client';
+} from '../workflows/servicing/contact-consent-update/client';
+import {
+  createPrivacyRequestClient,
+  type PrivacyRequestClient,
+} from '../workflows/servicing/privacy-request/client';
+import { createPromiseClient, type PromiseClient } from '../workflows/servicing/promise/client';
 import { createHealthMonitor, type HealthMonitor } from './health-monitor';
 
 export interface ProcessClients {

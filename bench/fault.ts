@@ -88,8 +88,8 @@ import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
 import { loadConfig, operationDeps, projectRoot } from '../workers/config';
 import { temporalDataConverter } from '../workers/payload-codec';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
-import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
-import type { TenantStatementCycleResult } from '../workflows/statement-cycle/types';
+import { startTenantStatementCycle } from '../workflows/lending/statement-cycle/client';
+import type { TenantStatementCycleResult } from '../workflows/lending/statement-cycle/types';
 import { webhooksDeadTenant } from './webhooks-dead-tenant';
 
 const scenarios = [

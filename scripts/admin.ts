@@ -48,8 +48,8 @@ import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
 import { temporalDataConverter } from '../workers/payload-codec';
 import { NoServiceDatabaseError, serviceDatabase, serviceTemporal } from '../workers/runtime-file';
-import { startTenantReconciliation } from '../workflows/daily-reconciliation/client';
-import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
+import { startTenantStatementCycle } from '../workflows/lending/statement-cycle/client';
+import { startTenantReconciliation } from '../workflows/payments/daily-reconciliation/client';
 
 const usage = `usage:
   npm run admin -- clients create --tenant <t> [--create-tenant] --environment sandbox|production --scopes "<space-separated>" --permissions "<space-separated>|ALL" [--rate-limit <n>]

@@ -47,41 +47,44 @@ import type { PromiseWorkflowInput } from '../domain/servicing/promise';
 import { projectRoot } from '../workers/config';
 import { workflowsPath } from '../workers/queue-worker';
 import { resolveTestServer } from '../workers/temporal-server';
-import type { autopayWorkflow } from '../workflows/autopay/workflow';
-import { pauseSignal, resumeSignal } from '../workflows/boarding/messages';
-import type { boardingWorkflow } from '../workflows/boarding/workflow';
-import type { boardingRawPurgeWorkflow } from '../workflows/boarding-purge/workflow';
-import type { channelEventWorkflow } from '../workflows/channel-event/workflow';
-import type { contactConsentUpdateWorkflow } from '../workflows/contact-consent-update/workflow';
-import type { dailyReconciliationWorkflow } from '../workflows/daily-reconciliation/workflow';
+import { pauseSignal, resumeSignal } from '../workflows/boarding/boarding-batch/messages';
+import type { boardingWorkflow } from '../workflows/boarding/boarding-batch/workflow';
+import type { boardingRawPurgeWorkflow } from '../workflows/boarding/boarding-purge/workflow';
+import type { channelEventWorkflow } from '../workflows/channels/channel-event/workflow';
 import {
   evidenceAddedSignal,
   getStateQuery as getHardshipOfferStateQuery,
   loanChangedSignal,
   offerChangedSignal,
-} from '../workflows/hardship-offer/messages';
-import type { hardshipOfferWorkflow } from '../workflows/hardship-offer/workflow';
+} from '../workflows/hardship/hardship-offer/messages';
+import type { hardshipOfferWorkflow } from '../workflows/hardship/hardship-offer/workflow';
+import type {
+  dailyStatementCycleWorkflow,
+  tenantStatementCycleWorkflow,
+} from '../workflows/lending/statement-cycle/workflow';
+import type { autopayWorkflow } from '../workflows/payments/autopay/workflow';
+import type { dailyReconciliationWorkflow } from '../workflows/payments/daily-reconciliation/workflow';
 import {
   getStateQuery as getPaymentStateQuery,
   railEventUpdate,
   resolveSettlementUpdate,
-} from '../workflows/payment-intent/messages';
-import type { paymentIntentWorkflow } from '../workflows/payment-intent/workflow';
-import { fulfilRequestUpdate } from '../workflows/privacy-request/messages';
-import type { privacyRequestWorkflow } from '../workflows/privacy-request/workflow';
-import { getStateQuery as getPromiseStateQuery, paymentPostedSignal } from '../workflows/promise/messages';
-import type { promiseWorkflow } from '../workflows/promise/workflow';
-import type {
-  dailyStatementCycleWorkflow,
-  tenantStatementCycleWorkflow,
-} from '../workflows/statement-cycle/workflow';
+} from '../workflows/payments/payment-intent/messages';
+import type { paymentIntentWorkflow } from '../workflows/payments/payment-intent/workflow';
+import type { contactConsentUpdateWorkflow } from '../workflows/servicing/contact-consent-update/workflow';
+import { fulfilRequestUpdate } from '../workflows/servicing/privacy-request/messages';
+import type { privacyRequestWorkflow } from '../workflows/servicing/privacy-request/workflow';
+import {
+  getStateQuery as getPromiseStateQuery,
+  paymentPostedSignal,
+} from '../workflows/servicing/promise/messages';
+import type { promiseWorkflow } from '../workflows/servicing/promise/workflow';
 import {
   admissionWakeSignal,
   cancelDeliverySignal,
   getDeliveryStateQuery,
-} from '../workflows/webhook-delivery/messages';
-import type { WebhookDeliveryInput } from '../workflows/webhook-delivery/types';
-import type { webhookDeliveryWorkflow } from '../workflows/webhook-delivery/workflow';
+} from '../workflows/webhooks/webhook-delivery/messages';
+import type { WebhookDeliveryInput } from '../workflows/webhooks/webhook-delivery/types';
+import type { webhookDeliveryWorkflow } from '../workflows/webhooks/webhook-delivery/workflow';
 import { appendToManifest, fixturesFolder } from './workflow-fixtures';
 
 const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@
  * installments paid, on its product with `lmsConfig.statementEnabled` (checked: the flow refuses a product
  * without statements) → the statement of the twelfth installment issued by starting the tenant's statement run
  * for its statement date (due date − `statementLeadDays`) through the same port as `npm run admin -- statements
- * run --tenant <t> --as-of <date>` (workflows/statement-cycle/client.ts `startTenantStatementCycle`; idempotent,
+ * run --tenant <t> --as-of <date>` (workflows/lending/statement-cycle/client.ts `startTenantStatementCycle`; idempotent,
  * so a rerun adds nothing) and waiting for the run → `GET /v1/loans/{loanId}/statements` → the statement →
  * `GET …/{statementId}/pdf` saved under the OS temp directory. The reads are typed calls of the client (client/).
  *
@@ -23,7 +23,7 @@ import { statementDateFor, statementSettingsOf } from '../domain/lending/stateme
 import { loadConfig } from '../workers/config';
 import { temporalDataConverter } from '../workers/payload-codec';
 import { serviceTemporal } from '../workers/runtime-file';
-import { startTenantStatementCycle } from '../workflows/statement-cycle/client';
+import { startTenantStatementCycle } from '../workflows/lending/statement-cycle/client';
 import { type DemoCredential, demoClient, type Exchange, reportedCall } from './http-client';
 import { type JsonBody, runLendingDemoFlow } from './lending-demo-flow';
 

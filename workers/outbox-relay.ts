@@ -44,7 +44,7 @@ import {
   type StartPacing,
   startDelayMs,
 } from '../domain/webhooks/start-pacing';
-import { startWebhookDelivery } from '../workflows/webhook-delivery/client';
+import { startWebhookDelivery } from '../workflows/webhooks/webhook-delivery/client';
 
 /** The channel the outbox trigger notifies (migration 0006_notify_outbox_events). */
 export const outboxChannel = 'outbox_events';

@@ -118,7 +118,7 @@ export async function startTemporalDevServer(options: {
     '--log-level',
     'error',
     // Task-queue priority and fairness (server ≥ 1.29): tasks carrying a fairness key (webhook deliveries use their
-    // tenant, workflows/webhook-delivery/client.ts) are dispatched in proportion per key, so one tenant's backlog
+    // tenant, workflows/webhooks/webhook-delivery/client.ts) are dispatched in proportion per key, so one tenant's backlog
     // does not queue ahead of another's. Self-hosted, fairness needs the new matcher and the migration to it, and
     // dispatches most evenly from a single partition per task queue (Temporal's "Task Queue Priority and Fairness").
     // A production cluster needs the same dynamic-config values.

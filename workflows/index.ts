@@ -1,14 +1,20 @@
 /** The single `workflowsPath` entry: every workflow function the workers run. */
 
-export { autopayWorkflow } from './autopay/workflow';
-export { boardingWorkflow } from './boarding/workflow';
-export { boardingRawPurgeWorkflow } from './boarding-purge/workflow';
-export { channelEventWorkflow } from './channel-event/workflow';
-export { contactConsentUpdateWorkflow } from './contact-consent-update/workflow';
-export { dailyReconciliationWorkflow, tenantReconciliationWorkflow } from './daily-reconciliation/workflow';
-export { hardshipOfferWorkflow } from './hardship-offer/workflow';
-export { paymentIntentWorkflow } from './payment-intent/workflow';
-export { privacyRequestWorkflow } from './privacy-request/workflow';
-export { promiseWorkflow } from './promise/workflow';
-export { dailyStatementCycleWorkflow, tenantStatementCycleWorkflow } from './statement-cycle/workflow';
-export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';
+export { boardingWorkflow } from './boarding/boarding-batch/workflow';
+export { boardingRawPurgeWorkflow } from './boarding/boarding-purge/workflow';
+export { channelEventWorkflow } from './channels/channel-event/workflow';
+export { hardshipOfferWorkflow } from './hardship/hardship-offer/workflow';
+export {
+  dailyStatementCycleWorkflow,
+  tenantStatementCycleWorkflow,
+} from './lending/statement-cycle/workflow';
+export { autopayWorkflow } from './payments/autopay/workflow';
+export {
+  dailyReconciliationWorkflow,
+  tenantReconciliationWorkflow,
+} from './payments/daily-reconciliation/workflow';
+export { paymentIntentWorkflow } from './payments/payment-intent/workflow';
+export { contactConsentUpdateWorkflow } from './servicing/contact-consent-update/workflow';
+export { privacyRequestWorkflow } from './servicing/privacy-request/workflow';
+export { promiseWorkflow } from './servicing/promise/workflow';
+export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery/workflow';

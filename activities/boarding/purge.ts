@@ -1,6 +1,6 @@
 /**
  * Purges the raw text of the lines of finished boarding batches after their retention period
- * (domain/boarding/retention.ts; run every day by `boardingRawPurgeWorkflow`, workflows/boarding-purge/). A batch is
+ * (domain/boarding/retention.ts; run every day by `boardingRawPurgeWorkflow`, workflows/boarding/boarding-purge/). A batch is
  * purged when its status is COMPLETED, COMPLETED_WITH_ERRORS or CANCELLED, it completed before the cutoff and its raw
  * text was not purged yet: every line's `raw` becomes null (kind, source refs, state, error and created id stay, so
  * `GET /v1/boarding/batches/{batchId}/errors` and the CLI's rejects file keep working) and the batch's

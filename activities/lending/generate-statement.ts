@@ -1,6 +1,6 @@
 /**
  * Generates one statement of a loan (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements"). Called by
- * the statement cycle (workflows/statement-cycle/), never by a route; also a Temporal activity.
+ * the statement cycle (workflows/lending/statement-cycle/), never by a route; also a Temporal activity.
  */
 import { and, asc, desc, eq, gte, lt, lte } from 'drizzle-orm';
 import { getLoanSummary, type LoanSummaryView } from '../../db/queries/lending/ledger';

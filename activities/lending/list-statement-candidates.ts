@@ -1,6 +1,6 @@
 /**
  * Which loans of a tenant are due a statement on a date (docs/design.md §5 "Statements"; docs/processes.md P6
- * "Statements"). Called by the statement cycle (workflows/statement-cycle/), never by a route; also a Temporal
+ * "Statements"). Called by the statement cycle (workflows/lending/statement-cycle/), never by a route; also a Temporal
  * activity.
  */
 import { and, asc, eq, gt, sql } from 'drizzle-orm';

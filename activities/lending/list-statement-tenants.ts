@@ -1,6 +1,6 @@
 /**
  * The tenants the statement cycle visits (docs/design.md §5 "Statements"; docs/processes.md P6 "Statements").
- * Called by the statement cycle (workflows/statement-cycle/), never by a route; also a Temporal activity.
+ * Called by the statement cycle (workflows/lending/statement-cycle/), never by a route; also a Temporal activity.
  */
 import { eq, sql } from 'drizzle-orm';
 import { loanProducts, tenants } from '../../db/schema';

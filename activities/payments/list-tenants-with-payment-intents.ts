@@ -1,6 +1,6 @@
 /**
  * The tenants the daily reconciliation compares (docs/processes.md P1 "Reconciliation exceptions"): a read; the
- * workflow (workflows/daily-reconciliation/) compares each with `reconcileRailSettlements`.
+ * workflow (workflows/payments/daily-reconciliation/) compares each with `reconcileRailSettlements`.
  */
 import { isNotNull } from 'drizzle-orm';
 import { payments } from '../../db/schema';

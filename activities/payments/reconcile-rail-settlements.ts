@@ -3,7 +3,7 @@
  * comparison of the rail's settlement report with our intents (the tenants to compare come from
  * list-tenants-with-payment-intents.ts). It writes nothing: `reconcileRailSettlements` calls the rail
  * (`deps.paymentRail.settlementReport`), and a rail call is never in the same activity as a write of ours
- * (docs/design.md §1). The workflow (workflows/daily-reconciliation/) opens each finding through
+ * (docs/design.md §1). The workflow (workflows/payments/daily-reconciliation/) opens each finding through
  * `openReconciliationException`, one transaction per finding, so that each is retried on its own and the operation
  * that already keeps one open exception per (type, target) and writes the outbox event is the only writer of
  * exceptions.

@@ -104,7 +104,7 @@ export interface BoardingWorkflowInput {
   tuning?: Partial<BoardingTuning>;
 }
 
-/** How `boardingWorkflow` cuts its work (workflows/boarding/workflow.ts `defaultBoardingTuning`). */
+/** How `boardingWorkflow` cuts its work (workflows/boarding/boarding-batch/workflow.ts `defaultBoardingTuning`). */
 export interface BoardingTuning {
   /** Lines per validation page. */
   linesPerPage: number;

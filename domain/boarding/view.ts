@@ -19,7 +19,7 @@ export interface BoardingBatchRowView {
   completedAt: Date | null;
 }
 
-/** What the process's query answers (workflows/boarding/types.ts `BoardingProgress`). */
+/** What the process's query answers (workflows/boarding/boarding-batch/types.ts `BoardingProgress`). */
 export interface BoardingProgressView {
   status: BoardingBatchStatus;
   counts: BoardingCounts;

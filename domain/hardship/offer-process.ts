@@ -2,7 +2,7 @@
  * The hardship offer as a durable process (docs/processes.md P5): the statuses an open offer moves
  * through after routing, the workflow's input and start spec, the progress the workflow reads from the database,
  * and the one rule that says which timer runs in which status. Pure data and functions: shared by the operations
- * (activities/hardship/hardship-offer-steps.ts and one file per step), the workflow (workflows/hardship-offer/) and its client port.
+ * (activities/hardship/hardship-offer-steps.ts and one file per step), the workflow (workflows/hardship/hardship-offer/) and its client port.
  *
  * Life of an offer after routing (domain/hardship/offer.ts `routeHardshipOffer`):
  * - PENDING_APPROVAL → APPROVED | REJECTED by a second actor (maker-checker, spec § Authentication 10); no timer.

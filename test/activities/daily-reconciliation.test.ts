@@ -21,11 +21,11 @@ import {
   dailyReconciliationSchedule,
   ensureDailyReconciliationSchedule,
   startTenantReconciliation,
-} from '../../workflows/daily-reconciliation/client';
+} from '../../workflows/payments/daily-reconciliation/client';
 import type {
   DailyReconciliationResult,
   TenantReconciliationResult,
-} from '../../workflows/daily-reconciliation/types';
+} from '../../workflows/payments/daily-reconciliation/types';
 import { createTestContext, type TestContext, uniqueTenant } from '../support/context';
 import { expectDomainError } from './helpers';
 import { approvedLoan } from './ledger-fixtures';

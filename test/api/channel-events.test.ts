@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelEvents, consents } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { channelEventWorkflowId } from '../../domain/ids';
-import type { ChannelEventWorkflowResult } from '../../workflows/channel-event/types';
+import type { ChannelEventWorkflowResult } from '../../workflows/channels/channel-event/types';
 import {
   type Credential,
   call,

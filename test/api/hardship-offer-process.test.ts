@@ -5,7 +5,7 @@
  * evidence); evidence of the required type confirmed by the process, which applies the relief (a new schedule
  * version, totals conserved by a deferral); a material loan change (an SCRA restriction) re-evaluated by the process
  * (SPECIALIST); state errors (not acceptable, expired), idempotent acceptance, permission and cross-tenant checks.
- * Timers (expiry, document deadline) are proven on the time-skipping server (test/workflows/hardship-offer.test.ts).
+ * Timers (expiry, document deadline) are proven on the time-skipping server (test/workflows/hardship/hardship-offer.test.ts).
  */
 
 import { and, eq } from 'drizzle-orm';

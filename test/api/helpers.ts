@@ -12,7 +12,7 @@ import type { ApiConfig } from '../../api/env';
 import type { HealthMonitor } from '../../api/health-monitor';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import type { PrivacyRequestClient } from '../../workflows/privacy-request/client';
+import type { PrivacyRequestClient } from '../../workflows/servicing/privacy-request/client';
 import { type Credential, call, type TestContext, testSecrets } from '../support/context';
 
 /** A parsed JSON body: its shape is what the assertions check. */

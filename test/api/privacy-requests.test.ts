@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProcessClients } from '../../api/processes';
 import { DomainError } from '../../domain/errors';
 import { privacyRequestWorkflowId } from '../../domain/ids';
-import { fulfilRequestUpdate } from '../../workflows/privacy-request/messages';
+import { fulfilRequestUpdate } from '../../workflows/servicing/privacy-request/messages';
 import {
   type Credential,
   call,

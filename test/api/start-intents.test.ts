@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowStartIntents } from '../../db/schema';
 import { withPlatformTransaction } from '../../db/tenant-tx';
 import { relayStartIntentsOnce } from '../../workers/start-intent-relay';
-import { createPrivacyRequestClient } from '../../workflows/privacy-request/client';
+import { createPrivacyRequestClient } from '../../workflows/servicing/privacy-request/client';
 import {
   type Credential,
   call,

@@ -13,7 +13,7 @@ import { serve } from '@hono/node-server';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runStatementDemoFlow } from '../../scripts/statement-demo-flow';
-import { startTenantStatementCycle } from '../../workflows/statement-cycle/client';
+import { startTenantStatementCycle } from '../../workflows/lending/statement-cycle/client';
 import { call, createTestContext, credentialFor, type TestContext, uniqueTenant } from '../support/context';
 
 let ctx: TestContext;

@@ -15,7 +15,7 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import { statementCycleScheduleId } from '../../domain/lending/statements';
 import { formatMinor } from '../../domain/money';
-import { ensureStatementCycleSchedule } from '../../workflows/statement-cycle/client';
+import { ensureStatementCycleSchedule } from '../../workflows/lending/statement-cycle/client';
 import { approvedLoan, type LoanFixture } from '../activities/ledger-fixtures';
 import {
   type Credential,

@@ -80,6 +80,25 @@ describe('layer rules', () => {
         rule: 'activities-do-not-start-workflows',
       },
       {
+        // The rules name process folders by their depth (workflows/<context>/<process>/): a probe in a real one.
+        file: `workflows/payments/payment-intent/zz-probe-${tag}-port.ts`,
+        source:
+          "import { PaymentProcessEndedError } from './client';\nexport const probe = PaymentProcessEndedError;\n",
+        rule: 'workflow-never-imports-a-client-port',
+      },
+      {
+        file: `api/zz-probe-${tag}-workflow.ts`,
+        source:
+          "import { paymentIntentWorkflow } from '../workflows/payments/payment-intent/workflow';\nexport const probe = paymentIntentWorkflow;\n",
+        rule: 'api-no-workflow-code',
+      },
+      {
+        file: `workflows/payments/payment-intent/zz-probe-${tag}-client-types.ts`,
+        source:
+          "import type { PaymentIntentClient } from './client';\nexport type Probe = PaymentIntentClient;\n",
+        rule: null,
+      },
+      {
         file: `client/src/zz-probe-${tag}-service.ts`,
         source: "import { createApp } from '../../api/app';\nexport const probe = createApp;\n",
         rule: 'client-is-standalone',

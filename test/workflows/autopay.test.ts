@@ -16,9 +16,9 @@ import { addDays } from '../../domain/calendar';
 import { paymentIntentWorkflowId } from '../../domain/ids';
 import type { AutopayCollection, AutopayPlan, AutopayWorkflowInput } from '../../domain/payments/autopay';
 import { asTemporalActivities } from '../../workers/activities';
-import { enrolmentChangedSignal, getStateQuery } from '../../workflows/autopay/messages';
-import type { autopayWorkflow } from '../../workflows/autopay/workflow';
-import { getStateQuery as paymentStateQuery } from '../../workflows/payment-intent/messages';
+import { enrolmentChangedSignal, getStateQuery } from '../../workflows/payments/autopay/messages';
+import type { autopayWorkflow } from '../../workflows/payments/autopay/workflow';
+import { getStateQuery as paymentStateQuery } from '../../workflows/payments/payment-intent/messages';
 
 const DAY = 86_400_000;
 

@@ -1,5 +1,5 @@
 /**
- * The daily purge of finished boarding batches' raw lines (domain/boarding/retention.ts; workflows/boarding-purge/):
+ * The daily purge of finished boarding batches' raw lines (domain/boarding/retention.ts; workflows/boarding/boarding-purge/):
  * the Temporal Schedule is created once and updated in place with the configured retention, and a run started as the
  * schedule starts it purges a batch finished longer ago than the retention and keeps a fresher one.
  */
@@ -13,7 +13,7 @@ import { boardingRawRetentionDaysOf } from '../../workers/config';
 import {
   boardingRawPurgeSchedule,
   ensureBoardingRawPurgeSchedule,
-} from '../../workflows/boarding-purge/client';
+} from '../../workflows/boarding/boarding-purge/client';
 import { customerLine, refPrefix, stageBatch } from '../support/boarding';
 import { createTestContext, type TestContext, uniqueTenant } from '../support/context';
 

@@ -1,5 +1,5 @@
 /**
- * boardingWorkflow (docs/processes.md P3; workflows/boarding/workflow.ts):
+ * boardingWorkflow (docs/processes.md P3; workflows/boarding/boarding-batch/workflow.ts):
  * - on the time-skipping test server with the REAL activities against the real database: a small portfolio boarded
  *   with tiny tuning so the process continues as new several times (cursor carried across runs), the batch row and
  *   the progress query at the end; pause (started paused with signal-with-start) → PAUSED on the row and in the
@@ -20,9 +20,14 @@ import { withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingWorkflowInput } from '../../domain/boarding/batch';
 import { boardingWorkflowId } from '../../domain/ids';
 import { asTemporalActivities } from '../../workers/activities';
-import { createBoardingClient } from '../../workflows/boarding/client';
-import { cancelSignal, getProgressQuery, pauseSignal, resumeSignal } from '../../workflows/boarding/messages';
-import type { boardingWorkflow } from '../../workflows/boarding/workflow';
+import { createBoardingClient } from '../../workflows/boarding/boarding-batch/client';
+import {
+  cancelSignal,
+  getProgressQuery,
+  pauseSignal,
+  resumeSignal,
+} from '../../workflows/boarding/boarding-batch/messages';
+import type { boardingWorkflow } from '../../workflows/boarding/boarding-batch/workflow';
 import { tenantTrialBalance } from '../activities/ledger-fixtures';
 import { portfolioLines, refPrefix, stageBatch } from '../support/boarding';
 import { createTestContext } from '../support/context';

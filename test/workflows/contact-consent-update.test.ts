@@ -23,9 +23,9 @@ import {
 } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { asTemporalActivities } from '../../workers/activities';
-import { getProgressQuery } from '../../workflows/contact-consent-update/messages';
-import type { ContactConsentUpdateWorkflowInput } from '../../workflows/contact-consent-update/types';
-import type { contactConsentUpdateWorkflow } from '../../workflows/contact-consent-update/workflow';
+import { getProgressQuery } from '../../workflows/servicing/contact-consent-update/messages';
+import type { ContactConsentUpdateWorkflowInput } from '../../workflows/servicing/contact-consent-update/types';
+import type { contactConsentUpdateWorkflow } from '../../workflows/servicing/contact-consent-update/workflow';
 
 const DAY = 86_400_000;
 

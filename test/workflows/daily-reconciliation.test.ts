@@ -21,7 +21,7 @@ import { asTemporalActivities } from '../../workers/activities';
 import type {
   dailyReconciliationWorkflow,
   tenantReconciliationWorkflow,
-} from '../../workflows/daily-reconciliation/workflow';
+} from '../../workflows/payments/daily-reconciliation/workflow';
 
 let env: TestWorkflowEnvironment;
 let sequence = 0;

@@ -27,8 +27,8 @@ import {
   getStateQuery,
   loanChangedSignal,
   offerChangedSignal,
-} from '../../workflows/hardship-offer/messages';
-import type { hardshipOfferWorkflow } from '../../workflows/hardship-offer/workflow';
+} from '../../workflows/hardship/hardship-offer/messages';
+import type { hardshipOfferWorkflow } from '../../workflows/hardship/hardship-offer/workflow';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -20,8 +20,8 @@ import {
   startCodecServer,
 } from '../../workers/codec-server';
 import { EncryptionCodec, encryptedEncoding } from '../../workers/payload-codec';
-import { fulfilRequestUpdate } from '../../workflows/privacy-request/messages';
-import type { privacyRequestWorkflow } from '../../workflows/privacy-request/workflow';
+import { fulfilRequestUpdate } from '../../workflows/servicing/privacy-request/messages';
+import type { privacyRequestWorkflow } from '../../workflows/servicing/privacy-request/workflow';
 
 const DAY = 24 * 3600_000;
 const keyring = { currentKeyId: 'it-1', keys: { 'it-1': randomBytes(32).toString('hex') } };

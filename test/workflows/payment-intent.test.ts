@@ -25,10 +25,10 @@ import {
   getStateQuery,
   railEventUpdate,
   resolveSettlementUpdate,
-} from '../../workflows/payment-intent/messages';
-import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workflow';
-import { getStateQuery as promiseStateQuery } from '../../workflows/promise/messages';
-import type { promiseWorkflow } from '../../workflows/promise/workflow';
+} from '../../workflows/payments/payment-intent/messages';
+import type { paymentIntentWorkflow } from '../../workflows/payments/payment-intent/workflow';
+import { getStateQuery as promiseStateQuery } from '../../workflows/servicing/promise/messages';
+import type { promiseWorkflow } from '../../workflows/servicing/promise/workflow';
 
 const DAY = 86_400_000;
 

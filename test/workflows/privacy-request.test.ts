@@ -18,8 +18,8 @@ import type {
   PrivacyRequestWorkflowInput,
 } from '../../domain/servicing/privacy-request';
 import { asTemporalActivities } from '../../workers/activities';
-import { fulfilRequestUpdate, getProgressQuery } from '../../workflows/privacy-request/messages';
-import type { privacyRequestWorkflow } from '../../workflows/privacy-request/workflow';
+import { fulfilRequestUpdate, getProgressQuery } from '../../workflows/servicing/privacy-request/messages';
+import type { privacyRequestWorkflow } from '../../workflows/servicing/privacy-request/workflow';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

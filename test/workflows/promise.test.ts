@@ -21,8 +21,8 @@ import {
 } from '../../domain/servicing/promise';
 import { localDate } from '../../domain/time-zone';
 import { asTemporalActivities } from '../../workers/activities';
-import { getStateQuery, paymentPostedSignal } from '../../workflows/promise/messages';
-import type { promiseWorkflow } from '../../workflows/promise/workflow';
+import { getStateQuery, paymentPostedSignal } from '../../workflows/servicing/promise/messages';
+import type { promiseWorkflow } from '../../workflows/servicing/promise/workflow';
 
 const DAY = 86_400_000;
 const timeZone = 'America/New_York';

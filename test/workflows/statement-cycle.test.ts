@@ -1,5 +1,5 @@
 /**
- * The statement cycle on the time-skipping test server with the real operations on the real database (* docs/processes.md P6 "Statements"; workflows/statement-cycle/workflow.ts): a run per day for five weeks
+ * The statement cycle on the time-skipping test server with the real operations on the real database (* docs/processes.md P6 "Statements"; workflows/lending/statement-cycle/workflow.ts): a run per day for five weeks
  * (2025-02-05 – 2025-03-15: a month end and the US DST start of 9 March in the tenant's America/Los_Angeles),
  * each at 12:00 UTC like the schedule, gives each loan its statement exactly once, on due date − lead days; a loan
  * paid off mid-cycle gets no further statement; a rerun of a day adds nothing. Loans come from
@@ -23,7 +23,7 @@ import {
   pageSize,
   pagesPerRun,
   type tenantStatementCycleWorkflow,
-} from '../../workflows/statement-cycle/workflow';
+} from '../../workflows/lending/statement-cycle/workflow';
 import { approvedLoan } from '../activities/ledger-fixtures';
 
 let env: TestWorkflowEnvironment;

@@ -26,9 +26,9 @@ import {
   admissionWakeSignal,
   cancelDeliverySignal,
   getDeliveryStateQuery,
-} from '../../workflows/webhook-delivery/messages';
-import type { WebhookDeliveryInput } from '../../workflows/webhook-delivery/types';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery/workflow';
+} from '../../workflows/webhooks/webhook-delivery/messages';
+import type { WebhookDeliveryInput } from '../../workflows/webhooks/webhook-delivery/types';
+import type { webhookDeliveryWorkflow } from '../../workflows/webhooks/webhook-delivery/workflow';
 import {
   type Answer,
   createSubscriptionFixture,

@@ -23,7 +23,7 @@ import {
   reconciliationExceptionResponse,
   resolveReconciliationExceptionBody,
 } from '../../../domain/payments/schemas/reconciliation-exceptions';
-import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
+import { PaymentProcessEndedError } from '../../../workflows/payments/payment-intent/client';
 import { csvRecord } from '../../csv';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';

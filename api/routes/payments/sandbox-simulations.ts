@@ -20,7 +20,7 @@ import {
   simulateReturnBody,
   simulateSettleBody,
 } from '../../../domain/payments/schemas/payments';
-import { PaymentProcessEndedError } from '../../../workflows/payment-intent/client';
+import { PaymentProcessEndedError } from '../../../workflows/payments/payment-intent/client';
 import { type AppEnv, factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';

@@ -1,0 +1,126 @@
+/**
+ * A loan's autopay as a durable process (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay
+ * enrollment carries authorizationRef and never backfills history"; docs/design.md §5 Holds "PAYMENT_HOLD blocks payment
+ * intents and autopay"). Anchor: Temporal's continue-as-new pattern for long-lived per-entity workflows.
+ *
+ * One cycle per run, then `continueAsNew` with the cursor, so the history stays a few dozen events however long the
+ * loan lives:
+ * 1. Plan (`planAutopayCycle`): the loan's ACTIVE enrolment and the next installment due strictly after its
+ *    enrolment date and after the cursor (`lastInstallmentNumber`; never an earlier one: no backfill). No active
+ *    enrolment (cancelled), loan not ACTIVE, or nothing left to collect → the process ends.
+ * 2. Wait on a durable timer until 00:00 UTC of the collection date (due date − daysBeforeDue, ISO date in UTC). The
+ *    signal `enrolmentChanged` (cancel, re-enrolment) cuts the wait short: continue as new without advancing, and
+ *    re-plan.
+ * 3. Collect (`collectAutopayInstallment`, one transaction): the enrolment still ACTIVE → the payment intent
+ *    through the rules of `createPaymentIntent` (source AUTOPAY, idempotent per (enrolment, installment)); a
+ *    PAYMENT_HOLD in force (or another refusal) → SKIPPED with a case effect and a task; nothing owed →
+ *    NOTHING_DUE. CREATED → the intent's process `payment-intent/<tenant>/<paymentId>` is started here as an
+ *    abandoned child (at once and linked in the Temporal UI; its start intent, stored with the intent, is the
+ *    fallback should this fail, and an "already started" answer counts as started), then its start intent is
+ *    marked started (`markStartIntentStarted`).
+ * 4. Continue as new with the cursor at the installment just handled (collected, skipped or nothing due).
+ *
+ * Query `getState`. Time only through `workflowNow()`. Id `autopay/<tenant>/<loanId>`; search attributes
+ * TenantId, LoanId (domain/payments/autopay.ts `autopayStartSpec`).
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
+import type { Activities } from '../../../activities';
+import type { AutopayState } from '../../../domain/payments/autopay';
+import {
+  type PaymentIntentWorkflowInput,
+  paymentIntentStartSpec,
+} from '../../../domain/payments/payment-intent';
+import { dbWrite } from '../../common/activity-options';
+import { childStartOptionsOf } from '../../common/child-start';
+import { workflowNow } from '../../common/time';
+import { enrolmentChangedSignal, getStateQuery } from './messages';
+import type { AutopayWorkflowInput, AutopayWorkflowResult } from './types';
+
+const { planAutopayCycle, collectAutopayInstallment, markStartIntentStarted } =
+  proxyActivities<Activities>(dbWrite);
+
+/**
+ * The autopay process of one loan (see the module comment). Input: the loan, the enrolment served and the cursor
+ * (`lastInstallmentNumber`, 0 at enrolment). Returns the state once it ends (`endedBecause` NO_ACTIVE_ENROLMENT,
+ * LOAN_NOT_ACTIVE or NOTHING_LEFT); otherwise each run ends by continuing as new.
+ */
+export async function autopayWorkflow(input: AutopayWorkflowInput): Promise<AutopayWorkflowResult> {
+  const state: AutopayState = {
+    enrolmentId: input.enrolmentId,
+    lastInstallmentNumber: input.lastInstallmentNumber,
+    nextInstallmentNumber: null,
+    collectOn: null,
+    lastOutcome: null,
+    endedBecause: null,
+  };
+  let changed = false;
+  setHandler(getStateQuery, () => ({ ...state }));
+  setHandler(enrolmentChangedSignal, () => {
+    changed = true;
+  });
+
+  const plan = await planAutopayCycle(input);
+  if (plan.kind === 'END') {
+    if (changed) return continueAsNew<typeof autopayWorkflow>(input);
+    state.endedBecause = plan.reason;
+    return state;
+  }
+  if (plan.enrolmentId !== state.enrolmentId) {
+    state.enrolmentId = plan.enrolmentId;
+    state.lastInstallmentNumber = 0;
+  }
+  state.nextInstallmentNumber = plan.installmentNumber;
+  state.collectOn = plan.collectOn;
+
+  const remainingMs = Date.parse(`${plan.collectOn}T00:00:00Z`) - workflowNow();
+  if (remainingMs > 0 && (await condition(() => changed, remainingMs))) {
+    return continueAsNew<typeof autopayWorkflow>({
+      ...input,
+      enrolmentId: state.enrolmentId,
+      lastInstallmentNumber: state.lastInstallmentNumber,
+    });
+  }
+
+  const collection = await collectAutopayInstallment({
+    tenantId: input.tenantId,
+    loanId: input.loanId,
+    enrolmentId: plan.enrolmentId,
+    installmentNumber: plan.installmentNumber,
+  });
+  state.lastOutcome = collection.outcome;
+  if (collection.outcome === 'CREATED') {
+    await startPaymentProcess(collection.workflow.input);
+    await markStartIntentStarted({ tenantId: input.tenantId, workflowId: collection.workflow.workflowId });
+  }
+  if (collection.outcome === 'LOAN_NOT_ACTIVE') {
+    state.endedBecause = 'LOAN_NOT_ACTIVE';
+    return state;
+  }
+  // ENROLMENT_INACTIVE: cancelled meanwhile; re-plan without advancing (it ends, or follows a new enrolment).
+  const handled =
+    collection.outcome === 'ENROLMENT_INACTIVE' ? state.lastInstallmentNumber : plan.installmentNumber;
+  await condition(allHandlersFinished);
+  return continueAsNew<typeof autopayWorkflow>({
+    ...input,
+    enrolmentId: plan.enrolmentId,
+    lastInstallmentNumber: handled,
+  });
+}
+
+/** Starts the intent's process as an abandoned child; one already started (by the relay) counts as started. */
+async function startPaymentProcess(intent: PaymentIntentWorkflowInput): Promise<void> {
+  const spec = paymentIntentStartSpec(intent);
+  try {
+    await startChild(spec.workflowType, childStartOptionsOf(spec));
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
