@@ -47,9 +47,13 @@ interface ScenarioCharge {
   name: string;
   penalty: boolean;
   chargeTimeType: 2;
-  chargeCalculationType: 1;
+  /** 1 flat, 3 a percent of principal plus interest. */
+  chargeCalculationType: 1 | 3;
+  /** Money, or the percent. */
   amount: string;
   dueDate: string;
+  /** How many of the scenario's events Fineract posted before adding the charge (see the file's chargeNote). */
+  addedAfterEvents: number;
 }
 
 interface ScenarioLoan {
