@@ -8258,7 +8258,7 @@ export interface operations {
                             customerId: number;
                             role: string;
                         }[];
-                        /** @description currency, totals and periods: the disbursement row, then per installment due, paid, waived (by a payoff) and outstanding amounts, totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it) */
+                        /** @description currency, totals and periods: the disbursement row, then per installment due, paid, waived (by a payoff) and outstanding amounts, totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it); their sums totalPaidInAdvance and totalPaidLate */
                         repaymentSchedule?: {
                             [key: string]: unknown;
                         };

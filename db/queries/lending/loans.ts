@@ -284,6 +284,12 @@ export interface LoanRepaymentSchedule {
   totalWaived: string;
   /** Expected − paid − waived. */
   totalOutstanding: string;
+  /**
+   * Σ of the installments' `totalPaidInAdvanceForPeriod` and `totalPaidLateForPeriod` (Fineract
+   * `LoanScheduleData.totalPaidInAdvance`, `totalPaidLate`: the "In advance" and "Late" of the schedule's total row).
+   */
+  totalPaidInAdvance: string;
+  totalPaidLate: string;
   periods: [LoanScheduleDisbursementRow, ...LoanScheduleInstallmentRow[]];
 }
 
@@ -576,6 +582,8 @@ function repaymentScheduleOf(
     penalty: 0n,
     penaltyPaid: 0n,
     waived: 0n,
+    paidInAdvance: 0n,
+    paidLate: 0n,
   };
   let balance = principal;
   const installments = rows.map((r): LoanScheduleInstallmentRow => {
@@ -609,6 +617,12 @@ function repaymentScheduleOf(
     totals.feePaid += paid.fee;
     totals.penalty += due.penalty;
     totals.penaltyPaid += paid.penalty;
+    const { advanceMinor, lateMinor } = timing.get(r.installmentNumber) ?? {
+      advanceMinor: 0n,
+      lateMinor: 0n,
+    };
+    totals.paidInAdvance += advanceMinor;
+    totals.paidLate += lateMinor;
     return {
       period: r.installmentNumber,
       fromDate: r.fromDate,
@@ -634,8 +648,8 @@ function repaymentScheduleOf(
       penaltyChargesOutstanding: text(due.penalty - paid.penalty - waived.penalty),
       totalOutstandingForPeriod: text(totalDue - totalPaid - totalWaived),
       principalLoanBalanceOutstanding: text(balance),
-      totalPaidInAdvanceForPeriod: text(timing.get(r.installmentNumber)?.advanceMinor ?? 0n),
-      totalPaidLateForPeriod: text(timing.get(r.installmentNumber)?.lateMinor ?? 0n),
+      totalPaidInAdvanceForPeriod: text(advanceMinor),
+      totalPaidLateForPeriod: text(lateMinor),
       complete: totalDue - totalPaid - totalWaived <= 0n,
       obligationsMetOnDate: r.obligationsMetOnDate,
     };
@@ -659,6 +673,8 @@ function repaymentScheduleOf(
     totalRepayment: text(paidTotal),
     totalWaived: text(totals.waived),
     totalOutstanding: text(expected - paidTotal - totals.waived),
+    totalPaidInAdvance: text(totals.paidInAdvance),
+    totalPaidLate: text(totals.paidLate),
     periods: [
       {
         dueDate: disbursementDate,

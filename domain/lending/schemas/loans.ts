@@ -277,7 +277,8 @@ export const loanResponse = v.object({
       v.record(v.string(), v.unknown()),
       v.description(
         'currency, totals and periods: the disbursement row, then per installment due, paid, waived (by a payoff) and ' +
-          'outstanding amounts, totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it)',
+          'outstanding amounts, totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it); ' +
+          'their sums totalPaidInAdvance and totalPaidLate',
       ),
     ),
   ),
