@@ -102,6 +102,11 @@ export const loanProducts = pgTable(
     lmsConfig: jsonb().notNull().$type<Record<string, unknown>>(),
     /** CONFIGURED, or a state naming what approval still needs. */
     configurationStatus: text().notNull(),
+    /** Fineract's down payment: a period due at disbursement of this percent of the principal (1–100, 6 digits). */
+    enableDownPayment: boolean().notNull().default(false),
+    disbursedAmountPercentageForDownPayment: numeric({ precision: 9, scale: 6 }),
+    /** Record the down payment as a DOWN_PAYMENT transaction with the funding. */
+    enableAutoRepaymentForDownPayment: boolean().notNull().default(false),
     status: text().notNull().default('loanProduct.active'),
     createdAt: createdAt(),
     requestKey: text(),

@@ -44,6 +44,11 @@ export const payments = pgTable(
     rationale: text(),
     /** Unique per tenant for ever; the replay key of record-external. */
     externalRecordRef: text(),
+    /**
+     * Fineract's transaction type: REPAYMENT, or DOWN_PAYMENT for the down payment recorded with a funding
+     * (activities/lending/record-external-funding.ts; `loanTransactionType.downPayment` in the loan's transactions).
+     */
+    transactionType: text().notNull().default('REPAYMENT'),
     contentDigest: text(),
     /** How the ledger allocated it (principal/interest/fee/penalty per installment, overpayment). */
     allocation: jsonb().$type<Record<string, unknown>>(),
