@@ -7,10 +7,15 @@
  * - Hand-checked: the rounding of the percentage (19 significant digits, then the currency, then
  *   `installmentAmountInMultiplesOf`), the installments after the down payment being those of a loan of the
  *   remaining principal, and the percentage charges still on the whole principal.
+ * - The Regulation Z disclosure of a loan with a down payment is that of a loan of the rest without one (the down
+ *   payment is paid at consummation, not financed: 12 CFR §1026.2(a)(18), §1026.18(b)).
  * - Negative space: the RangeErrors of the two down-payment fields.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { loanAprDisclosure } from '../../domain/lending/loan-terms/apr-disclosure';
+import { scheduleOf } from '../../domain/lending/loan-terms/schedule-input';
+import type { LoanTerms } from '../../domain/lending/loan-terms/types';
 import { generateSchedule, type RepaymentPeriod, type ScheduleInput } from '../../domain/lending/schedule';
 
 interface DownPaymentCase {
@@ -214,5 +219,60 @@ describe('down payment, hand-checked', () => {
     ],
   ] as const)('refuses %j', (fields, message) => {
     expect(() => generateSchedule({ ...base, ...fields })).toThrow(message);
+  });
+});
+
+describe('the disclosure leaves the down payment out of the credit', () => {
+  const terms: LoanTerms = {
+    version: 1,
+    loanType: 'individual',
+    loanTermFrequency: 6,
+    loanTermFrequencyType: 2,
+    numberOfRepayments: 6,
+    repaymentEvery: 1,
+    repaymentFrequencyType: 2,
+    interestRatePerPeriod: '18',
+    interestRateFrequencyType: 3,
+    interestType: 0,
+    amortizationType: 1,
+    interestCalculationPeriodType: 1,
+    allowPartialPeriodInterestCalcualtion: false,
+    daysInYearType: 1,
+    daysInMonthType: 1,
+    graceOnPrincipalPayment: 0,
+    graceOnInterestPayment: 0,
+    repaymentsStartingFromDate: null,
+    installmentAmountInMultiplesOf: null,
+    currency: { code: 'USD', digitsAfterDecimal: 2, inMultiplesOf: 0 },
+    transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+    charges: [],
+  };
+  const product = {
+    configurationStatus: 'CONFIGURED' as const,
+    lmsConfig: {
+      productClass: 'COVERED_CONSUMER' as const,
+      aprEnabled: true,
+      aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP' as const,
+      aprTolerancePolicy: 'REGULAR' as const,
+      statementEnabled: false,
+      statementLeadDays: 21,
+    },
+  };
+  const disclosureOf = (t: LoanTerms, principal: string) => {
+    const schedule = scheduleOf(t, principal, '2025-02-03');
+    if (!schedule.ok) throw new Error(JSON.stringify(schedule.errors));
+    const result = loanAprDisclosure(product, t, principal, '2025-02-03', schedule.value);
+    if (!result.ok) throw new Error(result.message);
+    return result.disclosure;
+  };
+
+  it('20 % down on 1,000.00 discloses the credit of 800.00: same APR, amount financed and payments', () => {
+    const withDown = disclosureOf(
+      { ...terms, enableDownPayment: true, disbursedAmountPercentageForDownPayment: '20' },
+      '1000.00',
+    );
+    const rest = disclosureOf(terms, '800.00');
+    expect(withDown).toEqual(rest);
+    expect(withDown.amountFinanced).toBe('800.00');
   });
 });
