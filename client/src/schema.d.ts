@@ -1631,7 +1631,7 @@ export interface paths {
         put?: never;
         /**
          * Record an external funding (disbursement)
-         * @description The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.
+         * @description The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. For a product with `enableAutoRepaymentForDownPayment`, the down payment is recorded with it: a DOWN_PAYMENT transaction under `<externalRecordRef>:down-payment`, value-dated to `fundingDate`, with its own `payment.posted` (`transactionType: DOWN_PAYMENT`). `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.
          *
          *     Scope `lending:write`, permission `RECORD_LMS_FUNDING`.
          */

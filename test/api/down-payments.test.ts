@@ -491,6 +491,11 @@ describe('pay in 4 with the automatic down payment', () => {
     // 399.99 × 25 % = 99.9975 → 100.00; the rest, 299.99, in three installments: 100.00, 100.00, 99.99
     let loan = await loanWith(loanId);
     expect(loan.status.code).toBe('loanStatusType.active');
+    expect(loan.terms).toMatchObject({
+      enableDownPayment: true,
+      disbursedAmountPercentageForDownPayment: 25,
+      enableAutoRepaymentForDownPayment: true,
+    });
     const dues = (loan.repaymentSchedule.periods as Record<string, unknown>[])
       .slice(1)
       .map((p) => [p.dueDate, p.totalDueForPeriod, p.totalOutstandingForPeriod, p.downPaymentPeriod]);

@@ -382,6 +382,13 @@ export interface LoanView {
     repaymentsStartingFromDate: string | null;
     installmentAmountInMultiplesOf: number | null;
     charges: LoanChargeView[];
+    /**
+     * The product's down payment as the loan took it (false, null, false for loans without one): the percent of
+     * the principal as a JSON number (display only, like the rate).
+     */
+    enableDownPayment: boolean;
+    disbursedAmountPercentageForDownPayment: number | null;
+    enableAutoRepaymentForDownPayment: boolean;
   };
   /** ISO dates (Fineract's `timeline`). */
   timeline: {
@@ -501,6 +508,13 @@ export async function getLoan(
         repaymentsStartingFromDate: terms.repaymentsStartingFromDate ?? null,
         installmentAmountInMultiplesOf: terms.installmentAmountInMultiplesOf ?? null,
         charges: (terms.charges ?? []).map((c) => ({ ...c })),
+        enableDownPayment: terms.enableDownPayment ?? false,
+        disbursedAmountPercentageForDownPayment:
+          terms.disbursedAmountPercentageForDownPayment === null ||
+          terms.disbursedAmountPercentageForDownPayment === undefined
+            ? null
+            : Number(trimDecimalText(terms.disbursedAmountPercentageForDownPayment)),
+        enableAutoRepaymentForDownPayment: terms.enableAutoRepaymentForDownPayment ?? false,
       },
       timeline: {
         submittedOnDate: row.submittedOnDate,
