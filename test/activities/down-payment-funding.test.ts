@@ -5,7 +5,7 @@
  * gets the DOWN_PAYMENT payment (`<funding ref>:down-payment`, value-dated to the funding date, `payment.posted`
  * with `transactionType`) in the same transaction, allocated to the down-payment installment by the one repost;
  * the journal balances; a second funding of a partly funded loan pays the down payment of its own amount only;
- * boarding the history again records nothing more.
+ * boarding the history again records nothing more. The statement cycle never bills the down payment.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,8 +24,14 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-/** An approved loan of `principal` USD on a 25 % down-payment product with automatic repayment, 3 × 2 weeks, 0 %. */
-async function approvedDownPaymentLoan(principal: string): Promise<number> {
+/**
+ * An approved loan of `principal` USD on a 25 % down-payment product with automatic repayment, 3 × 2 weeks, 0 %
+ * (`monthlyWithStatements`: 3 × 1 month, statements 21 days ahead).
+ */
+async function approvedDownPaymentLoan(principal: string, monthlyWithStatements = false): Promise<number> {
+  const every = monthlyWithStatements
+    ? { repaymentEvery: 1, repaymentFrequencyType: 2 }
+    : { repaymentEvery: 2, repaymentFrequencyType: 1 };
   const product = await h.activities.createLoanProduct({
     tenantId,
     name: 'Pay in 4',
@@ -43,8 +49,7 @@ async function approvedDownPaymentLoan(principal: string): Promise<number> {
     interestRatePerPeriod: '0',
     minInterestRatePerPeriod: null,
     maxInterestRatePerPeriod: null,
-    repaymentEvery: 2,
-    repaymentFrequencyType: 1,
+    ...every,
     interestRateFrequencyType: 3,
     interestType: 1,
     amortizationType: 1,
@@ -57,7 +62,12 @@ async function approvedDownPaymentLoan(principal: string): Promise<number> {
     transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
     paymentAllocation: null,
     charges: [],
-    lmsConfig: { productClass: 'COMMERCIAL', aprEnabled: false },
+    lmsConfig: {
+      productClass: 'COMMERCIAL',
+      aprEnabled: false,
+      statementEnabled: monthlyWithStatements,
+      statementLeadDays: monthlyWithStatements ? 21 : null,
+    },
     enableDownPayment: true,
     disbursedAmountPercentageForDownPayment: '25',
     enableAutoRepaymentForDownPayment: true,
@@ -69,11 +79,10 @@ async function approvedDownPaymentLoan(principal: string): Promise<number> {
     productId: product.productId,
     loanType: 'individual',
     principal,
-    loanTermFrequency: 6,
-    loanTermFrequencyType: 1,
+    loanTermFrequency: monthlyWithStatements ? 3 : 6,
+    loanTermFrequencyType: every.repaymentFrequencyType,
     numberOfRepayments: 3,
-    repaymentEvery: 2,
-    repaymentFrequencyType: 1,
+    ...every,
     interestRatePerPeriod: '0',
     interestType: 1,
     interestCalculationPeriodType: 1,
@@ -186,5 +195,19 @@ describe('a boarded history records the down payment with its funding', () => {
       ['dp-part-2:down-payment', '2025-05-06', '50.000000'],
     ]);
     await expectTrialBalanceZero();
+  });
+});
+
+describe('statements', () => {
+  it('bill the installments after the down payment, never the down payment itself', async () => {
+    const loanId = await approvedDownPaymentLoan('300.00', true);
+    await h.activities.recordExternalFunding({ tenantId, loanId, ...funding('dp-stmt-1', '300.00') });
+    const candidates = async (asOf: string) =>
+      (await h.activities.listStatementCandidates({ tenantId, asOf, limit: 500 })).filter(
+        (c) => c.loanId === loanId,
+      );
+    // the down payment is due 2025-05-05 (21 days after 2025-04-14); the first installment 2025-06-05
+    expect(await candidates('2025-04-14')).toEqual([]);
+    expect(await candidates('2025-05-15')).toEqual([{ loanId, dueDate: '2025-06-05' }]);
   });
 });
