@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
   date,
   foreignKey,
   index,
@@ -112,6 +113,11 @@ export const loanProducts = pgTable(
     requestKey: text(),
   },
   (t) => [
+    /** domain/lending/products.ts `downPaymentErrors`: a percentage exactly with a down payment, 1–100. */
+    check(
+      'loan_products_down_payment_check',
+      sql`(${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} between 1 and 100) or (not ${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} is null and not ${t.enableAutoRepaymentForDownPayment})`,
+    ),
     tenantKey('loan_products', t),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),

@@ -6,7 +6,18 @@
  * security.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import {
   createdAt,
   identityId,
@@ -74,6 +85,7 @@ export const payments = pgTable(
     tenantReference('payments_loan_fk', t, t.loanId, loans),
     tenantReference('payments_instrument_fk', t, t.instrumentId, paymentInstruments),
     tenantKey('payments', t),
+    check('payments_transaction_type_check', sql`${t.transactionType} in ('REPAYMENT', 'DOWN_PAYMENT')`),
     uniqueIndex('payments_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
     uniqueIndex('payments_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),
