@@ -299,10 +299,9 @@ async function recordAutomaticDownPayment(
     .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
   const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
   if (!terms?.enableDownPayment || !terms.enableAutoRepaymentForDownPayment || schedule === null) return null;
-  const downPaymentPeriod = schedule.periods
-    .slice(1)
-    .find((p) => 'downPaymentPeriod' in p && p.downPaymentPeriod);
-  if (!downPaymentPeriod || !('principalDue' in downPaymentPeriod)) return null;
+  const [, ...installments] = schedule.periods;
+  const downPaymentPeriod = installments.find((p) => p.downPaymentPeriod);
+  if (!downPaymentPeriod) return null;
   const dueMinor = minorOf(downPaymentPeriod.principalDue, loan.currencyCode);
   const [recorded] = await tx
     .select({ total: sql<string>`coalesce(sum(${payments.amount}), 0)::text` })
@@ -348,7 +347,7 @@ async function recordAutomaticDownPayment(
   if (!created) {
     throw new DomainError(
       'error.msg.external.record.ref.conflict',
-      `The down payment of this funding is recorded under ${'`'}<externalRecordRef>${downPaymentRefSuffix}${'`'}, which another payment already uses.`,
+      `The down payment of this funding is recorded under its externalRecordRef followed by "${downPaymentRefSuffix}", which another payment already uses.`,
     );
   }
   return created;

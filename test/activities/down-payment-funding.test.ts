@@ -9,9 +9,9 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loanInstallments, payments } from '../../db/schema';
+import { fundings, loanInstallments, payments } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { type ActivityHarness, createHarness, newTenant, outboxOf } from './helpers';
+import { type ActivityHarness, createHarness, expectDomainError, newTenant, outboxOf } from './helpers';
 import { tenantTrialBalance } from './ledger-fixtures';
 
 let h: ActivityHarness;
@@ -195,6 +195,39 @@ describe('a boarded history records the down payment with its funding', () => {
       ['dp-part-2:down-payment', '2025-05-06', '50.000000'],
     ]);
     await expectTrialBalanceZero();
+  });
+});
+
+describe('a down-payment ref already taken', () => {
+  it('refuses the funding with 409 and records nothing', async () => {
+    const active = await approvedDownPaymentLoan('400.00');
+    await h.activities.recordExternalFunding({
+      tenantId,
+      loanId: active,
+      ...funding('dp-taken-0', '400.00'),
+    });
+    await h.activities.recordExternalPayment({
+      tenantId,
+      loanId: active,
+      amount: '10.00',
+      currency: 'USD',
+      effectiveDate: '2025-05-10',
+      externalRecordRef: 'dp-taken-1:down-payment',
+      source: 'IMPORT',
+    });
+    const loanId = await approvedDownPaymentLoan('400.00');
+    await expectDomainError(
+      h.activities.recordExternalFunding({ tenantId, loanId, ...funding('dp-taken-1', '400.00') }),
+      'error.msg.external.record.ref.conflict',
+    );
+    const recorded = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select()
+        .from(fundings)
+        .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loanId))),
+    );
+    expect(recorded).toEqual([]);
+    expect(await paymentsOf(loanId)).toEqual([]);
   });
 });
 
