@@ -236,7 +236,7 @@ export const eventCatalogue = {
   ),
   'payment.posted': event(
     'payment',
-    'A payment was posted to the ledger (spec § Events: payment posting emits payment.posted).',
+    'A payment was posted to the ledger (spec § Events: payment posting emits payment.posted), including the down payment a funding records for a product with enableAutoRepaymentForDownPayment.',
     v.strictObject({
       paymentId: id,
       loanRef: v.string(),
@@ -244,6 +244,18 @@ export const eventCatalogue = {
       amount: decimal,
       currency,
       effectiveDate: date,
+      /**
+       * Present only on the down payment recorded with a funding (Fineract `loanTransactionType.downPayment`),
+       * posted in the funding's transaction right after its `funding.posted`.
+       */
+      transactionType: v.optional(
+        v.pipe(
+          v.literal('DOWN_PAYMENT'),
+          v.description(
+            'DOWN_PAYMENT on the down payment a funding records (externalRecordRef `<funding externalRecordRef>:down-payment`); absent on other payments.',
+          ),
+        ),
+      ),
     }),
   ),
   'payment.returned': event(

@@ -29,10 +29,13 @@ export interface CreateLoanProductResult {
  * (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`), in one transaction.
  * Stores amounts and rates exactly (decimal strings into `numeric`), the advanced strategy's allocation rules
  * (docs/design.md §5's default order when none are given), `lmsConfig` with its defaults (booleans false, 21 statement
- * lead days) and the `configurationStatus` computed by `configurationStatusOf`.
+ * lead days), the down payment (`enableDownPayment`, `disbursedAmountPercentageForDownPayment` exactly,
+ * `enableAutoRepaymentForDownPayment` false when not given) and the `configurationStatus` computed by
+ * `configurationStatusOf`.
  * Idempotent by `requestKey`: a retry returns the product the first call created.
  * Errors: 400 `validation.msg.validation.errors.exist` with one field error per broken rule of
- * `loanProductErrors` (codes, bounds, currency digits, grace, allocation rules, lmsConfig), and per attached
+ * `loanProductErrors` (codes, bounds, currency digits, grace, allocation rules, lmsConfig, the down-payment
+ * fields: `downPaymentErrors`), and per attached
  * charge (`charges[i].id`) listed twice, not found in the tenant, inactive, or in another currency.
  */
 export function createLoanProduct(deps: Deps) {
@@ -132,6 +135,12 @@ export function createLoanProduct(deps: Deps) {
           ),
           lmsConfig: { ...normalizeLmsConfig(input.lmsConfig) },
           configurationStatus,
+          enableDownPayment: input.enableDownPayment ?? false,
+          disbursedAmountPercentageForDownPayment: input.enableDownPayment
+            ? (input.disbursedAmountPercentageForDownPayment ?? null)
+            : null,
+          enableAutoRepaymentForDownPayment:
+            (input.enableDownPayment ?? false) && (input.enableAutoRepaymentForDownPayment ?? false),
           createdAt: deps.clock(),
           requestKey: input.requestKey ?? null,
         })

@@ -31,7 +31,9 @@ export interface StatementCandidate {
  * One page (by loan id ascending, after `afterLoanId`) of the tenant's loans due a statement on `asOf`: ACTIVE
  * loans of products with `statementEnabled` with an installment due on `asOf` + the product's `statementLeadDays`
  * (default 21), paid ahead or not (the statement then shows nothing due for it: every billing cycle has its
- * statement). A paid-off or closed loan (status other than ACTIVE) gets none. A loan already
+ * statement), except the down-payment installment of a loan with `enableDownPayment` (installment 1, due at
+ * disbursement and paid at checkout: there is no billing cycle before it). A paid-off or closed loan (status other
+ * than ACTIVE) gets none. A loan already
  * holding that statement is still listed (generation is idempotent). Errors: 400 for an `asOf` that is not an ISO
  * date or a `limit` outside 1–500.
  */
@@ -56,6 +58,8 @@ export function listStatementCandidates(deps: Deps) {
             eq(loanInstallments.tenantId, loans.tenantId),
             eq(loanInstallments.loanId, loans.id),
             sql`${loanInstallments.dueDate} = ${input.asOf}::date + ${leadDays}`,
+            // the down payment is due when the credit is extended (docs/lending.md "Down payments"): no bill
+            sql`not (${loanInstallments.installmentNumber} = 1 and (${loans.terms} ->> 'enableDownPayment') = 'true')`,
           ),
         )
         .where(

@@ -1,12 +1,13 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { replaceInstallmentRows } from '../../db/queries/lending/installments';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
-import { fundings, loanInstallments, loans, reconciliationItems } from '../../db/schema';
+import { fundings, loanInstallments, loans, payments, reconciliationItems } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
 import { DomainError, fieldError, validationError } from '../../domain/errors';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import { scheduleOf } from '../../domain/lending/loan-terms/schedule-input';
+import type { Schedule } from '../../domain/lending/schedule';
 import type { ExternalFunding } from '../../domain/lending/schemas/fundings';
 import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
@@ -15,6 +16,11 @@ import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { installmentRowsOf } from './create-loan';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
+import {
+  type PaymentRow,
+  paymentPostedEventOf,
+  resultOf as paymentResultOf,
+} from './record-external-payment';
 import { repostLoan } from './repost-loan';
 
 /** A funding recorded as external: the loan, the request context and the funding's fields (`ExternalFunding`). */
@@ -54,7 +60,11 @@ export interface RecordExternalFundingResult {
  * appends the disbursement's journal entry value-dated to `fundingDate` (repost-loan.ts:
  * Dr LOAN_PORTFOLIO / Cr EXTERNAL_CLEARING), makes the loan ACTIVE with `disbursedOnDate` = its earliest funding
  * date, and writes the outbox event `funding.posted` (data `{fundingId, loanRef, status, amount, currency,
- * fundingDate, fundingType, recipientType}`, subject `funding`/`<fundingId>`).
+ * fundingDate, fundingType, recipientType}`, subject `funding`/`<fundingId>`). For a loan whose product has
+ * `enableDownPayment` and `enableAutoRepaymentForDownPayment`, the same transaction records the down payment
+ * (`recordAutomaticDownPayment`: a `DOWN_PAYMENT` payment under `<externalRecordRef>:down-payment`, value-dated to
+ * `fundingDate`, allocated and journalled by the same repost: Dr EXTERNAL_CLEARING / Cr LOAN_PORTFOLIO) and
+ * writes its `payment.posted` (with `transactionType: DOWN_PAYMENT`) after `funding.posted`.
  *
  * Idempotent by `externalRecordRef` (unique per tenant, for ever): the same content (SHA-256 of the canonical
  * `{loanId, amount, currency, fundingType, recipientType, recipientRef, reason, fundingDate}`, the amount at the
@@ -231,7 +241,8 @@ export async function recordFundingOfLockedLoan(
       .onConflictDoNothing({
         target: [reconciliationItems.tenantId, reconciliationItems.targetType, reconciliationItems.targetId],
       });
-    await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
+    const schedule = await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
+    const downPayment = await recordAutomaticDownPayment(tx, input.tenantId, loan, created, schedule, now);
     if (options.repost) await repostLoan(tx, { tenantId: input.tenantId, loan, now });
     const result = resultOf(created, loan, true);
     await writeOutboxEvent(tx, {
@@ -251,8 +262,95 @@ export async function recordFundingOfLockedLoan(
       occurredAt: now,
       dedupeKey: `funding/${created.id}/posted`,
     });
+    if (downPayment) {
+      const posted = paymentPostedEventOf(input.tenantId, paymentResultOf(downPayment, loan, true), now);
+      await writeOutboxEvent(tx, { ...posted, data: { ...posted.data, transactionType: 'DOWN_PAYMENT' } });
+    }
     return result;
   }
+}
+
+/** Suffix of the `externalRecordRef` of the down payment recorded with a funding (`<funding ref>:down-payment`). */
+export const downPaymentRefSuffix = ':down-payment';
+
+/**
+ * The down payment a funding records automatically (Fineract `LoanDownPaymentHandlerServiceImpl` on
+ * disbursement with `enableAutoRepaymentForDownPayment`): for a loan whose stored terms have
+ * `enableDownPayment` and `enableAutoRepaymentForDownPayment`, a POSTED payment of `transactionType`
+ * `DOWN_PAYMENT`, `source` `DOWN_PAYMENT`, value-dated to the funding date, under the `externalRecordRef`
+ * `<funding ref>:down-payment`, of the down-payment installment's principal on the principal funded so far
+ * (`schedule`, regenerated for this funding) less the down payments already recorded: a second funding pays the
+ * down payment of its own amount, as Fineract's down payment per disbursement. The caller reposts the loan,
+ * which allocates it like any payment (it pays the down-payment installment). Null when the loan has no
+ * automatic down payment or nothing is left to pay. 409 `error.msg.external.record.ref.conflict` when another
+ * payment already holds that `externalRecordRef` (nothing is recorded: the whole funding rolls back).
+ */
+async function recordAutomaticDownPayment(
+  tx: Tx,
+  tenantId: string,
+  loan: LoanForMoney,
+  funding: FundingRow,
+  schedule: Schedule | null,
+  now: Date,
+): Promise<PaymentRow | null> {
+  const [row] = await tx
+    .select({ terms: loans.terms })
+    .from(loans)
+    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
+  if (!terms?.enableDownPayment || !terms.enableAutoRepaymentForDownPayment || schedule === null) return null;
+  const [, ...installments] = schedule.periods;
+  const downPaymentPeriod = installments.find((p) => p.downPaymentPeriod);
+  if (!downPaymentPeriod) return null;
+  const dueMinor = minorOf(downPaymentPeriod.principalDue, loan.currencyCode);
+  const [recorded] = await tx
+    .select({ total: sql<string>`coalesce(sum(${payments.amount}), 0)::text` })
+    .from(payments)
+    .where(
+      and(
+        eq(payments.tenantId, tenantId),
+        eq(payments.loanId, loan.id),
+        eq(payments.transactionType, 'DOWN_PAYMENT'),
+        eq(payments.status, 'POSTED'),
+      ),
+    );
+  const amountMinor = dueMinor - minorOf(recorded?.total ?? '0', loan.currencyCode);
+  if (amountMinor <= 0n) return null;
+  const amount = formatMinor(amountMinor, minorUnitDigits(loan.currencyCode));
+  const externalRecordRef = `${funding.externalRecordRef}${downPaymentRefSuffix}`;
+  const [created] = await tx
+    .insert(payments)
+    .values({
+      tenantId,
+      loanId: loan.id,
+      amount,
+      currencyCode: funding.currencyCode,
+      effectiveDate: funding.fundingDate,
+      status: 'POSTED',
+      source: 'DOWN_PAYMENT',
+      rationale: null,
+      externalRecordRef,
+      transactionType: 'DOWN_PAYMENT',
+      contentDigest: contentDigestOf({
+        kind: 'down-payment',
+        loanId: loan.id,
+        fundingId: funding.id,
+        amount,
+        currency: funding.currencyCode,
+        effectiveDate: funding.fundingDate,
+      }),
+      actorUsername: funding.actorUsername,
+      createdAt: now,
+    })
+    .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
+    .returning();
+  if (!created) {
+    throw new DomainError(
+      'error.msg.external.record.ref.conflict',
+      `The down payment of this funding is recorded under its externalRecordRef followed by "${downPaymentRefSuffix}", which another payment already uses.`,
+    );
+  }
+  return created;
 }
 
 type FundingRow = typeof fundings.$inferSelect;
@@ -267,6 +365,7 @@ type FundingRow = typeof fundings.$inferSelect;
  * when they differ (their paid and waived columns start at zero; the repost that follows recomputes them from
  * every money event). Charges due at disbursement stay as fixed at approval (`disbursementFeeChargesDue`).
  * A loan stored without version-1 terms (boarded rows written around `createLoan`) keeps its installments.
+ * Returns the schedule generated (null for such a loan).
  * 400 naming `amount` when no schedule can be generated on that principal (e.g. not a multiple of the currency's
  * `inMultiplesOf`, or more digits than the product's currency allows).
  */
@@ -275,13 +374,13 @@ async function rescheduleOnFundedPrincipal(
   tenantId: string,
   loan: LoanForMoney,
   fundedMinor: bigint,
-): Promise<void> {
+): Promise<Schedule | null> {
   const [row] = await tx
     .select({ terms: loans.terms })
     .from(loans)
     .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
   const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
-  if (terms?.version !== 1) return;
+  if (terms?.version !== 1) return null;
   const principal = formatMinor(fundedMinor, loan.digitsAfterDecimal);
   const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
   const fits = (() => {
@@ -332,6 +431,7 @@ async function rescheduleOnFundedPrincipal(
       );
     });
   if (!unchanged) await replaceInstallmentRows(tx, tenantId, loan.id, rows);
+  return scheduled.value;
 }
 
 async function fundingOfRef(

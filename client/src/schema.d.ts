@@ -1631,7 +1631,7 @@ export interface paths {
         put?: never;
         /**
          * Record an external funding (disbursement)
-         * @description The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.
+         * @description The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. For a product with `enableAutoRepaymentForDownPayment`, the down payment is recorded with it: a DOWN_PAYMENT transaction under `<externalRecordRef>:down-payment`, value-dated to `fundingDate`, with its own `payment.posted` (`transactionType: DOWN_PAYMENT`). `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.
          *
          *     Scope `lending:write`, permission `RECORD_LMS_FUNDING`.
          */
@@ -2487,7 +2487,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.posted
-         * @description A payment was posted to the ledger (spec § Events: payment posting emits payment.posted). Subject type `payment`.
+         * @description A payment was posted to the ledger (spec § Events: payment posting emits payment.posted), including the down payment a funding records for a product with enableAutoRepaymentForDownPayment. Subject type `payment`.
          */
         post: operations["webhook.payment.posted"];
         delete?: never;
@@ -6954,6 +6954,10 @@ export interface operations {
                             statementLeadDays: number;
                         };
                         configurationStatus: string;
+                        enableDownPayment: boolean;
+                        /** @description percent of the disbursed principal due at disbursement; null without a down payment */
+                        disbursedAmountPercentageForDownPayment: number | null;
+                        enableAutoRepaymentForDownPayment: boolean;
                     }[];
                 };
             };
@@ -7040,6 +7044,10 @@ export interface operations {
                         statementEnabled?: boolean | null;
                         statementLeadDays?: number | null;
                     } | null;
+                    /** @default false */
+                    enableDownPayment?: boolean;
+                    disbursedAmountPercentageForDownPayment?: (string | number) | null;
+                    enableAutoRepaymentForDownPayment?: boolean | null;
                     /** @constant */
                     isInterestRecalculationEnabled?: false;
                     locale?: string;
@@ -7159,6 +7167,10 @@ export interface operations {
                             statementLeadDays: number;
                         };
                         configurationStatus: string;
+                        enableDownPayment: boolean;
+                        /** @description percent of the disbursed principal due at disbursement; null without a down payment */
+                        disbursedAmountPercentageForDownPayment: number | null;
+                        enableAutoRepaymentForDownPayment: boolean;
                     };
                 };
             };
@@ -11460,6 +11472,11 @@ export interface operations {
                          * @description ISO calendar date `YYYY-MM-DD`.
                          */
                         effectiveDate: string;
+                        /**
+                         * @description DOWN_PAYMENT on the down payment a funding records (externalRecordRef `<funding externalRecordRef>:down-payment`); absent on other payments.
+                         * @constant
+                         */
+                        transactionType?: "DOWN_PAYMENT";
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.

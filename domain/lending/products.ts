@@ -272,6 +272,12 @@ export interface LoanProductDefinition extends LoanProductSettings {
   /** Advanced strategy only; null = docs/design.md §5's default order. */
   paymentAllocation: PaymentAllocationRule[] | null;
   lmsConfig: LmsConfigInput | null;
+  /** Fineract `enableDownPayment`: a down payment due at disbursement (see `downPaymentErrors`); absent = false. */
+  enableDownPayment?: boolean;
+  /** Percent of the disbursed principal, decimal string 1–100 with ≤ 6 fraction digits; null/absent = not given. */
+  disbursedAmountPercentageForDownPayment?: string | null;
+  /** Fineract `enableAutoRepaymentForDownPayment`; null/absent = not given (stored as false). */
+  enableAutoRepaymentForDownPayment?: boolean | null;
 }
 
 /**
@@ -458,6 +464,82 @@ export function loanProductErrors(product: LoanProductDefinition): FieldError[] 
   }
 
   errors.push(...lmsConfigErrors(product.lmsConfig, product));
+  errors.push(...downPaymentErrors(product));
+  return errors;
+}
+
+/** Bounds of `disbursedAmountPercentageForDownPayment` (Fineract `validateDownPaymentPercentage`). */
+export const downPaymentPercentRange = { min: '1', max: '100', fractionDigits: 6 } as const;
+
+/**
+ * Rules of the down-payment fields (Fineract `LoanProductDataValidator.validateDownPaymentPercentage` and
+ * `validateAutoRepaymentForDownPayment`): with `enableDownPayment`, `disbursedAmountPercentageForDownPayment` is
+ * required (`required.for.enable.down.payment.true`), from 1 to 100 (`not.less.than.min`, `not.greater.than.max`)
+ * with at most 6 fraction digits (`scale.is.greater.than.6`); without it, neither the percentage nor
+ * `enableAutoRepaymentForDownPayment` may be given (`supported.only.for.enable.down.payment.true`).
+ */
+export function downPaymentErrors(product: {
+  enableDownPayment?: boolean;
+  disbursedAmountPercentageForDownPayment?: string | null;
+  enableAutoRepaymentForDownPayment?: boolean | null;
+}): FieldError[] {
+  const errors: FieldError[] = [];
+  const fail = (parameterName: string, value: unknown, message: string, rule: string) =>
+    errors.push(
+      fieldError(parameterName, value, message, `validation.msg.loanproduct.${parameterName}.${rule}`),
+    );
+  const percent = product.disbursedAmountPercentageForDownPayment ?? null;
+  const autoRepayment = product.enableAutoRepaymentForDownPayment ?? null;
+  const percentName = 'disbursedAmountPercentageForDownPayment';
+  if (!product.enableDownPayment) {
+    if (percent !== null) {
+      fail(
+        percentName,
+        percent,
+        `${percentName} is supported only if enableDownPayment is true.`,
+        'supported.only.for.enable.down.payment.true',
+      );
+    }
+    if (autoRepayment !== null) {
+      fail(
+        'enableAutoRepaymentForDownPayment',
+        autoRepayment,
+        'enableAutoRepaymentForDownPayment is supported only if enableDownPayment is true.',
+        'supported.only.for.enable.down.payment.true',
+      );
+    }
+    return errors;
+  }
+  if (percent === null) {
+    fail(
+      percentName,
+      null,
+      `${percentName} is required if enableDownPayment is true.`,
+      'required.for.enable.down.payment.true',
+    );
+    return errors;
+  }
+  const shape = decimalShape(percent);
+  const { min, max, fractionDigits } = downPaymentPercentRange;
+  if (!shape) {
+    fail(
+      percentName,
+      percent,
+      `${percentName} must be a decimal number from ${min} to ${max}.`,
+      'invalid.decimal',
+    );
+  } else if (compareDecimalText(percent, min) < 0) {
+    fail(percentName, percent, `${percentName} must not be less than ${min}.`, 'not.less.than.min');
+  } else if (compareDecimalText(percent, max) > 0) {
+    fail(percentName, percent, `${percentName} must not be greater than ${max}.`, 'not.greater.than.max');
+  } else if (shape.fractionDigits > fractionDigits) {
+    fail(
+      percentName,
+      percent,
+      `${percentName} must have at most ${fractionDigits} fraction digits.`,
+      `scale.is.greater.than.${fractionDigits}`,
+    );
+  }
   return errors;
 }
 

@@ -3,7 +3,7 @@
  * (`AbstractCumulativeLoanScheduleGenerator` with `CumulativeDecliningBalanceInterestLoanScheduleGenerator` /
  * `CumulativeFlatInterestLoanScheduleGenerator`, `LoanApplicationTerms`, `Money`, apache/fineract commit 4198b0bc)
  * for a single-disbursement loan without interest recalculation, holidays, non-working days, calendars,
- * down payment, fixed EMI or term variations — the schedule Fineract shows for a submitted application.
+ * fixed EMI or term variations — the schedule Fineract shows for a submitted application.
  *
  * Pure and deterministic: no clock, no I/O, no float. Amounts are bigint counts of 10^-digitsAfterDecimal;
  * rates are decimal.js values (80 significant digits) that are rounded to 12 significant digits HALF_EVEN
@@ -79,6 +79,20 @@
  * fraction of a partial period (`days / daysInPeriod`) in IEEE doubles; here they are exact decimals. The two
  * agree except when the exact value lies on a rounding tie at the currency's last digit, where the double's
  * representation error decides Fineract's result.
+ *
+ * Down payment (`enableDownPayment`, Fineract `createDownPaymentPeriod` and the multi-disbursement branch of
+ * `AbstractCumulativeLoanScheduleGenerator.generate`): the schedule gets one more period, the first, due on the
+ * disbursement date (0 days, `downPaymentPeriod: true`), whose principal is
+ * `Money.of(MathUtil.percentageOf(principal, disbursedAmountPercentageForDownPayment, 19))` — principal ×
+ * (percentage ÷ 100), each step rounded to 19 significant digits HALF_EVEN, then rounded as every `Money` — and,
+ * when the product has `installmentAmountInMultiplesOf`, rounded (HALF_EVEN) to that multiple. It carries no
+ * interest or charges. The `numberOfRepayments` installments after it amortize the rest (principal − down
+ * payment) exactly as a loan of that principal would (dates, interest on the declining balance, equal
+ * installments, last-installment remainders); the periods are numbered 1 (the down payment) to n + 1. What
+ * still refers to the whole principal, as in Fineract: the disbursement row, the flat interest of a flat loan
+ * (`calculateTotalFlatInterestDueWithoutGrace` on the disbursed principal), and the percentage charges of the
+ * principal (at disbursement, or on a specified due date). A specified-due-date charge on the disbursement date
+ * belongs to the first installment after the down payment.
  *
  * Errors (RangeError): malformed or out-of-range input (see `ScheduleInput`), a principal that is not a
  * multiple of `inMultiplesOf`, a grace not shorter than the term, an equal installment below the interest due,
@@ -191,6 +205,13 @@ export interface ScheduleInput {
   currency: ScheduleCurrency;
   /** Installment rounding (see the module note), integer ≥ 0; null/absent/0 = none. */
   installmentAmountInMultiplesOf?: number | null;
+  /** Fineract `enableDownPayment`: a down-payment period at disbursement (see the module note); absent = false. */
+  enableDownPayment?: boolean | null;
+  /**
+   * Fineract `disbursedAmountPercentageForDownPayment`: percent of the principal, decimal string from 0 to 100
+   * with at most 6 fraction digits; required with `enableDownPayment`, refused without it.
+   */
+  disbursedAmountPercentageForDownPayment?: string | null;
 }
 
 /** Period 0: the disbursement. Money fields are decimal strings with the currency's digits. */
@@ -209,7 +230,7 @@ export interface DisbursementPeriod {
 
 /** One installment. Money fields are decimal strings with the currency's digits, dates ISO. */
 export interface RepaymentPeriod {
-  /** Installment number, 1-based. */
+  /** Installment number, 1-based (the down payment, when there is one, is period 1). */
   period: number;
   /** Start of the period: the previous due date, or the disbursement date. */
   fromDate: string;
@@ -224,6 +245,8 @@ export interface RepaymentPeriod {
   totalDueForPeriod: string;
   /** Principal outstanding after this installment. */
   principalLoanBalanceOutstanding: string;
+  /** True for the down-payment period (Fineract `downPaymentPeriod`), false for every other installment. */
+  downPaymentPeriod: boolean;
 }
 
 export interface Schedule {
@@ -300,11 +323,16 @@ function toFraction(value: Dec): Fraction {
 
 /** num ÷ 10^exponent rounded HALF_EVEN to 12 significant digits (MathContext(12)), as a fraction. */
 function significant12(num: bigint, exponent: number): Fraction {
+  return significantDigits(num, exponent, 12);
+}
+
+/** num ÷ 10^exponent rounded HALF_EVEN to `precision` significant digits (MathContext(precision)), as a fraction. */
+function significantDigits(num: bigint, exponent: number, precision: number): Fraction {
   const digits = (num < 0n ? -num : num).toString().length;
   let coefficient = num;
   let scale = exponent;
-  if (digits > 12) {
-    const drop = digits - 12;
+  if (digits > precision) {
+    const drop = digits - precision;
     coefficient = divHalfEven(num, 10n ** BigInt(drop));
     scale -= drop;
   }
@@ -434,6 +462,26 @@ export function generateSchedule(input: ScheduleInput): Schedule {
   const installmentMultiple = BigInt(
     optionalInteger(input.installmentAmountInMultiplesOf, 'installmentAmountInMultiplesOf'),
   );
+  const downPaymentEnabled = input.enableDownPayment ?? false;
+  if (typeof downPaymentEnabled !== 'boolean') throw new RangeError('enableDownPayment must be a boolean');
+  const downPaymentText = input.disbursedAmountPercentageForDownPayment ?? null;
+  let downPaymentPercent: { coefficient: bigint; scale: number } | null = null;
+  if (downPaymentEnabled) {
+    if (downPaymentText === null) {
+      throw new RangeError('disbursedAmountPercentageForDownPayment is required with enableDownPayment');
+    }
+    downPaymentPercent = decimalParts(downPaymentText, 'disbursedAmountPercentageForDownPayment');
+    if (
+      downPaymentPercent.scale > 6 ||
+      downPaymentPercent.coefficient > 100n * 10n ** BigInt(downPaymentPercent.scale)
+    ) {
+      throw new RangeError(
+        'disbursedAmountPercentageForDownPayment must be from 0 to 100 with at most 6 fraction digits',
+      );
+    }
+  } else if (downPaymentText !== null) {
+    throw new RangeError('disbursedAmountPercentageForDownPayment is only allowed with enableDownPayment');
+  }
 
   const principal = parseDecimalToMinor(input.principal, digits);
   if (principal <= 0n) throw new RangeError('principal must be positive');
@@ -570,6 +618,19 @@ export function generateSchedule(input: ScheduleInput): Schedule {
     return fraction;
   };
 
+  // ---- down payment (createDownPaymentPeriod) --------------------------------------------------------------
+  let downPayment = 0n;
+  if (downPaymentPercent !== null && downPaymentPercent.coefficient > 0n) {
+    // MathUtil.percentageOf(principal, percent, 19): mc19(percent ÷ 100), then mc19(principal × it); Money.of
+    const factor = significantDigits(downPaymentPercent.coefficient, downPaymentPercent.scale + 2, 19);
+    const product = significantDigits(principal * factor.num, digits + decimalExponent(factor.den), 19);
+    downPayment = ofFraction(product.num * scaleFactor, product.den);
+    downPayment = roundInstallment(downPayment);
+    if (downPayment > principal) downPayment = principal;
+  }
+  /** The principal the installments after the down payment amortize. */
+  const amortized = principal - downPayment;
+
   // ---- dates of the whole term ----------------------------------------------------------------------------
   let loanEndDay = firstDueDay;
   for (let k = 2; k <= n; k++) loanEndDay = nextDueDay(loanEndDay);
@@ -603,7 +664,7 @@ export function generateSchedule(input: ScheduleInput): Schedule {
       pmtRate = mc(ratePerYearUnit.times(periodDays));
     }
     const installments = n - gracePrincipal;
-    const balance = new Dec(principal.toString()).div(scaleFactor.toString());
+    const balance = new Dec(amortized.toString()).div(scaleFactor.toString());
     let payment: Dec;
     if (pmtRate.isZero()) payment = balance.div(installments);
     else {
@@ -619,9 +680,9 @@ export function generateSchedule(input: ScheduleInput): Schedule {
     );
     equalInstallment = ofFraction(exact.num, exact.den);
   } else if (interestType !== FLAT) {
-    fixedPrincipal = divide(principal, n - gracePrincipal);
+    fixedPrincipal = divide(amortized, n - gracePrincipal);
   }
-  const flatPrincipalPerPeriod = interestType === FLAT ? divide(principal, n - gracePrincipal) : 0n;
+  const flatPrincipalPerPeriod = interestType === FLAT ? divide(amortized, n - gracePrincipal) : 0n;
   const flatInterestPerPeriod =
     interestType === FLAT
       ? amortization === EQUAL_INSTALLMENTS
@@ -632,7 +693,7 @@ export function generateSchedule(input: ScheduleInput): Schedule {
   // ---- installments ---------------------------------------------------------------------------------------
   const installments: Installment[] = [];
   const placedCharges = new Set<NormalizedCharge>();
-  let balance = principal;
+  let balance = amortized;
   let cumulativePrincipal = 0n;
   let cumulativeInterest = 0n;
   let graceInterestCarried = 0n;
@@ -764,8 +825,8 @@ export function generateSchedule(input: ScheduleInput): Schedule {
   }
 
   // interest deferred by the grace and not yet due goes to the last installment
-  const last = installments[installments.length - 1]!;
-  if (graceInterestCarried > 0n) {
+  const last = installments[installments.length - 1];
+  if (last && graceInterestCarried > 0n) {
     last.interest += graceInterestCarried;
     last.totalDue += graceInterestCarried;
     cumulativeInterest += graceInterestCarried;
@@ -845,6 +906,24 @@ export function generateSchedule(input: ScheduleInput): Schedule {
     },
   ];
   let fromDate = input.expectedDisbursementDate;
+  if (downPaymentEnabled) {
+    totalPrincipal += downPayment;
+    totalRepayment += downPayment;
+    periods.push({
+      period: 1,
+      fromDate,
+      dueDate: fromDate,
+      daysInPeriod: 0,
+      principalDue: format(downPayment),
+      interestDue: format(0n),
+      feeChargesDue: format(0n),
+      penaltyChargesDue: format(0n),
+      totalDueForPeriod: format(downPayment),
+      principalLoanBalanceOutstanding: format(amortized),
+      downPaymentPeriod: true,
+    });
+  }
+  const periodOffset = downPaymentEnabled ? 1 : 0;
   for (const i of installments) {
     const dueDate = isoDateOfEpochDay(i.dueDay);
     totalPrincipal += i.principal;
@@ -853,7 +932,7 @@ export function generateSchedule(input: ScheduleInput): Schedule {
     totalPenalties += i.penalty;
     totalRepayment += i.totalDue;
     periods.push({
-      period: i.period,
+      period: i.period + periodOffset,
       fromDate,
       dueDate,
       daysInPeriod: i.dueDay - i.fromDay,
@@ -863,12 +942,13 @@ export function generateSchedule(input: ScheduleInput): Schedule {
       penaltyChargesDue: format(i.penalty),
       totalDueForPeriod: format(i.totalDue),
       principalLoanBalanceOutstanding: format(i.balance),
+      downPaymentPeriod: false,
     });
     fromDate = dueDate;
   }
   return {
     currency: { code: currency.code, digitsAfterDecimal: digits, inMultiplesOf },
-    loanTermInDays: last.dueDay - disbursementDay,
+    loanTermInDays: (last?.dueDay ?? disbursementDay) - disbursementDay,
     totalPrincipalExpected: format(totalPrincipal),
     totalInterestCharged: format(totalInterest),
     totalFeeChargesCharged: format(totalFees),
@@ -879,7 +959,7 @@ export function generateSchedule(input: ScheduleInput): Schedule {
 
   /** adjustPrincipalIfLastRepaymentPeriod: never past the principal; the last installment takes the rest. */
   function lastPeriodPrincipal(principalDue: bigint, cumulativeToDate: bigint, period: number): bigint {
-    const remaining = principal - cumulativeToDate;
+    const remaining = amortized - cumulativeToDate;
     return remaining < 0n || period === n ? principalDue + remaining : principalDue;
   }
 }

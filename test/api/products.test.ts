@@ -271,9 +271,15 @@ describe('POST /v1/loanproducts and the reads', () => {
         'charges',
         'lmsConfig',
         'configurationStatus',
+        'enableDownPayment',
+        'disbursedAmountPercentageForDownPayment',
+        'enableAutoRepaymentForDownPayment',
       ].sort(),
     );
     expect(item).toMatchObject({
+      enableDownPayment: false,
+      disbursedAmountPercentageForDownPayment: null,
+      enableAutoRepaymentForDownPayment: false,
       installmentAmountInMultiplesOf: 1,
       principal: '5000.00',
       minPrincipal: '1000.00',

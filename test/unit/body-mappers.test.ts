@@ -55,8 +55,33 @@ describe('body → input mappers shared by routes and boarding', () => {
       lmsConfig: null,
       principal: '1000',
       interestRatePerPeriod: '1',
+      enableDownPayment: false,
+      disbursedAmountPercentageForDownPayment: null,
+      enableAutoRepaymentForDownPayment: null,
     });
     expect(definition).not.toHaveProperty('charges');
+  });
+
+  it('maps the down-payment fields of a product body and of a boarded loanProduct line alike', () => {
+    const downPayment = {
+      enableDownPayment: true,
+      disbursedAmountPercentageForDownPayment: 25.5,
+      enableAutoRepaymentForDownPayment: true,
+    };
+    const { charges: _charges, ...routeProduct } = v.parse(createLoanProductBody, {
+      ...productBody,
+      ...downPayment,
+    });
+    const { chargeSourceRefs: _refs, ...line } = v.parse(boardingBodySchemas.loanProduct, {
+      ...productBody,
+      ...downPayment,
+    });
+    expect(loanProductDefinitionOf(routeProduct)).toMatchObject({
+      enableDownPayment: true,
+      disbursedAmountPercentageForDownPayment: '25.5',
+      enableAutoRepaymentForDownPayment: true,
+    });
+    expect(loanProductDefinitionOf(line)).toEqual(loanProductDefinitionOf(routeProduct));
   });
 
   it('maps a boarded loanProduct line (charges by source reference) to the same definition as the route body', () => {

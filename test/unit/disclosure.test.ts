@@ -78,6 +78,7 @@ function scheduleOf(
       penaltyChargesDue: '0.00',
       totalDueForPeriod: p.amount,
       principalLoanBalanceOutstanding: balance.toFixed(2),
+      downPaymentPeriod: false,
     };
     fromDate = p.date;
     return row;

@@ -40,8 +40,11 @@ export const loanFundingRoutes = factory
    * funding (in value-date order), so a first funding smaller than them is refused with 409
    * `error.msg.loan.funding.below.disbursement.charges` and nothing is recorded (the charges are
    * never split over fundings). The schedule is regenerated on the principal funded so far (a partly funded loan
-   * owes interest on what was lent only). 400 for too many decimals for the currency, a future `fundingDate` or
-   * one before approval, identifier-looking text; 404 for another tenant's loan.
+   * owes interest on what was lent only). For a product with `enableAutoRepaymentForDownPayment` the same
+   * transaction records the down payment (`DOWN_PAYMENT`, ref `<externalRecordRef>:down-payment`, value-dated to
+   * `fundingDate`, its `payment.posted`; 409 `error.msg.external.record.ref.conflict` when that ref is taken).
+   * 400 for too many decimals for the currency, a future `fundingDate` or one before approval, identifier-looking
+   * text; 404 for another tenant's loan.
    */
   .post(
     '/record-external',
@@ -49,7 +52,7 @@ export const loanFundingRoutes = factory
       tags,
       summary: 'Record an external funding (disbursement)',
       description:
-        "The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.",
+        "The disbursement posts value-dated to `fundingDate` (default: the loan's expected disbursement date): Dr loan portfolio / Cr external clearing. The loan becomes active as of its first funding date; the funding enters reconciliation; `funding.posted` is emitted. For a product with `enableAutoRepaymentForDownPayment`, the down payment is recorded with it: a DOWN_PAYMENT transaction under `<externalRecordRef>:down-payment`, value-dated to `fundingDate`, with its own `payment.posted` (`transactionType: DOWN_PAYMENT`). `externalRecordRef` is unique per tenant for ever: the same content returns the original result (201), other content → 409.",
       scope: 'lending:write',
       permission: 'RECORD_LMS_FUNDING',
       mutation: true,

@@ -29,7 +29,10 @@ export const loanProductRoutes = factory
    * currency's ISO 4217 minor unit (0 up to it is accepted, as in Fineract), amounts with more fraction digits
    * than `digitsAfterDecimal`, grace not below `numberOfRepayments`, malformed
    * `paymentAllocation`, `lmsConfig.statementLeadDays` outside 14–28 or not shorter than the repayment period,
-   * and attached charges (`charges[i].id`) unknown to the tenant, inactive or in another currency.
+   * attached charges (`charges[i].id`) unknown to the tenant, inactive or in another currency, and the
+   * down-payment fields against Fineract's rules (domain/lending/products.ts `downPaymentErrors`: the percentage
+   * 1–100 with ≤ 6 decimals, required with `enableDownPayment`, it and `enableAutoRepaymentForDownPayment` refused
+   * without).
    * The product's `configurationStatus` is `CONFIGURED` or names what approval still misses.
    */
   .post(

@@ -262,6 +262,11 @@ export interface LoanScheduleInstallmentRow {
   complete: boolean;
   /** ISO date on which it became fully paid (kept by the ledger), or null. */
   obligationsMetOnDate: string | null;
+  /**
+   * True for the down payment due at disbursement (Fineract `downPaymentPeriod`): installment 1 of a loan whose
+   * product has `enableDownPayment` (domain/lending/schedule.ts puts it first).
+   */
+  downPaymentPeriod: boolean;
 }
 
 /** `repaymentSchedule` of `GET /v1/loans/{loanId}`: the preview's shape plus paid and outstanding amounts. */
@@ -299,8 +304,12 @@ export interface LoanTransactionView {
   id: number;
   /** `funding/<id>` or `payment/<id>`, as in the journal (`journal_entries.transaction_ref`). */
   transactionRef: string;
-  /** Fineract `LoanTransactionType`: 1 `loanTransactionType.disbursement`, 2 `loanTransactionType.repayment`. */
-  type: { id: 1 | 2; code: string; value: 'Disbursement' | 'Repayment' };
+  /**
+   * Fineract `LoanTransactionType`: 1 `loanTransactionType.disbursement`, 2 `loanTransactionType.repayment`, 28
+   * `loanTransactionType.downPayment` (the down payment recorded with a funding of a product with
+   * `enableAutoRepaymentForDownPayment`).
+   */
+  type: { id: 1 | 2 | 28; code: string; value: 'Disbursement' | 'Repayment' | 'Down Payment' };
   /** Value date (ISO). */
   date: string;
   currency: string;
@@ -379,6 +388,13 @@ export interface LoanView {
     repaymentsStartingFromDate: string | null;
     installmentAmountInMultiplesOf: number | null;
     charges: LoanChargeView[];
+    /**
+     * The product's down payment as the loan took it (false, null, false for loans without one): the percent of
+     * the principal as a JSON number (display only, like the rate).
+     */
+    enableDownPayment: boolean;
+    disbursedAmountPercentageForDownPayment: number | null;
+    enableAutoRepaymentForDownPayment: boolean;
   };
   /** ISO dates (Fineract's `timeline`). */
   timeline: {
@@ -498,6 +514,13 @@ export async function getLoan(
         repaymentsStartingFromDate: terms.repaymentsStartingFromDate ?? null,
         installmentAmountInMultiplesOf: terms.installmentAmountInMultiplesOf ?? null,
         charges: (terms.charges ?? []).map((c) => ({ ...c })),
+        enableDownPayment: terms.enableDownPayment ?? false,
+        disbursedAmountPercentageForDownPayment:
+          terms.disbursedAmountPercentageForDownPayment === null ||
+          terms.disbursedAmountPercentageForDownPayment === undefined
+            ? null
+            : Number(trimDecimalText(terms.disbursedAmountPercentageForDownPayment)),
+        enableAutoRepaymentForDownPayment: terms.enableAutoRepaymentForDownPayment ?? false,
       },
       timeline: {
         submittedOnDate: row.submittedOnDate,
@@ -652,6 +675,7 @@ function repaymentScheduleOf(
       totalPaidLateForPeriod: text(lateMinor),
       complete: totalDue - totalPaid - totalWaived <= 0n,
       obligationsMetOnDate: r.obligationsMetOnDate,
+      downPaymentPeriod: terms.enableDownPayment === true && r.installmentNumber === 1,
     };
   });
   const feesPaidAtDisbursement = disbursed ? feesAtDisbursement : 0n;
@@ -693,6 +717,17 @@ function repaymentScheduleOf(
 type FundingRow = typeof fundings.$inferSelect;
 type PaymentRow = typeof payments.$inferSelect;
 
+const repaymentType: LoanTransactionView['type'] = {
+  id: 2,
+  code: 'loanTransactionType.repayment',
+  value: 'Repayment',
+};
+const downPaymentType: LoanTransactionView['type'] = {
+  id: 28,
+  code: 'loanTransactionType.downPayment',
+  value: 'Down Payment',
+};
+
 /**
  * Posted fundings and payments in value-date order (disbursement first on the same day, then by id), each with
  * its portions and the outstanding principal after it (see `LoanTransactionView`).
@@ -729,7 +764,7 @@ function transactionsOf(
       order: 1,
       id: p.id,
       transactionRef: `payment/${p.id}`,
-      type: { id: 2 as const, code: 'loanTransactionType.repayment', value: 'Repayment' as const },
+      type: p.transactionType === 'DOWN_PAYMENT' ? downPaymentType : repaymentType,
       date: p.effectiveDate,
       currency: p.currencyCode,
       amount: money(p.amount),

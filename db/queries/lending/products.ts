@@ -121,6 +121,10 @@ export interface LoanProductView extends LoanProductSettings {
   charges: ChargeView[];
   lmsConfig: LmsConfig;
   configurationStatus: ConfigurationStatus;
+  /** Fineract's down payment; the percent as a JSON number (display only), null without a down payment. */
+  enableDownPayment: boolean;
+  disbursedAmountPercentageForDownPayment: number | null;
+  enableAutoRepaymentForDownPayment: boolean;
 }
 
 /** A rate read back from `numeric(19,8)` as the JSON number the spec shows; display only, never arithmetic. */
@@ -165,6 +169,12 @@ function productView(row: ProductRow, attached: ChargeView[]): LoanProductView {
     charges: attached,
     lmsConfig: normalizeLmsConfig(row.lmsConfig as Partial<LmsConfig>),
     configurationStatus: row.configurationStatus as ConfigurationStatus,
+    enableDownPayment: row.enableDownPayment,
+    disbursedAmountPercentageForDownPayment:
+      row.disbursedAmountPercentageForDownPayment === null
+        ? null
+        : rateNumber(row.disbursedAmountPercentageForDownPayment),
+    enableAutoRepaymentForDownPayment: row.enableAutoRepaymentForDownPayment,
   };
 }
 
@@ -287,6 +297,8 @@ export interface ProductForLoan {
   paymentAllocation: PaymentAllocationRule[] | null;
   /** Attached charge definitions, ordered by id. */
   charges: ProductChargeForLoan[];
+  /** Record the down payment with the funding (Fineract `enableAutoRepaymentForDownPayment`). */
+  enableAutoRepaymentForDownPayment: boolean;
 }
 
 /**
@@ -357,7 +369,13 @@ export async function readProductForLoan(
       graceOnInterestPayment: row.graceOnInterestPayment,
       currency: { code: row.currencyCode, digitsAfterDecimal: digits, inMultiplesOf: row.inMultiplesOf },
       installmentAmountInMultiplesOf: row.installmentAmountInMultiplesOf,
+      enableDownPayment: row.enableDownPayment,
+      disbursedAmountPercentageForDownPayment:
+        row.disbursedAmountPercentageForDownPayment === null
+          ? null
+          : trimDecimalText(row.disbursedAmountPercentageForDownPayment),
     },
+    enableAutoRepaymentForDownPayment: row.enableAutoRepaymentForDownPayment,
     bounds: {
       minPrincipal: money(row.minPrincipal),
       maxPrincipal: money(row.maxPrincipal),

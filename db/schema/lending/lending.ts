@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
   date,
   foreignKey,
   index,
@@ -102,11 +103,21 @@ export const loanProducts = pgTable(
     lmsConfig: jsonb().notNull().$type<Record<string, unknown>>(),
     /** CONFIGURED, or a state naming what approval still needs. */
     configurationStatus: text().notNull(),
+    /** Fineract's down payment: a period due at disbursement of this percent of the principal (1–100, 6 digits). */
+    enableDownPayment: boolean().notNull().default(false),
+    disbursedAmountPercentageForDownPayment: numeric({ precision: 9, scale: 6 }),
+    /** Record the down payment as a DOWN_PAYMENT transaction with the funding. */
+    enableAutoRepaymentForDownPayment: boolean().notNull().default(false),
     status: text().notNull().default('loanProduct.active'),
     createdAt: createdAt(),
     requestKey: text(),
   },
   (t) => [
+    /** domain/lending/products.ts `downPaymentErrors`: a percentage exactly with a down payment, 1–100. */
+    check(
+      'loan_products_down_payment_check',
+      sql`(${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} between 1 and 100) or (not ${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} is null and not ${t.enableAutoRepaymentForDownPayment})`,
+    ),
     tenantKey('loan_products', t),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),

@@ -6,7 +6,18 @@
  * security.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import {
   createdAt,
   identityId,
@@ -44,6 +55,11 @@ export const payments = pgTable(
     rationale: text(),
     /** Unique per tenant for ever; the replay key of record-external. */
     externalRecordRef: text(),
+    /**
+     * Fineract's transaction type: REPAYMENT, or DOWN_PAYMENT for the down payment recorded with a funding
+     * (activities/lending/record-external-funding.ts; `loanTransactionType.downPayment` in the loan's transactions).
+     */
+    transactionType: text().notNull().default('REPAYMENT'),
     contentDigest: text(),
     /** How the ledger allocated it (principal/interest/fee/penalty per installment, overpayment). */
     allocation: jsonb().$type<Record<string, unknown>>(),
@@ -69,6 +85,7 @@ export const payments = pgTable(
     tenantReference('payments_loan_fk', t, t.loanId, loans),
     tenantReference('payments_instrument_fk', t, t.instrumentId, paymentInstruments),
     tenantKey('payments', t),
+    check('payments_transaction_type_check', sql`${t.transactionType} in ('REPAYMENT', 'DOWN_PAYMENT')`),
     uniqueIndex('payments_tenant_external_record_ref_idx').on(t.tenantId, t.externalRecordRef),
     uniqueIndex('payments_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.loanId, t.effectiveDate, t.id),

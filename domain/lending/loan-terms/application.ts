@@ -29,7 +29,9 @@
  *   (absent = 0, as in Fineract's application), `allowPartialPeriodInterestCalcualtion` (absent = the product's),
  *   `repaymentsStartingFromDate`;
  * - the product's: currency and its `inMultiplesOf`, `installmentAmountInMultiplesOf`,
- *   `interestRateFrequencyType`, `daysInYearType`, `daysInMonthType` (Fineract's loan body has none of them);
+ *   `interestRateFrequencyType`, `daysInYearType`, `daysInMonthType`, the down payment (`enableDownPayment`,
+ *   `disbursedAmountPercentageForDownPayment`, `enableAutoRepaymentForDownPayment`) (Fineract's loan body has
+ *   none of them);
  * - `transactionProcessingStrategyCode` must equal the product's: the product's `paymentAllocation` rules belong
  *   to its strategy, and Fineract itself refuses to mix the advanced strategy with another one between product
  *   and loan, so accepting a different code would give the loan an allocation nobody configured;
@@ -446,6 +448,14 @@ export function resolveLoanApplication(
     },
     transactionProcessingStrategyCode: product.transactionProcessingStrategyCode,
     charges,
+    ...(product.terms.enableDownPayment
+      ? {
+          enableDownPayment: true,
+          disbursedAmountPercentageForDownPayment:
+            product.terms.disbursedAmountPercentageForDownPayment ?? null,
+          enableAutoRepaymentForDownPayment: product.enableAutoRepaymentForDownPayment ?? false,
+        }
+      : {}),
   };
   const principal = formatMinor(principalMinor, digits);
   const scheduled = scheduleOf(terms, principal, expectedDisbursementDate);

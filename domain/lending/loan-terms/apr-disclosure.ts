@@ -68,8 +68,39 @@ export function prepaidFinanceChargesOf(
 }
 
 /**
+ * The schedule of the credit a disclosure describes: without the down-payment period of a product with
+ * `enableDownPayment` and with the principal less that down payment. The down payment is paid when the credit
+ * is extended (12 CFR §1026.2(a)(18) "downpayment"; §1026.18(b) amount financed, (g) payment schedule), so it is
+ * neither financed nor one of the scheduled payments; the APR is unchanged by the choice (a payment at the
+ * advance is discounted by nothing), the amount financed and the total of payments are not. A schedule without a
+ * down payment is returned as it is.
+ */
+export function creditScheduleOf(schedule: Schedule): Schedule {
+  const [disbursement, ...installments] = schedule.periods;
+  const down = installments.find((p) => p.downPaymentPeriod);
+  if (!down) return schedule;
+  const digits = schedule.currency.digitsAfterDecimal;
+  const minor = (text: string) => parseDecimalToMinor(text, digits);
+  const less = (text: string) => formatMinor(minor(text) - minor(down.principalDue), digits);
+  return {
+    ...schedule,
+    totalPrincipalExpected: less(schedule.totalPrincipalExpected),
+    totalRepaymentExpected: less(schedule.totalRepaymentExpected),
+    periods: [
+      {
+        ...disbursement,
+        principalDisbursed: less(disbursement.principalDisbursed),
+        principalLoanBalanceOutstanding: less(disbursement.principalLoanBalanceOutstanding),
+      },
+      ...installments.filter((p) => p !== down),
+    ],
+  };
+}
+
+/**
  * The §1026.18 disclosure of a loan whose product has `lmsConfig.aprEnabled` (docs/design.md §5 APR): the schedule, its
  * repayment frequency (the Appendix J unit-period), the prepaid finance charges (`prepaidFinanceChargesOf`),
+ * the down payment left out of the credit (`creditScheduleOf`),
  * and the product's `aprRounding` and `aprTolerancePolicy`. Not ok when the product is not CONFIGURED or lacks
  * those settings, when the repayment frequency has no implemented unit-period, or for any
  * `DisclosureUnavailableError` (amount financed not positive, negative finance charge, APR not computable,
@@ -98,7 +129,7 @@ export function loanAprDisclosure(
     return {
       ok: true,
       disclosure: buildAprDisclosure({
-        schedule,
+        schedule: creditScheduleOf(schedule),
         disbursementDate: expectedDisbursementDate,
         repaymentFrequency: repaymentFrequencyOf(terms.repaymentEvery, terms.repaymentFrequencyType),
         prepaidFinanceCharges: prepaidFinanceChargesOf(terms, principal, expectedDisbursementDate, schedule),

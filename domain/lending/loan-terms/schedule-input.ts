@@ -35,6 +35,12 @@ export function scheduleInputOf(
     charges: terms.charges.map(scheduleChargeOf),
     currency: { ...terms.currency },
     installmentAmountInMultiplesOf: terms.installmentAmountInMultiplesOf,
+    ...(terms.enableDownPayment
+      ? {
+          enableDownPayment: true,
+          disbursedAmountPercentageForDownPayment: terms.disbursedAmountPercentageForDownPayment ?? null,
+        }
+      : {}),
   };
 }
 

@@ -98,6 +98,8 @@ export interface LoanProductForTerms {
     maxInterestRatePerPeriod: string | null;
   };
   transactionProcessingStrategyCode: string;
+  /** Fineract `enableAutoRepaymentForDownPayment` (absent = false). */
+  enableAutoRepaymentForDownPayment?: boolean;
 }
 
 /** A charge definition of the tenant, as db/queries reads it (`ProductChargeForLoan` fits). */
@@ -158,6 +160,13 @@ export interface LoanTerms {
   currency: { code: string; digitsAfterDecimal: number; inMultiplesOf: number };
   transactionProcessingStrategyCode: string;
   charges: LoanCharge[];
+  /**
+   * The product's down payment, copied at submission (absent in terms stored before down payments: none):
+   * `enableDownPayment`, the percent of the principal (decimal string) and whether the funding records it.
+   */
+  enableDownPayment?: boolean;
+  disbursedAmountPercentageForDownPayment?: string | null;
+  enableAutoRepaymentForDownPayment?: boolean;
 }
 
 /** An accepted application: the loan's columns, its terms and the schedule they give. */

@@ -170,6 +170,12 @@ export const createLoanProductBody = v.strictObject({
   ),
   charges: v.optional(v.pipe(v.array(v.strictObject({ id })), v.maxLength(50, 'at most 50 charges.')), []),
   lmsConfig: v.nullish(lmsConfigBody),
+  /** Fineract's down payment (rules: domain/lending/products.ts `downPaymentErrors`). */
+  enableDownPayment: v.optional(v.boolean(), false),
+  /** Percent of the disbursed principal, 1–100, at most 6 fraction digits; required with `enableDownPayment`. */
+  disbursedAmountPercentageForDownPayment: v.nullish(decimal),
+  /** Record the down payment with the funding (only with `enableDownPayment`); absent = false. */
+  enableAutoRepaymentForDownPayment: v.nullish(v.boolean()),
   /** Interest recalculation is not supported: only `false` is accepted. */
   isInterestRecalculationEnabled: v.optional(
     v.literal(false, 'must be false: interest recalculation is not supported.'),
@@ -244,6 +250,12 @@ export const loanProductResponse = v.object({
     statementLeadDays: v.number(),
   }),
   configurationStatus: v.string(),
+  enableDownPayment: v.boolean(),
+  disbursedAmountPercentageForDownPayment: v.pipe(
+    v.nullable(v.number()),
+    v.description('percent of the disbursed principal due at disbursement; null without a down payment'),
+  ),
+  enableAutoRepaymentForDownPayment: v.boolean(),
 });
 export const loanProductListResponse = v.array(loanProductResponse);
 
@@ -268,7 +280,8 @@ export function chargeDefinitionOf(body: v.InferOutput<typeof createChargeBody>)
 /**
  * The loan-product definition of a parsed `POST /v1/loanproducts` body (or a boarded `loanProduct` line), with
  * Fineract's defaults for what the body leaves out: `inMultiplesOf` 0, grace 0, no partial-period interest, bounds,
- * `installmentAmountInMultiplesOf`, `paymentAllocation` and `lmsConfig` null. The attached charges are not part of
+ * `installmentAmountInMultiplesOf`, `paymentAllocation` and `lmsConfig` null, no down payment (its percentage and
+ * automatic repayment null: given or not matters to `downPaymentErrors`). The attached charges are not part of
  * it: the route takes them by id, boarding by source reference. Shared by the route and boarding.
  */
 export function loanProductDefinitionOf(
@@ -304,5 +317,8 @@ export function loanProductDefinitionOf(
     transactionProcessingStrategyCode: body.transactionProcessingStrategyCode,
     paymentAllocation: body.paymentAllocation ?? null,
     lmsConfig: body.lmsConfig ?? null,
+    enableDownPayment: body.enableDownPayment,
+    disbursedAmountPercentageForDownPayment: body.disbursedAmountPercentageForDownPayment ?? null,
+    enableAutoRepaymentForDownPayment: body.enableAutoRepaymentForDownPayment ?? null,
   };
 }

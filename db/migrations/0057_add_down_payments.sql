@@ -1,0 +1,6 @@
+ALTER TABLE "loan_products" ADD COLUMN "enable_down_payment" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "loan_products" ADD COLUMN "disbursed_amount_percentage_for_down_payment" numeric(9, 6);--> statement-breakpoint
+ALTER TABLE "loan_products" ADD COLUMN "enable_auto_repayment_for_down_payment" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "payments" ADD COLUMN "transaction_type" text DEFAULT 'REPAYMENT' NOT NULL;--> statement-breakpoint
+ALTER TABLE "loan_products" ADD CONSTRAINT "loan_products_down_payment_check" CHECK (("loan_products"."enable_down_payment" and "loan_products"."disbursed_amount_percentage_for_down_payment" between 1 and 100) or (not "loan_products"."enable_down_payment" and "loan_products"."disbursed_amount_percentage_for_down_payment" is null and not "loan_products"."enable_auto_repayment_for_down_payment"));--> statement-breakpoint
+ALTER TABLE "payments" ADD CONSTRAINT "payments_transaction_type_check" CHECK ("payments"."transaction_type" in ('REPAYMENT', 'DOWN_PAYMENT'));
