@@ -28,6 +28,7 @@ import { healthRoutes } from './routes/health';
 import { chargeRoutes } from './routes/lending/charges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
+import { loanChargeRoutes } from './routes/lending/loan-charges';
 import { loanFundingRoutes } from './routes/lending/loan-fundings';
 import { loanRoutes } from './routes/lending/loans';
 import { merchantAdvanceRoutes } from './routes/lending/merchant-advances';
@@ -169,6 +170,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/portfolio', portfolioRoutes);
   app.route('/v1/loans', loanRoutes);
   app.route('/v1/loans/:loanId/fundings', loanFundingRoutes);
+  app.route('/v1/loans/:loanId/charges', loanChargeRoutes);
   app.route('/v1/loans/:loanId/payments', loanPaymentRoutes);
   app.route('/v1/loans/:loanId/autopay', autopayRoutes);
   app.route('/v1/loans/:loanId/statements', statementRoutes);

@@ -71,6 +71,10 @@ export const permissions = [
   'APPROVE_LOAN',
   'READ_LOAN',
   'CREATE_LOANPARTY',
+  // Charges added to an active loan (Fineract LoanChargesApiResource).
+  'CREATE_LOANCHARGE',
+  'READ_LOANCHARGE',
+  'WAIVE_LOANCHARGE',
   'RECORD_LMS_FUNDING',
   'READ_LMS_FUNDING',
   'RECORD_LMS_PAYMENT',

@@ -147,6 +147,20 @@ export const errorCodes = {
     status: 409,
     message: 'This externalRecordRef was already used with other content.',
   },
+  /** Fineract `LoanChargeCannotBeWaivedException` ALREADY_WAIVED: a loan charge is waived once. */
+  'error.msg.loan.charge.already.waived': {
+    status: 409,
+    message: 'This loan charge is already waived.',
+  },
+  /** Fineract `LoanChargeCannotBeWaivedException` ALREADY_PAID: nothing of the charge is left to waive. */
+  'error.msg.loan.charge.already.paid': {
+    status: 409,
+    message: 'This loan charge is already paid.',
+  },
+  'error.msg.loan.charge.external.id.conflict': {
+    status: 409,
+    message: 'This externalId already belongs to another loan charge.',
+  },
   'error.msg.loan.external.id.conflict': {
     status: 409,
     message: 'This externalId already belongs to another loan.',

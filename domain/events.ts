@@ -219,6 +219,39 @@ export const eventCatalogue = {
       role: v.picklist(loanPartyRoles),
     }),
   ),
+  'loan.charge.added': event(
+    'loan',
+    'A specified-due-date charge was added to an active loan (Fineract LoanCharge); it is due on its installment with `dueDate`.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /** The loan charge (`GET /v1/loans/{loanId}/charges/{loanChargeId}`). */
+      loanChargeId: id,
+      /** The charge definition. */
+      chargeId: id,
+      amount: decimal,
+      currency,
+      dueDate: date,
+      /** FEE or PENALTY (Fineract `LoanCharge.penalty`). */
+      chargeType: v.picklist(['FEE', 'PENALTY']),
+      /** The installment it landed on (an additional one past the schedule's end when due after it). */
+      installmentNumber: id,
+    }),
+  ),
+  'loan.charge.waived': event(
+    'loan',
+    'What was still owed of a loan charge was waived (Fineract WAIVE_CHARGES): the borrower no longer owes it.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      loanChargeId: id,
+      chargeId: id,
+      /** The amount waived: the charge's outstanding amount when waived. */
+      amountWaived: decimal,
+      currency,
+      waivedOnDate: date,
+    }),
+  ),
   'funding.posted': event(
     'funding',
     'A funding (disbursement) was recorded and posted to the ledger.',

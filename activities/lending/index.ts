@@ -10,6 +10,7 @@
  * remittances recorded as external and their returns, each under the advance's row lock.
  */
 import type { Deps } from '../deps';
+import { addLoanCharge } from './add-loan-charge';
 import { addLoanParty } from './add-loan-party';
 import { approveLoan } from './approve-loan';
 import { boardLoan } from './board-loan';
@@ -29,6 +30,7 @@ import { recordExternalPayment } from './record-external-payment';
 import { recordExternalPaymentHistory } from './record-external-payment-history';
 import { reportMerchantSales } from './report-merchant-sales';
 import { returnMerchantRemittance } from './return-merchant-remittance';
+import { waiveLoanCharge } from './waive-loan-charge';
 
 export function createLendingActivities(deps: Deps) {
   return {
@@ -41,6 +43,8 @@ export function createLendingActivities(deps: Deps) {
     approveLoan: approveLoan(deps),
     boardLoan: boardLoan(deps),
     addLoanParty: addLoanParty(deps),
+    addLoanCharge: addLoanCharge(deps),
+    waiveLoanCharge: waiveLoanCharge(deps),
     recordExternalFunding: recordExternalFunding(deps),
     recordExternalPayment: recordExternalPayment(deps),
     recordExternalPaymentHistory: recordExternalPaymentHistory(deps),

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { replaceInstallmentRows } from '../../db/queries/lending/installments';
+import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { fundings, loanInstallments, loans, payments, reconciliationItems } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
@@ -406,13 +407,41 @@ async function rescheduleOnFundedPrincipal(
       `No repayment schedule can be generated on the funded principal ${principal}: ${reason}`,
     );
   }
-  const rows = installmentRowsOf(tenantId, loan.id, scheduled.value);
+  let rows = installmentRowsOf(tenantId, loan.id, scheduled.value);
   const stored = await tx
     .select()
     .from(loanInstallments)
     .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
     .orderBy(asc(loanInstallments.installmentNumber));
   const digits = loan.digitsAfterDecimal;
+  // Charges added to the active loan stay on their installments (db/README.md), additional ones included.
+  const added = await loanChargesForAllocation(tx, tenantId, loan.id);
+  if (added.length > 0) {
+    rows = [
+      ...rows,
+      ...stored
+        .filter((s) => s.additional && !rows.some((r) => r.installmentNumber === s.installmentNumber))
+        .map((s) => ({
+          tenantId,
+          loanId: loan.id,
+          installmentNumber: s.installmentNumber,
+          fromDate: s.fromDate,
+          dueDate: s.dueDate,
+          principalDue: '0',
+          interestDue: '0',
+          feeChargesDue: '0',
+          penaltyChargesDue: '0',
+          additional: true,
+        })),
+    ];
+    const minorText = (value: string) => parseDecimalToMinor(value, digits, { allowTrailingZeros: true });
+    for (const charge of added) {
+      const row = rows.find((r) => r.installmentNumber === charge.installmentNumber);
+      if (!row) throw new Error(`loan charge ${charge.id} has no installment ${charge.installmentNumber}`);
+      const key = charge.penalty ? 'penaltyChargesDue' : 'feeChargesDue';
+      row[key] = formatMinor(minorText(String(row[key])) + minorText(charge.amount), digits);
+    }
+  }
   const same = (a: string, b: string) =>
     parseDecimalToMinor(a, digits, { allowTrailingZeros: true }) ===
     parseDecimalToMinor(b, digits, { allowTrailingZeros: true });

@@ -15,6 +15,8 @@
  * 3. update `loan_installments` paid and waived columns (a payoff waives what it does not charge, domain/lending/allocation/payoff.ts)
  *    and `obligations_met_on_date` of the changed rows (db/queries/lending/installments.ts, batched: a loan may
  *    have 10,000 installments);
+ *    and the paid and waived amounts of each charge added to the loan (`loan_charges`, whose rows the replay reads
+ *    as charges falling due on their dates, domain/lending/allocation/replay.ts module note);
  * 4. store each payment's allocation payload in `payments.allocation` (one statement per 1,000 changed rows);
  * 5. make sure the tenant's chart exists (`defaultChartOfAccounts`, insert … on conflict do nothing), append
  *    `diffPostings(journal, postingsForAllocation(result))` to `journal_entries` (reversal lines point at the
@@ -29,9 +31,18 @@ import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { insertJsonRows, intArrayLiteral } from '../../db/queries/json-rows';
 import { updateInstallmentLedgerState } from '../../db/queries/lending/installments';
+import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
-import { fundings, glAccounts, journalEntries, loanInstallments, loans, payments } from '../../db/schema';
+import {
+  fundings,
+  glAccounts,
+  journalEntries,
+  loanCharges,
+  loanInstallments,
+  loans,
+  payments,
+} from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import {
   type PaymentAllocationPayload,
@@ -86,34 +97,36 @@ export interface RepostResult {
 export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResult> {
   const { tenantId, loan, now } = input;
   const currency = loan.currencyCode;
-  const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows] = await Promise.all([
-    tx
-      .select()
-      .from(loanInstallments)
-      .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
-      .orderBy(asc(loanInstallments.installmentNumber)),
-    tx
-      .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
-      .from(fundings)
-      .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
-    tx
-      .select({
-        id: payments.id,
-        valueDate: payments.effectiveDate,
-        amount: payments.amount,
-        allocation: payments.allocation,
-      })
-      .from(payments)
-      .where(
-        and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
-      ),
-    tx
-      .select()
-      .from(journalEntries)
-      .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.id)))
-      .orderBy(asc(journalEntries.id)),
-    loanPrincipalForgiveness(tx, tenantId, loan.id),
-  ]);
+  const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows] =
+    await Promise.all([
+      tx
+        .select()
+        .from(loanInstallments)
+        .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+        .orderBy(asc(loanInstallments.installmentNumber)),
+      tx
+        .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
+        .from(fundings)
+        .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
+      tx
+        .select({
+          id: payments.id,
+          valueDate: payments.effectiveDate,
+          amount: payments.amount,
+          allocation: payments.allocation,
+        })
+        .from(payments)
+        .where(
+          and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
+        ),
+      tx
+        .select()
+        .from(journalEntries)
+        .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.id)))
+        .orderBy(asc(journalEntries.id)),
+      loanPrincipalForgiveness(tx, tenantId, loan.id),
+      loanChargesForAllocation(tx, tenantId, loan.id),
+    ]);
 
   let allocation: AllocationResult;
   try {
@@ -126,6 +139,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
         disbursementChargesDue: loan.disbursementChargesDue,
         principalForgiveness: forgivenessRows,
+        loanCharges: chargeRows,
       }),
     );
   } catch (err) {
@@ -136,6 +150,24 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
   }
   const digits = minorUnitDigits(currency);
   const text = (minor: bigint) => formatMinor(minor, digits);
+  const storedCharges = new Map(
+    (
+      await tx
+        .select({
+          id: loanCharges.id,
+          amountPaid: loanCharges.amountPaid,
+          amountWaived: loanCharges.amountWaived,
+        })
+        .from(loanCharges)
+        .where(and(eq(loanCharges.tenantId, tenantId), eq(loanCharges.loanId, loan.id)))
+    ).map((row) => [
+      row.id,
+      {
+        amountPaidMinor: minorOf(row.amountPaid, currency),
+        amountWaivedMinor: minorOf(row.amountWaived, currency),
+      },
+    ]),
+  );
 
   // 3. installments
   const storedInstallments = new Map(installmentRows.map((row) => [row.installmentNumber, row]));
@@ -169,6 +201,27 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       obligationsMetOnDate: s.obligationsMetOnDate,
     })),
   );
+
+  // 3b. what each added charge has been paid and waived (loan_charges), where it changed
+  const changedCharges = allocation.charges.filter((state) => {
+    const row = storedCharges.get(state.id);
+    return !row || row.amountPaidMinor !== state.paidMinor || row.amountWaivedMinor !== state.waivedMinor;
+  });
+  if (changedCharges.length > 0) {
+    const payload = JSON.stringify(
+      changedCharges.map((state) => ({
+        id: state.id,
+        amount_paid: text(state.paidMinor),
+        amount_waived: text(state.waivedMinor),
+      })),
+    );
+    await tx.execute(sql`
+      update loan_charges as c
+         set amount_paid = v.amount_paid, amount_waived = v.amount_waived
+        from jsonb_to_recordset(${payload}::jsonb) as v(id bigint, amount_paid numeric, amount_waived numeric)
+       where c.tenant_id = ${tenantId} and c.loan_id = ${loan.id}
+         and c.id = any(${intArrayLiteral(changedCharges.map((state) => state.id))}::bigint[]) and c.id = v.id`);
+  }
 
   // 4. payment allocations
   const allocations = new Map<number, PaymentAllocationPayload>();

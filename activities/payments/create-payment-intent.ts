@@ -8,6 +8,7 @@
  * operations (docs/design.md §1: record intent → call → record outcome): see activities/payments/submit-payment-to-rail.ts.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
 import { type PaymentIntentView, paymentViewOf } from '../../db/queries/payments/payments';
@@ -267,7 +268,7 @@ async function totalOutstandingMinor(
   loan: LoanForMoney,
   asOfDate: string,
 ): Promise<bigint> {
-  const [installmentRows, fundingRows, paymentRows, forgivenessRows] = await Promise.all([
+  const [installmentRows, fundingRows, paymentRows, forgivenessRows, chargeRows] = await Promise.all([
     tx
       .select()
       .from(loanInstallments)
@@ -284,6 +285,7 @@ async function totalOutstandingMinor(
         and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
       ),
     loanPrincipalForgiveness(tx, tenantId, loan.id),
+    loanChargesForAllocation(tx, tenantId, loan.id),
   ]);
   const summary = outstandingSummary(
     allocationInputOf({
@@ -294,6 +296,7 @@ async function totalOutstandingMinor(
       strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
       disbursementChargesDue: loan.disbursementChargesDue,
       principalForgiveness: forgivenessRows,
+      loanCharges: chargeRows,
     }),
     asOfDate,
   );

@@ -1662,6 +1662,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/loans/{loanId}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a loan's charges
+         * @description Scope `lending:read`, permission `READ_LOANCHARGE`.
+         */
+        get: operations["getV1LoansByLoanIdCharges"];
+        put?: never;
+        /**
+         * Add a charge to an active loan
+         * @description Fineract `POST /loans/{loanId}/charges` for a specified-due-date charge (chargeTimeType 2, fee or penalty, flat, in the loan's currency). It joins the fees or penalties of the installment whose period holds `dueDate` (fromDate < dueDate ≤ dueDate; the first installment includes the disbursement date), or of an additional installment after the last one. Payments value-dated on or after `dueDate` are re-allocated to it.
+         *
+         *     Scope `lending:write`, permission `CREATE_LOANCHARGE`.
+         */
+        post: operations["postV1LoansByLoanIdCharges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loans/{loanId}/charges/{loanChargeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a loan charge
+         * @description Scope `lending:read`, permission `READ_LOANCHARGE`.
+         */
+        get: operations["getV1LoansByLoanIdChargesByLoanChargeId"];
+        put?: never;
+        /**
+         * Waive a loan charge
+         * @description Fineract `POST /loans/{loanId}/charges/{loanChargeId}?command=waive` (WAIVE_CHARGES): the outstanding amount of the charge is waived as of the tenant’s business date and is no longer owed; it shows in the installment’s `feeChargesWaived`/`penaltyChargesWaived` and as a "Waive loan charges" transaction of the loan.
+         *
+         *     Scope `lending:write`, permission `WAIVE_LOANCHARGE`.
+         */
+        post: operations["postV1LoansByLoanIdChargesByLoanChargeId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loans/{loanId}/payments": {
         parameters: {
             query?: never;
@@ -2450,6 +2502,46 @@ export interface webhooks {
          * @description A customer other than the borrower was added to a loan as a party. Subject type `loan`.
          */
         post: operations["webhook.loan.party.added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.charge.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.charge.added
+         * @description A specified-due-date charge was added to an active loan (Fineract LoanCharge); it is due on its installment with `dueDate`. Subject type `loan`.
+         */
+        post: operations["webhook.loan.charge.added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.charge.waived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.charge.waived
+         * @description What was still owed of a loan charge was waived (Fineract WAIVE_CHARGES): the borrower no longer owes it. Subject type `loan`.
+         */
+        post: operations["webhook.loan.charge.waived"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5759,7 +5851,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     /**
                      * Format: date
                      * @description The envelope version, a date `YYYY-MM-DD`.
@@ -5879,7 +5971,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     description?: string;
                     /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
                     includeBoardedHistory?: boolean;
@@ -6071,7 +6163,7 @@ export interface operations {
             query?: {
                 pageSize?: string;
                 cursor?: string;
-                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
+                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
                 state?: "PENDING" | "RETRYING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             };
             header: {
@@ -8658,6 +8750,222 @@ export interface operations {
             401: components["responses"]["ShapeAError"];
             403: components["responses"]["ShapeAError"];
             404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdCharges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The loan's charges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        loanId: number;
+                        chargeId: number;
+                        name: string;
+                        chargeTimeType: {
+                            id: number;
+                            code: string;
+                            value: string;
+                        };
+                        /** @description ISO date */
+                        dueDate: string;
+                        /** @description decimal string with the currency digits */
+                        amount: string;
+                        /** @description decimal string with the currency digits */
+                        amountPaid: string;
+                        /** @description decimal string with the currency digits */
+                        amountWaived: string;
+                        /** @description decimal string with the currency digits */
+                        amountOutstanding: string;
+                        penalty: boolean;
+                        paid: boolean;
+                        waived: boolean;
+                        currency: string;
+                        externalId: string | null;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdCharges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chargeId: number;
+                    amount?: (string | number) | null;
+                    dueDate: string;
+                    externalId?: string | null;
+                    locale?: string | null;
+                    dateFormat?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Charge added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the loan charge id (loanChargeId) */
+                        resourceId: number;
+                        loanId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdChargesByLoanChargeId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+                loanChargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The loan charge */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        loanId: number;
+                        chargeId: number;
+                        name: string;
+                        chargeTimeType: {
+                            id: number;
+                            code: string;
+                            value: string;
+                        };
+                        /** @description ISO date */
+                        dueDate: string;
+                        /** @description decimal string with the currency digits */
+                        amount: string;
+                        /** @description decimal string with the currency digits */
+                        amountPaid: string;
+                        /** @description decimal string with the currency digits */
+                        amountWaived: string;
+                        /** @description decimal string with the currency digits */
+                        amountOutstanding: string;
+                        penalty: boolean;
+                        paid: boolean;
+                        waived: boolean;
+                        currency: string;
+                        externalId: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdChargesByLoanChargeId: {
+        parameters: {
+            query: {
+                command: "waive";
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+                loanChargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Charge waived */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                        loanId: number;
+                        changes: {
+                            /** @description decimal string with the currency digits */
+                            amountWaived: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
             429: components["responses"]["ShapeAError"];
             503: components["responses"]["ShapeAError"];
         };
@@ -11306,6 +11614,173 @@ export interface operations {
                         customerId: number;
                         /** @enum {string} */
                         role: "CO_BORROWER" | "AUTHORIZED_PARTY" | "GUARANTOR";
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.charge.added": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.charge.added";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        loanChargeId: number;
+                        chargeId: number;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @enum {string} */
+                        chargeType: "FEE" | "PENALTY";
+                        installmentNumber: number;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.charge.waived": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.charge.waived";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        loanChargeId: number;
+                        chargeId: number;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountWaived: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        waivedOnDate: string;
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.

@@ -104,6 +104,25 @@ export interface StoredLoanMoney {
    * integer > 0). Absent = none.
    */
   principalForgiveness?: readonly StoredPrincipalForgiveness[];
+  /**
+   * Charges added to the active loan (`loan_charges`); their amounts are part of their installment's stored
+   * `feeChargesDue`/`penaltyChargesDue`, which `allocationInputOf` takes off again so that each joins the replay on
+   * its due date (domain/lending/allocation/replay.ts module note). Absent = none.
+   */
+  loanCharges?: readonly StoredLoanCharge[];
+}
+
+/** One `loan_charges` row as read (amounts decimal strings, dates ISO). */
+export interface StoredLoanCharge {
+  id: number;
+  installmentNumber: number;
+  penalty: boolean;
+  dueDate: string;
+  amount: string;
+  /** What its waiver waived (decimal string), null when not waived. */
+  waiverAmount: string | null;
+  /** ISO date of the waiver, null when not waived. */
+  waivedOnDate: string | null;
 }
 
 /** One principal forgiveness as read (see `StoredLoanMoney.principalForgiveness`). */
@@ -149,6 +168,20 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
       }),
     ),
   ];
+  const added = new Map<number, { fee: bigint; penalty: bigint }>();
+  for (const charge of loan.loanCharges ?? []) {
+    const sums = added.get(charge.installmentNumber) ?? { fee: 0n, penalty: 0n };
+    if (charge.penalty) sums.penalty += minor(charge.amount);
+    else sums.fee += minor(charge.amount);
+    added.set(charge.installmentNumber, sums);
+  }
+  const scheduled = (stored: string, installmentNumber: number, addedMinor: bigint): bigint => {
+    const value = minor(stored) - addedMinor;
+    if (value < 0n) {
+      throw new RangeError(`installment ${installmentNumber} owes less than the charges added to it`);
+    }
+    return value;
+  };
   return {
     currency: loan.currency,
     installments: loan.installments.map((i) => ({
@@ -157,8 +190,22 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
       dueDate: i.dueDate,
       principalDueMinor: minor(i.principalDue),
       interestDueMinor: minor(i.interestDue),
-      feeDueMinor: minor(i.feeChargesDue),
-      penaltyDueMinor: minor(i.penaltyChargesDue),
+      feeDueMinor: scheduled(i.feeChargesDue, i.installmentNumber, added.get(i.installmentNumber)?.fee ?? 0n),
+      penaltyDueMinor: scheduled(
+        i.penaltyChargesDue,
+        i.installmentNumber,
+        added.get(i.installmentNumber)?.penalty ?? 0n,
+      ),
+    })),
+    charges: (loan.loanCharges ?? []).map((c) => ({
+      id: c.id,
+      installmentNumber: c.installmentNumber,
+      component: c.penalty ? ('PENALTY' as const) : ('FEE' as const),
+      dueDate: c.dueDate,
+      amountMinor: minor(c.amount),
+      ...(c.waiverAmount !== null && c.waivedOnDate !== null
+        ? { waivedMinor: minor(c.waiverAmount), waivedOnDate: c.waivedOnDate }
+        : {}),
     })),
     events,
     strategy: loan.strategy,

@@ -88,6 +88,8 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
+  'loan_charges.loan_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',
+  'loan_charges.loan_charges_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_schedule_versions.loan_schedule_versions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'payment_status_history.payment_status_history_payment_fk':

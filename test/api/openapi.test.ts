@@ -97,6 +97,11 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/loans/{loanId}', 'lending:read', false],
     ['post', '/v1/loans/{loanId}', 'lending:write', true],
     ['post', '/v1/loans/{loanId}/parties', 'lending:write', true],
+    // Charges on an active loan (Fineract LoanChargesApiResource).
+    ['post', '/v1/loans/{loanId}/charges', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/charges', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:write', true, false],
     // A loan's money and the journal (record-external fundings and payments, summary).
     ['post', '/v1/loans/{loanId}/fundings/record-external', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/fundings', 'lending:read', false],

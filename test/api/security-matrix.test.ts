@@ -85,7 +85,14 @@ beforeAll(async () => {
       // The description ends with "Scope `<scope>`, permission `<PERMISSION>`." (api/openapi.ts `doc`).
       const permission = /Scope `[^`]+`, permission `([A-Z_]+)`/.exec(op.description ?? '')?.[1] ?? null;
       const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-      const query = path === '/v1/loans/{loanId}' && method === 'post' ? '?command=approve' : '';
+      const query =
+        method !== 'post'
+          ? ''
+          : path === '/v1/loans/{loanId}'
+            ? '?command=approve'
+            : path === '/v1/loans/{loanId}/charges/{loanChargeId}'
+              ? '?command=waive'
+              : '';
       operations.push({ method: method.toUpperCase(), path, scope, permission, params, query });
     }
   }
@@ -198,6 +205,23 @@ async function buildOwnerResources(): Promise<void> {
     })
   ).chargeId;
   ids.productId = loan.productId;
+  // A specified-due-date fee added to the loan (its loanChargeId).
+  ids.dueDateChargeId = (
+    await post('/v1/charges', {
+      name: 'Snooze fee',
+      currencyCode: 'USD',
+      amount: '5',
+      chargeAppliesTo: 1,
+      chargeTimeType: 2,
+      chargeCalculationType: 1,
+    })
+  ).chargeId;
+  ids.loanChargeId = (
+    await post(`/v1/loans/${loan.loanId}/charges`, {
+      chargeId: ids.dueDateChargeId,
+      dueDate: new Date().toISOString().slice(0, 10),
+    })
+  ).resourceId;
 
   // Statement and reconciliation exception (made by the processes' own operations: no route creates them).
   const statementLoan = await approvedLoan(ctx, o.tenant, {
@@ -464,6 +488,10 @@ async function buildOwnerResources(): Promise<void> {
     [key('post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release')]: { reason: 'Lifted' },
     [key('post', '/v1/loans/{loanId}')]: { approvedOnDate: '2025-01-01', approvedLoanAmount: '300.00' },
     [key('post', '/v1/loans/{loanId}/parties')]: { customerId: ids.customerId, role: 'GUARANTOR' },
+    [key('post', '/v1/loans/{loanId}/charges')]: {
+      chargeId: ids.dueDateChargeId,
+      dueDate: new Date().toISOString().slice(0, 10),
+    },
     [key('post', '/v1/loans/{loanId}/fundings/record-external')]: {
       amount: '1.00',
       currency: 'USD',

@@ -15,6 +15,7 @@ import {
   minorOf,
   type PaymentAllocationAmounts,
   type StoredInstallment,
+  type StoredLoanCharge,
   type StoredMoneyEvent,
   type StoredPrincipalForgiveness,
 } from '../../../domain/lending/loan-allocation';
@@ -430,6 +431,7 @@ export async function getLoanSummary(
       fundings: StoredMoneyEvent[];
       payments: StoredMoneyEvent[];
       forgiveness: StoredPrincipalForgiveness[];
+      charges: StoredLoanCharge[];
     }>(
       db,
       tenantId,
@@ -455,7 +457,14 @@ export async function getLoanSummary(
                            'amountMinor', v.principal_forgiven_minor::text) order by v.id)
                            from loan_schedule_versions v
                           where v.tenant_id = ${tenantId} and v.loan_id = ${loanId}
-                            and v.principal_forgiven_minor > 0), '[]'::json) as forgiveness`,
+                            and v.principal_forgiven_minor > 0), '[]'::json) as forgiveness,
+               coalesce((select json_agg(json_build_object(
+                           'id', c.id, 'installmentNumber', c.installment_number, 'penalty', c.penalty,
+                           'dueDate', c.due_date::text, 'amount', c.amount::text,
+                           'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text)
+                           order by c.id)
+                           from loan_charges c
+                          where c.tenant_id = ${tenantId} and c.loan_id = ${loanId}), '[]'::json) as charges`,
     );
     figures = outstandingSummary(
       allocationInputOf({
@@ -464,6 +473,7 @@ export async function getLoanSummary(
         fundings: events?.fundings ?? [],
         payments: events?.payments ?? [],
         principalForgiveness: events?.forgiveness ?? [],
+        loanCharges: events?.charges ?? [],
         strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
       }),
       asOfDate,

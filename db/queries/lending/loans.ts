@@ -7,7 +7,7 @@
  * float); dates are ISO calendar dates.
  */
 
-import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { daysBetween } from '../../../domain/calendar';
 import { notFound } from '../../../domain/errors';
 import type { PaymentAllocationPayload } from '../../../domain/lending/allocation/payload';
@@ -23,6 +23,7 @@ import type { Db } from '../../client';
 import {
   charges,
   fundings,
+  loanCharges,
   loanInstallments,
   loanParties,
   loanProducts,
@@ -300,16 +301,24 @@ export interface LoanRepaymentSchedule {
 
 /** A posted money event of a loan (`transactions` of `GET /v1/loans/{loanId}`). Money: decimal strings. */
 export interface LoanTransactionView {
-  /** Id of the funding or payment row (each has its own id space; see `transactionRef`). */
+  /** Id of the funding, payment or loan charge row (each has its own id space; see `transactionRef`). */
   id: number;
-  /** `funding/<id>` or `payment/<id>`, as in the journal (`journal_entries.transaction_ref`). */
+  /**
+   * `funding/<id>` or `payment/<id>`, as in the journal (`journal_entries.transaction_ref`); `loan-charge/<id>/waiver`
+   * for a charge's waiver (no journal entry on the cash basis).
+   */
   transactionRef: string;
   /**
    * Fineract `LoanTransactionType`: 1 `loanTransactionType.disbursement`, 2 `loanTransactionType.repayment`, 28
    * `loanTransactionType.downPayment` (the down payment recorded with a funding of a product with
-   * `enableAutoRepaymentForDownPayment`).
+   * `enableAutoRepaymentForDownPayment`), 9 `loanTransactionType.waiveCharges` (a loan charge waived: `amount` the
+   * waived amount, in `feeChargesPortion` or `penaltyChargesPortion`, Fineract `LoanTransaction.waiveLoanCharge`).
    */
-  type: { id: 1 | 2 | 28; code: string; value: 'Disbursement' | 'Repayment' | 'Down Payment' };
+  type: {
+    id: 1 | 2 | 9 | 28;
+    code: string;
+    value: 'Disbursement' | 'Repayment' | 'Down Payment' | 'Waive loan charges';
+  };
   /** Value date (ISO). */
   date: string;
   currency: string;
@@ -435,7 +444,7 @@ export async function getLoan(
       .from(loans)
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
     if (!row) return null;
-    const [partyRows, installmentRows, fundingRows, paymentRows] = await Promise.all([
+    const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows] = await Promise.all([
       tx
         .select({ partyId: loanParties.id, customerId: loanParties.customerId, role: loanParties.role })
         .from(loanParties)
@@ -470,6 +479,24 @@ export async function getLoan(
                 eq(payments.tenantId, tenantId),
                 eq(payments.loanId, loanId),
                 eq(payments.status, 'POSTED'),
+              ),
+            )
+        : Promise.resolve([]),
+      associations.transactions
+        ? tx
+            .select({
+              id: loanCharges.id,
+              waiverAmount: loanCharges.waiverAmount,
+              waivedOnDate: loanCharges.waivedOnDate,
+              penalty: loanCharges.penalty,
+              externalId: loanCharges.externalId,
+            })
+            .from(loanCharges)
+            .where(
+              and(
+                eq(loanCharges.tenantId, tenantId),
+                eq(loanCharges.loanId, loanId),
+                isNotNull(loanCharges.waivedOnDate),
               ),
             )
         : Promise.resolve([]),
@@ -537,13 +564,21 @@ export async function getLoan(
       view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows, paymentRows);
     }
     if (associations.transactions) {
-      view.transactions = transactionsOf(fundingRows, paymentRows, digits);
+      view.transactions = transactionsOf(fundingRows, paymentRows, waiverRows, row.currencyCode, digits);
     }
     return view;
   });
 }
 
 type LoanRow = typeof loans.$inferSelect;
+/** A waived loan charge as the transactions list reads it. */
+interface ChargeWaiverRow {
+  id: number;
+  waiverAmount: string | null;
+  waivedOnDate: string | null;
+  penalty: boolean;
+  externalId: string | null;
+}
 type InstallmentRow = typeof loanInstallments.$inferSelect;
 
 /**
@@ -735,6 +770,8 @@ const downPaymentType: LoanTransactionView['type'] = {
 function transactionsOf(
   fundingRows: readonly FundingRow[],
   paymentRows: readonly PaymentRow[],
+  waiverRows: readonly ChargeWaiverRow[],
+  currency: string,
   digits: number,
 ): LoanTransactionView[] {
   const money = (value: string) => fixDecimalText(value, digits);
@@ -776,6 +813,32 @@ function transactionsOf(
       outstandingLoanBalance: null,
       externalId: p.externalRecordRef,
     })),
+    ...waiverRows.flatMap((w) =>
+      w.waiverAmount === null || w.waivedOnDate === null
+        ? []
+        : [
+            {
+              order: 2,
+              id: w.id,
+              transactionRef: `loan-charge/${w.id}/waiver`,
+              type: {
+                id: 9 as const,
+                code: 'loanTransactionType.waiveCharges',
+                value: 'Waive loan charges' as const,
+              },
+              date: w.waivedOnDate,
+              currency,
+              amount: money(w.waiverAmount),
+              principalPortion: zero,
+              interestPortion: zero,
+              feeChargesPortion: w.penalty ? zero : money(w.waiverAmount),
+              penaltyChargesPortion: w.penalty ? money(w.waiverAmount) : zero,
+              overpaymentPortion: zero,
+              outstandingLoanBalance: null,
+              externalId: w.externalId,
+            },
+          ],
+    ),
   ];
   events.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.order - b.order || a.id - b.id));
   // Running outstanding principal (apache/fineract LoanBalanceService.updateLoanOutstandingBalances).

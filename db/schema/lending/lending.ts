@@ -215,6 +215,11 @@ export const loanInstallments = pgTable(
     penaltyChargesWaived: money().notNull().default('0'),
     /** Date on which the installment became fully paid, null while it is not. */
     obligationsMetOnDate: date({ mode: 'string' }),
+    /**
+     * An installment added after the last scheduled one for a charge due after it (Fineract's "N+1" installment,
+     * `LoanRepaymentScheduleInstallment.additional`): no principal or interest, only charges.
+     */
+    additional: boolean().notNull().default(false),
   },
   (t) => [
     tenantReference('loan_installments_loan_fk', t, t.loanId, loans),
@@ -273,6 +278,45 @@ export const loanScheduleVersions = pgTable(
       .on(t.tenantId, t.sourceKind, t.sourceId)
       .where(sql`source_kind is not null`),
     tenantIsolation('loan_schedule_versions'),
+  ],
+).enableRLS();
+
+/**
+ * Charges added to an active loan (`POST /v1/loans/{loanId}/charges`; Fineract `m_loan_charge` of a
+ * specified-due-date charge). Each belongs to the installment whose period holds its due date (domain/lending/
+ * loan-charges.ts), whose `fee_charges_due`/`penalty_charges_due` include its amount. `amount_paid` and
+ * `amount_waived` follow the ledger's repost like the installments' paid columns; `waiver_amount` and
+ * `waived_on_date` record a waiver (Fineract WAIVE_CHARGES) and never change once set.
+ */
+export const loanCharges = pgTable(
+  'loan_charges',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    chargeId: bigint({ mode: 'number' }).notNull(),
+    installmentNumber: integer().notNull(),
+    dueDate: date({ mode: 'string' }).notNull(),
+    amount: money().notNull(),
+    penalty: boolean().notNull(),
+    amountPaid: money().notNull().default('0'),
+    amountWaived: money().notNull().default('0'),
+    waiverAmount: money(),
+    waivedOnDate: date({ mode: 'string' }),
+    externalId: text(),
+    /** Who added it, and the idempotency key of the request that did (`<clientId>/<Idempotency-Key>`). */
+    actorUsername: text(),
+    requestKey: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    tenantKey('loan_charges', t),
+    tenantReference('loan_charges_loan_fk', t, t.loanId, loans),
+    tenantReference('loan_charges_charge_fk', t, t.chargeId, charges),
+    uniqueIndex('loan_charges_tenant_external_id_idx').on(t.tenantId, t.externalId),
+    uniqueIndex('loan_charges_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    index().on(t.tenantId, t.loanId, t.id),
+    tenantIsolation('loan_charges'),
   ],
 ).enableRLS();
 

@@ -59,6 +59,14 @@
  * forgiveness applies to every day the replay looks at, like the rest of that version. Forgiveness events are
  * echoed in the result for the ledger (domain/lending/ledger.ts posts each one).
  *
+ * Charges added to an active loan (`AllocationInput.charges`, types.ts `ChargeEvent`) are events too: on its due
+ * date (after that day's disbursements and payments) a charge joins its installment's fees or penalties, reopening
+ * the installment if it was met. Within one component of one installment, money paid or waived goes to what
+ * fell due first: the scheduled amount (due with the installment) and the charges by due date, the scheduled
+ * amount before a charge of the same date, then by charge id; so each charge's paid and waived amounts are known
+ * (`AllocationResult.charges`). A charge's waiver is kept out of every payment's reach from the moment the charge
+ * falls due, and counts as waived from its waiver date.
+ *
  * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
  * disbursement, more disbursed than the installments' principal plus the principal forgiven, or more forgiven
  * than disbursed.
@@ -74,6 +82,8 @@ import {
   type AllocationLine,
   type AllocationResult,
   type AllocationStrategy,
+  type ChargeEvent,
+  type ChargeState,
   type ComponentRecord,
   coveredConsumerPaymentAllocation,
   type DisbursementEvent,
@@ -128,7 +138,29 @@ export interface NormalizedInstallment {
   dueMinor: Record<AllocationComponent, bigint>;
 }
 
-type NormalizedEvent = MoneyEvent & { day: number };
+/** A money event, a charge falling due, or a charge's waiver taking effect, with its value date as an epoch day. */
+type NormalizedEvent =
+  | (MoneyEvent & { day: number })
+  | { kind: 'CHARGE'; id: number; valueDate: string; day: number; charge: ChargeEvent }
+  | { kind: 'CHARGE_WAIVER'; id: number; valueDate: string; day: number; charge: ChargeEvent };
+
+/** Same-day order of event kinds (module note). */
+const kindRank = { DISBURSEMENT: 0, PAYMENT: 1, CHARGE: 2, CHARGE_WAIVER: 3 } as const;
+
+/**
+ * Money of one component of one installment that fell due at once: the scheduled amount (`chargeId` null) or one
+ * charge. `reservedMinor` is a charge's waiver (no payment may take it), `waiverInForceMinor` the part of it
+ * already counted as waived, `waivedMinor` what a payoff waived.
+ */
+interface DueBucket {
+  chargeId: number | null;
+  day: number;
+  dueMinor: bigint;
+  paidMinor: bigint;
+  waivedMinor: bigint;
+  reservedMinor: bigint;
+  waiverInForceMinor: bigint;
+}
 
 /** A slot of the allocation order: one component of one installment (index into the installments). */
 type Slot = readonly [index: number, component: AllocationComponent];
@@ -153,20 +185,51 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
   const paid = installments.map(zeroRecord);
   const waived = installments.map(zeroRecord);
   const metOn: (string | null)[] = installments.map(() => null);
+  // what each installment asks for now: its schedule, plus the charges fallen due so far
+  const dueOf = installments.map((installment) => ({ ...installment.dueMinor }));
+  // the part of `waived` that charges' waivers reserved but that is not yet in force (module note)
+  const reserved = installments.map(zeroRecord);
+  const indexOfNumber = new Map(
+    installments.map((installment, index) => [installment.due.installmentNumber, index]),
+  );
+  const buckets = installments.map((installment) => ({
+    FEE: [bucketOf(null, installment.dueDay, installment.dueMinor.FEE)],
+    PENALTY: [bucketOf(null, installment.dueDay, installment.dueMinor.PENALTY)],
+  }));
+  const chargeBuckets = new Map<number, { charge: ChargeEvent; bucket: DueBucket }>();
+  /** Spreads `amount` paid (or waived by a payoff) of a fee or penalty over its buckets, oldest due first. */
+  const spread = (
+    index: number,
+    component: AllocationComponent,
+    amount: bigint,
+    field: 'paidMinor' | 'waivedMinor',
+  ) => {
+    if (component !== 'FEE' && component !== 'PENALTY') return;
+    let left = amount;
+    for (const bucket of buckets[index]![component]) {
+      if (left === 0n) break;
+      const room = bucket.dueMinor - bucket.paidMinor - bucket.waivedMinor - bucket.reservedMinor;
+      if (room <= 0n) continue;
+      const part = left < room ? left : room;
+      bucket[field] += part;
+      left -= part;
+    }
+  };
   const outstandingOf = (index: number): bigint => {
-    const due = installments[index]!.dueMinor;
+    const due = dueOf[index]!;
     const p = paid[index]!;
     const w = waived[index]!;
+    const r = reserved[index]!;
     return (
       due.PRINCIPAL -
       p.PRINCIPAL +
       (due.INTEREST - p.INTEREST - w.INTEREST) +
-      (due.FEE - p.FEE - w.FEE) +
-      (due.PENALTY - p.PENALTY - w.PENALTY)
+      (due.FEE - p.FEE - w.FEE + r.FEE) +
+      (due.PENALTY - p.PENALTY - w.PENALTY + r.PENALTY)
     );
   };
   let scheduledPrincipal = 0n;
-  for (const installment of installments) scheduledPrincipal += installment.dueMinor.PRINCIPAL;
+  for (const due of dueOf) scheduledPrincipal += due.PRINCIPAL;
   let disbursed = 0n;
   let principalRepaid = 0n;
   let overpaymentTotal = 0n;
@@ -179,6 +242,34 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
   const payments: PaymentAllocation[] = [];
 
   for (const event of events) {
+    if (event.kind === 'CHARGE') {
+      const { charge } = event;
+      const index = indexOfNumber.get(charge.installmentNumber)!;
+      const waiver = charge.waivedMinor ?? 0n;
+      dueOf[index]![charge.component] += charge.amountMinor;
+      // the waiver is out of every payment's reach from now on, but counts as waived from its own date
+      waived[index]![charge.component] += waiver;
+      reserved[index]![charge.component] += waiver;
+      const bucket = bucketOf(charge.id, event.day, charge.amountMinor);
+      bucket.reservedMinor = waiver;
+      const list = buckets[index]![charge.component];
+      list.push(bucket);
+      list.sort(compareBuckets);
+      chargeBuckets.set(charge.id, { charge, bucket });
+      if (outstandingOf(index) > 0n) metOn[index] = null;
+      continue;
+    }
+    if (event.kind === 'CHARGE_WAIVER') {
+      const { charge } = event;
+      const index = indexOfNumber.get(charge.installmentNumber)!;
+      const entry = chargeBuckets.get(charge.id)!;
+      reserved[index]![charge.component] -= entry.bucket.reservedMinor;
+      entry.bucket.waiverInForceMinor = entry.bucket.reservedMinor;
+      if (metOn[index] === null && disbursements.length > 0 && outstandingOf(index) === 0n) {
+        metOn[index] = event.valueDate;
+      }
+      continue;
+    }
     if (event.kind === 'DISBURSEMENT') {
       if (disbursements.length === 0) {
         for (const [index] of installments.entries()) {
@@ -202,7 +293,7 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
         installments.map((installment, index) => ({
           fromDay: installment.fromDay,
           dueDay: installment.dueDay,
-          dueMinor: installment.dueMinor,
+          dueMinor: dueOf[index]!,
           paidMinor: paid[index]!,
           waivedMinor: waived[index]!,
         })),
@@ -225,6 +316,7 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
         const amount = left < room ? left : room;
         left -= amount;
         paid[index]![component] += amount;
+        spread(index, component, amount, 'paidMinor');
         totals[component] += amount;
         if (component === 'PRINCIPAL') principalRepaid += amount;
         const installmentNumber = installments[index]!.due.installmentNumber;
@@ -236,7 +328,7 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
       return left;
     };
     const unpaidOf = (index: number, component: AllocationComponent): bigint =>
-      installments[index]!.dueMinor[component] - paid[index]![component] - waived[index]![component];
+      dueOf[index]![component] - paid[index]![component] - waived[index]![component];
     if (quote === null) {
       remaining = allocate(remaining, unpaidOf);
     } else {
@@ -252,7 +344,9 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
       // 3. principal is settled: what is still unpaid of them is waived
       for (const [index] of installments.entries()) {
         for (const component of ['INTEREST', 'FEE', 'PENALTY'] as const) {
-          waived[index]![component] += unpaidOf(index, component);
+          const unpaid = unpaidOf(index, component);
+          waived[index]![component] += unpaid;
+          spread(index, component, unpaid, 'waivedMinor');
         }
       }
     }
@@ -295,15 +389,18 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
     installments: installments.map((installment, index) => {
       const p = paid[index]!;
       const w = waived[index]!;
+      const r = reserved[index]!;
       return {
         ...installment.due,
+        feeDueMinor: dueOf[index]!.FEE,
+        penaltyDueMinor: dueOf[index]!.PENALTY,
         principalPaidMinor: p.PRINCIPAL,
         interestPaidMinor: p.INTEREST,
         feePaidMinor: p.FEE,
         penaltyPaidMinor: p.PENALTY,
         interestWaivedMinor: w.INTEREST,
-        feeWaivedMinor: w.FEE,
-        penaltyWaivedMinor: w.PENALTY,
+        feeWaivedMinor: w.FEE - r.FEE,
+        penaltyWaivedMinor: w.PENALTY - r.PENALTY,
         outstandingMinor: outstandingOf(index),
         obligationsMetOnDate: metOn[index]!,
       };
@@ -314,7 +411,42 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
     overpaymentMinor: overpaymentTotal,
     principalForgiveness: loan.principalForgiveness.map((f) => ({ ...f })),
     principalForgivenMinor: loan.principalForgivenMinor,
+    charges: [...chargeBuckets.values()]
+      .sort((a, b) => a.charge.id - b.charge.id)
+      .map(({ charge, bucket }): ChargeState => {
+        const waivedMinor = bucket.waivedMinor + bucket.waiverInForceMinor;
+        return {
+          id: charge.id,
+          installmentNumber: charge.installmentNumber,
+          component: charge.component,
+          dueDate: charge.dueDate,
+          amountMinor: charge.amountMinor,
+          paidMinor: bucket.paidMinor,
+          waivedMinor,
+          outstandingMinor: charge.amountMinor - bucket.paidMinor - waivedMinor,
+        };
+      }),
   };
+}
+
+function bucketOf(chargeId: number | null, day: number, dueMinor: bigint): DueBucket {
+  return {
+    chargeId,
+    day,
+    dueMinor,
+    paidMinor: 0n,
+    waivedMinor: 0n,
+    reservedMinor: 0n,
+    waiverInForceMinor: 0n,
+  };
+}
+
+/** What fell due first is settled first; the scheduled amount before a charge of its day; then by charge id. */
+function compareBuckets(a: DueBucket, b: DueBucket): number {
+  if (a.day !== b.day) return a.day - b.day;
+  if (a.chargeId === null) return -1;
+  if (b.chargeId === null) return 1;
+  return a.chargeId - b.chargeId;
 }
 
 /** Validates `input` (RangeError) and sorts its events into replay order. */
@@ -361,10 +493,12 @@ export function normalize(input: AllocationInput): NormalizedLoan {
     }
     return { ...event, day: epochDay(event.valueDate, `${label}.valueDate`) } as NormalizedEvent;
   });
+  events.push(...chargeEventsOf(input.charges ?? [], installments));
   events.sort(compareEvents);
 
   let disbursed = 0n;
   for (const event of events) {
+    if (event.kind === 'CHARGE' || event.kind === 'CHARGE_WAIVER') continue;
     if (event.kind === 'DISBURSEMENT') {
       disbursed += event.amountMinor;
       const withheld = event.chargesWithheldMinor ?? 0n;
@@ -420,11 +554,60 @@ export function normalize(input: AllocationInput): NormalizedLoan {
   };
 }
 
-/** Replay order: value date, disbursements before payments, then id. */
+/** Replay order: value date; disbursements, payments, charges falling due, waivers taking effect; then id. */
 function compareEvents(a: NormalizedEvent, b: NormalizedEvent): number {
   if (a.day !== b.day) return a.day - b.day;
-  if (a.kind !== b.kind) return a.kind === 'DISBURSEMENT' ? -1 : 1;
+  if (a.kind !== b.kind) return kindRank[a.kind] - kindRank[b.kind];
   return a.id - b.id;
+}
+
+/** Validates the charges (RangeError naming the position) and makes their due and waiver events. */
+function chargeEventsOf(
+  charges: readonly ChargeEvent[],
+  installments: readonly NormalizedInstallment[],
+): NormalizedEvent[] {
+  if (!Array.isArray(charges)) throw new RangeError('charges must be an array');
+  const numbers = new Set(installments.map((installment) => installment.due.installmentNumber));
+  const ids = new Set<number>();
+  return charges.flatMap((charge, position): NormalizedEvent[] => {
+    const label = `charges[${position}]`;
+    if (!Number.isSafeInteger(charge.id) || charge.id < 1 || ids.has(charge.id)) {
+      throw new RangeError(`${label}.id must be a unique positive safe integer`);
+    }
+    ids.add(charge.id);
+    if (!numbers.has(charge.installmentNumber)) {
+      throw new RangeError(`${label}.installmentNumber ${charge.installmentNumber} is not an installment`);
+    }
+    if (charge.component !== 'FEE' && charge.component !== 'PENALTY') {
+      throw new RangeError(`${label}.component must be FEE or PENALTY`);
+    }
+    if (typeof charge.amountMinor !== 'bigint' || charge.amountMinor <= 0n) {
+      throw new RangeError(`${label}.amountMinor must be a bigint > 0`);
+    }
+    const waived = charge.waivedMinor ?? 0n;
+    if (typeof waived !== 'bigint' || waived < 0n || waived > charge.amountMinor) {
+      throw new RangeError(`${label}.waivedMinor must be a bigint between 0 and amountMinor`);
+    }
+    const day = epochDay(charge.dueDate, `${label}.dueDate`);
+    const copy = { ...charge };
+    const due: NormalizedEvent = {
+      kind: 'CHARGE',
+      id: charge.id,
+      valueDate: charge.dueDate,
+      day,
+      charge: copy,
+    };
+    if (waived === 0n) return [due];
+    if (typeof charge.waivedOnDate !== 'string') {
+      throw new RangeError(`${label}.waivedOnDate is required with a waiver`);
+    }
+    const waiverDay = epochDay(charge.waivedOnDate, `${label}.waivedOnDate`);
+    const inForce =
+      waiverDay > day
+        ? { day: waiverDay, valueDate: charge.waivedOnDate }
+        : { day, valueDate: charge.dueDate };
+    return [due, { kind: 'CHARGE_WAIVER', id: charge.id, ...inForce, charge: copy }];
+  });
 }
 
 /** Validates one installment (RangeError naming its position) and reads its dates as epoch days. */

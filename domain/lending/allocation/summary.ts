@@ -69,7 +69,8 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
   );
   return summaryOfState(
     loan.currency,
-    loan.installments,
+    // the dues as replayed: with the charges fallen due by `asOfDate` (replay.ts module note)
+    result.installments.map((installment, position) => normalizeInstallment(installment, position)),
     {
       installments: result.installments,
       disbursedMinor: result.disbursedMinor,

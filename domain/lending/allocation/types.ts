@@ -154,6 +154,45 @@ export interface PrincipalForgivenessEvent {
   amountMinor: bigint;
 }
 
+/**
+ * A charge added to an active loan (`POST /v1/loans/{loanId}/charges`, Fineract `LoanCharge` of
+ * `chargeTimeType` 2 SPECIFIED_DUE_DATE): it joins the fees or penalties of installment `installmentNumber` on its
+ * due date, in value-date order with the money events (after the payments of that day), as Fineract's
+ * `AdvancedPaymentScheduleTransactionProcessor` replays charges and transactions together: a payment value-dated
+ * before the charge's due date never pays it. Its installment's due in `AllocationInput.installments` excludes it.
+ * A waiver (Fineract WAIVE_CHARGES) fixes `waivedMinor` when it is made: no payment of the replay can pay that
+ * part, whatever its value date (Fineract LoanCharge.feature, "partially waived installment fee applied correctly
+ * in reverse-replay logic"); it counts as waived, no longer outstanding, from `waivedOnDate` (or the due date
+ * when later).
+ */
+export interface ChargeEvent {
+  /** The loan charge's identity (positive safe integer, unique); orders charges of one day and one installment. */
+  id: number;
+  /** Installment whose fees or penalties it joins. */
+  installmentNumber: number;
+  component: 'FEE' | 'PENALTY';
+  /** ISO date it falls due. */
+  dueDate: string;
+  /** Minor units, > 0. */
+  amountMinor: bigint;
+  /** Minor units waived, 0 ≤ waived ≤ amount; absent = 0. */
+  waivedMinor?: bigint;
+  /** ISO date of the waiver; required when `waivedMinor` > 0. */
+  waivedOnDate?: string | null;
+}
+
+/** A charge after the replay (minor units): paid by payments, waived (its waiver and a payoff), outstanding. */
+export interface ChargeState {
+  id: number;
+  installmentNumber: number;
+  component: 'FEE' | 'PENALTY';
+  dueDate: string;
+  amountMinor: bigint;
+  paidMinor: bigint;
+  waivedMinor: bigint;
+  outstandingMinor: bigint;
+}
+
 /** Input of `allocatePayments` and `outstandingSummary`. */
 export interface AllocationInput {
   /** ISO 4217 code of every amount (echoed, not used in arithmetic). */
@@ -168,6 +207,8 @@ export interface AllocationInput {
    * none. Σ ≤ Σ disbursements.
    */
   principalForgiveness?: readonly PrincipalForgivenessEvent[];
+  /** Charges added to the active loan (`ChargeEvent`); absent = none. */
+  charges?: readonly ChargeEvent[];
 }
 
 /** Money of one payment applied to one component of one installment (minor units, > 0). */
@@ -205,7 +246,10 @@ export interface PaymentAllocation {
   payoff: boolean;
 }
 
-/** An installment after the replay. Minor units. */
+/**
+ * An installment after the replay. Minor units. Its `feeDueMinor` and `penaltyDueMinor` include the charges
+ * (`ChargeEvent`) that had fallen due by the last event replayed.
+ */
 export interface InstallmentState extends InstallmentDue {
   principalPaidMinor: bigint;
   interestPaidMinor: bigint;
@@ -238,6 +282,8 @@ export interface AllocationResult {
   principalForgiveness: PrincipalForgivenessEvent[];
   /** Σ principal forgiven, minor units (module note): principal outstanding = disbursed − forgiven − repaid. */
   principalForgivenMinor: bigint;
+  /** The charges of the input that fell due by the last event replayed, by id. */
+  charges: ChargeState[];
 }
 
 /** An amount per component, minor units. */

@@ -23,7 +23,7 @@ import { code, decimal, id, integer } from './products';
  * A date as sent: ISO `YYYY-MM-DD`, or a date in the body's `dateFormat` (read by the operation); the body's
  * schema bounds it to 1900-01-01..2199-12-31 (./dates.ts `loanDatesInRange`).
  */
-const dateText = v.pipe(
+export const dateText = v.pipe(
   v.string('must be a date string (YYYY-MM-DD, or in dateFormat).'),
   v.minLength(1, 'must not be empty.'),
   v.maxLength(40, 'must be at most 40 characters.'),
@@ -36,7 +36,7 @@ const dateText = v.pipe(
 );
 
 /** Formatting hints Fineract clients send with every write (see domain/lending/loan-terms/dates.ts). */
-const fineractHints = {
+export const fineractHints = {
   locale: v.nullish(localeField),
   dateFormat: v.nullish(dateFormatField),
 };

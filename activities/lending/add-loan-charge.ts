@@ -1,0 +1,261 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { insertInstallmentRows } from '../../db/queries/lending/installments';
+import {
+  type LoanForMoney,
+  lockLoanForMoney,
+  readLoanChargeDefinitions,
+} from '../../db/queries/lending/loans';
+import { loanCharges, loanInstallments } from '../../db/schema';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
+import { DomainError, fieldError, referenceNotFound, validationError } from '../../domain/errors';
+import { loanChargeDefinitionErrors, placeLoanCharge } from '../../domain/lending/loan-charges';
+import { parseLoanDate } from '../../domain/lending/loan-terms/dates';
+import { assertNoSensitiveData } from '../../domain/sensitive-data';
+import type { Deps, OperationContext } from '../deps';
+import { writeOutboxEvent } from '../platform/outbox';
+import { moneyOfInput } from './loan-money';
+import { repostLoan } from './repost-loan';
+
+/** `POST /v1/loans/{loanId}/charges` as the operation takes it (Fineract's body; dates ISO or per `dateFormat`). */
+export interface AddLoanChargeInput extends OperationContext {
+  loanId: number;
+  /** The charge definition (`POST /v1/charges`): specified due date (2), flat, active, in the loan's currency. */
+  chargeId: number;
+  /** Decimal string > 0 with at most the currency's digits; absent = the definition's amount. */
+  amount?: string | null;
+  /** ISO date, or a date in `dateFormat`/`locale` (domain/lending/loan-terms/dates.ts). */
+  dueDate: string;
+  /** Source-system key, unique per tenant among loan charges. */
+  externalId?: string | null;
+  locale?: string | null;
+  dateFormat?: string | null;
+}
+
+/** The charge added (or, for a replay of the same request key, the one it added). */
+export interface AddLoanChargeResult {
+  loanChargeId: number;
+  loanId: number;
+  /** False when the request key had already added it. */
+  created: boolean;
+}
+
+/**
+ * Adds a specified-due-date charge to an active loan (Apache Fineract `POST /loans/{loanId}/charges`,
+ * `LoanChargeWritePlatformServiceImpl.addLoanCharge`). One transaction under the loan's row lock
+ * (db/queries/lending/loans.ts `lockLoanForMoney`): the charge lands on the installment whose period holds its due
+ * date, or on an additional installment after the last one (domain/lending/loan-charges.ts `placeLoanCharge`); the
+ * installment's `fee_charges_due` or `penalty_charges_due` grows by it; the loan's allocation and journal are
+ * re-posted in value-date order with the charge falling due on its date (repost-loan.ts), so payments value-dated
+ * on or after it may now pay it; event `loan.charge.added`. Idempotent by request key.
+ *
+ * Errors: 404 for another tenant's (or no) loan, and for an unknown `chargeId` (field error naming it); 400
+ * naming `loanId` when the loan is not ACTIVE (`error.msg.loanCharge.cannot.be.added.as.loan.is.closed` for a
+ * closed or overpaid loan, `…loan.is.not.active` before its first funding), naming `chargeId` for an inactive
+ * definition, one in another currency, not a specified-due-date or not a flat charge
+ * (domain/lending/loan-charges.ts `loanChargeDefinitionErrors`), naming `dueDate` for an unreadable date or one
+ * before the disbursement (`error.msg.loanCharge.cannot.be.added.as.specified.due.date.outside.range`), naming
+ * `amount` for a malformed or over-precise amount; 409 `error.msg.loan.charge.external.id.conflict` for an
+ * `externalId` already used.
+ */
+export function addLoanCharge(deps: Deps) {
+  return async (input: AddLoanChargeInput): Promise<AddLoanChargeResult> => {
+    assertNoSensitiveData('externalId', input.externalId);
+    const dueDate = parseLoanDate(input.dueDate, input.dateFormat, input.locale);
+    if (dueDate === null) {
+      throw validationError(
+        'dueDate',
+        input.dueDate,
+        'dueDate must be a calendar date (YYYY-MM-DD, or in dateFormat with an English locale).',
+      );
+    }
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+      if (input.requestKey) {
+        const [earlier] = await tx
+          .select({ id: loanCharges.id, loanId: loanCharges.loanId })
+          .from(loanCharges)
+          .where(and(eq(loanCharges.tenantId, input.tenantId), eq(loanCharges.requestKey, input.requestKey)));
+        if (earlier) return { loanChargeId: earlier.id, loanId: earlier.loanId, created: false };
+      }
+      const added = await addChargeToLockedLoan(tx, {
+        tenantId: input.tenantId,
+        loan,
+        chargeId: input.chargeId,
+        amount: input.amount ?? null,
+        dueDate,
+        externalId: input.externalId ?? null,
+        actor: input.actor ?? null,
+        requestKey: input.requestKey ?? null,
+        now: deps.clock(),
+      });
+      return { loanChargeId: added.loanChargeId, loanId: loan.id, created: true };
+    });
+  };
+}
+
+/** What `addChargeToLockedLoan` needs: the loan locked by the caller in `tx`, the charge, who and when. */
+export interface ChargeForLockedLoan {
+  tenantId: string;
+  loan: LoanForMoney;
+  chargeId: number;
+  /** Decimal string, or null for the definition's amount. */
+  amount: string | null;
+  /** ISO date. */
+  dueDate: string;
+  externalId: string | null;
+  actor: string | null;
+  requestKey: string | null;
+  /** The operation's clock reading. */
+  now: Date;
+}
+
+/** A charge as added: its row id, amount (decimal string with the currency's digits) and installment. */
+export interface AddedLoanCharge {
+  loanChargeId: number;
+  amount: string;
+  currency: string;
+  installmentNumber: number;
+}
+
+/**
+ * The rules and writes of `addLoanCharge` (its docstring) in the caller's transaction, for a loan the caller has
+ * locked (`lockLoanForMoney`): also used when a returned payment adds the product's NSF charge. Throws the
+ * errors listed there (except the request-key replay, which is the caller's).
+ */
+export async function addChargeToLockedLoan(tx: Tx, input: ChargeForLockedLoan): Promise<AddedLoanCharge> {
+  const { loan, tenantId } = input;
+  if (loan.status !== 'ACTIVE') {
+    const closed = loan.status === 'CLOSED_OBLIGATIONS_MET' || loan.status === 'OVERPAID';
+    const code = closed
+      ? 'error.msg.loanCharge.cannot.be.added.as.loan.is.closed'
+      : 'error.msg.loanCharge.cannot.be.added.as.loan.is.not.active';
+    const message = closed
+      ? `This charge cannot be added as loan ${loan.id} is already closed (${loan.status}).`
+      : `This charge cannot be added as loan ${loan.id} is ${loan.status}: charges are added to an ACTIVE loan.`;
+    throw new DomainError('validation.msg.validation.errors.exist', message, {
+      errors: [fieldError('loanId', loan.id, message, code)],
+    });
+  }
+  const definition = (await readLoanChargeDefinitions(tx, tenantId, [input.chargeId])).get(input.chargeId);
+  if (!definition) throw referenceNotFound('chargeId', input.chargeId, 'Charge');
+  const errors = loanChargeDefinitionErrors(definition, loan.currencyCode);
+  if (errors.length > 0) {
+    throw new DomainError(
+      'validation.msg.validation.errors.exist',
+      errors.map((e) => e.developerMessage).join(' '),
+      {
+        errors,
+      },
+    );
+  }
+  const money = moneyOfInput(input.amount ?? definition.amount, loan.currencyCode);
+  if (loan.disbursedOnDate === null || input.dueDate < loan.disbursedOnDate) {
+    const message = `This charge with specified due date cannot be added as it is not in schedule range: dueDate ${input.dueDate} is before the disbursement date ${loan.disbursedOnDate ?? '(none)'}.`;
+    throw new DomainError('validation.msg.validation.errors.exist', message, {
+      errors: [
+        fieldError(
+          'dueDate',
+          input.dueDate,
+          message,
+          'error.msg.loanCharge.cannot.be.added.as.specified.due.date.outside.range',
+        ),
+      ],
+    });
+  }
+  if (input.externalId !== null) {
+    const [taken] = await tx
+      .select({ id: loanCharges.id })
+      .from(loanCharges)
+      .where(and(eq(loanCharges.tenantId, tenantId), eq(loanCharges.externalId, input.externalId)));
+    if (taken) {
+      throw new DomainError(
+        'error.msg.loan.charge.external.id.conflict',
+        'This externalId already belongs to another loan charge.',
+      );
+    }
+  }
+
+  const installments = await tx
+    .select({
+      installmentNumber: loanInstallments.installmentNumber,
+      fromDate: loanInstallments.fromDate,
+      dueDate: loanInstallments.dueDate,
+      additional: loanInstallments.additional,
+    })
+    .from(loanInstallments)
+    .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)));
+  const placement = placeLoanCharge(installments, input.dueDate);
+  const column = definition.penalty ? loanInstallments.penaltyChargesDue : loanInstallments.feeChargesDue;
+  if (placement.kind === 'NEW_ADDITIONAL') {
+    await insertInstallmentRows(tx, [
+      {
+        tenantId,
+        loanId: loan.id,
+        installmentNumber: placement.installmentNumber,
+        fromDate: placement.fromDate,
+        dueDate: placement.dueDate,
+        principalDue: '0',
+        interestDue: '0',
+        feeChargesDue: definition.penalty ? '0' : money.text,
+        penaltyChargesDue: definition.penalty ? money.text : '0',
+        additional: true,
+      },
+    ]);
+  } else {
+    await tx
+      .update(loanInstallments)
+      .set({
+        [definition.penalty ? 'penaltyChargesDue' : 'feeChargesDue']: sql`${column} + ${money.text}::numeric`,
+        ...(placement.kind === 'MOVE_ADDITIONAL' ? { dueDate: placement.dueDate } : {}),
+      })
+      .where(
+        and(
+          eq(loanInstallments.tenantId, tenantId),
+          eq(loanInstallments.loanId, loan.id),
+          eq(loanInstallments.installmentNumber, placement.installmentNumber),
+        ),
+      );
+  }
+  const [row] = await tx
+    .insert(loanCharges)
+    .values({
+      tenantId,
+      loanId: loan.id,
+      chargeId: definition.chargeId,
+      installmentNumber: placement.installmentNumber,
+      dueDate: input.dueDate,
+      amount: money.text,
+      penalty: definition.penalty,
+      externalId: input.externalId,
+      actorUsername: input.actor,
+      requestKey: input.requestKey,
+      createdAt: input.now,
+    })
+    .returning({ id: loanCharges.id });
+  if (!row) throw new Error('loan charge insert returned no row');
+  await repostLoan(tx, { tenantId, loan, now: input.now });
+  await writeOutboxEvent(tx, {
+    tenantId,
+    eventType: 'loan.charge.added',
+    subjectId: loan.id,
+    data: {
+      loanId: loan.id,
+      loanRef: loan.accountNo,
+      loanChargeId: row.id,
+      chargeId: definition.chargeId,
+      amount: money.text,
+      currency: loan.currencyCode,
+      dueDate: input.dueDate,
+      chargeType: definition.penalty ? 'PENALTY' : 'FEE',
+      installmentNumber: placement.installmentNumber,
+    },
+    occurredAt: input.now,
+    dedupeKey: `loan-charge/${row.id}/added`,
+  });
+  return {
+    loanChargeId: row.id,
+    amount: money.text,
+    currency: loan.currencyCode,
+    installmentNumber: placement.installmentNumber,
+  };
+}

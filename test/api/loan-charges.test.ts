@@ -1,0 +1,456 @@
+/**
+ * Charges on an active loan through the public API (Fineract `LoanChargesApiResource`): `POST
+ * /v1/loans/{loanId}/charges`, the list and the one-charge read, `?command=waive`; the charge in the loan's
+ * schedule and transactions (`GET /v1/loans/{loanId}?associations=all`) and summary; the events; the errors.
+ *
+ * The loan replays Fineract's "adding charge on a active loan / partial repayment after maturity date is creating
+ * an N+1 installment - LP1 product" (test/vectors/fineract-loan-charges.json): 1,000 EUR over one 30-day period at
+ * 0 %, 800 paid on its due date, a 20 EUR fee due the day after → an additional installment; its schedule and
+ * transactions are compared to the published table, then the fee is waived. The journal's trial balance is zero
+ * after each write.
+ */
+import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { parseDecimalToMinor } from '../../domain/money';
+import {
+  type Credential,
+  call,
+  createTestContext,
+  credentialFor,
+  type TestContext,
+  uniqueTenant,
+} from '../support/context';
+import { expectShapeA } from './helpers';
+
+let ctx: TestContext;
+let cred: Credential;
+let other: Credential;
+
+const scenarioName =
+  'Verify that adding charge on a active loan / partial repayment after maturity date is creating an N+1 installment - LP1 product';
+const scenario = (
+  JSON.parse(readFileSync(new URL('../vectors/fineract-loan-charges.json', import.meta.url), 'utf8')) as {
+    scenarios: { scenario: string; expected: { installments: Record<string, unknown>[] } }[];
+  }
+).scenarios.find((s) => s.scenario === scenarioName)!;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ worker: false });
+  cred = await credentialFor(ctx, uniqueTenant('lchg'), { scopes: ['lending:read', 'lending:write'] });
+  other = await credentialFor(ctx, uniqueTenant('lchgx'), { scopes: ['lending:read', 'lending:write'] });
+});
+afterAll(async () => ctx?.close());
+
+let refs = 0;
+const ref = (prefix: string) => {
+  refs += 1;
+  return `${prefix}-${Math.random().toString(36).slice(2, 8)}-${refs}`;
+};
+
+async function charge(overrides: Record<string, unknown> = {}): Promise<number> {
+  const res = await call(ctx, cred, 'POST', '/v1/charges', {
+    name: 'Snooze fee',
+    currencyCode: 'EUR',
+    amount: '20',
+    chargeAppliesTo: 1,
+    chargeTimeType: 2,
+    chargeCalculationType: 1,
+    ...overrides,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.chargeId as number;
+}
+
+/** The LP1-like loan: 1,000 EUR, one 30-day period at 0 %, mifos-standard-strategy, approved on 2023-10-01. */
+async function approvedLoan(): Promise<number> {
+  const product = await call(ctx, cred, 'POST', '/v1/loanproducts', {
+    name: `LP1 product ${ref('p').split('-')[2]}`,
+    shortName: `L${refs % 1000}`,
+    currencyCode: 'EUR',
+    digitsAfterDecimal: 2,
+    inMultiplesOf: 0,
+    principal: '1000',
+    numberOfRepayments: 1,
+    interestRatePerPeriod: 0,
+    repaymentEvery: 30,
+    repaymentFrequencyType: 0,
+    interestRateFrequencyType: 3,
+    interestType: 0,
+    amortizationType: 1,
+    interestCalculationPeriodType: 1,
+    daysInYearType: 1,
+    daysInMonthType: 1,
+    transactionProcessingStrategyCode: 'mifos-standard-strategy',
+    lmsConfig: {
+      productClass: 'COVERED_CONSUMER',
+      aprEnabled: true,
+      aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
+      aprTolerancePolicy: 'REGULAR',
+      statementEnabled: false,
+    },
+  });
+  expect(product.status, JSON.stringify(product.body)).toBe(201);
+  const customer = await call(ctx, cred, 'POST', '/v1/customers', { firstName: 'Fee', lastName: 'Payer' });
+  const loan = await call(ctx, cred, 'POST', '/v1/loans', {
+    clientId: customer.body.customerId,
+    productId: product.body.productId,
+    loanType: 'individual',
+    principal: 1000,
+    loanTermFrequency: 30,
+    loanTermFrequencyType: 0,
+    numberOfRepayments: 1,
+    repaymentEvery: 30,
+    repaymentFrequencyType: 0,
+    interestRatePerPeriod: 0,
+    interestType: 0,
+    interestCalculationPeriodType: 1,
+    amortizationType: 1,
+    transactionProcessingStrategyCode: 'mifos-standard-strategy',
+    expectedDisbursementDate: '2023-10-01',
+    submittedOnDate: '2023-10-01',
+  });
+  expect(loan.status, JSON.stringify(loan.body)).toBe(201);
+  const loanId = loan.body.loanId as number;
+  const approved = await call(ctx, cred, 'POST', `/v1/loans/${loanId}?command=approve`, {
+    approvedOnDate: '2023-10-01',
+    approvedLoanAmount: '1000',
+  });
+  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  return loanId;
+}
+
+async function activeLoan(): Promise<number> {
+  const loanId = await approvedLoan();
+  const funded = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/fundings/record-external`, {
+    amount: '1000.00',
+    currency: 'EUR',
+    fundingType: 'DISBURSEMENT',
+    recipientType: 'BORROWER',
+    recipientRef: 'borrower-primary',
+    externalRecordRef: ref('fund'),
+    reason: 'Disbursed by the originating bank',
+    fundingDate: '2023-10-01',
+  });
+  expect(funded.status, JSON.stringify(funded.body)).toBe(201);
+  return loanId;
+}
+
+async function pay(loanId: number, effectiveDate: string, amount: string): Promise<void> {
+  const res = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/payments/record-external`, {
+    amount,
+    currency: 'EUR',
+    effectiveDate,
+    externalRecordRef: ref('pay'),
+    source: 'IMPORT',
+    rationale: 'Boarded history',
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+async function trialBalanceOf(loanId: number): Promise<bigint> {
+  const [row] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+    tx.execute<{ balance: string }>(
+      sql`select coalesce(sum(debit) - sum(credit), 0)::text as balance from journal_entries where loan_id = ${loanId}`,
+    ),
+  );
+  return parseDecimalToMinor(row!.balance, 6);
+}
+
+async function eventsOf(loanId: number): Promise<{ event_type: string; data: Record<string, unknown> }[]> {
+  const rows = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+    tx.execute<{ event_type: string; data: Record<string, unknown> }>(
+      sql`select event_type, data from outbox_events where subject_id = ${String(loanId)} and event_type like 'loan.charge.%' order by id`,
+    ),
+  );
+  return [...rows];
+}
+
+describe('a charge on an active loan (Fineract LoanCharge.feature, LP1 N+1 scenario)', () => {
+  it('lands on an additional installment, shows in the schedule, is listed, waived, and shown as waived', async () => {
+    const loanId = await activeLoan();
+    await pay(loanId, '2023-10-31', '800.00');
+    const chargeId = await charge();
+    const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
+      chargeId,
+      amount: 20,
+      dueDate: '01 November 2023',
+      dateFormat: 'dd MMMM yyyy',
+      locale: 'en',
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect(added.body).toEqual({ resourceId: expect.any(Number), loanId });
+    const loanChargeId = added.body.resourceId as number;
+    expect(await trialBalanceOf(loanId)).toBe(0n);
+
+    const loan = await call(
+      ctx,
+      cred,
+      'GET',
+      `/v1/loans/${loanId}?associations=repaymentSchedule,transactions`,
+    );
+    expect(loan.status).toBe(200);
+    const periods = loan.body.repaymentSchedule.periods.slice(1) as Record<string, string | null>[];
+    expect(
+      periods.map((p) => ({
+        installmentNumber: p.period,
+        dueDate: p.dueDate,
+        principalDue: p.principalDue,
+        feeChargesDue: p.feeChargesDue,
+        penaltyChargesDue: p.penaltyChargesDue,
+        totalPaid: p.totalPaidForPeriod,
+        totalOutstanding: p.totalOutstandingForPeriod,
+        obligationsMetOnDate: p.obligationsMetOnDate,
+      })),
+    ).toEqual(scenario.expected.installments);
+    expect(
+      (loan.body.transactions as Record<string, string>[]).map((t) => [
+        t.date,
+        t.amount,
+        t.principalPortion,
+        t.feeChargesPortion,
+        t.outstandingLoanBalance,
+      ]),
+    ).toEqual([
+      ['2023-10-01', '1000.00', '0.00', '0.00', '1000.00'],
+      ['2023-10-31', '800.00', '800.00', '0.00', '200.00'],
+    ]);
+
+    const owed = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/summary`);
+    expect(owed.body.balances).toMatchObject({ feeOutstanding: '20.00', totalOutstanding: '220.00' });
+
+    const one = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/charges/${loanChargeId}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual({
+      id: loanChargeId,
+      loanId,
+      chargeId,
+      name: 'Snooze fee',
+      chargeTimeType: { id: 2, code: 'chargeTimeType.specifiedDueDate', value: 'Specified due date' },
+      dueDate: '2023-11-01',
+      amount: '20.00',
+      amountPaid: '0.00',
+      amountWaived: '0.00',
+      amountOutstanding: '20.00',
+      penalty: false,
+      paid: false,
+      waived: false,
+      currency: 'EUR',
+      externalId: null,
+    });
+    const list = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/charges`);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([one.body]);
+
+    const waived = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges/${loanChargeId}?command=waive`);
+    expect(waived.status, JSON.stringify(waived.body)).toBe(200);
+    expect(waived.body).toEqual({ resourceId: loanChargeId, loanId, changes: { amountWaived: '20.00' } });
+    expect(await trialBalanceOf(loanId)).toBe(0n);
+
+    const after = await call(ctx, cred, 'GET', `/v1/loans/${loanId}?associations=all`);
+    const additional = after.body.repaymentSchedule.periods[2];
+    expect(additional).toMatchObject({
+      feeChargesDue: '20.00',
+      feeChargesWaived: '20.00',
+      feeChargesOutstanding: '0.00',
+      totalOutstandingForPeriod: '0.00',
+    });
+    const waiver = (after.body.transactions as Record<string, unknown>[]).at(-1);
+    expect(waiver).toMatchObject({
+      type: { id: 9, code: 'loanTransactionType.waiveCharges', value: 'Waive loan charges' },
+      amount: '20.00',
+      feeChargesPortion: '20.00',
+      principalPortion: '0.00',
+      outstandingLoanBalance: '200.00',
+    });
+    const read = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/charges/${loanChargeId}`);
+    expect(read.body).toMatchObject({ amountWaived: '20.00', amountOutstanding: '0.00', waived: true });
+    const summary = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/summary`);
+    expect(summary.status).toBe(200);
+    expect(summary.body.balances).toMatchObject({
+      principalOutstanding: '200.00',
+      feeOutstanding: '0.00',
+      totalOutstanding: '200.00',
+    });
+
+    expectShapeA(
+      await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges/${loanChargeId}?command=waive`),
+      409,
+      'error.msg.loan.charge.already.waived',
+    );
+    const events = await eventsOf(loanId);
+    expect(events.map((e) => e.event_type)).toEqual(['loan.charge.added', 'loan.charge.waived']);
+    expect(events[0]!.data).toMatchObject({
+      loanChargeId,
+      chargeId,
+      amount: '20.00',
+      currency: 'EUR',
+      installmentNumber: 2,
+    });
+    expect(events[1]!.data).toMatchObject({ loanChargeId, amountWaived: '20.00', currency: 'EUR' });
+  });
+
+  it('a back-dated charge takes money from later payments (re-posted in date order); a paid charge cannot be waived', async () => {
+    const loanId = await activeLoan();
+    await pay(loanId, '2023-10-20', '500.00');
+    const chargeId = await charge({ name: 'NSF fee', amount: '10', penalty: true });
+    const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
+      chargeId,
+      dueDate: '2023-10-05',
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const loan = await call(ctx, cred, 'GET', `/v1/loans/${loanId}?associations=all`);
+    // mifos-standard-strategy: penalties first, so the 20 October payment now pays the 10.00 penalty
+    expect(loan.body.transactions[1]).toMatchObject({
+      penaltyChargesPortion: '10.00',
+      principalPortion: '490.00',
+    });
+    expect(loan.body.repaymentSchedule.periods[1]).toMatchObject({
+      penaltyChargesDue: '10.00',
+      penaltyChargesPaid: '10.00',
+    });
+    expect(await trialBalanceOf(loanId)).toBe(0n);
+    expectShapeA(
+      await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges/${added.body.resourceId}?command=waive`),
+      409,
+      'error.msg.loan.charge.already.paid',
+    );
+  });
+
+  it('a later funding regenerates the schedule on the funded principal and keeps the added charges', async () => {
+    const loanId = await approvedLoan();
+    const fund = async (amount: string) => {
+      const res = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/fundings/record-external`, {
+        amount,
+        currency: 'EUR',
+        fundingType: 'DISBURSEMENT',
+        recipientType: 'BORROWER',
+        recipientRef: 'borrower-primary',
+        externalRecordRef: ref('fund'),
+        reason: 'Disbursed by the originating bank',
+        fundingDate: '2023-10-01',
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    };
+    await fund('600.00');
+    const chargeId = await charge();
+    for (const dueDate of ['2023-10-10', '2023-11-05']) {
+      const res = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, { chargeId, dueDate });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    await fund('400.00');
+    const loan = await call(ctx, cred, 'GET', `/v1/loans/${loanId}?associations=repaymentSchedule`);
+    expect(
+      (loan.body.repaymentSchedule.periods.slice(1) as Record<string, unknown>[]).map((p) => [
+        p.period,
+        p.dueDate,
+        p.principalDue,
+        p.feeChargesDue,
+      ]),
+    ).toEqual([
+      [1, '2023-10-31', '1000.00', '20.00'],
+      [2, '2023-11-05', '0.00', '20.00'],
+    ]);
+    expect(await trialBalanceOf(loanId)).toBe(0n);
+  });
+
+  it('refuses what Fineract refuses, naming the field; another tenant sees 404', async () => {
+    const loanId = await activeLoan();
+    const path = `/v1/loans/${loanId}/charges`;
+    const fee = await charge();
+    const refuse = async (body: Record<string, unknown>, field: string, code: string) => {
+      const res = expectShapeA(
+        await call(ctx, cred, 'POST', path, body),
+        400,
+        'validation.msg.validation.errors.exist',
+        [field],
+      );
+      expect(res.errors[0]).toMatchObject({ userMessageGlobalisationCode: code });
+    };
+    await refuse(
+      { chargeId: await charge({ active: false }), dueDate: '2023-10-10' },
+      'chargeId',
+      'error.msg.charge.is.not.active',
+    );
+    await refuse(
+      { chargeId: await charge({ currencyCode: 'USD' }), dueDate: '2023-10-10' },
+      'chargeId',
+      'validation.msg.loancharge.currency.mismatch',
+    );
+    await refuse(
+      { chargeId: await charge({ chargeTimeType: 1 }), dueDate: '2023-10-10' },
+      'chargeId',
+      'validation.msg.loancharge.chargeTimeType.not.allowed',
+    );
+    await refuse(
+      { chargeId: fee, dueDate: '2023-09-30' },
+      'dueDate',
+      'error.msg.loanCharge.cannot.be.added.as.specified.due.date.outside.range',
+    );
+    await refuse(
+      { chargeId: fee, dueDate: 'next week' },
+      'dueDate',
+      'validation.msg.validation.errors.exist',
+    );
+    await refuse(
+      { chargeId: fee, dueDate: '2023-10-10', amount: '1.234' },
+      'amount',
+      'validation.msg.validation.errors.exist',
+    );
+    expectShapeA(
+      await call(ctx, cred, 'POST', path, { chargeId: fee, dueDate: '2023-10-10', color: 'red' }),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['color'],
+    );
+    expectShapeA(
+      await call(ctx, cred, 'POST', path, { chargeId: 99_999_999, dueDate: '2023-10-10' }),
+      404,
+      'error.msg.resource.not.found',
+      ['chargeId'],
+    );
+
+    const notActive = await approvedLoan();
+    const res = expectShapeA(
+      await call(ctx, cred, 'POST', `/v1/loans/${notActive}/charges`, {
+        chargeId: fee,
+        dueDate: '2023-10-10',
+      }),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['loanId'],
+    );
+    expect(res.errors[0]).toMatchObject({
+      userMessageGlobalisationCode: 'error.msg.loanCharge.cannot.be.added.as.loan.is.not.active',
+    });
+
+    // closed: pay it off, then add
+    await pay(loanId, '2023-10-31', '1000.00');
+    const closed = expectShapeA(
+      await call(ctx, cred, 'POST', path, { chargeId: fee, dueDate: '2023-10-10' }),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['loanId'],
+    );
+    expect(closed.errors[0]).toMatchObject({
+      userMessageGlobalisationCode: 'error.msg.loanCharge.cannot.be.added.as.loan.is.closed',
+    });
+
+    expectShapeA(
+      await call(ctx, other, 'POST', path, { chargeId: fee, dueDate: '2023-10-10' }),
+      404,
+      'error.msg.resource.not.found',
+    );
+    expectShapeA(await call(ctx, other, 'GET', path), 404, 'error.msg.resource.not.found');
+    expectShapeA(await call(ctx, cred, 'GET', `${path}/99999999`), 404, 'error.msg.resource.not.found');
+    expectShapeA(
+      await call(ctx, cred, 'POST', `${path}/1?command=pay`),
+      400,
+      'validation.msg.validation.errors.exist',
+      ['command'],
+    );
+    const events = await eventsOf(loanId);
+    expect(events).toEqual([]);
+  });
+});
