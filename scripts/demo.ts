@@ -13,10 +13,13 @@
  * the link to its workflow; then a statement (scripts/statement-demo-flow.ts:
  * the statement cycle run for a loan's last due date − lead days, the statement listed, its PDF written to a file
  * whose path is printed) and a merchant advance (scripts/merchant-advance-demo-flow.ts: a week of daily sales and
- * remittances, one short, and the reconciliation).
+ * remittances, one short, and the reconciliation) and a pay-in-4 purchase (scripts/pay-in-4-demo-flow.ts: a 25 %
+ * down payment recorded with the funding at checkout, three ACH payments of which one is returned R01 and adds the
+ * product's NSF fee, a snooze fee added to the last installment and waived).
  * Webhooks (spec § Events; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
- * `payment.posted`, `promise.kept`, `contact.consent.updated` and `hardship.offer.applied` and sends it a test event; after the flows it
+ * `payment.posted`, `promise.kept`, `contact.consent.updated`, `hardship.offer.applied`, `loan.charge.added` and
+ * `loan.charge.waived` and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
  * `client/src/webhooks.ts` and prints them. Exits 1 when one is missing or fails verification.
  * Every request goes through the typed client (client/; scripts/http-client.ts `demoClient`):
@@ -38,6 +41,7 @@ import { runHardshipDemoFlow } from './hardship-demo-flow';
 import { demoClient } from './http-client';
 import { runLendingDemoFlow } from './lending-demo-flow';
 import { runMerchantAdvanceDemoFlow } from './merchant-advance-demo-flow';
+import { runPayIn4DemoFlow } from './pay-in-4-demo-flow';
 import { runPaymentDemoFlow } from './payment-demo-flow';
 import { runServicingDemoFlow } from './servicing-demo-flow';
 import { runStatementDemoFlow } from './statement-demo-flow';
@@ -123,6 +127,8 @@ try {
       'promise.kept',
       'contact.consent.updated',
       'hardship.offer.applied',
+      'loan.charge.added',
+      'loan.charge.waived',
     ],
     apiVersion: eventApiVersion,
     description: 'npm run demo: local receiver',
@@ -298,6 +304,26 @@ try {
     ].join('\n'),
   );
 
+  // Pay in 4: a down payment at checkout, three ACH payments (one returned R01 with its NSF fee), a snooze fee
+  // added and waived.
+  process.stdout.write(
+    'Pay in 4: a purchase with a down payment, a returned payment and a waived snooze fee\n\n',
+  );
+  const payIn4 = await runPayIn4DemoFlow(baseUrl, credential, (x) => print(x, shortened(x.responseBody)));
+  const nsfFee = payIn4.returned.nsfFee;
+  process.stdout.write(
+    [
+      `Pay in 4: loan ${payIn4.loanId}: down payment ${payIn4.downPayment.amount} recorded with the funding (${payIn4.downPayment.externalId}); payment ${payIn4.returned.paymentId} returned R01 → ${nsfFee ? `NSF fee ${nsfFee.amount} ${nsfFee.currency} (loan charge ${nsfFee.loanChargeId})` : 'no NSF fee'}; snooze fee ${payIn4.snoozeFee.amount} added and waived (${payIn4.snoozeFee.amountWaived} waived, ${payIn4.snoozeFee.amountOutstanding} outstanding); status ${payIn4.status}.`,
+      ...payIn4.periods
+        .filter((p) => typeof p.period === 'number')
+        .map(
+          (p) =>
+            `  installment ${p.period}${p.downPaymentPeriod ? ' (down payment)' : ''} due ${p.dueDate}: due ${p.totalDueForPeriod}, paid ${p.totalPaidForPeriod}, waived ${p.totalWaivedForPeriod ?? '0.00'}, outstanding ${p.totalOutstandingForPeriod}`,
+        ),
+      '',
+    ].join('\n'),
+  );
+
   // Wait for the deliveries: the test event and one of each real event type, then a quiet second for the rest.
   const wanted = [
     'webhook.test',
@@ -307,6 +333,8 @@ try {
     'promise.kept',
     'contact.consent.updated',
     'hardship.offer.applied',
+    'loan.charge.added',
+    'loan.charge.waived',
   ];
   const has = (type: string) => receiver.received.some((d) => d.envelope?.eventType === type);
   process.stdout.write(`Webhooks: waiting (at most 30 s) for ${wanted.join(', ')} …\n`);
