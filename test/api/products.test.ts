@@ -268,11 +268,13 @@ describe('POST /v1/loanproducts and the reads', () => {
         'graceOnInterestPayment',
         'transactionProcessingStrategyCode',
         'paymentAllocation',
+        'nsfChargeId',
         'charges',
         'lmsConfig',
         'configurationStatus',
       ].sort(),
     );
+    expect(item.nsfChargeId).toBeNull();
     expect(item).toMatchObject({
       installmentAmountInMultiplesOf: 1,
       principal: '5000.00',

@@ -100,6 +100,11 @@ export const loanProducts = pgTable(
     paymentAllocation: jsonb().$type<unknown[]>(),
     /** `{productClass, aprEnabled, aprRounding, aprTolerancePolicy, statementEnabled, statementLeadDays}`. */
     lmsConfig: jsonb().notNull().$type<Record<string, unknown>>(),
+    /**
+     * The charge added to a loan when one of its payments is returned for insufficient funds (NACHA R01, R09):
+     * a flat penalty of a specified due date in the product's currency (activities/payments/return-payment.ts).
+     */
+    nsfChargeId: bigint({ mode: 'number' }),
     /** CONFIGURED, or a state naming what approval still needs. */
     configurationStatus: text().notNull(),
     status: text().notNull().default('loanProduct.active'),
@@ -108,6 +113,7 @@ export const loanProducts = pgTable(
   },
   (t) => [
     tenantKey('loan_products', t),
+    tenantReference('loan_products_nsf_charge_fk', t, t.nsfChargeId, charges),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),
   ],
