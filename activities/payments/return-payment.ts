@@ -59,7 +59,7 @@ function nsfFeeOnReturn(returnCode: string, returnedOn: string): AfterReturn {
     if (protectedBorrower.length > 0) return null;
     const requestKey = `nsf-fee/payment/${row.id}`;
     const [earlier] = await tx
-      .select({ id: loanCharges.id, amount: loanCharges.amount })
+      .select({ id: loanCharges.id })
       .from(loanCharges)
       .where(and(eq(loanCharges.tenantId, row.tenantId), eq(loanCharges.requestKey, requestKey)));
     if (earlier) return null;
