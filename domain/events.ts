@@ -303,6 +303,11 @@ export const eventCatalogue = {
       effectiveDate: date,
       /** The rail's return code (NACHA `R01`…`R85` for ACH). */
       returnCode: code,
+      /**
+       * The NSF fee the return added to the loan (insufficient funds, R01 or R09, and the product names an NSF
+       * charge; never for a borrower with an active SCRA_MLA_PROTECTED restriction), or null.
+       */
+      nsfFee: v.nullable(v.strictObject({ loanChargeId: id, amount: decimal, currency })),
     }),
   ),
   'payment.failed': event(

@@ -1,7 +1,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
 import { charges, loanProductCharges, loanProducts } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
+import { loanChargeDefinitionErrors } from '../../domain/lending/loan-charges';
 import {
   type ConfigurationStatus,
   configurationStatusOf,
@@ -16,6 +18,11 @@ import { rowOfRequestKey } from '../servicing/records';
 export interface CreateLoanProductInput extends OperationContext, LoanProductDefinition {
   /** Charge definitions to attach, by id: each must be the tenant's, active, and in the product currency. */
   charges: { id: number }[];
+  /**
+   * The NSF charge (docs/lending.md "NSF fee on a returned payment"): the tenant's, active, a flat penalty of a
+   * specified due date, in the product currency; absent/null = none.
+   */
+  nsfChargeId?: number | null;
 }
 
 export interface CreateLoanProductResult {
@@ -35,8 +42,9 @@ export interface CreateLoanProductResult {
  * Idempotent by `requestKey`: a retry returns the product the first call created.
  * Errors: 400 `validation.msg.validation.errors.exist` with one field error per broken rule of
  * `loanProductErrors` (codes, bounds, currency digits, grace, allocation rules, lmsConfig, the down-payment
- * fields: `downPaymentErrors`), and per attached
- * charge (`charges[i].id`) listed twice, not found in the tenant, inactive, or in another currency.
+ * fields: `downPaymentErrors`), and per attached charge (`charges[i].id`) listed twice, not found in the tenant,
+ * inactive, or in another currency; naming `nsfChargeId` for an NSF charge not found, inactive, in another
+ * currency, not a penalty, not of a specified due date or not flat.
  */
 export function createLoanProduct(deps: Deps) {
   return async (input: CreateLoanProductInput): Promise<CreateLoanProductResult> => {
@@ -95,6 +103,38 @@ export function createLoanProduct(deps: Deps) {
           );
         }
       });
+      if (input.nsfChargeId !== undefined && input.nsfChargeId !== null) {
+        const definition = (await readLoanChargeDefinitions(tx, input.tenantId, [input.nsfChargeId])).get(
+          input.nsfChargeId,
+        );
+        if (!definition) {
+          chargeErrors.push(
+            fieldError(
+              'nsfChargeId',
+              input.nsfChargeId,
+              `Charge ${input.nsfChargeId} was not found.`,
+              'validation.msg.loanproduct.nsfChargeId.not.found',
+            ),
+          );
+        } else {
+          chargeErrors.push(
+            ...loanChargeDefinitionErrors(definition, input.currencyCode).map((e) => ({
+              ...e,
+              parameterName: 'nsfChargeId',
+            })),
+          );
+          if (!definition.penalty) {
+            chargeErrors.push(
+              fieldError(
+                'nsfChargeId',
+                input.nsfChargeId,
+                `Charge ${input.nsfChargeId} is a fee: the NSF charge must be a penalty.`,
+                'validation.msg.loanproduct.nsfChargeId.not.penalty',
+              ),
+            );
+          }
+        }
+      }
       if (chargeErrors.length > 0) throw validationFailure(chargeErrors);
 
       const configurationStatus = configurationStatusOf(input.lmsConfig, input);
@@ -129,6 +169,7 @@ export function createLoanProduct(deps: Deps) {
           graceOnPrincipalPayment: input.graceOnPrincipalPayment,
           graceOnInterestPayment: input.graceOnInterestPayment,
           transactionProcessingStrategyCode: input.transactionProcessingStrategyCode,
+          nsfChargeId: input.nsfChargeId ?? null,
           paymentAllocation: resolvedPaymentAllocation(
             input.transactionProcessingStrategyCode,
             input.paymentAllocation,

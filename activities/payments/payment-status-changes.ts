@@ -66,9 +66,29 @@ function invalidTransition(row: PaymentRow, to: PaymentStatus): DomainError {
   );
 }
 
+/** The NSF fee a return added (`payment.returned` data `nsfFee`): the loan charge, its amount and currency. */
+export interface NsfFeeAdded {
+  loanChargeId: number;
+  /** Decimal string with the currency's digits. */
+  amount: string;
+  currency: string;
+}
+
+/**
+ * Runs after a return's repost, in its transaction, with the loan as the repost left it (its status): adds the
+ * NSF fee when one is due (return-payment.ts), or answers null.
+ */
+export type AfterReturn = (
+  tx: Tx,
+  loan: LoanForMoney,
+  row: PaymentRow,
+  now: Date,
+) => Promise<NsfFeeAdded | null>;
+
 /**
  * Moves payment `ref` to `to` under the locks, appending history; a payment already in `to` is answered as it
- * stands (a retried activity). `apply` writes what the change carries. 409
+ * stands (a retried activity). `apply` writes what the change carries; `afterReturn` (RETURNED only) what follows
+ * the return's repost (the NSF fee). 409
  * `error.msg.payment.invalid.state.transition` when the status does not allow it; 404 for an unknown payment.
  */
 export async function transition(
@@ -82,6 +102,7 @@ export async function transition(
     row: PaymentRow,
     now: Date,
   ) => Promise<Partial<typeof payments.$inferInsert>>,
+  afterReturn?: AfterReturn,
 ): Promise<PaymentIntentView> {
   return withTenantTransaction(deps.db, ref.tenantId, async (tx) => {
     const { loan, row } = await lockPayment(tx, ref);
@@ -96,8 +117,12 @@ export async function transition(
       .returning();
     if (!updated) throw new Error(`payment ${ref.paymentId} vanished under its lock`);
     await appendHistory(tx, updated, to, now, detail);
+    let nsfFee: NsfFeeAdded | null = null;
     if (to === 'POSTED' || to === 'RETURNED') {
-      await repostLoan(tx, { tenantId: ref.tenantId, loan, now });
+      const repost = await repostLoan(tx, { tenantId: ref.tenantId, loan, now });
+      if (to === 'RETURNED' && afterReturn) {
+        nsfFee = await afterReturn(tx, { ...loan, status: repost.status }, updated, now);
+      }
     }
     const view = paymentViewOf(updated, loan.accountNo);
     const common = {
@@ -121,7 +146,7 @@ export async function transition(
         tenantId: ref.tenantId,
         eventType: 'payment.returned',
         subjectId: view.paymentId,
-        data: { ...common, status: 'RETURNED', returnCode: view.returnCode ?? '' },
+        data: { ...common, status: 'RETURNED', returnCode: view.returnCode ?? '', nsfFee },
         occurredAt: now,
         dedupeKey: `payment/${view.paymentId}/returned`,
       });

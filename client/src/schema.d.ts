@@ -7022,6 +7022,7 @@ export interface operations {
                             }[];
                             futureInstallmentAllocationRule: string;
                         }[] | null;
+                        nsfChargeId: number | null;
                         charges: {
                             id: number;
                             name: string;
@@ -7128,6 +7129,7 @@ export interface operations {
                     charges?: {
                         id: number;
                     }[];
+                    nsfChargeId?: number | null;
                     lmsConfig?: {
                         productClass?: ("COVERED_CONSUMER" | "COMMERCIAL") | null;
                         aprEnabled?: boolean | null;
@@ -7235,6 +7237,7 @@ export interface operations {
                             }[];
                             futureInstallmentAllocationRule: string;
                         }[] | null;
+                        nsfChargeId: number | null;
                         charges: {
                             id: number;
                             name: string;
@@ -12035,6 +12038,13 @@ export interface operations {
                          */
                         effectiveDate: string;
                         returnCode: string;
+                        nsfFee: {
+                            loanChargeId: number;
+                            /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                            amount: string;
+                            /** @description ISO 4217 code. */
+                            currency: string;
+                        } | null;
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.

@@ -481,3 +481,10 @@ export function assertEffectiveDateAllowed(rail: Rail, effectiveDate: string, to
     ],
   });
 }
+
+/**
+ * NACHA return codes that mean the borrower's account could not cover the debit: R01 Insufficient Funds, R09
+ * Uncollected Funds (NACHA Operating Rules, Appendix Four). A return with one of them adds the product's NSF
+ * charge to the loan (activities/payments/return-payment.ts).
+ */
+export const insufficientFundsReturnCodes: readonly string[] = ['R01', 'R09'];

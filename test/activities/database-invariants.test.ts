@@ -91,6 +91,7 @@ const tenantForeignKeys: Record<string, string> = {
   'loan_charges.loan_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',
   'loan_charges.loan_charges_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_products.loan_products_nsf_charge_fk': '(tenant_id,nsf_charge_id) → charges(tenant_id,id)',
   'loan_schedule_versions.loan_schedule_versions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'payment_status_history.payment_status_history_payment_fk':
     '(tenant_id,payment_id) → payments(tenant_id,id)',

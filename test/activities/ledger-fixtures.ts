@@ -26,6 +26,8 @@ export interface LoanFixtureOptions {
   annualRate?: string;
   /** Flat fee per installment (decimal string); default `"2.00"`. */
   installmentFee?: string | null;
+  /** The product's NSF charge (a penalty of a specified due date); default none. */
+  nsfChargeId?: number;
   /** Expected disbursement date; default `2025-01-01` (monthly installments from then). */
   expectedDisbursementDate?: string;
   /** Default `2024-12-20`. */
@@ -89,6 +91,7 @@ export async function approvedLoan(
     transactionProcessingStrategyCode: strategy,
     paymentAllocation: null,
     charges: [],
+    nsfChargeId: options.nsfChargeId ?? null,
     lmsConfig: (options.lmsConfig ?? null) as never,
   });
   const customer = await ctx.activities.createCustomer({ tenantId, firstName: 'Ada', lastName: 'Lovelace' });

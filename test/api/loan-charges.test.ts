@@ -318,6 +318,29 @@ describe('a charge on an active loan (Fineract LoanCharge.feature, LP1 N+1 scena
     );
   });
 
+  it('is idempotent: the same Idempotency-Key answers the first charge, the operation replays its request key', async () => {
+    const loanId = await activeLoan();
+    const chargeId = await charge();
+    const body = { chargeId, dueDate: '2023-10-15' };
+    const key = { 'idempotency-key': `lchg-${ref('k')}` };
+    const first = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, body, key);
+    const second = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, body, key);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(second.body).toEqual(first.body);
+    const input = {
+      tenantId: cred.tenant,
+      requestKey: `direct/${ref('k')}`,
+      loanId,
+      chargeId,
+      dueDate: '2023-10-16',
+    };
+    const added = await ctx.activities.addLoanCharge(input);
+    const replayed = await ctx.activities.addLoanCharge(input);
+    expect(added.created).toBe(true);
+    expect(replayed).toEqual({ ...added, created: false });
+    expect((await call(ctx, cred, 'GET', `/v1/loans/${loanId}/charges`)).body).toHaveLength(2);
+  });
+
   it('a later funding regenerates the schedule on the funded principal and keeps the added charges', async () => {
     const loanId = await approvedLoan();
     const fund = async (amount: string) => {

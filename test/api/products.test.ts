@@ -268,6 +268,7 @@ describe('POST /v1/loanproducts and the reads', () => {
         'graceOnInterestPayment',
         'transactionProcessingStrategyCode',
         'paymentAllocation',
+        'nsfChargeId',
         'charges',
         'lmsConfig',
         'configurationStatus',
@@ -276,6 +277,7 @@ describe('POST /v1/loanproducts and the reads', () => {
         'enableAutoRepaymentForDownPayment',
       ].sort(),
     );
+    expect(item.nsfChargeId).toBeNull();
     expect(item).toMatchObject({
       enableDownPayment: false,
       disbursedAmountPercentageForDownPayment: null,

@@ -145,6 +145,7 @@ const samples: { [T in EventType]: EventData<T> } = {
     currency: 'USD',
     effectiveDate: '2026-12-05',
     returnCode: 'R01',
+    nsfFee: { loanChargeId: 4, amount: '25.00', currency: 'USD' },
   },
   'payment.failed': {
     paymentId: 13,
@@ -464,11 +465,16 @@ const notMoney = /(date|at|on|count|code|rate|id|type|frequency|version|status|r
 describe('event catalogue — money (spec § Events: money is a decimal string with its currency)', () => {
   const entries = eventTypes.flatMap((type) => {
     const data = eventCatalogue[type].data as unknown as { entries: Record<string, v.GenericSchema> };
-    return Object.entries(data.entries).map(([field, schema]) => ({
-      type,
-      field,
-      schema: unwrapped(schema),
-    }));
+    // a nested object (e.g. payment.returned `nsfFee`) is checked field by field, as `<field>.<sub>`
+    return Object.entries(data.entries).flatMap(([field, schema]) => {
+      const inner = unwrapped(schema) as v.GenericSchema & { entries?: Record<string, v.GenericSchema> };
+      if (!inner.entries) return [{ type, field, schema: inner }];
+      return Object.entries(inner.entries).map(([sub, subSchema]) => ({
+        type,
+        field: `${field}.${sub}`,
+        schema: unwrapped(subSchema),
+      }));
+    });
   });
 
   it('every event data schema is an object of named fields', () => {
@@ -480,7 +486,10 @@ describe('event catalogue — money (spec § Events: money is a decimal string w
   });
 
   it('every money field of every event type is a decimal-string money schema (never minor units or a number)', () => {
-    const moneyFields = entries.filter(({ field }) => moneyName.test(field) && !notMoney.test(field));
+    const leaf = (field: string) => field.slice(field.lastIndexOf('.') + 1);
+    const moneyFields = entries.filter(
+      ({ field }) => moneyName.test(leaf(field)) && !notMoney.test(leaf(field)),
+    );
     expect(moneyFields.length).toBeGreaterThan(10);
     for (const { type, field, schema } of moneyFields) {
       expect(schema, `${type}.${field}`).toBe(moneySchema);

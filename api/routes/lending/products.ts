@@ -51,11 +51,12 @@ export const loanProductRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const { charges, ...product } = body;
+      const { charges, nsfChargeId, ...product } = body;
       const result = await c.get('deps').activities.createLoanProduct({
         ...operationContext(c),
         ...loanProductDefinitionOf(product),
         charges,
+        nsfChargeId: nsfChargeId ?? null,
       });
       return c.json({ resourceId: result.productId, productId: result.productId }, 201);
     },

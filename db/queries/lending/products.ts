@@ -107,6 +107,8 @@ export interface LoanProductView extends LoanProductSettings {
   shortName: string;
   status: 'loanProduct.active';
   currency: { code: string; digitsAfterDecimal: number; inMultiplesOf: number };
+  /** The charge added to a loan when a payment is returned for insufficient funds (R01, R09), or null. */
+  nsfChargeId: number | null;
   installmentAmountInMultiplesOf: number | null;
   /** Decimal strings with the currency's digits. */
   principal: string;
@@ -166,6 +168,7 @@ function productView(row: ProductRow, attached: ChargeView[]): LoanProductView {
     graceOnInterestPayment: row.graceOnInterestPayment,
     transactionProcessingStrategyCode: row.transactionProcessingStrategyCode,
     paymentAllocation: (row.paymentAllocation as PaymentAllocationRule[] | null) ?? null,
+    nsfChargeId: row.nsfChargeId,
     charges: attached,
     lmsConfig: normalizeLmsConfig(row.lmsConfig as Partial<LmsConfig>),
     configurationStatus: row.configurationStatus as ConfigurationStatus,

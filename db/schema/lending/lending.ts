@@ -101,6 +101,11 @@ export const loanProducts = pgTable(
     paymentAllocation: jsonb().$type<unknown[]>(),
     /** `{productClass, aprEnabled, aprRounding, aprTolerancePolicy, statementEnabled, statementLeadDays}`. */
     lmsConfig: jsonb().notNull().$type<Record<string, unknown>>(),
+    /**
+     * The charge added to a loan when one of its payments is returned for insufficient funds (NACHA R01, R09):
+     * a flat penalty of a specified due date in the product's currency (activities/payments/return-payment.ts).
+     */
+    nsfChargeId: bigint({ mode: 'number' }),
     /** CONFIGURED, or a state naming what approval still needs. */
     configurationStatus: text().notNull(),
     /** Fineract's down payment: a period due at disbursement of this percent of the principal (1–100, 6 digits). */
@@ -119,6 +124,7 @@ export const loanProducts = pgTable(
       sql`(${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} between 1 and 100) or (not ${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} is null and not ${t.enableAutoRepaymentForDownPayment})`,
     ),
     tenantKey('loan_products', t),
+    tenantReference('loan_products_nsf_charge_fk', t, t.nsfChargeId, charges),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),
   ],

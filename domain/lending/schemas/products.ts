@@ -169,6 +169,11 @@ export const createLoanProductBody = v.strictObject({
     v.pipe(v.array(paymentAllocationRule), v.minLength(1, 'must not be empty.'), v.maxLength(13)),
   ),
   charges: v.optional(v.pipe(v.array(v.strictObject({ id })), v.maxLength(50, 'at most 50 charges.')), []),
+  /**
+   * The charge added to a loan whose payment is returned for insufficient funds (NACHA R01, R09): a flat,
+   * active penalty of a specified due date (chargeTimeType 2) in the product's currency.
+   */
+  nsfChargeId: v.nullish(id),
   lmsConfig: v.nullish(lmsConfigBody),
   /** Fineract's down payment (rules: domain/lending/products.ts `downPaymentErrors`). */
   enableDownPayment: v.optional(v.boolean(), false),
@@ -240,6 +245,7 @@ export const loanProductResponse = v.object({
   graceOnInterestPayment: v.number(),
   transactionProcessingStrategyCode: v.string(),
   paymentAllocation: v.nullable(v.array(allocationRuleResponse)),
+  nsfChargeId: v.nullable(v.number()),
   charges: v.array(chargeResponse),
   lmsConfig: v.object({
     productClass: v.nullable(v.string()),
@@ -285,7 +291,7 @@ export function chargeDefinitionOf(body: v.InferOutput<typeof createChargeBody>)
  * it: the route takes them by id, boarding by source reference. Shared by the route and boarding.
  */
 export function loanProductDefinitionOf(
-  body: Omit<v.InferOutput<typeof createLoanProductBody>, 'charges'>,
+  body: Omit<v.InferOutput<typeof createLoanProductBody>, 'charges' | 'nsfChargeId'>,
 ): LoanProductDefinition {
   return {
     name: body.name,
