@@ -106,6 +106,8 @@ export function boardBoardingChunk(deps: Deps) {
         const body = line.body as Record<string, unknown> | undefined;
         for (const ref of (body?.chargeSourceRefs as string[] | undefined) ?? [])
           refs.push({ kind: 'charge', sourceRef: ref });
+        if (typeof body?.nsfChargeSourceRef === 'string')
+          refs.push({ kind: 'charge', sourceRef: body.nsfChargeSourceRef });
         for (const c of (body?.charges as { chargeSourceRef?: string }[] | undefined) ?? []) {
           if (typeof c?.chargeSourceRef === 'string')
             refs.push({ kind: 'charge', sourceRef: c.chargeSourceRef });
@@ -153,7 +155,7 @@ export function boardBoardingChunk(deps: Deps) {
           return done(line, r.chargeId);
         }
         case 'loanProduct': {
-          const { chargeSourceRefs, ...b } = parsed.value as BoardingBody<'loanProduct'>;
+          const { chargeSourceRefs, nsfChargeSourceRef, ...b } = parsed.value as BoardingBody<'loanProduct'>;
           const charges: { id: number }[] = [];
           for (const [i, ref] of chargeSourceRefs.entries()) {
             const id = idOf('charge', ref);
@@ -161,11 +163,15 @@ export function boardBoardingChunk(deps: Deps) {
               return void fail(line, shapeAOf(missing(`chargeSourceRefs[${i}]`, ref, 'charge')));
             charges.push({ id });
           }
+          const nsfChargeId = nsfChargeSourceRef === undefined ? null : idOf('charge', nsfChargeSourceRef);
+          if (nsfChargeSourceRef !== undefined && nsfChargeId === undefined)
+            return void fail(line, shapeAOf(missing('nsfChargeSourceRef', nsfChargeSourceRef, 'charge')));
           const r = await ops.createLoanProduct({
             ...context,
             requestKey,
             ...loanProductDefinitionOf(b),
             charges,
+            nsfChargeId: nsfChargeId ?? null,
           });
           return done(line, r.productId);
         }

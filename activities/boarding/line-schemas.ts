@@ -2,7 +2,8 @@
  * The body schema of each boarding line kind (spec § Boarding): the public route's own valibot input schema
  * (domain/<context>/schemas/*, which the routes use too: reused, never copied) with source refs in place of ids:
  * - `charge`: `POST /v1/charges`;
- * - `loanProduct`: `POST /v1/loanproducts` with `chargeSourceRefs: [<charge sourceRef>…]` in place of `charges`;
+ * - `loanProduct`: `POST /v1/loanproducts` with `chargeSourceRefs: [<charge sourceRef>…]` in place of `charges`
+ *   and `nsfChargeSourceRef` (a charge line's sourceRef) in place of `nsfChargeId`;
  * - `customer`: `POST /v1/customers` plus optional `identifiers`, `consents`, `paymentInstruments` (the bodies of
  *   those sub-routes; an instrument may carry its own `sourceRef`, unique within its customer);
  * - `restriction`: `customerSourceRef` plus `POST /v1/customers/{id}/restrictions` without `loanId` (restrictions
@@ -45,7 +46,11 @@ const sourceRef = v.pipe(
   noSensitiveData(),
 );
 
-const { charges: _productCharges, ...productEntries } = createLoanProductBody.entries;
+const {
+  charges: _productCharges,
+  nsfChargeId: _nsfChargeId,
+  ...productEntries
+} = createLoanProductBody.entries;
 const loanEntries = createLoanBody.pipe[0].entries;
 const { clientId: _clientId, productId: _productId, charges: _loanCharges, ...loanRest } = loanEntries;
 const { loanId: _restrictionLoanId, ...restrictionEntries } = applyRestrictionBody.entries;
@@ -58,6 +63,7 @@ export const boardingBodySchemas = {
   loanProduct: v.strictObject({
     ...productEntries,
     chargeSourceRefs: v.optional(v.pipe(v.array(sourceRef), v.maxLength(50, 'at most 50 charges.')), []),
+    nsfChargeSourceRef: v.optional(sourceRef),
   }),
   customer: v.strictObject({
     ...createCustomerBody.entries,

@@ -59,6 +59,7 @@ function referencesOf(kind: BoardingKind, body: Record<string, unknown>): Refere
     for (const [i, ref] of ((body.chargeSourceRefs as unknown[]) ?? []).entries()) {
       push(`chargeSourceRefs[${i}]`, 'charge', ref);
     }
+    push('nsfChargeSourceRef', 'charge', body.nsfChargeSourceRef);
   }
   if (kind === 'restriction' || kind === 'loan' || kind === 'verification') {
     push('customerSourceRef', 'customer', body.customerSourceRef);

@@ -16,6 +16,7 @@ import {
   fundings,
   journalEntries,
   loanInstallments,
+  loanProducts,
   loans,
   outboxEvents,
   payments,
@@ -191,6 +192,53 @@ describe('validation', () => {
       restrictions: 0,
       journal: 0,
     });
+  });
+
+  it("boards a product's NSF charge by the charge line's sourceRef; an unknown one fails naming nsfChargeSourceRef", async () => {
+    const tenantId = await newTenant(h, 'bnsf');
+    const p = refPrefix('nsf');
+    const [, product] = catalogLines(p) as [TestLine, TestLine];
+    const nsf: TestLine = {
+      kind: 'charge',
+      sourceRef: `${p}-nsf`,
+      body: {
+        name: 'Returned payment fee',
+        currencyCode: 'USD',
+        amount: '15.00',
+        chargeAppliesTo: 1,
+        chargeTimeType: 2,
+        chargeCalculationType: 1,
+        penalty: true,
+      },
+    };
+    const withNsf = (sourceRef: string, nsfRef: string): TestLine => ({
+      ...product,
+      sourceRef,
+      body: { ...product.body, chargeSourceRefs: [], nsfChargeSourceRef: nsfRef },
+    });
+    const batchId = await stageBatch(h.db, tenantId, [
+      nsf,
+      withNsf(`${p}-prod-nsf`, `${p}-nsf`),
+      withNsf(`${p}-prod-missing`, `${p}-nowhere`),
+    ]);
+    await runBatch(tenantId, batchId);
+    const byRef = new Map((await linesOf(tenantId, batchId)).map((l) => [l.sourceRef, l]));
+    expect(byRef.get(`${p}-prod-missing`)?.state).toBe('FAILED');
+    expect(byRef.get(`${p}-prod-missing`)?.error?.errors[0]?.parameterName).toBe('body.nsfChargeSourceRef');
+    const boardedProduct = byRef.get(`${p}-prod-nsf`);
+    expect(boardedProduct?.state).toBe('BOARDED');
+    const [row] = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select({ nsfChargeId: loanProducts.nsfChargeId })
+        .from(loanProducts)
+        .where(
+          and(eq(loanProducts.tenantId, tenantId), eq(loanProducts.id, boardedProduct?.resourceId ?? 0)),
+        ),
+    );
+    expect(row?.nsfChargeId).toBe(byRef.get(`${p}-nsf`)?.resourceId);
+    // The route's field is not a line field: an id means nothing to a migration team.
+    const parsed = parseLineBody('loanProduct', { ...product.body, nsfChargeId: 1 });
+    expect(parsed.ok).toBe(false);
   });
 
   it('fails a duplicate sourceRef of the same kind within the batch', async () => {

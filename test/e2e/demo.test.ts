@@ -41,6 +41,8 @@ describe('npm run demo', () => {
       'promise.kept',
       'contact.consent.updated',
       'hardship.offer.applied',
+      'loan.charge.added',
+      'loan.charge.waived',
     ]) {
       expect(webhookLines.some((line) => line.startsWith(`< webhook ${type} evt_`))).toBe(true);
     }
@@ -96,6 +98,10 @@ describe('npm run demo', () => {
     ).toBe('%PDF-');
     expect(stdout).toMatch(
       /Merchant advance mca_[a-p]+: 7 periods reconciled, status unmatched; difference -?10\.00 on \d{4}-\d\d-\d\d\./,
+    );
+    // Pay in 4: the down payment with the funding, the NSF fee of the returned payment, the snooze fee waived.
+    expect(stdout).toMatch(
+      /Pay in 4: loan \d+: down payment 100\.00 recorded with the funding \(checkout-[a-z]+:down-payment\); payment \d+ returned R01 → NSF fee 15\.00 USD \(loan charge \d+\); snooze fee 5\.00 added and waived \(5\.00 waived, 0\.00 outstanding\); status loanStatusType\.active\./,
     );
   }, 120_000);
 });
