@@ -59,7 +59,8 @@ export function listStatementCandidates(deps: Deps) {
             eq(loanInstallments.loanId, loans.id),
             sql`${loanInstallments.dueDate} = ${input.asOf}::date + ${leadDays}`,
             // the down payment is due when the credit is extended (docs/lending.md "Down payments"): no bill
-            sql`not (${loanInstallments.installmentNumber} = 1 and (${loans.terms} ->> 'enableDownPayment') = 'true')`,
+            // (a loan whose terms predate down payments has no `enableDownPayment`: null must not drop its row)
+            sql`not (${loanInstallments.installmentNumber} = 1 and coalesce((${loans.terms} ->> 'enableDownPayment') = 'true', false))`,
           ),
         )
         .where(
