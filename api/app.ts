@@ -30,6 +30,7 @@ import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanChargeRoutes } from './routes/lending/loan-charges';
 import { loanFundingRoutes } from './routes/lending/loan-fundings';
+import { loanTransactionRoutes } from './routes/lending/loan-transactions';
 import { loanRoutes } from './routes/lending/loans';
 import { merchantAdvanceRoutes } from './routes/lending/merchant-advances';
 import { loanProductRoutes } from './routes/lending/products';
@@ -171,6 +172,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', loanRoutes);
   app.route('/v1/loans/:loanId/fundings', loanFundingRoutes);
   app.route('/v1/loans/:loanId/charges', loanChargeRoutes);
+  app.route('/v1/loans/:loanId/transactions', loanTransactionRoutes);
   app.route('/v1/loans/:loanId/payments', loanPaymentRoutes);
   app.route('/v1/loans/:loanId/autopay', autopayRoutes);
   app.route('/v1/loans/:loanId/statements', statementRoutes);

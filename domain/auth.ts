@@ -75,6 +75,9 @@ export const permissions = [
   'CREATE_LOANCHARGE',
   'READ_LOANCHARGE',
   'WAIVE_LOANCHARGE',
+  // Charge-off (Fineract LoanTransactionsApiResource command=charge-off / undo-charge-off).
+  'CHARGEOFF_LOAN',
+  'UNDOCHARGEOFF_LOAN',
   'RECORD_LMS_FUNDING',
   'READ_LMS_FUNDING',
   'RECORD_LMS_PAYMENT',

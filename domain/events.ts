@@ -252,6 +252,40 @@ export const eventCatalogue = {
       waivedOnDate: date,
     }),
   ),
+  'loan.chargeoff.posted': event(
+    'loan',
+    'A loan was charged off (Fineract CHARGE_OFF, transaction type 27): everything outstanding on its schedule recorded as charged off, its principal booked as a credit loss; the loan stays ACTIVE and later payments are recoveries.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /** The charge-off transaction (`transactions[].id` of the loan read, type 27). */
+      transactionId: id,
+      transactionDate: date,
+      reason: v.string(),
+      /** True when the close of business charged it off (the product's chargeOffDaysPastDue), false for the command. */
+      automatic: v.boolean(),
+      amount: decimal,
+      principalPortion: decimal,
+      interestPortion: decimal,
+      feeChargesPortion: decimal,
+      penaltyChargesPortion: decimal,
+      currency,
+    }),
+  ),
+  'loan.chargeoff.reversed': event(
+    'loan',
+    'A charge-off was undone (Fineract undo-charge-off): its transaction and journal entries reversed, the loan no longer charged off.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      transactionId: id,
+      transactionDate: date,
+      amount: decimal,
+      currency,
+      /** ISO date of the undo: the tenant's business date. */
+      reversedOnDate: date,
+    }),
+  ),
   'funding.posted': event(
     'funding',
     'A funding (disbursement) was recorded and posted to the ledger.',

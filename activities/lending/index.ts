@@ -16,6 +16,7 @@ import { approveLoan } from './approve-loan';
 import { boardLoan } from './board-loan';
 import { calculateLoanSchedule } from './calculate-loan-schedule';
 import { changeDocumentTitle } from './change-document-title';
+import { chargeOffLoan } from './charge-off-loan';
 import { createCharge } from './create-charge';
 import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
@@ -30,6 +31,7 @@ import { recordExternalPayment } from './record-external-payment';
 import { recordExternalPaymentHistory } from './record-external-payment-history';
 import { reportMerchantSales } from './report-merchant-sales';
 import { returnMerchantRemittance } from './return-merchant-remittance';
+import { undoChargeOffLoan } from './undo-charge-off-loan';
 import { waiveLoanCharge } from './waive-loan-charge';
 
 export function createLendingActivities(deps: Deps) {
@@ -45,6 +47,8 @@ export function createLendingActivities(deps: Deps) {
     addLoanParty: addLoanParty(deps),
     addLoanCharge: addLoanCharge(deps),
     waiveLoanCharge: waiveLoanCharge(deps),
+    chargeOffLoan: chargeOffLoan(deps),
+    undoChargeOffLoan: undoChargeOffLoan(deps),
     recordExternalFunding: recordExternalFunding(deps),
     recordExternalPayment: recordExternalPayment(deps),
     recordExternalPaymentHistory: recordExternalPaymentHistory(deps),

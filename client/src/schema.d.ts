@@ -1714,6 +1714,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/loans/{loanId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge off a loan, or undo its charge-off
+         * @description Fineract `POST /loans/{loanId}/transactions?command=charge-off`: records a charge-off transaction (type 27, `loanTransactionType.chargeOff`) of everything outstanding on the schedule (principal, interest, fees and penalties of every installment); the loan stays ACTIVE with `chargedOff: true`, its principal is booked as a credit loss and later payments as recoveries. Needs `CHARGEOFF_LOAN`. `?command=undo-charge-off` (no body fields, `UNDOCHARGEOFF_LOAN`) reverses it while no payment was posted after it.
+         *
+         *     Scope `lending:write`, permission `CHARGEOFF_LOAN`.
+         */
+        post: operations["postV1LoansByLoanIdTransactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loans/{loanId}/payments": {
         parameters: {
             query?: never;
@@ -2542,6 +2564,46 @@ export interface webhooks {
          * @description What was still owed of a loan charge was waived (Fineract WAIVE_CHARGES): the borrower no longer owes it. Subject type `loan`.
          */
         post: operations["webhook.loan.charge.waived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.chargeoff.posted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.chargeoff.posted
+         * @description A loan was charged off (Fineract CHARGE_OFF, transaction type 27): everything outstanding on its schedule recorded as charged off, its principal booked as a credit loss; the loan stays ACTIVE and later payments are recoveries. Subject type `loan`.
+         */
+        post: operations["webhook.loan.chargeoff.posted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.chargeoff.reversed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.chargeoff.reversed
+         * @description A charge-off was undone (Fineract undo-charge-off): its transaction and journal entries reversed, the loan no longer charged off. Subject type `loan`.
+         */
+        post: operations["webhook.loan.chargeoff.reversed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5851,7 +5913,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     /**
                      * Format: date
                      * @description The envelope version, a date `YYYY-MM-DD`.
@@ -5971,7 +6033,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     description?: string;
                     /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
                     includeBoardedHistory?: boolean;
@@ -6163,7 +6225,7 @@ export interface operations {
             query?: {
                 pageSize?: string;
                 cursor?: string;
-                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
+                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
                 state?: "PENDING" | "RETRYING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             };
             header: {
@@ -8360,6 +8422,10 @@ export interface operations {
                         aprDisclosure: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description true while a charge-off is in force (Fineract chargedOff) */
+                        chargedOff: boolean;
+                        /** @description ISO date of the charge-off in force */
+                        chargedOffOnDate: string | null;
                         parties: {
                             partyId: number;
                             customerId: number;
@@ -8959,6 +9025,84 @@ export interface operations {
                         changes: {
                             /** @description decimal string with the currency digits */
                             amountWaived: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdTransactions: {
+        parameters: {
+            query: {
+                command: "charge-off" | "undo-charge-off";
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    transactionDate?: string;
+                    reason?: string;
+                    externalId?: string | null;
+                    locale?: string | null;
+                    dateFormat?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Charged off (charge-off) or reversed (undo-charge-off) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the charge-off transaction id (transactions[].id, type 27) */
+                        resourceId: number;
+                        loanId: number;
+                        changes: {
+                            /** @description ISO date */
+                            transactionDate: string;
+                            /** @description decimal string with the currency digits */
+                            amount: string;
+                            /** @description decimal string with the currency digits */
+                            principalPortion: string;
+                            /** @description decimal string with the currency digits */
+                            interestPortion: string;
+                            /** @description decimal string with the currency digits */
+                            feeChargesPortion: string;
+                            /** @description decimal string with the currency digits */
+                            penaltyChargesPortion: string;
+                            currency: string;
+                        };
+                    } | {
+                        /** @description the charge-off transaction id, now reversed */
+                        resourceId: number;
+                        loanId: number;
+                        changes: {
+                            /** @constant */
+                            reversed: true;
+                            /** @description ISO date */
+                            reversedOnDate: string;
                         };
                     };
                 };
@@ -11784,6 +11928,183 @@ export interface operations {
                          * @description ISO calendar date `YYYY-MM-DD`.
                          */
                         waivedOnDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.chargeoff.posted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.chargeoff.posted";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        transactionId: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        transactionDate: string;
+                        reason: string;
+                        automatic: boolean;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        principalPortion: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        interestPortion: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        feeChargesPortion: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        penaltyChargesPortion: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.chargeoff.reversed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.chargeoff.reversed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        transactionId: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        transactionDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        reversedOnDate: string;
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.

@@ -102,6 +102,8 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/loans/{loanId}/charges', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:write', true, false],
+    // Charge-off and its undo (Fineract LoanTransactionsApiResource).
+    ['post', '/v1/loans/{loanId}/transactions', 'lending:write', true],
     // A loan's money and the journal (record-external fundings and payments, summary).
     ['post', '/v1/loans/{loanId}/fundings/record-external', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/fundings', 'lending:read', false],

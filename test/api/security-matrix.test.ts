@@ -92,7 +92,9 @@ beforeAll(async () => {
             ? '?command=approve'
             : path === '/v1/loans/{loanId}/charges/{loanChargeId}'
               ? '?command=waive'
-              : '';
+              : path === '/v1/loans/{loanId}/transactions'
+                ? '?command=charge-off'
+                : '';
       operations.push({ method: method.toUpperCase(), path, scope, permission, params, query });
     }
   }
@@ -491,6 +493,10 @@ async function buildOwnerResources(): Promise<void> {
     [key('post', '/v1/loans/{loanId}/charges')]: {
       chargeId: ids.dueDateChargeId,
       dueDate: new Date().toISOString().slice(0, 10),
+    },
+    [key('post', '/v1/loans/{loanId}/transactions')]: {
+      transactionDate: new Date().toISOString().slice(0, 10),
+      reason: 'Uncollectible',
     },
     [key('post', '/v1/loans/{loanId}/fundings/record-external')]: {
       amount: '1.00',

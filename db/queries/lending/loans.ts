@@ -23,6 +23,7 @@ import type { Db } from '../../client';
 import {
   charges,
   fundings,
+  loanChargeOffs,
   loanCharges,
   loanInstallments,
   loanParties,
@@ -312,12 +313,14 @@ export interface LoanTransactionView {
    * Fineract `LoanTransactionType`: 1 `loanTransactionType.disbursement`, 2 `loanTransactionType.repayment`, 28
    * `loanTransactionType.downPayment` (the down payment recorded with a funding of a product with
    * `enableAutoRepaymentForDownPayment`), 9 `loanTransactionType.waiveCharges` (a loan charge waived: `amount` the
-   * waived amount, in `feeChargesPortion` or `penaltyChargesPortion`, Fineract `LoanTransaction.waiveLoanCharge`).
+   * waived amount, in `feeChargesPortion` or `penaltyChargesPortion`, Fineract `LoanTransaction.waiveLoanCharge`),
+   * 27 `loanTransactionType.chargeOff` (a charge-off in force, `charge-off/<id>`: what the schedule had outstanding,
+   * by portion; an undone charge-off is not listed).
    */
   type: {
-    id: 1 | 2 | 9 | 28;
+    id: 1 | 2 | 9 | 27 | 28;
     code: string;
-    value: 'Disbursement' | 'Repayment' | 'Down Payment' | 'Waive loan charges';
+    value: 'Disbursement' | 'Repayment' | 'Down Payment' | 'Waive loan charges' | 'Charge-off';
   };
   /** Value date (ISO). */
   date: string;
@@ -417,6 +420,10 @@ export interface LoanView {
   externalId: string | null;
   /** The §1026.18 disclosure frozen at approval (with `finalizedAt`); null before, or for non-APR products. */
   aprDisclosure: Record<string, unknown> | null;
+  /** Fineract `chargedOff`: true while a charge-off is in force (docs/lending.md "Charge-off"). */
+  chargedOff: boolean;
+  /** ISO date of the charge-off in force, else null. */
+  chargedOffOnDate: string | null;
   /** Co-borrowers, authorized parties and guarantors, oldest first. */
   parties: { partyId: number; customerId: number; role: string }[];
   repaymentSchedule?: LoanRepaymentSchedule;
@@ -444,63 +451,76 @@ export async function getLoan(
       .from(loans)
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
     if (!row) return null;
-    const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows] = await Promise.all([
-      tx
-        .select({ partyId: loanParties.id, customerId: loanParties.customerId, role: loanParties.role })
-        .from(loanParties)
-        .where(and(eq(loanParties.tenantId, tenantId), eq(loanParties.loanId, loanId)))
-        .orderBy(asc(loanParties.id)),
-      associations.repaymentSchedule
-        ? tx
-            .select()
-            .from(loanInstallments)
-            .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loanId)))
-            .orderBy(asc(loanInstallments.installmentNumber))
-        : Promise.resolve([]),
-      associations.transactions
-        ? tx
-            .select()
-            .from(fundings)
-            .where(
-              and(
-                eq(fundings.tenantId, tenantId),
-                eq(fundings.loanId, loanId),
-                inArray(fundings.status, postedFundingStatuses),
-              ),
-            )
-        : Promise.resolve([]),
-      // Payments also feed the schedule's paid-in-advance and paid-late amounts (one query for both).
-      associations.transactions || associations.repaymentSchedule
-        ? tx
-            .select()
-            .from(payments)
-            .where(
-              and(
-                eq(payments.tenantId, tenantId),
-                eq(payments.loanId, loanId),
-                eq(payments.status, 'POSTED'),
-              ),
-            )
-        : Promise.resolve([]),
-      associations.transactions
-        ? tx
-            .select({
-              id: loanCharges.id,
-              waiverAmount: loanCharges.waiverAmount,
-              waivedOnDate: loanCharges.waivedOnDate,
-              penalty: loanCharges.penalty,
-              externalId: loanCharges.externalId,
-            })
-            .from(loanCharges)
-            .where(
-              and(
-                eq(loanCharges.tenantId, tenantId),
-                eq(loanCharges.loanId, loanId),
-                isNotNull(loanCharges.waivedOnDate),
-              ),
-            )
-        : Promise.resolve([]),
-    ]);
+    const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows, chargeOffRows] =
+      await Promise.all([
+        tx
+          .select({ partyId: loanParties.id, customerId: loanParties.customerId, role: loanParties.role })
+          .from(loanParties)
+          .where(and(eq(loanParties.tenantId, tenantId), eq(loanParties.loanId, loanId)))
+          .orderBy(asc(loanParties.id)),
+        associations.repaymentSchedule
+          ? tx
+              .select()
+              .from(loanInstallments)
+              .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loanId)))
+              .orderBy(asc(loanInstallments.installmentNumber))
+          : Promise.resolve([]),
+        associations.transactions
+          ? tx
+              .select()
+              .from(fundings)
+              .where(
+                and(
+                  eq(fundings.tenantId, tenantId),
+                  eq(fundings.loanId, loanId),
+                  inArray(fundings.status, postedFundingStatuses),
+                ),
+              )
+          : Promise.resolve([]),
+        // Payments also feed the schedule's paid-in-advance and paid-late amounts (one query for both).
+        associations.transactions || associations.repaymentSchedule
+          ? tx
+              .select()
+              .from(payments)
+              .where(
+                and(
+                  eq(payments.tenantId, tenantId),
+                  eq(payments.loanId, loanId),
+                  eq(payments.status, 'POSTED'),
+                ),
+              )
+          : Promise.resolve([]),
+        associations.transactions
+          ? tx
+              .select({
+                id: loanCharges.id,
+                waiverAmount: loanCharges.waiverAmount,
+                waivedOnDate: loanCharges.waivedOnDate,
+                penalty: loanCharges.penalty,
+                externalId: loanCharges.externalId,
+              })
+              .from(loanCharges)
+              .where(
+                and(
+                  eq(loanCharges.tenantId, tenantId),
+                  eq(loanCharges.loanId, loanId),
+                  isNotNull(loanCharges.waivedOnDate),
+                ),
+              )
+          : Promise.resolve([]),
+        associations.transactions
+          ? tx
+              .select()
+              .from(loanChargeOffs)
+              .where(
+                and(
+                  eq(loanChargeOffs.tenantId, tenantId),
+                  eq(loanChargeOffs.loanId, loanId),
+                  eq(loanChargeOffs.reversed, false),
+                ),
+              )
+          : Promise.resolve([]),
+      ]);
     const terms = row.terms as Partial<StoredLoanTerms>;
     const currency = {
       code: row.currencyCode,
@@ -558,13 +578,22 @@ export async function getLoan(
       approvedBy: row.approvedBy,
       externalId: row.externalId,
       aprDisclosure: row.aprDisclosure ?? null,
+      chargedOff: row.chargedOff,
+      chargedOffOnDate: row.chargedOffOnDate,
       parties: partyRows,
     };
     if (associations.repaymentSchedule) {
       view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows, paymentRows);
     }
     if (associations.transactions) {
-      view.transactions = transactionsOf(fundingRows, paymentRows, waiverRows, row.currencyCode, digits);
+      view.transactions = transactionsOf(
+        fundingRows,
+        paymentRows,
+        waiverRows,
+        chargeOffRows,
+        row.currencyCode,
+        digits,
+      );
     }
     return view;
   });
@@ -771,6 +800,7 @@ function transactionsOf(
   fundingRows: readonly FundingRow[],
   paymentRows: readonly PaymentRow[],
   waiverRows: readonly ChargeWaiverRow[],
+  chargeOffRows: readonly (typeof loanChargeOffs.$inferSelect)[],
   currency: string,
   digits: number,
 ): LoanTransactionView[] {
@@ -839,6 +869,23 @@ function transactionsOf(
             },
           ],
     ),
+    // Fineract's charge-off transaction: the last of its day (nothing may be recorded after it that day).
+    ...chargeOffRows.map((co) => ({
+      order: 3,
+      id: co.id,
+      transactionRef: `charge-off/${co.id}`,
+      type: { id: 27 as const, code: 'loanTransactionType.chargeOff', value: 'Charge-off' as const },
+      date: co.transactionDate,
+      currency: co.currencyCode,
+      amount: money(co.amount),
+      principalPortion: money(co.principalPortion),
+      interestPortion: money(co.interestPortion),
+      feeChargesPortion: money(co.feeChargesPortion),
+      penaltyChargesPortion: money(co.penaltyChargesPortion),
+      overpaymentPortion: zero,
+      outstandingLoanBalance: null,
+      externalId: co.externalId,
+    })),
   ];
   events.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.order - b.order || a.id - b.id));
   // Running outstanding principal (apache/fineract LoanBalanceService.updateLoanOutstandingBalances).

@@ -178,6 +178,12 @@ export const loans = pgTable(
     /** The Regulation Z §1026.18 disclosure, frozen at approval. */
     aprDisclosure: jsonb().$type<Record<string, unknown>>(),
     approvedBy: text(),
+    /**
+     * Fineract `m_loan.charged_off_on_date` / `is_charged_off`: set by a charge-off (the loan stays ACTIVE), cleared
+     * by its undo (activities/lending/charge-off-loan.ts, undo-charge-off-loan.ts).
+     */
+    chargedOff: boolean('charged_off').notNull().default(false),
+    chargedOffOnDate: date('charged_off_on_date', { mode: 'string' }),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),
@@ -323,6 +329,48 @@ export const loanCharges = pgTable(
     uniqueIndex('loan_charges_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.loanId, t.id),
     tenantIsolation('loan_charges'),
+  ],
+).enableRLS();
+
+/**
+ * Charge-off transactions of a loan (Fineract `LoanTransactionType.CHARGE_OFF`, id 27): what was outstanding on
+ * the schedule when the loan was charged off, by portion (decimal strings in the loan's currency). The principal
+ * portion is booked Dr CREDIT_LOSS_EXPENSE / Cr LOAN_PORTFOLIO (domain/lending/ledger.ts). An undo marks the row
+ * reversed (`reversed_on_date`); at most one row per loan is not reversed.
+ */
+export const loanChargeOffs = pgTable(
+  'loan_charge_offs',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    transactionDate: date({ mode: 'string' }).notNull(),
+    reason: text().notNull(),
+    externalId: text(),
+    /** True when the close of business charged it off (the product's chargeOffDaysPastDue), false for the command. */
+    automatic: boolean().notNull().default(false),
+    amount: money().notNull(),
+    principalPortion: money().notNull(),
+    interestPortion: money().notNull(),
+    feeChargesPortion: money().notNull(),
+    penaltyChargesPortion: money().notNull(),
+    currencyCode: text().notNull(),
+    /**
+     * The highest `payments.id` of the loan when it was charged off (null: none). A payment with a higher id
+     * value-dated on or after `transaction_date` is a recovery; the others were received before the charge-off.
+     */
+    lastPaymentId: bigint({ mode: 'number' }),
+    reversed: boolean().notNull().default(false),
+    reversedOnDate: date({ mode: 'string' }),
+    actorUsername: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    tenantKey('loan_charge_offs', t),
+    tenantReference('loan_charge_offs_loan_fk', t, t.loanId, loans),
+    uniqueIndex('loan_charge_offs_tenant_external_id_idx').on(t.tenantId, t.externalId),
+    uniqueIndex('loan_charge_offs_one_active_idx').on(t.tenantId, t.loanId).where(sql`not reversed`),
+    tenantIsolation('loan_charge_offs'),
   ],
 ).enableRLS();
 

@@ -271,6 +271,8 @@ export const loanResponse = v.object({
   approvedBy: v.nullable(v.string()),
   externalId: v.nullable(v.string()),
   aprDisclosure: v.nullable(disclosureResponse),
+  chargedOff: v.pipe(v.boolean(), v.description('true while a charge-off is in force (Fineract chargedOff)')),
+  chargedOffOnDate: v.pipe(v.nullable(v.string()), v.description('ISO date of the charge-off in force')),
   parties: v.array(v.object({ partyId: v.number(), customerId: v.number(), role: v.string() })),
   repaymentSchedule: v.optional(
     v.pipe(
