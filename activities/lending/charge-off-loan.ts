@@ -57,6 +57,10 @@ export interface ChargeOffLoanResult {
  * (before the last funding or posted payment) or `error.msg.loan.transaction.cannot.be.a.future.date` (after the
  * tenant's business date); 400 naming `reason` or `externalId` for identifier-like text; 409
  * `error.msg.loan.charge.off.external.id.conflict` for an `externalId` already used.
+ *
+ * Idempotent by `requestKey` (conventions §5): a request whose key already charged the loan off returns that
+ * charge-off transaction as it is now (even if undone since), writing nothing; the close of business passes its own
+ * key per loan and day.
  */
 export function chargeOffLoan(deps: Deps) {
   return async (input: ChargeOffLoanInput): Promise<ChargeOffLoanResult> => {
@@ -72,6 +76,15 @@ export function chargeOffLoan(deps: Deps) {
     }
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
       const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+      if (input.requestKey) {
+        const [earlier] = await tx
+          .select()
+          .from(loanChargeOffs)
+          .where(
+            and(eq(loanChargeOffs.tenantId, input.tenantId), eq(loanChargeOffs.requestKey, input.requestKey)),
+          );
+        if (earlier) return resultOf(earlier, loan.digitsAfterDecimal);
+      }
       const now = deps.clock();
       const [[state], [lastFunding], [lastPayment], today] = await Promise.all([
         tx
@@ -151,6 +164,7 @@ export function chargeOffLoan(deps: Deps) {
           currencyCode: loan.currencyCode,
           lastPaymentId: lastPayment?.id ?? null,
           actorUsername: input.actor ?? null,
+          requestKey: input.requestKey ?? null,
           createdAt: now,
         })
         .returning({ id: loanChargeOffs.id });
@@ -163,17 +177,7 @@ export function chargeOffLoan(deps: Deps) {
         .select()
         .from(loanChargeOffs)
         .where(and(eq(loanChargeOffs.tenantId, input.tenantId), eq(loanChargeOffs.id, row!.id)));
-      const result: ChargeOffLoanResult = {
-        transactionId: stored!.id,
-        loanId: loan.id,
-        transactionDate,
-        amount: fixDecimalText(stored!.amount, loan.digitsAfterDecimal),
-        principalPortion: fixDecimalText(stored!.principalPortion, loan.digitsAfterDecimal),
-        interestPortion: fixDecimalText(stored!.interestPortion, loan.digitsAfterDecimal),
-        feeChargesPortion: fixDecimalText(stored!.feeChargesPortion, loan.digitsAfterDecimal),
-        penaltyChargesPortion: fixDecimalText(stored!.penaltyChargesPortion, loan.digitsAfterDecimal),
-        currency: loan.currencyCode,
-      };
+      const result = resultOf(stored!, loan.digitsAfterDecimal);
       await writeOutboxEvent(tx, {
         tenantId: input.tenantId,
         eventType: 'loan.chargeoff.posted',
@@ -197,5 +201,20 @@ export function chargeOffLoan(deps: Deps) {
       });
       return result;
     });
+  };
+}
+
+/** The operation's answer from a stored charge-off row (money with the currency's `digits`). */
+function resultOf(row: typeof loanChargeOffs.$inferSelect, digits: number): ChargeOffLoanResult {
+  return {
+    transactionId: row.id,
+    loanId: row.loanId,
+    transactionDate: row.transactionDate,
+    amount: fixDecimalText(row.amount, digits),
+    principalPortion: fixDecimalText(row.principalPortion, digits),
+    interestPortion: fixDecimalText(row.interestPortion, digits),
+    feeChargesPortion: fixDecimalText(row.feeChargesPortion, digits),
+    penaltyChargesPortion: fixDecimalText(row.penaltyChargesPortion, digits),
+    currency: row.currencyCode,
   };
 }

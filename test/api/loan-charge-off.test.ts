@@ -440,6 +440,59 @@ describe('after a charge-off', () => {
   });
 });
 
+describe('charge-off replays', () => {
+  it('answers a retried Idempotency-Key with the first answer; the operation (automatic, as the close of business calls it) replays its request key', async () => {
+    const loanId = await scenarioLoan(vectors.scenarios[0]!);
+    const key = { 'idempotency-key': `chgoff-${ref('k')}` };
+    const body = { transactionDate: '2023-02-22', reason: 'Uncollectible' };
+    const first = await call(
+      ctx,
+      cred,
+      'POST',
+      `/v1/loans/${loanId}/transactions?command=charge-off`,
+      body,
+      key,
+    );
+    const second = await call(
+      ctx,
+      cred,
+      'POST',
+      `/v1/loans/${loanId}/transactions?command=charge-off`,
+      body,
+      key,
+    );
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+
+    const other = await scenarioLoan(vectors.scenarios[0]!);
+    const input = {
+      tenantId: cred.tenant,
+      requestKey: `cob/2023-02-22/charge-off/${other}`,
+      loanId: other,
+      transactionDate: '2023-02-22',
+      reason: 'Charged off at 120 days past due',
+      automatic: true,
+    };
+    const charged = await ctx.activities.chargeOffLoan(input);
+    const replayed = await ctx.activities.chargeOffLoan(input);
+    expect(replayed).toEqual(charged);
+    expect(charged).toMatchObject({
+      loanId: other,
+      principalPortion: '1000.00',
+      amount: '1000.00',
+      currency: 'EUR',
+    });
+    const events = await chargeOffEvents(other);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ automatic: true, reason: 'Charged off at 120 days past due' });
+    expect((await journalOf(other)).filter((l) => l.transaction_ref.startsWith('charge-off/'))).toHaveLength(
+      2,
+    );
+    expect(await trialBalanceOf(other)).toBe(0n);
+  });
+});
+
 describe('charge-off refusals', () => {
   it('refuses what Fineract refuses, in Shape A, changing nothing', async () => {
     const loanId = await scenarioLoan(vectors.scenarios[1]!); // repaid on 2023-01-05

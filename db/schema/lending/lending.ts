@@ -362,11 +362,17 @@ export const loanChargeOffs = pgTable(
     lastPaymentId: bigint({ mode: 'number' }),
     reversed: boolean().notNull().default(false),
     reversedOnDate: date({ mode: 'string' }),
+    /**
+     * Who charged it off, and the key of the request that did (`<clientId>/<Idempotency-Key>`, or the close of
+     * business's `cob/<businessDate>/charge-off`): a repeated request returns this row.
+     */
     actorUsername: text(),
+    requestKey: text(),
     createdAt: createdAt(),
   },
   (t) => [
     tenantKey('loan_charge_offs', t),
+    uniqueIndex('loan_charge_offs_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantReference('loan_charge_offs_loan_fk', t, t.loanId, loans),
     uniqueIndex('loan_charge_offs_tenant_external_id_idx').on(t.tenantId, t.externalId),
     uniqueIndex('loan_charge_offs_one_active_idx').on(t.tenantId, t.loanId).where(sql`not reversed`),
