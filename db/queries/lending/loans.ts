@@ -31,6 +31,7 @@ import {
   payments,
 } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
+import { type LoanDelinquencyFields, readLoanDelinquencyFields, tenantToday } from './delinquency';
 import { chargeAmountText } from './products';
 
 // ---- the lock of money operations ------------------------------------------------------------------------
@@ -419,6 +420,14 @@ export interface LoanView {
   aprDisclosure: Record<string, unknown> | null;
   /** Co-borrowers, authorized parties and guarantors, oldest first. */
   parties: { partyId: number; customerId: number; role: string }[];
+  /** Derived as of today in the tenant's time zone (db/queries/lending/delinquency.ts `readLoanDelinquencyFields`). */
+  delinquent: LoanDelinquencyFields['delinquent'];
+  /** The stored classification (null before a close-of-business run set one). */
+  delinquencyRange: LoanDelinquencyFields['delinquencyRange'];
+  /** ISO date of the last day a close-of-business run closed for the loan, null before the first. */
+  lastClosedBusinessDate: string | null;
+  chargedOff: boolean;
+  chargedOffOnDate: string | null;
   repaymentSchedule?: LoanRepaymentSchedule;
   transactions?: LoanTransactionView[];
 }
@@ -430,13 +439,16 @@ const postedFundingStatuses = ['RECORDED_EXTERNAL', 'POSTED'];
  * The tenant's loan `loanId`, or null (absent or another tenant's), with `repaymentSchedule` (from
  * `loan_installments`, whose paid columns the ledger keeps) and `transactions` (posted fundings and payments by
  * value date, a disbursement before a repayment of the same day) when asked. One read transaction; one query
- * per table (installments, fundings, payments), never one per installment or transaction.
+ * per table (installments, fundings, payments), never one per installment or transaction. `delinquent` is derived
+ * as of today (`now` in the tenant's time zone; docs/lending.md "Delinquency"); `delinquencyRange`,
+ * `lastClosedBusinessDate`, `chargedOff`, `chargedOffOnDate` are the stored columns.
  */
 export async function getLoan(
   db: Db,
   tenantId: string,
   loanId: number,
   associations: { repaymentSchedule: boolean; transactions: boolean },
+  now: Date,
 ): Promise<LoanView | null> {
   return withTenantTransaction(db, tenantId, async (tx) => {
     const [row] = await tx
@@ -444,6 +456,8 @@ export async function getLoan(
       .from(loans)
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
     if (!row) return null;
+    const today = await tenantToday(tx, tenantId, now);
+    const delinquency = await readLoanDelinquencyFields(tx, tenantId, row, today);
     const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows] = await Promise.all([
       tx
         .select({ partyId: loanParties.id, customerId: loanParties.customerId, role: loanParties.role })
@@ -559,6 +573,7 @@ export async function getLoan(
       externalId: row.externalId,
       aprDisclosure: row.aprDisclosure ?? null,
       parties: partyRows,
+      ...delinquency,
     };
     if (associations.repaymentSchedule) {
       view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows, paymentRows);
