@@ -285,6 +285,24 @@ export function deriveDelinquency(input: DelinquencyInput): DelinquencyResult {
 }
 
 /**
+ * The loan's status on the as-of date as far as delinquency is concerned: a loan closed or overpaid since, whose
+ * installments still owed something on that date (a read as of an earlier day, or before a payment value-dated
+ * later), was ACTIVE then; any other status is the stored one.
+ */
+export function loanStatusAsOf(
+  status: LoanStatus,
+  installments: readonly DelinquencyInstallment[],
+): LoanStatus {
+  if (
+    (status === 'CLOSED_OBLIGATIONS_MET' || status === 'OVERPAID') &&
+    installments.some((i) => outstandingOf(i) > 0n)
+  ) {
+    return 'ACTIVE';
+  }
+  return status;
+}
+
+/**
  * Per installment what it has outstanding, from its due, paid and waived amounts as the allocation replay or the
  * posted state holds them (domain/lending/allocation/types.ts `InstallmentState`, minor units). Principal is never
  * waived.

@@ -220,17 +220,26 @@ describe('GET /v1/loans/{loanId}/summary: delinquent as of asOfDate', () => {
     });
   });
 
-  it('a closed loan: no delinquency whatever the date', async () => {
+  it('a closed loan: no delinquency once closed; on an earlier date, the delinquency it had then', async () => {
     const loan = await fundedLoan();
     await pay(loan, '2025-02-01');
-    await pay(loan, '2025-03-01');
+    await pay(loan, '2025-03-15'); // installment 2 paid 14 days late
     await pay(loan, '2025-04-01');
     const res = await call(ctx, cred, 'GET', `/v1/loans/${loan.loanId}/summary?asOfDate=2025-05-01`);
+    expect(res.body.status.code).toBe('loanStatusType.closed.obligations.met');
     expect(res.body.delinquent).toEqual({
       ...zeroDelinquent,
       nextPaymentDueDate: null,
       lastPaymentDate: '2025-04-01',
       lastPaymentAmount: '105.00',
+    });
+    // On 2025-03-10 the loan was active and installment 2 (due 2025-03-01) 9 days past due.
+    const then = await call(ctx, cred, 'GET', `/v1/loans/${loan.loanId}/summary?asOfDate=2025-03-10`);
+    expect(then.body.delinquent).toMatchObject({
+      pastDueDays: 9,
+      delinquentDays: 9,
+      delinquentAmount: '105.00',
+      lastPaymentDate: '2025-02-01',
     });
   });
 });

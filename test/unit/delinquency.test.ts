@@ -21,6 +21,7 @@ import {
   type DelinquencyRangeDefinition,
   delinquencyInstallmentsOf,
   deriveDelinquency,
+  loanStatusAsOf,
   pausedDaysBefore,
   rangeForDays,
 } from '../../domain/lending/delinquency';
@@ -279,6 +280,15 @@ describe('deriveDelinquency, hand-computed', () => {
         delinquentAmount: '0.00',
       });
     }
+  });
+
+  it('a loan closed since was active on a date its installments still owed something', () => {
+    const owing = [inst(1, '2024-01-01', '0'), inst(2, '2024-02-01', '10.00')];
+    const paid = [inst(1, '2024-01-01', '0'), inst(2, '2024-02-01', '0')];
+    expect(loanStatusAsOf('CLOSED_OBLIGATIONS_MET', owing)).toBe('ACTIVE');
+    expect(loanStatusAsOf('OVERPAID', owing)).toBe('ACTIVE');
+    expect(loanStatusAsOf('CLOSED_OBLIGATIONS_MET', paid)).toBe('CLOSED_OBLIGATIONS_MET');
+    expect(loanStatusAsOf('APPROVED', owing)).toBe('APPROVED');
   });
 
   it('installment level: only with the product flag and while the loan-level days are above 0', () => {

@@ -14,6 +14,7 @@ import {
   type DelinquentView,
   delinquencyInstallmentsOf,
   deriveDelinquency,
+  loanStatusAsOf,
 } from '../../../domain/lending/delinquency';
 import {
   allocationInputOf,
@@ -291,9 +292,11 @@ export async function readLoanDelinquencyFields(
       a.valueDate === b.valueDate ? Number(a.id) - Number(b.id) : a.valueDate < b.valueDate ? -1 : 1,
     )
     .at(-1);
+  const owed = delinquencyInstallmentsOf(states);
   const { derived: _derived, ...fields } = loanDelinquencyFields({
     ...base,
-    installments: delinquencyInstallmentsOf(states),
+    loanStatus: loanStatusAsOf(base.loanStatus, owed),
+    installments: owed,
     lastPayment: last
       ? { valueDate: last.valueDate, amountMinor: minorOf(last.amount, loan.currencyCode) }
       : null,

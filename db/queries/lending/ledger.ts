@@ -12,7 +12,7 @@ import {
   outstandingSummary,
   summaryFromPostedState,
 } from '../../../domain/lending/allocation/summary';
-import { delinquencyInstallmentsOf } from '../../../domain/lending/delinquency';
+import { delinquencyInstallmentsOf, loanStatusAsOf } from '../../../domain/lending/delinquency';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -516,11 +516,12 @@ export async function getLoanSummary(
     readDelinquencySettings(null, tenantId, loanId),
     readDelinquencyPauses(null, tenantId, loanId),
   ]);
+  const owed = delinquencyInstallmentsOf(installmentStates);
   const { derived: _derived, ...delinquency } = loanDelinquencyFields({
     currency,
     asOfDate,
-    loanStatus: row.status,
-    installments: delinquencyInstallmentsOf(installmentStates),
+    loanStatus: loanStatusAsOf(row.status, owed),
+    installments: owed,
     lastPayment: row.last_payment
       ? { valueDate: row.last_payment.valueDate, amountMinor: minorOf(row.last_payment.amount, currency) }
       : null,
