@@ -23,6 +23,11 @@ ALTER TABLE "loan_delinquency_history" ADD CONSTRAINT "loan_delinquency_history_
 CREATE UNIQUE INDEX "loan_delinquency_history_tenant_loan_date_idx" ON "loan_delinquency_history" USING btree ("tenant_id","loan_id","business_date");--> statement-breakpoint
 CREATE INDEX "loan_delinquency_history_tenant_loan_id_idx" ON "loan_delinquency_history" USING btree ("tenant_id","loan_id","id");--> statement-breakpoint
 CREATE POLICY "loan_delinquency_history_tenant_isolation" ON "loan_delinquency_history" AS PERMISSIVE FOR ALL TO public USING (tenant_id = current_setting('app.tenant_id', true)) WITH CHECK (tenant_id = current_setting('app.tenant_id', true));--> statement-breakpoint
+-- The delinquency history is append-only (docs/design.md §3 "History is append-only"): a stored change of
+-- classification is never changed nor removed; a rerun finds it by (tenant, loan, business date). See
+-- 0008_enforce_append_only for the rule and test/activities/database-invariants.test.ts for the proof.
+REVOKE UPDATE, DELETE, TRUNCATE ON TABLE "loan_delinquency_history" FROM lending_app;
+--> statement-breakpoint
 -- The loan summary's one-statement read (0019, 0023, 0045) also returns what the summary's delinquency needs
 -- (docs/lending.md "Delinquency"): the loan's stored close-of-business columns above and its last POSTED payment
 -- value-dated on or before the as-of date (`last_payment`: {valueDate, amount} or null; an index read of the loan's

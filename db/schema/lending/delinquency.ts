@@ -1,7 +1,7 @@
 /**
  * A loan's delinquency history (docs/lending.md "Delinquency"; Fineract `LoanDelinquencyTagHistory`): one row per
  * change of classification that a close-of-business run stored, unique per (loan, business date) so a repeated
- * run writes nothing twice. Tenant-owned under row-level security (docs/design.md §3). Read by
+ * run writes nothing twice. Append-only (the migration revokes UPDATE, DELETE and TRUNCATE from lending_app). Tenant-owned under row-level security (docs/design.md §3). Read by
  * `GET /v1/loans/{loanId}/delinquency-history` (db/queries/lending/delinquency.ts).
  */
 import { bigint, date, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
