@@ -29,6 +29,7 @@ import { chargeRoutes } from './routes/lending/charges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanChargeRoutes } from './routes/lending/loan-charges';
+import { loanDelinquencyRoutes } from './routes/lending/loan-delinquency';
 import { loanFundingRoutes } from './routes/lending/loan-fundings';
 import { loanTransactionRoutes } from './routes/lending/loan-transactions';
 import { loanRoutes } from './routes/lending/loans';
@@ -176,6 +177,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans/:loanId/payments', loanPaymentRoutes);
   app.route('/v1/loans/:loanId/autopay', autopayRoutes);
   app.route('/v1/loans/:loanId/statements', statementRoutes);
+  app.route('/v1/loans/:loanId/delinquency-history', loanDelinquencyRoutes);
   app.route('/v1/sandbox/payments', sandboxPaymentRoutes);
   app.route('/v1/journalentries', journalEntryRoutes);
   app.route('/v1/merchant-advances', merchantAdvanceRoutes);

@@ -1559,7 +1559,9 @@ export interface paths {
         };
         /**
          * Read a loan
-         * @description Scope `lending:read`, permission `READ_LOAN`.
+         * @description delinquent is derived when read, as of today in the tenant's time zone; delinquencyRange is the classification the close of business stored (null before its first run).
+         *
+         *     Scope `lending:read`, permission `READ_LOAN`.
          */
         get: operations["getV1LoansByLoanId"];
         put?: never;
@@ -1607,7 +1609,7 @@ export interface paths {
         };
         /**
          * Read a loan summary
-         * @description Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.
+         * @description Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes. `delinquent` is derived as of `asOfDate`; `delinquencyRange` is the classification the close of business stored.
          *
          *     Scope `lending:read`, permission `READ_LOAN`.
          */
@@ -1924,6 +1926,28 @@ export interface paths {
          * @description Scope `lending:read`, permission `READ_STATEMENT`.
          */
         get: operations["getV1LoansByLoanIdStatementsByStatementIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loans/{loanId}/delinquency-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a loan's delinquency history
+         * @description One row per change of classification stored by a close-of-business run (businessDate = the day the run closed; the classification is as of the next day). delinquentAmount in the loan currency, decimal string. Empty before the first change.
+         *
+         *     Scope `lending:read`, permission `READ_LOAN`.
+         */
+        get: operations["getV1LoansByLoanIdDelinquencyHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8431,6 +8455,50 @@ export interface operations {
                             customerId: number;
                             role: string;
                         }[];
+                        /** @description Derived when read, as of the date the read is for (Apache Fineract's CollectionData): pastDueDays = days from the due date of the oldest installment not fully paid and due before that date (an installment due on the date is not overdue); delinquentDate = that due date + the product's graceOnArrearsAgeing; delinquentDays = pastDueDays − grace − paused days, at least 0; delinquentAmount and its parts = what the overdue installments still owe; nextPaymentDueDate = the due date of the earliest installment not fully paid; lastPayment* = the last posted payment value-dated on or before the date (amount 0 when none); installmentLevelDelinquency (products with enableInstallmentLevelDelinquency, while delinquentDays > 0) = the overdue installments aged by their own days less paused days, summed per range of the bucket; delinquencyPausePeriods by start, active when start ≤ date ≤ end. Zero for loans not active. */
+                        delinquent: {
+                            pastDueDays: number;
+                            delinquentDays: number;
+                            delinquentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentAmount: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPrincipal: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentInterest: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentFee: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPenalty: string;
+                            nextPaymentDueDate: string | null;
+                            lastPaymentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            lastPaymentAmount: string;
+                            installmentLevelDelinquency: {
+                                rangeId: number;
+                                classification: string;
+                                minimumAgeDays: number;
+                                maximumAgeDays: number | null;
+                                /** @description Decimal string with the currency digits. */
+                                delinquentAmount: string;
+                            }[];
+                            delinquencyPausePeriods: {
+                                active: boolean;
+                                /** @description ISO calendar date. */
+                                pausePeriodStart: string;
+                                /** @description ISO calendar date. */
+                                pausePeriodEnd: string;
+                            }[];
+                        };
+                        /** @description The classification stored by the close of business (not recomputed by the read): null before the first run and while NO_DELINQUENCY. */
+                        delinquencyRange: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                        } | null;
+                        /** @description The last day a close-of-business run closed for the loan; null before the first run. */
+                        lastClosedBusinessDate: string | null;
                         /** @description currency, totals and periods: the disbursement row, then per installment due, paid, waived (by a payoff) and outstanding amounts, totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it); their sums totalPaidInAdvance and totalPaidLate */
                         repaymentSchedule?: {
                             [key: string]: unknown;
@@ -8692,6 +8760,52 @@ export interface operations {
                             effectiveAt: string;
                             expiresAt: string | null;
                         }[];
+                        /** @description Derived when read, as of the date the read is for (Apache Fineract's CollectionData): pastDueDays = days from the due date of the oldest installment not fully paid and due before that date (an installment due on the date is not overdue); delinquentDate = that due date + the product's graceOnArrearsAgeing; delinquentDays = pastDueDays − grace − paused days, at least 0; delinquentAmount and its parts = what the overdue installments still owe; nextPaymentDueDate = the due date of the earliest installment not fully paid; lastPayment* = the last posted payment value-dated on or before the date (amount 0 when none); installmentLevelDelinquency (products with enableInstallmentLevelDelinquency, while delinquentDays > 0) = the overdue installments aged by their own days less paused days, summed per range of the bucket; delinquencyPausePeriods by start, active when start ≤ date ≤ end. Zero for loans not active. */
+                        delinquent: {
+                            pastDueDays: number;
+                            delinquentDays: number;
+                            delinquentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentAmount: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPrincipal: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentInterest: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentFee: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPenalty: string;
+                            nextPaymentDueDate: string | null;
+                            lastPaymentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            lastPaymentAmount: string;
+                            installmentLevelDelinquency: {
+                                rangeId: number;
+                                classification: string;
+                                minimumAgeDays: number;
+                                maximumAgeDays: number | null;
+                                /** @description Decimal string with the currency digits. */
+                                delinquentAmount: string;
+                            }[];
+                            delinquencyPausePeriods: {
+                                active: boolean;
+                                /** @description ISO calendar date. */
+                                pausePeriodStart: string;
+                                /** @description ISO calendar date. */
+                                pausePeriodEnd: string;
+                            }[];
+                        };
+                        /** @description The classification stored by the close of business (not recomputed by the read): null before the first run and while NO_DELINQUENCY. */
+                        delinquencyRange: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                        } | null;
+                        /** @description The last day a close-of-business run closed for the loan; null before the first run. */
+                        lastClosedBusinessDate: string | null;
+                        chargedOff: boolean;
+                        chargedOffOnDate: string | null;
                     };
                 };
             };
@@ -9848,6 +9962,55 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdDelinquencyHistory: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description ISO calendar date. */
+                            businessDate: string;
+                            classification: string;
+                            previousClassification: string;
+                            delinquentDays: number;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentAmount: string;
+                            collectionsCaseId: number | null;
+                            collectionsSuppressedBy: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
                 };
             };
             400: components["responses"]["ShapeAError"];

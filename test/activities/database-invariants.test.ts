@@ -43,6 +43,7 @@ const appendOnly = [
   'hardship_guardrail_versions',
   'hardship_offer_approvals',
   'loan_schedule_versions',
+  'loan_delinquency_history',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -90,6 +91,7 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
   'loan_charges.loan_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',
   'loan_charges.loan_charges_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_delinquency_history.loan_delinquency_history_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_products.loan_products_nsf_charge_fk': '(tenant_id,nsf_charge_id) → charges(tenant_id,id)',
   'loan_schedule_versions.loan_schedule_versions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',

@@ -125,6 +125,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/loans/{loanId}/statements', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/statements/{statementId}', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/statements/{statementId}/pdf', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}/delinquency-history', 'lending:read', false],
     // Reconciliation exceptions.
     ['get', '/v1/recon-exceptions', 'lending:read', false],
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],

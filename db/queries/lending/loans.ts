@@ -32,6 +32,7 @@ import {
   payments,
 } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
+import { type LoanDelinquencyFields, readLoanDelinquencyFields, tenantToday } from './delinquency';
 import { chargeAmountText } from './products';
 
 // ---- the lock of money operations ------------------------------------------------------------------------
@@ -426,6 +427,12 @@ export interface LoanView {
   chargedOffOnDate: string | null;
   /** Co-borrowers, authorized parties and guarantors, oldest first. */
   parties: { partyId: number; customerId: number; role: string }[];
+  /** Derived as of today in the tenant's time zone (db/queries/lending/delinquency.ts `readLoanDelinquencyFields`). */
+  delinquent: LoanDelinquencyFields['delinquent'];
+  /** The stored classification (null before a close-of-business run set one). */
+  delinquencyRange: LoanDelinquencyFields['delinquencyRange'];
+  /** ISO date of the last day a close-of-business run closed for the loan, null before the first. */
+  lastClosedBusinessDate: string | null;
   repaymentSchedule?: LoanRepaymentSchedule;
   transactions?: LoanTransactionView[];
 }
@@ -437,13 +444,16 @@ const postedFundingStatuses = ['RECORDED_EXTERNAL', 'POSTED'];
  * The tenant's loan `loanId`, or null (absent or another tenant's), with `repaymentSchedule` (from
  * `loan_installments`, whose paid columns the ledger keeps) and `transactions` (posted fundings and payments by
  * value date, a disbursement before a repayment of the same day) when asked. One read transaction; one query
- * per table (installments, fundings, payments), never one per installment or transaction.
+ * per table (installments, fundings, payments), never one per installment or transaction. `delinquent` is derived
+ * as of today (`now` in the tenant's time zone; docs/lending.md "Delinquency"); `delinquencyRange`,
+ * `lastClosedBusinessDate`, `chargedOff`, `chargedOffOnDate` are the stored columns.
  */
 export async function getLoan(
   db: Db,
   tenantId: string,
   loanId: number,
   associations: { repaymentSchedule: boolean; transactions: boolean },
+  now: Date,
 ): Promise<LoanView | null> {
   return withTenantTransaction(db, tenantId, async (tx) => {
     const [row] = await tx
@@ -451,6 +461,8 @@ export async function getLoan(
       .from(loans)
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
     if (!row) return null;
+    const today = await tenantToday(tx, tenantId, now);
+    const delinquency = await readLoanDelinquencyFields(tx, tenantId, row, today);
     const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows, chargeOffRows] =
       await Promise.all([
         tx
@@ -578,9 +590,9 @@ export async function getLoan(
       approvedBy: row.approvedBy,
       externalId: row.externalId,
       aprDisclosure: row.aprDisclosure ?? null,
-      chargedOff: row.chargedOff,
-      chargedOffOnDate: row.chargedOffOnDate,
       parties: partyRows,
+      // delinquent, delinquencyRange, lastClosedBusinessDate, chargedOff, chargedOffOnDate
+      ...delinquency,
     };
     if (associations.repaymentSchedule) {
       view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows, paymentRows);

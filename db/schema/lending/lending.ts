@@ -182,11 +182,21 @@ export const loans = pgTable(
      * Fineract `m_loan.charged_off_on_date` / `is_charged_off`: set by a charge-off (the loan stays ACTIVE), cleared
      * by its undo (activities/lending/charge-off-loan.ts, undo-charge-off-loan.ts).
      */
-    chargedOff: boolean('charged_off').notNull().default(false),
-    chargedOffOnDate: date('charged_off_on_date', { mode: 'string' }),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),
+    /**
+     * The delinquency classification stored by the close of business (docs/lending.md "Delinquency"): the range
+     * of the product's bucket that held the loan's delinquent days when a run last changed it; null before the
+     * loan's first run and while it is NO_DELINQUENCY. The range table is the delinquency configuration's.
+     */
+    delinquencyRangeId: bigint({ mode: 'number' }),
+    /** ISO date of the last day a close-of-business run closed for this loan; null before the first run. */
+    lastClosedBusinessDate: date({ mode: 'string' }),
+    /** True once the loan is charged off (Fineract's charge-off command), until an undo. */
+    chargedOff: boolean().notNull().default(false),
+    /** ISO date of the charge-off, null when not charged off. */
+    chargedOffOnDate: date({ mode: 'string' }),
   },
   (t) => [
     tenantKey('loans', t),

@@ -1,0 +1,305 @@
+/**
+ * Reads of a loan's delinquency (docs/lending.md "Delinquency"): the product's delinquency settings and the loan's
+ * pause periods that the derivation (domain/lending/delinquency.ts) takes, the stored classification as the reads
+ * show it, and `GET /v1/loans/{loanId}/delinquency-history`. Tenant-scoped reads under row-level security.
+ */
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { defaultComplianceTimeZone } from '../../../domain/deadlines';
+import { installmentStatesAsOf } from '../../../domain/lending/allocation/summary';
+import { fixDecimalText } from '../../../domain/lending/decimal-text';
+import {
+  type DelinquencyPause,
+  type DelinquencyRangeDefinition,
+  type DelinquencyResult,
+  type DelinquentView,
+  delinquencyInstallmentsOf,
+  deriveDelinquency,
+  loanStatusAsOf,
+} from '../../../domain/lending/delinquency';
+import {
+  allocationInputOf,
+  allocationStrategyOf,
+  minorOf,
+  type StoredInstallment,
+  type StoredLoanCharge,
+  type StoredMoneyEvent,
+  type StoredPrincipalForgiveness,
+} from '../../../domain/lending/loan-allocation';
+import type { LoanStatus } from '../../../domain/lending/loan-status';
+import { minorUnitDigits } from '../../../domain/money';
+import { localDate } from '../../../domain/time-zone';
+import type { Db } from '../../client';
+import { loanDelinquencyHistory, loans, tenants } from '../../schema';
+import { type Tx, withTenantTransaction } from '../../tenant-tx';
+
+/** What a loan's product says about delinquency (Fineract's loan product fields). */
+export interface DelinquencySettings {
+  /** `graceOnArrearsAgeing`, days ≥ 0 (Fineract's default 0). */
+  graceOnArrearsAgeingDays: number;
+  /** The ranges of the product's `delinquencyBucketId`; empty when it has no bucket. */
+  ranges: DelinquencyRangeDefinition[];
+  /** `enableInstallmentLevelDelinquency` (default false). */
+  enableInstallmentLevelDelinquency: boolean;
+}
+
+/**
+ * The delinquency settings of loan `loanId`'s product. The delinquency configuration (ranges, buckets and the
+ * product fields) is not stored yet: every product has Fineract's defaults, no grace, no bucket, no installment
+ * level. The one place the configuration will be read; `_tx` is the caller's read transaction.
+ */
+export async function readDelinquencySettings(
+  _tx: Tx | null,
+  _tenantId: string,
+  _loanId: number,
+): Promise<DelinquencySettings> {
+  return { graceOnArrearsAgeingDays: 0, ranges: [], enableInstallmentLevelDelinquency: false };
+}
+
+/**
+ * The pause periods of loan `loanId` (a resumed pause ending on the resume's date), by start. Delinquency
+ * actions are not stored yet: none. The one place they will be read; `_tx` is the caller's read transaction.
+ */
+export async function readDelinquencyPauses(
+  _tx: Tx | null,
+  _tenantId: string,
+  _loanId: number,
+): Promise<DelinquencyPause[]> {
+  return [];
+}
+
+/** The `delinquencyRange` a read shows: the stored range among the bucket's ranges, null when none is stored. */
+export function storedDelinquencyRangeOf(
+  rangeId: number | null,
+  settings: DelinquencySettings,
+): DelinquencyRangeDefinition | null {
+  if (rangeId === null) return null;
+  return settings.ranges.find((range) => range.id === rangeId) ?? null;
+}
+
+/** The delinquency fields the loan read and the summary carry at their top level. */
+export interface LoanDelinquencyFields {
+  delinquent: DelinquentView;
+  delinquencyRange: DelinquencyRangeDefinition | null;
+  lastClosedBusinessDate: string | null;
+  chargedOff: boolean;
+  chargedOffOnDate: string | null;
+}
+
+/**
+ * The delinquency fields of a loan from its stored columns and the derivation as of `asOfDate` (ISO date) of
+ * its installments' outstanding amounts (domain/lending/delinquency.ts `deriveDelinquency`).
+ */
+export function loanDelinquencyFields(input: {
+  currency: string;
+  asOfDate: string;
+  loanStatus: LoanStatus;
+  installments: Parameters<typeof deriveDelinquency>[0]['installments'];
+  lastPayment: { valueDate: string; amountMinor: bigint } | null;
+  settings: DelinquencySettings;
+  pauses: DelinquencyPause[];
+  stored: {
+    delinquencyRangeId: number | null;
+    lastClosedBusinessDate: string | null;
+    chargedOff: boolean;
+    chargedOffOnDate: string | null;
+  };
+}): LoanDelinquencyFields & { derived: DelinquencyResult } {
+  const derived = deriveDelinquency({
+    currency: input.currency,
+    asOfDate: input.asOfDate,
+    loanStatus: input.loanStatus,
+    installments: input.installments,
+    graceOnArrearsAgeingDays: input.settings.graceOnArrearsAgeingDays,
+    ranges: input.settings.ranges,
+    pausePeriods: input.pauses,
+    enableInstallmentLevelDelinquency: input.settings.enableInstallmentLevelDelinquency,
+    lastPayment: input.lastPayment,
+  });
+  return {
+    derived,
+    delinquent: derived.delinquent,
+    delinquencyRange: storedDelinquencyRangeOf(input.stored.delinquencyRangeId, input.settings),
+    lastClosedBusinessDate: input.stored.lastClosedBusinessDate,
+    chargedOff: input.stored.chargedOff,
+    chargedOffOnDate: input.stored.chargedOffOnDate,
+  };
+}
+
+/** One row of `GET /v1/loans/{loanId}/delinquency-history`; amounts with the loan currency's digits. */
+export interface DelinquencyHistoryItemView {
+  businessDate: string;
+  classification: string;
+  previousClassification: string;
+  delinquentDays: number;
+  delinquentAmount: string;
+  collectionsCaseId: number | null;
+  collectionsSuppressedBy: string | null;
+}
+
+/**
+ * A page of loan `loanId`'s delinquency history, newest first (by row id, the order the runs stored them):
+ * `limit + 1` rows after `beforeId` (null = from the newest), so the caller knows whether more follow. Each row
+ * carries its `rowId` for the cursor. Null when the tenant has no such loan. One read transaction.
+ */
+export async function listLoanDelinquencyHistory(
+  db: Db,
+  tenantId: string,
+  loanId: number,
+  page: { beforeId: number | null; limit: number },
+): Promise<(DelinquencyHistoryItemView & { rowId: number })[] | null> {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [loan] = await tx
+      .select({ currencyCode: loans.currencyCode })
+      .from(loans)
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+    if (!loan) return null;
+    const digits = minorUnitDigits(loan.currencyCode);
+    const h = loanDelinquencyHistory;
+    const rows = await tx
+      .select()
+      .from(h)
+      .where(
+        and(
+          eq(h.tenantId, tenantId),
+          eq(h.loanId, loanId),
+          page.beforeId === null ? undefined : lt(h.id, page.beforeId),
+        ),
+      )
+      .orderBy(desc(h.id))
+      .limit(page.limit + 1);
+    return rows.map((row) => ({
+      rowId: row.id,
+      businessDate: row.businessDate,
+      classification: row.classification,
+      previousClassification: row.previousClassification,
+      delinquentDays: row.delinquentDays,
+      delinquentAmount: fixDecimalText(row.delinquentAmount, digits),
+      collectionsCaseId: row.collectionsCaseId,
+      collectionsSuppressedBy: row.collectionsSuppressedBy,
+    }));
+  });
+}
+
+/** Today in the tenant's compliance time zone (docs/design.md §5 "Deadlines"; the default zone when it has none). */
+export async function tenantToday(tx: Tx, tenantId: string, now: Date): Promise<string> {
+  const [row] = await tx
+    .select({ zone: tenants.complianceTimeZone })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
+  return localDate(now.getTime(), row?.zone ?? defaultComplianceTimeZone);
+}
+
+/**
+ * The delinquency fields of a loan read (`GET /v1/loans/{loanId}`) as of `asOfDate`: its installments, posted
+ * fundings and payments, added charges and principal forgiven are read in `tx` (one statement) and replayed up to
+ * `asOfDate` (domain/lending/allocation/summary.ts `installmentStatesAsOf`, the replay the operations post from), so
+ * a payment value-dated after it does not count. `loan` is the loan's row.
+ */
+export async function readLoanDelinquencyFields(
+  tx: Tx,
+  tenantId: string,
+  loan: typeof loans.$inferSelect,
+  asOfDate: string,
+): Promise<LoanDelinquencyFields> {
+  const [settings, pauses] = await Promise.all([
+    readDelinquencySettings(tx, tenantId, loan.id),
+    readDelinquencyPauses(tx, tenantId, loan.id),
+  ]);
+  const stored = {
+    delinquencyRangeId: loan.delinquencyRangeId,
+    lastClosedBusinessDate: loan.lastClosedBusinessDate,
+    chargedOff: loan.chargedOff,
+    chargedOffOnDate: loan.chargedOffOnDate,
+  };
+  const base = {
+    currency: loan.currencyCode,
+    asOfDate,
+    loanStatus: loan.status as LoanStatus,
+    settings,
+    pauses,
+    stored,
+  };
+  if (loan.status === 'SUBMITTED' || loan.status === 'APPROVED') {
+    const { derived: _derived, ...fields } = loanDelinquencyFields({
+      ...base,
+      installments: [],
+      lastPayment: null,
+    });
+    return fields;
+  }
+  const [events] = (await tx.execute(sql`
+    select coalesce((select json_agg(json_build_object(
+                       'installmentNumber', i.installment_number, 'fromDate', i.from_date::text,
+                       'dueDate', i.due_date::text, 'principalDue', i.principal_due::text,
+                       'interestDue', i.interest_due::text, 'feeChargesDue', i.fee_charges_due::text,
+                       'penaltyChargesDue', i.penalty_charges_due::text) order by i.installment_number)
+                       from loan_installments i
+                      where i.tenant_id = ${tenantId} and i.loan_id = ${loan.id}), '[]'::json) as installments,
+           coalesce((select json_agg(json_build_object(
+                       'id', f.id, 'valueDate', f.funding_date::text, 'amount', f.amount::text))
+                       from fundings f
+                      where f.tenant_id = ${tenantId} and f.loan_id = ${loan.id}), '[]'::json) as fundings,
+           coalesce((select json_agg(json_build_object(
+                       'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
+                       from payments pm
+                      where pm.tenant_id = ${tenantId} and pm.loan_id = ${loan.id}
+                        and pm.status = 'POSTED'), '[]'::json) as payments,
+           coalesce((select json_agg(json_build_object(
+                       'id', v.id, 'valueDate', v.as_of_date::text,
+                       'amountMinor', v.principal_forgiven_minor::text) order by v.id)
+                       from loan_schedule_versions v
+                      where v.tenant_id = ${tenantId} and v.loan_id = ${loan.id}
+                        and v.principal_forgiven_minor > 0), '[]'::json) as forgiveness,
+           coalesce((select json_agg(json_build_object(
+                       'id', c.id, 'installmentNumber', c.installment_number, 'penalty', c.penalty,
+                       'dueDate', c.due_date::text, 'amount', c.amount::text,
+                       'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text)
+                       order by c.id)
+                       from loan_charges c
+                      where c.tenant_id = ${tenantId} and c.loan_id = ${loan.id}), '[]'::json) as charges,
+           (select p.payment_allocation from loan_products p
+             where p.tenant_id = ${tenantId} and p.id = ${loan.productId}) as payment_allocation`)) as unknown as {
+    installments: StoredInstallment[];
+    fundings: StoredMoneyEvent[];
+    payments: StoredMoneyEvent[];
+    forgiveness: StoredPrincipalForgiveness[];
+    charges: StoredLoanCharge[];
+    payment_allocation: unknown;
+  }[];
+  const installments = events?.installments ?? [];
+  const payments = events?.payments ?? [];
+  let states: ReturnType<typeof installmentStatesAsOf> = [];
+  if (installments.length > 0 && (events?.fundings.length ?? 0) > 0) {
+    states = installmentStatesAsOf(
+      allocationInputOf({
+        currency: loan.currencyCode,
+        installments,
+        fundings: events?.fundings ?? [],
+        payments,
+        principalForgiveness: events?.forgiveness ?? [],
+        loanCharges: events?.charges ?? [],
+        strategy: allocationStrategyOf(
+          loan.transactionProcessingStrategyCode,
+          events?.payment_allocation ?? null,
+        ),
+      }),
+      asOfDate,
+    );
+  }
+  const last = payments
+    .filter((p) => p.valueDate <= asOfDate)
+    .sort((a, b) =>
+      a.valueDate === b.valueDate ? Number(a.id) - Number(b.id) : a.valueDate < b.valueDate ? -1 : 1,
+    )
+    .at(-1);
+  const owed = delinquencyInstallmentsOf(states);
+  const { derived: _derived, ...fields } = loanDelinquencyFields({
+    ...base,
+    loanStatus: loanStatusAsOf(base.loanStatus, owed),
+    installments: owed,
+    lastPayment: last
+      ? { valueDate: last.valueDate, amountMinor: minorOf(last.amount, loan.currencyCode) }
+      : null,
+  });
+  return fields;
+}
