@@ -89,6 +89,7 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
+  'loan_charge_offs.loan_charge_offs_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_charges.loan_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',
   'loan_charges.loan_charges_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_delinquency_history.loan_delinquency_history_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
