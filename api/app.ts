@@ -26,6 +26,8 @@ import { hardshipPolicyRoutes } from './routes/hardship/hardship-policies';
 import { hardshipProgramRoutes } from './routes/hardship/hardship-programs';
 import { healthRoutes } from './routes/health';
 import { chargeRoutes } from './routes/lending/charges';
+import { delinquencyBucketRoutes } from './routes/lending/delinquency-buckets';
+import { delinquencyRangeRoutes } from './routes/lending/delinquency-ranges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanChargeRoutes } from './routes/lending/loan-charges';
@@ -164,6 +166,8 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/voice-dispatches', voiceDispatchRoutes);
   app.route('/v1/servicing/ai-sessions', aiSessionRoutes);
   app.route('/v1/charges', chargeRoutes);
+  app.route('/v1/delinquency/ranges', delinquencyRangeRoutes);
+  app.route('/v1/delinquency/buckets', delinquencyBucketRoutes);
   app.route('/v1/loanproducts', loanProductRoutes);
   app.route('/v1/documents', documentRoutes);
   app.route('/v1/customers', customerRoutes);

@@ -17,6 +17,8 @@ import { boardLoan } from './board-loan';
 import { calculateLoanSchedule } from './calculate-loan-schedule';
 import { changeDocumentTitle } from './change-document-title';
 import { createCharge } from './create-charge';
+import { createDelinquencyBucket } from './create-delinquency-bucket';
+import { createDelinquencyRange } from './create-delinquency-range';
 import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
 import { createLoanProduct } from './create-loan-product';
@@ -36,6 +38,8 @@ export function createLendingActivities(deps: Deps) {
   return {
     createCharge: createCharge(deps),
     createLoanProduct: createLoanProduct(deps),
+    createDelinquencyRange: createDelinquencyRange(deps),
+    createDelinquencyBucket: createDelinquencyBucket(deps),
     createDocument: createDocument(deps),
     changeDocumentTitle: changeDocumentTitle(deps),
     calculateLoanSchedule: calculateLoanSchedule(deps),

@@ -1196,6 +1196,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/delinquency/ranges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delinquency ranges
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_RANGE`.
+         */
+        get: operations["getV1DelinquencyRanges"];
+        put?: never;
+        /**
+         * Define a delinquency range
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_RANGE`.
+         */
+        post: operations["postV1DelinquencyRanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/ranges/{rangeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delinquency range
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_RANGE`.
+         */
+        get: operations["getV1DelinquencyRangesByRangeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/buckets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delinquency buckets
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_BUCKET`.
+         */
+        get: operations["getV1DelinquencyBuckets"];
+        put?: never;
+        /**
+         * Define a delinquency bucket
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_BUCKET`.
+         */
+        post: operations["postV1DelinquencyBuckets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/buckets/{bucketId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delinquency bucket
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_BUCKET`.
+         */
+        get: operations["getV1DelinquencyBucketsByBucketId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loanproducts": {
         parameters: {
             query?: never;
@@ -6948,6 +7036,258 @@ export interface operations {
                         chargeCalculationType: number;
                         penalty: boolean;
                         active: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyRanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ranges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        classification: string;
+                        minimumAgeDays: number;
+                        maximumAgeDays: number | null;
+                        collectionsCaseTypeCode: string | null;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1DelinquencyRanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    classification: string;
+                    minimumAgeDays: number;
+                    /** @default null */
+                    maximumAgeDays?: number | null;
+                    collectionsCaseTypeCode?: string;
+                    locale?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Range defined */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyRangesByRangeId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                rangeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The range */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        classification: string;
+                        minimumAgeDays: number;
+                        maximumAgeDays: number | null;
+                        collectionsCaseTypeCode: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyBuckets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        ranges: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                            collectionsCaseTypeCode: string | null;
+                        }[];
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1DelinquencyBuckets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    ranges: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Bucket defined */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyBucketsByBucketId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                bucketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bucket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        ranges: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                            collectionsCaseTypeCode: string | null;
+                        }[];
                     };
                 };
             };

@@ -205,6 +205,17 @@ async function buildOwnerResources(): Promise<void> {
     })
   ).chargeId;
   ids.productId = loan.productId;
+  // Delinquency configuration: a range and a bucket of it.
+  ids.rangeId = (
+    await post('/v1/delinquency/ranges', {
+      classification: 'Matrix 1-30',
+      minimumAgeDays: 1,
+      maximumAgeDays: 30,
+    })
+  ).resourceId;
+  ids.bucketId = (
+    await post('/v1/delinquency/buckets', { name: 'Matrix bucket', ranges: [ids.rangeId] })
+  ).resourceId;
   // A specified-due-date fee added to the loan (its loanChargeId).
   ids.dueDateChargeId = (
     await post('/v1/charges', {

@@ -34,6 +34,7 @@ import {
   tenantReference,
 } from '../columns';
 import { customers } from '../customers/customers';
+import { delinquencyBuckets } from './delinquency';
 
 /** A nominal rate in percent, `numeric(19,8)`. */
 const rate = () => numeric({ precision: 19, scale: 8 });
@@ -113,6 +114,14 @@ export const loanProducts = pgTable(
     disbursedAmountPercentageForDownPayment: numeric({ precision: 9, scale: 6 }),
     /** Record the down payment as a DOWN_PAYMENT transaction with the funding. */
     enableAutoRepaymentForDownPayment: boolean().notNull().default(false),
+    /** The tenant's delinquency bucket whose ranges classify this product's loans (db/schema/lending/delinquency.ts). */
+    delinquencyBucketId: bigint({ mode: 'number' }),
+    /** Days after a due date before an overdue installment counts as delinquent (Fineract `graceOnArrearsAgeing`). */
+    graceOnArrearsAgeing: integer().notNull().default(0),
+    /** Classify overdue installments by their own days past due too (Fineract's installment-level delinquency). */
+    enableInstallmentLevelDelinquency: boolean().notNull().default(false),
+    /** Delinquent days at which close of business charges a loan off; null: never automatically. */
+    chargeOffDaysPastDue: integer(),
     status: text().notNull().default('loanProduct.active'),
     createdAt: createdAt(),
     requestKey: text(),
@@ -123,8 +132,13 @@ export const loanProducts = pgTable(
       'loan_products_down_payment_check',
       sql`(${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} between 1 and 100) or (not ${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} is null and not ${t.enableAutoRepaymentForDownPayment})`,
     ),
+    check(
+      'loan_products_delinquency_check',
+      sql`${t.graceOnArrearsAgeing} >= 0 and (${t.chargeOffDaysPastDue} is null or ${t.chargeOffDaysPastDue} >= 1)`,
+    ),
     tenantKey('loan_products', t),
     tenantReference('loan_products_nsf_charge_fk', t, t.nsfChargeId, charges),
+    tenantReference('loan_products_delinquency_bucket_fk', t, t.delinquencyBucketId, delinquencyBuckets),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),
   ],
@@ -178,6 +192,8 @@ export const loans = pgTable(
     /** The Regulation Z §1026.18 disclosure, frozen at approval. */
     aprDisclosure: jsonb().$type<Record<string, unknown>>(),
     approvedBy: text(),
+    /** The last business day close of business closed for this loan (docs/lending.md); null before its first run. */
+    lastClosedBusinessDate: date({ mode: 'string' }),
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),
