@@ -7391,6 +7391,10 @@ export interface operations {
                         /** @description percent of the disbursed principal due at disbursement; null without a down payment */
                         disbursedAmountPercentageForDownPayment: number | null;
                         enableAutoRepaymentForDownPayment: boolean;
+                        delinquencyBucketId: number | null;
+                        graceOnArrearsAgeing: number;
+                        enableInstallmentLevelDelinquency: boolean;
+                        chargeOffDaysPastDue: number | null;
                     }[];
                 };
             };
@@ -7482,6 +7486,10 @@ export interface operations {
                     enableDownPayment?: boolean;
                     disbursedAmountPercentageForDownPayment?: (string | number) | null;
                     enableAutoRepaymentForDownPayment?: boolean | null;
+                    delinquencyBucketId?: number | null;
+                    graceOnArrearsAgeing?: number | null;
+                    enableInstallmentLevelDelinquency?: boolean | null;
+                    chargeOffDaysPastDue?: number | null;
                     /** @constant */
                     isInterestRecalculationEnabled?: false;
                     locale?: string;
@@ -7606,6 +7614,10 @@ export interface operations {
                         /** @description percent of the disbursed principal due at disbursement; null without a down payment */
                         disbursedAmountPercentageForDownPayment: number | null;
                         enableAutoRepaymentForDownPayment: boolean;
+                        delinquencyBucketId: number | null;
+                        graceOnArrearsAgeing: number;
+                        enableInstallmentLevelDelinquency: boolean;
+                        chargeOffDaysPastDue: number | null;
                     };
                 };
             };

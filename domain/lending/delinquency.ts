@@ -46,3 +46,29 @@ export function rangeHolding<T extends RangeAges>(ranges: readonly T[], delinque
     ) ?? null
   );
 }
+
+/**
+ * A product's delinquency settings (Fineract's loan product fields), copied into a loan's stored terms at creation
+ * (domain/lending/loan-terms/application.ts): terms stored before these settings have none, read as
+ * `defaultDelinquencySettings`.
+ */
+export interface DelinquencySettings {
+  /** The tenant's bucket whose ranges classify the loan; null: no classification. */
+  delinquencyBucketId: number | null;
+  /** Days after a due date before an overdue installment counts as delinquent, ≥ 0. */
+  graceOnArrearsAgeing: number;
+  /** Classify overdue installments by their own days too. */
+  enableInstallmentLevelDelinquency: boolean;
+  /** Delinquent days (≥ 1) at which close of business charges the loan off; null: never automatically. */
+  chargeOffDaysPastDue: number | null;
+}
+
+export const defaultDelinquencySettings: DelinquencySettings = {
+  delinquencyBucketId: null,
+  graceOnArrearsAgeing: 0,
+  enableInstallmentLevelDelinquency: false,
+  chargeOffDaysPastDue: null,
+};
+
+/** The largest `graceOnArrearsAgeing` and `chargeOffDaysPastDue` a product accepts, in days. */
+export const maximumDelinquencyDays = 100_000;

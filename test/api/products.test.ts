@@ -275,6 +275,10 @@ describe('POST /v1/loanproducts and the reads', () => {
         'enableDownPayment',
         'disbursedAmountPercentageForDownPayment',
         'enableAutoRepaymentForDownPayment',
+        'delinquencyBucketId',
+        'graceOnArrearsAgeing',
+        'enableInstallmentLevelDelinquency',
+        'chargeOffDaysPastDue',
       ].sort(),
     );
     expect(item.nsfChargeId).toBeNull();

@@ -9,6 +9,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
+import type { DelinquencySettings } from '../../../domain/lending/delinquency';
 import type {
   ConfigurationStatus,
   LmsConfig,
@@ -127,6 +128,11 @@ export interface LoanProductView extends LoanProductSettings {
   enableDownPayment: boolean;
   disbursedAmountPercentageForDownPayment: number | null;
   enableAutoRepaymentForDownPayment: boolean;
+  /** Delinquency settings (docs/lending.md "Delinquency configuration"): bucket id or null, days. */
+  delinquencyBucketId: number | null;
+  graceOnArrearsAgeing: number;
+  enableInstallmentLevelDelinquency: boolean;
+  chargeOffDaysPastDue: number | null;
 }
 
 /** A rate read back from `numeric(19,8)` as the JSON number the spec shows; display only, never arithmetic. */
@@ -178,6 +184,10 @@ function productView(row: ProductRow, attached: ChargeView[]): LoanProductView {
         ? null
         : rateNumber(row.disbursedAmountPercentageForDownPayment),
     enableAutoRepaymentForDownPayment: row.enableAutoRepaymentForDownPayment,
+    delinquencyBucketId: row.delinquencyBucketId,
+    graceOnArrearsAgeing: row.graceOnArrearsAgeing,
+    enableInstallmentLevelDelinquency: row.enableInstallmentLevelDelinquency,
+    chargeOffDaysPastDue: row.chargeOffDaysPastDue,
   };
 }
 
@@ -302,6 +312,8 @@ export interface ProductForLoan {
   charges: ProductChargeForLoan[];
   /** Record the down payment with the funding (Fineract `enableAutoRepaymentForDownPayment`). */
   enableAutoRepaymentForDownPayment: boolean;
+  /** The delinquency settings a loan copies into its terms (docs/lending.md "Delinquency configuration"). */
+  delinquency: DelinquencySettings;
 }
 
 /**
@@ -379,6 +391,12 @@ export async function readProductForLoan(
           : trimDecimalText(row.disbursedAmountPercentageForDownPayment),
     },
     enableAutoRepaymentForDownPayment: row.enableAutoRepaymentForDownPayment,
+    delinquency: {
+      delinquencyBucketId: row.delinquencyBucketId,
+      graceOnArrearsAgeing: row.graceOnArrearsAgeing,
+      enableInstallmentLevelDelinquency: row.enableInstallmentLevelDelinquency,
+      chargeOffDaysPastDue: row.chargeOffDaysPastDue,
+    },
     bounds: {
       minPrincipal: money(row.minPrincipal),
       maxPrincipal: money(row.maxPrincipal),
