@@ -6963,7 +6963,7 @@ export interface operations {
                     /** @enum {number} */
                     chargeAppliesTo: 1;
                     /** @enum {number} */
-                    chargeTimeType: 1 | 2 | 8;
+                    chargeTimeType: 1 | 2 | 8 | 9;
                     /** @enum {number} */
                     chargeCalculationType: 1 | 2 | 3 | 4;
                     /** @enum {number} */

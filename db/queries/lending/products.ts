@@ -7,7 +7,11 @@
  * bounds in the API view, which the spec types as numbers.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
+import {
+  chargeCalculationTypes,
+  chargeTimeTypes,
+  overdueInstallmentChargeTimeType,
+} from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
 import type { DelinquencySettings } from '../../../domain/lending/delinquency';
 import type {
@@ -407,26 +411,29 @@ export async function readProductForLoan(
     },
     transactionProcessingStrategyCode: row.transactionProcessingStrategyCode,
     paymentAllocation: (row.paymentAllocation as PaymentAllocationRule[] | null) ?? null,
-    charges: attached.map((charge) => ({
-      chargeId: charge.id,
-      name: charge.name,
-      currencyCode: charge.currencyCode,
-      active: charge.active,
-      chargeTimeType: storedCode(
-        charge.chargeTimeType,
-        chargeTimeTypes,
-        `charge ${charge.id} chargeTimeType`,
-      ),
-      chargeCalculationType: storedCode(
-        charge.chargeCalculationType,
-        chargeCalculationTypes,
-        `charge ${charge.id} chargeCalculationType`,
-      ),
-      amount: chargeAmountText(charge, minorUnitDigits(charge.currencyCode)),
-      penalty: charge.penalty,
-      minCap: null,
-      maxCap: null,
-    })),
+    // Overdue-installment charges never enter a schedule: close of business assesses them (domain/lending/charges.ts).
+    charges: attached
+      .filter((charge) => charge.chargeTimeType !== overdueInstallmentChargeTimeType)
+      .map((charge) => ({
+        chargeId: charge.id,
+        name: charge.name,
+        currencyCode: charge.currencyCode,
+        active: charge.active,
+        chargeTimeType: storedCode(
+          charge.chargeTimeType,
+          chargeTimeTypes,
+          `charge ${charge.id} chargeTimeType`,
+        ),
+        chargeCalculationType: storedCode(
+          charge.chargeCalculationType,
+          chargeCalculationTypes,
+          `charge ${charge.id} chargeCalculationType`,
+        ),
+        amount: chargeAmountText(charge, minorUnitDigits(charge.currencyCode)),
+        penalty: charge.penalty,
+        minCap: null,
+        maxCap: null,
+      })),
   };
 }
 

@@ -50,7 +50,7 @@ export const charges = pgTable(
     amount: money().notNull(),
     /** Fineract: 1 loan. */
     chargeAppliesTo: integer().notNull(),
-    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee. */
+    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee, 9 overdue installment (never scheduled). */
     chargeTimeType: integer().notNull(),
     /** Fineract: 1 flat, 2 % of amount, 3 % of amount + interest, 4 % of interest. */
     chargeCalculationType: integer().notNull(),

@@ -11,7 +11,7 @@
 import * as v from 'valibot';
 import { guardedText, integerId } from '../../validation/fields';
 import { dateFormatField, localeField } from '../../validation/refs';
-import { type ChargeDefinition, chargeCalculationTypes, chargeTimeTypes } from '../charges';
+import { type ChargeDefinition, chargeCalculationTypes, definitionChargeTimeTypes } from '../charges';
 import { decimalTextOfNumber, isDecimalText } from '../decimal-text';
 import { maximumDelinquencyDays } from '../delinquency';
 import {
@@ -87,7 +87,10 @@ export const createChargeBody = v.strictObject({
   currencyCode,
   amount: decimal,
   chargeAppliesTo: v.picklist([1], 'must be 1 (loan): only loan charges are supported.'),
-  chargeTimeType: code(chargeTimeTypes, '1 disbursement, 2 specified due date, 8 installment fee'),
+  chargeTimeType: code(
+    definitionChargeTimeTypes,
+    '1 disbursement, 2 specified due date, 8 installment fee, 9 overdue installment',
+  ),
   chargeCalculationType: code(
     chargeCalculationTypes,
     '1 flat, 2 % of amount, 3 % of amount and interest, 4 % of interest',
