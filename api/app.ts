@@ -31,6 +31,7 @@ import { delinquencyRangeRoutes } from './routes/lending/delinquency-ranges';
 import { documentRoutes } from './routes/lending/documents';
 import { journalEntryRoutes } from './routes/lending/journal-entries';
 import { loanChargeRoutes } from './routes/lending/loan-charges';
+import { loanDelinquencyActionRoutes } from './routes/lending/loan-delinquency-actions';
 import { loanFundingRoutes } from './routes/lending/loan-fundings';
 import { loanRoutes } from './routes/lending/loans';
 import { merchantAdvanceRoutes } from './routes/lending/merchant-advances';
@@ -175,6 +176,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/loans', loanRoutes);
   app.route('/v1/loans/:loanId/fundings', loanFundingRoutes);
   app.route('/v1/loans/:loanId/charges', loanChargeRoutes);
+  app.route('/v1/loans/:loanId/delinquency-actions', loanDelinquencyActionRoutes);
   app.route('/v1/loans/:loanId/payments', loanPaymentRoutes);
   app.route('/v1/loans/:loanId/autopay', autopayRoutes);
   app.route('/v1/loans/:loanId/statements', statementRoutes);

@@ -21,6 +21,7 @@ import { createDelinquencyBucket } from './create-delinquency-bucket';
 import { createDelinquencyRange } from './create-delinquency-range';
 import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
+import { createLoanDelinquencyAction } from './create-loan-delinquency-action';
 import { createLoanProduct } from './create-loan-product';
 import { createMerchantAdvance } from './create-merchant-advance';
 import { generateStatement } from './generate-statement';
@@ -40,6 +41,7 @@ export function createLendingActivities(deps: Deps) {
     createLoanProduct: createLoanProduct(deps),
     createDelinquencyRange: createDelinquencyRange(deps),
     createDelinquencyBucket: createDelinquencyBucket(deps),
+    createLoanDelinquencyAction: createLoanDelinquencyAction(deps),
     createDocument: createDocument(deps),
     changeDocumentTitle: changeDocumentTitle(deps),
     calculateLoanSchedule: calculateLoanSchedule(deps),

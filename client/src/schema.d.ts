@@ -1802,6 +1802,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/loans/{loanId}/delinquency-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a loan’s delinquency actions
+         * @description Scope `lending:read`, permission `READ_LOAN`.
+         */
+        get: operations["getV1LoansByLoanIdDelinquencyActions"];
+        put?: never;
+        /**
+         * Pause or resume a loan’s delinquency
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_ACTION`.
+         */
+        post: operations["postV1LoansByLoanIdDelinquencyActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loans/{loanId}/payments": {
         parameters: {
             query?: never;
@@ -9312,6 +9336,98 @@ export interface operations {
                             /** @description decimal string with the currency digits */
                             amountWaived: string;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdDelinquencyActions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The actions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        action: "PAUSE" | "RESUME";
+                        startDate: string;
+                        endDate: string | null;
+                        createdOn: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdDelinquencyActions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "pause" | "resume";
+                    /** Format: date */
+                    startDate: string;
+                    /** Format: date */
+                    endDate?: string;
+                    locale?: string;
+                    dateFormat?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Action recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
                     };
                 };
             };

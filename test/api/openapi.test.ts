@@ -106,6 +106,8 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     // Charges on an active loan (Fineract LoanChargesApiResource).
     ['post', '/v1/loans/{loanId}/charges', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/charges', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}/delinquency-actions', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/delinquency-actions', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:write', true, false],
     // A loan's money and the journal (record-external fundings and payments, summary).

@@ -499,6 +499,11 @@ async function buildOwnerResources(): Promise<void> {
     [key('post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release')]: { reason: 'Lifted' },
     [key('post', '/v1/loans/{loanId}')]: { approvedOnDate: '2025-01-01', approvedLoanAmount: '300.00' },
     [key('post', '/v1/loans/{loanId}/parties')]: { customerId: ids.customerId, role: 'GUARANTOR' },
+    [key('post', '/v1/loans/{loanId}/delinquency-actions')]: {
+      action: 'pause',
+      startDate: '2025-02-01',
+      endDate: '2025-02-10',
+    },
     [key('post', '/v1/loans/{loanId}/charges')]: {
       chargeId: ids.dueDateChargeId,
       dueDate: new Date().toISOString().slice(0, 10),

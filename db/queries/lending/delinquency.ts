@@ -11,6 +11,7 @@ import {
   delinquencyBuckets,
   delinquencyRanges,
   loanDelinquencyActions,
+  loans,
 } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
 
@@ -175,11 +176,17 @@ export async function readDelinquencyActions(
   }));
 }
 
-/** The delinquency actions of a loan, oldest first. */
+/** The delinquency actions of the tenant's loan `loanId`, oldest first; null when the loan is not the tenant's. */
 export async function listDelinquencyActions(
   db: Db,
   tenantId: string,
   loanId: number,
-): Promise<DelinquencyActionView[]> {
-  return withTenantTransaction(db, tenantId, (tx) => readDelinquencyActions(tx, tenantId, loanId));
+): Promise<DelinquencyActionView[] | null> {
+  return withTenantTransaction(db, tenantId, async (tx) => {
+    const [loan] = await tx
+      .select({ id: loans.id })
+      .from(loans)
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+    return loan ? readDelinquencyActions(tx, tenantId, loanId) : null;
+  });
 }
