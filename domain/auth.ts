@@ -57,6 +57,13 @@ export const permissions = [
   'READ_CHARGE',
   'CREATE_LOANPRODUCT',
   'READ_LOANPRODUCT',
+  // Delinquency configuration (Fineract DelinquencyApiResource).
+  'CREATE_DELINQUENCY_RANGE',
+  'READ_DELINQUENCY_RANGE',
+  'CREATE_DELINQUENCY_BUCKET',
+  'READ_DELINQUENCY_BUCKET',
+  // Delinquency pause/resume on a loan (Fineract LoansApiResource delinquency-actions; read with READ_LOAN).
+  'CREATE_DELINQUENCY_ACTION',
   'CREATE_CUSTOMER',
   'READ_CUSTOMER',
   'CREATE_CUSTOMERIDENTIFIER',

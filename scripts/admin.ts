@@ -9,6 +9,7 @@
  *   clients disable --client-id <id>
  *   clients list --tenant <t>
  *   tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor]
+ *     [--penalty-wait-period-days N] [--due-days-for-repayment-event N] [--overdue-days-for-repayment-event N]
  *   gateways create --tenant <t> --code <gatewayCode>
  *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
  *   gateways list --tenant <t>
@@ -23,9 +24,13 @@
  * the one the running `npm start` recorded in its runtime file, else `127.0.0.1:<TEMPORAL_PORT>`; workers/runtime-file.ts
  * `serviceTemporal`); it prints `{workflowId}`, and with `--wait` also the
  * result (counts opened and recurred by type) once a worker ran it. A rerun of a day opens nothing new.
- * `tenants settings` prints `{tenantId, makerCheckerPolicy}`, after changing the policy when `--maker-checker` is
- * given (domain/maker-checker.ts: `distinct-client`, the default, makes a checker use another client than the maker;
- * `same-client-distinct-actor` lets one client serve both when the actors differ).
+ * `tenants settings` prints the tenant's settings as one JSON object `{tenantId, makerCheckerPolicy,
+ * penaltyWaitPeriodDays, dueDaysForRepaymentEvent, overdueDaysForRepaymentEvent}`, after changing those given:
+ * `--maker-checker` (domain/maker-checker.ts: `distinct-client`, the default, makes a checker use another client than
+ * the maker; `same-client-distinct-actor` lets one client serve both when the actors differ) and the close-of-business
+ * days (docs/lending.md "Delinquency configuration"; integers 0–365): `--penalty-wait-period-days` (Fineract
+ * `penalty-wait-period`, default 2), `--due-days-for-repayment-event` (`days-before-repayment-is-due`, default 3),
+ * `--overdue-days-for-repayment-event` (`days-after-repayment-is-overdue`, default 1).
  * `clients create` refuses a tenant that does not exist unless `--create-tenant` is given (`npm start`
  * creates the sandbox tenant `demo`). `clients disable` refuses the client's tokens from the next
  * request on. Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
@@ -56,7 +61,7 @@ const usage = `usage:
   npm run admin -- clients rotate-secret --client-id <id> [--overlap-seconds <n>]
   npm run admin -- clients disable --client-id <id>
   npm run admin -- clients list --tenant <t>
-  npm run admin -- tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor]
+  npm run admin -- tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor] [--penalty-wait-period-days <n>] [--due-days-for-repayment-event <n>] [--overdue-days-for-repayment-event <n>]
   npm run admin -- gateways create --tenant <t> --code <gatewayCode>
   npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
   npm run admin -- gateways list --tenant <t>
@@ -89,6 +94,9 @@ const { positionals, values } = parseArgs({
     'as-of': { type: 'string' },
     wait: { type: 'boolean' },
     'maker-checker': { type: 'string' },
+    'penalty-wait-period-days': { type: 'string' },
+    'due-days-for-repayment-event': { type: 'string' },
+    'overdue-days-for-repayment-event': { type: 'string' },
   },
 });
 const [group, command] = positionals;
@@ -212,10 +220,25 @@ try {
     if (command !== 'settings') fail(`unknown command tenants ${command}`);
     if (!values.tenant) fail('--tenant is required');
     const policy = values['maker-checker'];
+    const days = (option: string, value: string | undefined) => {
+      if (value === undefined) return undefined;
+      if (!/^[0-9]{1,3}$/.test(value) || Number(value) > 365)
+        fail(`--${option} must be a whole number of days from 0 to 365`);
+      return Number(value);
+    };
+    const dayOptions = {
+      penaltyWaitPeriodDays: days('penalty-wait-period-days', values['penalty-wait-period-days']),
+      dueDaysForRepaymentEvent: days('due-days-for-repayment-event', values['due-days-for-repayment-event']),
+      overdueDaysForRepaymentEvent: days(
+        'overdue-days-for-repayment-event',
+        values['overdue-days-for-repayment-event'],
+      ),
+    };
     result = await ops
       .tenantSettings({
         tenantId: values.tenant,
         ...(policy === undefined ? {} : { makerCheckerPolicy: policy }),
+        ...Object.fromEntries(Object.entries(dayOptions).filter(([, v]) => v !== undefined)),
       })
       .catch((err: unknown) => {
         if (err instanceof DomainError && err.code === 'error.msg.resource.not.found')

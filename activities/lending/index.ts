@@ -18,8 +18,11 @@ import { calculateLoanSchedule } from './calculate-loan-schedule';
 import { changeDocumentTitle } from './change-document-title';
 import { chargeOffLoan } from './charge-off-loan';
 import { createCharge } from './create-charge';
+import { createDelinquencyBucket } from './create-delinquency-bucket';
+import { createDelinquencyRange } from './create-delinquency-range';
 import { createDocument } from './create-document';
 import { createLoan } from './create-loan';
+import { createLoanDelinquencyAction } from './create-loan-delinquency-action';
 import { createLoanProduct } from './create-loan-product';
 import { createMerchantAdvance } from './create-merchant-advance';
 import { generateStatement } from './generate-statement';
@@ -38,6 +41,9 @@ export function createLendingActivities(deps: Deps) {
   return {
     createCharge: createCharge(deps),
     createLoanProduct: createLoanProduct(deps),
+    createDelinquencyRange: createDelinquencyRange(deps),
+    createDelinquencyBucket: createDelinquencyBucket(deps),
+    createLoanDelinquencyAction: createLoanDelinquencyAction(deps),
     createDocument: createDocument(deps),
     changeDocumentTitle: changeDocumentTitle(deps),
     calculateLoanSchedule: calculateLoanSchedule(deps),

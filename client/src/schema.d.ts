@@ -1196,6 +1196,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/delinquency/ranges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delinquency ranges
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_RANGE`.
+         */
+        get: operations["getV1DelinquencyRanges"];
+        put?: never;
+        /**
+         * Define a delinquency range
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_RANGE`.
+         */
+        post: operations["postV1DelinquencyRanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/ranges/{rangeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delinquency range
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_RANGE`.
+         */
+        get: operations["getV1DelinquencyRangesByRangeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/buckets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delinquency buckets
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_BUCKET`.
+         */
+        get: operations["getV1DelinquencyBuckets"];
+        put?: never;
+        /**
+         * Define a delinquency bucket
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_BUCKET`.
+         */
+        post: operations["postV1DelinquencyBuckets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/buckets/{bucketId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delinquency bucket
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_BUCKET`.
+         */
+        get: operations["getV1DelinquencyBucketsByBucketId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loanproducts": {
         parameters: {
             query?: never;
@@ -1732,6 +1820,30 @@ export interface paths {
          *     Scope `lending:write`, permission `CHARGEOFF_LOAN`.
          */
         post: operations["postV1LoansByLoanIdTransactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loans/{loanId}/delinquency-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a loan’s delinquency actions
+         * @description Scope `lending:read`, permission `READ_LOAN`.
+         */
+        get: operations["getV1LoansByLoanIdDelinquencyActions"];
+        put?: never;
+        /**
+         * Pause or resume a loan’s delinquency
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_ACTION`.
+         */
+        post: operations["postV1LoansByLoanIdDelinquencyActions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6961,7 +7073,7 @@ export interface operations {
                     /** @enum {number} */
                     chargeAppliesTo: 1;
                     /** @enum {number} */
-                    chargeTimeType: 1 | 2 | 8;
+                    chargeTimeType: 1 | 2 | 8 | 9;
                     /** @enum {number} */
                     chargeCalculationType: 1 | 2 | 3 | 4;
                     /** @enum {number} */
@@ -7034,6 +7146,258 @@ export interface operations {
                         chargeCalculationType: number;
                         penalty: boolean;
                         active: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyRanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ranges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        classification: string;
+                        minimumAgeDays: number;
+                        maximumAgeDays: number | null;
+                        collectionsCaseTypeCode: string | null;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1DelinquencyRanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    classification: string;
+                    minimumAgeDays: number;
+                    /** @default null */
+                    maximumAgeDays?: number | null;
+                    collectionsCaseTypeCode?: string;
+                    locale?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Range defined */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyRangesByRangeId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                rangeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The range */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        classification: string;
+                        minimumAgeDays: number;
+                        maximumAgeDays: number | null;
+                        collectionsCaseTypeCode: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyBuckets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        ranges: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                            collectionsCaseTypeCode: string | null;
+                        }[];
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1DelinquencyBuckets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    ranges: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Bucket defined */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyBucketsByBucketId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                bucketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bucket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        ranges: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                            collectionsCaseTypeCode: string | null;
+                        }[];
                     };
                 };
             };
@@ -7137,6 +7501,10 @@ export interface operations {
                         /** @description percent of the disbursed principal due at disbursement; null without a down payment */
                         disbursedAmountPercentageForDownPayment: number | null;
                         enableAutoRepaymentForDownPayment: boolean;
+                        delinquencyBucketId: number | null;
+                        graceOnArrearsAgeing: number;
+                        enableInstallmentLevelDelinquency: boolean;
+                        chargeOffDaysPastDue: number | null;
                     }[];
                 };
             };
@@ -7228,6 +7596,10 @@ export interface operations {
                     enableDownPayment?: boolean;
                     disbursedAmountPercentageForDownPayment?: (string | number) | null;
                     enableAutoRepaymentForDownPayment?: boolean | null;
+                    delinquencyBucketId?: number | null;
+                    graceOnArrearsAgeing?: number | null;
+                    enableInstallmentLevelDelinquency?: boolean | null;
+                    chargeOffDaysPastDue?: number | null;
                     /** @constant */
                     isInterestRecalculationEnabled?: false;
                     locale?: string;
@@ -7352,6 +7724,10 @@ export interface operations {
                         /** @description percent of the disbursed principal due at disbursement; null without a down payment */
                         disbursedAmountPercentageForDownPayment: number | null;
                         enableAutoRepaymentForDownPayment: boolean;
+                        delinquencyBucketId: number | null;
+                        graceOnArrearsAgeing: number;
+                        enableInstallmentLevelDelinquency: boolean;
+                        chargeOffDaysPastDue: number | null;
                     };
                 };
             };
@@ -9218,6 +9594,98 @@ export interface operations {
                             /** @description ISO date */
                             reversedOnDate: string;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdDelinquencyActions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The actions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        action: "PAUSE" | "RESUME";
+                        startDate: string;
+                        endDate: string | null;
+                        createdOn: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdDelinquencyActions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "pause" | "resume";
+                    /** Format: date */
+                    startDate: string;
+                    /** Format: date */
+                    endDate?: string;
+                    locale?: string;
+                    dateFormat?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Action recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
                     };
                 };
             };

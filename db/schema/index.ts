@@ -6,6 +6,8 @@ export * from './customers/customers';
 export * from './customers/restrictions';
 export * from './hardship/hardship';
 export * from './lending/delinquency';
+export * from './lending/delinquency-actions';
+export * from './lending/delinquency-configuration';
 export * from './lending/lending';
 export * from './lending/merchant-advances';
 export * from './lending/statements';

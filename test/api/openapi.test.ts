@@ -85,6 +85,12 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/charges', 'lending:write', true],
     ['get', '/v1/charges', 'lending:read', false],
     ['get', '/v1/charges/{chargeId}', 'lending:read', false],
+    ['post', '/v1/delinquency/ranges', 'lending:write', true],
+    ['get', '/v1/delinquency/ranges', 'lending:read', false],
+    ['get', '/v1/delinquency/ranges/{rangeId}', 'lending:read', false],
+    ['post', '/v1/delinquency/buckets', 'lending:write', true],
+    ['get', '/v1/delinquency/buckets', 'lending:read', false],
+    ['get', '/v1/delinquency/buckets/{bucketId}', 'lending:read', false],
     ['post', '/v1/loanproducts', 'lending:write', true],
     ['get', '/v1/loanproducts', 'lending:read', false],
     ['get', '/v1/loanproducts/{productId}', 'lending:read', false],
@@ -100,6 +106,8 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     // Charges on an active loan (Fineract LoanChargesApiResource).
     ['post', '/v1/loans/{loanId}/charges', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/charges', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}/delinquency-actions', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/delinquency-actions', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:write', true, false],
     // Charge-off and its undo (Fineract LoanTransactionsApiResource).

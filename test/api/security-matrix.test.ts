@@ -207,6 +207,17 @@ async function buildOwnerResources(): Promise<void> {
     })
   ).chargeId;
   ids.productId = loan.productId;
+  // Delinquency configuration: a range and a bucket of it.
+  ids.rangeId = (
+    await post('/v1/delinquency/ranges', {
+      classification: 'Matrix 1-30',
+      minimumAgeDays: 1,
+      maximumAgeDays: 30,
+    })
+  ).resourceId;
+  ids.bucketId = (
+    await post('/v1/delinquency/buckets', { name: 'Matrix bucket', ranges: [ids.rangeId] })
+  ).resourceId;
   // A specified-due-date fee added to the loan (its loanChargeId).
   ids.dueDateChargeId = (
     await post('/v1/charges', {
@@ -490,6 +501,11 @@ async function buildOwnerResources(): Promise<void> {
     [key('post', '/v1/customers/{customerId}/restrictions/{restrictionId}/release')]: { reason: 'Lifted' },
     [key('post', '/v1/loans/{loanId}')]: { approvedOnDate: '2025-01-01', approvedLoanAmount: '300.00' },
     [key('post', '/v1/loans/{loanId}/parties')]: { customerId: ids.customerId, role: 'GUARANTOR' },
+    [key('post', '/v1/loans/{loanId}/delinquency-actions')]: {
+      action: 'pause',
+      startDate: '2025-02-01',
+      endDate: '2025-02-10',
+    },
     [key('post', '/v1/loans/{loanId}/charges')]: {
       chargeId: ids.dueDateChargeId,
       dueDate: new Date().toISOString().slice(0, 10),

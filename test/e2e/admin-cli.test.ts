@@ -209,7 +209,13 @@ describe('npm run admin -- tenants settings', () => {
     expect((await admin([...createArgs(tenant), '--create-tenant'], env)).code).toBe(0);
     const shown = await admin(['tenants', 'settings', '--tenant', tenant], env);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({ tenantId: tenant, makerCheckerPolicy: 'distinct-client' });
+    expect(JSON.parse(shown.stdout)).toEqual({
+      tenantId: tenant,
+      makerCheckerPolicy: 'distinct-client',
+      penaltyWaitPeriodDays: 2,
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 1,
+    });
     const set = await admin(
       ['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'same-client-distinct-actor'],
       env,
@@ -218,6 +224,9 @@ describe('npm run admin -- tenants settings', () => {
     expect(JSON.parse(set.stdout)).toEqual({
       tenantId: tenant,
       makerCheckerPolicy: 'same-client-distinct-actor',
+      penaltyWaitPeriodDays: 2,
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 1,
     });
     const bad = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'anyone'], env);
     expect(bad.code).toBe(2);
@@ -229,6 +238,58 @@ describe('npm run admin -- tenants settings', () => {
       .from(tenants)
       .where(eq(tenants.id, tenant));
     expect(row?.policy).toBe('same-client-distinct-actor');
+  });
+});
+
+describe('npm run admin -- tenants settings (close-of-business days)', () => {
+  it('shows the defaults 2, 3, 1, changes only the days given, and refuses a value out of range changing nothing', async () => {
+    const tenant = uniqueTenant('cli-cob');
+    const env = await envWith({ DATABASE_URL: inject('databaseUrl') });
+    expect((await admin([...createArgs(tenant), '--create-tenant'], env)).code).toBe(0);
+    const settings = (args: string[]) => admin(['tenants', 'settings', '--tenant', tenant, ...args], env);
+    const shown = await settings([]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      penaltyWaitPeriodDays: 2,
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 1,
+    });
+    const set = await settings([
+      '--penalty-wait-period-days',
+      '5',
+      '--overdue-days-for-repayment-event',
+      '0',
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({
+      tenantId: tenant,
+      makerCheckerPolicy: 'distinct-client',
+      penaltyWaitPeriodDays: 5,
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 0,
+    });
+    const due = await settings(['--due-days-for-repayment-event', '7']);
+    expect(JSON.parse(due.stdout)).toMatchObject({ penaltyWaitPeriodDays: 5, dueDaysForRepaymentEvent: 7 });
+    for (const [option, value] of [
+      ['--penalty-wait-period-days', '-1'],
+      ['--due-days-for-repayment-event', '1.5'],
+      ['--overdue-days-for-repayment-event', 'two'],
+      ['--penalty-wait-period-days', '366'],
+    ] as const) {
+      // `--option=-1`: a value of its own would read as an option.
+      const bad = await settings([`${option}=${value}`]);
+      expect(bad.code, `${option} ${value}`).toBe(2);
+      expect(bad.stderr).toContain(option.slice(2, 10));
+    }
+    const [row] = await handle.db
+      .select({
+        wait: tenants.penaltyWaitPeriodDays,
+        due: tenants.dueDaysForRepaymentEvent,
+        overdue: tenants.overdueDaysForRepaymentEvent,
+      })
+      .from(tenants)
+      .where(eq(tenants.id, tenant));
+    expect(row).toEqual({ wait: 5, due: 7, overdue: 0 });
   });
 });
 

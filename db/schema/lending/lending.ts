@@ -34,6 +34,7 @@ import {
   tenantReference,
 } from '../columns';
 import { customers } from '../customers/customers';
+import { delinquencyBuckets } from './delinquency-configuration';
 
 /** A nominal rate in percent, `numeric(19,8)`. */
 const rate = () => numeric({ precision: 19, scale: 8 });
@@ -49,7 +50,7 @@ export const charges = pgTable(
     amount: money().notNull(),
     /** Fineract: 1 loan. */
     chargeAppliesTo: integer().notNull(),
-    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee. */
+    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee, 9 overdue installment (never scheduled). */
     chargeTimeType: integer().notNull(),
     /** Fineract: 1 flat, 2 % of amount, 3 % of amount + interest, 4 % of interest. */
     chargeCalculationType: integer().notNull(),
@@ -113,6 +114,14 @@ export const loanProducts = pgTable(
     disbursedAmountPercentageForDownPayment: numeric({ precision: 9, scale: 6 }),
     /** Record the down payment as a DOWN_PAYMENT transaction with the funding. */
     enableAutoRepaymentForDownPayment: boolean().notNull().default(false),
+    /** The tenant's delinquency bucket whose ranges classify this product's loans (db/schema/lending/delinquency.ts). */
+    delinquencyBucketId: bigint({ mode: 'number' }),
+    /** Days after a due date before an overdue installment counts as delinquent (Fineract `graceOnArrearsAgeing`). */
+    graceOnArrearsAgeing: integer().notNull().default(0),
+    /** Classify overdue installments by their own days past due too (Fineract's installment-level delinquency). */
+    enableInstallmentLevelDelinquency: boolean().notNull().default(false),
+    /** Delinquent days at which close of business charges a loan off; null: never automatically. */
+    chargeOffDaysPastDue: integer(),
     status: text().notNull().default('loanProduct.active'),
     createdAt: createdAt(),
     requestKey: text(),
@@ -123,8 +132,13 @@ export const loanProducts = pgTable(
       'loan_products_down_payment_check',
       sql`(${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} between 1 and 100) or (not ${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} is null and not ${t.enableAutoRepaymentForDownPayment})`,
     ),
+    check(
+      'loan_products_delinquency_check',
+      sql`${t.graceOnArrearsAgeing} >= 0 and (${t.chargeOffDaysPastDue} is null or ${t.chargeOffDaysPastDue} >= 1)`,
+    ),
     tenantKey('loan_products', t),
     tenantReference('loan_products_nsf_charge_fk', t, t.nsfChargeId, charges),
+    tenantReference('loan_products_delinquency_bucket_fk', t, t.delinquencyBucketId, delinquencyBuckets),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),
   ],
@@ -178,10 +192,6 @@ export const loans = pgTable(
     /** The Regulation Z §1026.18 disclosure, frozen at approval. */
     aprDisclosure: jsonb().$type<Record<string, unknown>>(),
     approvedBy: text(),
-    /**
-     * Fineract `m_loan.charged_off_on_date` / `is_charged_off`: set by a charge-off (the loan stays ACTIVE), cleared
-     * by its undo (activities/lending/charge-off-loan.ts, undo-charge-off-loan.ts).
-     */
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),
@@ -193,7 +203,10 @@ export const loans = pgTable(
     delinquencyRangeId: bigint({ mode: 'number' }),
     /** ISO date of the last day a close-of-business run closed for this loan; null before the first run. */
     lastClosedBusinessDate: date({ mode: 'string' }),
-    /** True once the loan is charged off (Fineract's charge-off command), until an undo. */
+    /**
+     * True once the loan is charged off (Fineract `m_loan.is_charged_off`), until an undo; the loan stays ACTIVE
+     * (activities/lending/charge-off-loan.ts, undo-charge-off-loan.ts).
+     */
     chargedOff: boolean().notNull().default(false),
     /** ISO date of the charge-off, null when not charged off. */
     chargedOffOnDate: date({ mode: 'string' }),
