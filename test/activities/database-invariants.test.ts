@@ -90,6 +90,13 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
   'loan_charge_offs.loan_charge_offs_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'delinquency_bucket_ranges.delinquency_bucket_ranges_bucket_fk':
+    '(tenant_id,bucket_id) → delinquency_buckets(tenant_id,id)',
+  'delinquency_bucket_ranges.delinquency_bucket_ranges_range_fk':
+    '(tenant_id,range_id) → delinquency_ranges(tenant_id,id)',
+  'loan_delinquency_actions.loan_delinquency_actions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_products.loan_products_delinquency_bucket_fk':
+    '(tenant_id,delinquency_bucket_id) → delinquency_buckets(tenant_id,id)',
   'loan_charges.loan_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',
   'loan_charges.loan_charges_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_delinquency_history.loan_delinquency_history_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
