@@ -7,8 +7,9 @@
  * days are America/Los_Angeles's (domain/deadlines.ts). Figures computed by hand in the comments.
  */
 import { randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loanDelinquencyHistory } from '../../db/schema';
+import { loanDelinquencyHistory, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { approvedLoan, type LoanFixture } from '../activities/ledger-fixtures';
 import {
@@ -332,5 +333,142 @@ describe('GET /v1/loans/{loanId}/delinquency-history', () => {
     expectShapeA(await call(ctx, other, 'GET', path), 404, 'error.msg.resource.not.found');
     const writer = await credentialFor(ctx, cred.tenant, { scopes: ['lending:write'] });
     expect((await call(ctx, writer, 'GET', path)).status).toBe(403);
+  });
+});
+
+/** A bucket of two ranges, 1–30 and 31–60 days, with the ranges' ids. */
+async function twoRangeBucket() {
+  const range = async (minimumAgeDays: number, maximumAgeDays: number) => {
+    const res = await call(ctx, cred, 'POST', '/v1/delinquency/ranges', {
+      classification: ref(`R${minimumAgeDays}`),
+      minimumAgeDays,
+      maximumAgeDays,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { id: res.body.resourceId as number, minimumAgeDays, maximumAgeDays };
+  };
+  const early = await range(1, 30);
+  const late = await range(31, 60);
+  const bucket = await call(ctx, cred, 'POST', '/v1/delinquency/buckets', {
+    name: ref('B'),
+    ranges: [late.id, early.id],
+  });
+  expect(bucket.status, JSON.stringify(bucket.body)).toBe(201);
+  const ranges = (await call(ctx, cred, 'GET', `/v1/delinquency/buckets/${bucket.body.resourceId}`)).body
+    .ranges;
+  const classificationOf = (id: number) => ranges.find((r: { id: number }) => r.id === id).classification;
+  return {
+    bucketId: bucket.body.resourceId as number,
+    early: { ...early, classification: classificationOf(early.id) },
+    late: { ...late, classification: classificationOf(late.id) },
+  };
+}
+
+/**
+ * Stores the product's delinquency settings in the loan's terms, as loan creation copies them
+ * (test/api/product-delinquency-settings.test.ts covers the copy); the fixture's loans have none.
+ */
+async function withSettings(
+  loan: LoanFixture,
+  delinquency: {
+    delinquencyBucketId: number | null;
+    graceOnArrearsAgeing: number;
+    enableInstallmentLevelDelinquency: boolean;
+  },
+) {
+  await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+    tx
+      .update(loans)
+      .set({
+        terms: sql`${loans.terms} || ${JSON.stringify({ delinquency: { ...delinquency, chargeOffDaysPastDue: null } })}::jsonb`,
+      })
+      .where(and(eq(loans.tenantId, cred.tenant), eq(loans.id, loan.loanId))),
+  );
+}
+
+describe("the product's delinquency settings and the loan's pauses", () => {
+  // Nothing paid: on 2025-03-20 installment 1 (due 2025-02-01) is 47 days past due (27 + 20), installment 2 (due
+  // 2025-03-01) 19 days; each owes 105.00.
+  it('grace 3: delinquentDays = pastDueDays − 3; installment-level delinquency by the bucket when enabled', async () => {
+    const { bucketId, early, late } = await twoRangeBucket();
+    const loan = await fundedLoan();
+    await withSettings(loan, {
+      delinquencyBucketId: bucketId,
+      graceOnArrearsAgeing: 3,
+      enableInstallmentLevelDelinquency: true,
+    });
+    const expected = {
+      pastDueDays: 47,
+      delinquentDays: 44, // 47 − 3
+      delinquentDate: '2025-02-04', // 2025-02-01 + 3
+      delinquentAmount: '210.00',
+      delinquentPrincipal: '200.00',
+      delinquentInterest: '6.00',
+      delinquentFee: '4.00',
+      delinquentPenalty: '0.00',
+      nextPaymentDueDate: '2025-02-01',
+      lastPaymentDate: null,
+      lastPaymentAmount: '0.00',
+      // Each installment by its own days, no grace: installment 2 (19 days) in 1–30, installment 1 (47) in 31–60.
+      installmentLevelDelinquency: [
+        {
+          rangeId: early.id,
+          classification: early.classification,
+          minimumAgeDays: 1,
+          maximumAgeDays: 30,
+          delinquentAmount: '105.00',
+        },
+        {
+          rangeId: late.id,
+          classification: late.classification,
+          minimumAgeDays: 31,
+          maximumAgeDays: 60,
+          delinquentAmount: '105.00',
+        },
+      ],
+      delinquencyPausePeriods: [],
+    };
+    ctx.now.value = new Date('2025-03-20T20:00:00Z');
+    const read = await call(ctx, cred, 'GET', `/v1/loans/${loan.loanId}`);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.delinquent).toEqual(expected);
+    const summary = await call(ctx, cred, 'GET', `/v1/loans/${loan.loanId}/summary?asOfDate=2025-03-20`);
+    expect(summary.status, JSON.stringify(summary.body)).toBe(200);
+    expect(summary.body.delinquent).toEqual(expected);
+  });
+
+  it('a pause reduces delinquentDays by its days; installment level off shows none', async () => {
+    const { bucketId } = await twoRangeBucket();
+    const loan = await fundedLoan();
+    await withSettings(loan, {
+      delinquencyBucketId: bucketId,
+      graceOnArrearsAgeing: 3,
+      enableInstallmentLevelDelinquency: false,
+    });
+    const pause = await call(ctx, cred, 'POST', `/v1/loans/${loan.loanId}/delinquency-actions`, {
+      action: 'pause',
+      startDate: '2025-03-05',
+      endDate: '2025-03-10',
+    });
+    expect(pause.status, JSON.stringify(pause.body)).toBe(201);
+    ctx.now.value = new Date('2025-03-20T20:00:00Z');
+    const read = await call(ctx, cred, 'GET', `/v1/loans/${loan.loanId}`);
+    expect(read.body.delinquent).toMatchObject({
+      pastDueDays: 47,
+      delinquentDays: 39, // 47 − 3 grace − 5 paused days (2025-03-05 to 2025-03-10)
+      installmentLevelDelinquency: [],
+      delinquencyPausePeriods: [
+        { active: false, pausePeriodStart: '2025-03-05', pausePeriodEnd: '2025-03-10' },
+      ],
+    });
+    // On 2025-03-07 the pause is active and 2 of its days have passed: 34 − 3 − 2.
+    const during = await call(ctx, cred, 'GET', `/v1/loans/${loan.loanId}/summary?asOfDate=2025-03-07`);
+    expect(during.body.delinquent).toMatchObject({
+      pastDueDays: 34,
+      delinquentDays: 29,
+      delinquencyPausePeriods: [
+        { active: true, pausePeriodStart: '2025-03-05', pausePeriodEnd: '2025-03-10' },
+      ],
+    });
   });
 });

@@ -16,6 +16,11 @@ import {
   deriveDelinquency,
   loanStatusAsOf,
 } from '../../../domain/lending/delinquency';
+import { effectivePauses } from '../../../domain/lending/delinquency-actions';
+import {
+  defaultDelinquencySettings,
+  type DelinquencySettings as StoredDelinquencySettings,
+} from '../../../domain/lending/delinquency-ranges';
 import {
   allocationInputOf,
   allocationStrategyOf,
@@ -31,6 +36,7 @@ import { localDate } from '../../../domain/time-zone';
 import type { Db } from '../../client';
 import { loanDelinquencyHistory, loans, tenants } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
+import { readDelinquencyActions, readDelinquencyBucket } from './delinquency-configuration';
 
 /** What a loan's product says about delinquency (Fineract's loan product fields). */
 export interface DelinquencySettings {
@@ -43,28 +49,82 @@ export interface DelinquencySettings {
 }
 
 /**
- * The delinquency settings of loan `loanId`'s product. The delinquency configuration (ranges, buckets and the
- * product fields) is not stored yet: every product has Fineract's defaults, no grace, no bucket, no installment
- * level. The one place the configuration will be read; `_tx` is the caller's read transaction.
+ * The delinquency settings of loan `loanId`: its stored terms' `delinquency` (the product's settings copied at
+ * creation; terms stored before them have none and read as `defaultDelinquencySettings`,
+ * domain/lending/delinquency-ranges.ts) give the grace, the installment-level flag and the bucket, whose ranges come
+ * from the tenant's delinquency configuration (db/queries/lending/delinquency-configuration.ts). A bucket the
+ * tenant no longer has reads as no ranges. In `tx` (the caller's read transaction) or, when null, in a tenant read
+ * transaction of its own on `db`. Errors: PostgreSQL's, unchanged.
  */
 export async function readDelinquencySettings(
-  _tx: Tx | null,
-  _tenantId: string,
-  _loanId: number,
+  tx: Tx | null,
+  tenantId: string,
+  loanId: number,
+  db?: Db,
 ): Promise<DelinquencySettings> {
-  return { graceOnArrearsAgeingDays: 0, ranges: [], enableInstallmentLevelDelinquency: false };
+  return inTenantTx(tx, db, tenantId, async (t) => {
+    const [row] = await t
+      .select({ terms: loans.terms })
+      .from(loans)
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+    const stored = storedDelinquencySettingsOf(row?.terms ?? null);
+    const bucket =
+      stored.delinquencyBucketId === null
+        ? null
+        : await readDelinquencyBucket(t, tenantId, stored.delinquencyBucketId);
+    return {
+      graceOnArrearsAgeingDays: stored.graceOnArrearsAgeing,
+      ranges: (bucket?.ranges ?? []).map((range) => ({
+        id: range.id,
+        classification: range.classification,
+        minimumAgeDays: range.minimumAgeDays,
+        maximumAgeDays: range.maximumAgeDays,
+      })),
+      enableInstallmentLevelDelinquency: stored.enableInstallmentLevelDelinquency,
+    };
+  });
 }
 
 /**
- * The pause periods of loan `loanId` (a resumed pause ending on the resume's date), by start. Delinquency
- * actions are not stored yet: none. The one place they will be read; `_tx` is the caller's read transaction.
+ * The delinquency settings a loan's stored terms carry under `delinquency`, each field its default when absent
+ * (terms stored before the settings existed have no such key).
+ */
+export function storedDelinquencySettingsOf(
+  terms: Record<string, unknown> | null,
+): StoredDelinquencySettings {
+  const value = terms?.delinquency;
+  if (value === null || typeof value !== 'object') return defaultDelinquencySettings;
+  return { ...defaultDelinquencySettings, ...(value as Partial<StoredDelinquencySettings>) };
+}
+
+/**
+ * The pause periods of loan `loanId` by start: its delinquency actions' effective pauses (a resumed pause ending
+ * on the resume's date; domain/lending/delinquency-actions.ts `effectivePauses`). In `tx` or, when null, in a
+ * tenant read transaction of its own on `db`. Errors: PostgreSQL's, unchanged.
  */
 export async function readDelinquencyPauses(
-  _tx: Tx | null,
-  _tenantId: string,
-  _loanId: number,
+  tx: Tx | null,
+  tenantId: string,
+  loanId: number,
+  db?: Db,
 ): Promise<DelinquencyPause[]> {
-  return [];
+  return inTenantTx(tx, db, tenantId, async (t) => {
+    const actions = await readDelinquencyActions(t, tenantId, loanId);
+    return effectivePauses(actions).sort((a, b) =>
+      a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
+    );
+  });
+}
+
+async function inTenantTx<T>(
+  tx: Tx | null,
+  db: Db | undefined,
+  tenantId: string,
+  run: (tx: Tx) => Promise<T>,
+) {
+  if (tx) return run(tx);
+  if (!db) throw new Error('a delinquency read needs a transaction or a database');
+  return withTenantTransaction(db, tenantId, run);
 }
 
 /** The `delinquencyRange` a read shows: the stored range among the bucket's ranges, null when none is stored. */
@@ -201,10 +261,8 @@ export async function readLoanDelinquencyFields(
   loan: typeof loans.$inferSelect,
   asOfDate: string,
 ): Promise<LoanDelinquencyFields> {
-  const [settings, pauses] = await Promise.all([
-    readDelinquencySettings(tx, tenantId, loan.id),
-    readDelinquencyPauses(tx, tenantId, loan.id),
-  ]);
+  const settings = await readDelinquencySettings(tx, tenantId, loan.id);
+  const pauses = await readDelinquencyPauses(tx, tenantId, loan.id);
   const stored = {
     delinquencyRangeId: loan.delinquencyRangeId,
     lastClosedBusinessDate: loan.lastClosedBusinessDate,

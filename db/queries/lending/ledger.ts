@@ -396,7 +396,8 @@ interface SummaryRow extends Record<string, unknown> {
  * snapshot and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
  * two). `delinquent` is derived as of `asOfDate` from the same installments (domain/lending/delinquency.ts, with the
- * product's settings and the loan's pauses of db/queries/lending/delinquency.ts and the last posted payment on or
+ * product's settings and the loan's pauses of db/queries/lending/delinquency.ts, read in a second, tenant read
+ * transaction, and the last posted payment on or
  * before it, which the statement also returns); `delinquencyRange`, `lastClosedBusinessDate`, `chargedOff` and
  * `chargedOffOnDate` are the loan's stored columns. Amounts are decimal strings at the currency's minor unit.
  * Errors: PostgreSQL's, unchanged.
@@ -512,10 +513,12 @@ export async function getLoanSummary(
     if ((events?.fundings.length ?? 0) > 0) installmentStates = installmentStatesAsOf(input, asOfDate);
   }
   // Delinquency as of asOfDate (docs/lending.md "Delinquency"): from the installments the figures above read.
-  const [settings, pauses] = await Promise.all([
-    readDelinquencySettings(null, tenantId, loanId),
-    readDelinquencyPauses(null, tenantId, loanId),
-  ]);
+  // The loan's delinquency settings (its terms, its bucket's ranges) and pauses: one tenant read transaction beside
+  // the summary's statement (not yet inside read_loan_summary_as_tenant).
+  const { settings, pauses } = await withTenantTransaction(db, tenantId, async (tx) => ({
+    settings: await readDelinquencySettings(tx, tenantId, loanId),
+    pauses: await readDelinquencyPauses(tx, tenantId, loanId),
+  }));
   const owed = delinquencyInstallmentsOf(installmentStates);
   const { derived: _derived, ...delinquency } = loanDelinquencyFields({
     currency,
