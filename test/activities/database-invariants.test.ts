@@ -114,6 +114,7 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
+  'loans.loans_delinquency_range_fk': '(tenant_id,delinquency_range_id) → delinquency_ranges(tenant_id,id)',
   'hardship_offer_approvals.hardship_offer_approvals_offer_fk':
     '(tenant_id,offer_id) → hardship_offers(tenant_id,id)',
   'boarding_lines.boarding_lines_batch_fk': '(tenant_id,batch_id) → boarding_batches(tenant_id,id)',

@@ -34,7 +34,7 @@ import {
   tenantReference,
 } from '../columns';
 import { customers } from '../customers/customers';
-import { delinquencyBuckets } from './delinquency-configuration';
+import { delinquencyBuckets, delinquencyRanges } from './delinquency-configuration';
 
 /** A nominal rate in percent, `numeric(19,8)`. */
 const rate = () => numeric({ precision: 19, scale: 8 });
@@ -198,7 +198,8 @@ export const loans = pgTable(
     /**
      * The delinquency classification stored by the close of business (docs/lending.md "Delinquency"): the range
      * of the product's bucket that held the loan's delinquent days when a run last changed it; null before the
-     * loan's first run and while it is NO_DELINQUENCY. The range table is the delinquency configuration's.
+     * loan's first run and while it is NO_DELINQUENCY. A range of the same tenant's delinquency configuration
+     * (`loans_delinquency_range_fk`).
      */
     delinquencyRangeId: bigint({ mode: 'number' }),
     /** ISO date of the last day a close-of-business run closed for this loan; null before the first run. */
@@ -215,6 +216,7 @@ export const loans = pgTable(
     tenantKey('loans', t),
     tenantReference('loans_client_fk', t, t.clientId, customers),
     tenantReference('loans_product_fk', t, t.productId, loanProducts),
+    tenantReference('loans_delinquency_range_fk', t, t.delinquencyRangeId, delinquencyRanges),
     uniqueIndex('loans_tenant_account_no_idx').on(t.tenantId, t.accountNo),
     uniqueIndex('loans_tenant_external_id_idx').on(t.tenantId, t.externalId),
     uniqueIndex('loans_tenant_request_key_idx').on(t.tenantId, t.requestKey),
