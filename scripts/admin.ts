@@ -8,8 +8,9 @@
  *   clients rotate-secret --client-id <id> [--overlap-seconds <n>]
  *   clients disable --client-id <id>
  *   clients list --tenant <t>
- *   tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor]
- *     [--penalty-wait-period-days N] [--due-days-for-repayment-event N] [--overdue-days-for-repayment-event N]
+ *   tenants settings --tenant <t> [--penalty-wait-period-days N] [--due-days-for-repayment-event N]
+ *     [--overdue-days-for-repayment-event N]
+ *   tenants settings --tenant <t> --maker-checker show|distinct-client|same-client-distinct-actor
  *   gateways create --tenant <t> --code <gatewayCode>
  *   gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
  *   gateways list --tenant <t>
@@ -24,13 +25,15 @@
  * the one the running `npm start` recorded in its runtime file, else `127.0.0.1:<TEMPORAL_PORT>`; workers/runtime-file.ts
  * `serviceTemporal`); it prints `{workflowId}`, and with `--wait` also the
  * result (counts opened and recurred by type) once a worker ran it. A rerun of a day opens nothing new.
- * `tenants settings` prints the tenant's settings as one JSON object `{tenantId, makerCheckerPolicy,
- * penaltyWaitPeriodDays, dueDaysForRepaymentEvent, overdueDaysForRepaymentEvent}`, after changing those given:
- * `--maker-checker` (domain/maker-checker.ts: `distinct-client`, the default, makes a checker use another client than
- * the maker; `same-client-distinct-actor` lets one client serve both when the actors differ) and the close-of-business
- * days (docs/lending.md "Delinquency configuration"; integers 0–365): `--penalty-wait-period-days` (Fineract
+ * `tenants settings` without `--maker-checker` prints the tenant's close-of-business days as one JSON object
+ * `{penaltyWaitPeriodDays, dueDaysForRepaymentEvent, overdueDaysForRepaymentEvent}`, after changing those given
+ * (docs/lending.md "Delinquency configuration"; integers 0–365): `--penalty-wait-period-days` (Fineract
  * `penalty-wait-period`, default 2), `--due-days-for-repayment-event` (`days-before-repayment-is-due`, default 3),
  * `--overdue-days-for-repayment-event` (`days-after-repayment-is-overdue`, default 1).
+ * `tenants settings --maker-checker` prints `{tenantId, makerCheckerPolicy}`, after setting the policy given
+ * (domain/maker-checker.ts: `distinct-client`, the default, makes a checker use another client than the maker;
+ * `same-client-distinct-actor` lets one client serve both when the actors differ), or unchanged with `show`; it
+ * cannot be combined with the day options (exit 2).
  * `clients create` refuses a tenant that does not exist unless `--create-tenant` is given (`npm start`
  * creates the sandbox tenant `demo`). `clients disable` refuses the client's tokens from the next
  * request on. Prints one JSON object (or array) on stdout; client and gateway secrets are shown once.
@@ -61,7 +64,8 @@ const usage = `usage:
   npm run admin -- clients rotate-secret --client-id <id> [--overlap-seconds <n>]
   npm run admin -- clients disable --client-id <id>
   npm run admin -- clients list --tenant <t>
-  npm run admin -- tenants settings --tenant <t> [--maker-checker distinct-client|same-client-distinct-actor] [--penalty-wait-period-days <n>] [--due-days-for-repayment-event <n>] [--overdue-days-for-repayment-event <n>]
+  npm run admin -- tenants settings --tenant <t> [--penalty-wait-period-days <n>] [--due-days-for-repayment-event <n>] [--overdue-days-for-repayment-event <n>]
+  npm run admin -- tenants settings --tenant <t> --maker-checker show|distinct-client|same-client-distinct-actor
   npm run admin -- gateways create --tenant <t> --code <gatewayCode>
   npm run admin -- gateways rotate-secret --code <gatewayCode> [--overlap-seconds <n>]
   npm run admin -- gateways list --tenant <t>
@@ -234,17 +238,28 @@ try {
         values['overdue-days-for-repayment-event'],
       ),
     };
-    result = await ops
+    const givenDays = Object.fromEntries(Object.entries(dayOptions).filter(([, v]) => v !== undefined));
+    if (policy !== undefined && Object.keys(givenDays).length > 0)
+      fail('--maker-checker cannot be combined with the close-of-business day options: run them separately');
+    const settings = await ops
       .tenantSettings({
         tenantId: values.tenant,
-        ...(policy === undefined ? {} : { makerCheckerPolicy: policy }),
-        ...Object.fromEntries(Object.entries(dayOptions).filter(([, v]) => v !== undefined)),
+        ...(policy === undefined || policy === 'show' ? {} : { makerCheckerPolicy: policy }),
+        ...givenDays,
       })
       .catch((err: unknown) => {
         if (err instanceof DomainError && err.code === 'error.msg.resource.not.found')
           fail(`Tenant ${values.tenant} does not exist.`);
         throw err;
       });
+    result =
+      policy === undefined
+        ? {
+            penaltyWaitPeriodDays: settings.penaltyWaitPeriodDays,
+            dueDaysForRepaymentEvent: settings.dueDaysForRepaymentEvent,
+            overdueDaysForRepaymentEvent: settings.overdueDaysForRepaymentEvent,
+          }
+        : { tenantId: settings.tenantId, makerCheckerPolicy: settings.makerCheckerPolicy };
   } else if (group === 'gateways') {
     if (command === 'create') {
       if (!values.tenant || !values.code) fail('--tenant and --code are required');

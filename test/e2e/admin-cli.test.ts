@@ -4,7 +4,8 @@
  * `<DATA_DIR>/runtime.json`, which `npm start` writes (workers/stack.ts), when the process that wrote it
  * still runs and uses the same secret pepper; otherwise it exits 2 saying what it needs, and never
  * starts a PostgreSQL of its own. Also `clients create` without `--create-tenant` (no implicit
- * tenants), `clients disable --client-id` and `tenants settings --maker-checker`.
+ * tenants), `clients disable --client-id` and `tenants settings` (the close-of-business days, and the maker-checker
+ * policy as its own output).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -203,19 +204,13 @@ describe('npm run admin: which database', () => {
 });
 
 describe('npm run admin -- tenants settings', () => {
-  it('shows and sets the maker-checker policy (default distinct-client); refuses an unknown policy or tenant', async () => {
+  it('shows and sets the maker-checker policy (default distinct-client) as {tenantId, makerCheckerPolicy}; refuses an unknown policy or tenant, or the policy with day options', async () => {
     const tenant = uniqueTenant('cli-mc');
     const env = await envWith({ DATABASE_URL: inject('databaseUrl') });
     expect((await admin([...createArgs(tenant), '--create-tenant'], env)).code).toBe(0);
-    const shown = await admin(['tenants', 'settings', '--tenant', tenant], env);
+    const shown = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'show'], env);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({
-      tenantId: tenant,
-      makerCheckerPolicy: 'distinct-client',
-      penaltyWaitPeriodDays: 2,
-      dueDaysForRepaymentEvent: 3,
-      overdueDaysForRepaymentEvent: 1,
-    });
+    expect(JSON.parse(shown.stdout)).toEqual({ tenantId: tenant, makerCheckerPolicy: 'distinct-client' });
     const set = await admin(
       ['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'same-client-distinct-actor'],
       env,
@@ -224,7 +219,30 @@ describe('npm run admin -- tenants settings', () => {
     expect(JSON.parse(set.stdout)).toEqual({
       tenantId: tenant,
       makerCheckerPolicy: 'same-client-distinct-actor',
-      penaltyWaitPeriodDays: 2,
+    });
+    const again = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'show'], env);
+    expect(JSON.parse(again.stdout)).toEqual({
+      tenantId: tenant,
+      makerCheckerPolicy: 'same-client-distinct-actor',
+    });
+    const mixed = await admin(
+      [
+        'tenants',
+        'settings',
+        '--tenant',
+        tenant,
+        '--maker-checker',
+        'distinct-client',
+        '--penalty-wait-period-days',
+        '4',
+      ],
+      env,
+    );
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--maker-checker cannot be combined');
+    const days = await admin(['tenants', 'settings', '--tenant', tenant], env);
+    expect(JSON.parse(days.stdout)).toEqual({
+      penaltyWaitPeriodDays: 2, // the refused call changed nothing
       dueDaysForRepaymentEvent: 3,
       overdueDaysForRepaymentEvent: 1,
     });
@@ -249,7 +267,7 @@ describe('npm run admin -- tenants settings (close-of-business days)', () => {
     const settings = (args: string[]) => admin(['tenants', 'settings', '--tenant', tenant, ...args], env);
     const shown = await settings([]);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toMatchObject({
+    expect(JSON.parse(shown.stdout)).toEqual({
       penaltyWaitPeriodDays: 2,
       dueDaysForRepaymentEvent: 3,
       overdueDaysForRepaymentEvent: 1,
@@ -262,14 +280,16 @@ describe('npm run admin -- tenants settings (close-of-business days)', () => {
     ]);
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toEqual({
-      tenantId: tenant,
-      makerCheckerPolicy: 'distinct-client',
       penaltyWaitPeriodDays: 5,
       dueDaysForRepaymentEvent: 3,
       overdueDaysForRepaymentEvent: 0,
     });
     const due = await settings(['--due-days-for-repayment-event', '7']);
-    expect(JSON.parse(due.stdout)).toMatchObject({ penaltyWaitPeriodDays: 5, dueDaysForRepaymentEvent: 7 });
+    expect(JSON.parse(due.stdout)).toEqual({
+      penaltyWaitPeriodDays: 5,
+      dueDaysForRepaymentEvent: 7,
+      overdueDaysForRepaymentEvent: 0,
+    });
     for (const [option, value] of [
       ['--penalty-wait-period-days', '-1'],
       ['--due-days-for-repayment-event', '1.5'],
