@@ -2,7 +2,8 @@
  * A loan's step of close of business (docs/processes.md P7 "A loan's step for day D"; docs/lending.md "Close of
  * business"; Apache Fineract's Loan COB business steps): one short transaction per loan under its row lock,
  * idempotent per (loan, day) through `loans.last_closed_business_date` (a loan whose `lastClosedBusinessDate` ≥ D is
- * skipped). In that transaction, in P7's order, then `lastClosedBusinessDate := D`:
+ * skipped). The stamp `lastClosedBusinessDate := D` is written with the row lock, first; then, in the same
+ * transaction, in P7's order:
  * 1. penalties (`ApplyChargeToOverdueLoans`): the product's overdue-installment charges on installments overdue for
  *    more than the tenant's `penaltyWaitPeriodDays` as of D + 1, once per (charge, installment), dated the
  *    installment's due date; none under an active SCRA_MLA_PROTECTED restriction (50 U.S.C. §3937), none once
@@ -15,15 +16,16 @@
  *    COMMUNICATION_HOLD holds it back; back to NO_DELINQUENCY closes the open one as CURED;
  * 5. automatic charge-off when the delinquent days reach the product's `chargeOffDaysPastDue`, dated the first
  *    as-of date they reached it.
- * A current loan with nothing due costs three statements (lock, posted state, stamp) and writes only the stamp.
+ * A current loan with nothing due costs two statements (the lock with the stamp, the posted state) and writes only
+ * the stamp.
  */
 import { and, eq } from 'drizzle-orm';
 import {
   type CloseOfBusinessContext,
   type LoanDayRow,
-  lockLoanForDay,
   openCollectionsCaseOfLoan,
   readCloseOfBusinessContext,
+  stampLoanDay,
 } from '../../db/queries/lending/close-of-business';
 import {
   installmentStatesOfPostedState,
@@ -53,7 +55,6 @@ import {
 } from '../../domain/lending/delinquency';
 import { effectivePauses } from '../../domain/lending/delinquency-actions';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
-import { localDate } from '../../domain/time-zone';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
@@ -112,17 +113,16 @@ async function closeLoanDayInTx(
   now: Date,
 ): Promise<LoanDayOutcome> {
   const tenantId = context.tenantId;
-  const loan = await lockLoanForDay(tx, tenantId, loanId);
-  if (!loan) throw notFound('Loan', loanId);
-  if (loan.lastClosedBusinessDate !== null && loan.lastClosedBusinessDate >= businessDate) {
-    return { loanId: loan.id, outcome: 'SKIPPED' };
-  }
+  // Sent together (one round trip): the read is a statement of its own, so in READ COMMITTED its snapshot is
+  // taken after the lock is held and sees every money movement committed before it.
+  const [loan, posted] = await Promise.all([
+    stampLoanDay(tx, tenantId, loanId, businessDate, context.timeZone),
+    readLoanPostedState(tx, tenantId, { id: loanId, productId: null }),
+  ]);
+  if (loan === null) throw notFound('Loan', loanId);
+  if (loan === 'SKIPPED') return { loanId, outcome: 'SKIPPED' };
   const booked = loan.status !== 'SUBMITTED' && loan.status !== 'APPROVED';
-  if (booked) await closeBookedLoanDay(tx, context, loan, businessDate, now);
-  await tx
-    .update(loans)
-    .set({ lastClosedBusinessDate: businessDate })
-    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  if (booked) await closeBookedLoanDay(tx, context, loan, posted, businessDate, now);
   return { loanId: loan.id, outcome: 'CLOSED' };
 }
 
@@ -131,6 +131,7 @@ async function closeBookedLoanDay(
   tx: Tx,
   context: CloseOfBusinessContext,
   loan: LoanDayRow,
+  postedAtLock: LoanPostedState,
   businessDate: string,
   now: Date,
 ): Promise<void> {
@@ -144,7 +145,7 @@ async function closeBookedLoanDay(
     settings.delinquencyBucketId === null
       ? []
       : (context.bucketRanges.get(settings.delinquencyBucketId) ?? []);
-  let posted = await readLoanPostedState(tx, tenantId, loan);
+  let posted = postedAtLock;
   let owed = owedOf(posted, loan, asOfDate);
 
   // 1. Penalties.
@@ -327,7 +328,7 @@ async function closeBookedLoanDay(
       graceDays: settings.graceOnArrearsAgeing,
       pauses,
       asOfDate,
-      notBeforeDate: loan.boardedOnDate ?? localDate(loan.createdAt.getTime(), context.timeZone),
+      notBeforeDate: loan.boardedOnDate ?? loan.createdOnDate,
       lastMoneyDate: moneyDates.at(-1) ?? null,
     });
     if (date !== null) {

@@ -139,6 +139,7 @@ export interface LoanDayRow {
   transactionProcessingStrategyCode: string;
   /** ISO dates or null. */
   disbursedOnDate: string | null;
+  /** The day closed before this step (the stamp's previous value). */
   lastClosedBusinessDate: string | null;
   delinquencyRangeId: number | null;
   chargedOff: boolean;
@@ -146,32 +147,73 @@ export interface LoanDayRow {
   delinquency: Record<string, unknown> | null;
   /** ISO date (tenant's calendar) the loan was boarded, null for a loan created through the API. */
   boardedOnDate: string | null;
-  createdAt: Date;
+  /** ISO date the loan was created, in `timeZone`. */
+  createdOnDate: string;
 }
 
-/** Loan `loanId` locked FOR UPDATE in `tx` (one statement), or null when the tenant has no such loan. */
-export async function lockLoanForDay(tx: Tx, tenantId: string, loanId: number): Promise<LoanDayRow | null> {
-  const [row] = await tx
-    .select({
-      id: loans.id,
-      accountNo: loans.accountNo,
-      clientId: loans.clientId,
-      productId: loans.productId,
-      status: loans.status,
-      currencyCode: loans.currencyCode,
-      transactionProcessingStrategyCode: loans.transactionProcessingStrategyCode,
-      disbursedOnDate: loans.disbursedOnDate,
-      lastClosedBusinessDate: loans.lastClosedBusinessDate,
-      delinquencyRangeId: loans.delinquencyRangeId,
-      chargedOff: loans.chargedOff,
-      delinquency: sql<Record<string, unknown> | null>`${loans.terms}->'delinquency'`,
-      boardedOnDate: sql<string | null>`${loans.terms}->>'boardedOnDate'`,
-      createdAt: loans.createdAt,
-    })
-    .from(loans)
-    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)))
-    .for('update');
-  return row ?? null;
+/**
+ * Locks loan `loanId` and stamps its `last_closed_business_date` := `businessDate` in ONE statement in `tx`
+ * (UPDATE of the row locked FOR UPDATE), when its last closed day is before `businessDate`; answers the row with
+ * the previous stamp, or `SKIPPED` when the day was closed before, or null when the tenant has no such loan.
+ * `timeZone` dates the creation instant. Errors: PostgreSQL's, unchanged.
+ */
+export async function stampLoanDay(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  businessDate: string,
+  timeZone: string,
+): Promise<LoanDayRow | 'SKIPPED' | null> {
+  const [row] = (await tx.execute(sql`
+    update loans l set last_closed_business_date = ${businessDate}::date
+      from (select id, last_closed_business_date as previous from loans
+             where tenant_id = ${tenantId} and id = ${loanId} for update) o
+     where l.tenant_id = ${tenantId} and l.id = o.id
+       and (o.previous is null or o.previous < ${businessDate}::date)
+    returning l.id::text as id, l.account_no, l.client_id::text as client_id, l.product_id::text as product_id,
+              l.status::text as status, l.currency_code, l.transaction_processing_strategy_code,
+              l.disbursed_on_date::text as disbursed_on_date, o.previous::text as previous,
+              l.delinquency_range_id::text as delinquency_range_id, l.charged_off,
+              (l.terms->'delinquency')::text as delinquency, l.terms->>'boardedOnDate' as boarded_on_date,
+              (l.created_at at time zone ${timeZone})::date::text as created_on_date`)) as unknown as {
+    id: string;
+    account_no: string;
+    client_id: string;
+    product_id: string;
+    status: LoanStatus;
+    currency_code: string;
+    transaction_processing_strategy_code: string;
+    disbursed_on_date: string | null;
+    previous: string | null;
+    delinquency_range_id: string | null;
+    charged_off: boolean;
+    delinquency: string | null;
+    boarded_on_date: string | null;
+    created_on_date: string;
+  }[];
+  if (!row) {
+    const [existing] = await tx
+      .select({ id: loans.id })
+      .from(loans)
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+    return existing ? 'SKIPPED' : null;
+  }
+  return {
+    id: Number(row.id),
+    accountNo: row.account_no,
+    clientId: Number(row.client_id),
+    productId: Number(row.product_id),
+    status: row.status,
+    currencyCode: row.currency_code,
+    transactionProcessingStrategyCode: row.transaction_processing_strategy_code,
+    disbursedOnDate: row.disbursed_on_date,
+    lastClosedBusinessDate: row.previous,
+    delinquencyRangeId: row.delinquency_range_id === null ? null : Number(row.delinquency_range_id),
+    chargedOff: row.charged_off,
+    delinquency: row.delinquency === null ? null : (JSON.parse(row.delinquency) as Record<string, unknown>),
+    boardedOnDate: row.boarded_on_date,
+    createdOnDate: row.created_on_date,
+  };
 }
 
 /**

@@ -323,13 +323,14 @@ export interface LoanPostedState {
 
 /**
  * The posted state of loan `loan.id` in ONE statement in `tx`: its installments, posted fundings and payments,
- * principal forgiven, added charges, its product's allocation rules and its delinquency actions. The loan read's
- * delinquency and the close of business's loan step both replay from it. Errors: PostgreSQL's, unchanged.
+ * principal forgiven, added charges, its product's allocation rules and its delinquency actions (`productId`
+ * null: the loan's product, looked up in the statement). The loan read's delinquency and the close of business's
+ * loan step both replay from it. Errors: PostgreSQL's, unchanged.
  */
 export async function readLoanPostedState(
   tx: Tx,
   tenantId: string,
-  loan: { id: number; productId: number },
+  loan: { id: number; productId: number | null },
 ): Promise<LoanPostedState> {
   const [row] = (await tx.execute(sql`
     select coalesce((select json_agg(json_build_object(
@@ -367,7 +368,8 @@ export async function readLoanPostedState(
                        from loan_delinquency_actions a
                       where a.tenant_id = ${tenantId} and a.loan_id = ${loan.id}), '[]'::json) as actions,
            (select p.payment_allocation from loan_products p
-             where p.tenant_id = ${tenantId} and p.id = ${loan.productId}) as payment_allocation`)) as unknown as {
+             where p.tenant_id = ${tenantId}
+               and p.id = ${loan.productId ?? sql`(select l.product_id from loans l where l.tenant_id = ${tenantId} and l.id = ${loan.id})`}) as payment_allocation`)) as unknown as {
     installments: StoredInstallment[];
     fundings: StoredMoneyEvent[];
     payments: StoredMoneyEvent[];
