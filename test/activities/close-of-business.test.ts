@@ -459,6 +459,46 @@ describe('close of business: the loan step', () => {
     await expectBalanced(tenantId);
   });
 
+  it('the same day twice changes nothing, even with its stamp taken back', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, {
+      delinquencyBucketId: ranges.bucketId,
+      chargeOffDaysPastDue: 30,
+    });
+    await overdueCharge(tenantId, loan.productId, '10', 1);
+    await close(tenantId, '2025-03-10', [loan.loanId]); // a penalty, LATE with a case, notices, a charge-off
+    const snapshot = () =>
+      withTenantTransaction(h.db, tenantId, async (tx) => {
+        const counted = await tx.execute(sql`
+          select (select count(*) from outbox_events where tenant_id = ${tenantId})::int as events,
+                 (select count(*) from loan_charges where tenant_id = ${tenantId})::int as charges,
+                 (select count(*) from loan_delinquency_history where tenant_id = ${tenantId})::int as history,
+                 (select count(*) from cases where tenant_id = ${tenantId})::int as cases,
+                 (select count(*) from loan_charge_offs where tenant_id = ${tenantId})::int as charge_offs,
+                 (select count(*) from journal_entries where tenant_id = ${tenantId})::int as journal`);
+        return (counted as unknown as Record<string, number>[])[0];
+      });
+    const first = await snapshot();
+    expect(first).toMatchObject({ charges: 2, history: 1, cases: 1, charge_offs: 1 });
+    expect(await close(tenantId, '2025-03-10', [loan.loanId])).toEqual([
+      { loanId: loan.loanId, outcome: 'SKIPPED' },
+    ]);
+    expect(await snapshot()).toEqual(first);
+    // As if the run had been killed after its writes but the stamp were lost: the day's writes are keyed.
+    await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .update(loans)
+        .set({ lastClosedBusinessDate: null })
+        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.loanId))),
+    );
+    expect(await close(tenantId, '2025-03-10', [loan.loanId])).toEqual([
+      { loanId: loan.loanId, outcome: 'CLOSED' },
+    ]);
+    expect(await snapshot()).toEqual(first);
+    await expectBalanced(tenantId);
+  });
+
   it('charges off automatically, dated the first day the delinquent days reached chargeOffDaysPastDue', async () => {
     const tenantId = await newTenant(h, 'cob');
     const loan = await activeLoan(tenantId, { chargeOffDaysPastDue: 30 });
