@@ -37,7 +37,7 @@ import { lockLoanForMoney } from '../../db/queries/lending/loans';
 import { customers, loanDelinquencyHistory, loans } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
-import { notFound } from '../../domain/errors';
+import { DomainError, notFound } from '../../domain/errors';
 import {
   automaticChargeOffDate,
   coveredDays,
@@ -372,7 +372,8 @@ function owedInstallment(i: ReturnType<typeof delinquencyInstallmentsOf>[number]
  * borrower (customerRef = its externalId, else its id; summary naming the loan; task "Contact borrower"; effect
  * COLLECTIONS_CASE_OPENED), unless the loan has an open one or a COLLECTIONS_HOLD / COMMUNICATION_HOLD is in force
  * (customer-wide or on this loan), which is named instead; back to NO_DELINQUENCY closes the loan's open
- * collections case with outcome CURED (`case.transitioned`). Answers the case opened or closed and the hold.
+ * collections case with outcome CURED (`case.transitioned`), unless the case's own rules refuse the close (a
+ * required ON_CLOSE answer missing: it stays open). Answers the case opened or closed and the hold.
  */
 async function collectionsOnChange(
   tx: Tx,
@@ -386,16 +387,22 @@ async function collectionsOnChange(
   if (change.classification === noDelinquency) {
     const caseId = await openCollectionsCaseOfLoan(tx, tenantId, loan.id);
     if (caseId === null) return { caseId: null, suppressedBy: null };
-    await closeCaseInTx(
-      tx,
-      {
-        tenantId,
-        caseId,
-        outcomeCode: 'CURED',
-        closureReason: `Loan ${loan.accountNo} is no longer delinquent (close of business ${businessDate}).`,
-      },
-      now,
-    );
+    try {
+      await closeCaseInTx(
+        tx,
+        {
+          tenantId,
+          caseId,
+          outcomeCode: 'CURED',
+          closureReason: `Loan ${loan.accountNo} is no longer delinquent (close of business ${businessDate}).`,
+        },
+        now,
+      );
+    } catch (err) {
+      // The case's own rules (an ON_CLOSE answer missing) refuse before any write: it stays open for a person.
+      if (err instanceof DomainError) return { caseId: null, suppressedBy: null };
+      throw err;
+    }
     return { caseId, suppressedBy: null };
   }
   const caseTypeCode =

@@ -235,7 +235,7 @@ export function repaymentNotices(input: {
  * they reached it — the smallest X from the oldest overdue due date on with X − due − grace − paused days(X) ≥ the
  * threshold (paused days as Fineract counts them, `pausedDaysBefore`) — and never before `notBeforeDate` (the day
  * the loan was boarded or created here) nor before the loan's last money movement (`lastMoneyDate`, the command's
- * own rule).
+ * own rule); null while such a floor is after D + 1.
  */
 export function automaticChargeOffDate(input: {
   chargedOff: boolean;
@@ -266,5 +266,6 @@ export function automaticChargeOffDate(input: {
   for (const floor of [input.notBeforeDate, input.lastMoneyDate]) {
     if (floor !== null && date < floor) date = floor;
   }
-  return date;
+  // a floor after D + 1 (money value-dated ahead) leaves it to a later day
+  return date > input.asOfDate ? null : date;
 }

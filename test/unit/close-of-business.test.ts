@@ -183,6 +183,7 @@ describe('automaticChargeOffDate', () => {
     expect(automaticChargeOffDate({ ...base, pauses, delinquentDays: 32 })).toBe('2025-03-06');
     expect(automaticChargeOffDate({ ...base, notBeforeDate: '2025-03-05' })).toBe('2025-03-05');
     expect(automaticChargeOffDate({ ...base, lastMoneyDate: '2025-03-04' })).toBe('2025-03-04');
+    expect(automaticChargeOffDate({ ...base, lastMoneyDate: '2025-03-09' })).toBeNull();
   });
   it('is none below the threshold, without one, or once charged off', () => {
     expect(automaticChargeOffDate({ ...base, delinquentDays: 29 })).toBeNull();
