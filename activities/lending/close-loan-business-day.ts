@@ -466,7 +466,10 @@ export interface CloseLoansForDayInput {
   concurrency?: number;
   /** Called after each loan's step (an activity's heartbeat). */
   onLoanDone?: (outcome: LoanDayOutcome) => void;
-  /** The tenant-level context (`readCloseOfBusinessContext`); read once for the call when absent. */
+  /**
+   * The tenant-level context (`readCloseOfBusinessContext`); read once for the call when absent. In-process only
+   * (it holds Maps): an activity reads it itself, a workflow never passes it through Temporal.
+   */
   context?: CloseOfBusinessContext;
 }
 
