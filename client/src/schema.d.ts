@@ -2746,6 +2746,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "loan.penalty.assessed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.penalty.assessed
+         * @description Close of business assessed an overdue-installment penalty (Fineract chargeTimeType 9, ApplyChargeToOverdueLoans) on an installment overdue past the tenant's penalty wait period; it is dated the installment's due date. Subject type `loan`.
+         */
+        post: operations["webhook.loan.penalty.assessed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.delinquency.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.delinquency.changed
+         * @description Close of business stored a new delinquency classification for a loan (Fineract SetLoanDelinquencyTags): its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY). Subject type `loan`.
+         */
+        post: operations["webhook.loan.delinquency.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.repayment.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repayment.due
+         * @description An installment falls due in the tenant's dueDaysForRepaymentEvent days (Fineract CheckLoanRepaymentDue); sent by the close of business of noticeDate. Subject type `loan`.
+         */
+        post: operations["webhook.loan.repayment.due"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.repayment.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repayment.overdue
+         * @description An installment is still unpaid overdueDaysForRepaymentEvent days after its due date (Fineract CheckLoanRepaymentOverdue); sent by the close of business of noticeDate. Subject type `loan`.
+         */
+        post: operations["webhook.loan.repayment.overdue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "funding.posted": {
         parameters: {
             query?: never;
@@ -6049,7 +6129,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     /**
                      * Format: date
                      * @description The envelope version, a date `YYYY-MM-DD`.
@@ -6169,7 +6249,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     description?: string;
                     /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
                     includeBoardedHistory?: boolean;
@@ -6361,7 +6441,7 @@ export interface operations {
             query?: {
                 pageSize?: string;
                 cursor?: string;
-                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
+                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
                 state?: "PENDING" | "RETRYING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             };
             header: {
@@ -12736,6 +12816,350 @@ export interface operations {
                          * @description ISO calendar date `YYYY-MM-DD`.
                          */
                         reversedOnDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.penalty.assessed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.penalty.assessed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        loanChargeId: number;
+                        chargeId: number;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        businessDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.delinquency.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.delinquency.changed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        businessDate: string;
+                        previousClassification: string;
+                        classification: string;
+                        pastDueDays: number;
+                        delinquentDays: number;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        delinquentAmount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.repayment.due": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.repayment.due";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountDue: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        noticeDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.repayment.overdue": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.repayment.overdue";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountDue: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        noticeDate: string;
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
