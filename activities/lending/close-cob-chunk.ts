@@ -12,6 +12,16 @@ import type { Deps } from '../deps';
 import { closeLoansForDay, type LoanDayOutcome } from './close-loan-business-day';
 import type { CobChunkRange } from './plan-cob-chunks';
 
+/**
+ * The error text a run keeps for a failed loan: the step's message without the SQL parameters a failed query's
+ * message lists after `params:` (they may carry personal data; db/errors.ts `withoutQueryParameters` keeps them out
+ * of Temporal for the same reason), at most 1000 characters.
+ */
+export function storedCobError(message: string | undefined): string {
+  const text = (message ?? 'unknown error').split(/\nparams:/)[0] ?? '';
+  return (text.trim() || 'unknown error').slice(0, 1000);
+}
+
 /** Input of `closeCobChunk`: a range of the day's loans (whole-tenant run) or the named loans of the chunk. */
 export interface CloseCobChunkInput {
   tenantId: string;
@@ -88,12 +98,12 @@ export function closeCobChunk(deps: Deps) {
               tenantId: input.tenantId,
               runId: input.runId,
               loanId: f.loanId,
-              error: f.error ?? 'unknown error',
+              error: storedCobError(f.error),
               recordedAt,
             })
             .onConflictDoUpdate({
               target: [cobRunErrors.tenantId, cobRunErrors.runId, cobRunErrors.loanId],
-              set: { error: f.error ?? 'unknown error', recordedAt },
+              set: { error: storedCobError(f.error), recordedAt },
             });
         }
       }

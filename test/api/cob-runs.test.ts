@@ -204,16 +204,14 @@ describe('POST /v1/cob/runs', () => {
       expect(empty.body).toEqual({ items: [], limit: 50, offset: 0, hasMore: false });
       const failedIds = [...early, late].sort((a, b) => a - b);
       await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
-        tx
-          .insert(cobRunErrors)
-          .values(
-            failedIds.map((loanId) => ({
-              tenantId: cred.tenant,
-              runId: wholeRunId,
-              loanId,
-              error: `failed ${loanId}`,
-            })),
-          ),
+        tx.insert(cobRunErrors).values(
+          failedIds.map((loanId) => ({
+            tenantId: cred.tenant,
+            runId: wholeRunId,
+            loanId,
+            error: `failed ${loanId}`,
+          })),
+        ),
       );
       const first = await call(ctx, cred, 'GET', `/v1/cob/runs/${wholeRunId}/errors?limit=2`);
       expect(first.body).toEqual({

@@ -95,14 +95,18 @@ export async function closeOfBusinessWorkflow(
     heartbeatTimeout: tuning.chunkHeartbeatTimeoutMs,
   });
   const ref = { tenantId: input.tenantId, runId: input.runId, businessDate: input.businessDate };
-  let state: CobRunState;
-  if (input.state) {
-    state = input.state;
-  } else {
-    const { total } = await countCobRunLoans({ ...ref, loanIds: input.loanIds });
-    state = { total, processed: 0, failed: 0, afterLoanId: 0, nextIndex: 0 };
-  }
+  const state: CobRunState = input.state ?? {
+    total: 0,
+    processed: 0,
+    failed: 0,
+    afterLoanId: 0,
+    nextIndex: 0,
+  };
+  // Registered first, so a query is answered from the first workflow task on (zeros until the loans are counted).
   setHandler(progressQuery, () => ({ total: state.total, processed: state.processed, failed: state.failed }));
+  if (!input.state) {
+    state.total = (await countCobRunLoans({ ...ref, loanIds: input.loanIds })).total;
+  }
   setCurrentDetails(closeOfBusinessSummary(input.businessDate, state.total));
 
   const add = (r: { closed: number; skipped: number; failed: number }) => {
