@@ -18,6 +18,8 @@ export interface CobSchedulesOptions {
   logger: Logger;
   /** Between sweeps, milliseconds (default 60 000). */
   intervalMs?: number;
+  /** The tenants and their zones; default every tenant of `db` (`listTenantTimeZones`). */
+  listTenants?: () => Promise<{ tenantId: string; timeZone: string }[]>;
 }
 
 /**
@@ -35,12 +37,18 @@ export async function startCloseOfBusinessSchedules(
   let sweep: Promise<void> = Promise.resolve();
   const sweepOnce = async () => {
     try {
-      const tenants = await listTenantTimeZones(options.db);
+      const tenants = await (options.listTenants ?? (() => listTenantTimeZones(options.db)))();
       let changed = 0;
       for (const tenant of tenants) {
         if (stopped) break;
         if (ensured.get(tenant.tenantId) === tenant.timeZone) continue;
-        await ensureCloseOfBusinessSchedule(options.client, tenant);
+        try {
+          await ensureCloseOfBusinessSchedule(options.client, tenant);
+        } catch (err) {
+          // One tenant's refusal (an unknown zone) never holds back the others; it is tried at the next sweep.
+          options.logger.warn({ err, tenantId: tenant.tenantId }, 'close-of-business schedule not ensured');
+          continue;
+        }
         ensured.set(tenant.tenantId, tenant.timeZone);
         changed += 1;
       }
