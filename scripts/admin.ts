@@ -245,13 +245,16 @@ async function runCloseOfBusiness(db: Db): Promise<unknown> {
       dataConverter: temporalDataConverter(config.temporalPayloadKeys),
     });
     const runs = createCloseOfBusinessClient(client);
-    await runs.start(opened.workflow.input);
-    await createPlatformOperations(deps).markStartIntentStarted({
-      tenantId: tenantId as string,
-      workflowId: opened.workflow.workflowId,
-    });
+    // A run that ended is never started again (the day's whole-tenant run asked again).
+    if (opened.created || opened.run.status === 'RUNNING') {
+      await runs.start(opened.workflow.input);
+      await createPlatformOperations(deps).markStartIntentStarted({
+        tenantId: tenantId as string,
+        workflowId: opened.workflow.workflowId,
+      });
+    }
     let run = opened.run;
-    if (values.wait) {
+    if (values.wait && run.status === 'RUNNING') {
       await runs.result(opened.workflow.workflowId);
       run = (await getCobRun(db, tenantId as string, opened.run.runId)) ?? run;
     } else if (run.status === 'RUNNING') {

@@ -11,7 +11,8 @@ import type { Deps } from '../deps';
 /**
  * Counts the loans of run `runId`: `loanIds.length` for a run of named loans, else the loans the whole-tenant run of
  * `businessDate` covers (db/queries/lending/cob-runs.ts `cobLoansOfDay`), and stores it as the run's
- * `loans_total` (one tenant transaction; repeating it stores the count again). Answers `{total}`.
+ * `loans_total` while the run is RUNNING (one tenant transaction; repeating it stores the count again; a run that
+ * ended keeps its counts). Answers `{total}`.
  * Errors: PostgreSQL's (retried by the workflow).
  */
 export function countCobRunLoans(deps: Deps) {
@@ -29,7 +30,13 @@ export function countCobRunLoans(deps: Deps) {
       await tx
         .update(cobRuns)
         .set({ loansTotal: total })
-        .where(and(eq(cobRuns.tenantId, input.tenantId), eq(cobRuns.runId, input.runId)));
+        .where(
+          and(
+            eq(cobRuns.tenantId, input.tenantId),
+            eq(cobRuns.runId, input.runId),
+            eq(cobRuns.status, 'RUNNING'),
+          ),
+        );
       return { total };
     });
 }

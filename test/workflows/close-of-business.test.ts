@@ -241,6 +241,9 @@ describe('closeOfBusinessWorkflow', () => {
       expect(again.created).toBe(false);
       expect(again.run.runId).toBe(first.opened.run.runId);
       expect(again.run.status).toBe('COMPLETED');
+      // A run that ended keeps its counts, even if its first step ran again.
+      await activities().countCobRunLoans({ tenantId, runId: again.run.runId, businessDate: day, loanIds: [1] });
+      expect((await storedRun(tenantId, again.run.runId))?.loansTotal).toBe(3);
       const named = await startRun(tenantId, day, { chunkSize: 2 }, loanIds);
       expect(named.opened.run.runId).not.toBe(first.opened.run.runId);
       expect(await named.handle.result()).toMatchObject({

@@ -79,8 +79,11 @@ export const cobRunRoutes = factory
         businessDate: body.businessDate,
         loanIds: body.loanIds ?? null,
       });
-      // Also for a run found: starting is idempotent, and it covers a start the relay has not made yet.
-      await startAfterCommit(platform, opened.workflow, (input) => processes.closeOfBusiness.start(input));
+      // Also for a run found still RUNNING: starting is idempotent, and it covers a start the relay has not made yet.
+      // A run that ended is never started again.
+      if (opened.created || opened.run.status === 'RUNNING') {
+        await startAfterCommit(platform, opened.workflow, (input) => processes.closeOfBusiness.start(input));
+      }
       return c.json(await runView(c, opened.run), opened.created ? 202 : 200);
     },
   )

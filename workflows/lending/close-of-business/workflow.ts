@@ -174,6 +174,15 @@ export async function closeOfBusinessLauncherWorkflow(
   const opened = await openCobRun({ tenantId: input.tenantId, businessDate, loanIds: null });
   const spec = closeOfBusinessStartSpec(opened.workflow.input);
   const workflowId = spec.workflowId;
+  const found = {
+    tenantId: input.tenantId,
+    businessDate,
+    runId: opened.run.runId,
+    workflowId,
+    started: false,
+  };
+  // A run that ended (an operator ran the day first) is never started again.
+  if (!opened.created && opened.run.status !== 'RUNNING') return found;
   let started = true;
   try {
     await startChild(closeOfBusinessWorkflow, {
