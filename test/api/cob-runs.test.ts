@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cobRunErrors, loans } from '../../db/schema';
+import { cobRunErrors, cobRuns, loans } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
 import { localDate } from '../../domain/time-zone';
@@ -197,6 +197,28 @@ describe('POST /v1/cob/runs', () => {
         404,
         'error.msg.resource.not.found',
       );
+    });
+
+    it('a RUNNING run whose workflow cannot answer shows its stored counts (no 500)', async () => {
+      const runId = 'cob_00000000000000000000abcd';
+      await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+        tx.insert(cobRuns).values({
+          tenantId: cred.tenant,
+          runId,
+          businessDate: '2025-01-20',
+          loanIds: [late],
+          workflowId: `close-of-business/${cred.tenant}/2025-01-20/${runId}`,
+          loansTotal: 1,
+        }),
+      );
+      const res = await call(ctx, reader, 'GET', `/v1/cob/runs/${runId}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({
+        runId,
+        status: 'RUNNING',
+        loans: { total: 1, processed: 0, failed: 0 },
+        completedAt: null,
+      });
     });
 
     it('pages the errors by loan id with limit, offset and hasMore', async () => {
