@@ -20,6 +20,7 @@
  * the stamp.
  */
 import { and, eq } from 'drizzle-orm';
+import { withoutQueryParameters } from '../../db/errors';
 import {
   type CloseOfBusinessContext,
   type LoanDayRow,
@@ -503,7 +504,13 @@ export function closeLoansForDay(deps: Deps) {
             context,
           });
         } catch (err) {
-          outcome = { loanId, outcome: 'FAILED', error: err instanceof Error ? err.message : String(err) };
+          // a failed query's message lists its parameters: never carried into the run's errors
+          const clean = withoutQueryParameters(err);
+          outcome = {
+            loanId,
+            outcome: 'FAILED',
+            error: clean instanceof Error ? clean.message : String(clean),
+          };
         }
         outcomes[index] = outcome;
         input.onLoanDone?.(outcome);

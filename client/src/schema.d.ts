@@ -1196,6 +1196,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cob/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run close of business for a day
+         * @description Closes business day `businessDate` (it must have ended in the tenant's time zone) for every loan active on it, or for the loans named in `loanIds` (1 to 1000): each loan's day is closed in its own short transaction, once (a loan whose `lastClosedBusinessDate` is on or after the day is counted as processed and left alone). Answers 202 with the run (`RUNNING`) and runs it as the durable process `close-of-business/<tenant>/<businessDate>` (a run of named loans: `…/<runId>`). The whole-tenant run of a day is unique: asked again it answers 200 with that run. A loan whose step fails is listed in `GET /v1/cob/runs/{runId}/errors`; the run goes on and ends `COMPLETED_WITH_ERRORS`.
+         *
+         *     Scope `lending:write`, permission `RUN_COB`.
+         */
+        post: operations["postV1CobRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cob/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a close-of-business run
+         * @description The run with its status (`RUNNING`, `COMPLETED`, `COMPLETED_WITH_ERRORS`) and its loans `{total, processed, failed}` (live while it runs). Needs `READ_COB` or `RUN_COB`.
+         *
+         *     Scope `lending:read`, permission `READ_COB`.
+         */
+        get: operations["getV1CobRunsByRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cob/runs/{runId}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a close-of-business run's errors
+         * @description The loans whose step failed in the run, by loan id, each with its latest error (a loan that closed on a retry is not listed). Page with `limit` (1–200, default 50) and `offset`; `hasMore` says whether more follow. Needs `READ_COB` or `RUN_COB`.
+         *
+         *     Scope `lending:read`, permission `READ_COB`.
+         */
+        get: operations["getV1CobRunsByRunIdErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/delinquency/ranges": {
         parameters: {
             query?: never;
@@ -7226,6 +7292,186 @@ export interface operations {
                         chargeCalculationType: number;
                         penalty: boolean;
                         active: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1CobRuns: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date */
+                    businessDate: string;
+                    loanIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description The day's whole-tenant run, already started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            /** @description Run started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1CobRunsByRunId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1CobRunsByRunIdErrors: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the run's errors */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            loanId: number;
+                            error: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        hasMore: boolean;
                     };
                 };
             };
