@@ -57,11 +57,13 @@ beforeAll(async () => {
     dataEncryptionKey: 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf',
     environment: 'sandbox',
   };
+  await deps.db.execute(sql.raw('create schema if not exists cob_test'));
+  await deps.db.execute(sql.raw('grant usage on schema cob_test to lending_app'));
   await deps.db.execute(
-    sql.raw(`create table if not exists cob_test_closings (tenant_id text not null, loan_id bigint not null,
+    sql.raw(`create table if not exists cob_test.closings (tenant_id text not null, loan_id bigint not null,
       business_date date not null)`),
   );
-  await deps.db.execute(sql.raw('grant select, insert on cob_test_closings to lending_app'));
+  await deps.db.execute(sql.raw('grant select, insert on cob_test.closings to lending_app'));
 });
 afterAll(async () => {
   for (const name of triggers) {
@@ -108,7 +110,7 @@ async function tenantWithLoans(count: number, options: { failIndex?: number; sle
       begin
         if new.id = ${failing ?? -1} then raise exception 'simulated step failure of loan %', new.id; end if;
         perform pg_sleep(${(options.sleepMs ?? 0) / 1000});
-        insert into cob_test_closings values (new.tenant_id, new.id, new.last_closed_business_date);
+        insert into cob_test.closings values (new.tenant_id, new.id, new.last_closed_business_date);
         return new;
       end $$`),
   );
@@ -124,7 +126,7 @@ async function tenantWithLoans(count: number, options: { failIndex?: number; sle
 /** Committed closings of the tenant's loans for `day`: loan id → how many times. */
 async function closings(tenantId: string, day: string): Promise<Map<number, number>> {
   const rows = (await deps.db.execute(
-    sql`select loan_id::int as "loanId", count(*)::int as n from cob_test_closings
+    sql`select loan_id::int as "loanId", count(*)::int as n from cob_test.closings
         where tenant_id = ${tenantId} and business_date = ${day} group by loan_id`,
   )) as unknown as { loanId: number; n: number }[];
   return new Map(rows.map((r) => [r.loanId, r.n]));
