@@ -710,6 +710,56 @@ describe('close of business: a money operation sets the delinquency tag at once'
     expect(await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed')).toHaveLength(1);
   });
 
+  it('a charge that makes an installment overdue tags the loan at once, a payment cures it the same day', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, { delinquencyBucketId: ranges.bucketId });
+    await close(tenantId, '2025-01-20', [loan.loanId]);
+    await pay(tenantId, loan.loanId, '105.00', '2025-01-21'); // installment 1 paid ahead: nothing changes
+    await close(tenantId, '2025-02-01', [loan.loanId]); // as of 02-02 current
+    expect(await historyOf(tenantId, loan.loanId)).toEqual([]);
+    const { chargeId } = await h.activities.createCharge({
+      tenantId,
+      name: 'Document fee',
+      currencyCode: 'USD',
+      amount: '20',
+      chargeAppliesTo: 1,
+      chargeTimeType: 2,
+      chargeCalculationType: 1,
+      penalty: false,
+      active: true,
+    });
+    // Due 2025-01-15, inside installment 1's period (due 02-01): 20.00 overdue 1 day as of the business date 02-02.
+    await h.activities.addLoanCharge({
+      tenantId,
+      requestKey: newRef('charge'),
+      loanId: loan.loanId,
+      chargeId,
+      dueDate: '2025-01-15',
+    });
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).not.toBeNull();
+    // The 105.00 paid on 01-21 is re-allocated with the charge first: 20.00 of installment 1 is short. Paid on the
+    // business date, the loan is current again the same day.
+    await pay(tenantId, loan.loanId, '20.00', '2025-02-02');
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).toBeNull();
+    const history = await historyOf(tenantId, loan.loanId);
+    expect(
+      history.map((r) => [
+        r.businessDate,
+        r.source,
+        r.classification,
+        r.delinquentDays,
+        Number(r.delinquentAmount),
+      ]),
+    ).toEqual([
+      ['2025-02-02', 'TRANSACTION', ranges.early, 1, 20],
+      ['2025-02-02', 'TRANSACTION', 'NO_DELINQUENCY', 0, 0],
+    ]);
+    await close(tenantId, '2025-02-02', [loan.loanId]);
+    expect(await historyOf(tenantId, loan.loanId)).toHaveLength(2);
+    await expectBalanced(tenantId);
+  });
+
   it('a returned payment re-tags the loan the same business date: both changes are kept', async () => {
     const tenantId = await newTenant(h, 'cob');
     const ranges = await bucket(tenantId);
