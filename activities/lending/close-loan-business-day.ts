@@ -1,3 +1,26 @@
+/**
+ * A loan's step of close of business (docs/processes.md P7 "A loan's step for day D"; docs/lending.md "Close of
+ * business"; Apache Fineract's Loan COB business steps): one short transaction per loan under its row lock,
+ * idempotent per (loan, day) through `loans.last_closed_business_date` (a loan whose `lastClosedBusinessDate` ≥ D is
+ * skipped). The stamp `lastClosedBusinessDate := D` is written with the row lock, first; then, in the same
+ * transaction, in P7's order:
+ * 1. penalties (`ApplyChargeToOverdueLoans`): the product's overdue-installment charges on installments overdue for
+ *    more than the tenant's `penaltyWaitPeriodDays` as of D + 1, once per (charge, installment), dated the
+ *    installment's due date; none under an active SCRA_MLA_PROTECTED restriction (50 U.S.C. §3937), none once
+ *    charged off, none for an installment due before a boarded loan's first covered day; `loan.penalty.assessed`;
+ * 2. delinquency (`SetLoanDelinquencyTags`): derived as of D + 1; unless a pause is active on D + 1, a changed
+ *    classification is stored (`loans.delinquency_range_id`), a history row written, `loan.delinquency.changed`
+ *    (steps 2 and 4 are activities/lending/delinquency-tag.ts `setDelinquencyTag`, which a money operation's
+ *    re-post also calls, so the stored tag compared with may be one a payment or charge set since the last run);
+ * 3. notices (`CheckLoanRepaymentDue`, `CheckLoanRepaymentOverdue`) for the covered days, at most the last 7;
+ * 4. collections, with the change of step 2 (the history row names the case): a range with a
+ *    `collectionsCaseTypeCode` opens a case of that type unless one is open for the loan or a COLLECTIONS_HOLD or
+ *    COMMUNICATION_HOLD holds it back; back to NO_DELINQUENCY closes the open one as CURED;
+ * 5. automatic charge-off when the delinquent days reach the product's `chargeOffDaysPastDue`, dated the first
+ *    as-of date they reached it.
+ * A current loan with nothing due costs two statements (the lock with the stamp, the posted state) and writes only
+ * the stamp.
+ */
 import {
   type CloseOfBusinessContext,
   type LoanDayRow,
