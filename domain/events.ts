@@ -307,11 +307,14 @@ export const eventCatalogue = {
   ),
   'loan.delinquency.changed': event(
     'loan',
-    'Close of business stored a new delinquency classification for a loan (Fineract SetLoanDelinquencyTags): its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY).',
+    "A new delinquency classification was stored for a loan (Fineract SetLoanDelinquencyTags): by close of business, its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY); or by a money operation (payment, return, charge, waiver, charge-off, relief) that changed what is overdue as of the loan's business date businessDate (the day after its last closed day).",
     v.strictObject({
       loanId: id,
       loanRef: v.string(),
-      /** ISO date D of the day the run closed (the figures are as of D + 1). */
+      /**
+       * ISO date: D of the day the run closed (the figures are as of D + 1), or, set by a money operation, the
+       * loan's business date (its last closed day + 1, the figures as of that day).
+       */
       businessDate: date,
       previousClassification: code,
       classification: code,

@@ -116,6 +116,8 @@ export interface ChargeOffLockedLoanInput {
   requestKey: string | null;
   /** The operation's clock reading. */
   now: Date;
+  /** false from the close-of-business step, which stores the tag itself (`RepostInput.retagDelinquency`). */
+  retagDelinquency?: boolean;
 }
 
 /**
@@ -215,7 +217,12 @@ export async function chargeOffLockedLoan(
     .update(loans)
     .set({ chargedOff: true, chargedOffOnDate: transactionDate, updatedAt: now })
     .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
-  await repostLoan(tx, { tenantId: input.tenantId, loan, now });
+  await repostLoan(tx, {
+    tenantId: input.tenantId,
+    loan,
+    now,
+    ...(input.retagDelinquency === false ? { retagDelinquency: false } : {}),
+  });
   const [stored] = await tx
     .select()
     .from(loanChargeOffs)

@@ -9,7 +9,9 @@
  *    installment's due date; none under an active SCRA_MLA_PROTECTED restriction (50 U.S.C. §3937), none once
  *    charged off, none for an installment due before a boarded loan's first covered day; `loan.penalty.assessed`;
  * 2. delinquency (`SetLoanDelinquencyTags`): derived as of D + 1; unless a pause is active on D + 1, a changed
- *    classification is stored (`loans.delinquency_range_id`), a history row written, `loan.delinquency.changed`;
+ *    classification is stored (`loans.delinquency_range_id`), a history row written, `loan.delinquency.changed`
+ *    (steps 2 and 4 are activities/lending/delinquency-tag.ts `setDelinquencyTag`, which a money operation's
+ *    re-post also calls, so the stored tag compared with may be one a payment or charge set since the last run);
  * 3. notices (`CheckLoanRepaymentDue`, `CheckLoanRepaymentOverdue`) for the covered days, at most the last 7;
  * 4. collections, with the change of step 2 (the history row names the case): a range with a
  *    `collectionsCaseTypeCode` opens a case of that type unless one is open for the loan or a COLLECTIONS_HOLD or
@@ -19,12 +21,10 @@
  * A current loan with nothing due costs two statements (the lock with the stamp, the posted state) and writes only
  * the stamp.
  */
-import { and, eq } from 'drizzle-orm';
 import { withoutQueryParameters } from '../../db/errors';
 import {
   type CloseOfBusinessContext,
   type LoanDayRow,
-  openCollectionsCaseOfLoan,
   readCloseOfBusinessContext,
   stampLoanDay,
 } from '../../db/queries/lending/close-of-business';
@@ -35,35 +35,25 @@ import {
   storedDelinquencySettingsOf,
 } from '../../db/queries/lending/delinquency';
 import { lockLoanForMoney } from '../../db/queries/lending/loans';
-import { customers, loanDelinquencyHistory, loans } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
-import { DomainError, notFound } from '../../domain/errors';
+import { notFound } from '../../domain/errors';
 import {
   automaticChargeOffDate,
   coveredDays,
-  delinquencyChange,
   type InstallmentOwed,
-  pauseActiveOn,
   penaltiesToAssess,
   repaymentNotices,
 } from '../../domain/lending/close-of-business';
-import {
-  delinquencyInstallmentsOf,
-  deriveDelinquency,
-  loanStatusAsOf,
-  noDelinquency,
-} from '../../domain/lending/delinquency';
+import { delinquencyInstallmentsOf } from '../../domain/lending/delinquency';
 import { effectivePauses } from '../../domain/lending/delinquency-actions';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
-import { closeCaseInTx } from '../servicing/close-case';
-import { openCaseInTx } from '../servicing/open-case';
-import { openTask, recordEffect } from '../servicing/records';
 import { addOverduePenaltyToLockedLoan } from './add-loan-charge';
 import { chargeOffLockedLoan } from './charge-off-loan';
+import { setDelinquencyTag } from './delinquency-tag';
 import { repostLoan } from './repost-loan';
 
 /** What one loan's step did for day D: CLOSED (the day closed now), SKIPPED (closed before), FAILED (rolled back). */
@@ -86,9 +76,6 @@ export interface CloseLoanBusinessDayInput {
    */
   context?: CloseOfBusinessContext;
 }
-
-/** The restriction types that hold back a collections case, in the order the history row names them. */
-const collectionsHolds = ['COLLECTIONS_HOLD', 'COMMUNICATION_HOLD'] as const;
 
 /**
  * Closes day D for one loan (module note) in one tenant transaction under the loan's row lock. Answers CLOSED or
@@ -183,7 +170,13 @@ async function closeBookedLoanDay(
           if (row) added.push({ penalty, loanChargeId: row.loanChargeId });
         }
         if (added.length > 0) {
-          await repostLoan(tx, { tenantId, loan: await lockLoanForMoney(tx, tenantId, loan.id), now });
+          // The step's own part 2 below stores the tag as of D + 1, dated D: the re-post leaves it alone.
+          await repostLoan(tx, {
+            tenantId,
+            loan: await lockLoanForMoney(tx, tenantId, loan.id),
+            now,
+            retagDelinquency: false,
+          });
           for (const { penalty, loanChargeId } of added) {
             await writeOutboxEvent(tx, {
               tenantId,
@@ -211,66 +204,26 @@ async function closeBookedLoanDay(
     }
   }
 
-  // 2. Delinquency, with 4. collections on its change.
+  // 2. Delinquency, with 4. collections on its change (activities/lending/delinquency-tag.ts, shared with the
+  // re-post of every money operation, whose change this compares with through the stored tag).
   const pauses = effectivePauses(posted.actions).sort((a, b) => (a.startDate < b.startDate ? -1 : 1));
-  const derived = deriveDelinquency({
-    currency: loan.currencyCode,
-    asOfDate,
-    loanStatus: loanStatusAsOf(loan.status, owed),
+  const { derived } = await setDelinquencyTag(tx, {
+    tenantId,
+    loan,
+    status: loan.status,
     installments: owed,
     graceOnArrearsAgeingDays: settings.graceOnArrearsAgeing,
     ranges,
-    pausePeriods: pauses,
-    enableInstallmentLevelDelinquency: false,
-    lastPayment: null,
+    pauses,
+    storedClassification:
+      loan.delinquencyRangeId === null
+        ? null
+        : (context.ranges.get(loan.delinquencyRangeId)?.classification ?? null),
+    asOfDate,
+    businessDate,
+    source: 'CLOSE_OF_BUSINESS',
+    now,
   });
-  const stored = loan.delinquencyRangeId === null ? null : context.ranges.get(loan.delinquencyRangeId);
-  const change = delinquencyChange({
-    storedClassification: stored?.classification ?? null,
-    derived: { classification: derived.classification, rangeId: derived.range?.id ?? null },
-    pauseActive: pauseActiveOn(pauses, asOfDate),
-  });
-  if (change) {
-    const collections = await collectionsOnChange(tx, context, loan, change, businessDate, now);
-    await tx
-      .insert(loanDelinquencyHistory)
-      .values({
-        tenantId,
-        loanId: loan.id,
-        businessDate,
-        classification: change.classification,
-        previousClassification: change.previousClassification,
-        delinquencyRangeId: change.rangeId,
-        delinquentDays: derived.delinquent.delinquentDays,
-        delinquentAmount: derived.delinquent.delinquentAmount,
-        collectionsCaseId: collections.caseId,
-        collectionsSuppressedBy: collections.suppressedBy,
-        createdAt: now,
-      })
-      .onConflictDoNothing();
-    await tx
-      .update(loans)
-      .set({ delinquencyRangeId: change.rangeId })
-      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
-    await writeOutboxEvent(tx, {
-      tenantId,
-      eventType: 'loan.delinquency.changed',
-      subjectId: loan.id,
-      data: {
-        loanId: loan.id,
-        loanRef: loan.accountNo,
-        businessDate,
-        previousClassification: change.previousClassification,
-        classification: change.classification,
-        pastDueDays: derived.delinquent.pastDueDays,
-        delinquentDays: derived.delinquent.delinquentDays,
-        delinquentAmount: derived.delinquent.delinquentAmount,
-        currency: loan.currencyCode,
-      },
-      occurredAt: now,
-      dedupeKey: `loan/${loan.id}/delinquency/${businessDate}`,
-    });
-  }
 
   // 3. Notices.
   if (loan.status === 'ACTIVE') {
@@ -344,6 +297,7 @@ async function closeBookedLoanDay(
         actor: null,
         requestKey: `close-of-business/charge-off/${loan.id}/${businessDate}`,
         now,
+        retagDelinquency: false,
       });
     }
   }
@@ -366,94 +320,6 @@ function owedInstallment(i: ReturnType<typeof delinquencyInstallmentsOf>[number]
       i.feeOutstandingMinor +
       i.penaltyOutstandingMinor,
   };
-}
-
-/**
- * Step 4 for a stored change: entering a range with a `collectionsCaseTypeCode` opens a case of that type for the
- * borrower (customerRef = its externalId, else its id; summary naming the loan; task "Contact borrower"; effect
- * COLLECTIONS_CASE_OPENED), unless the loan has an open one or a COLLECTIONS_HOLD / COMMUNICATION_HOLD is in force
- * (customer-wide or on this loan), which is named instead; back to NO_DELINQUENCY closes the loan's open
- * collections case with outcome CURED (`case.transitioned`), unless the case's own rules refuse the close (a
- * required ON_CLOSE answer missing: it stays open). Answers the case opened or closed and the hold.
- */
-async function collectionsOnChange(
-  tx: Tx,
-  context: CloseOfBusinessContext,
-  loan: LoanDayRow,
-  change: { classification: string; rangeId: number | null },
-  businessDate: string,
-  now: Date,
-): Promise<{ caseId: number | null; suppressedBy: string | null }> {
-  const tenantId = context.tenantId;
-  if (change.classification === noDelinquency) {
-    const caseId = await openCollectionsCaseOfLoan(tx, tenantId, loan.id);
-    if (caseId === null) return { caseId: null, suppressedBy: null };
-    try {
-      await closeCaseInTx(
-        tx,
-        {
-          tenantId,
-          caseId,
-          outcomeCode: 'CURED',
-          closureReason: `Loan ${loan.accountNo} is no longer delinquent (close of business ${businessDate}).`,
-        },
-        now,
-      );
-    } catch (err) {
-      // The case's own rules (an ON_CLOSE answer missing) refuse before any write: it stays open for a person.
-      if (err instanceof DomainError) return { caseId: null, suppressedBy: null };
-      throw err;
-    }
-    return { caseId, suppressedBy: null };
-  }
-  const caseTypeCode =
-    change.rangeId === null ? null : context.ranges.get(change.rangeId)?.collectionsCaseTypeCode;
-  if (!caseTypeCode) return { caseId: null, suppressedBy: null };
-  const holds = await activeRestrictions(tx, tenantId, loan.clientId, loan.id, {
-    at: now,
-    types: [...collectionsHolds],
-  });
-  const hold = collectionsHolds.find((type) => holds.some((h) => h.restrictionType === type));
-  if (hold) return { caseId: null, suppressedBy: hold };
-  if ((await openCollectionsCaseOfLoan(tx, tenantId, loan.id)) !== null)
-    return { caseId: null, suppressedBy: null };
-  const [customer] = await tx
-    .select({ id: customers.id, externalId: customers.externalId })
-    .from(customers)
-    .where(and(eq(customers.tenantId, tenantId), eq(customers.id, loan.clientId)));
-  const key = `close-of-business/collections/${loan.id}/${businessDate}`;
-  const opened = await openCaseInTx(
-    tx,
-    {
-      tenantId,
-      customerRef: customer?.externalId ?? String(loan.clientId),
-      caseTypeCode,
-      summary: `Loan ${loan.accountNo} entered ${change.classification} (close of business ${businessDate}).`,
-      requestKey: key,
-    },
-    now,
-  );
-  await openTask(tx, {
-    tenantId,
-    caseId: opened.caseId,
-    taskType: 'COLLECTIONS_CONTACT',
-    title: 'Contact borrower',
-    subjectType: 'loan',
-    subjectId: loan.id,
-    dueAt: null,
-    dedupeKey: `${key}/contact`,
-  });
-  await recordEffect(tx, {
-    tenantId,
-    caseId: opened.caseId,
-    effectType: 'COLLECTIONS_CASE_OPENED',
-    subjectType: 'loan',
-    subjectId: loan.id,
-    detail: { loanId: loan.id, loanRef: loan.accountNo, classification: change.classification, businessDate },
-    occurredAt: now,
-    dedupeKey: `${key}/opened`,
-  });
-  return { caseId: opened.caseId, suppressedBy: null };
 }
 
 /** Input of `closeLoansForDay`. */

@@ -31,7 +31,10 @@
  * 6. set the loan's status (OVERPAID with an overpayment, CLOSED_OBLIGATIONS_MET when every installment is met —
  *    paid, or waived by a payoff —
  *    else ACTIVE — also back to ACTIVE when a back-dated change reopens it) and `disbursed_on_date` (the earliest
- *    funding date), once a first funding exists.
+ *    funding date), once a first funding exists;
+ * 7. a loan that has had its first close-of-business step: its delinquency tag re-derived as of its business date
+ *    from the same allocation input, stored at once when it changed (activities/lending/delinquency-tag.ts
+ *    `retagLoanAfterRepost`; docs/lending.md "Close of business"), unless the caller is that step.
  */
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
@@ -56,7 +59,7 @@ import {
   paymentAllocationPayload,
 } from '../../domain/lending/allocation/payload';
 import { allocatePayments } from '../../domain/lending/allocation/replay';
-import type { AllocationResult } from '../../domain/lending/allocation/types';
+import type { AllocationInput, AllocationResult } from '../../domain/lending/allocation/types';
 import { chargeOffPortions, isRecoveryPayment } from '../../domain/lending/charge-off';
 import {
   assertBalanced,
@@ -73,6 +76,7 @@ import {
 } from '../../domain/lending/ledger';
 import { allocationInputOf, allocationStrategyOf, minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
+import { retagLoanAfterRepost } from './delinquency-tag';
 
 type LoanStatus = (typeof loans.$inferSelect)['status'];
 
@@ -82,6 +86,11 @@ export interface RepostInput {
   loan: LoanForMoney;
   /** Instant of the operation (`deps.clock()`): `created_at` of appended journal lines, `updated_at` of the loan. */
   now: Date;
+  /**
+   * Step 7 (module note); default true. false only from the close-of-business loan step, which stores the tag as
+   * of D + 1 itself.
+   */
+  retagDelinquency?: boolean;
 }
 
 export interface RepostResult {
@@ -147,20 +156,20 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         ),
     ]);
 
+  const inputOf = (paymentsToReplay: typeof paymentRows): AllocationInput =>
+    allocationInputOf({
+      currency,
+      installments: installmentRows,
+      fundings: fundingRows,
+      payments: paymentsToReplay,
+      strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
+      disbursementChargesDue: loan.disbursementChargesDue,
+      principalForgiveness: forgivenessRows,
+      loanCharges: chargeRows,
+    });
   const replay = (paymentsToReplay: typeof paymentRows): AllocationResult => {
     try {
-      return allocatePayments(
-        allocationInputOf({
-          currency,
-          installments: installmentRows,
-          fundings: fundingRows,
-          payments: paymentsToReplay,
-          strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
-          disbursementChargesDue: loan.disbursementChargesDue,
-          principalForgiveness: forgivenessRows,
-          loanCharges: chargeRows,
-        }),
-      );
+      return allocatePayments(inputOf(paymentsToReplay));
     } catch (err) {
       if (err instanceof RangeError) {
         throw new Error(`loan ${loan.id} cannot be re-allocated: ${err.message}`, { cause: err });
@@ -384,6 +393,11 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       .update(loans)
       .set({ status, disbursedOnDate, updatedAt: now })
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  }
+
+  // 7. the delinquency tag
+  if (input.retagDelinquency !== false && loan.lastClosedBusinessDate !== null) {
+    await retagLoanAfterRepost(tx, { tenantId, loan, status, allocationInput: inputOf(paymentRows), now });
   }
 
   return { allocation, allocations, status, disbursedOnDate, appendedLineCount };

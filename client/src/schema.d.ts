@@ -2843,7 +2843,7 @@ export interface webhooks {
         put?: never;
         /**
          * loan.delinquency.changed
-         * @description Close of business stored a new delinquency classification for a loan (Fineract SetLoanDelinquencyTags): its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY). Subject type `loan`.
+         * @description A new delinquency classification was stored for a loan (Fineract SetLoanDelinquencyTags): by close of business, its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY); or by a money operation (payment, return, charge, waiver, charge-off, relief) that changed what is overdue as of the loan's business date businessDate (the day after its last closed day). Subject type `loan`.
          */
         post: operations["webhook.loan.delinquency.changed"];
         delete?: never;

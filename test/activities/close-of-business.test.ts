@@ -598,3 +598,211 @@ describe('close of business: the loan step', () => {
     await expectBalanced(tenantId);
   });
 });
+
+describe('close of business: a money operation sets the delinquency tag at once', () => {
+  const caseOf = async (tenantId: string, caseId: number) =>
+    (
+      await withTenantTransaction(h.db, tenantId, (tx) =>
+        tx
+          .select()
+          .from(cases)
+          .where(and(eq(cases.tenantId, tenantId), eq(cases.id, caseId))),
+      )
+    )[0]!;
+  const pay = (tenantId: string, loanId: number, amount: string, effectiveDate: string) =>
+    h.activities.recordExternalPayment({
+      tenantId,
+      loanId,
+      amount,
+      currency: 'USD',
+      externalRecordRef: newRef('pay'),
+      effectiveDate,
+      source: 'IMPORT',
+      rationale: 'Paid at the branch',
+    });
+
+  it('a payment that cures a tagged loan tags it NO_DELINQUENCY at once, dated its business date; the next run writes nothing more', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, { delinquencyBucketId: ranges.bucketId });
+    await close(tenantId, '2025-02-01', [loan.loanId]); // EARLY
+    await close(tenantId, '2025-02-05', [loan.loanId]); // LATE, a collections case
+    const tagged = await historyOf(tenantId, loan.loanId);
+    expect(tagged.map((r) => [r.businessDate, r.source, r.classification])).toEqual([
+      ['2025-02-01', 'CLOSE_OF_BUSINESS', ranges.early],
+      ['2025-02-05', 'CLOSE_OF_BUSINESS', ranges.late],
+    ]);
+    const caseId = tagged[1]!.collectionsCaseId!;
+    expect(caseId).not.toBeNull();
+
+    // The loan's business date is 2025-02-06 (last closed 02-05): the payment cures it then and there.
+    await pay(tenantId, loan.loanId, '105.00', '2025-02-06');
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).toBeNull();
+    const cured = await historyOf(tenantId, loan.loanId);
+    expect(cured).toHaveLength(3);
+    expect(cured[2]).toMatchObject({
+      businessDate: '2025-02-06',
+      source: 'TRANSACTION',
+      classification: 'NO_DELINQUENCY',
+      previousClassification: ranges.late,
+      delinquentDays: 0,
+      delinquencyRangeId: null,
+      collectionsCaseId: caseId,
+    });
+    expect(Number(cured[2]!.delinquentAmount)).toBe(0);
+    const events = await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed');
+    expect(events).toHaveLength(3);
+    expect(events[2]).toEqual({
+      loanId: loan.loanId,
+      loanRef: loan.accountNo,
+      businessDate: '2025-02-06',
+      previousClassification: ranges.late,
+      classification: 'NO_DELINQUENCY',
+      pastDueDays: 0,
+      delinquentDays: 0,
+      delinquentAmount: '0.00',
+      currency: 'USD',
+    });
+    expect(await caseOf(tenantId, caseId)).toMatchObject({ status: 'CLOSED', outcomeCode: 'CURED' });
+
+    // The step of 2025-02-06 compares with the tag the payment set: nothing more.
+    expect(await close(tenantId, '2025-02-06', [loan.loanId])).toEqual([
+      { loanId: loan.loanId, outcome: 'CLOSED' },
+    ]);
+    expect(await historyOf(tenantId, loan.loanId)).toHaveLength(3);
+    expect(await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed')).toHaveLength(3);
+    await expectBalanced(tenantId);
+  });
+
+  it('a payment on a loan never closed changes no tag', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, { delinquencyBucketId: ranges.bucketId });
+    // Overdue since 2025-02-01 and paid in part, but no step ever ran: the tag stays null.
+    await pay(tenantId, loan.loanId, '50.00', '2025-02-10');
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).toBeNull();
+    expect(await historyOf(tenantId, loan.loanId)).toEqual([]);
+    expect(await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed')).toEqual([]);
+  });
+
+  it('a payment that changes nothing overdue, or one while a pause is active, keeps the tag', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, { delinquencyBucketId: ranges.bucketId });
+    await close(tenantId, '2025-02-01', [loan.loanId]); // EARLY
+    const early = (await loanRow(tenantId, loan.loanId)).delinquencyRangeId;
+    expect(early).not.toBeNull();
+    // 10.00 of 105.00 overdue: still 1 day delinquent, still EARLY.
+    await pay(tenantId, loan.loanId, '10.00', '2025-02-02');
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).toBe(early);
+    expect(await historyOf(tenantId, loan.loanId)).toHaveLength(1);
+    // A pause active on the business date (2025-02-02): the rest paid would cure it, the tag stays EARLY.
+    await h.activities.createLoanDelinquencyAction({
+      tenantId,
+      loanId: loan.loanId,
+      action: 'pause',
+      startDate: '2025-02-02',
+      endDate: '2025-02-10',
+    });
+    await pay(tenantId, loan.loanId, '95.00', '2025-02-02');
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).toBe(early);
+    expect(await historyOf(tenantId, loan.loanId)).toHaveLength(1);
+    expect(await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed')).toHaveLength(1);
+  });
+
+  it('a charge that makes an installment overdue tags the loan at once, a payment cures it the same day', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, { delinquencyBucketId: ranges.bucketId });
+    await close(tenantId, '2025-01-20', [loan.loanId]);
+    await pay(tenantId, loan.loanId, '105.00', '2025-01-21'); // installment 1 paid ahead: nothing changes
+    await close(tenantId, '2025-02-01', [loan.loanId]); // as of 02-02 current
+    expect(await historyOf(tenantId, loan.loanId)).toEqual([]);
+    const { chargeId } = await h.activities.createCharge({
+      tenantId,
+      name: 'Document fee',
+      currencyCode: 'USD',
+      amount: '20',
+      chargeAppliesTo: 1,
+      chargeTimeType: 2,
+      chargeCalculationType: 1,
+      penalty: false,
+      active: true,
+    });
+    // Due 2025-01-15, inside installment 1's period (due 02-01): 20.00 overdue 1 day as of the business date 02-02.
+    await h.activities.addLoanCharge({
+      tenantId,
+      requestKey: newRef('charge'),
+      loanId: loan.loanId,
+      chargeId,
+      dueDate: '2025-01-15',
+    });
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).not.toBeNull();
+    // The 105.00 paid on 01-21 is re-allocated with the charge first: 20.00 of installment 1 is short. Paid on the
+    // business date, the loan is current again the same day.
+    await pay(tenantId, loan.loanId, '20.00', '2025-02-02');
+    expect((await loanRow(tenantId, loan.loanId)).delinquencyRangeId).toBeNull();
+    const history = await historyOf(tenantId, loan.loanId);
+    expect(
+      history.map((r) => [
+        r.businessDate,
+        r.source,
+        r.classification,
+        r.delinquentDays,
+        Number(r.delinquentAmount),
+      ]),
+    ).toEqual([
+      ['2025-02-02', 'TRANSACTION', ranges.early, 1, 20],
+      ['2025-02-02', 'TRANSACTION', 'NO_DELINQUENCY', 0, 0],
+    ]);
+    await close(tenantId, '2025-02-02', [loan.loanId]);
+    expect(await historyOf(tenantId, loan.loanId)).toHaveLength(2);
+    await expectBalanced(tenantId);
+  });
+
+  it('a returned payment re-tags the loan the same business date: both changes are kept', async () => {
+    const tenantId = await newTenant(h, 'cob');
+    const ranges = await bucket(tenantId);
+    const loan = await activeLoan(tenantId, { delinquencyBucketId: ranges.bucketId });
+    await close(tenantId, '2025-02-01', [loan.loanId]); // EARLY
+    await close(tenantId, '2025-02-05', [loan.loanId]); // LATE, a collections case
+    const firstCase = (await historyOf(tenantId, loan.loanId))[1]!.collectionsCaseId!;
+    const { paymentId } = await pay(tenantId, loan.loanId, '105.00', '2025-02-06');
+    await h.activities.returnPayment({ tenantId, paymentId, returnCode: 'R02', returnedOn: '2025-02-06' });
+    const lateId = (await loanRow(tenantId, loan.loanId)).delinquencyRangeId;
+    expect(lateId).not.toBeNull();
+    const history = await historyOf(tenantId, loan.loanId);
+    expect(
+      history.map((r) => [r.businessDate, r.source, r.previousClassification, r.classification]),
+    ).toEqual([
+      ['2025-02-01', 'CLOSE_OF_BUSINESS', 'NO_DELINQUENCY', ranges.early],
+      ['2025-02-05', 'CLOSE_OF_BUSINESS', ranges.early, ranges.late],
+      ['2025-02-06', 'TRANSACTION', ranges.late, 'NO_DELINQUENCY'],
+      ['2025-02-06', 'TRANSACTION', 'NO_DELINQUENCY', ranges.late],
+    ]);
+    // As of the business date 2025-02-06 installment 1 (due 02-01) is 5 days delinquent again.
+    expect(history[3]).toMatchObject({ delinquentDays: 5, delinquencyRangeId: lateId });
+    // The cure closed the first case; the return opened a new one.
+    expect(await caseOf(tenantId, firstCase)).toMatchObject({ status: 'CLOSED', outcomeCode: 'CURED' });
+    const secondCase = history[3]!.collectionsCaseId!;
+    expect(secondCase).not.toBeNull();
+    expect(secondCase).not.toBe(firstCase);
+    expect(await caseOf(tenantId, secondCase)).toMatchObject({ status: 'OPEN', caseTypeCode: 'GENERAL' });
+    expect(
+      (await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed')).map((e) => [
+        e.businessDate,
+        e.classification,
+      ]),
+    ).toEqual([
+      ['2025-02-01', ranges.early],
+      ['2025-02-05', ranges.late],
+      ['2025-02-06', 'NO_DELINQUENCY'],
+      ['2025-02-06', ranges.late],
+    ]);
+    // The step of 2025-02-06 (as of 02-07, 6 days: still LATE) writes nothing more.
+    await close(tenantId, '2025-02-06', [loan.loanId]);
+    expect(await historyOf(tenantId, loan.loanId)).toHaveLength(4);
+    expect(await eventsOf(tenantId, loan.loanId, 'loan.delinquency.changed')).toHaveLength(4);
+    await expectBalanced(tenantId);
+  });
+});

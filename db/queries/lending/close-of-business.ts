@@ -7,6 +7,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { defaultComplianceTimeZone } from '../../../domain/deadlines';
 import type { OverdueCharge } from '../../../domain/lending/close-of-business';
 import type { DelinquencyRangeDefinition } from '../../../domain/lending/delinquency';
+import type { DelinquencyActionRecord } from '../../../domain/lending/delinquency-actions';
 import type { LoanStatus } from '../../../domain/lending/loan-status';
 import {
   charges,
@@ -234,4 +235,72 @@ export async function openCollectionsCaseOfLoan(
      order by h.id desc
      limit 1`)) as unknown as { case_id: string | number }[];
   return row ? Number(row.case_id) : null;
+}
+
+/** What a money operation's re-post needs to re-derive a closed loan's delinquency tag (`readLoanTagContext`). */
+export interface LoanTagContext {
+  /** The stored terms' `delinquency` settings (null for terms stored before them). */
+  delinquency: Record<string, unknown> | null;
+  /** The stored tag: its range id and classification, null for NO_DELINQUENCY. */
+  delinquencyRangeId: number | null;
+  storedClassification: string | null;
+  /** The ranges of the loan's bucket, by minimum age then id (empty without a bucket). */
+  ranges: CloseOfBusinessRange[];
+  /** The loan's delinquency actions in id order (PAUSE / RESUME). */
+  actions: DelinquencyActionRecord[];
+}
+
+/**
+ * The delinquency context of loan `loanId` in ONE statement in `tx` (docs/lending.md "Close of business": a
+ * payment or charge that changes what is overdue sets the tag at once): its settings, stored tag, its bucket's
+ * ranges and its delinquency actions. Null when the tenant has no such loan. Errors: PostgreSQL's, unchanged.
+ */
+export async function readLoanTagContext(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+): Promise<LoanTagContext | null> {
+  const [row] = (await tx.execute(sql`
+    select (l.terms->'delinquency')::text as delinquency,
+           l.delinquency_range_id::text as delinquency_range_id,
+           sr.classification as stored_classification,
+           coalesce((select json_agg(json_build_object(
+                       'id', r.id, 'classification', r.classification, 'minimumAgeDays', r.minimum_age_days,
+                       'maximumAgeDays', r.maximum_age_days, 'collectionsCaseTypeCode',
+                       r.collections_case_type_code) order by r.minimum_age_days, r.id)
+                       from delinquency_bucket_ranges br
+                       join delinquency_ranges r on r.tenant_id = br.tenant_id and r.id = br.range_id
+                      where br.tenant_id = ${tenantId}
+                        and br.bucket_id = (l.terms->'delinquency'->>'delinquencyBucketId')::bigint),
+                    '[]'::json) as ranges,
+           coalesce((select json_agg(json_build_object(
+                       'action', a.action, 'startDate', a.start_date::text, 'endDate', a.end_date::text)
+                       order by a.id)
+                       from loan_delinquency_actions a
+                      where a.tenant_id = ${tenantId} and a.loan_id = ${loanId}), '[]'::json) as actions
+      from loans l
+      left join delinquency_ranges sr on sr.tenant_id = l.tenant_id and sr.id = l.delinquency_range_id
+     where l.tenant_id = ${tenantId} and l.id = ${loanId}`)) as unknown as {
+    delinquency: string | null;
+    delinquency_range_id: string | null;
+    stored_classification: string | null;
+    ranges: CloseOfBusinessRange[];
+    actions: DelinquencyActionRecord[];
+  }[];
+  if (!row) return null;
+  return {
+    delinquency: row.delinquency === null ? null : (JSON.parse(row.delinquency) as Record<string, unknown>),
+    delinquencyRangeId: row.delinquency_range_id === null ? null : Number(row.delinquency_range_id),
+    storedClassification: row.stored_classification,
+    ranges: row.ranges.map((r) => ({ ...r, id: Number(r.id) })),
+    actions: row.actions,
+  };
+}
+
+/** The id of loan `loanId`'s newest delinquency history row, 0 when it has none (names the change that follows). */
+export async function lastDelinquencyHistoryId(tx: Tx, tenantId: string, loanId: number): Promise<number> {
+  const [row] = (await tx.execute(sql`
+    select coalesce(max(h.id), 0)::text as id from ${loanDelinquencyHistory} h
+     where h.tenant_id = ${tenantId} and h.loan_id = ${loanId}`)) as unknown as { id: string }[];
+  return Number(row?.id ?? 0);
 }

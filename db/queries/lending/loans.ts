@@ -71,6 +71,11 @@ export interface LoanForMoney {
    * first funding's proceeds (`loans.terms.disbursementFeeChargesDue`).
    */
   disbursementChargesDue: string;
+  /**
+   * ISO date of the last day a close-of-business step closed for the loan, null before its first step: the loan's
+   * business date is the day after (docs/lending.md "Close of business").
+   */
+  lastClosedBusinessDate: string | null;
 }
 
 /**
@@ -97,6 +102,7 @@ export async function lockLoanForMoney(tx: Tx, tenantId: string, loanId: number)
       approvedOnDate: loans.approvedOnDate,
       disbursedOnDate: loans.disbursedOnDate,
       disbursementChargesDue: sql<string>`coalesce(${loans.terms}->>'disbursementFeeChargesDue', '0')`,
+      lastClosedBusinessDate: loans.lastClosedBusinessDate,
     })
     .from(loans)
     .innerJoin(
