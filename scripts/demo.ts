@@ -15,11 +15,15 @@
  * whose path is printed) and a merchant advance (scripts/merchant-advance-demo-flow.ts: a week of daily sales and
  * remittances, one short, and the reconciliation) and a pay-in-4 purchase (scripts/pay-in-4-demo-flow.ts: a 25 %
  * down payment recorded with the funding at checkout, three ACH payments of which one is returned R01 and adds the
- * product's NSF fee, a snooze fee added to the last installment and waived).
+ * product's NSF fee, a snooze fee added to the last installment and waived) and the delinquency flow
+ * (scripts/delinquency-demo-flow.ts: a bucket with a collections range, an overdue penalty and charge-off at 120 days;
+ * two loans behind; yesterday closed by `POST /v1/cob/runs`; the penalties, range, history and collections case; a
+ * cure; a charged-off loan's payment posted as a recovery).
  * Webhooks (spec § Events; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated`, `hardship.offer.applied`, `loan.charge.added` and
- * `loan.charge.waived` and sends it a test event; after the flows it
+ * `loan.charge.waived` (and the close-of-business events `loan.penalty.assessed`, `loan.delinquency.changed`,
+ * `loan.chargeoff.posted` that the build's event catalogue has) and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
  * `client/src/webhooks.ts` and prints them. Exits 1 when one is missing or fails verification.
  * Every request goes through the typed client (client/; scripts/http-client.ts `demoClient`):
