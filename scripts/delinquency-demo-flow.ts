@@ -8,13 +8,14 @@
  * disbursed four months ago (backdated through the API) with two installments unpaid, and loan B, disbursed eight
  * months ago and never paid → close of business for yesterday (`POST /v1/cob/runs`, polled until done) → loan A's
  * penalties, range, delinquent figures, delinquency history and its collections case; loan B charged off by the
- * run (or, when the run did not, by the charge-off command) → a payment on A covering everything overdue: the read
- * shows the cure at once, and a run for yesterday limited to A (`loanIds`) shows what a later close does with a
- * loan whose day is closed (skipped) → a payment on B, posted as a recovery (its journal lines credit
- * `RECOVERY_INCOME`).
+ * run (or, when the run did not, by the charge-off command) → a payment on A covering everything overdue: the
+ * read's `delinquent` figures show the cure at once, and a run for yesterday limited to A (`loanIds`) shows what a
+ * later close does with a loan whose day is closed (counted processed, left alone) → a payment on B, posted as a
+ * recovery (its journal lines credit `RECOVERY_INCOME`).
  *
- * Only one ended day exists in real time: the run cannot close "today" to show the next day's close, so the cure
- * is shown by the loan read (the classification a payment sets at once) and by the case read.
+ * Only one ended day exists in real time: the run cannot close "today" to show the next day's close (the one that
+ * finds A back at NO_DELINQUENCY and closes its collections case `CURED`), so the cure is shown by the loan read,
+ * the stored classification and the case as they stand after the payment.
  *
  * `setUpDelinquencyProduct` and `createBackdatedLoan` are also what bench/cob-seed.ts seeds its templates with.
  * Needs a sandbox service with a worker on the `lending` queue (the run is a workflow). Throws when a step

@@ -47,6 +47,10 @@ describe('runDelinquencyDemoFlow', () => {
     // Two installments overdue by more than the penalty wait period: one 10.00 penalty each.
     expect(a.penalties.length).toBe(2);
     for (const penalty of a.penalties) expect(penalty).toMatchObject({ amount: '10.00', penalty: true });
+    // Dated each overdue installment's due date (Fineract's default): the oldest is the delinquent date (no grace).
+    const dueDates = a.penalties.map((p) => p.dueDate as string).sort();
+    expect(new Set(dueDates).size).toBe(2);
+    expect(dueDates[0]).toBe(a.delinquentAfterRun.delinquentDate);
     const collections = result.product.ranges[1]!;
     expect(collections.collectionsCaseTypeCode).toBe('COLLECTIONS');
     expect(a.rangeAfterRun).toMatchObject({ id: collections.id, classification: collections.classification });
@@ -58,15 +62,22 @@ describe('runDelinquencyDemoFlow', () => {
       classification: collections.classification,
     });
     expect(a.history[0]!.collectionsCaseId).toBeTruthy();
-    expect(a.collectionsCase).toMatchObject({ caseTypeCode: 'COLLECTIONS' });
+    expect(a.collectionsCase).toMatchObject({
+      caseId: a.history[0]!.collectionsCaseId,
+      caseTypeCode: 'COLLECTIONS',
+      status: 'OPEN',
+    });
 
-    // The cure: everything overdue paid today; the read shows no delinquency at once.
+    // The cure: everything overdue paid today; the read's derived figures show no delinquency at once. The
+    // collections case stays open until a close finds the loan back at NO_DELINQUENCY (the next day's run: a run
+    // limited to the loan for the same day counts it processed and leaves it alone).
     expect(a.delinquentAfterCure).toMatchObject({
       pastDueDays: 0,
       delinquentDays: 0,
       delinquentAmount: '0.00',
     });
-    expect(a.rangeAfterCure).toBeNull();
+    expect(a.laterRun).toMatchObject({ status: 'COMPLETED', loans: { total: 1, processed: 1, failed: 0 } });
+    expect(a.collectionsCaseAfterCure).toMatchObject({ caseId: a.collectionsCase!.caseId, status: 'OPEN' });
 
     // Loan B: charged off by the run; its payment is a recovery.
     const b = result.chargedOffLoan;
