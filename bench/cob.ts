@@ -17,13 +17,14 @@
  *    open loop) for `--idle-seconds`: p50/p99.
  * 4. The run: `POST /v1/cob/runs {businessDate: yesterday in the tenant's time zone}`, then `GET
  *    /v1/cob/runs/{runId}` every second until it is not RUNNING, with the same read load: wall time (from the
- *    POST to the first answer not RUNNING), loans/s, the peak resident set of the worker's and the API's process
- *    trees (sampled every 500 ms from /proc), p50/p99 during the run; then how many loans have
- *    `lastClosedBusinessDate` = that day.
+ *    POST to the first answer not RUNNING), loans/s (loans whose `lastClosedBusinessDate` is that day, counted in
+ *    PostgreSQL, also every 10 s as progress), the peak resident set of the worker's and the API's process trees
+ *    (sampled every 500 ms from /proc), p50/p99 during the run.
  *
  * Exit code 0 when the run completed (whatever the figures: they are printed beside their targets), 1 when it
- * failed or timed out, 2 when the set-up failed or the service has no `POST /v1/cob/runs` (the figures of steps
- * 1–3 are still printed).
+ * failed or was not done after `--timeout-minutes` (the figures up to then are printed, with the time all N loans
+ * would take at the rate reached), 2 when the set-up failed or the service has no `POST /v1/cob/runs` (the figures
+ * of steps 1–3 are still printed). SIGINT or SIGTERM stops what it started (by pid) before it exits.
  */
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -43,6 +44,7 @@ import { type ApiSession, requestToken } from '../scripts/http-client';
 import { operationDeps } from '../workers/config';
 import {
   CobRoutesMissing,
+  type CobRun,
   checkPortfolio,
   latencySummary,
   pacedReads,
@@ -91,6 +93,9 @@ export interface CobBenchOptions {
   log: (line: string) => void;
 }
 
+/** Stops what a running benchmark started (set while one runs), for SIGINT and SIGTERM. */
+let stopStarted: (() => Promise<void>) | null = null;
+
 /** Runs the benchmark (module note); answers the exit code. */
 export async function runCobBenchmark(options: CobBenchOptions): Promise<number> {
   const { loans, ratePerSecond, idleSeconds, log } = options;
@@ -100,6 +105,15 @@ export async function runCobBenchmark(options: CobBenchOptions): Promise<number>
   let api: Started | null = null;
   let worker: Started | null = null;
   const sql = postgres(stack.postgresUrl, { max: 4, onnotice: () => {} });
+  let stopped = false;
+  const stopAll = async () => {
+    if (stopped) return;
+    stopped = true;
+    await sql.end({ timeout: 1 }).catch(() => {});
+    for (const child of [api, worker]) if (child) await stopChild(child, 30_000);
+    await stack.stop();
+  };
+  stopStarted = stopAll;
   try {
     const created = await createPlatformOperations(operationDeps(stack.db, stack.config)).createClient({
       tenantId: tenant,
@@ -186,22 +200,16 @@ export async function runCobBenchmark(options: CobBenchOptions): Promise<number>
     const memory = peakRss({ worker: worker.pid, api: api.pid });
     const duringLoad = pacedReads(urlOf, headers, ratePerSecond);
     const t0 = performance.now();
-    let lastProgress = 0;
-    let run: Awaited<ReturnType<typeof waitForCobRun>>;
+    const closedNow = async () => {
+      const [row] = await sql<{ closed: number; active: number }[]>`
+        select count(*) filter (where last_closed_business_date = ${businessDate})::int as closed,
+               count(*)::int as active
+        from loans where tenant_id = ${tenant} and status = 'ACTIVE'`;
+      return row!;
+    };
+    let started: CobRun;
     try {
-      const started = await startCobRun(session, { businessDate }, `bench-cob-${Date.now().toString(36)}`);
-      log(`run ${started.runId} started (status ${started.status})`);
-      run = await waitForCobRun(session, started.runId, {
-        timeoutMs: options.timeoutMinutes * 60_000,
-        onPoll: (r) => {
-          if (performance.now() - lastProgress < 10_000) return;
-          lastProgress = performance.now();
-          const s = (performance.now() - t0) / 1000;
-          log(
-            `  ${s.toFixed(0).padStart(4)} s  ${r.status}: ${r.loans?.processed ?? '?'} of ${r.loans?.total ?? '?'} processed, ${r.loans?.failed ?? '?'} failed; worker RSS ${treeRssMiB(worker!.pid).toFixed(0)} MiB`,
-          );
-        },
-      });
+      started = await startCobRun(session, { businessDate }, `bench-cob-${Date.now().toString(36)}`);
     } catch (err) {
       await duringLoad.stop();
       memory.stop();
@@ -212,30 +220,52 @@ export async function runCobBenchmark(options: CobBenchOptions): Promise<number>
       log(`COB run: FAILED — ${(err as Error).message}`);
       return 1;
     }
+    log(
+      `run ${started.runId} started (status ${started.status}); progress every 10 s (loans closed, from PostgreSQL):`,
+    );
+    let lastPolled: CobRun = started;
+    const progress = setInterval(() => {
+      void closedNow()
+        .then((now) => {
+          const s = (performance.now() - t0) / 1000;
+          log(
+            `  ${s.toFixed(0).padStart(5)} s  ${now.closed.toLocaleString('en-US')} of ${now.active.toLocaleString('en-US')} closed (${(now.closed / s).toFixed(0)}/s); run ${lastPolled.status} ${JSON.stringify(lastPolled.loans)}; worker RSS ${treeRssMiB(worker!.pid).toFixed(0)} MiB`,
+          );
+        })
+        .catch(() => {});
+    }, 10_000);
+    let run: CobRun | null = null;
+    try {
+      run = await waitForCobRun(session, started.runId, {
+        timeoutMs: options.timeoutMinutes * 60_000,
+        onPoll: (r) => {
+          lastPolled = r;
+        },
+      });
+    } catch (err) {
+      log(`COB run: NOT DONE — ${(err as Error).message}; the figures below are up to now`);
+    } finally {
+      clearInterval(progress);
+    }
     const wallS = (performance.now() - t0) / 1000;
     const duringSamples = await duringLoad.stop();
     const peaks = memory.stop();
     const during = latencySummary(duringSamples);
-    const [closed] = await sql<{ closed: number; active: number }[]>`
-      select count(*) filter (where last_closed_business_date = ${businessDate})::int as closed,
-             count(*)::int as active
-      from loans where tenant_id = ${tenant} and status = 'ACTIVE'`;
-    const processed = run.loans?.processed ?? closed!.closed;
-    const loansPerSecond = processed / wallS;
+    const closed = await closedNow();
+    const loansPerSecond = closed.closed / wallS;
     const targetS = (300 * loans) / 100_000;
     const ratio = during.p99 / idle.p99;
     log('');
+    const shown = run ?? lastPolled;
     log(
-      `run ${run.runId}: ${run.status}, ${run.loans?.processed} of ${run.loans?.total} processed, ${run.loans?.failed} failed (startedAt ${run.startedAt}, completedAt ${run.completedAt})`,
+      `run ${shown.runId}: ${run ? run.status : `still ${shown.status} after ${options.timeoutMinutes} min`}, loans ${JSON.stringify(shown.loans)} (startedAt ${shown.startedAt}, completedAt ${shown.completedAt ?? '-'})`,
+    );
+    log(`  loans with lastClosedBusinessDate = ${businessDate}: ${closed.closed} of ${closed.active} active`);
+    log(
+      `  wall time        ${wallS.toFixed(1).padStart(8)} s   target ≤ ${targetS.toFixed(0)} s (5 min per 100,000 loans): ${run ? verdict(wallS <= targetS) : `MISSES (not done; at ${loansPerSecond.toFixed(1)} loans/s all ${loans.toLocaleString('en-US')} would take ${(loans / Math.max(loansPerSecond, 0.001) / 60).toFixed(0)} min)`}`,
     );
     log(
-      `  loans with lastClosedBusinessDate = ${businessDate}: ${closed!.closed} of ${closed!.active} active`,
-    );
-    log(
-      `  wall time        ${wallS.toFixed(1).padStart(8)} s   target ≤ ${targetS.toFixed(0)} s (5 min per 100,000 loans): ${verdict(wallS <= targetS)}`,
-    );
-    log(
-      `  loans/s          ${loansPerSecond.toFixed(0).padStart(8)}     target ≥ ${(100_000 / 300).toFixed(0)}/s; baseline SQL pass ${Math.round(baseline.loansPerSecond)}/s (${baseline.seconds.toFixed(2)} s for every loan)`,
+      `  loans/s          ${loansPerSecond.toFixed(1).padStart(8)}     target ≥ ${(100_000 / 300).toFixed(0)}/s; baseline SQL pass ${Math.round(baseline.loansPerSecond)}/s (${baseline.seconds.toFixed(2)} s for every loan)`,
     );
     log(
       `  peak RSS         worker ${peaks.worker!.toFixed(0)} MiB, API ${peaks.api!.toFixed(0)} MiB (process trees)`,
@@ -243,20 +273,24 @@ export async function runCobBenchmark(options: CobBenchOptions): Promise<number>
     log(
       `  summary p99      idle ${ms(idle.p99)}, during ${ms(during.p99)} (p50 ${ms(idle.p50)} → ${ms(during.p50)}; ${during.count} reads${duringSamples.failures ? `, ${duringSamples.failures} failed: ${duringSamples.failureNotes.join('; ')}` : ''}): ${ratio.toFixed(2)}× — target ≤ 2×: ${verdict(ratio <= 2)}`,
     );
-    return run.status === 'RUNNING' ? 1 : 0;
+    return run ? 0 : 1;
   } catch (err) {
     log(`set-up failed: ${(err as Error).stack ?? err}`);
     if (api) log(`API output:\n${api.output().slice(-3000)}`);
     if (worker) log(`worker output:\n${worker.output().slice(-3000)}`);
     return 2;
   } finally {
-    await sql.end({ timeout: 1 }).catch(() => {});
-    for (const child of [api, worker]) if (child) await stopChild(child, 30_000);
-    await stack.stop();
+    await stopAll();
+    stopStarted = null;
   }
 }
 
 if (isMainModule(import.meta.url)) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      console.log(`${signal}: stopping what bench:cob started…`);
+      void (stopStarted?.() ?? Promise.resolve()).finally(() => process.exit(130));
+    });
   const code = await runCobBenchmark({
     loans: option('loans', 10_000),
     ratePerSecond: option('rate', 20),
