@@ -6,7 +6,8 @@
  * 31–90 opening a `COLLECTIONS` case, 91–119, 120 and over) and a bucket of them → an overdue-installment penalty
  * (chargeTimeType 9, flat 10.00) → a product with the bucket, the penalty and `chargeOffDaysPastDue` 120 → loan A,
  * disbursed four months ago (backdated through the API) with two installments unpaid, and loan B, disbursed eight
- * months ago and never paid → close of business for yesterday (`POST /v1/cob/runs`, polled until done) → loan A's
+ * months ago and never paid → close of business for yesterday for the two loans (`POST /v1/cob/runs` with
+ * `loanIds`, polled until done) → loan A's
  * penalties, range, delinquent figures, delinquency history and its collections case; loan B charged off by the
  * run (or, when the run did not, by the charge-off command) → a payment on A covering everything overdue: the
  * read's `delinquent` figures show the cure at once, and a run for yesterday limited to A (`loanIds`) shows what a
@@ -431,14 +432,16 @@ export async function runDelinquencyDemoFlow(
     onExchange,
   });
 
-  const closeDay = async (loanIds?: number[]): Promise<JsonBody | null> => {
-    const body = { businessDate, ...(loanIds ? { loanIds } : {}) };
+  // Runs for the flow's loans (`loanIds`): the tenant's whole-day run is unique per day, so a second demo the same
+  // day would be answered with the first one's run and leave this run's loans open.
+  const closeDay = async (loanIds: number[]): Promise<JsonBody | null> => {
+    const body = { businessDate, loanIds };
     const started = await apiRequest(
       session,
       'POST',
       '/v1/cob/runs',
       body,
-      `dlq-${ref}-run-${loanIds ?? 'all'}`,
+      `dlq-${ref}-run-${loanIds.join('-')}`,
     );
     const text = await started.text();
     const startedBody = text ? (JSON.parse(text) as JsonBody) : {};
@@ -471,7 +474,7 @@ export async function runDelinquencyDemoFlow(
     }
   };
 
-  const run = await closeDay();
+  const run = await closeDay([behind.loanId, neverPaid.loanId]);
 
   const loanRead = async (loanId: number) =>
     (await step(session, onExchange, 'GET', `/v1/loans/${loanId}`, undefined, [200])).body;
