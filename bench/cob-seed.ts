@@ -44,10 +44,10 @@ export function yesterdayIn(timeZone: string = defaultComplianceTimeZone, now: D
 
 /**
  * The template loans: how many installments each has paid behind the ones due. `behind` 0 is current; the others
- * are 1, 2, 4 and every due installment behind (about 30, 60, 120 and 240 days past due: the last two at or past
- * the product's 120 charge-off days, so a run charges off about two fifths of the loans, penalises four fifths
- * and opens a collections case for the fifth in the 31-90 range). Copies take the templates in turn, so each kind
- * is about a fifth of the portfolio.
+ * are 1, 2, 4 and every due installment behind (about one, two, four and seven months past due: the first two in
+ * the demo bucket's 31-90 range, which opens a collections case, the last two past the product's 120 charge-off
+ * days; a run penalises four fifths of the loans, 14 penalties per five loans, and charges off two fifths). Copies
+ * take the templates in turn, so each kind is about a fifth of the portfolio.
  */
 export const templateKinds = [
   { name: 'current', behind: 0 },
