@@ -498,7 +498,14 @@ export async function runDelinquencyDemoFlow(
 
   // The cure: a payment today of everything overdue (penalties included), then the loan and the case read back.
   const summary = (
-    await step(session, onExchange, 'GET', `/v1/loans/${behind.loanId}/summary`, undefined, [200])
+    await step(
+      session,
+      onExchange,
+      'GET',
+      `/v1/loans/${behind.loanId}/summary?asOfDate=${today}`,
+      undefined,
+      [200],
+    )
   ).body;
   const cureAmount = String(summary.overdue?.total ?? summary.balances?.totalOutstanding);
   const cure = await step(
