@@ -26,6 +26,7 @@ import { hardshipPolicyRoutes } from './routes/hardship/hardship-policies';
 import { hardshipProgramRoutes } from './routes/hardship/hardship-programs';
 import { healthRoutes } from './routes/health';
 import { chargeRoutes } from './routes/lending/charges';
+import { cobRunRoutes } from './routes/lending/cob-runs';
 import { delinquencyBucketRoutes } from './routes/lending/delinquency-buckets';
 import { delinquencyRangeRoutes } from './routes/lending/delinquency-ranges';
 import { documentRoutes } from './routes/lending/documents';
@@ -169,6 +170,7 @@ export function createApp(deps: AppDeps) {
   app.route('/v1/servicing/voice-dispatches', voiceDispatchRoutes);
   app.route('/v1/servicing/ai-sessions', aiSessionRoutes);
   app.route('/v1/charges', chargeRoutes);
+  app.route('/v1/cob/runs', cobRunRoutes);
   app.route('/v1/delinquency/ranges', delinquencyRangeRoutes);
   app.route('/v1/delinquency/buckets', delinquencyBucketRoutes);
   app.route('/v1/loanproducts', loanProductRoutes);

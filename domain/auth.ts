@@ -85,6 +85,9 @@ export const permissions = [
   // Charge-off (Fineract LoanTransactionsApiResource command=charge-off / undo-charge-off).
   'CHARGEOFF_LOAN',
   'UNDOCHARGEOFF_LOAN',
+  // Close-of-business runs (docs/processes.md P7): starting one; reading runs and their errors (RUN_COB reads too).
+  'RUN_COB',
+  'READ_COB',
   'RECORD_LMS_FUNDING',
   'READ_LMS_FUNDING',
   'RECORD_LMS_PAYMENT',

@@ -286,6 +286,73 @@ export const eventCatalogue = {
       reversedOnDate: date,
     }),
   ),
+  'loan.penalty.assessed': event(
+    'loan',
+    "Close of business assessed an overdue-installment penalty (Fineract chargeTimeType 9, ApplyChargeToOverdueLoans) on an installment overdue past the tenant's penalty wait period; it is dated the installment's due date.",
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /** The loan charge row (`GET /v1/loans/{loanId}/charges/{loanChargeId}`). */
+      loanChargeId: id,
+      /** The overdue charge definition of the product. */
+      chargeId: id,
+      installmentNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      /** ISO date: the installment's due date. */
+      dueDate: date,
+      amount: decimal,
+      currency,
+      /** ISO date D of the day the close-of-business run closed. */
+      businessDate: date,
+    }),
+  ),
+  'loan.delinquency.changed': event(
+    'loan',
+    'Close of business stored a new delinquency classification for a loan (Fineract SetLoanDelinquencyTags): its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY).',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /** ISO date D of the day the run closed (the figures are as of D + 1). */
+      businessDate: date,
+      previousClassification: code,
+      classification: code,
+      pastDueDays: count,
+      delinquentDays: count,
+      delinquentAmount: decimal,
+      currency,
+    }),
+  ),
+  'loan.repayment.due': event(
+    'loan',
+    "An installment falls due in the tenant's dueDaysForRepaymentEvent days (Fineract CheckLoanRepaymentDue); sent by the close of business of noticeDate.",
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      installmentNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      /** ISO date the installment is due. */
+      dueDate: date,
+      /** What the installment still owes (principal, interest, fees, penalties). */
+      amountDue: decimal,
+      currency,
+      /** ISO date: the day the notice belongs to (dueDate − dueDaysForRepaymentEvent). */
+      noticeDate: date,
+    }),
+  ),
+  'loan.repayment.overdue': event(
+    'loan',
+    'An installment is still unpaid overdueDaysForRepaymentEvent days after its due date (Fineract CheckLoanRepaymentOverdue); sent by the close of business of noticeDate.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      installmentNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      /** ISO date the installment was due. */
+      dueDate: date,
+      /** What the installment still owes (principal, interest, fees, penalties). */
+      amountDue: decimal,
+      currency,
+      /** ISO date: the day the notice belongs to (dueDate + overdueDaysForRepaymentEvent). */
+      noticeDate: date,
+    }),
+  ),
   'funding.posted': event(
     'funding',
     'A funding (disbursement) was recorded and posted to the ledger.',

@@ -16,6 +16,11 @@
  *   gateways list --tenant <t>
  *   recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
  *   statements run --tenant <t> --as-of <YYYY-MM-DD> [--wait]
+ *   cob run --tenant <t> --date <YYYY-MM-DD> [--loan <id>…] [--wait]
+ * `cob run` runs close of business for a day that has ended in the tenant's time zone (docs/processes.md P7 "The
+ * run"; `closeOfBusinessWorkflow`): every loan active on it, or the loans given with `--loan` (repeatable). It prints
+ * the run `{runId, businessDate, status, loans: {total, processed, failed}, startedAt, completedAt}`; with `--wait`,
+ * once the run has ended. The whole-tenant run of a day is made once: asked again it prints that run.
  * `statements run` starts the tenant's statement run for a date (`tenantStatementCycleWorkflow`, docs/processes.md
  * P6): every ACTIVE loan of a statement-enabled product whose installment falls due `statementLeadDays` after the
  * date (the tenant's calendar) gets its statement; it prints `{workflowId}` (`statement-cycle/<tenant>/<date>`), and
@@ -42,10 +47,11 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { eq } from 'drizzle-orm';
-import { createPlatformOperations } from '../activities';
+import { createActivities, createPlatformOperations } from '../activities';
 import { reconciliationRangeDaysMax } from '../activities/payments/reconcile-rail-settlements';
 import { createDb, type Db } from '../db/client';
 import { applyMigrations } from '../db/migrate';
+import { getCobRun } from '../db/queries/lending/cob-runs';
 import { tenants } from '../db/schema';
 import { withPlatformTransaction } from '../db/tenant-tx';
 import { isPermission, isScope } from '../domain/auth';
@@ -56,6 +62,7 @@ import { localDate } from '../domain/time-zone';
 import { loadConfig, operationDeps } from '../workers/config';
 import { temporalDataConverter } from '../workers/payload-codec';
 import { NoServiceDatabaseError, serviceDatabase, serviceTemporal } from '../workers/runtime-file';
+import { createCloseOfBusinessClient } from '../workflows/lending/close-of-business/client';
 import { startTenantStatementCycle } from '../workflows/lending/statement-cycle/client';
 import { startTenantReconciliation } from '../workflows/payments/daily-reconciliation/client';
 
@@ -71,6 +78,7 @@ const usage = `usage:
   npm run admin -- gateways list --tenant <t>
   npm run admin -- recon run --tenant <t> --date <YYYY-MM-DD> [--to <YYYY-MM-DD>] [--wait]
   npm run admin -- statements run --tenant <t> --as-of <YYYY-MM-DD> [--wait]
+  npm run admin -- cob run --tenant <t> --date <YYYY-MM-DD> [--loan <id>…] [--wait]
 It uses DATABASE_URL, or else the database of the service \`npm start\` runs (<DATA_DIR>/runtime.json).`;
 
 /** A usage or business error: printed with the usage after the database is closed, exit code 2. */
@@ -97,6 +105,7 @@ const { positionals, values } = parseArgs({
     to: { type: 'string' },
     'as-of': { type: 'string' },
     wait: { type: 'boolean' },
+    loan: { type: 'string', multiple: true },
     'maker-checker': { type: 'string' },
     'penalty-wait-period-days': { type: 'string' },
     'due-days-for-repayment-event': { type: 'string' },
@@ -109,6 +118,7 @@ if (
     group !== 'gateways' &&
     group !== 'recon' &&
     group !== 'statements' &&
+    group !== 'cob' &&
     group !== 'tenants') ||
   !command
 ) {
@@ -200,6 +210,64 @@ async function runStatements(db: Db): Promise<{ workflowId: string; result?: unk
   }
 }
 
+/**
+ * `cob run`: checks the tenant, the ISO date and the loan ids, opens the run (activities/lending/open-cob-run.ts: the
+ * day must have ended in the tenant's time zone, the loans must be the tenant's) and starts its workflow on Temporal;
+ * with `--wait`, waits for it to end. Answers the run as `GET /v1/cob/runs/{runId}` shows it.
+ */
+async function runCloseOfBusiness(db: Db): Promise<unknown> {
+  const tenantId = values.tenant;
+  const businessDate = values.date;
+  if (!tenantId) fail('--tenant is required');
+  if (!isIsoDate(businessDate)) fail('--date must be a calendar date YYYY-MM-DD');
+  const loanOptions = values.loan ?? [];
+  if (!loanOptions.every((id) => /^[1-9][0-9]{0,15}$/.test(id))) fail('--loan must be a positive loan id');
+  const [tenant] = await withPlatformTransaction(db, (tx) =>
+    tx
+      .select({ id: tenants.id })
+      .from(tenants)
+      .where(eq(tenants.id, tenantId as string)),
+  );
+  if (!tenant) fail(`Tenant ${tenantId} does not exist.`);
+  const deps = operationDeps(db, config);
+  const opened = await createActivities(deps).openCobRun({
+    tenantId: tenantId as string,
+    businessDate: businessDate as string,
+    loanIds: loanOptions.length > 0 ? loanOptions.map(Number) : null,
+  });
+  const temporal = serviceTemporal(config);
+  const connection = await Connection.connect({ address: temporal.address });
+  try {
+    // The service's payload keys (workers/payload-codec.ts): what it starts is encrypted, what it awaits decrypted.
+    const client = new Client({
+      connection,
+      namespace: temporal.namespace,
+      dataConverter: temporalDataConverter(config.temporalPayloadKeys),
+    });
+    const runs = createCloseOfBusinessClient(client);
+    // A run that ended is never started again (the day's whole-tenant run asked again).
+    if (opened.created || opened.run.status === 'RUNNING') {
+      await runs.start(opened.workflow.input);
+      await createPlatformOperations(deps).markStartIntentStarted({
+        tenantId: tenantId as string,
+        workflowId: opened.workflow.workflowId,
+      });
+    }
+    let run = opened.run;
+    if (values.wait && run.status === 'RUNNING') {
+      await runs.result(opened.workflow.workflowId);
+      run = (await getCobRun(db, tenantId as string, opened.run.runId)) ?? run;
+    } else if (run.status === 'RUNNING') {
+      const loans = await runs.progress(run.workflowId).catch(() => null);
+      if (loans) run = { ...run, loans };
+    }
+    const { workflowId: _workflowId, loanIds: _loanIds, ...view } = run;
+    return view;
+  } finally {
+    await connection.close();
+  }
+}
+
 let database: ReturnType<typeof serviceDatabase>;
 try {
   database = serviceDatabase(config);
@@ -217,6 +285,9 @@ try {
   if (group === 'recon') {
     if (command !== 'run') fail(`unknown command recon ${command}`);
     result = await runReconciliation(db);
+  } else if (group === 'cob') {
+    if (command !== 'run') fail(`unknown command cob ${command}`);
+    result = await runCloseOfBusiness(db);
   } else if (group === 'statements') {
     if (command !== 'run') fail(`unknown command statements ${command}`);
     result = await runStatements(db);

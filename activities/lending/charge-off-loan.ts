@@ -1,8 +1,8 @@
 import { and, eq, max } from 'drizzle-orm';
 import { tenantToday } from '../../db/queries/hardship/hardship-policies';
-import { lockLoanForMoney } from '../../db/queries/lending/loans';
+import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { fundings, loanChargeOffs, loans, payments } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, fieldError, validationError } from '../../domain/errors';
 import { chargeOffRefusal } from '../../domain/lending/charge-off';
 import { fixDecimalText } from '../../domain/lending/decimal-text';
@@ -85,123 +85,164 @@ export function chargeOffLoan(deps: Deps) {
           );
         if (earlier) return resultOf(earlier, loan.digitsAfterDecimal);
       }
-      const now = deps.clock();
-      const [[state], [lastFunding], [lastPayment], today] = await Promise.all([
-        tx
-          .select({ chargedOff: loans.chargedOff })
-          .from(loans)
-          .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id))),
-        tx
-          .select({ date: max(fundings.fundingDate) })
-          .from(fundings)
-          .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id))),
-        tx
-          .select({ date: max(payments.effectiveDate), id: max(payments.id) })
-          .from(payments)
-          .where(
-            and(
-              eq(payments.tenantId, input.tenantId),
-              eq(payments.loanId, loan.id),
-              eq(payments.status, 'POSTED'),
-            ),
-          ),
-        tenantToday(tx, input.tenantId, now),
-      ]);
-      const dates = [lastFunding?.date ?? null, lastPayment?.date ?? null].filter((d) => d !== null);
-      const lastMoneyDate = dates.length === 0 ? null : dates.reduce((a, b) => (a > b ? a : b));
-      const refusal = chargeOffRefusal({
-        status: loan.status,
-        chargedOff: state?.chargedOff ?? false,
-        transactionDate,
-        lastMoneyDate,
-        today,
-      });
-      if (refusal?.field === null) {
-        throw new DomainError(refusal.code, `Loan ${loan.id} is already charged off.`);
-      }
-      if (refusal) {
-        const message =
-          refusal.code === 'error.msg.loan.is.not.active'
-            ? `Loan ${loan.id} cannot be charged off: it is ${loan.status}, not ACTIVE.`
-            : refusal.code === 'error.msg.loan.transaction.cannot.be.a.future.date'
-              ? `The charge-off date ${transactionDate} is after the business date ${today}.`
-              : `The charge-off date ${transactionDate} is before the loan's last transaction (${lastMoneyDate}).`;
-        const value = refusal.field === 'loanId' ? loan.id : input.transactionDate;
-        throw new DomainError('validation.msg.validation.errors.exist', message, {
-          errors: [fieldError(refusal.field, value, message, refusal.code)],
-        });
-      }
-      if (input.externalId) {
-        const [taken] = await tx
-          .select({ id: loanChargeOffs.id })
-          .from(loanChargeOffs)
-          .where(
-            and(eq(loanChargeOffs.tenantId, input.tenantId), eq(loanChargeOffs.externalId, input.externalId)),
-          );
-        if (taken) {
-          throw new DomainError(
-            'error.msg.loan.charge.off.external.id.conflict',
-            'This externalId already names another charge-off transaction.',
-          );
-        }
-      }
-      const zero = '0';
-      const [row] = await tx
-        .insert(loanChargeOffs)
-        .values({
-          tenantId: input.tenantId,
-          loanId: loan.id,
-          transactionDate,
-          reason: input.reason,
-          externalId: input.externalId ?? null,
-          automatic: input.automatic ?? false,
-          // the repost below fills the portions from the replay (repost-loan.ts)
-          amount: zero,
-          principalPortion: zero,
-          interestPortion: zero,
-          feeChargesPortion: zero,
-          penaltyChargesPortion: zero,
-          currencyCode: loan.currencyCode,
-          lastPaymentId: lastPayment?.id ?? null,
-          actorUsername: input.actor ?? null,
-          requestKey: input.requestKey ?? null,
-          createdAt: now,
-        })
-        .returning({ id: loanChargeOffs.id });
-      await tx
-        .update(loans)
-        .set({ chargedOff: true, chargedOffOnDate: transactionDate, updatedAt: now })
-        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
-      await repostLoan(tx, { tenantId: input.tenantId, loan, now });
-      const [stored] = await tx
-        .select()
-        .from(loanChargeOffs)
-        .where(and(eq(loanChargeOffs.tenantId, input.tenantId), eq(loanChargeOffs.id, row!.id)));
-      const result = resultOf(stored!, loan.digitsAfterDecimal);
-      await writeOutboxEvent(tx, {
+      return chargeOffLockedLoan(tx, {
         tenantId: input.tenantId,
-        eventType: 'loan.chargeoff.posted',
-        subjectId: loan.id,
-        data: {
-          loanId: loan.id,
-          loanRef: loan.accountNo,
-          transactionId: result.transactionId,
-          transactionDate,
-          reason: input.reason,
-          automatic: input.automatic ?? false,
-          amount: result.amount,
-          principalPortion: result.principalPortion,
-          interestPortion: result.interestPortion,
-          feeChargesPortion: result.feeChargesPortion,
-          penaltyChargesPortion: result.penaltyChargesPortion,
-          currency: loan.currencyCode,
-        },
-        occurredAt: now,
-        dedupeKey: `loan-charge-off/${result.transactionId}/posted`,
+        loan,
+        transactionDate,
+        rawTransactionDate: input.transactionDate,
+        reason: input.reason,
+        externalId: input.externalId ?? null,
+        automatic: input.automatic ?? false,
+        actor: input.actor ?? null,
+        requestKey: input.requestKey ?? null,
+        now: deps.clock(),
       });
-      return result;
     });
   };
+}
+
+/** What `chargeOffLockedLoan` needs: the loan locked by the caller in `tx`, the parsed date and who and when. */
+export interface ChargeOffLockedLoanInput {
+  tenantId: string;
+  loan: LoanForMoney;
+  /** ISO date of the charge-off. */
+  transactionDate: string;
+  /** The date as the caller wrote it (named in a refusal). */
+  rawTransactionDate: string;
+  reason: string;
+  externalId: string | null;
+  automatic: boolean;
+  actor: string | null;
+  requestKey: string | null;
+  /** The operation's clock reading. */
+  now: Date;
+}
+
+/**
+ * The rules and writes of `chargeOffLoan` (its docstring) in the caller's transaction, for a loan the caller has
+ * locked (`lockLoanForMoney`): also the close of business's automatic charge-off
+ * (activities/lending/close-loan-business-day.ts). Throws the errors listed there, except the request-key replay
+ * and the identifier checks, which are the caller's.
+ */
+export async function chargeOffLockedLoan(
+  tx: Tx,
+  input: ChargeOffLockedLoanInput,
+): Promise<ChargeOffLoanResult> {
+  const { loan, now, transactionDate } = input;
+  const [[state], [lastFunding], [lastPayment], today] = await Promise.all([
+    tx
+      .select({ chargedOff: loans.chargedOff })
+      .from(loans)
+      .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id))),
+    tx
+      .select({ date: max(fundings.fundingDate) })
+      .from(fundings)
+      .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id))),
+    tx
+      .select({ date: max(payments.effectiveDate), id: max(payments.id) })
+      .from(payments)
+      .where(
+        and(
+          eq(payments.tenantId, input.tenantId),
+          eq(payments.loanId, loan.id),
+          eq(payments.status, 'POSTED'),
+        ),
+      ),
+    tenantToday(tx, input.tenantId, now),
+  ]);
+  const dates = [lastFunding?.date ?? null, lastPayment?.date ?? null].filter((d) => d !== null);
+  const lastMoneyDate = dates.length === 0 ? null : dates.reduce((a, b) => (a > b ? a : b));
+  const refusal = chargeOffRefusal({
+    status: loan.status,
+    chargedOff: state?.chargedOff ?? false,
+    transactionDate,
+    lastMoneyDate,
+    today,
+  });
+  if (refusal?.field === null) {
+    throw new DomainError(refusal.code, `Loan ${loan.id} is already charged off.`);
+  }
+  if (refusal) {
+    const message =
+      refusal.code === 'error.msg.loan.is.not.active'
+        ? `Loan ${loan.id} cannot be charged off: it is ${loan.status}, not ACTIVE.`
+        : refusal.code === 'error.msg.loan.transaction.cannot.be.a.future.date'
+          ? `The charge-off date ${transactionDate} is after the business date ${today}.`
+          : `The charge-off date ${transactionDate} is before the loan's last transaction (${lastMoneyDate}).`;
+    const value = refusal.field === 'loanId' ? loan.id : input.rawTransactionDate;
+    throw new DomainError('validation.msg.validation.errors.exist', message, {
+      errors: [fieldError(refusal.field, value, message, refusal.code)],
+    });
+  }
+  if (input.externalId) {
+    const [taken] = await tx
+      .select({ id: loanChargeOffs.id })
+      .from(loanChargeOffs)
+      .where(
+        and(eq(loanChargeOffs.tenantId, input.tenantId), eq(loanChargeOffs.externalId, input.externalId)),
+      );
+    if (taken) {
+      throw new DomainError(
+        'error.msg.loan.charge.off.external.id.conflict',
+        'This externalId already names another charge-off transaction.',
+      );
+    }
+  }
+  const zero = '0';
+  const [row] = await tx
+    .insert(loanChargeOffs)
+    .values({
+      tenantId: input.tenantId,
+      loanId: loan.id,
+      transactionDate,
+      reason: input.reason,
+      externalId: input.externalId,
+      automatic: input.automatic,
+      // the repost below fills the portions from the replay (repost-loan.ts)
+      amount: zero,
+      principalPortion: zero,
+      interestPortion: zero,
+      feeChargesPortion: zero,
+      penaltyChargesPortion: zero,
+      currencyCode: loan.currencyCode,
+      lastPaymentId: lastPayment?.id ?? null,
+      actorUsername: input.actor,
+      requestKey: input.requestKey,
+      createdAt: now,
+    })
+    .returning({ id: loanChargeOffs.id });
+  await tx
+    .update(loans)
+    .set({ chargedOff: true, chargedOffOnDate: transactionDate, updatedAt: now })
+    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+  await repostLoan(tx, { tenantId: input.tenantId, loan, now });
+  const [stored] = await tx
+    .select()
+    .from(loanChargeOffs)
+    .where(and(eq(loanChargeOffs.tenantId, input.tenantId), eq(loanChargeOffs.id, row!.id)));
+  const result = resultOf(stored!, loan.digitsAfterDecimal);
+  await writeOutboxEvent(tx, {
+    tenantId: input.tenantId,
+    eventType: 'loan.chargeoff.posted',
+    subjectId: loan.id,
+    data: {
+      loanId: loan.id,
+      loanRef: loan.accountNo,
+      transactionId: result.transactionId,
+      transactionDate,
+      reason: input.reason,
+      automatic: input.automatic,
+      amount: result.amount,
+      principalPortion: result.principalPortion,
+      interestPortion: result.interestPortion,
+      feeChargesPortion: result.feeChargesPortion,
+      penaltyChargesPortion: result.penaltyChargesPortion,
+      currency: loan.currencyCode,
+    },
+    occurredAt: now,
+    dedupeKey: `loan-charge-off/${result.transactionId}/posted`,
+  });
+  return result;
 }
 
 /** The operation's answer from a stored charge-off row (money with the currency's `digits`). */

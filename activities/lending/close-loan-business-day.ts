@@ -1,16 +1,70 @@
 /**
- * A loan's step of close of business (docs/processes.md P7 "A loan's step for day D"; Apache Fineract's Loan COB
- * business steps): one short transaction per loan under its row lock, idempotent per (loan, day) through
- * `loans.last_closed_business_date` (a loan whose `lastClosedBusinessDate` ≥ D is skipped).
- *
- * This first cut only stamps the day; the steps (penalties, delinquency, notices, collections, charge-off) come
- * in order in the same transaction before the stamp.
+ * A loan's step of close of business (docs/processes.md P7 "A loan's step for day D"; docs/lending.md "Close of
+ * business"; Apache Fineract's Loan COB business steps): one short transaction per loan under its row lock,
+ * idempotent per (loan, day) through `loans.last_closed_business_date` (a loan whose `lastClosedBusinessDate` ≥ D is
+ * skipped). The stamp `lastClosedBusinessDate := D` is written with the row lock, first; then, in the same
+ * transaction, in P7's order:
+ * 1. penalties (`ApplyChargeToOverdueLoans`): the product's overdue-installment charges on installments overdue for
+ *    more than the tenant's `penaltyWaitPeriodDays` as of D + 1, once per (charge, installment), dated the
+ *    installment's due date; none under an active SCRA_MLA_PROTECTED restriction (50 U.S.C. §3937), none once
+ *    charged off, none for an installment due before a boarded loan's first covered day; `loan.penalty.assessed`;
+ * 2. delinquency (`SetLoanDelinquencyTags`): derived as of D + 1; unless a pause is active on D + 1, a changed
+ *    classification is stored (`loans.delinquency_range_id`), a history row written, `loan.delinquency.changed`;
+ * 3. notices (`CheckLoanRepaymentDue`, `CheckLoanRepaymentOverdue`) for the covered days, at most the last 7;
+ * 4. collections, with the change of step 2 (the history row names the case): a range with a
+ *    `collectionsCaseTypeCode` opens a case of that type unless one is open for the loan or a COLLECTIONS_HOLD or
+ *    COMMUNICATION_HOLD holds it back; back to NO_DELINQUENCY closes the open one as CURED;
+ * 5. automatic charge-off when the delinquent days reach the product's `chargeOffDaysPastDue`, dated the first
+ *    as-of date they reached it.
+ * A current loan with nothing due costs two statements (the lock with the stamp, the posted state) and writes only
+ * the stamp.
  */
 import { and, eq } from 'drizzle-orm';
-import { loans } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
-import { notFound } from '../../domain/errors';
+import { withoutQueryParameters } from '../../db/errors';
+import {
+  type CloseOfBusinessContext,
+  type LoanDayRow,
+  openCollectionsCaseOfLoan,
+  readCloseOfBusinessContext,
+  stampLoanDay,
+} from '../../db/queries/lending/close-of-business';
+import {
+  installmentStatesOfPostedState,
+  type LoanPostedState,
+  readLoanPostedState,
+  storedDelinquencySettingsOf,
+} from '../../db/queries/lending/delinquency';
+import { lockLoanForMoney } from '../../db/queries/lending/loans';
+import { customers, loanDelinquencyHistory, loans } from '../../db/schema';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
+import { addDays } from '../../domain/calendar';
+import { DomainError, notFound } from '../../domain/errors';
+import {
+  automaticChargeOffDate,
+  coveredDays,
+  delinquencyChange,
+  type InstallmentOwed,
+  pauseActiveOn,
+  penaltiesToAssess,
+  repaymentNotices,
+} from '../../domain/lending/close-of-business';
+import {
+  delinquencyInstallmentsOf,
+  deriveDelinquency,
+  loanStatusAsOf,
+  noDelinquency,
+} from '../../domain/lending/delinquency';
+import { effectivePauses } from '../../domain/lending/delinquency-actions';
+import { formatMinor, minorUnitDigits } from '../../domain/money';
+import { activeRestrictions } from '../customers/restrictions';
 import type { Deps } from '../deps';
+import { writeOutboxEvent } from '../platform/outbox';
+import { closeCaseInTx } from '../servicing/close-case';
+import { openCaseInTx } from '../servicing/open-case';
+import { openTask, recordEffect } from '../servicing/records';
+import { addOverduePenaltyToLockedLoan } from './add-loan-charge';
+import { chargeOffLockedLoan } from './charge-off-loan';
+import { repostLoan } from './repost-loan';
 
 /** What one loan's step did for day D: CLOSED (the day closed now), SKIPPED (closed before), FAILED (rolled back). */
 export interface LoanDayOutcome {
@@ -26,31 +80,380 @@ export interface CloseLoanBusinessDayInput {
   loanId: number;
   /** ISO date D of the day that ended (the state stored is as of D + 1). */
   businessDate: string;
+  /**
+   * The tenant-level context read once for a chunk (`readCloseOfBusinessContext`); read inside the step's
+   * transaction when absent.
+   */
+  context?: CloseOfBusinessContext;
 }
+
+/** The restriction types that hold back a collections case, in the order the history row names them. */
+const collectionsHolds = ['COLLECTIONS_HOLD', 'COMMUNICATION_HOLD'] as const;
 
 /**
  * Closes day D for one loan (module note) in one tenant transaction under the loan's row lock. Answers CLOSED or
- * SKIPPED. Errors: 404 `error.msg.resource.not.found` when the tenant has no such loan; PostgreSQL's, unchanged
- * (the transaction rolls back and the loan's day stays open).
+ * SKIPPED. Errors: 404 `error.msg.resource.not.found` when the tenant has no such loan; a DomainError of the
+ * automatic charge-off or the collections case (e.g. a range naming a case type the tenant no longer has);
+ * PostgreSQL's and the allocation replay's, unchanged. On any error the transaction rolls back and the loan's day
+ * stays open.
  */
 export function closeLoanBusinessDay(deps: Deps) {
   return async (input: CloseLoanBusinessDayInput): Promise<LoanDayOutcome> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const [loan] = await tx
-        .select({ id: loans.id, lastClosedBusinessDate: loans.lastClosedBusinessDate })
-        .from(loans)
-        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, input.loanId)))
-        .for('update');
-      if (!loan) throw notFound('Loan', input.loanId);
-      if (loan.lastClosedBusinessDate !== null && loan.lastClosedBusinessDate >= input.businessDate) {
-        return { loanId: loan.id, outcome: 'SKIPPED' };
-      }
-      await tx
-        .update(loans)
-        .set({ lastClosedBusinessDate: input.businessDate })
-        .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
-      return { loanId: loan.id, outcome: 'CLOSED' };
+      const context = input.context ?? (await readCloseOfBusinessContext(tx, input.tenantId));
+      return closeLoanDayInTx(tx, context, input.loanId, input.businessDate, deps.clock());
     });
+}
+
+/** The loan's step (module note) in the caller's tenant transaction. */
+async function closeLoanDayInTx(
+  tx: Tx,
+  context: CloseOfBusinessContext,
+  loanId: number,
+  businessDate: string,
+  now: Date,
+): Promise<LoanDayOutcome> {
+  const tenantId = context.tenantId;
+  // Sent together (one round trip): the read is a statement of its own, so in READ COMMITTED its snapshot is
+  // taken after the lock is held and sees every money movement committed before it.
+  const [loan, posted] = await Promise.all([
+    stampLoanDay(tx, tenantId, loanId, businessDate, context.timeZone),
+    readLoanPostedState(tx, tenantId, { id: loanId, productId: null }),
+  ]);
+  if (loan === null) throw notFound('Loan', loanId);
+  if (loan === 'SKIPPED') return { loanId, outcome: 'SKIPPED' };
+  const booked = loan.status !== 'SUBMITTED' && loan.status !== 'APPROVED';
+  if (booked) await closeBookedLoanDay(tx, context, loan, posted, businessDate, now);
+  return { loanId: loan.id, outcome: 'CLOSED' };
+}
+
+/** Steps 1–5 for a loan that has been disbursed (active, or closed since). */
+async function closeBookedLoanDay(
+  tx: Tx,
+  context: CloseOfBusinessContext,
+  loan: LoanDayRow,
+  postedAtLock: LoanPostedState,
+  businessDate: string,
+  now: Date,
+): Promise<void> {
+  const tenantId = context.tenantId;
+  const asOfDate = addDays(businessDate, 1);
+  const digits = minorUnitDigits(loan.currencyCode);
+  const settings = storedDelinquencySettingsOf(
+    loan.delinquency === null ? null : { delinquency: loan.delinquency },
+  );
+  const ranges =
+    settings.delinquencyBucketId === null
+      ? []
+      : (context.bucketRanges.get(settings.delinquencyBucketId) ?? []);
+  let posted = postedAtLock;
+  let owed = owedOf(posted, loan, asOfDate);
+
+  // 1. Penalties.
+  const overdueCharges = context.overdueCharges.get(loan.productId) ?? [];
+  if (loan.status === 'ACTIVE' && !loan.chargedOff && overdueCharges.length > 0) {
+    const assessed = new Set(posted.charges.map((c) => `${c.chargeId}/${c.installmentNumber}`));
+    const penalties = penaltiesToAssess({
+      asOfDate,
+      penaltyWaitPeriodDays: context.penaltyWaitPeriodDays,
+      digits,
+      charges: overdueCharges,
+      installments: owed.map(owedInstallment),
+      assessed,
+      notBeforeDueDate: loan.boardedOnDate === null ? null : addDays(loan.boardedOnDate, -1),
+    });
+    if (penalties.length > 0) {
+      const protectedBorrower = await activeRestrictions(tx, tenantId, loan.clientId, loan.id, {
+        at: now,
+        types: ['SCRA_MLA_PROTECTED'],
+      });
+      if (protectedBorrower.length === 0) {
+        const added: { penalty: (typeof penalties)[number]; loanChargeId: number }[] = [];
+        for (const penalty of penalties) {
+          const row = await addOverduePenaltyToLockedLoan(tx, {
+            tenantId,
+            loanId: loan.id,
+            chargeId: penalty.chargeId,
+            installmentNumber: penalty.installmentNumber,
+            dueDate: penalty.dueDate,
+            amount: formatMinor(penalty.amountMinor, digits),
+            requestKey: `overdue-penalty/${loan.id}/${penalty.chargeId}/${penalty.installmentNumber}`,
+            now,
+          });
+          if (row) added.push({ penalty, loanChargeId: row.loanChargeId });
+        }
+        if (added.length > 0) {
+          await repostLoan(tx, { tenantId, loan: await lockLoanForMoney(tx, tenantId, loan.id), now });
+          for (const { penalty, loanChargeId } of added) {
+            await writeOutboxEvent(tx, {
+              tenantId,
+              eventType: 'loan.penalty.assessed',
+              subjectId: loan.id,
+              data: {
+                loanId: loan.id,
+                loanRef: loan.accountNo,
+                loanChargeId,
+                chargeId: penalty.chargeId,
+                installmentNumber: penalty.installmentNumber,
+                dueDate: penalty.dueDate,
+                amount: formatMinor(penalty.amountMinor, digits),
+                currency: loan.currencyCode,
+                businessDate,
+              },
+              occurredAt: now,
+              dedupeKey: `loan-charge/${loanChargeId}/penalty-assessed`,
+            });
+          }
+          posted = await readLoanPostedState(tx, tenantId, loan);
+          owed = owedOf(posted, loan, asOfDate);
+        }
+      }
+    }
+  }
+
+  // 2. Delinquency, with 4. collections on its change.
+  const pauses = effectivePauses(posted.actions).sort((a, b) => (a.startDate < b.startDate ? -1 : 1));
+  const derived = deriveDelinquency({
+    currency: loan.currencyCode,
+    asOfDate,
+    loanStatus: loanStatusAsOf(loan.status, owed),
+    installments: owed,
+    graceOnArrearsAgeingDays: settings.graceOnArrearsAgeing,
+    ranges,
+    pausePeriods: pauses,
+    enableInstallmentLevelDelinquency: false,
+    lastPayment: null,
+  });
+  const stored = loan.delinquencyRangeId === null ? null : context.ranges.get(loan.delinquencyRangeId);
+  const change = delinquencyChange({
+    storedClassification: stored?.classification ?? null,
+    derived: { classification: derived.classification, rangeId: derived.range?.id ?? null },
+    pauseActive: pauseActiveOn(pauses, asOfDate),
+  });
+  if (change) {
+    const collections = await collectionsOnChange(tx, context, loan, change, businessDate, now);
+    await tx
+      .insert(loanDelinquencyHistory)
+      .values({
+        tenantId,
+        loanId: loan.id,
+        businessDate,
+        classification: change.classification,
+        previousClassification: change.previousClassification,
+        delinquencyRangeId: change.rangeId,
+        delinquentDays: derived.delinquent.delinquentDays,
+        delinquentAmount: derived.delinquent.delinquentAmount,
+        collectionsCaseId: collections.caseId,
+        collectionsSuppressedBy: collections.suppressedBy,
+        createdAt: now,
+      })
+      .onConflictDoNothing();
+    await tx
+      .update(loans)
+      .set({ delinquencyRangeId: change.rangeId })
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+    await writeOutboxEvent(tx, {
+      tenantId,
+      eventType: 'loan.delinquency.changed',
+      subjectId: loan.id,
+      data: {
+        loanId: loan.id,
+        loanRef: loan.accountNo,
+        businessDate,
+        previousClassification: change.previousClassification,
+        classification: change.classification,
+        pastDueDays: derived.delinquent.pastDueDays,
+        delinquentDays: derived.delinquent.delinquentDays,
+        delinquentAmount: derived.delinquent.delinquentAmount,
+        currency: loan.currencyCode,
+      },
+      occurredAt: now,
+      dedupeKey: `loan/${loan.id}/delinquency/${businessDate}`,
+    });
+  }
+
+  // 3. Notices.
+  if (loan.status === 'ACTIVE') {
+    const notices = repaymentNotices({
+      days: coveredDays({
+        businessDate,
+        lastClosedBusinessDate: loan.lastClosedBusinessDate,
+        disbursedOnDate: loan.disbursedOnDate,
+      }),
+      dueDays: context.dueDaysForRepaymentEvent,
+      overdueDays: context.overdueDaysForRepaymentEvent,
+      installments: owed.map(owedInstallment),
+    });
+    for (const notice of notices) {
+      const data = {
+        loanId: loan.id,
+        loanRef: loan.accountNo,
+        installmentNumber: notice.installmentNumber,
+        dueDate: notice.dueDate,
+        amountDue: formatMinor(notice.outstandingMinor, digits),
+        currency: loan.currencyCode,
+        noticeDate: notice.noticeDate,
+      };
+      const key = `loan/${loan.id}/installment/${notice.installmentNumber}/${notice.dueDate}`;
+      if (notice.kind === 'DUE') {
+        await writeOutboxEvent(tx, {
+          tenantId,
+          eventType: 'loan.repayment.due',
+          subjectId: loan.id,
+          data,
+          occurredAt: now,
+          dedupeKey: `${key}/repayment-due`,
+        });
+      } else {
+        await writeOutboxEvent(tx, {
+          tenantId,
+          eventType: 'loan.repayment.overdue',
+          subjectId: loan.id,
+          data,
+          occurredAt: now,
+          dedupeKey: `${key}/repayment-overdue`,
+        });
+      }
+    }
+  }
+
+  // 5. Charge-off.
+  if (loan.status === 'ACTIVE' && !loan.chargedOff && settings.chargeOffDaysPastDue !== null) {
+    const oldest = derived.delinquent.delinquentDate;
+    const moneyDates = [...posted.fundings, ...posted.payments].map((e) => e.valueDate).sort();
+    const date = automaticChargeOffDate({
+      chargedOff: loan.chargedOff,
+      chargeOffDaysPastDue: settings.chargeOffDaysPastDue,
+      delinquentDays: derived.delinquent.delinquentDays,
+      oldestOverdueDueDate: oldest === null ? null : addDays(oldest, -settings.graceOnArrearsAgeing),
+      graceDays: settings.graceOnArrearsAgeing,
+      pauses,
+      asOfDate,
+      notBeforeDate: loan.boardedOnDate ?? loan.createdOnDate,
+      lastMoneyDate: moneyDates.at(-1) ?? null,
+    });
+    if (date !== null) {
+      await chargeOffLockedLoan(tx, {
+        tenantId,
+        loan: await lockLoanForMoney(tx, tenantId, loan.id),
+        transactionDate: date,
+        rawTransactionDate: date,
+        reason: `automatic: ${settings.chargeOffDaysPastDue} days past due`,
+        externalId: null,
+        automatic: true,
+        actor: null,
+        requestKey: `close-of-business/charge-off/${loan.id}/${businessDate}`,
+        now,
+      });
+    }
+  }
+}
+
+/** Per installment what it owes as of `asOfDate` (the allocation replay of the posted state). */
+function owedOf(posted: LoanPostedState, loan: LoanDayRow, asOfDate: string) {
+  return delinquencyInstallmentsOf(installmentStatesOfPostedState(posted, loan, asOfDate));
+}
+
+function owedInstallment(i: ReturnType<typeof delinquencyInstallmentsOf>[number]): InstallmentOwed {
+  return {
+    installmentNumber: i.installmentNumber,
+    dueDate: i.dueDate,
+    principalOutstandingMinor: i.principalOutstandingMinor,
+    interestOutstandingMinor: i.interestOutstandingMinor,
+    outstandingMinor:
+      i.principalOutstandingMinor +
+      i.interestOutstandingMinor +
+      i.feeOutstandingMinor +
+      i.penaltyOutstandingMinor,
+  };
+}
+
+/**
+ * Step 4 for a stored change: entering a range with a `collectionsCaseTypeCode` opens a case of that type for the
+ * borrower (customerRef = its externalId, else its id; summary naming the loan; task "Contact borrower"; effect
+ * COLLECTIONS_CASE_OPENED), unless the loan has an open one or a COLLECTIONS_HOLD / COMMUNICATION_HOLD is in force
+ * (customer-wide or on this loan), which is named instead; back to NO_DELINQUENCY closes the loan's open
+ * collections case with outcome CURED (`case.transitioned`), unless the case's own rules refuse the close (a
+ * required ON_CLOSE answer missing: it stays open). Answers the case opened or closed and the hold.
+ */
+async function collectionsOnChange(
+  tx: Tx,
+  context: CloseOfBusinessContext,
+  loan: LoanDayRow,
+  change: { classification: string; rangeId: number | null },
+  businessDate: string,
+  now: Date,
+): Promise<{ caseId: number | null; suppressedBy: string | null }> {
+  const tenantId = context.tenantId;
+  if (change.classification === noDelinquency) {
+    const caseId = await openCollectionsCaseOfLoan(tx, tenantId, loan.id);
+    if (caseId === null) return { caseId: null, suppressedBy: null };
+    try {
+      await closeCaseInTx(
+        tx,
+        {
+          tenantId,
+          caseId,
+          outcomeCode: 'CURED',
+          closureReason: `Loan ${loan.accountNo} is no longer delinquent (close of business ${businessDate}).`,
+        },
+        now,
+      );
+    } catch (err) {
+      // The case's own rules (an ON_CLOSE answer missing) refuse before any write: it stays open for a person.
+      if (err instanceof DomainError) return { caseId: null, suppressedBy: null };
+      throw err;
+    }
+    return { caseId, suppressedBy: null };
+  }
+  const caseTypeCode =
+    change.rangeId === null ? null : context.ranges.get(change.rangeId)?.collectionsCaseTypeCode;
+  if (!caseTypeCode) return { caseId: null, suppressedBy: null };
+  const holds = await activeRestrictions(tx, tenantId, loan.clientId, loan.id, {
+    at: now,
+    types: [...collectionsHolds],
+  });
+  const hold = collectionsHolds.find((type) => holds.some((h) => h.restrictionType === type));
+  if (hold) return { caseId: null, suppressedBy: hold };
+  if ((await openCollectionsCaseOfLoan(tx, tenantId, loan.id)) !== null)
+    return { caseId: null, suppressedBy: null };
+  const [customer] = await tx
+    .select({ id: customers.id, externalId: customers.externalId })
+    .from(customers)
+    .where(and(eq(customers.tenantId, tenantId), eq(customers.id, loan.clientId)));
+  const key = `close-of-business/collections/${loan.id}/${businessDate}`;
+  const opened = await openCaseInTx(
+    tx,
+    {
+      tenantId,
+      customerRef: customer?.externalId ?? String(loan.clientId),
+      caseTypeCode,
+      summary: `Loan ${loan.accountNo} entered ${change.classification} (close of business ${businessDate}).`,
+      requestKey: key,
+    },
+    now,
+  );
+  await openTask(tx, {
+    tenantId,
+    caseId: opened.caseId,
+    taskType: 'COLLECTIONS_CONTACT',
+    title: 'Contact borrower',
+    subjectType: 'loan',
+    subjectId: loan.id,
+    dueAt: null,
+    dedupeKey: `${key}/contact`,
+  });
+  await recordEffect(tx, {
+    tenantId,
+    caseId: opened.caseId,
+    effectType: 'COLLECTIONS_CASE_OPENED',
+    subjectType: 'loan',
+    subjectId: loan.id,
+    detail: { loanId: loan.id, loanRef: loan.accountNo, classification: change.classification, businessDate },
+    occurredAt: now,
+    dedupeKey: `${key}/opened`,
+  });
+  return { caseId: opened.caseId, suppressedBy: null };
 }
 
 /** Input of `closeLoansForDay`. */
@@ -64,17 +467,29 @@ export interface CloseLoansForDayInput {
   concurrency?: number;
   /** Called after each loan's step (an activity's heartbeat). */
   onLoanDone?: (outcome: LoanDayOutcome) => void;
+  /**
+   * The tenant-level context (`readCloseOfBusinessContext`); read once for the call when absent. In-process only
+   * (it holds Maps): an activity reads it itself, a workflow never passes it through Temporal.
+   */
+  context?: CloseOfBusinessContext;
 }
 
 /**
  * Closes day D for each of `loanIds`, `concurrency` loans at a time, each in its own transaction
- * (`closeLoanBusinessDay`). One loan's failure never stops the others: it is answered FAILED with its message and
- * its day stays open for the next run. Answers one outcome per loan, in the order of `loanIds`.
+ * (`closeLoanBusinessDay`), with the tenant-level context read once for the call. One loan's failure never stops
+ * the others: it is answered FAILED with its message and its day stays open for the next run. Answers one outcome
+ * per loan, in the order of `loanIds`. Errors: PostgreSQL's when the context cannot be read (nothing is closed).
  */
 export function closeLoansForDay(deps: Deps) {
   const closeOne = closeLoanBusinessDay(deps);
   return async (input: CloseLoansForDayInput): Promise<LoanDayOutcome[]> => {
     const outcomes: LoanDayOutcome[] = new Array(input.loanIds.length);
+    if (input.loanIds.length === 0) return outcomes;
+    const context =
+      input.context ??
+      (await withTenantTransaction(deps.db, input.tenantId, (tx) =>
+        readCloseOfBusinessContext(tx, input.tenantId),
+      ));
     let next = 0;
     const lane = async () => {
       while (next < input.loanIds.length) {
@@ -82,9 +497,20 @@ export function closeLoansForDay(deps: Deps) {
         const loanId = input.loanIds[index] as number;
         let outcome: LoanDayOutcome;
         try {
-          outcome = await closeOne({ tenantId: input.tenantId, loanId, businessDate: input.businessDate });
+          outcome = await closeOne({
+            tenantId: input.tenantId,
+            loanId,
+            businessDate: input.businessDate,
+            context,
+          });
         } catch (err) {
-          outcome = { loanId, outcome: 'FAILED', error: err instanceof Error ? err.message : String(err) };
+          // a failed query's message lists its parameters: never carried into the run's errors
+          const clean = withoutQueryParameters(err);
+          outcome = {
+            loanId,
+            outcome: 'FAILED',
+            error: clean instanceof Error ? clean.message : String(clean),
+          };
         }
         outcomes[index] = outcome;
         input.onLoanDone?.(outcome);

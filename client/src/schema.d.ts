@@ -1196,6 +1196,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cob/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run close of business for a day
+         * @description Closes business day `businessDate` (it must have ended in the tenant's time zone) for every loan active on it, or for the loans named in `loanIds` (1 to 1000): each loan's day is closed in its own short transaction, once (a loan whose `lastClosedBusinessDate` is on or after the day is counted as processed and left alone). Answers 202 with the run (`RUNNING`) and runs it as the durable process `close-of-business/<tenant>/<businessDate>` (a run of named loans: `…/<runId>`). The whole-tenant run of a day is unique: asked again it answers 200 with that run. A loan whose step fails is listed in `GET /v1/cob/runs/{runId}/errors`; the run goes on and ends `COMPLETED_WITH_ERRORS`.
+         *
+         *     Scope `lending:write`, permission `RUN_COB`.
+         */
+        post: operations["postV1CobRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cob/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a close-of-business run
+         * @description The run with its status (`RUNNING`, `COMPLETED`, `COMPLETED_WITH_ERRORS`) and its loans `{total, processed, failed}` (live while it runs). Needs `READ_COB` or `RUN_COB`.
+         *
+         *     Scope `lending:read`, permission `READ_COB`.
+         */
+        get: operations["getV1CobRunsByRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cob/runs/{runId}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a close-of-business run's errors
+         * @description The loans whose step failed in the run, by loan id, each with its latest error (a loan that closed on a retry is not listed). Page with `limit` (1–200, default 50) and `offset`; `hasMore` says whether more follow. Needs `READ_COB` or `RUN_COB`.
+         *
+         *     Scope `lending:read`, permission `READ_COB`.
+         */
+        get: operations["getV1CobRunsByRunIdErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/delinquency/ranges": {
         parameters: {
             query?: never;
@@ -2740,6 +2806,86 @@ export interface webhooks {
          * @description A charge-off was undone (Fineract undo-charge-off): its transaction and journal entries reversed, the loan no longer charged off. Subject type `loan`.
          */
         post: operations["webhook.loan.chargeoff.reversed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.penalty.assessed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.penalty.assessed
+         * @description Close of business assessed an overdue-installment penalty (Fineract chargeTimeType 9, ApplyChargeToOverdueLoans) on an installment overdue past the tenant's penalty wait period; it is dated the installment's due date. Subject type `loan`.
+         */
+        post: operations["webhook.loan.penalty.assessed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.delinquency.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.delinquency.changed
+         * @description Close of business stored a new delinquency classification for a loan (Fineract SetLoanDelinquencyTags): its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY). Subject type `loan`.
+         */
+        post: operations["webhook.loan.delinquency.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.repayment.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repayment.due
+         * @description An installment falls due in the tenant's dueDaysForRepaymentEvent days (Fineract CheckLoanRepaymentDue); sent by the close of business of noticeDate. Subject type `loan`.
+         */
+        post: operations["webhook.loan.repayment.due"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.repayment.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repayment.overdue
+         * @description An installment is still unpaid overdueDaysForRepaymentEvent days after its due date (Fineract CheckLoanRepaymentOverdue); sent by the close of business of noticeDate. Subject type `loan`.
+         */
+        post: operations["webhook.loan.repayment.overdue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6049,7 +6195,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     /**
                      * Format: date
                      * @description The envelope version, a date `YYYY-MM-DD`.
@@ -6169,7 +6315,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     description?: string;
                     /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
                     includeBoardedHistory?: boolean;
@@ -6361,7 +6507,7 @@ export interface operations {
             query?: {
                 pageSize?: string;
                 cursor?: string;
-                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
+                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
                 state?: "PENDING" | "RETRYING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             };
             header: {
@@ -7146,6 +7292,186 @@ export interface operations {
                         chargeCalculationType: number;
                         penalty: boolean;
                         active: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1CobRuns: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date */
+                    businessDate: string;
+                    loanIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description The day's whole-tenant run, already started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            /** @description Run started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1CobRunsByRunId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1CobRunsByRunIdErrors: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the run's errors */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            loanId: number;
+                            error: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        hasMore: boolean;
                     };
                 };
             };
@@ -12736,6 +13062,350 @@ export interface operations {
                          * @description ISO calendar date `YYYY-MM-DD`.
                          */
                         reversedOnDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.penalty.assessed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.penalty.assessed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        loanChargeId: number;
+                        chargeId: number;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        businessDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.delinquency.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.delinquency.changed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        businessDate: string;
+                        previousClassification: string;
+                        classification: string;
+                        pastDueDays: number;
+                        delinquentDays: number;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        delinquentAmount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.repayment.due": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.repayment.due";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountDue: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        noticeDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.repayment.overdue": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.repayment.overdue";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountDue: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        noticeDate: string;
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.

@@ -5,6 +5,7 @@ export * from './channels/channels';
 export * from './customers/customers';
 export * from './customers/restrictions';
 export * from './hardship/hardship';
+export * from './lending/cob-runs';
 export * from './lending/delinquency';
 export * from './lending/delinquency-actions';
 export * from './lending/delinquency-configuration';

@@ -171,3 +171,36 @@ export function delinquencyActionErrors(
   }
   return errors;
 }
+
+/**
+ * The delinquency pause a hardship relief that defers installments records (docs/lending.md "Delinquency
+ * actions"; docs/processes.md P5, P7): `PAYMENT_DEFERRAL` and `FORBEARANCE` move what the next installments owe to
+ * later ones, so the loan's arrears stop ageing over the deferred span, from the relief's `asOfDate` (not before
+ * `disbursedOnDate`) to the due date of the last installment in its window (`windowDueDates`, ISO dates; the
+ * pause's end is exclusive, like every pause). The span is clipped so it overlaps no pause of `existing` (the
+ * loan's effective pauses): it starts after any pause that covers its start and ends where a later one begins.
+ * Answers null for another relief type, an empty window, or when nothing of the span is left.
+ */
+export function reliefPauseOf(input: {
+  reliefType: string;
+  asOfDate: string;
+  disbursedOnDate: string | null;
+  windowDueDates: readonly string[];
+  existing: readonly EffectivePause[];
+}): EffectivePause | null {
+  if (input.reliefType !== 'PAYMENT_DEFERRAL' && input.reliefType !== 'FORBEARANCE') return null;
+  if (input.windowDueDates.length === 0) return null;
+  let startDate =
+    input.disbursedOnDate !== null && input.disbursedOnDate > input.asOfDate
+      ? input.disbursedOnDate
+      : input.asOfDate;
+  let endDate = [...input.windowDueDates].sort().at(-1) as string;
+  const pauses = [...input.existing].sort((a, b) => (a.startDate < b.startDate ? -1 : 1));
+  for (const pause of pauses) {
+    if (pause.startDate <= startDate && pause.endDate > startDate) startDate = pause.endDate;
+  }
+  for (const pause of pauses) {
+    if (pause.startDate > startDate && pause.startDate < endDate) endDate = pause.startDate;
+  }
+  return endDate > startDate ? { startDate, endDate } : null;
+}

@@ -89,6 +89,8 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
+  'cob_run_errors.cob_run_errors_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'cob_run_errors.cob_run_errors_run_fk': '(tenant_id,run_id) → cob_runs(tenant_id,run_id)',
   'loan_charge_offs.loan_charge_offs_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'delinquency_bucket_ranges.delinquency_bucket_ranges_bucket_fk':
     '(tenant_id,bucket_id) → delinquency_buckets(tenant_id,id)',

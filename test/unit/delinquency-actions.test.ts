@@ -9,6 +9,7 @@ import {
   delinquencyActionErrors,
   effectivePauses,
   loanBusinessDate,
+  reliefPauseOf,
 } from '../../domain/lending/delinquency-actions';
 
 const pause = (startDate: string, endDate: string): DelinquencyActionRecord => ({
@@ -78,5 +79,45 @@ describe('delinquencyActionErrors', () => {
     expect(
       delinquencyActionErrors({ action: 'resume', startDate: '2025-03-05' }, { ...context, existing }),
     ).toEqual([]);
+  });
+});
+
+describe('reliefPauseOf', () => {
+  const base = {
+    reliefType: 'PAYMENT_DEFERRAL',
+    asOfDate: '2025-03-15',
+    disbursedOnDate: '2025-01-01',
+    windowDueDates: ['2025-05-01', '2025-04-01'],
+    existing: [],
+  };
+  it('pauses a deferral or a forbearance from the as-of date to the last due date of its window', () => {
+    expect(reliefPauseOf(base)).toEqual({ startDate: '2025-03-15', endDate: '2025-05-01' });
+    expect(reliefPauseOf({ ...base, reliefType: 'FORBEARANCE' })).toEqual({
+      startDate: '2025-03-15',
+      endDate: '2025-05-01',
+    });
+  });
+  it('records nothing for a relief that defers nothing or an empty window', () => {
+    for (const reliefType of ['RATE_REDUCTION', 'FEE_WAIVER', 'PRINCIPAL_FORGIVENESS', 'REDUCED_PAYMENT']) {
+      expect(reliefPauseOf({ ...base, reliefType })).toBeNull();
+    }
+    expect(reliefPauseOf({ ...base, windowDueDates: [] })).toBeNull();
+  });
+  it('never starts before the disbursement', () => {
+    expect(reliefPauseOf({ ...base, asOfDate: '2024-12-20' })).toEqual({
+      startDate: '2025-01-01',
+      endDate: '2025-05-01',
+    });
+  });
+  it('is clipped so it overlaps no other pause, and is dropped when nothing is left', () => {
+    expect(
+      reliefPauseOf({ ...base, existing: [{ startDate: '2025-03-01', endDate: '2025-03-20' }] }),
+    ).toEqual({ startDate: '2025-03-20', endDate: '2025-05-01' });
+    expect(
+      reliefPauseOf({ ...base, existing: [{ startDate: '2025-04-10', endDate: '2025-06-01' }] }),
+    ).toEqual({ startDate: '2025-03-15', endDate: '2025-04-10' });
+    expect(
+      reliefPauseOf({ ...base, existing: [{ startDate: '2025-03-01', endDate: '2025-06-01' }] }),
+    ).toBeNull();
   });
 });

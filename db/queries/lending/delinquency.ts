@@ -16,7 +16,7 @@ import {
   deriveDelinquency,
   loanStatusAsOf,
 } from '../../../domain/lending/delinquency';
-import { effectivePauses } from '../../../domain/lending/delinquency-actions';
+import { type DelinquencyActionRecord, effectivePauses } from '../../../domain/lending/delinquency-actions';
 import {
   defaultDelinquencySettings,
   type DelinquencySettings as StoredDelinquencySettings,
@@ -285,7 +285,54 @@ export async function readLoanDelinquencyFields(
     });
     return fields;
   }
-  const [events] = (await tx.execute(sql`
+  const posted = await readLoanPostedState(tx, tenantId, loan);
+  const states = installmentStatesOfPostedState(posted, loan, asOfDate);
+  const payments = posted.payments;
+  const last = payments
+    .filter((p) => p.valueDate <= asOfDate)
+    .sort((a, b) =>
+      a.valueDate === b.valueDate ? Number(a.id) - Number(b.id) : a.valueDate < b.valueDate ? -1 : 1,
+    )
+    .at(-1);
+  const owed = delinquencyInstallmentsOf(states);
+  const { derived: _derived, ...fields } = loanDelinquencyFields({
+    ...base,
+    loanStatus: loanStatusAsOf(base.loanStatus, owed),
+    installments: owed,
+    lastPayment: last
+      ? { valueDate: last.valueDate, amountMinor: minorOf(last.amount, loan.currencyCode) }
+      : null,
+  });
+  return fields;
+}
+
+/** A loan's posted state as one statement reads it (the input of the allocation replay, plus its pauses). */
+export interface LoanPostedState {
+  installments: StoredInstallment[];
+  fundings: StoredMoneyEvent[];
+  /** POSTED payments. */
+  payments: StoredMoneyEvent[];
+  forgiveness: StoredPrincipalForgiveness[];
+  /** The charges added to the loan, each with its definition's `chargeId`. */
+  charges: (StoredLoanCharge & { chargeId: number })[];
+  /** The product's advanced allocation rules (stored JSON), or null. */
+  paymentAllocation: unknown;
+  /** The loan's delinquency actions, oldest first. */
+  actions: DelinquencyActionRecord[];
+}
+
+/**
+ * The posted state of loan `loan.id` in ONE statement in `tx`: its installments, posted fundings and payments,
+ * principal forgiven, added charges, its product's allocation rules and its delinquency actions (`productId`
+ * null: the loan's product, looked up in the statement). The loan read's delinquency and the close of business's
+ * loan step both replay from it. Errors: PostgreSQL's, unchanged.
+ */
+export async function readLoanPostedState(
+  tx: Tx,
+  tenantId: string,
+  loan: { id: number; productId: number | null },
+): Promise<LoanPostedState> {
+  const [row] = (await tx.execute(sql`
     select coalesce((select json_agg(json_build_object(
                        'installmentNumber', i.installment_number, 'fromDate', i.from_date::text,
                        'dueDate', i.due_date::text, 'principalDue', i.principal_due::text,
@@ -309,55 +356,60 @@ export async function readLoanDelinquencyFields(
                       where v.tenant_id = ${tenantId} and v.loan_id = ${loan.id}
                         and v.principal_forgiven_minor > 0), '[]'::json) as forgiveness,
            coalesce((select json_agg(json_build_object(
-                       'id', c.id, 'installmentNumber', c.installment_number, 'penalty', c.penalty,
-                       'dueDate', c.due_date::text, 'amount', c.amount::text,
+                       'id', c.id, 'chargeId', c.charge_id, 'installmentNumber', c.installment_number,
+                       'penalty', c.penalty, 'dueDate', c.due_date::text, 'amount', c.amount::text,
                        'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text)
                        order by c.id)
                        from loan_charges c
                       where c.tenant_id = ${tenantId} and c.loan_id = ${loan.id}), '[]'::json) as charges,
+           coalesce((select json_agg(json_build_object(
+                       'action', a.action, 'startDate', a.start_date::text, 'endDate', a.end_date::text)
+                       order by a.id)
+                       from loan_delinquency_actions a
+                      where a.tenant_id = ${tenantId} and a.loan_id = ${loan.id}), '[]'::json) as actions,
            (select p.payment_allocation from loan_products p
-             where p.tenant_id = ${tenantId} and p.id = ${loan.productId}) as payment_allocation`)) as unknown as {
+             where p.tenant_id = ${tenantId}
+               and p.id = ${loan.productId ?? sql`(select l.product_id from loans l where l.tenant_id = ${tenantId} and l.id = ${loan.id})`}) as payment_allocation`)) as unknown as {
     installments: StoredInstallment[];
     fundings: StoredMoneyEvent[];
     payments: StoredMoneyEvent[];
     forgiveness: StoredPrincipalForgiveness[];
-    charges: StoredLoanCharge[];
+    charges: (StoredLoanCharge & { chargeId: number })[];
+    actions: DelinquencyActionRecord[];
     payment_allocation: unknown;
   }[];
-  const installments = events?.installments ?? [];
-  const payments = events?.payments ?? [];
-  let states: ReturnType<typeof installmentStatesAsOf> = [];
-  if (installments.length > 0 && (events?.fundings.length ?? 0) > 0) {
-    states = installmentStatesAsOf(
-      allocationInputOf({
-        currency: loan.currencyCode,
-        installments,
-        fundings: events?.fundings ?? [],
-        payments,
-        principalForgiveness: events?.forgiveness ?? [],
-        loanCharges: events?.charges ?? [],
-        strategy: allocationStrategyOf(
-          loan.transactionProcessingStrategyCode,
-          events?.payment_allocation ?? null,
-        ),
-      }),
-      asOfDate,
-    );
-  }
-  const last = payments
-    .filter((p) => p.valueDate <= asOfDate)
-    .sort((a, b) =>
-      a.valueDate === b.valueDate ? Number(a.id) - Number(b.id) : a.valueDate < b.valueDate ? -1 : 1,
-    )
-    .at(-1);
-  const owed = delinquencyInstallmentsOf(states);
-  const { derived: _derived, ...fields } = loanDelinquencyFields({
-    ...base,
-    loanStatus: loanStatusAsOf(base.loanStatus, owed),
-    installments: owed,
-    lastPayment: last
-      ? { valueDate: last.valueDate, amountMinor: minorOf(last.amount, loan.currencyCode) }
-      : null,
-  });
-  return fields;
+  return {
+    installments: row?.installments ?? [],
+    fundings: row?.fundings ?? [],
+    payments: row?.payments ?? [],
+    forgiveness: row?.forgiveness ?? [],
+    charges: row?.charges ?? [],
+    paymentAllocation: row?.payment_allocation ?? null,
+    actions: row?.actions ?? [],
+  };
+}
+
+/**
+ * The installments of a posted state replayed up to `asOfDate` (ISO date; domain/lending/allocation/summary.ts
+ * `installmentStatesAsOf`, the replay the operations post from): what each has due, paid and waived then. Empty
+ * before the first funding. Errors: the replay's RangeError for a stored state it cannot replay.
+ */
+export function installmentStatesOfPostedState(
+  posted: LoanPostedState,
+  loan: { currencyCode: string; transactionProcessingStrategyCode: string },
+  asOfDate: string,
+): ReturnType<typeof installmentStatesAsOf> {
+  if (posted.installments.length === 0 || posted.fundings.length === 0) return [];
+  return installmentStatesAsOf(
+    allocationInputOf({
+      currency: loan.currencyCode,
+      installments: posted.installments,
+      fundings: posted.fundings,
+      payments: posted.payments,
+      principalForgiveness: posted.forgiveness,
+      loanCharges: posted.charges,
+      strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, posted.paymentAllocation),
+    }),
+    asOfDate,
+  );
 }
