@@ -413,6 +413,7 @@ describe('lockLoanForMoney', () => {
       approvedOnDate: null,
       disbursedOnDate: null,
       disbursementChargesDue: '0.00',
+      lastClosedBusinessDate: null,
     });
     await expectDomainError(
       rowsOf((tx) => lockLoanForMoney(tx, otherTenantId, loanId), otherTenantId),
