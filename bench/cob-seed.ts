@@ -180,6 +180,13 @@ export async function seedPortfolio(options: {
   const chunk = options.chunk ?? 20_000;
   let copySeconds = 0;
   let catchUpLoanIds: number[] = [];
+  if (closedThrough !== undefined)
+    // Made today through the API, the templates stand for loans made on their disbursement day: a loan created
+    // today cannot be charged off for an earlier day (P7 step 5), so its `created_at` is moved to that day.
+    await sql`
+      update loans set created_at = (d.day::date + time '12:00') at time zone 'UTC'
+      from unnest(${templateLoanIds}::bigint[], ${disbursementDates}::text[]) as d(id, day)
+      where loans.tenant_id = ${tenant} and loans.id = d.id`;
   if (catchUp > 0) {
     const t = performance.now();
     catchUpLoanIds = await copyLoans(sql, tenant, templateLoanIds, catchUp, chunk, say);
@@ -187,12 +194,6 @@ export async function seedPortfolio(options: {
   }
   let templatesClose: SeededPortfolio['templatesClose'] = null;
   if (closedThrough !== undefined) {
-    // Made today through the API, the templates stand for loans made on their disbursement day: a loan created
-    // today cannot be charged off for an earlier day (P7 step 5), so its `created_at` is moved to that day.
-    await sql`
-      update loans set created_at = (d.day::date + time '12:00') at time zone 'UTC'
-      from unnest(${templateLoanIds}::bigint[], ${disbursementDates}::text[]) as d(id, day)
-      where loans.tenant_id = ${tenant} and loans.id = d.id`;
     const t = performance.now();
     const started = await startCobRun(
       session,

@@ -155,6 +155,12 @@ describe('seedPortfolio closed through the day before yesterday', () => {
     expect(pairs).toHaveLength(count - templates);
     for (const pair of pairs) {
       const copy = await closeState(pair.copy);
+      const created = await sql<{ id: string; created_at: Date }[]>`
+        select id::text, created_at from loans where tenant_id = ${cred.tenant} and id in (${pair.copy}, ${pair.template})`;
+      // Every loan stands for one made on its disbursement day, catch-up copies included (a loan created today is
+      // never charged off for an earlier day).
+      expect(new Set(created.map((r) => r.created_at.toISOString())).size).toBe(1);
+      expect(created[0]!.created_at.getTime()).toBeLessThan(Date.now() - 86_400_000 * 100);
       if (catchUp.has(pair.copy)) {
         expect(copy.lastClosedBusinessDate).toBeNull();
         expect(copy.history).toEqual([]);
