@@ -14,11 +14,25 @@
  * added later is copied too. The copies run with `session_replication_role = replica` (superuser connection, no
  * trigger fires: the projection is copied already fresh, and the foreign keys are the template's, which hold);
  * the identity sequences are moved past the ids taken. Afterwards `checkPortfolio` proves the copies consistent:
- * one projection and one funding per loan, every journal line's reference naming a funding or payment of its own
+ * one projection and one funding per loan, every journal line's reference naming a funding, payment or charge-off of its own
  * loan, and the trial balance zero over the tenant and per loan.
  *
- * A template's rows that the copy does not know how to re-key (loan charges, parties, schedule versions, reversal
- * lines) make the seeding throw: the templates are made here without them.
+ * A daily close (`closedThrough`): the templates are first closed through that day by a close-of-business run of
+ * named loans (`POST /v1/cob/runs {businessDate, loanIds}`; their `created_at` first moved to their disbursement
+ * day, as if made then, since a loan created today is never charged off for an earlier day), so each copy also
+ * carries what the close wrote: the
+ * loan row's `last_closed_business_date`, `delinquency_range_id`, `charged_off` and `charged_off_on_date`, its
+ * penalties (`loan_charges`, new ids), its installments as they are now, its charge-off (`loan_charge_offs`, new id,
+ * `last_payment_id` rewritten to the copy's payment), its delinquency history (`collections_case_id` null: the
+ * template's case is the template borrower's) and its journal lines, revisions, reversals and charge-off lines
+ * included (references rewritten to the copy's sources, `reverses_entry_id` to the copy's line). `catchUpCount`
+ * copies are made before that close: never closed, they are the first-close sample. The templates are spread over
+ * `templateShiftsDays` (their disbursement moved that many days earlier), so on a given day some copies have an
+ * installment falling due, turning overdue, earning a penalty, crossing a range or reaching charge-off.
+ *
+ * Every table with a `loan_id` column is checked before a copy: a template row in a table the copy does not
+ * re-key (parties, schedule versions, statements, promises, hardship offers…) makes the seeding throw; the
+ * close-of-business run tables (`cob_run_errors`) belong to the run, not to the loan, and are not copied.
  */
 import { performance } from 'node:perf_hooks';
 import type postgres from 'postgres';
@@ -60,6 +74,15 @@ export const templateKinds = [
 /** How far back the templates were disbursed (months); installments are monthly, 12 of them. */
 export const templateMonthsBack = 8;
 
+/**
+ * Days each set of templates is disbursed before `templateMonthsBack` months ago (negative: after), for a daily
+ * close with a realistic mix (module note). With due dates on today's day of the month (shift 0), shift 2 puts an
+ * installment due the day before yesterday (its overdue notice falls on D, yesterday), 3 one due three days before
+ * today (its penalty is assessed on D, past the 2-day wait), −2 one due two days after today (its due notice falls
+ * on D, 3 days ahead); the others spread the due dates over the month, where most days bring nothing.
+ */
+export const templateShiftsDays = [0, 2, 3, -2, 6, 9, 12, 15, 18, 21, 24] as const;
+
 /** What `seedPortfolio` made. */
 export interface SeededPortfolio {
   product: DelinquencyProduct;
@@ -70,6 +93,10 @@ export interface SeededPortfolio {
   /** Seconds: the templates through the API, the copies in SQL, then `ANALYZE`. */
   templatesSeconds: number;
   copySeconds: number;
+  /** The never-closed copies (`catchUpCount` of them; empty without `closedThrough`). */
+  catchUpLoanIds: number[];
+  /** The templates' close through `closedThrough` (null without it): the run and its wall seconds. */
+  templatesClose: { run: CobRun; seconds: number } | null;
 }
 
 /** Column names of `table` (public schema) in their order, generated columns left out. */
@@ -102,8 +129,11 @@ async function copyStatement(
 
 /**
  * Seeds `count` active loans for `tenant` (module note): the product and templates through the API as `session`,
- * the copies through `sql` (a superuser connection to the same database), `chunk` loans per transaction.
- * Throws when a template has rows the copy cannot re-key, or a call answers other than expected.
+ * the copies through `sql` (a superuser connection to the same database), `chunk` loans per transaction. With
+ * `closedThrough` (ISO date, a day that has ended) the templates are closed through it by a run before the copies
+ * are made, and `catchUpCount` of the `count` loans are copied before that close (never closed). Throws when a
+ * template has rows the copy cannot re-key, the templates' run does not complete without failures, or a call
+ * answers other than expected.
  */
 export async function seedPortfolio(options: {
   session: ApiSession;
@@ -113,16 +143,23 @@ export async function seedPortfolio(options: {
   /** Today in the tenant's time zone (ISO date). */
   today: string;
   chunk?: number;
+  /** The last day the templates (and so the copies) are closed for; absent: never closed. */
+  closedThrough?: string;
+  /** Copies made before the templates' close (only with `closedThrough`); default 0. */
+  catchUpCount?: number;
   say: Say;
 }): Promise<SeededPortfolio> {
-  const { session, sql, tenant, count, today, say } = options;
+  const { session, sql, tenant, count, today, say, closedThrough } = options;
   const t0 = performance.now();
   const runId = Date.now().toString(36);
   const product = await setUpDelinquencyProduct(session, `bench-${runId}`, () => {});
-  const disbursementDate = monthsBefore(today, templateMonthsBack);
-  const kinds = templateKinds.slice(0, Math.min(count, templateKinds.length));
+  const shifts = closedThrough === undefined ? [0] : templateShiftsDays;
+  const templates = shifts.flatMap((shift) => templateKinds.map((kind) => ({ shift, kind })));
+  const chosen = templates.slice(0, Math.min(count, templates.length));
   const templateLoanIds: number[] = [];
-  for (const [index, kind] of kinds.entries()) {
+  const disbursementDates: string[] = [];
+  for (const [index, { shift, kind }] of chosen.entries()) {
+    const disbursementDate = addDays(monthsBefore(today, templateMonthsBack), -shift);
     const loan = await createBackdatedLoan(session, product, {
       ref: `bench-${runId}-t${index}`,
       disbursementDate,
@@ -131,16 +168,85 @@ export async function seedPortfolio(options: {
       onExchange: () => {},
     });
     templateLoanIds.push(loan.loanId);
+    disbursementDates.push(disbursementDate);
   }
   const templatesSeconds = (performance.now() - t0) / 1000;
   say(
-    `  ${kinds.length} template loans through the API in ${templatesSeconds.toFixed(1)} s (disbursed ${disbursementDate}: ${kinds.map((k) => k.name).join(', ')})`,
+    `  ${chosen.length} template loans through the API in ${templatesSeconds.toFixed(1)} s (disbursed ${templateMonthsBack} months ago${shifts.length > 1 ? ` shifted by ${shifts.join(', ')} days` : ''}: ${templateKinds.map((k) => k.name).join(', ')})`,
   );
 
-  const t1 = performance.now();
-  await refuseUnknownTemplateRows(sql, tenant, templateLoanIds);
   const copies = count - templateLoanIds.length;
+  const catchUp = closedThrough === undefined ? 0 : Math.min(options.catchUpCount ?? 0, copies);
   const chunk = options.chunk ?? 20_000;
+  let copySeconds = 0;
+  let catchUpLoanIds: number[] = [];
+  if (closedThrough !== undefined)
+    // Made today through the API, the templates stand for loans made on their disbursement day: a loan created
+    // today cannot be charged off for an earlier day (P7 step 5), so its `created_at` is moved to that day.
+    await sql`
+      update loans set created_at = (d.day::date + time '12:00') at time zone 'UTC'
+      from unnest(${templateLoanIds}::bigint[], ${disbursementDates}::text[]) as d(id, day)
+      where loans.tenant_id = ${tenant} and loans.id = d.id`;
+  if (catchUp > 0) {
+    const t = performance.now();
+    catchUpLoanIds = await copyLoans(sql, tenant, templateLoanIds, catchUp, chunk, say);
+    copySeconds += (performance.now() - t) / 1000;
+  }
+  let templatesClose: SeededPortfolio['templatesClose'] = null;
+  if (closedThrough !== undefined) {
+    const t = performance.now();
+    const started = await startCobRun(
+      session,
+      { businessDate: closedThrough, loanIds: templateLoanIds },
+      `bench-${runId}-templates-close`,
+    );
+    const run = await waitForCobRun(session, started.runId, { timeoutMs: 10 * 60_000, everyMs: 500 });
+    const seconds = (performance.now() - t) / 1000;
+    if (run.status !== 'COMPLETED' || run.loans.failed > 0)
+      throw new Error(
+        `the templates' close through ${closedThrough} ended ${run.status}: ${JSON.stringify(run)}`,
+      );
+    templatesClose = { run, seconds };
+    say(
+      `  templates closed through ${closedThrough} by run ${run.runId} in ${seconds.toFixed(1)} s (${JSON.stringify(run.loans)})`,
+    );
+  }
+  const t1 = performance.now();
+  await copyLoans(sql, tenant, templateLoanIds, copies - catchUp, chunk, say);
+  await sql.unsafe(
+    'analyze loans, loan_installments, fundings, payments, journal_entries, loan_summary_projections, loan_charges, loan_charge_offs, loan_delinquency_history',
+  );
+  copySeconds += (performance.now() - t1) / 1000;
+  const ids = await sql<{ id: string }[]>`
+    select id::text from loans where tenant_id = ${tenant} and status = 'ACTIVE' order by id`;
+  return {
+    product,
+    templateLoanIds,
+    loanIds: ids.map((r) => Number(r.id)),
+    templatesSeconds,
+    copySeconds,
+    catchUpLoanIds,
+    templatesClose,
+  };
+}
+
+/**
+ * Copies the templates `templateLoanIds` `copies` times in turn (module note), `chunk` loans per transaction, as
+ * they are now (closed or not). Answers the new loans' ids. Throws when a template has rows it cannot re-key.
+ */
+async function copyLoans(
+  sql: postgres.Sql,
+  tenant: string,
+  templateLoanIds: number[],
+  copies: number,
+  chunk: number,
+  say: Say,
+): Promise<number[]> {
+  if (copies <= 0) return [];
+  await refuseUnknownTemplateRows(sql, tenant, templateLoanIds);
+  const t1 = performance.now();
+  const suffixed = (column: string) =>
+    `case when ${column} is null then null else ${column} || '-c' || x.n end`;
   const statements = {
     loans: await copyStatement(
       sql,
@@ -165,12 +271,7 @@ export async function seedPortfolio(options: {
       sql,
       'fundings',
       'f',
-      {
-        id: 'x.new_id',
-        loan_id: 'x.loan_id',
-        external_record_ref:
-          "case when f.external_record_ref is null then null else f.external_record_ref || '-c' || x.n end",
-      },
+      { id: 'x.new_id', loan_id: 'x.loan_id', external_record_ref: suffixed('f.external_record_ref') },
       "from clone_ref x join fundings f on f.tenant_id = $1 and x.kind = 'funding' and f.id = x.old_id",
     ),
     payments: await copyStatement(
@@ -180,8 +281,7 @@ export async function seedPortfolio(options: {
       {
         id: 'x.new_id',
         loan_id: 'x.loan_id',
-        external_record_ref:
-          "case when p.external_record_ref is null then null else p.external_record_ref || '-c' || x.n end",
+        external_record_ref: suffixed('p.external_record_ref'),
         request_key: 'null',
         allocation:
           "case when p.allocation ? 'paymentId' then jsonb_set(p.allocation, '{paymentId}', to_jsonb(x.new_id)) else p.allocation end",
@@ -195,16 +295,55 @@ export async function seedPortfolio(options: {
       { id: "nextval(pg_get_serial_sequence('payment_status_history', 'id'))", payment_id: 'x.new_id' },
       "from clone_ref x join payment_status_history h on h.tenant_id = $1 and x.kind = 'payment' and h.payment_id = x.old_id",
     ),
+    charges: await copyStatement(
+      sql,
+      'loan_charges',
+      'c',
+      {
+        id: 'x.new_id',
+        loan_id: 'x.loan_id',
+        external_id: suffixed('c.external_id'),
+        request_key: suffixed('c.request_key'),
+      },
+      "from clone_ref x join loan_charges c on c.tenant_id = $1 and x.kind = 'charge' and c.id = x.old_id",
+    ),
+    chargeOffs: await copyStatement(
+      sql,
+      'loan_charge_offs',
+      'o',
+      {
+        id: 'x.new_id',
+        loan_id: 'x.loan_id',
+        external_id: suffixed('o.external_id'),
+        request_key: suffixed('o.request_key'),
+        last_payment_id:
+          "(select y.new_id from clone_ref y where y.kind = 'payment' and y.loan_id = x.loan_id and y.old_id = o.last_payment_id)",
+      },
+      "from clone_ref x join loan_charge_offs o on o.tenant_id = $1 and x.kind = 'charge-off' and o.id = x.old_id",
+    ),
     journal: await copyStatement(
       sql,
       'journal_entries',
       'j',
       {
-        id: "nextval(pg_get_serial_sequence('journal_entries', 'id'))",
-        loan_id: 'x.loan_id',
-        transaction_ref: "x.kind || '/' || x.new_id",
+        id: 'c.new_id',
+        loan_id: 'c.loan_id',
+        transaction_ref: 'c.new_ref',
+        reverses_entry_id: 'r.new_id',
       },
-      "from clone_ref x join journal_entries j on j.tenant_id = $1 and j.loan_id = x.template_id and j.transaction_ref = x.kind || '/' || x.old_id",
+      `from clone_line c join journal_entries j on j.tenant_id = $1 and j.id = c.old_id
+       left join clone_line r on r.loan_id = c.loan_id and r.old_id = j.reverses_entry_id`,
+    ),
+    history: await copyStatement(
+      sql,
+      'loan_delinquency_history',
+      'h',
+      {
+        id: "nextval(pg_get_serial_sequence('loan_delinquency_history', 'id'))",
+        loan_id: 'm.new_id',
+        collections_case_id: 'null',
+      },
+      'from clone_map m join loan_delinquency_history h on h.tenant_id = $1 and h.loan_id = m.template_id',
     ),
     projection: await copyStatement(
       sql,
@@ -214,45 +353,81 @@ export async function seedPortfolio(options: {
       'from clone_map m join loan_summary_projections p on p.tenant_id = $1 and p.loan_id = m.template_id',
     ),
   };
+  const sources: [kind: string, table: string][] = [
+    ['funding', 'fundings'],
+    ['payment', 'payments'],
+    ['charge', 'loan_charges'],
+    ['charge-off', 'loan_charge_offs'],
+  ];
+  const newIds: number[] = [];
   let done = 0;
   while (done < copies) {
     const size = Math.min(chunk, copies - done);
-    const from = done + 1;
     await sql.begin(async (tx) => {
       await tx.unsafe('set local session_replication_role = replica');
-      // Ids taken past each table's highest, then the sequences moved past them (below, same transaction).
+      // Ids taken past each table's highest, then the sequences moved past them (below, same transaction). `n` is
+      // unique over the tenant's copies (the highest loan id is past every earlier copy), so suffixes never clash.
       await tx.unsafe(
-        'create temp table clone_map (n int, new_id bigint, template_id bigint) on commit drop',
+        'create temp table clone_map (n bigint, new_id bigint, template_id bigint) on commit drop',
       );
       await tx.unsafe(
         `insert into clone_map
-         select g, (select coalesce(max(id), 0) from loans) + g - $1::int + 1, ($2::bigint[])[1 + (g % $3::int)]
-         from generate_series($1::int, $1::int + $4::int - 1) g`,
-        [from, templateLoanIds, templateLoanIds.length, size] as never[],
+         select top.id + g, top.id + g, ($1::bigint[])[1 + (g % $2::int)]
+         from (select coalesce(max(id), 0) as id from loans) top, generate_series(1, $3::int) g`,
+        [templateLoanIds, templateLoanIds.length, size] as never[],
       );
       await tx.unsafe('create index on clone_map (template_id)');
       await tx.unsafe(
-        'create temp table clone_ref (kind text, old_id bigint, loan_id bigint, template_id bigint, n int, new_id bigint) on commit drop',
+        'create temp table clone_ref (kind text, old_id bigint, loan_id bigint, template_id bigint, n bigint, new_id bigint) on commit drop',
       );
       await tx.unsafe(
         `insert into clone_ref
          select r.kind, r.old_id, m.new_id, m.template_id, m.n,
-                case r.kind when 'funding' then (select coalesce(max(id), 0) from fundings)
-                            else (select coalesce(max(id), 0) from payments) end
+                case r.kind ${sources.map(([k, t]) => `when '${k}' then (select coalesce(max(id), 0) from ${t})`).join(' ')} end
                   + row_number() over (partition by r.kind order by m.n, r.old_id)
          from clone_map m
-         join (select 'funding' as kind, id as old_id, loan_id from fundings where tenant_id = $1
-               union all select 'payment', id, loan_id from payments where tenant_id = $1) r
+         join (${sources.map(([k, t]) => `select '${k}' as kind, id as old_id, loan_id from ${t} where tenant_id = $1 and loan_id = any($2::bigint[])`).join(' union all ')}) r
            on r.loan_id = m.template_id`,
-        [tenant] as never[],
+        [tenant, templateLoanIds] as never[],
       );
+      await tx.unsafe('create index on clone_ref (kind, old_id)');
+      // Journal lines: each template line once per copy of its source, its reference's id rewritten (a revision's
+      // or reversal's tail kept).
+      await tx.unsafe(
+        'create temp table clone_line (old_id bigint, loan_id bigint, new_id bigint, new_ref text) on commit drop',
+      );
+      await tx.unsafe(
+        `insert into clone_line
+         select t.id, x.loan_id,
+                (select coalesce(max(id), 0) from journal_entries) + row_number() over (order by x.n, t.id),
+                x.kind || '/' || x.new_id || t.tail
+         from (select id, split_part(transaction_ref, '/', 1) as kind,
+                      split_part(transaction_ref, '/', 2)::bigint as source_id,
+                      substring(transaction_ref from '^[^/]+/[0-9]+(.*)$') as tail
+               from journal_entries where tenant_id = $1 and loan_id = any($2::bigint[])) t
+         join clone_ref x on x.kind = t.kind and x.old_id = t.source_id`,
+        [tenant, templateLoanIds] as never[],
+      );
+      await tx.unsafe('create index on clone_line (loan_id, old_id)');
       await tx.unsafe('analyze clone_map');
       await tx.unsafe('analyze clone_ref');
+      await tx.unsafe('analyze clone_line');
       for (const statement of Object.values(statements)) await tx.unsafe(statement, [tenant] as never[]);
-      for (const table of ['loans', 'fundings', 'payments'])
+      for (const table of [
+        'loans',
+        'fundings',
+        'payments',
+        'loan_charges',
+        'loan_charge_offs',
+        'journal_entries',
+      ])
         await tx.unsafe(
-          `select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`,
+          `select setval(pg_get_serial_sequence('${table}', 'id'), (select coalesce(max(id), 1) from ${table}))`,
         );
+      const made = await tx.unsafe<{ new_id: string }[]>(
+        'select new_id::text from clone_map order by new_id',
+      );
+      for (const row of made) newIds.push(Number(row.new_id));
     });
     done += size;
     const seconds = (performance.now() - t1) / 1000;
@@ -260,42 +435,49 @@ export async function seedPortfolio(options: {
       `  copied ${done.toLocaleString('en-US')} of ${copies.toLocaleString('en-US')} loans in SQL (${seconds.toFixed(1)} s)`,
     );
   }
-  await sql.unsafe(
-    'analyze loans, loan_installments, fundings, payments, journal_entries, loan_summary_projections',
-  );
-  const copySeconds = (performance.now() - t1) / 1000;
-  const ids = await sql<{ id: string }[]>`
-    select id::text from loans where tenant_id = ${tenant} and status = 'ACTIVE' order by id`;
-  return {
-    product,
-    templateLoanIds,
-    loanIds: ids.map((r) => Number(r.id)),
-    templatesSeconds,
-    copySeconds,
-  };
+  return newIds;
 }
 
-/** Throws when a template has rows of a kind `seedPortfolio` does not copy (module note). */
+/**
+ * Throws when a template has rows of a kind `copyLoans` does not copy (module note): every table with a `loan_id`
+ * column is counted.
+ */
 async function refuseUnknownTemplateRows(
   sql: postgres.Sql,
   tenant: string,
   loanIds: number[],
 ): Promise<void> {
-  const [row] = await sql<
-    { charges: number; parties: number; versions: number; reversals: number; other: number }[]
-  >`
-    select (select count(*)::int from loan_charges where tenant_id = ${tenant} and loan_id = any(${loanIds})) as charges,
-           (select count(*)::int from loan_parties where tenant_id = ${tenant} and loan_id = any(${loanIds})) as parties,
-           (select count(*)::int from loan_schedule_versions where tenant_id = ${tenant} and loan_id = any(${loanIds})) as versions,
-           (select count(*)::int from journal_entries where tenant_id = ${tenant} and loan_id = any(${loanIds})
-              and reverses_entry_id is not null) as reversals,
-           (select count(*)::int from journal_entries where tenant_id = ${tenant} and loan_id = any(${loanIds})
-              and transaction_ref !~ '^(funding|payment)/[0-9]+$') as other`;
-  const found = Object.entries(row!).filter(([, n]) => n > 0);
-  if (found.length > 0)
-    throw new Error(
-      `the template loans have rows the copy cannot re-key: ${found.map(([k, n]) => `${n} ${k}`).join(', ')}`,
+  const copied = new Set([
+    'loan_installments',
+    'fundings',
+    'payments',
+    'journal_entries',
+    'loan_summary_projections',
+    'loan_charges',
+    'loan_charge_offs',
+    'loan_delinquency_history',
+    'cob_run_errors',
+  ]);
+  const tables = await sql<{ table_name: string }[]>`
+    select c.table_name from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = 'public' and c.column_name = 'loan_id' and t.table_type = 'BASE TABLE'
+    order by c.table_name`;
+  const found: string[] = [];
+  for (const { table_name: table } of tables) {
+    if (copied.has(table)) continue;
+    const [row] = await sql.unsafe<{ n: number }[]>(
+      `select count(*)::int as n from "${table}" where tenant_id = $1 and loan_id = any($2::bigint[])`,
+      [tenant, loanIds] as never[],
     );
+    if (row!.n > 0) found.push(`${row!.n} ${table}`);
+  }
+  const [other] = await sql<{ n: number }[]>`
+    select count(*)::int as n from journal_entries where tenant_id = ${tenant} and loan_id = any(${loanIds})
+      and transaction_ref !~ '^(funding|payment|charge-off)/[0-9]+(/(revision|reversal)/[0-9]+)?$'`;
+  if (other!.n > 0) found.push(`${other!.n} journal lines of another source`);
+  if (found.length > 0)
+    throw new Error(`the template loans have rows the copy cannot re-key: ${found.join(', ')}`);
 }
 
 /** What `checkPortfolio` found; `problems` is empty when the copies are consistent and the books balance. */
@@ -331,9 +513,12 @@ export async function checkPortfolio(sql: postgres.Sql, tenant: string): Promise
            (select count(distinct loan_id)::int from fundings where tenant_id = ${tenant}) as fundings,
            (select count(*)::int from journal_entries where tenant_id = ${tenant}) as lines,
            (select count(*)::int from journal_entries j where j.tenant_id = ${tenant}
-              and split_part(j.transaction_ref, '/', 1) in ('funding', 'payment')
+              and split_part(j.transaction_ref, '/', 1) in ('funding', 'payment', 'charge-off')
               and not exists (select 1 from fundings f where f.tenant_id = j.tenant_id and f.loan_id = j.loan_id
                                 and j.transaction_ref = 'funding/' || f.id)
+              and not exists (select 1 from loan_charge_offs o where o.tenant_id = j.tenant_id
+                                and o.loan_id = j.loan_id and split_part(j.transaction_ref, '/', 1) = 'charge-off'
+                                and split_part(j.transaction_ref, '/', 2) = o.id::text)
               and not exists (select 1 from payments p where p.tenant_id = j.tenant_id and p.loan_id = j.loan_id
                                 and split_part(j.transaction_ref, '/', 1) = 'payment'
                                 and split_part(j.transaction_ref, '/', 2) = p.id::text)) as orphan_lines,

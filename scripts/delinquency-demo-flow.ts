@@ -2,21 +2,20 @@
  * The delinquency part of `npm run demo` (docs/lending.md "Delinquency", "Close of business", "Charge-off"), over
  * HTTP as an integrator would (docs/processes.md P7):
  *
- * a collections case type (`COLLECTIONS`, created unless the tenant has it) → four delinquency ranges (1–30,
- * 31–90 opening a `COLLECTIONS` case, 91–119, 120 and over) and a bucket of them → an overdue-installment penalty
+ * a collections case type (`ARREARS`, created unless the tenant has it) → four delinquency ranges (1–30,
+ * 31–90 opening an `ARREARS` case, 91–119, 120 and over) and a bucket of them → an overdue-installment penalty
  * (chargeTimeType 9, flat 10.00) → a product with the bucket, the penalty and `chargeOffDaysPastDue` 120 → loan A,
  * disbursed four months ago (backdated through the API) with two installments unpaid, and loan B, disbursed eight
  * months ago and never paid → close of business for yesterday for the two loans (`POST /v1/cob/runs` with
  * `loanIds`, polled until done) → loan A's
  * penalties, range, delinquent figures, delinquency history and its collections case; loan B charged off by the
- * run (or, when the run did not, by the charge-off command) → a payment on A covering everything overdue: the
- * read's `delinquent` figures show the cure at once, and a run for yesterday limited to A (`loanIds`) shows what a
- * later close does with a loan whose day is closed (counted processed, left alone) → a payment on B, posted as a
- * recovery (its journal lines credit `RECOVERY_INCOME`).
- *
- * Only one ended day exists in real time: the run cannot close "today" to show the next day's close (the one that
- * finds A back at NO_DELINQUENCY and closes its collections case `CURED`), so the cure is shown by the loan read,
- * the stored classification and the case as they stand after the payment.
+ * run (or, when the run did not, by the charge-off command) → a payment on A covering everything overdue: since A
+ * has had a close, the payment sets its tag at once (docs/lending.md "The tag between two runs"): the read's
+ * `delinquent` figures are zero, `delinquencyRange` is null (NO_DELINQUENCY), a second history row dated today
+ * (the loan's business date, `lastClosedBusinessDate` + 1) names the case, and the case is CLOSED with outcome
+ * `CURED`; a run for yesterday limited to A (`loanIds`) then shows what a later close does with a loan whose day
+ * is closed (counted processed, left alone) → a payment on B, posted as a recovery (its journal lines credit
+ * `RECOVERY_INCOME`).
  *
  * `setUpDelinquencyProduct` and `createBackdatedLoan` are also what bench/cob-seed.ts seeds its templates with.
  * Needs a sandbox service with a worker on the `lending` queue (the run is a workflow). Throws when a step
@@ -28,6 +27,12 @@ import { type ApiSession, apiRequest, type DemoCredential, type Exchange, reques
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field
 type JsonBody = Record<string, any>;
+
+/**
+ * The case type of the collections range. Its own type, not the servicing flow's `COLLECTIONS` (whose form asks a
+ * resolution note on close, so a cure leaves that case open for a collector): here the cure closes it `CURED`.
+ */
+export const collectionsCaseType = 'ARREARS';
 
 /** What `setUpDelinquencyProduct` made: ids of the configuration and the product. */
 export interface DelinquencyProduct {
@@ -88,13 +93,13 @@ export async function setUpDelinquencyProduct(
   const listed = (
     Array.isArray(caseTypes.body) ? caseTypes.body : (caseTypes.body.items ?? [])
   ) as JsonBody[];
-  if (!listed.some((t) => t.caseTypeCode === 'COLLECTIONS'))
+  if (!listed.some((t) => t.caseTypeCode === collectionsCaseType))
     await step(
       session,
       onExchange,
       'POST',
       '/v1/servicing/admin/case-types',
-      { caseTypeCode: 'COLLECTIONS', displayName: 'Collections' },
+      { caseTypeCode: collectionsCaseType, displayName: 'Arrears (opened by close of business)' },
       [201, 409],
       key('case-type'),
     );
@@ -104,7 +109,7 @@ export async function setUpDelinquencyProduct(
       classification: `Collections 31-90 days (${ref})`,
       minimumAgeDays: 31,
       maximumAgeDays: 90,
-      collectionsCaseTypeCode: 'COLLECTIONS',
+      collectionsCaseTypeCode: collectionsCaseType,
     },
     { classification: `Serious arrears 91-119 days (${ref})`, minimumAgeDays: 91, maximumAgeDays: 119 },
     { classification: `Charge-off 120 days and over (${ref})`, minimumAgeDays: 120, maximumAgeDays: null },
@@ -373,6 +378,8 @@ export interface DelinquencyDemoResult {
     rangeAfterRun: JsonBody | null;
     delinquentAfterRun: JsonBody;
     history: JsonBody[];
+    /** `GET /v1/loans/{loanId}/delinquency-history` after the payment (newest first): the cure's row added. */
+    historyAfterCure: JsonBody[];
     /** The collections case the run opened (`GET /v1/servicing/cases/{caseId}`), after the run and after the cure. */
     collectionsCase: JsonBody | null;
     collectionsCaseAfterCure: JsonBody | null;
@@ -485,10 +492,18 @@ export async function runDelinquencyDemoFlow(
   const chargeList = (
     Array.isArray(charges) ? charges : (charges.items ?? charges.pageItems ?? [])
   ) as JsonBody[];
-  const historyPage = (
-    await step(session, onExchange, 'GET', `/v1/loans/${behind.loanId}/delinquency-history`, undefined, [200])
-  ).body;
-  const history = (historyPage.items ?? []) as JsonBody[];
+  const historyRead = async () =>
+    ((
+      await step(
+        session,
+        onExchange,
+        'GET',
+        `/v1/loans/${behind.loanId}/delinquency-history`,
+        undefined,
+        [200],
+      )
+    ).body.items ?? []) as JsonBody[];
+  const history = await historyRead();
   const caseId = history.find((h) => h.collectionsCaseId)?.collectionsCaseId ?? null;
   const caseRead = async () =>
     caseId === null
@@ -524,9 +539,11 @@ export async function runDelinquencyDemoFlow(
     [201],
     `dlq-${ref}-cure`,
   );
-  const laterRun = run === null ? null : await closeDay([behind.loanId]);
+  // The payment set the tag at once (the loan has had a close): range, history row and case, read before any run.
   const afterCure = await loanRead(behind.loanId);
+  const historyAfterCure = await historyRead();
   const collectionsCaseAfterCure = await caseRead();
+  const laterRun = run === null ? null : await closeDay([behind.loanId]);
 
   // Loan B: charged off by the run (its delinquentDays past chargeOffDaysPastDue), else by the command.
   let chargedOff = await loanRead(neverPaid.loanId);
@@ -582,6 +599,7 @@ export async function runDelinquencyDemoFlow(
       rangeAfterRun: afterRun.delinquencyRange ?? null,
       delinquentAfterRun: afterRun.delinquent,
       history,
+      historyAfterCure,
       collectionsCase,
       collectionsCaseAfterCure,
       cure: { amount: cureAmount, paymentId: cure.body.paymentId },

@@ -18,7 +18,7 @@
  * product's NSF fee, a snooze fee added to the last installment and waived) and the delinquency flow
  * (scripts/delinquency-demo-flow.ts: a bucket with a collections range, an overdue penalty and charge-off at 120 days;
  * two loans behind; yesterday closed by `POST /v1/cob/runs`; the penalties, range, history and collections case; a
- * cure; a charged-off loan's payment posted as a recovery).
+ * cure that sets the tag at once and closes the case CURED; a charged-off loan's payment posted as a recovery).
  * Webhooks (spec § Events; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated`, `hardship.offer.applied`, `loan.charge.added` and
@@ -359,7 +359,7 @@ try {
       `  loan ${a.loanId}: ${a.penalties.length} penalties (${a.penalties.map((p) => `${p.amount} for the installment due ${p.dueDate}`).join(', ') || 'none'}); range ${rangeName(a.rangeAfterRun)}; ${a.delinquentAfterRun?.delinquentDays ?? '?'} days delinquent, ${a.delinquentAfterRun?.delinquentAmount ?? '?'} overdue`,
       `  history: ${a.history.map((h) => `${h.businessDate} ${h.previousClassification ?? 'NO_DELINQUENCY'} → ${h.classification}${h.collectionsCaseId ? ` (case ${h.collectionsCaseId})` : ''}${h.collectionsSuppressedBy ? ` (case held back by ${h.collectionsSuppressedBy})` : ''}`).join('; ') || 'none'}`,
       `  collections case: ${a.collectionsCase ? `${a.collectionsCase.caseId} ${a.collectionsCase.caseTypeCode} ${a.collectionsCase.status}: ${a.collectionsCase.summary}` : 'none'}`,
-      `  cure: ${a.cure.amount} paid (payment ${a.cure.paymentId}) → range ${rangeName(a.rangeAfterCure)}, ${a.delinquentAfterCure?.delinquentDays ?? '?'} days delinquent; case ${a.collectionsCaseAfterCure ? `${a.collectionsCaseAfterCure.status}` : 'none'}${a.laterRun ? `; a run for ${delinquency.businessDate} limited to the loan: ${a.laterRun.status}, ${JSON.stringify(a.laterRun.loans)} (the day is closed: the next close is tomorrow's run)` : ''}`,
+      `  cure: ${a.cure.amount} paid (payment ${a.cure.paymentId}) → range ${rangeName(a.rangeAfterCure)} at once, ${a.delinquentAfterCure?.delinquentDays ?? '?'} days delinquent; history ${a.historyAfterCure[0] ? `${a.historyAfterCure[0].businessDate} ${a.historyAfterCure[0].previousClassification ?? 'NO_DELINQUENCY'} → ${a.historyAfterCure[0].classification}${a.historyAfterCure[0].collectionsCaseId ? ` (case ${a.historyAfterCure[0].collectionsCaseId})` : ''}` : 'none'}; case ${a.collectionsCaseAfterCure ? `${a.collectionsCaseAfterCure.status}${a.collectionsCaseAfterCure.outcomeCode ? ` ${a.collectionsCaseAfterCure.outcomeCode}` : ''}` : 'none'}${a.laterRun ? `; a run for ${delinquency.businessDate} limited to the loan: ${a.laterRun.status}, ${JSON.stringify(a.laterRun.loans)} (the day is closed: the next close is tomorrow's run)` : ''}`,
       `  loan ${b.loanId}: charged off ${b.chargedOffOnDate ?? '?'} by the ${b.chargedOffBy === 'run' ? 'run (past chargeOffDaysPastDue)' : 'charge-off command (the run did not)'}; recovery ${b.recovery.amount} (payment ${b.recovery.paymentId}): ${b.recoveryLines.map((l) => `${l.accountCode} Dr ${l.debit} Cr ${l.credit}`).join(', ')}`,
       '',
     ].join('\n'),

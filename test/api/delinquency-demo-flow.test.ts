@@ -1,10 +1,11 @@
 /**
  * scripts/delinquency-demo-flow.ts over real HTTP against the app served on a free local port, with a worker on
  * the `lending` queue (the close-of-business run is a workflow; docs/processes.md P7): a product with a delinquency
- * bucket (a range that opens a COLLECTIONS case), an overdue penalty and charge-off at 120 days; loan A two
+ * bucket (a range that opens an ARREARS collections case), an overdue penalty and charge-off at 120 days; loan A two
  * installments behind, loan B never paid; yesterday closed by `POST /v1/cob/runs`. Checked against the loan as the
  * API reads it and the outbox: A's penalties (10.00 each, once per overdue installment), its range (31-90 days) and
- * history row with the case it opened, the events of the run; the payment that cures A (delinquency gone at once);
+ * history row with the case it opened, the events of the run; the payment that cures A (figures, tag, a history
+ * row and the case closed CURED at once);
  * B charged off by the run and its later payment posted to RECOVERY_INCOME; the journal balanced.
  */
 import type { AddressInfo } from 'node:net';
@@ -12,8 +13,9 @@ import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { addDays } from '../../domain/calendar';
 import { parseDecimalToMinor } from '../../domain/money';
-import { runDelinquencyDemoFlow } from '../../scripts/delinquency-demo-flow';
+import { collectionsCaseType, runDelinquencyDemoFlow } from '../../scripts/delinquency-demo-flow';
 import { createTestContext, credentialFor, type TestContext, uniqueTenant } from '../support/context';
 
 let ctx: TestContext;
@@ -52,7 +54,7 @@ describe('runDelinquencyDemoFlow', () => {
     expect(new Set(dueDates).size).toBe(2);
     expect(dueDates[0]).toBe(a.delinquentAfterRun.delinquentDate);
     const collections = result.product.ranges[1]!;
-    expect(collections.collectionsCaseTypeCode).toBe('COLLECTIONS');
+    expect(collections.collectionsCaseTypeCode).toBe(collectionsCaseType);
     expect(a.rangeAfterRun).toMatchObject({ id: collections.id, classification: collections.classification });
     expect(a.delinquentAfterRun.delinquentDays).toBeGreaterThanOrEqual(31);
     expect(a.delinquentAfterRun.delinquentDays).toBeLessThanOrEqual(90);
@@ -64,20 +66,35 @@ describe('runDelinquencyDemoFlow', () => {
     expect(a.history[0]!.collectionsCaseId).toBeTruthy();
     expect(a.collectionsCase).toMatchObject({
       caseId: a.history[0]!.collectionsCaseId,
-      caseTypeCode: 'COLLECTIONS',
+      caseTypeCode: collectionsCaseType,
       status: 'OPEN',
     });
 
-    // The cure: everything overdue paid today; the read's derived figures show no delinquency at once. The
-    // collections case stays open until a close finds the loan back at NO_DELINQUENCY (the next day's run: a run
-    // limited to the loan for the same day counts it processed and leaves it alone).
+    // The cure: everything overdue paid today. The loan has had a close, so the payment sets its tag at once
+    // (docs/lending.md "The tag between two runs"): no range, a TRANSACTION history row dated the loan's business
+    // date (yesterday + 1) naming the case, and the case closed CURED, all before any later run. A run limited to
+    // the loan for the same day then counts it processed and leaves it alone.
     expect(a.delinquentAfterCure).toMatchObject({
       pastDueDays: 0,
       delinquentDays: 0,
       delinquentAmount: '0.00',
     });
+    expect(a.rangeAfterCure).toBeNull();
+    expect(a.historyAfterCure).toHaveLength(2);
+    expect(a.historyAfterCure[0]).toMatchObject({
+      businessDate: addDays(result.businessDate, 1),
+      previousClassification: collections.classification,
+      classification: 'NO_DELINQUENCY',
+      delinquentDays: 0,
+      collectionsCaseId: a.collectionsCase!.caseId,
+    });
+    expect(a.historyAfterCure[1]).toEqual(a.history[0]);
+    expect(a.collectionsCaseAfterCure).toMatchObject({
+      caseId: a.collectionsCase!.caseId,
+      status: 'CLOSED',
+      outcomeCode: 'CURED',
+    });
     expect(a.laterRun).toMatchObject({ status: 'COMPLETED', loans: { total: 1, processed: 1, failed: 0 } });
-    expect(a.collectionsCaseAfterCure).toMatchObject({ caseId: a.collectionsCase!.caseId, status: 'OPEN' });
 
     // Loan B: charged off by the run; its payment is a recovery.
     const b = result.chargedOffLoan;
@@ -97,7 +114,7 @@ describe('runDelinquencyDemoFlow', () => {
     const count = (type: string, loanId: number) =>
       events.filter((e) => e.event_type === type && e.loan_id === String(loanId)).length;
     expect(count('loan.penalty.assessed', a.loanId)).toBe(2);
-    expect(count('loan.delinquency.changed', a.loanId)).toBeGreaterThanOrEqual(1);
+    expect(count('loan.delinquency.changed', a.loanId)).toBe(2);
     expect(count('loan.chargeoff.posted', b.loanId)).toBe(1);
 
     const [balance] = await withTenantTransaction(ctx.db, tenant, (tx) =>

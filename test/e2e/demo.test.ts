@@ -114,7 +114,11 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(
       /loan \d+: 2 penalties \(10\.00 for the installment due \d{4}-\d\d-\d\d, 10\.00 for the installment due \d{4}-\d\d-\d\d\); range Collections 31-90 days/,
     );
-    expect(stdout).toMatch(/collections case: \d+ COLLECTIONS OPEN: /);
+    expect(stdout).toMatch(/collections case: \d+ ARREARS OPEN: /);
+    // The cure sets the tag at once (the loan has had a close): no range, the history row, the case closed CURED.
+    expect(stdout).toMatch(
+      /cure: \d+\.\d\d paid \(payment \d+\) → range NO_DELINQUENCY at once, 0 days delinquent; history \d{4}-\d\d-\d\d Collections 31-90 days \([\w-]+\) → NO_DELINQUENCY \(case \d+\); case CLOSED CURED; /,
+    );
     expect(stdout).toMatch(/charged off \d{4}-\d\d-\d\d by the run \(past chargeOffDaysPastDue\)/);
     expect(stdout).toMatch(
       /recovery 150\.00 \(payment \d+\): (EXTERNAL_CLEARING Dr 150\.00 Cr 0\.00, RECOVERY_INCOME Dr 0\.00 Cr 150\.00|RECOVERY_INCOME Dr 0\.00 Cr 150\.00, EXTERNAL_CLEARING Dr 150\.00 Cr 0\.00)/,
