@@ -16,6 +16,10 @@ import {
   createHardshipOfferClient,
   type HardshipOfferClient,
 } from '../workflows/hardship/hardship-offer/client';
+import {
+  type CloseOfBusinessClient,
+  createCloseOfBusinessClient,
+} from '../workflows/lending/close-of-business/client';
 import { type AutopayClient, createAutopayClient } from '../workflows/payments/autopay/client';
 import {
   createPaymentIntentClient,
@@ -41,6 +45,7 @@ export interface ProcessClients {
   promises: PromiseClient;
   boarding: BoardingClient;
   hardshipOffers: HardshipOfferClient;
+  closeOfBusiness: CloseOfBusinessClient;
 }
 
 /** Every process's client port over one Temporal client. */
@@ -54,6 +59,7 @@ export function createProcessClients(client: Client): ProcessClients {
     promises: createPromiseClient(client),
     boarding: createBoardingClient(client),
     hardshipOffers: createHardshipOfferClient(client),
+    closeOfBusiness: createCloseOfBusinessClient(client),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding,webhooks-dead-tenant] [--quick] [--down-seconds 10]
+ * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding,webhooks-dead-tenant,cob] [--quick] [--down-seconds 10]
  * [--temporal-down-seconds 30] [--keep]`
  * (docs/processes.md P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
  * measured and a PASS/FAIL line per check; nothing here is a vitest test (they take minutes).
@@ -56,6 +56,9 @@
  * - `webhooks-dead-tenant`: bench/webhooks-dead-tenant.ts (a second tenant whose 10 subscriptions never answer or
  *   refuse, with a backlog of 1,600 deliveries, beside a live tenant): the live tenant's p99 delivery latency
  *   against its baseline of the same run, and the worker's RSS flat (about 3 minutes; `--quick` about 2).
+ * - `cob`: bench/fault-cob.ts (10,000 loans, 3,000 with `--quick`, seeded for a tenant of their own; a
+ *   close-of-business run for yesterday with the worker SIGKILLed twice during it): every loan closed for the day
+ *   exactly once (history rows, events, penalties, charge-offs not doubled), the trial balance zero.
  *
  * `--quick` shortens the outages (PostgreSQL 5 s, Temporal 20 s; defaults 10 s and 30 s: the Temporal client retries
  * a call for about 10 s, so a shorter outage of Temporal only delays answers) and the counts. Exit code 0 when every check passes, 1 otherwise, 2 when the
@@ -90,6 +93,7 @@ import { temporalDataConverter } from '../workers/payload-codec';
 import { type DevServer, startTemporalDevServer } from '../workers/temporal-server';
 import { startTenantStatementCycle } from '../workflows/lending/statement-cycle/client';
 import type { TenantStatementCycleResult } from '../workflows/lending/statement-cycle/types';
+import { cobWorkerKills } from './fault-cob';
 import { webhooksDeadTenant } from './webhooks-dead-tenant';
 
 const scenarios = [
@@ -99,6 +103,7 @@ const scenarios = [
   'worker-servicing',
   'boarding',
   'webhooks-dead-tenant',
+  'cob',
 ] as const;
 type Scenario = (typeof scenarios)[number];
 
@@ -1990,7 +1995,8 @@ try {
     selected.has('temporal') ||
     selected.has('worker') ||
     selected.has('worker-servicing') ||
-    selected.has('webhooks-dead-tenant');
+    selected.has('webhooks-dead-tenant') ||
+    selected.has('cob');
   if (needsStack) {
     const stack = await startStack();
     if (selected.has('postgres')) {
@@ -2003,6 +2009,26 @@ try {
     }
     if (selected.has('worker')) await workerKills(stack);
     if (selected.has('worker-servicing')) await workerKillsServicing(stack);
+    if (selected.has('cob')) {
+      const scenario = 'cob';
+      const loans = quick ? 3_000 : 10_000;
+      say(
+        `\n== ${scenario}: a close-of-business run over ${loans} loans, the worker SIGKILLed twice during it`,
+      );
+      await cobWorkerKills(
+        {
+          baseUrl: stack.baseUrl,
+          databaseUrl: stack.databaseUrl,
+          dataDir,
+          tenant,
+          sql: stack.sql,
+          killAndReplaceWorker: (why) => killAndReplaceWorker(stack, why),
+        },
+        { loans, timeoutMinutes: 20 },
+        (name, pass, detail) => check(scenario, name, pass, detail),
+        note,
+      );
+    }
     if (selected.has('webhooks-dead-tenant')) {
       const scenario = 'webhooks-dead-tenant';
       say(`\n== ${scenario}: a tenant whose webhook receivers never answer or refuse, beside a live tenant`);

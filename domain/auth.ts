@@ -57,6 +57,13 @@ export const permissions = [
   'READ_CHARGE',
   'CREATE_LOANPRODUCT',
   'READ_LOANPRODUCT',
+  // Delinquency configuration (Fineract DelinquencyApiResource).
+  'CREATE_DELINQUENCY_RANGE',
+  'READ_DELINQUENCY_RANGE',
+  'CREATE_DELINQUENCY_BUCKET',
+  'READ_DELINQUENCY_BUCKET',
+  // Delinquency pause/resume on a loan (Fineract LoansApiResource delinquency-actions; read with READ_LOAN).
+  'CREATE_DELINQUENCY_ACTION',
   'CREATE_CUSTOMER',
   'READ_CUSTOMER',
   'CREATE_CUSTOMERIDENTIFIER',
@@ -75,6 +82,12 @@ export const permissions = [
   'CREATE_LOANCHARGE',
   'READ_LOANCHARGE',
   'WAIVE_LOANCHARGE',
+  // Charge-off (Fineract LoanTransactionsApiResource command=charge-off / undo-charge-off).
+  'CHARGEOFF_LOAN',
+  'UNDOCHARGEOFF_LOAN',
+  // Close-of-business runs (docs/processes.md P7): starting one; reading runs and their errors (RUN_COB reads too).
+  'RUN_COB',
+  'READ_COB',
   'RECORD_LMS_FUNDING',
   'READ_LMS_FUNDING',
   'RECORD_LMS_PAYMENT',

@@ -157,6 +157,26 @@ export const errorCodes = {
     status: 409,
     message: 'This loan charge is already paid.',
   },
+  /** Fineract `LoanWritePlatformServiceJpaRepositoryImpl.chargeOff`: a loan is charged off once. */
+  'error.msg.loan.is.already.charged.off': {
+    status: 409,
+    message: 'The loan is already charged off.',
+  },
+  /** Fineract `undoChargeOff`: there is no charge-off to undo. */
+  'error.msg.loan.is.not.charged.off': {
+    status: 409,
+    message: 'The loan is not charged off.',
+  },
+  /** Fineract `undoChargeOff`: money moved after the charge-off, so it cannot be undone. */
+  'error.msg.loan.charge.off.is.not.the.last.user.transaction': {
+    status: 409,
+    message: 'The charge-off cannot be undone: a transaction was recorded after it.',
+  },
+  /** A charge-off externalId already names another transaction. */
+  'error.msg.loan.charge.off.external.id.conflict': {
+    status: 409,
+    message: 'This externalId already belongs to another charge-off transaction.',
+  },
   'error.msg.loan.charge.external.id.conflict': {
     status: 409,
     message: 'This externalId already belongs to another loan charge.',

@@ -252,6 +252,110 @@ export const eventCatalogue = {
       waivedOnDate: date,
     }),
   ),
+  'loan.chargeoff.posted': event(
+    'loan',
+    'A loan was charged off (Fineract CHARGE_OFF, transaction type 27): everything outstanding on its schedule recorded as charged off, its principal booked as a credit loss; the loan stays ACTIVE and later payments are recoveries.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /** The charge-off transaction (`transactions[].id` of the loan read, type 27). */
+      transactionId: id,
+      transactionDate: date,
+      reason: v.string(),
+      /** True when the close of business charged it off (the product's chargeOffDaysPastDue), false for the command. */
+      automatic: v.boolean(),
+      amount: decimal,
+      principalPortion: decimal,
+      interestPortion: decimal,
+      feeChargesPortion: decimal,
+      penaltyChargesPortion: decimal,
+      currency,
+    }),
+  ),
+  'loan.chargeoff.reversed': event(
+    'loan',
+    'A charge-off was undone (Fineract undo-charge-off): its transaction and journal entries reversed, the loan no longer charged off.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      transactionId: id,
+      transactionDate: date,
+      amount: decimal,
+      currency,
+      /** ISO date of the undo: the tenant's business date. */
+      reversedOnDate: date,
+    }),
+  ),
+  'loan.penalty.assessed': event(
+    'loan',
+    "Close of business assessed an overdue-installment penalty (Fineract chargeTimeType 9, ApplyChargeToOverdueLoans) on an installment overdue past the tenant's penalty wait period; it is dated the installment's due date.",
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /** The loan charge row (`GET /v1/loans/{loanId}/charges/{loanChargeId}`). */
+      loanChargeId: id,
+      /** The overdue charge definition of the product. */
+      chargeId: id,
+      installmentNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      /** ISO date: the installment's due date. */
+      dueDate: date,
+      amount: decimal,
+      currency,
+      /** ISO date D of the day the close-of-business run closed. */
+      businessDate: date,
+    }),
+  ),
+  'loan.delinquency.changed': event(
+    'loan',
+    "A new delinquency classification was stored for a loan (Fineract SetLoanDelinquencyTags): by close of business, its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY); or by a money operation (payment, return, charge, waiver, charge-off, relief) that changed what is overdue as of the loan's business date businessDate (the day after its last closed day).",
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      /**
+       * ISO date: D of the day the run closed (the figures are as of D + 1), or, set by a money operation, the
+       * loan's business date (its last closed day + 1, the figures as of that day).
+       */
+      businessDate: date,
+      previousClassification: code,
+      classification: code,
+      pastDueDays: count,
+      delinquentDays: count,
+      delinquentAmount: decimal,
+      currency,
+    }),
+  ),
+  'loan.repayment.due': event(
+    'loan',
+    "An installment falls due in the tenant's dueDaysForRepaymentEvent days (Fineract CheckLoanRepaymentDue); sent by the close of business of noticeDate.",
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      installmentNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      /** ISO date the installment is due. */
+      dueDate: date,
+      /** What the installment still owes (principal, interest, fees, penalties). */
+      amountDue: decimal,
+      currency,
+      /** ISO date: the day the notice belongs to (dueDate − dueDaysForRepaymentEvent). */
+      noticeDate: date,
+    }),
+  ),
+  'loan.repayment.overdue': event(
+    'loan',
+    'An installment is still unpaid overdueDaysForRepaymentEvent days after its due date (Fineract CheckLoanRepaymentOverdue); sent by the close of business of noticeDate.',
+    v.strictObject({
+      loanId: id,
+      loanRef: v.string(),
+      installmentNumber: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      /** ISO date the installment was due. */
+      dueDate: date,
+      /** What the installment still owes (principal, interest, fees, penalties). */
+      amountDue: decimal,
+      currency,
+      /** ISO date: the day the notice belongs to (dueDate + overdueDaysForRepaymentEvent). */
+      noticeDate: date,
+    }),
+  ),
   'funding.posted': event(
     'funding',
     'A funding (disbursement) was recorded and posted to the ledger.',

@@ -82,3 +82,18 @@ export function contactConsentUpdateWorkflowId(tenantId: string, updateId: numbe
 export function promiseWorkflowId(tenantId: string, promiseId: number | string): string {
   return `promise/${tenantId}/${promiseId}`;
 }
+
+/**
+ * `close-of-business/<tenant>/<businessDate>` (docs/processes.md P7 "The run"): the whole-tenant run of day D,
+ * unique per tenant and day; with `runId`, a run for loans an operator named:
+ * `close-of-business/<tenant>/<businessDate>/<runId>`.
+ */
+export function closeOfBusinessWorkflowId(tenantId: string, businessDate: string, runId?: string): string {
+  const base = `close-of-business/${tenantId}/${businessDate}`;
+  return runId === undefined ? base : `${base}/${runId}`;
+}
+
+/** `close-of-business/<tenant>`: the tenant's daily close-of-business Temporal Schedule (docs/processes.md P7). */
+export function closeOfBusinessScheduleId(tenantId: string): string {
+  return `close-of-business/${tenantId}`;
+}

@@ -15,11 +15,15 @@
  * whose path is printed) and a merchant advance (scripts/merchant-advance-demo-flow.ts: a week of daily sales and
  * remittances, one short, and the reconciliation) and a pay-in-4 purchase (scripts/pay-in-4-demo-flow.ts: a 25 %
  * down payment recorded with the funding at checkout, three ACH payments of which one is returned R01 and adds the
- * product's NSF fee, a snooze fee added to the last installment and waived).
+ * product's NSF fee, a snooze fee added to the last installment and waived) and the delinquency flow
+ * (scripts/delinquency-demo-flow.ts: a bucket with a collections range, an overdue penalty and charge-off at 120 days;
+ * two loans behind; yesterday closed by `POST /v1/cob/runs`; the penalties, range, history and collections case; a
+ * cure that sets the tag at once and closes the case CURED; a charged-off loan's payment posted as a recovery).
  * Webhooks (spec § Events; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated`, `hardship.offer.applied`, `loan.charge.added` and
- * `loan.charge.waived` and sends it a test event; after the flows it
+ * `loan.charge.waived` (and the close-of-business events `loan.penalty.assessed`, `loan.delinquency.changed`,
+ * `loan.chargeoff.posted` that the build's event catalogue has) and sends it a test event; after the flows it
  * waits (at most 30 s) for the test event and one delivery of each of those types but `funding.posted`, verifies each delivery's signature with
  * `client/src/webhooks.ts` and prints them. Exits 1 when one is missing or fails verification.
  * Every request goes through the typed client (client/; scripts/http-client.ts `demoClient`):
@@ -33,9 +37,10 @@
 import { createPlatformOperations } from '../activities';
 import type { operations } from '../client/src';
 import { createDb } from '../db/client';
-import { eventApiVersion } from '../domain/events';
+import { eventApiVersion, isEventType } from '../domain/events';
 import { loadConfig, operationDeps } from '../workers/config';
 import { NoServiceDatabaseError, readRuntimeFile, serviceDatabase } from '../workers/runtime-file';
+import { runDelinquencyDemoFlow } from './delinquency-demo-flow';
 import { type Exchange, runDemoFlow } from './demo-flow';
 import { runHardshipDemoFlow } from './hardship-demo-flow';
 import { demoClient } from './http-client';
@@ -105,6 +110,16 @@ const print = (x: Exchange, body: unknown = x.responseBody) => {
   process.stdout.write(`< ${x.status}\n${JSON.stringify(body, null, 2)}\n\n`);
 };
 const credential = { tenant: 'demo', clientId: client.clientId, clientSecret: client.clientSecret };
+/**
+ * The close-of-business events the delinquency flow waits for (docs/processes.md P7): those this build's event
+ * catalogue has (a build without the close-of-business step lacks the first two, and subscribing to an unknown type
+ * is refused).
+ */
+const closeOfBusinessEvents = [
+  'loan.penalty.assessed',
+  'loan.delinquency.changed',
+  'loan.chargeoff.posted',
+].filter((type): type is SubscriptionRequest['eventTypes'][number] => isEventType(type));
 
 // Webhooks: a local receiver, subscribed before the flows so their events reach it.
 let signingSecret = '';
@@ -129,6 +144,7 @@ try {
       'hardship.offer.applied',
       'loan.charge.added',
       'loan.charge.waived',
+      ...closeOfBusinessEvents,
     ],
     apiVersion: eventApiVersion,
     description: 'npm run demo: local receiver',
@@ -324,6 +340,32 @@ try {
     ].join('\n'),
   );
 
+  // Delinquency: a bucket with a collections range, an overdue penalty, automatic charge-off; two loans behind,
+  // yesterday closed by a close-of-business run; the cure of one, a recovery payment on the other.
+  process.stdout.write(
+    'Delinquency: close of business for yesterday over two loans that fell behind, a cure and a recovery\n\n',
+  );
+  const delinquency = await runDelinquencyDemoFlow(baseUrl, credential, (x) =>
+    print(x, shortened(x.responseBody)),
+  );
+  const a = delinquency.behindLoan;
+  const b = delinquency.chargedOffLoan;
+  const rangeName = (r: { classification?: string } | null) => r?.classification ?? 'NO_DELINQUENCY';
+  process.stdout.write(
+    [
+      delinquency.run
+        ? `Close of business ${delinquency.businessDate}: run ${delinquency.run.runId} ${delinquency.run.status}, loans ${JSON.stringify(delinquency.run.loans)}.`
+        : `Close of business ${delinquency.businessDate}: this service has no POST /v1/cob/runs yet; the reads below are before any run.`,
+      `  loan ${a.loanId}: ${a.penalties.length} penalties (${a.penalties.map((p) => `${p.amount} for the installment due ${p.dueDate}`).join(', ') || 'none'}); range ${rangeName(a.rangeAfterRun)}; ${a.delinquentAfterRun?.delinquentDays ?? '?'} days delinquent, ${a.delinquentAfterRun?.delinquentAmount ?? '?'} overdue`,
+      `  history: ${a.history.map((h) => `${h.businessDate} ${h.previousClassification ?? 'NO_DELINQUENCY'} → ${h.classification}${h.collectionsCaseId ? ` (case ${h.collectionsCaseId})` : ''}${h.collectionsSuppressedBy ? ` (case held back by ${h.collectionsSuppressedBy})` : ''}`).join('; ') || 'none'}`,
+      `  collections case: ${a.collectionsCase ? `${a.collectionsCase.caseId} ${a.collectionsCase.caseTypeCode} ${a.collectionsCase.status}: ${a.collectionsCase.summary}` : 'none'}`,
+      `  cure: ${a.cure.amount} paid (payment ${a.cure.paymentId}) → range ${rangeName(a.rangeAfterCure)} at once, ${a.delinquentAfterCure?.delinquentDays ?? '?'} days delinquent; history ${a.historyAfterCure[0] ? `${a.historyAfterCure[0].businessDate} ${a.historyAfterCure[0].previousClassification ?? 'NO_DELINQUENCY'} → ${a.historyAfterCure[0].classification}${a.historyAfterCure[0].collectionsCaseId ? ` (case ${a.historyAfterCure[0].collectionsCaseId})` : ''}` : 'none'}; case ${a.collectionsCaseAfterCure ? `${a.collectionsCaseAfterCure.status}${a.collectionsCaseAfterCure.outcomeCode ? ` ${a.collectionsCaseAfterCure.outcomeCode}` : ''}` : 'none'}${a.laterRun ? `; a run for ${delinquency.businessDate} limited to the loan: ${a.laterRun.status}, ${JSON.stringify(a.laterRun.loans)} (the day is closed: the next close is tomorrow's run)` : ''}`,
+      `  loan ${b.loanId}: charged off ${b.chargedOffOnDate ?? '?'} by the ${b.chargedOffBy === 'run' ? 'run (past chargeOffDaysPastDue)' : 'charge-off command (the run did not)'}; recovery ${b.recovery.amount} (payment ${b.recovery.paymentId}): ${b.recoveryLines.map((l) => `${l.accountCode} Dr ${l.debit} Cr ${l.credit}`).join(', ')}`,
+      '',
+    ].join('\n'),
+  );
+  const closedByRun = delinquency.run !== null;
+
   // Wait for the deliveries: the test event and one of each real event type, then a quiet second for the rest.
   const wanted = [
     'webhook.test',
@@ -335,6 +377,8 @@ try {
     'hardship.offer.applied',
     'loan.charge.added',
     'loan.charge.waived',
+    // Written by the run (penalty, classification) or by the charge-off either way.
+    ...closeOfBusinessEvents.filter((type) => closedByRun || type === 'loan.chargeoff.posted'),
   ];
   const has = (type: string) => receiver.received.some((d) => d.envelope?.eventType === type);
   process.stdout.write(`Webhooks: waiting (at most 30 s) for ${wanted.join(', ')} …\n`);

@@ -4,7 +4,7 @@
  * workflows must fail CI; test/workflows/replay.test.ts replays every file there). Run after a
  * deliberate, versioned (`patched()`) change that added a scenario, naming the processes (none = all). The fixtures
  * are append-only: a scenario whose file exists is run but never written again, so only new scenarios are written:
- *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding|autopay|daily-reconciliation|boarding-purge …]
+ *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding|autopay|daily-reconciliation|boarding-purge|close-of-business …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
  * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written, and their
  * SHA-256 lines are appended to test/workflows/histories/SHA256SUMS (scripts/workflow-fixtures.ts: the manifest the
@@ -25,6 +25,7 @@ import type { ChannelEventWorkflowInput, ChannelEventWorkflowResult } from '../d
 import type { HardshipOfferProgress, HardshipOfferWorkflowInput } from '../domain/hardship/offer-process';
 import {
   channelEventWorkflowId,
+  closeOfBusinessWorkflowId,
   contactConsentUpdateWorkflowId,
   hardshipOfferWorkflowId,
   paymentIntentWorkflowId,
@@ -58,6 +59,10 @@ import {
   offerChangedSignal,
 } from '../workflows/hardship/hardship-offer/messages';
 import type { hardshipOfferWorkflow } from '../workflows/hardship/hardship-offer/workflow';
+import type {
+  closeOfBusinessLauncherWorkflow,
+  closeOfBusinessWorkflow,
+} from '../workflows/lending/close-of-business/workflow';
 import type {
   dailyStatementCycleWorkflow,
   tenantStatementCycleWorkflow,
@@ -976,6 +981,135 @@ function boardingPurge(): RecordedProcess {
   };
 }
 
+/**
+ * `closeOfBusinessWorkflow` and `closeOfBusinessLauncherWorkflow` (docs/processes.md P7 "The run"): a whole-tenant
+ * run over five loans in chunks of one, two at a time and two per run, so it continues as new (its first and last
+ * runs are kept; loan 3's step fails: COMPLETED_WITH_ERRORS); a run of two named loans; the daily launch at 00:30 in
+ * Auckland opening the run of the day before and starting it as an abandoned child (which runs the same stand-ins).
+ * Runs on `lending`, where the launcher's child runs. The stand-ins answer as activities/lending/open-cob-run.ts,
+ * count-cob-run-loans.ts, plan-cob-chunks.ts, close-cob-chunk.ts and complete-cob-run.ts do.
+ */
+function closeOfBusiness(): RecordedProcess {
+  const taskQueue = taskQueues.lending;
+  const dayLoans = [1, 2, 3, 4, 5];
+  const chunkOutcome = (ids: number[]) => ({
+    closed: ids.filter((id) => id !== 3).length,
+    skipped: 0,
+    failed: ids.filter((id) => id === 3).length,
+  });
+  return {
+    taskQueue,
+    activities: {
+      openCobRun: async (input: { tenantId: string; businessDate: string }) => {
+        const workflowInput = {
+          tenantId: input.tenantId,
+          runId: 'cob_fixture',
+          businessDate: input.businessDate,
+          loanIds: null,
+        };
+        return {
+          run: {
+            runId: 'cob_fixture',
+            businessDate: input.businessDate,
+            status: 'RUNNING',
+            loans: { total: 0, processed: 0, failed: 0 },
+            startedAt: '2026-11-24T00:30:00.000Z',
+            completedAt: null,
+            workflowId: closeOfBusinessWorkflowId(input.tenantId, input.businessDate),
+            loanIds: null,
+          },
+          created: true,
+          workflow: {
+            workflowId: closeOfBusinessWorkflowId(input.tenantId, input.businessDate),
+            input: workflowInput,
+          },
+        };
+      },
+      countCobRunLoans: async (input: { loanIds: number[] | null }) => ({
+        total: input.loanIds ? input.loanIds.length : dayLoans.length,
+      }),
+      planCobChunks: async (input: { afterLoanId: number; chunkSize: number; chunks: number }) => {
+        const ids = dayLoans.filter((id) => id > input.afterLoanId).slice(0, input.chunkSize * input.chunks);
+        const ranges: { afterLoanId: number; lastLoanId: number }[] = [];
+        let after = input.afterLoanId;
+        for (let i = 0; i < ids.length; i += input.chunkSize) {
+          const last = ids[Math.min(i + input.chunkSize, ids.length) - 1] as number;
+          ranges.push({ afterLoanId: after, lastLoanId: last });
+          after = last;
+        }
+        return { ranges, done: ids.length < input.chunkSize * input.chunks };
+      },
+      closeCobChunk: async (input: {
+        range?: { afterLoanId: number; lastLoanId: number };
+        loanIds?: number[];
+      }) => {
+        const range = input.range;
+        const ids = range
+          ? dayLoans.filter((id) => id > range.afterLoanId && id <= range.lastLoanId)
+          : (input.loanIds ?? []);
+        return chunkOutcome(ids);
+      },
+      completeCobRun: async (input: { runId: string; loans: { failed: number } }) => ({
+        runId: input.runId,
+        status: input.loans.failed > 0 ? 'COMPLETED_WITH_ERRORS' : 'COMPLETED',
+      }),
+    },
+    async record(env, save) {
+      const whole = await env.client.workflow.start<typeof closeOfBusinessWorkflow>(
+        'closeOfBusinessWorkflow',
+        {
+          workflowId: closeOfBusinessWorkflowId('fixture', '2026-11-22'),
+          taskQueue,
+          args: [
+            {
+              tenantId: 'fixture',
+              runId: 'cob_fixture_whole',
+              businessDate: '2026-11-22',
+              loanIds: null,
+              tuning: { chunkSize: 1, chunksInParallel: 2, chunksPerRun: 2 },
+            },
+          ],
+        },
+      );
+      await whole.result();
+      await save(
+        'whole-tenant-chunks-continued',
+        await env.client.workflow.getHandle(whole.workflowId, whole.firstExecutionRunId).fetchHistory(),
+      );
+      await save(
+        'whole-tenant-last-run-completed-with-errors',
+        await env.client.workflow.getHandle(whole.workflowId).fetchHistory(),
+      );
+      const named = await env.client.workflow.start<typeof closeOfBusinessWorkflow>(
+        'closeOfBusinessWorkflow',
+        {
+          workflowId: closeOfBusinessWorkflowId('fixture', '2026-11-22', 'cob_fixture_named'),
+          taskQueue,
+          args: [
+            { tenantId: 'fixture', runId: 'cob_fixture_named', businessDate: '2026-11-22', loanIds: [2, 4] },
+          ],
+        },
+      );
+      await named.result();
+      await save('named-loans-completed', await named.fetchHistory());
+      // 2026-11-24 00:30 in Auckland (UTC+13): the run of 2026-11-23.
+      const launcher = await env.client.workflow.start<typeof closeOfBusinessLauncherWorkflow>(
+        'closeOfBusinessLauncherWorkflow',
+        {
+          workflowId: 'close-of-business-launch/fixture',
+          taskQueue,
+          args: [
+            { tenantId: 'fixture', timeZone: 'Pacific/Auckland', atMs: Date.parse('2026-11-23T11:30:00Z') },
+          ],
+        },
+      );
+      await launcher.result();
+      await env.client.workflow.getHandle(closeOfBusinessWorkflowId('fixture', '2026-11-23')).result();
+      await save('launcher-opened-started', await launcher.fetchHistory());
+    },
+  };
+}
+
 const processes: Record<string, () => RecordedProcess> = {
   'privacy-request': privacyRequest,
   'webhook-delivery': webhookDelivery,
@@ -989,6 +1123,7 @@ const processes: Record<string, () => RecordedProcess> = {
   autopay,
   'daily-reconciliation': dailyReconciliation,
   'boarding-purge': boardingPurge,
+  'close-of-business': closeOfBusiness,
 };
 
 const requested = process.argv.slice(2);

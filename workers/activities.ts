@@ -8,7 +8,8 @@
  * message (db/errors.ts `withoutQueryParameters`): they would land in Temporal's history.
  *
  * Activities that may run for minutes (`heartbeatingActivities`: a boarding chunk) heartbeat every 5 s while they
- * run, so a worker that dies is noticed after the workflow's heartbeat timeout, not the start-to-close timeout.
+ * run, so a worker that dies is noticed after the workflow's heartbeat timeout, not the start-to-close timeout;
+ * those of `progressReportingActivities` also heartbeat after each item through the `onProgress` they are handed.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -17,7 +18,13 @@ import { permanentDataErrorAsDomainError, withoutQueryParameters } from '../db/e
 import { DomainError } from '../domain/errors';
 
 /** Operations that heartbeat while they run (module note). */
-export const heartbeatingActivities: ReadonlySet<string> = new Set(['boardBoardingChunk']);
+export const heartbeatingActivities: ReadonlySet<string> = new Set(['boardBoardingChunk', 'closeCobChunk']);
+
+/**
+ * Operations that also report their own progress: their input gets `onProgress`, which heartbeats (a
+ * close-of-business chunk calls it after each loan's step, docs/processes.md P7).
+ */
+export const progressReportingActivities: ReadonlySet<string> = new Set(['closeCobChunk']);
 
 export function asTemporalActivities(activities: Activities): Activities {
   const wrapped: Record<string, unknown> = {};
@@ -27,6 +34,9 @@ export function asTemporalActivities(activities: Activities): Activities {
       const context = heartbeatingActivities.has(name) ? Context.current() : null;
       const beat = context ? setInterval(() => context.heartbeat(), 5_000) : null;
       try {
+        if (context && progressReportingActivities.has(name) && typeof input === 'object' && input !== null) {
+          return await fn({ ...input, onProgress: () => context.heartbeat() });
+        }
         return await fn(input);
       } catch (err) {
         const domainError = err instanceof DomainError ? err : permanentDataErrorAsDomainError(err);

@@ -14,6 +14,7 @@ import { taskQueues } from '../domain/ids';
 import { ensureBoardingRawPurgeSchedule } from '../workflows/boarding/boarding-purge/client';
 import { ensureStatementCycleSchedule } from '../workflows/lending/statement-cycle/client';
 import { ensureDailyReconciliationSchedule } from '../workflows/payments/daily-reconciliation/client';
+import { startCloseOfBusinessSchedules } from './cob-schedules';
 import { boardingRawRetentionDaysOf, defaultWorkflowCacheLimits, type WorkflowCacheLimits } from './config';
 import { startOutboxRelay } from './outbox-relay';
 import { createQueueWorker } from './queue-worker';
@@ -143,6 +144,12 @@ export const backgroundServices: BackgroundService[] = [
         ensure: () => ensureStatementCycleSchedule(client),
         logger,
       }),
+  },
+  {
+    // Creates or updates every tenant's daily close-of-business schedule (00:30 tenant time), and those of tenants
+    // created or moved to another zone later (idempotent across processes).
+    name: 'close-of-business-schedules',
+    start: ({ client, deps, logger }) => startCloseOfBusinessSchedules({ client, db: deps.db, logger }),
   },
   {
     // Creates or updates the Temporal Schedule of the daily purge of finished boarding batches' raw lines, with the

@@ -5,6 +5,10 @@ export { boardingRawPurgeWorkflow } from './boarding/boarding-purge/workflow';
 export { channelEventWorkflow } from './channels/channel-event/workflow';
 export { hardshipOfferWorkflow } from './hardship/hardship-offer/workflow';
 export {
+  closeOfBusinessLauncherWorkflow,
+  closeOfBusinessWorkflow,
+} from './lending/close-of-business/workflow';
+export {
   dailyStatementCycleWorkflow,
   tenantStatementCycleWorkflow,
 } from './lending/statement-cycle/workflow';

@@ -308,6 +308,7 @@ export function boardBoardingChunk(deps: Deps) {
         ...context,
         requestKey,
         ...rest,
+        boarded: true,
         clientId: borrowerId,
         productId: loanProductId,
         externalId: rest.externalId ?? line.sourceRef,

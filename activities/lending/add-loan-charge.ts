@@ -259,3 +259,62 @@ export async function addChargeToLockedLoan(tx: Tx, input: ChargeForLockedLoan):
     installmentNumber: placement.installmentNumber,
   };
 }
+
+/** What `addOverduePenaltyToLockedLoan` needs: the loan locked by the caller, the installment and the amount. */
+export interface OverduePenaltyForLockedLoan {
+  tenantId: string;
+  loanId: number;
+  /** The product's overdue-installment charge (chargeTimeType 9). */
+  chargeId: number;
+  installmentNumber: number;
+  /** ISO date: the installment's due date. */
+  dueDate: string;
+  /** Decimal string > 0 with the currency's digits. */
+  amount: string;
+  /** The close of business's key of this penalty (`overdue-penalty/<loanId>/<chargeId>/<installmentNumber>`). */
+  requestKey: string;
+  now: Date;
+}
+
+/**
+ * Adds an overdue-installment penalty (Apache Fineract `ApplyChargeToOverdueLoans`: chargeTimeType 9) on a given
+ * installment of a loan the caller has locked, in the caller's transaction: a `loan_charges` row (penalty, dated
+ * the installment's due date) and the installment's `penalty_charges_due` grown by it. Unlike
+ * `addChargeToLockedLoan` it neither places the charge by date nor re-posts: the caller re-posts once after all of
+ * its penalties (repost-loan.ts) and writes their events. Idempotent by `requestKey`: answers null when that key
+ * already added its penalty. Errors: PostgreSQL's, unchanged.
+ */
+export async function addOverduePenaltyToLockedLoan(
+  tx: Tx,
+  input: OverduePenaltyForLockedLoan,
+): Promise<{ loanChargeId: number } | null> {
+  const [row] = await tx
+    .insert(loanCharges)
+    .values({
+      tenantId: input.tenantId,
+      loanId: input.loanId,
+      chargeId: input.chargeId,
+      installmentNumber: input.installmentNumber,
+      dueDate: input.dueDate,
+      amount: input.amount,
+      penalty: true,
+      externalId: null,
+      actorUsername: null,
+      requestKey: input.requestKey,
+      createdAt: input.now,
+    })
+    .onConflictDoNothing({ target: [loanCharges.tenantId, loanCharges.requestKey] })
+    .returning({ id: loanCharges.id });
+  if (!row) return null;
+  await tx
+    .update(loanInstallments)
+    .set({ penaltyChargesDue: sql`${loanInstallments.penaltyChargesDue} + ${input.amount}::numeric` })
+    .where(
+      and(
+        eq(loanInstallments.tenantId, input.tenantId),
+        eq(loanInstallments.loanId, input.loanId),
+        eq(loanInstallments.installmentNumber, input.installmentNumber),
+      ),
+    );
+  return { loanChargeId: row.id };
+}

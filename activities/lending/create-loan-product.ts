@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
-import { charges, loanProductCharges, loanProducts } from '../../db/schema';
+import { charges, delinquencyBuckets, loanProductCharges, loanProducts } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
 import { loanChargeDefinitionErrors } from '../../domain/lending/loan-charges';
@@ -44,7 +44,11 @@ export interface CreateLoanProductResult {
  * `loanProductErrors` (codes, bounds, currency digits, grace, allocation rules, lmsConfig, the down-payment
  * fields: `downPaymentErrors`), and per attached charge (`charges[i].id`) listed twice, not found in the tenant,
  * inactive, or in another currency; naming `nsfChargeId` for an NSF charge not found, inactive, in another
- * currency, not a penalty, not of a specified due date or not flat.
+ * currency, not a penalty, not of a specified due date or not flat; naming `delinquencyBucketId`
+ * (`validation.msg.loanproduct.delinquencyBucketId.not.found`) for a bucket that is not the tenant's.
+ * Also stores the delinquency settings (`delinquencyBucketId`, `graceOnArrearsAgeing` default 0,
+ * `enableInstallmentLevelDelinquency` default false, `chargeOffDaysPastDue` default null: docs/lending.md
+ * "Delinquency configuration").
  */
 export function createLoanProduct(deps: Deps) {
   return async (input: CreateLoanProductInput): Promise<CreateLoanProductResult> => {
@@ -135,6 +139,28 @@ export function createLoanProduct(deps: Deps) {
           }
         }
       }
+      if (input.delinquencyBucketId !== undefined && input.delinquencyBucketId !== null) {
+        const [bucket] = await tx
+          .select({ id: delinquencyBuckets.id })
+          .from(delinquencyBuckets)
+          .where(
+            and(
+              eq(delinquencyBuckets.tenantId, input.tenantId),
+              eq(delinquencyBuckets.id, input.delinquencyBucketId),
+            ),
+          )
+          .for('share');
+        if (!bucket) {
+          chargeErrors.push(
+            fieldError(
+              'delinquencyBucketId',
+              input.delinquencyBucketId,
+              `Delinquency bucket ${input.delinquencyBucketId} was not found.`,
+              'validation.msg.loanproduct.delinquencyBucketId.not.found',
+            ),
+          );
+        }
+      }
       if (chargeErrors.length > 0) throw validationFailure(chargeErrors);
 
       const configurationStatus = configurationStatusOf(input.lmsConfig, input);
@@ -182,6 +208,10 @@ export function createLoanProduct(deps: Deps) {
             : null,
           enableAutoRepaymentForDownPayment:
             (input.enableDownPayment ?? false) && (input.enableAutoRepaymentForDownPayment ?? false),
+          delinquencyBucketId: input.delinquencyBucketId ?? null,
+          graceOnArrearsAgeing: input.graceOnArrearsAgeing ?? 0,
+          enableInstallmentLevelDelinquency: input.enableInstallmentLevelDelinquency ?? false,
+          chargeOffDaysPastDue: input.chargeOffDaysPastDue ?? null,
           createdAt: deps.clock(),
           requestKey: input.requestKey ?? null,
         })

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { tenantToday } from '../../db/queries/lending/delinquency';
 import { insertInstallmentRows, type NewInstallmentRow } from '../../db/queries/lending/installments';
 import type { StoredLoanTerms } from '../../db/queries/lending/loans';
 import { loans } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { withTenantTransaction } from '../../db/tenant-tx';
+import { addDays } from '../../domain/calendar';
 import { DomainError } from '../../domain/errors';
 import type { LoanStatus } from '../../domain/lending/loan-status';
 import type { LoanApplication } from '../../domain/lending/loan-terms/types';
@@ -15,7 +17,14 @@ import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { resolveApplicationInTx } from './application';
 
-export interface CreateLoanInput extends OperationContext, LoanApplication {}
+export interface CreateLoanInput extends OperationContext, LoanApplication {
+  /**
+   * True when portfolio boarding creates the loan: its close of business starts the day before it was boarded
+   * (`lastClosedBusinessDate`, tenant's calendar) and it is never assessed a penalty for an installment due before
+   * then (`terms.boardedOnDate`; docs/processes.md P7). Default false.
+   */
+  boarded?: boolean;
+}
 
 export interface CreateLoanResult {
   loanId: number;
@@ -98,6 +107,7 @@ export async function createLoanInTx(
     ...terms,
     disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
   };
+  const boardedOnDate = input.boarded ? await tenantToday(tx, input.tenantId, now) : null;
   const [created] = await tx
     .insert(loans)
     .values({
@@ -110,7 +120,11 @@ export async function createLoanInTx(
       status: 'SUBMITTED',
       currencyCode: terms.currency.code,
       principal: resolved.principal,
-      terms: storedTerms as unknown as Record<string, unknown>,
+      terms: {
+        ...(storedTerms as unknown as Record<string, unknown>),
+        ...(boardedOnDate === null ? {} : { boardedOnDate }),
+      },
+      lastClosedBusinessDate: boardedOnDate === null ? null : addDays(boardedOnDate, -1),
       transactionProcessingStrategyCode: terms.transactionProcessingStrategyCode,
       submittedOnDate: resolved.submittedOnDate,
       expectedDisbursementDate: resolved.expectedDisbursementDate,

@@ -15,6 +15,9 @@
  *    first relief (written lazily, by the first relief), then the new version n + 1 with the relief's source,
  *    type, as-of date, installments (paid amounts as the relief saw them, before step 6), summary and the
  *    principal it forgave;
+ * 5b. a `PAYMENT_DEFERRAL` or `FORBEARANCE` records a delinquency PAUSE over the deferred span, from the as-of
+ *    date to the due date of the window's last installment, clipped so it overlaps no other pause
+ *    (domain/lending/delinquency-actions.ts `reliefPauseOf`; docs/processes.md P7 "Delinquency actions");
  * 6. repost the loan (activities/lending/repost-loan.ts): every posted payment is re-allocated against the new
  *    schedule, so the paid and met columns, the payments' allocations, the journal and the loan's status agree
  *    with it. Repost reads the stored installments (never the loan's terms) and the principal forgiven by the
@@ -46,6 +49,7 @@
  * `validation.msg.validation.errors.exist` / 409 `error.msg.hardship.relief.not.applicable` unchanged.
  */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { readDelinquencyActions } from '../../db/queries/lending/delinquency-configuration';
 import {
   type InstallmentDueAmounts,
   insertInstallmentRows,
@@ -55,6 +59,7 @@ import { lockLoanForMoney } from '../../db/queries/lending/loans';
 import {
   fundings,
   journalEntries,
+  loanDelinquencyActions,
   loanInstallments,
   loanProducts,
   loanScheduleVersions,
@@ -74,6 +79,7 @@ import {
   reliefSummaryJson,
   scheduleInstallmentsJson,
 } from '../../domain/hardship/schedule-version';
+import { effectivePauses, reliefPauseOf } from '../../domain/lending/delinquency-actions';
 import { sourceRef } from '../../domain/lending/ledger';
 import { minorOf } from '../../domain/lending/loan-allocation';
 import type { PeriodFrequencyType } from '../../domain/lending/schedule';
@@ -411,6 +417,27 @@ export async function applyLoanRelief(tx: Tx, input: ApplyLoanReliefInput): Prom
     .values(versions)
     .returning({ id: loanScheduleVersions.id, version: loanScheduleVersions.version });
   const versionId = inserted.find((row) => row.version === version)?.id;
+
+  // 5b. a relief that defers installments pauses the arrears' ageing over the deferred span (P7)
+  const pause = reliefPauseOf({
+    reliefType: requestedRelief.reliefType,
+    asOfDate,
+    disbursedOnDate: loan.disbursedOnDate,
+    windowDueDates: outcome.summary.changedInstallmentNumbers
+      .map((n) => before.get(n)?.dueDate)
+      .filter((d): d is string => d !== undefined),
+    existing: effectivePauses(await readDelinquencyActions(tx, tenantId, loanId)),
+  });
+  if (pause) {
+    await tx.insert(loanDelinquencyActions).values({
+      tenantId,
+      loanId,
+      action: 'PAUSE',
+      startDate: pause.startDate,
+      endDate: pause.endDate,
+      createdAt: now,
+    });
+  }
 
   // 6. re-allocate every posted payment against the new schedule (and book a forgiveness)
   await repostLoan(tx, { tenantId, loan, now });

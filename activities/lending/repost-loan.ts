@@ -18,6 +18,12 @@
  *    and the paid and waived amounts of each charge added to the loan (`loan_charges`, whose rows the replay reads
  *    as charges falling due on their dates, domain/lending/allocation/replay.ts module note);
  * 4. store each payment's allocation payload in `payments.allocation` (one statement per 1,000 changed rows);
+ * 4b. with a charge-off in force (`loan_charge_offs` not reversed; activities/lending/charge-off-loan.ts): the
+ *    payments after it are recoveries (domain/lending/charge-off.ts `isRecoveryPayment`), its portions are what the
+ *    schedule had outstanding after the other payments (`chargeOffPortions` of a replay without the recoveries,
+ *    stored on its row when they changed, e.g. after a back-dated payment), its principal is booked Dr
+ *    CREDIT_LOSS_EXPENSE / Cr LOAN_PORTFOLIO and each recovery Dr EXTERNAL_CLEARING / Cr RECOVERY_INCOME
+ *    (domain/lending/ledger.ts); an undone charge-off leaves the input, so its posting is reversed;
  * 5. make sure the tenant's chart exists (`defaultChartOfAccounts`, insert … on conflict do nothing), append
  *    `diffPostings(journal, postingsForAllocation(result))` to `journal_entries` (reversal lines point at the
  *    line they cancel through `reverses_entry_id`), and check every appended entry and the loan's whole journal
@@ -25,7 +31,10 @@
  * 6. set the loan's status (OVERPAID with an overpayment, CLOSED_OBLIGATIONS_MET when every installment is met —
  *    paid, or waived by a payoff —
  *    else ACTIVE — also back to ACTIVE when a back-dated change reopens it) and `disbursed_on_date` (the earliest
- *    funding date), once a first funding exists.
+ *    funding date), once a first funding exists;
+ * 7. a loan that has had its first close-of-business step: its delinquency tag re-derived as of its business date
+ *    from the same allocation input, stored at once when it changed (activities/lending/delinquency-tag.ts
+ *    `retagLoanAfterRepost`; docs/lending.md "Close of business"), unless the caller is that step.
  */
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
@@ -38,6 +47,7 @@ import {
   fundings,
   glAccounts,
   journalEntries,
+  loanChargeOffs,
   loanCharges,
   loanInstallments,
   loans,
@@ -49,9 +59,11 @@ import {
   paymentAllocationPayload,
 } from '../../domain/lending/allocation/payload';
 import { allocatePayments } from '../../domain/lending/allocation/replay';
-import type { AllocationResult } from '../../domain/lending/allocation/types';
+import type { AllocationInput, AllocationResult } from '../../domain/lending/allocation/types';
+import { chargeOffPortions, isRecoveryPayment } from '../../domain/lending/charge-off';
 import {
   assertBalanced,
+  type ChargeOffPostingContext,
   defaultChartOfAccounts,
   diffPostings,
   type JournalEntry,
@@ -64,6 +76,7 @@ import {
 } from '../../domain/lending/ledger';
 import { allocationInputOf, allocationStrategyOf, minorOf } from '../../domain/lending/loan-allocation';
 import { formatMinor, minorUnitDigits } from '../../domain/money';
+import { retagLoanAfterRepost } from './delinquency-tag';
 
 type LoanStatus = (typeof loans.$inferSelect)['status'];
 
@@ -73,6 +86,11 @@ export interface RepostInput {
   loan: LoanForMoney;
   /** Instant of the operation (`deps.clock()`): `created_at` of appended journal lines, `updated_at` of the loan. */
   now: Date;
+  /**
+   * Step 7 (module note); default true. false only from the close-of-business loan step, which stores the tag as
+   * of D + 1 itself.
+   */
+  retagDelinquency?: boolean;
 }
 
 export interface RepostResult {
@@ -97,7 +115,7 @@ export interface RepostResult {
 export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResult> {
   const { tenantId, loan, now } = input;
   const currency = loan.currencyCode;
-  const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows] =
+  const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows, chargeOffRows] =
     await Promise.all([
       tx
         .select()
@@ -126,30 +144,90 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         .orderBy(asc(journalEntries.id)),
       loanPrincipalForgiveness(tx, tenantId, loan.id),
       loanChargesForAllocation(tx, tenantId, loan.id),
+      tx
+        .select()
+        .from(loanChargeOffs)
+        .where(
+          and(
+            eq(loanChargeOffs.tenantId, tenantId),
+            eq(loanChargeOffs.loanId, loan.id),
+            eq(loanChargeOffs.reversed, false),
+          ),
+        ),
     ]);
 
-  let allocation: AllocationResult;
-  try {
-    allocation = allocatePayments(
-      allocationInputOf({
-        currency,
-        installments: installmentRows,
-        fundings: fundingRows,
-        payments: paymentRows,
-        strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
-        disbursementChargesDue: loan.disbursementChargesDue,
-        principalForgiveness: forgivenessRows,
-        loanCharges: chargeRows,
-      }),
-    );
-  } catch (err) {
-    if (err instanceof RangeError) {
-      throw new Error(`loan ${loan.id} cannot be re-allocated: ${err.message}`, { cause: err });
+  const inputOf = (paymentsToReplay: typeof paymentRows): AllocationInput =>
+    allocationInputOf({
+      currency,
+      installments: installmentRows,
+      fundings: fundingRows,
+      payments: paymentsToReplay,
+      strategy: allocationStrategyOf(loan.transactionProcessingStrategyCode, loan.paymentAllocation),
+      disbursementChargesDue: loan.disbursementChargesDue,
+      principalForgiveness: forgivenessRows,
+      loanCharges: chargeRows,
+    });
+  const replay = (paymentsToReplay: typeof paymentRows): AllocationResult => {
+    try {
+      return allocatePayments(inputOf(paymentsToReplay));
+    } catch (err) {
+      if (err instanceof RangeError) {
+        throw new Error(`loan ${loan.id} cannot be re-allocated: ${err.message}`, { cause: err });
+      }
+      throw err;
     }
-    throw err;
-  }
+  };
+  const allocation = replay(paymentRows);
   const digits = minorUnitDigits(currency);
   const text = (minor: bigint) => formatMinor(minor, digits);
+
+  // 2b. the charge-off in force (domain/lending/charge-off.ts): its portions are what the schedule had outstanding
+  // after the payments received before it, and the payments after it are recoveries
+  const chargeOffRow = chargeOffRows[0] ?? null;
+  let chargeOffContext: ChargeOffPostingContext | null = null;
+  if (chargeOffRow) {
+    const chargeOffTerms = {
+      transactionDate: chargeOffRow.transactionDate,
+      lastPaymentIdAtChargeOff: chargeOffRow.lastPaymentId,
+    };
+    const recoveryPaymentIds = new Set(
+      paymentRows
+        .filter((p) => isRecoveryPayment({ paymentId: p.id, valueDate: p.valueDate }, chargeOffTerms))
+        .map((p) => p.id),
+    );
+    const before =
+      recoveryPaymentIds.size === 0
+        ? allocation
+        : replay(paymentRows.filter((p) => !recoveryPaymentIds.has(p.id)));
+    const portions = chargeOffPortions(before);
+    const stored = {
+      amount: text(portions.amountMinor),
+      principalPortion: text(portions.principalMinor),
+      interestPortion: text(portions.interestMinor),
+      feeChargesPortion: text(portions.feeMinor),
+      penaltyChargesPortion: text(portions.penaltyMinor),
+    };
+    if (
+      minorOf(chargeOffRow.amount, currency) !== portions.amountMinor ||
+      minorOf(chargeOffRow.principalPortion, currency) !== portions.principalMinor ||
+      minorOf(chargeOffRow.interestPortion, currency) !== portions.interestMinor ||
+      minorOf(chargeOffRow.feeChargesPortion, currency) !== portions.feeMinor ||
+      minorOf(chargeOffRow.penaltyChargesPortion, currency) !== portions.penaltyMinor
+    ) {
+      await tx
+        .update(loanChargeOffs)
+        .set(stored)
+        .where(and(eq(loanChargeOffs.tenantId, tenantId), eq(loanChargeOffs.id, chargeOffRow.id)));
+    }
+    chargeOffContext = {
+      chargeOff: {
+        id: chargeOffRow.id,
+        valueDate: chargeOffRow.transactionDate,
+        principalMinor: portions.principalMinor,
+      },
+      recoveryPaymentIds,
+    };
+  }
   const storedCharges = new Map(
     (
       await tx
@@ -249,7 +327,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
 
   // 5. journal
   const previous = journalOf(journalRows, currency);
-  const appended = diffPostings(previous.entries, postingsForAllocation(allocation));
+  const appended = diffPostings(previous.entries, postingsForAllocation(allocation, chargeOffContext));
   for (const entry of appended) assertBalanced(entry);
   const balance = trialBalance([
     ...previous.entries.flatMap((entry) => entry.lines),
@@ -315,6 +393,11 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       .update(loans)
       .set({ status, disbursedOnDate, updatedAt: now })
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  }
+
+  // 7. the delinquency tag
+  if (input.retagDelinquency !== false && loan.lastClosedBusinessDate !== null) {
+    await retagLoanAfterRepost(tx, { tenantId, loan, status, allocationInput: inputOf(paymentRows), now });
   }
 
   return { allocation, allocations, status, disbursedOnDate, appendedLineCount };

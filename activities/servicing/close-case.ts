@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { cases } from '../../db/schema';
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { DomainError, notFound } from '../../domain/errors';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
@@ -32,58 +32,64 @@ export interface CloseCaseResult {
  */
 export function closeCase(deps: Deps) {
   return async (input: CloseCaseInput): Promise<CloseCaseResult> =>
-    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      const [current] = await tx
-        .select({ status: cases.status })
-        .from(cases)
-        .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)))
-        .for('update');
-      if (!current) throw notFound('Case', input.caseId);
-      if (current.status !== 'OPEN') {
-        throw new DomainError(
-          'error.msg.case.invalid.state.transition',
-          `Case ${input.caseId} is already ${current.status}.`,
-        );
-      }
-      await assertRequiredAnswersBeforeClose(tx, input.tenantId, input.caseId);
-      await assertCaseOutcomeGrounded(tx, input.tenantId, input.caseId, input.outcomeCode);
-      const now = deps.clock();
-      await tx
-        .update(cases)
-        .set({
-          status: 'CLOSED',
-          outcomeCode: input.outcomeCode,
-          closureReason: input.closureReason,
-          closedAt: now,
-          updatedAt: now,
-        })
-        .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)));
-      const transition = {
-        caseId: input.caseId,
-        fromStatus: 'OPEN',
-        toStatus: 'CLOSED',
-        outcomeCode: input.outcomeCode,
-      };
-      await recordEffect(tx, {
-        tenantId: input.tenantId,
-        caseId: input.caseId,
-        effectType: 'CASE_CLOSED',
-        subjectType: 'case',
-        subjectId: input.caseId,
-        detail: { ...transition, closureReason: input.closureReason },
-        actor: input.actor,
-        correlationId: input.correlationId,
-        occurredAt: now,
-        dedupeKey: `case/${input.caseId}/closed`,
-      });
-      await writeOutboxEvent(tx, {
-        tenantId: input.tenantId,
-        eventType: 'case.transitioned',
-        subjectId: input.caseId,
-        data: transition,
-        occurredAt: now,
-        dedupeKey: `case/${input.caseId}/closed`,
-      });
-      return { caseId: input.caseId, status: 'CLOSED', outcomeCode: input.outcomeCode };
-    });
+    withTenantTransaction(deps.db, input.tenantId, (tx) => closeCaseInTx(tx, input, deps.clock()));
+}
+
+/**
+ * `closeCase` in the caller's tenant transaction `tx` (the same checks, rows, effect and event; `now` the
+ * operation's clock reading): also the close of business closing a cured collections case
+ * (activities/lending/close-loan-business-day.ts). Errors: those of `closeCase`.
+ */
+export async function closeCaseInTx(tx: Tx, input: CloseCaseInput, now: Date): Promise<CloseCaseResult> {
+  const [current] = await tx
+    .select({ status: cases.status })
+    .from(cases)
+    .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)))
+    .for('update');
+  if (!current) throw notFound('Case', input.caseId);
+  if (current.status !== 'OPEN') {
+    throw new DomainError(
+      'error.msg.case.invalid.state.transition',
+      `Case ${input.caseId} is already ${current.status}.`,
+    );
+  }
+  await assertRequiredAnswersBeforeClose(tx, input.tenantId, input.caseId);
+  await assertCaseOutcomeGrounded(tx, input.tenantId, input.caseId, input.outcomeCode);
+  await tx
+    .update(cases)
+    .set({
+      status: 'CLOSED',
+      outcomeCode: input.outcomeCode,
+      closureReason: input.closureReason,
+      closedAt: now,
+      updatedAt: now,
+    })
+    .where(and(eq(cases.tenantId, input.tenantId), eq(cases.id, input.caseId)));
+  const transition = {
+    caseId: input.caseId,
+    fromStatus: 'OPEN',
+    toStatus: 'CLOSED',
+    outcomeCode: input.outcomeCode,
+  };
+  await recordEffect(tx, {
+    tenantId: input.tenantId,
+    caseId: input.caseId,
+    effectType: 'CASE_CLOSED',
+    subjectType: 'case',
+    subjectId: input.caseId,
+    detail: { ...transition, closureReason: input.closureReason },
+    actor: input.actor,
+    correlationId: input.correlationId,
+    occurredAt: now,
+    dedupeKey: `case/${input.caseId}/closed`,
+  });
+  await writeOutboxEvent(tx, {
+    tenantId: input.tenantId,
+    eventType: 'case.transitioned',
+    subjectId: input.caseId,
+    data: transition,
+    occurredAt: now,
+    dedupeKey: `case/${input.caseId}/closed`,
+  });
+  return { caseId: input.caseId, status: 'CLOSED', outcomeCode: input.outcomeCode };
 }

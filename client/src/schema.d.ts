@@ -1196,6 +1196,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cob/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run close of business for a day
+         * @description Closes business day `businessDate` (it must have ended in the tenant's time zone) for every loan active on it, or for the loans named in `loanIds` (1 to 1000): each loan's day is closed in its own short transaction, once (a loan whose `lastClosedBusinessDate` is on or after the day is counted as processed and left alone). Answers 202 with the run (`RUNNING`) and runs it as the durable process `close-of-business/<tenant>/<businessDate>` (a run of named loans: `…/<runId>`). The whole-tenant run of a day is unique: asked again it answers 200 with that run. A loan whose step fails is listed in `GET /v1/cob/runs/{runId}/errors`; the run goes on and ends `COMPLETED_WITH_ERRORS`.
+         *
+         *     Scope `lending:write`, permission `RUN_COB`.
+         */
+        post: operations["postV1CobRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cob/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a close-of-business run
+         * @description The run with its status (`RUNNING`, `COMPLETED`, `COMPLETED_WITH_ERRORS`) and its loans `{total, processed, failed}` (live while it runs). Needs `READ_COB` or `RUN_COB`.
+         *
+         *     Scope `lending:read`, permission `READ_COB`.
+         */
+        get: operations["getV1CobRunsByRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cob/runs/{runId}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a close-of-business run's errors
+         * @description The loans whose step failed in the run, by loan id, each with its latest error (a loan that closed on a retry is not listed). Page with `limit` (1–200, default 50) and `offset`; `hasMore` says whether more follow. Needs `READ_COB` or `RUN_COB`.
+         *
+         *     Scope `lending:read`, permission `READ_COB`.
+         */
+        get: operations["getV1CobRunsByRunIdErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/ranges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delinquency ranges
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_RANGE`.
+         */
+        get: operations["getV1DelinquencyRanges"];
+        put?: never;
+        /**
+         * Define a delinquency range
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_RANGE`.
+         */
+        post: operations["postV1DelinquencyRanges"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/ranges/{rangeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delinquency range
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_RANGE`.
+         */
+        get: operations["getV1DelinquencyRangesByRangeId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/buckets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delinquency buckets
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_BUCKET`.
+         */
+        get: operations["getV1DelinquencyBuckets"];
+        put?: never;
+        /**
+         * Define a delinquency bucket
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_BUCKET`.
+         */
+        post: operations["postV1DelinquencyBuckets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/delinquency/buckets/{bucketId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delinquency bucket
+         * @description Scope `lending:read`, permission `READ_DELINQUENCY_BUCKET`.
+         */
+        get: operations["getV1DelinquencyBucketsByBucketId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/loanproducts": {
         parameters: {
             query?: never;
@@ -1559,7 +1713,9 @@ export interface paths {
         };
         /**
          * Read a loan
-         * @description Scope `lending:read`, permission `READ_LOAN`.
+         * @description delinquent is derived when read, as of today in the tenant's time zone; delinquencyRange is the classification the close of business stored (null before its first run).
+         *
+         *     Scope `lending:read`, permission `READ_LOAN`.
          */
         get: operations["getV1LoansByLoanId"];
         put?: never;
@@ -1607,7 +1763,7 @@ export interface paths {
         };
         /**
          * Read a loan summary
-         * @description Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.
+         * @description Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes. `delinquent` is derived as of `asOfDate`; `delinquencyRange` is the classification the close of business stored.
          *
          *     Scope `lending:read`, permission `READ_LOAN`.
          */
@@ -1708,6 +1864,52 @@ export interface paths {
          *     Scope `lending:write`, permission `WAIVE_LOANCHARGE`.
          */
         post: operations["postV1LoansByLoanIdChargesByLoanChargeId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loans/{loanId}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge off a loan, or undo its charge-off
+         * @description Fineract `POST /loans/{loanId}/transactions?command=charge-off`: records a charge-off transaction (type 27, `loanTransactionType.chargeOff`) of everything outstanding on the schedule (principal, interest, fees and penalties of every installment); the loan stays ACTIVE with `chargedOff: true`, its principal is booked as a credit loss and later payments as recoveries. Needs `CHARGEOFF_LOAN`. `?command=undo-charge-off` (no body fields, `UNDOCHARGEOFF_LOAN`) reverses it while no payment was posted after it.
+         *
+         *     Scope `lending:write`, permission `CHARGEOFF_LOAN`.
+         */
+        post: operations["postV1LoansByLoanIdTransactions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loans/{loanId}/delinquency-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a loan’s delinquency actions
+         * @description Scope `lending:read`, permission `READ_LOAN`.
+         */
+        get: operations["getV1LoansByLoanIdDelinquencyActions"];
+        put?: never;
+        /**
+         * Pause or resume a loan’s delinquency
+         * @description Scope `lending:write`, permission `CREATE_DELINQUENCY_ACTION`.
+         */
+        post: operations["postV1LoansByLoanIdDelinquencyActions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1902,6 +2104,28 @@ export interface paths {
          * @description Scope `lending:read`, permission `READ_STATEMENT`.
          */
         get: operations["getV1LoansByLoanIdStatementsByStatementIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/loans/{loanId}/delinquency-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a loan's delinquency history
+         * @description One row per change of classification stored by a close-of-business run (businessDate = the day the run closed; the classification is as of the next day). delinquentAmount in the loan currency, decimal string. Empty before the first change.
+         *
+         *     Scope `lending:read`, permission `READ_LOAN`.
+         */
+        get: operations["getV1LoansByLoanIdDelinquencyHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2542,6 +2766,126 @@ export interface webhooks {
          * @description What was still owed of a loan charge was waived (Fineract WAIVE_CHARGES): the borrower no longer owes it. Subject type `loan`.
          */
         post: operations["webhook.loan.charge.waived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.chargeoff.posted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.chargeoff.posted
+         * @description A loan was charged off (Fineract CHARGE_OFF, transaction type 27): everything outstanding on its schedule recorded as charged off, its principal booked as a credit loss; the loan stays ACTIVE and later payments are recoveries. Subject type `loan`.
+         */
+        post: operations["webhook.loan.chargeoff.posted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.chargeoff.reversed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.chargeoff.reversed
+         * @description A charge-off was undone (Fineract undo-charge-off): its transaction and journal entries reversed, the loan no longer charged off. Subject type `loan`.
+         */
+        post: operations["webhook.loan.chargeoff.reversed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.penalty.assessed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.penalty.assessed
+         * @description Close of business assessed an overdue-installment penalty (Fineract chargeTimeType 9, ApplyChargeToOverdueLoans) on an installment overdue past the tenant's penalty wait period; it is dated the installment's due date. Subject type `loan`.
+         */
+        post: operations["webhook.loan.penalty.assessed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.delinquency.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.delinquency.changed
+         * @description A new delinquency classification was stored for a loan (Fineract SetLoanDelinquencyTags): by close of business, its delinquent days as of the day after businessDate fell in another range of its bucket, or in none (NO_DELINQUENCY); or by a money operation (payment, return, charge, waiver, charge-off, relief) that changed what is overdue as of the loan's business date businessDate (the day after its last closed day). Subject type `loan`.
+         */
+        post: operations["webhook.loan.delinquency.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.repayment.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repayment.due
+         * @description An installment falls due in the tenant's dueDaysForRepaymentEvent days (Fineract CheckLoanRepaymentDue); sent by the close of business of noticeDate. Subject type `loan`.
+         */
+        post: operations["webhook.loan.repayment.due"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "loan.repayment.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * loan.repayment.overdue
+         * @description An installment is still unpaid overdueDaysForRepaymentEvent days after its due date (Fineract CheckLoanRepaymentOverdue); sent by the close of business of noticeDate. Subject type `loan`.
+         */
+        post: operations["webhook.loan.repayment.overdue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5851,7 +6195,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     /**
                      * Format: date
                      * @description The envelope version, a date `YYYY-MM-DD`.
@@ -5971,7 +6315,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
+                    eventTypes?: ("case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed")[];
                     description?: string;
                     /** @description Also deliver the events portfolio boarding writes (envelope `source: "BOARDING"`, the migrated history); default false. */
                     includeBoardedHistory?: boolean;
@@ -6163,7 +6507,7 @@ export interface operations {
             query?: {
                 pageSize?: string;
                 cursor?: string;
-                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
+                eventType?: "case.transitioned" | "customer.created" | "contact.consent.updated" | "restriction.applied" | "restriction.released" | "loan.submitted" | "loan.approved" | "loan.party.added" | "loan.charge.added" | "loan.charge.waived" | "loan.chargeoff.posted" | "loan.chargeoff.reversed" | "loan.penalty.assessed" | "loan.delinquency.changed" | "loan.repayment.due" | "loan.repayment.overdue" | "funding.posted" | "payment.posted" | "payment.returned" | "payment.failed" | "reconciliation.exception.opened" | "statement.generated" | "reconciliation.exception.resolved" | "promise.created" | "promise.kept" | "promise.partially.kept" | "promise.broken" | "hardship.offer.created" | "hardship.offer.approved" | "hardship.offer.rejected" | "hardship.offer.accepted" | "hardship.offer.expired" | "hardship.offer.lapsed" | "hardship.offer.applied" | "hardship.offer.reevaluated" | "merchant.advance.created" | "merchant.sales.reported" | "merchant.remittance.posted" | "merchant.remittance.returned" | "boarding.batch.completed" | "webhook.test";
                 state?: "PENDING" | "RETRYING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             };
             header: {
@@ -6875,7 +7219,7 @@ export interface operations {
                     /** @enum {number} */
                     chargeAppliesTo: 1;
                     /** @enum {number} */
-                    chargeTimeType: 1 | 2 | 8;
+                    chargeTimeType: 1 | 2 | 8 | 9;
                     /** @enum {number} */
                     chargeCalculationType: 1 | 2 | 3 | 4;
                     /** @enum {number} */
@@ -6948,6 +7292,438 @@ export interface operations {
                         chargeCalculationType: number;
                         penalty: boolean;
                         active: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1CobRuns: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date */
+                    businessDate: string;
+                    loanIds?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description The day's whole-tenant run, already started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            /** @description Run started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1CobRunsByRunId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        /** @description ISO calendar date. */
+                        businessDate: string;
+                        /** @enum {string} */
+                        status: "RUNNING" | "COMPLETED" | "COMPLETED_WITH_ERRORS";
+                        loans: {
+                            /** @description Loans the run covers (0 until it counted them). */
+                            total: number;
+                            /** @description Loans whose day D is closed (now, or found closed). */
+                            processed: number;
+                            /** @description Loans whose step failed (their day stays open). */
+                            failed: number;
+                        };
+                        /** @description ISO 8601 instant (UTC). */
+                        startedAt: string;
+                        completedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1CobRunsByRunIdErrors: {
+        parameters: {
+            query?: {
+                limit?: string;
+                offset?: string;
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the run's errors */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            loanId: number;
+                            error: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyRanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ranges */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        classification: string;
+                        minimumAgeDays: number;
+                        maximumAgeDays: number | null;
+                        collectionsCaseTypeCode: string | null;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1DelinquencyRanges: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    classification: string;
+                    minimumAgeDays: number;
+                    /** @default null */
+                    maximumAgeDays?: number | null;
+                    collectionsCaseTypeCode?: string;
+                    locale?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Range defined */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyRangesByRangeId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                rangeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The range */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        classification: string;
+                        minimumAgeDays: number;
+                        maximumAgeDays: number | null;
+                        collectionsCaseTypeCode: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyBuckets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The buckets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        ranges: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                            collectionsCaseTypeCode: string | null;
+                        }[];
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1DelinquencyBuckets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    ranges: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Bucket defined */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1DelinquencyBucketsByBucketId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                bucketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bucket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        ranges: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                            collectionsCaseTypeCode: string | null;
+                        }[];
                     };
                 };
             };
@@ -7051,6 +7827,10 @@ export interface operations {
                         /** @description percent of the disbursed principal due at disbursement; null without a down payment */
                         disbursedAmountPercentageForDownPayment: number | null;
                         enableAutoRepaymentForDownPayment: boolean;
+                        delinquencyBucketId: number | null;
+                        graceOnArrearsAgeing: number;
+                        enableInstallmentLevelDelinquency: boolean;
+                        chargeOffDaysPastDue: number | null;
                     }[];
                 };
             };
@@ -7142,6 +7922,10 @@ export interface operations {
                     enableDownPayment?: boolean;
                     disbursedAmountPercentageForDownPayment?: (string | number) | null;
                     enableAutoRepaymentForDownPayment?: boolean | null;
+                    delinquencyBucketId?: number | null;
+                    graceOnArrearsAgeing?: number | null;
+                    enableInstallmentLevelDelinquency?: boolean | null;
+                    chargeOffDaysPastDue?: number | null;
                     /** @constant */
                     isInterestRecalculationEnabled?: false;
                     locale?: string;
@@ -7266,6 +8050,10 @@ export interface operations {
                         /** @description percent of the disbursed principal due at disbursement; null without a down payment */
                         disbursedAmountPercentageForDownPayment: number | null;
                         enableAutoRepaymentForDownPayment: boolean;
+                        delinquencyBucketId: number | null;
+                        graceOnArrearsAgeing: number;
+                        enableInstallmentLevelDelinquency: boolean;
+                        chargeOffDaysPastDue: number | null;
                     };
                 };
             };
@@ -8360,11 +9148,59 @@ export interface operations {
                         aprDisclosure: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description true while a charge-off is in force (Fineract chargedOff) */
+                        chargedOff: boolean;
+                        /** @description ISO date of the charge-off in force */
+                        chargedOffOnDate: string | null;
                         parties: {
                             partyId: number;
                             customerId: number;
                             role: string;
                         }[];
+                        /** @description Derived when read, as of the date the read is for (Apache Fineract's CollectionData): pastDueDays = days from the due date of the oldest installment not fully paid and due before that date (an installment due on the date is not overdue); delinquentDate = that due date + the product's graceOnArrearsAgeing; delinquentDays = pastDueDays − grace − paused days, at least 0; delinquentAmount and its parts = what the overdue installments still owe; nextPaymentDueDate = the due date of the earliest installment not fully paid; lastPayment* = the last posted payment value-dated on or before the date (amount 0 when none); installmentLevelDelinquency (products with enableInstallmentLevelDelinquency, while delinquentDays > 0) = the overdue installments aged by their own days less paused days, summed per range of the bucket; delinquencyPausePeriods by start, active when start ≤ date ≤ end. Zero for loans not active. */
+                        delinquent: {
+                            pastDueDays: number;
+                            delinquentDays: number;
+                            delinquentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentAmount: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPrincipal: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentInterest: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentFee: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPenalty: string;
+                            nextPaymentDueDate: string | null;
+                            lastPaymentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            lastPaymentAmount: string;
+                            installmentLevelDelinquency: {
+                                rangeId: number;
+                                classification: string;
+                                minimumAgeDays: number;
+                                maximumAgeDays: number | null;
+                                /** @description Decimal string with the currency digits. */
+                                delinquentAmount: string;
+                            }[];
+                            delinquencyPausePeriods: {
+                                active: boolean;
+                                /** @description ISO calendar date. */
+                                pausePeriodStart: string;
+                                /** @description ISO calendar date. */
+                                pausePeriodEnd: string;
+                            }[];
+                        };
+                        /** @description The classification stored by the close of business (not recomputed by the read): null before the first run and while NO_DELINQUENCY. */
+                        delinquencyRange: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                        } | null;
+                        /** @description The last day a close-of-business run closed for the loan; null before the first run. */
+                        lastClosedBusinessDate: string | null;
                         /** @description currency, totals and periods: the disbursement row, then per installment due, paid, waived (by a payoff) and outstanding amounts, totalPaidInAdvanceForPeriod (paid before the due date) and totalPaidLateForPeriod (paid after it); their sums totalPaidInAdvance and totalPaidLate */
                         repaymentSchedule?: {
                             [key: string]: unknown;
@@ -8626,6 +9462,52 @@ export interface operations {
                             effectiveAt: string;
                             expiresAt: string | null;
                         }[];
+                        /** @description Derived when read, as of the date the read is for (Apache Fineract's CollectionData): pastDueDays = days from the due date of the oldest installment not fully paid and due before that date (an installment due on the date is not overdue); delinquentDate = that due date + the product's graceOnArrearsAgeing; delinquentDays = pastDueDays − grace − paused days, at least 0; delinquentAmount and its parts = what the overdue installments still owe; nextPaymentDueDate = the due date of the earliest installment not fully paid; lastPayment* = the last posted payment value-dated on or before the date (amount 0 when none); installmentLevelDelinquency (products with enableInstallmentLevelDelinquency, while delinquentDays > 0) = the overdue installments aged by their own days less paused days, summed per range of the bucket; delinquencyPausePeriods by start, active when start ≤ date ≤ end. Zero for loans not active. */
+                        delinquent: {
+                            pastDueDays: number;
+                            delinquentDays: number;
+                            delinquentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentAmount: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPrincipal: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentInterest: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentFee: string;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentPenalty: string;
+                            nextPaymentDueDate: string | null;
+                            lastPaymentDate: string | null;
+                            /** @description Decimal string with the currency digits. */
+                            lastPaymentAmount: string;
+                            installmentLevelDelinquency: {
+                                rangeId: number;
+                                classification: string;
+                                minimumAgeDays: number;
+                                maximumAgeDays: number | null;
+                                /** @description Decimal string with the currency digits. */
+                                delinquentAmount: string;
+                            }[];
+                            delinquencyPausePeriods: {
+                                active: boolean;
+                                /** @description ISO calendar date. */
+                                pausePeriodStart: string;
+                                /** @description ISO calendar date. */
+                                pausePeriodEnd: string;
+                            }[];
+                        };
+                        /** @description The classification stored by the close of business (not recomputed by the read): null before the first run and while NO_DELINQUENCY. */
+                        delinquencyRange: {
+                            id: number;
+                            classification: string;
+                            minimumAgeDays: number;
+                            maximumAgeDays: number | null;
+                        } | null;
+                        /** @description The last day a close-of-business run closed for the loan; null before the first run. */
+                        lastClosedBusinessDate: string | null;
+                        chargedOff: boolean;
+                        chargedOffOnDate: string | null;
                     };
                 };
             };
@@ -8960,6 +9842,176 @@ export interface operations {
                             /** @description decimal string with the currency digits */
                             amountWaived: string;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdTransactions: {
+        parameters: {
+            query: {
+                command: "charge-off" | "undo-charge-off";
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    transactionDate?: string;
+                    reason?: string;
+                    externalId?: string | null;
+                    locale?: string | null;
+                    dateFormat?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Charged off (charge-off) or reversed (undo-charge-off) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the charge-off transaction id (transactions[].id, type 27) */
+                        resourceId: number;
+                        loanId: number;
+                        changes: {
+                            /** @description ISO date */
+                            transactionDate: string;
+                            /** @description decimal string with the currency digits */
+                            amount: string;
+                            /** @description decimal string with the currency digits */
+                            principalPortion: string;
+                            /** @description decimal string with the currency digits */
+                            interestPortion: string;
+                            /** @description decimal string with the currency digits */
+                            feeChargesPortion: string;
+                            /** @description decimal string with the currency digits */
+                            penaltyChargesPortion: string;
+                            currency: string;
+                        };
+                    } | {
+                        /** @description the charge-off transaction id, now reversed */
+                        resourceId: number;
+                        loanId: number;
+                        changes: {
+                            /** @constant */
+                            reversed: true;
+                            /** @description ISO date */
+                            reversedOnDate: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            409: components["responses"]["ShapeAError"];
+            422: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdDelinquencyActions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The actions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {string} */
+                        action: "PAUSE" | "RESUME";
+                        startDate: string;
+                        endDate: string | null;
+                        createdOn: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    postV1LoansByLoanIdDelinquencyActions: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+                /** @description 1–50 printable ASCII characters (letters, digits, spaces inside, punctuation other than a comma) naming one logical mutation, sent once. A replay returns the original result with `x-served-from-cache: true`; a duplicate in flight → 409; another payload → 422. Kept 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    action: "pause" | "resume";
+                    /** Format: date */
+                    startDate: string;
+                    /** Format: date */
+                    endDate?: string;
+                    locale?: string;
+                    dateFormat?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Action recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resourceId: number;
                     };
                 };
             };
@@ -9704,6 +10756,55 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                };
+            };
+            400: components["responses"]["ShapeAError"];
+            401: components["responses"]["ShapeAError"];
+            403: components["responses"]["ShapeAError"];
+            404: components["responses"]["ShapeAError"];
+            429: components["responses"]["ShapeAError"];
+            503: components["responses"]["ShapeAError"];
+        };
+    };
+    getV1LoansByLoanIdDelinquencyHistory: {
+        parameters: {
+            query?: {
+                limit?: string;
+                cursor?: string;
+            };
+            header: {
+                /** @description Tenant selector: 1–64 lowercase letters, digits or hyphens; exactly one instance. */
+                "Service-Tenant": string;
+                /** @description End user on whose behalf the backend acts (1–128 printable ASCII characters, no space at either end); recorded in histories. Anything else → 400. */
+                "Service-Actor"?: string;
+            };
+            path: {
+                loanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description ISO calendar date. */
+                            businessDate: string;
+                            classification: string;
+                            previousClassification: string;
+                            delinquentDays: number;
+                            /** @description Decimal string with the currency digits. */
+                            delinquentAmount: string;
+                            collectionsCaseId: number | null;
+                            collectionsSuppressedBy: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
                 };
             };
             400: components["responses"]["ShapeAError"];
@@ -11784,6 +12885,527 @@ export interface operations {
                          * @description ISO calendar date `YYYY-MM-DD`.
                          */
                         waivedOnDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.chargeoff.posted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.chargeoff.posted";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        transactionId: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        transactionDate: string;
+                        reason: string;
+                        automatic: boolean;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        principalPortion: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        interestPortion: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        feeChargesPortion: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        penaltyChargesPortion: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.chargeoff.reversed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.chargeoff.reversed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        transactionId: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        transactionDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        reversedOnDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.penalty.assessed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.penalty.assessed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        loanChargeId: number;
+                        chargeId: number;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        businessDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.delinquency.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.delinquency.changed";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        businessDate: string;
+                        previousClassification: string;
+                        classification: string;
+                        pastDueDays: number;
+                        delinquentDays: number;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        delinquentAmount: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.repayment.due": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.repayment.due";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountDue: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        noticeDate: string;
+                    };
+                    /**
+                     * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.
+                     * @constant
+                     */
+                    source?: "BOARDING";
+                    /** @description With `source`: the boarding batch that wrote the event. */
+                    boardingBatchId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the service disables the subscription. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received and durably recorded (answer within about five seconds). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer or a timeout (15 s) is retried with increasing delay. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.loan.repayment.overdue": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Delivery id (`whd_…`), stable across the retries of one event to one subscription. */
+                "Service-Webhook-Id": string;
+                /** @description Unix time (seconds) of this attempt; reject deliveries outside a 300 s replay window. */
+                "Service-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`; during a rotation overlap two `v1=` entries, comma-separated, newest secret first. Compare in constant time. */
+                "Service-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `evt_…`; deduplicate on it (at-least-once delivery). */
+                    eventId: string;
+                    /** @constant */
+                    eventType: "loan.repayment.overdue";
+                    /**
+                     * Format: date
+                     * @description The subscription's `apiVersion` (`YYYY-MM-DD`).
+                     */
+                    apiVersion: string;
+                    /** Format: date-time */
+                    occurredAt: string;
+                    subject: {
+                        /** @constant */
+                        type: "loan";
+                        id: string;
+                    };
+                    data: {
+                        loanId: number;
+                        loanRef: string;
+                        installmentNumber: number;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        dueDate: string;
+                        /** @description Decimal string with the currency’s minor-unit digits, e.g. `125.00`. */
+                        amountDue: string;
+                        /** @description ISO 4217 code. */
+                        currency: string;
+                        /**
+                         * Format: date
+                         * @description ISO calendar date `YYYY-MM-DD`.
+                         */
+                        noticeDate: string;
                     };
                     /**
                      * @description Only on an event written by portfolio boarding (the migrated history), which only subscriptions with `includeBoardedHistory` receive; absent on live events.

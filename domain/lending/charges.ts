@@ -5,8 +5,12 @@
  *
  * Supported here (what domain/lending/schedule.ts computes):
  * - `chargeAppliesTo` 1 LOAN (Fineract `ChargeAppliesTo`; savings 2, client 3 and shares 4 are not loan charges);
- * - `chargeTimeType` 1 DISBURSEMENT, 2 SPECIFIED_DUE_DATE, 8 INSTALMENT_FEE (Fineract `ChargeTimeType`; 9 overdue
- *   installment and 12 tranche disbursement are valid in Fineract but have no schedule here);
+ * - `chargeTimeType` 1 DISBURSEMENT, 2 SPECIFIED_DUE_DATE, 8 INSTALMENT_FEE (Fineract `ChargeTimeType`), which the
+ *   schedule computes (`chargeTimeTypes`), and 9 OVERDUE_INSTALLMENT, which never enters a schedule: a product
+ *   attaches it and close of business assesses it on each installment overdue past the tenant's penalty wait period
+ *   (docs/lending.md "Delinquency configuration"). It must be a penalty (Fineract `ChargeMustBePenaltyException`,
+ *   `error.msg.charge.must.be.penalty`) and flat (1), a percent of the installment's overdue principal (2) or of
+ *   its overdue principal + interest (3); 12 tranche disbursement is not supported;
  * - `chargeCalculationType` 1 FLAT, 2 PERCENT_OF_AMOUNT, 3 PERCENT_OF_AMOUNT_AND_INTEREST, 4 PERCENT_OF_INTEREST
  *   (Fineract `ChargeCalculationType`; 5 PERCENT_OF_DISBURSEMENT_AMOUNT is accepted by Fineract only with tranche
  *   disbursement, `ChargeDefinitionCommandFromApiJsonDeserializer.performChargeTimeNCalculationTypeValidation`).
@@ -38,8 +42,15 @@ export const chargeTimeTypeNames = {
   2: 'SPECIFIED_DUE_DATE',
   8: 'INSTALMENT_FEE',
 } as const satisfies Record<ChargeTimeType, string>;
-/** The supported `chargeTimeType` codes. */
+/** The `chargeTimeType` codes a schedule computes. */
 export const chargeTimeTypes = [1, 2, 8] as const satisfies readonly ChargeTimeType[];
+
+/** Fineract `ChargeTimeType.OVERDUE_INSTALLMENT`: assessed by close of business, never in a schedule. */
+export const overdueInstallmentChargeTimeType = 9;
+/** The `chargeCalculationType` codes an overdue-installment charge accepts: flat, % of principal, % of principal + interest. */
+export const overdueChargeCalculationTypes = [1, 2, 3] as const;
+/** The `chargeTimeType` codes a charge definition accepts: the schedule's and the overdue-installment charge. */
+export const definitionChargeTimeTypes = [...chargeTimeTypes, overdueInstallmentChargeTimeType] as const;
 
 /** Fineract `ChargeCalculationType` values supported, with their names. */
 export const chargeCalculationTypeNames = {
@@ -61,7 +72,7 @@ export interface ChargeDefinition {
   amount: string;
   /** 1 loan. */
   chargeAppliesTo: number;
-  /** 1 disbursement, 2 specified due date, 8 installment fee. */
+  /** 1 disbursement, 2 specified due date, 8 installment fee, 9 overdue installment. */
   chargeTimeType: number;
   /** 1 flat, 2 % of amount, 3 % of amount + interest, 4 % of interest. */
   chargeCalculationType: number;
@@ -111,13 +122,13 @@ export function chargeDefinitionErrors(charge: ChargeDefinition): FieldError[] {
       ),
     );
   }
-  const timeSupported = (chargeTimeTypes as readonly number[]).includes(charge.chargeTimeType);
+  const timeSupported = (definitionChargeTimeTypes as readonly number[]).includes(charge.chargeTimeType);
   if (!timeSupported) {
     errors.push(
       fieldError(
         'chargeTimeType',
         charge.chargeTimeType,
-        'chargeTimeType must be 1 (disbursement), 2 (specified due date) or 8 (installment fee).',
+        'chargeTimeType must be 1 (disbursement), 2 (specified due date), 8 (installment fee) or 9 (overdue installment).',
         'validation.msg.charge.chargeTimeType.is.not.one.of.expected.enumerations',
       ),
     );
@@ -146,6 +157,31 @@ export function chargeDefinitionErrors(charge: ChargeDefinition): FieldError[] {
         'error.msg.charge.due.at.disbursement.cannot.be.penalty',
       ),
     );
+  }
+  if (charge.chargeTimeType === overdueInstallmentChargeTimeType) {
+    if (!charge.penalty) {
+      errors.push(
+        fieldError(
+          'penalty',
+          charge.penalty,
+          'An overdue-installment charge (chargeTimeType 9) must be a penalty.',
+          'error.msg.charge.must.be.penalty',
+        ),
+      );
+    }
+    if (
+      calculationSupported &&
+      !(overdueChargeCalculationTypes as readonly number[]).includes(charge.chargeCalculationType)
+    ) {
+      errors.push(
+        fieldError(
+          'chargeCalculationType',
+          charge.chargeCalculationType,
+          'An overdue-installment charge is 1 (flat), 2 (% of the overdue principal) or 3 (% of the overdue principal and interest).',
+          'validation.msg.charge.chargeCalculationType.not.allowed.for.overdue.installment',
+        ),
+      );
+    }
   }
   const flat = charge.chargeCalculationType === 1;
   const amountError = amountProblem(charge.amount, flat ? currencyDigits : moneyDigits.fraction, flat);

@@ -24,6 +24,10 @@
  *   value-dated to the relief's as-of date. The other reliefs book nothing: deferral, forbearance and reduced
  *   payment only move due amounts, and the interest, fees and penalties a fee waiver or rate reduction takes off
  *   were never recognised (cash basis, no receivable).
+ * - charge-off (Fineract CHARGE_OFF): Dr CREDIT_LOSS_EXPENSE / Cr LOAN_PORTFOLIO, the principal outstanding when
+ *   the loan was charged off; its interest, fees and penalties book nothing (never recognised). Undoing the
+ *   charge-off drops the event, so the diff appends its reversal.
+ * - payment after a charge-off (a recovery): Dr EXTERNAL_CLEARING / Cr RECOVERY_INCOME, its whole amount.
  *
  * Re-allocation (a back-dated payment changes how later payments split): `diffPostings` compares what the
  * journal currently says for each event with what the new allocation says and, for each event that differs,
@@ -31,8 +35,8 @@
  * and a new posting. Nothing is ever edited, and the sum of the journal equals the sum of posting the events
  * once, in date order.
  *
- * Transaction refs (`journal_entries.transaction_ref`): `funding/<id>`, `payment/<id>` and `forgiveness/<id>`
- * (the schedule version that forgave) for an event's first posting, `<base>/revision/<n>` for its n-th posting (n ≥ 2), `<base>/reversal/<n>` for the reversal of
+ * Transaction refs (`journal_entries.transaction_ref`): `funding/<id>`, `payment/<id>`, `forgiveness/<id>`
+ * (the schedule version that forgave) and `charge-off/<id>` (`loan_charge_offs.id`) for an event's first posting, `<base>/revision/<n>` for its n-th posting (n ≥ 2), `<base>/reversal/<n>` for the reversal of
  * revision n. An entry's lines share its ref; a reversal's line i reverses line i of the reversed entry.
  *
  * Errors: RangeError for an unbalanced or malformed entry (`assertBalanced`), an unknown account, mixed
@@ -56,6 +60,8 @@ export const accountCodes = [
   'PENALTY_INCOME',
   'OVERPAYMENT_LIABILITY',
   'PRINCIPAL_FORGIVENESS_EXPENSE',
+  'CREDIT_LOSS_EXPENSE',
+  'RECOVERY_INCOME',
 ] as const;
 export type AccountCode = (typeof accountCodes)[number];
 
@@ -100,11 +106,23 @@ export const defaultChartOfAccounts: readonly ChartAccount[] = [
     accountType: 'EXPENSE',
     normalBalance: 'DEBIT',
   },
+  {
+    code: 'CREDIT_LOSS_EXPENSE',
+    name: 'Credit loss / bad debt (principal charged off)',
+    accountType: 'EXPENSE',
+    normalBalance: 'DEBIT',
+  },
+  {
+    code: 'RECOVERY_INCOME',
+    name: 'Recoveries of charged-off loans',
+    accountType: 'INCOME',
+    normalBalance: 'CREDIT',
+  },
 ];
 
 /** The money event an entry books. `id` is the funding's or payment's identity. */
 export interface LedgerSource {
-  kind: 'DISBURSEMENT' | 'PAYMENT' | 'PRINCIPAL_FORGIVENESS';
+  kind: 'DISBURSEMENT' | 'PAYMENT' | 'PRINCIPAL_FORGIVENESS' | 'CHARGE_OFF';
   id: number;
 }
 
@@ -206,29 +224,94 @@ export function principalForgivenessPosting(
   };
 }
 
+/** A charge-off in force (not undone): its id (`loan_charge_offs.id`), value date and principal portion. */
+export interface ChargeOffEvent {
+  id: number;
+  /** ISO date of the charge-off. */
+  valueDate: string;
+  /** Principal outstanding when the loan was charged off (minor units, ≥ 0). */
+  principalMinor: bigint;
+}
+
+/**
+ * Posting of a charge-off (Fineract `AccountingProcessorForLoan` CHARGE_OFF on the cash basis): Dr
+ * CREDIT_LOSS_EXPENSE / Cr LOAN_PORTFOLIO, the principal portion only — interest, fees and penalties were never
+ * recognised as income on the cash basis, so their charge-off books nothing. Null when no principal is left
+ * (an entry needs two non-zero lines).
+ */
+export function chargeOffPosting(chargeOff: ChargeOffEvent, currency: string): ProposedPosting | null {
+  if (chargeOff.principalMinor === 0n) return null;
+  return {
+    source: { kind: 'CHARGE_OFF', id: chargeOff.id },
+    valueDate: chargeOff.valueDate,
+    currency,
+    lines: [
+      { accountCode: 'CREDIT_LOSS_EXPENSE', debitMinor: chargeOff.principalMinor, creditMinor: 0n },
+      { accountCode: 'LOAN_PORTFOLIO', debitMinor: 0n, creditMinor: chargeOff.principalMinor },
+    ],
+  };
+}
+
+/**
+ * Posting of a payment received after the loan was charged off (Fineract's recovery repayment on a charged-off
+ * loan): Dr EXTERNAL_CLEARING / Cr RECOVERY_INCOME, its whole amount, whatever the allocation paid of the
+ * schedule (the principal it pays is already out of LOAN_PORTFOLIO).
+ */
+export function recoveryPosting(payment: PaymentAllocation, currency: string): ProposedPosting {
+  return {
+    source: { kind: 'PAYMENT', id: payment.paymentId },
+    valueDate: payment.valueDate,
+    currency,
+    lines: [
+      { accountCode: 'EXTERNAL_CLEARING', debitMinor: payment.amountMinor, creditMinor: 0n },
+      { accountCode: 'RECOVERY_INCOME', debitMinor: 0n, creditMinor: payment.amountMinor },
+    ],
+  };
+}
+
+/** The loan's charge-off for `postingsForAllocation`: the charge-off in force and the payments that came after it. */
+export interface ChargeOffPostingContext {
+  chargeOff: ChargeOffEvent;
+  /** Ids of the posted payments that are recoveries (received after the charge-off; see repost-loan.ts). */
+  recoveryPaymentIds: ReadonlySet<number>;
+}
+
 /**
  * Postings of every event of an allocation: disbursements, payments and principal forgiveness, each in replay
- * order.
+ * order, then the charge-off when the loan has one in force (`chargeOff`): its own posting, and the payments named
+ * as recoveries posted by `recoveryPosting` instead of `paymentPosting`.
  */
-export function postingsForAllocation(allocation: AllocationResult): ProposedPosting[] {
-  return [
+export function postingsForAllocation(
+  allocation: AllocationResult,
+  chargeOff: ChargeOffPostingContext | null = null,
+): ProposedPosting[] {
+  const postings = [
     ...allocation.disbursements.map((d) => disbursementPosting(d, allocation.currency)),
-    ...allocation.payments.map((p) => paymentPosting(p, allocation.currency)),
+    ...allocation.payments.map((p) =>
+      chargeOff?.recoveryPaymentIds.has(p.paymentId)
+        ? recoveryPosting(p, allocation.currency)
+        : paymentPosting(p, allocation.currency),
+    ),
     ...(allocation.principalForgiveness ?? []).map((f) =>
       principalForgivenessPosting(f, allocation.currency),
     ),
   ];
+  const chargeOffEntry = chargeOff ? chargeOffPosting(chargeOff.chargeOff, allocation.currency) : null;
+  if (chargeOffEntry) postings.push(chargeOffEntry);
+  return postings;
 }
 
 const refPrefix = {
   DISBURSEMENT: 'funding',
   PAYMENT: 'payment',
   PRINCIPAL_FORGIVENESS: 'forgiveness',
+  CHARGE_OFF: 'charge-off',
 } as const satisfies Record<LedgerSource['kind'], string>;
 const kindOfPrefix = {
   funding: 'DISBURSEMENT',
   payment: 'PAYMENT',
   forgiveness: 'PRINCIPAL_FORGIVENESS',
+  'charge-off': 'CHARGE_OFF',
 } as const satisfies Record<string, LedgerSource['kind']>;
 
 /**
@@ -257,9 +340,10 @@ export function parseTransactionRef(transactionRef: string): {
   kind: 'POSTING' | 'REVERSAL';
   revision: number;
 } {
-  const match = /^(funding|payment|forgiveness)\/([1-9]\d*)(?:\/(revision|reversal)\/([1-9]\d*))?$/.exec(
-    transactionRef,
-  );
+  const match =
+    /^(funding|payment|forgiveness|charge-off)\/([1-9]\d*)(?:\/(revision|reversal)\/([1-9]\d*))?$/.exec(
+      transactionRef,
+    );
   if (!match) throw new RangeError(`not a journal transaction ref: ${transactionRef}`);
   const id = Number(match[2]);
   const revision = match[4] === undefined ? 1 : Number(match[4]);

@@ -278,6 +278,14 @@ export interface LoanProductDefinition extends LoanProductSettings {
   disbursedAmountPercentageForDownPayment?: string | null;
   /** Fineract `enableAutoRepaymentForDownPayment`; null/absent = not given (stored as false). */
   enableAutoRepaymentForDownPayment?: boolean | null;
+  /** The tenant's delinquency bucket (checked by the operation); null/absent = none. */
+  delinquencyBucketId?: number | null;
+  /** Fineract `graceOnArrearsAgeing`, days ≥ 0; absent = 0. */
+  graceOnArrearsAgeing?: number;
+  /** Fineract `enableInstallmentLevelDelinquency`; absent = false. */
+  enableInstallmentLevelDelinquency?: boolean;
+  /** Delinquent days ≥ 1 at which close of business charges off; null/absent = never automatically. */
+  chargeOffDaysPastDue?: number | null;
 }
 
 /**

@@ -241,6 +241,52 @@ describe('validation', () => {
     expect(parsed.ok).toBe(false);
   });
 
+  it("takes a product's delinquencyBucketId as the id of the tenant's bucket (buckets are not boarded)", async () => {
+    const tenantId = await newTenant(h, 'bdlq');
+    const foreignTenant = await newTenant(h, 'bdlqx');
+    const p = refPrefix('dlq');
+    const [, product] = catalogLines(p) as [TestLine, TestLine];
+    const bucketOf = async (tenant: string) => {
+      const { rangeId } = await h.activities.createDelinquencyRange({
+        tenantId: tenant,
+        classification: `${p} 1+`,
+        minimumAgeDays: 1,
+        maximumAgeDays: null,
+      });
+      return (
+        await h.activities.createDelinquencyBucket({
+          tenantId: tenant,
+          name: `${p} bucket`,
+          ranges: [rangeId],
+        })
+      ).bucketId;
+    };
+    const bucketId = await bucketOf(tenantId);
+    const foreignBucketId = await bucketOf(foreignTenant);
+    const withBucket = (sourceRef: string, delinquencyBucketId: number): TestLine => ({
+      ...product,
+      sourceRef,
+      body: { ...product.body, chargeSourceRefs: [], delinquencyBucketId, graceOnArrearsAgeing: 2 },
+    });
+    const batchId = await stageBatch(h.db, tenantId, [
+      withBucket(`${p}-prod-own`, bucketId),
+      withBucket(`${p}-prod-foreign`, foreignBucketId),
+    ]);
+    await runBatch(tenantId, batchId);
+    const byRef = new Map((await linesOf(tenantId, batchId)).map((l) => [l.sourceRef, l]));
+    expect(byRef.get(`${p}-prod-foreign`)?.state).toBe('FAILED');
+    expect(byRef.get(`${p}-prod-foreign`)?.error?.errors[0]?.parameterName).toBe('body.delinquencyBucketId');
+    const own = byRef.get(`${p}-prod-own`);
+    expect(own?.state).toBe('BOARDED');
+    const [row] = await withTenantTransaction(h.db, tenantId, (tx) =>
+      tx
+        .select({ bucket: loanProducts.delinquencyBucketId, grace: loanProducts.graceOnArrearsAgeing })
+        .from(loanProducts)
+        .where(and(eq(loanProducts.tenantId, tenantId), eq(loanProducts.id, own?.resourceId ?? 0))),
+    );
+    expect(row).toEqual({ bucket: bucketId, grace: 2 });
+  });
+
   it('fails a duplicate sourceRef of the same kind within the batch', async () => {
     const tenantId = await newTenant(h, 'bdup');
     const p = refPrefix('dup');

@@ -43,6 +43,7 @@ const appendOnly = [
   'hardship_guardrail_versions',
   'hardship_offer_approvals',
   'loan_schedule_versions',
+  'loan_delinquency_history',
 ];
 
 /** `<child table>.<constraint>` → `(<child columns>) → <parent>(<parent columns>)`, every FK between tenant tables. */
@@ -88,8 +89,19 @@ const tenantForeignKeys: Record<string, string> = {
   'journal_entries.journal_entries_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'journal_entries.journal_entries_reverses_fk':
     '(tenant_id,reverses_entry_id) → journal_entries(tenant_id,id)',
+  'cob_run_errors.cob_run_errors_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'cob_run_errors.cob_run_errors_run_fk': '(tenant_id,run_id) → cob_runs(tenant_id,run_id)',
+  'loan_charge_offs.loan_charge_offs_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'delinquency_bucket_ranges.delinquency_bucket_ranges_bucket_fk':
+    '(tenant_id,bucket_id) → delinquency_buckets(tenant_id,id)',
+  'delinquency_bucket_ranges.delinquency_bucket_ranges_range_fk':
+    '(tenant_id,range_id) → delinquency_ranges(tenant_id,id)',
+  'loan_delinquency_actions.loan_delinquency_actions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_products.loan_products_delinquency_bucket_fk':
+    '(tenant_id,delinquency_bucket_id) → delinquency_buckets(tenant_id,id)',
   'loan_charges.loan_charges_charge_fk': '(tenant_id,charge_id) → charges(tenant_id,id)',
   'loan_charges.loan_charges_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
+  'loan_delinquency_history.loan_delinquency_history_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_installments.loan_installments_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
   'loan_products.loan_products_nsf_charge_fk': '(tenant_id,nsf_charge_id) → charges(tenant_id,id)',
   'loan_schedule_versions.loan_schedule_versions_loan_fk': '(tenant_id,loan_id) → loans(tenant_id,id)',
@@ -104,6 +116,7 @@ const tenantForeignKeys: Record<string, string> = {
     '(tenant_id,product_id) → loan_products(tenant_id,id)',
   'loans.loans_client_fk': '(tenant_id,client_id) → customers(tenant_id,id)',
   'loans.loans_product_fk': '(tenant_id,product_id) → loan_products(tenant_id,id)',
+  'loans.loans_delinquency_range_fk': '(tenant_id,delinquency_range_id) → delinquency_ranges(tenant_id,id)',
   'hardship_offer_approvals.hardship_offer_approvals_offer_fk':
     '(tenant_id,offer_id) → hardship_offers(tenant_id,id)',
   'boarding_lines.boarding_lines_batch_fk': '(tenant_id,batch_id) → boarding_batches(tenant_id,id)',

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ApplyLoanReliefInput, applyLoanRelief } from '../../activities/lending/loan-relief';
 import { getLoanSummary } from '../../db/queries/lending/ledger';
 import { getLoanScheduleVersions } from '../../db/queries/lending/schedule-versions';
-import { journalEntries, loanInstallments, loans, payments } from '../../db/schema';
+import { journalEntries, loanDelinquencyActions, loanInstallments, loans, payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { RequestedRelief } from '../../domain/hardship/offer';
 import type { PaymentAllocationPayload } from '../../domain/lending/allocation/payload';
@@ -172,6 +172,19 @@ describe('applyLoanRelief', () => {
       ['2025-08-01', '2025-09-01', 10800n],
     ]);
 
+    // the deferred span (installments 3 and 4, due 2025-04-01 and 2025-05-01) pauses the arrears' ageing
+    const pauses = await rows((tx) =>
+      tx
+        .select({
+          action: loanDelinquencyActions.action,
+          startDate: loanDelinquencyActions.startDate,
+          endDate: loanDelinquencyActions.endDate,
+        })
+        .from(loanDelinquencyActions)
+        .where(eq(loanDelinquencyActions.loanId, loan.loanId)),
+    );
+    expect(pauses).toEqual([{ action: 'PAUSE', startDate: '2025-03-15', endDate: '2025-05-01' }]);
+
     const versions = await getLoanScheduleVersions(h.db, tenantId, loan.loanId);
     expect(versions.map((v) => [v.version, v.reason, v.installmentCount, v.totalDueMinor])).toEqual([
       [2, 'HARDSHIP_RELIEF', 8, '64800'],
@@ -310,6 +323,11 @@ describe('applyLoanRelief', () => {
     expect(totalDue(before) - totalDue(after)).toBe(1200n);
     expect(after.map((row) => cents(row.interestDue))).toEqual([600n, 600n, 300n, 300n, 300n, 300n]);
     expect(after.map((row) => row.principalDue)).toEqual(before.map((row) => row.principalDue));
+    // a rate reduction defers nothing: no delinquency pause
+    const pauses = await rows((tx) =>
+      tx.select().from(loanDelinquencyActions).where(eq(loanDelinquencyActions.loanId, loan.loanId)),
+    );
+    expect(pauses).toEqual([]);
     await expectTrialBalanceZero();
   });
 

@@ -303,7 +303,13 @@ describe('approveLoan', () => {
         })
         .where(eq(loanProducts.id, ownProduct)),
     );
-    const read = await getLoan(h.db, tenantId, loanId, { repaymentSchedule: false, transactions: false });
+    const read = await getLoan(
+      h.db,
+      tenantId,
+      loanId,
+      { repaymentSchedule: false, transactions: false },
+      new Date(),
+    );
     expect(read?.aprDisclosure).toEqual(approved.aprDisclosure);
     expect(read?.terms.interestRatePerPeriod).toBe(12);
   });
@@ -407,6 +413,7 @@ describe('lockLoanForMoney', () => {
       approvedOnDate: null,
       disbursedOnDate: null,
       disbursementChargesDue: '0.00',
+      lastClosedBusinessDate: null,
     });
     await expectDomainError(
       rowsOf((tx) => lockLoanForMoney(tx, otherTenantId, loanId), otherTenantId),

@@ -558,6 +558,8 @@ function comparable(loan: Json): Json {
     externalId: _e,
     parties: _pa,
     approvedBy: _ab,
+    // a boarded loan's close of business starts the day before boarding (docs/lending.md "Close of business")
+    lastClosedBusinessDate: _closed,
     ...rest
   } = loan;
   return {
@@ -622,6 +624,8 @@ describe('boarding carries the figures unchanged (POST /v1/boarding/batches)', (
       expect(boardedLoanId, `${s.id} boarded`).toBeTypeOf('number');
       const [api, boarded] = [await readLoan(apiLoanId as number), await readLoan(boardedLoanId as number)];
       expect(comparable(boarded), s.id).toEqual(comparable(api));
+      expect(api.lastClosedBusinessDate, s.id).toBeNull();
+      expect(boarded.lastClosedBusinessDate, s.id).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
   }, 180_000);
 });

@@ -651,6 +651,26 @@ describe('GET /v1/loans/{loanId}/summary', () => {
           expiresAt: null,
         },
       ],
+      // Installment 2's 105.00 is 10 days past due (docs/lending.md "Delinquency"); no close of business yet.
+      delinquent: {
+        pastDueDays: 10,
+        delinquentDays: 10,
+        delinquentDate: '2025-03-01',
+        delinquentAmount: '105.00',
+        delinquentPrincipal: '100.00',
+        delinquentInterest: '3.00',
+        delinquentFee: '2.00',
+        delinquentPenalty: '0.00',
+        nextPaymentDueDate: '2025-03-01',
+        lastPaymentDate: '2025-02-01',
+        lastPaymentAmount: '105.00',
+        installmentLevelDelinquency: [],
+        delinquencyPausePeriods: [],
+      },
+      delinquencyRange: null,
+      lastClosedBusinessDate: null,
+      chargedOff: false,
+      chargedOffOnDate: null,
     });
 
     // Before the funding nothing is owed; on a due date the installment due that day is not yet overdue.

@@ -85,6 +85,15 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['post', '/v1/charges', 'lending:write', true],
     ['get', '/v1/charges', 'lending:read', false],
     ['get', '/v1/charges/{chargeId}', 'lending:read', false],
+    ['post', '/v1/delinquency/ranges', 'lending:write', true],
+    ['get', '/v1/delinquency/ranges', 'lending:read', false],
+    ['get', '/v1/delinquency/ranges/{rangeId}', 'lending:read', false],
+    ['post', '/v1/cob/runs', 'lending:write', true],
+    ['get', '/v1/cob/runs/{runId}', 'lending:read', false],
+    ['get', '/v1/cob/runs/{runId}/errors', 'lending:read', false],
+    ['post', '/v1/delinquency/buckets', 'lending:write', true],
+    ['get', '/v1/delinquency/buckets', 'lending:read', false],
+    ['get', '/v1/delinquency/buckets/{bucketId}', 'lending:read', false],
     ['post', '/v1/loanproducts', 'lending:write', true],
     ['get', '/v1/loanproducts', 'lending:read', false],
     ['get', '/v1/loanproducts/{productId}', 'lending:read', false],
@@ -100,8 +109,12 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     // Charges on an active loan (Fineract LoanChargesApiResource).
     ['post', '/v1/loans/{loanId}/charges', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/charges', 'lending:read', false],
+    ['post', '/v1/loans/{loanId}/delinquency-actions', 'lending:write', true],
+    ['get', '/v1/loans/{loanId}/delinquency-actions', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:read', false],
     ['post', '/v1/loans/{loanId}/charges/{loanChargeId}', 'lending:write', true, false],
+    // Charge-off and its undo (Fineract LoanTransactionsApiResource).
+    ['post', '/v1/loans/{loanId}/transactions', 'lending:write', true],
     // A loan's money and the journal (record-external fundings and payments, summary).
     ['post', '/v1/loans/{loanId}/fundings/record-external', 'lending:write', true],
     ['get', '/v1/loans/{loanId}/fundings', 'lending:read', false],
@@ -123,6 +136,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/loans/{loanId}/statements', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/statements/{statementId}', 'lending:read', false],
     ['get', '/v1/loans/{loanId}/statements/{statementId}/pdf', 'lending:read', false],
+    ['get', '/v1/loans/{loanId}/delinquency-history', 'lending:read', false],
     // Reconciliation exceptions.
     ['get', '/v1/recon-exceptions', 'lending:read', false],
     ['get', '/v1/recon-exceptions/export', 'lending:read', false],

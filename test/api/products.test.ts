@@ -147,7 +147,7 @@ describe('POST /v1/charges', () => {
     ['a zero amount', { amount: 0 }, ['amount']],
     ['an exponent', { amount: 1e21 }, ['amount']],
     ['a negative amount', { amount: '-5' }, ['amount']],
-    ['an unsupported time type', { chargeTimeType: 9 }, ['chargeTimeType']],
+    ['an unsupported time type', { chargeTimeType: 12 }, ['chargeTimeType']],
     ['% of disbursement amount', { chargeCalculationType: 5 }, ['chargeCalculationType']],
     ['a savings charge', { chargeAppliesTo: 2 }, ['chargeAppliesTo']],
     ['a penalty at disbursement', { penalty: true }, ['penalty']],
@@ -275,6 +275,10 @@ describe('POST /v1/loanproducts and the reads', () => {
         'enableDownPayment',
         'disbursedAmountPercentageForDownPayment',
         'enableAutoRepaymentForDownPayment',
+        'delinquencyBucketId',
+        'graceOnArrearsAgeing',
+        'enableInstallmentLevelDelinquency',
+        'chargeOffDaysPastDue',
       ].sort(),
     );
     expect(item.nsfChargeId).toBeNull();

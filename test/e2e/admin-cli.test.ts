@@ -4,7 +4,9 @@
  * `<DATA_DIR>/runtime.json`, which `npm start` writes (workers/stack.ts), when the process that wrote it
  * still runs and uses the same secret pepper; otherwise it exits 2 saying what it needs, and never
  * starts a PostgreSQL of its own. Also `clients create` without `--create-tenant` (no implicit
- * tenants), `clients disable --client-id` and `tenants settings --maker-checker`.
+ * tenants), `clients disable --client-id` and `tenants settings` (the close-of-business days, and the maker-checker
+ * policy as its own output), `recon run`, `statements run` and `cob run` (close of business of an ended day, run by
+ * a `lending` worker of this test, printed once it ended with `--wait`).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,15 +15,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createActivities } from '../../activities';
 import { createDb } from '../../db/client';
 import { freePort } from '../../db/embedded';
-import { apiClients, tenants } from '../../db/schema';
+import { apiClients, loans, tenants } from '../../db/schema';
 import { addDays } from '../../domain/calendar';
+import { asTemporalActivities } from '../../workers/activities';
 import { loadConfig, projectRoot } from '../../workers/config';
 import { pepperCheck, type RuntimeInfo, writeRuntimeFile } from '../../workers/runtime-file';
-import { uniqueTenant } from '../support/context';
+import { approvedLoan } from '../activities/ledger-fixtures';
+import { testDataConverter, testSecrets, uniqueTenant } from '../support/context';
+import { testNamespace } from '../support/namespaces';
 
 const run = promisify(execFile);
 const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
@@ -203,11 +210,11 @@ describe('npm run admin: which database', () => {
 });
 
 describe('npm run admin -- tenants settings', () => {
-  it('shows and sets the maker-checker policy (default distinct-client); refuses an unknown policy or tenant', async () => {
+  it('shows and sets the maker-checker policy (default distinct-client) as {tenantId, makerCheckerPolicy}; refuses an unknown policy or tenant, or the policy with day options', async () => {
     const tenant = uniqueTenant('cli-mc');
     const env = await envWith({ DATABASE_URL: inject('databaseUrl') });
     expect((await admin([...createArgs(tenant), '--create-tenant'], env)).code).toBe(0);
-    const shown = await admin(['tenants', 'settings', '--tenant', tenant], env);
+    const shown = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'show'], env);
     expect(shown.code, shown.stderr).toBe(0);
     expect(JSON.parse(shown.stdout)).toEqual({ tenantId: tenant, makerCheckerPolicy: 'distinct-client' });
     const set = await admin(
@@ -219,6 +226,32 @@ describe('npm run admin -- tenants settings', () => {
       tenantId: tenant,
       makerCheckerPolicy: 'same-client-distinct-actor',
     });
+    const again = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'show'], env);
+    expect(JSON.parse(again.stdout)).toEqual({
+      tenantId: tenant,
+      makerCheckerPolicy: 'same-client-distinct-actor',
+    });
+    const mixed = await admin(
+      [
+        'tenants',
+        'settings',
+        '--tenant',
+        tenant,
+        '--maker-checker',
+        'distinct-client',
+        '--penalty-wait-period-days',
+        '4',
+      ],
+      env,
+    );
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--maker-checker cannot be combined');
+    const days = await admin(['tenants', 'settings', '--tenant', tenant], env);
+    expect(JSON.parse(days.stdout)).toEqual({
+      penaltyWaitPeriodDays: 2, // the refused call changed nothing
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 1,
+    });
     const bad = await admin(['tenants', 'settings', '--tenant', tenant, '--maker-checker', 'anyone'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('distinct-client');
@@ -229,6 +262,60 @@ describe('npm run admin -- tenants settings', () => {
       .from(tenants)
       .where(eq(tenants.id, tenant));
     expect(row?.policy).toBe('same-client-distinct-actor');
+  });
+});
+
+describe('npm run admin -- tenants settings (close-of-business days)', () => {
+  it('shows the defaults 2, 3, 1, changes only the days given, and refuses a value out of range changing nothing', async () => {
+    const tenant = uniqueTenant('cli-cob');
+    const env = await envWith({ DATABASE_URL: inject('databaseUrl') });
+    expect((await admin([...createArgs(tenant), '--create-tenant'], env)).code).toBe(0);
+    const settings = (args: string[]) => admin(['tenants', 'settings', '--tenant', tenant, ...args], env);
+    const shown = await settings([]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({
+      penaltyWaitPeriodDays: 2,
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 1,
+    });
+    const set = await settings([
+      '--penalty-wait-period-days',
+      '5',
+      '--overdue-days-for-repayment-event',
+      '0',
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({
+      penaltyWaitPeriodDays: 5,
+      dueDaysForRepaymentEvent: 3,
+      overdueDaysForRepaymentEvent: 0,
+    });
+    const due = await settings(['--due-days-for-repayment-event', '7']);
+    expect(JSON.parse(due.stdout)).toEqual({
+      penaltyWaitPeriodDays: 5,
+      dueDaysForRepaymentEvent: 7,
+      overdueDaysForRepaymentEvent: 0,
+    });
+    for (const [option, value] of [
+      ['--penalty-wait-period-days', '-1'],
+      ['--due-days-for-repayment-event', '1.5'],
+      ['--overdue-days-for-repayment-event', 'two'],
+      ['--penalty-wait-period-days', '366'],
+    ] as const) {
+      // `--option=-1`: a value of its own would read as an option.
+      const bad = await settings([`${option}=${value}`]);
+      expect(bad.code, `${option} ${value}`).toBe(2);
+      expect(bad.stderr).toContain(option.slice(2, 10));
+    }
+    const [row] = await handle.db
+      .select({
+        wait: tenants.penaltyWaitPeriodDays,
+        due: tenants.dueDaysForRepaymentEvent,
+        overdue: tenants.overdueDaysForRepaymentEvent,
+      })
+      .from(tenants)
+      .where(eq(tenants.id, tenant));
+    expect(row).toEqual({ wait: 5, due: 7, overdue: 0 });
   });
 });
 
@@ -311,4 +398,107 @@ describe('npm run admin -- statements run', () => {
       await connection.close();
     }
   });
+});
+
+describe('npm run admin -- cob run', () => {
+  it('runs close of business for an ended day and prints the run (after it ended with --wait); a repeat prints the same run; refusals exit 2', async () => {
+    const tenant = uniqueTenant('cobcli');
+    await handle.db.insert(tenants).values({ id: tenant, displayName: 'Close-of-business CLI' });
+    const deps = {
+      db: handle.db,
+      clock: () => new Date(),
+      secretPepper: 'admin-cli-cob',
+      dataEncryptionKey: 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf',
+      environment: 'sandbox' as const,
+    };
+    const activities = createActivities(deps);
+    const loanIds: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const loan = await approvedLoan({ db: handle.db, activities }, tenant, {
+        expectedDisbursementDate: '2025-01-02',
+      });
+      await activities.recordExternalFunding({
+        tenantId: tenant,
+        loanId: loan.loanId,
+        amount: '300.00',
+        currency: 'USD',
+        fundingType: 'DISBURSEMENT',
+        recipientType: 'BORROWER',
+        recipientRef: 'borrower-primary',
+        externalRecordRef: `fund-${tenant}-${i}`,
+        reason: 'Disbursed by the originating bank',
+        fundingDate: '2025-01-02',
+      });
+      loanIds.push(loan.loanId);
+    }
+    const keys = testSecrets.temporalPayloadKeys;
+    const env = await envWith({
+      DATA_DIR: dataDir,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: testNamespace(),
+      TEMPORAL_PAYLOAD_KEYS: `test-1:${keys.keys['test-1']}`,
+    });
+    for (const [args, message] of [
+      [['--date', '2026-02-30'], '--date must be a calendar date'],
+      [['--date', '2999-01-05'], 'businessDate must be a day that has ended'],
+      [['--date', '2025-02-01', '--loan', 'x1'], '--loan must be a positive loan id'],
+      [['--date', '2025-02-01', '--loan', '999999999'], 'loanIds names no loan of the tenant'],
+    ] as const) {
+      const refused = await admin(['cob', 'run', '--tenant', tenant, ...args], env);
+      expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(message);
+    }
+    const unknown = await admin(['cob', 'run', '--tenant', `${tenant}x`, '--date', '2025-02-01'], env);
+    expect(unknown.code, unknown.stdout + unknown.stderr).toBe(2);
+    expect(unknown.stderr).toContain(`${tenant}x does not exist`);
+
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const worker = await Worker.create({
+      connection,
+      namespace: testNamespace(),
+      taskQueue: 'lending',
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      activities: asTemporalActivities(activities),
+      dataConverter: testDataConverter,
+    });
+    try {
+      const { waited, again, named } = await worker.runUntil(async () => {
+        const waited = await admin(['cob', 'run', '--tenant', tenant, '--date', '2025-02-01', '--wait'], env);
+        const again = await admin(['cob', 'run', '--tenant', tenant, '--date', '2025-02-01'], env);
+        const named = await admin(
+          ['cob', 'run', '--tenant', tenant, '--date', '2025-02-02', '--loan', String(loanIds[1]), '--wait'],
+          env,
+        );
+        return { waited, again, named };
+      });
+      expect(waited.code, waited.stderr).toBe(0);
+      const run = JSON.parse(waited.stdout);
+      expect(run).toMatchObject({
+        businessDate: '2025-02-01',
+        status: 'COMPLETED',
+        loans: { total: 2, processed: 2, failed: 0 },
+      });
+      expect(run.runId).toMatch(/^cob_/);
+      expect(run.completedAt).not.toBeNull();
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual(run);
+      expect(named.code, named.stderr).toBe(0);
+      expect(JSON.parse(named.stdout)).toMatchObject({
+        businessDate: '2025-02-02',
+        status: 'COMPLETED',
+        loans: { total: 1, processed: 1, failed: 0 },
+      });
+    } finally {
+      await connection.close().catch(() => {});
+    }
+    const days = await handle.db
+      .select({ id: loans.id, day: loans.lastClosedBusinessDate })
+      .from(loans)
+      .where(eq(loans.tenantId, tenant));
+    expect(Object.fromEntries(days.map((d) => [d.id, d.day]))).toEqual({
+      [loanIds[0] as number]: '2025-02-01',
+      [loanIds[1] as number]: '2025-02-02',
+    });
+  }, 180_000);
 });

@@ -43,6 +43,9 @@ describe('npm run demo', () => {
       'hardship.offer.applied',
       'loan.charge.added',
       'loan.charge.waived',
+      'loan.penalty.assessed',
+      'loan.delinquency.changed',
+      'loan.chargeoff.posted',
     ]) {
       expect(webhookLines.some((line) => line.startsWith(`< webhook ${type} evt_`))).toBe(true);
     }
@@ -102,6 +105,23 @@ describe('npm run demo', () => {
     // Pay in 4: the down payment with the funding, the NSF fee of the returned payment, the snooze fee waived.
     expect(stdout).toMatch(
       /Pay in 4: loan \d+: down payment 100\.00 recorded with the funding \(checkout-[a-z]+:down-payment\); payment \d+ returned R01 → NSF fee 15\.00 USD \(loan charge \d+\); snooze fee 5\.00 added and waived \(5\.00 waived, 0\.00 outstanding\); status loanStatusType\.active\./,
+    );
+    // Delinquency: yesterday closed by a run, the penalties, the collections range and case, a cure, the
+    // charged-off loan's payment posted as a recovery.
+    expect(stdout).toMatch(
+      /Close of business \d{4}-\d\d-\d\d: run cob_\w+ COMPLETED, loans \{"total":2,"processed":2,"failed":0\}\./,
+    );
+    expect(stdout).toMatch(
+      /loan \d+: 2 penalties \(10\.00 for the installment due \d{4}-\d\d-\d\d, 10\.00 for the installment due \d{4}-\d\d-\d\d\); range Collections 31-90 days/,
+    );
+    expect(stdout).toMatch(/collections case: \d+ ARREARS OPEN: /);
+    // The cure sets the tag at once (the loan has had a close): no range, the history row, the case closed CURED.
+    expect(stdout).toMatch(
+      /cure: \d+\.\d\d paid \(payment \d+\) → range NO_DELINQUENCY at once, 0 days delinquent; history \d{4}-\d\d-\d\d Collections 31-90 days \([\w-]+\) → NO_DELINQUENCY \(case \d+\); case CLOSED CURED; /,
+    );
+    expect(stdout).toMatch(/charged off \d{4}-\d\d-\d\d by the run \(past chargeOffDaysPastDue\)/);
+    expect(stdout).toMatch(
+      /recovery 150\.00 \(payment \d+\): (EXTERNAL_CLEARING Dr 150\.00 Cr 0\.00, RECOVERY_INCOME Dr 0\.00 Cr 150\.00|RECOVERY_INCOME Dr 0\.00 Cr 150\.00, EXTERNAL_CLEARING Dr 150\.00 Cr 0\.00)/,
     );
   }, 120_000);
 });

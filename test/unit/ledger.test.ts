@@ -97,7 +97,7 @@ const lineView = (entry: JournalEntry) =>
   entry.lines.map((l) => [l.accountCode, l.debitMinor, l.creditMinor] as [string, bigint, bigint]);
 
 describe('chart of accounts', () => {
-  it('has the seven default accounts with their types and normal sides', () => {
+  it('has the nine default accounts with their types and normal sides', () => {
     expect(defaultChartOfAccounts.map((a) => [a.code, a.accountType, a.normalBalance])).toEqual([
       ['LOAN_PORTFOLIO', 'ASSET', 'DEBIT'],
       ['EXTERNAL_CLEARING', 'ASSET', 'DEBIT'],
@@ -106,6 +106,8 @@ describe('chart of accounts', () => {
       ['PENALTY_INCOME', 'INCOME', 'CREDIT'],
       ['OVERPAYMENT_LIABILITY', 'LIABILITY', 'CREDIT'],
       ['PRINCIPAL_FORGIVENESS_EXPENSE', 'EXPENSE', 'DEBIT'],
+      ['CREDIT_LOSS_EXPENSE', 'EXPENSE', 'DEBIT'],
+      ['RECOVERY_INCOME', 'INCOME', 'CREDIT'],
     ]);
   });
 });

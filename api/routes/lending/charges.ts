@@ -24,10 +24,11 @@ const tags = ['Lending: charges'];
 export const chargeRoutes = factory
   .createApp()
   /**
-   * Defines a loan charge: body `{name, currencyCode, amount, chargeAppliesTo: 1, chargeTimeType (1, 2, 8),
+   * Defines a loan charge: body `{name, currencyCode, amount, chargeAppliesTo: 1, chargeTimeType (1, 2, 8, 9),
    * chargeCalculationType (1–4), penalty?, active?, chargePaymentMode? (0), locale?, dateFormat?}` →
    * 201 `{resourceId, chargeId}`. 400 for an unknown currency or code, a penalty at disbursement, an amount
-   * that is not > 0 or has too many fraction digits (flat: the currency's; percentage: 6).
+   * that is not > 0 or has too many fraction digits (flat: the currency's; percentage: 6), an overdue-installment
+   * charge (9) that is not a penalty or is of calculation type 4.
    */
   .post(
     '/',

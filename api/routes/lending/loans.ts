@@ -146,7 +146,9 @@ export const loanRoutes = factory
    * the authoritative schedule with paid and outstanding amounts per installment (and, with Fineract's names, what
    * was paid of it in advance and late: `totalPaidInAdvanceForPeriod`, `totalPaidLateForPeriod`), and the posted
    * fundings and payments by value date with their portions and the outstanding principal after each
-   * (`outstandingLoanBalance`); rules in db/queries/lending/loans.ts. Money: decimal strings with the currency's digits.
+   * (`outstandingLoanBalance`); rules in db/queries/lending/loans.ts. `delinquent` is derived as of today in the
+   * tenant's time zone (docs/lending.md "Delinquency"); `delinquencyRange`, `lastClosedBusinessDate`,
+   * `chargedOff`, `chargedOffOnDate` are stored. Money: decimal strings with the currency's digits.
    * Another tenant's loan → 404; an unknown association → 400.
    */
   .get(
@@ -154,6 +156,8 @@ export const loanRoutes = factory
     doc({
       tags,
       summary: 'Read a loan',
+      description:
+        "delinquent is derived when read, as of today in the tenant's time zone; delinquencyRange is the classification the close of business stored (null before its first run).",
       scope: 'lending:read',
       permission: 'READ_LOAN',
       responses: { 200: { description: 'The loan', schema: loanResponse } },
@@ -169,6 +173,7 @@ export const loanRoutes = factory
         c.get('tenantId'),
         loanId,
         associations ?? { repaymentSchedule: false, transactions: false },
+        c.get('deps').clock(),
       );
       if (!found) throw notFound('Loan', loanId);
       return c.json(found, 200);
@@ -262,7 +267,7 @@ export const loanRoutes = factory
       tags: ['Lending: loan money'],
       summary: 'Read a loan summary',
       description:
-        'Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes.',
+        'Figures are the replay of the money events value-dated on or before `asOfDate`. Payoff: outstanding principal, unpaid interest, fees and penalties of installments due by `asOfDate`, and the interest of the current period accrued to `asOfDate` (straight-line over the period) less what is paid of it; no later interest or fees. A payment of that amount value-dated `asOfDate` pays the loan off: the rest is waived and the loan closes. `delinquent` is derived as of `asOfDate`; `delinquencyRange` is the classification the close of business stored.',
       scope: 'lending:read',
       permission: 'READ_LOAN',
       responses: { 200: { description: 'The loan summary', schema: loanSummaryResponse } },

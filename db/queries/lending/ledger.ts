@@ -7,7 +7,12 @@
  */
 import { and, asc, count, desc, eq, or, sql } from 'drizzle-orm';
 import type { PaymentAllocationPayload } from '../../../domain/lending/allocation/payload';
-import { outstandingSummary, summaryFromPostedState } from '../../../domain/lending/allocation/summary';
+import {
+  installmentStatesAsOf,
+  outstandingSummary,
+  summaryFromPostedState,
+} from '../../../domain/lending/allocation/summary';
+import { delinquencyInstallmentsOf, loanStatusAsOf } from '../../../domain/lending/delinquency';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -25,6 +30,12 @@ import { formatMinor, minorUnitDigits } from '../../../domain/money';
 import type { Db } from '../../client';
 import { fundings, journalEntries, loans, payments } from '../../schema';
 import { readAsTenant, type Tx, withTenantTransaction } from '../../tenant-tx';
+import {
+  type LoanDelinquencyFields,
+  loanDelinquencyFields,
+  readDelinquencyPauses,
+  readDelinquencySettings,
+} from './delinquency';
 import { merchantAdvanceRowOf } from './merchant-advances';
 
 type PaymentStatus = (typeof payments.$inferSelect)['status'];
@@ -319,6 +330,14 @@ export interface LoanSummaryView {
   aprDisclosure: Record<string, unknown> | null;
   /** Restrictions in force now, oldest first. */
   activeRestrictions: SummaryRestrictionView[];
+  /** Derived as of `asOfDate` (docs/lending.md "Delinquency"). */
+  delinquent: LoanDelinquencyFields['delinquent'];
+  /** The stored classification (null before a close-of-business run set one). */
+  delinquencyRange: LoanDelinquencyFields['delinquencyRange'];
+  /** ISO date of the last day a close-of-business run closed for the loan, null before the first. */
+  lastClosedBusinessDate: string | null;
+  chargedOff: boolean;
+  chargedOffOnDate: string | null;
 }
 
 interface SummaryRow extends Record<string, unknown> {
@@ -356,6 +375,13 @@ interface SummaryRow extends Record<string, unknown> {
     effectiveAt: string;
     expiresAt: string | null;
   }[];
+  /** The stored close-of-business columns (migration 0060). */
+  delinquency_range_id: number | string | null;
+  last_closed_business_date: string | null;
+  charged_off: boolean;
+  charged_off_on_date: string | null;
+  /** The last POSTED payment value-dated on or before `asOfDate`, or null. */
+  last_payment: { valueDate: string; amount: string } | null;
 }
 
 /**
@@ -369,7 +395,12 @@ interface SummaryRow extends Record<string, unknown> {
  * otherwise a second read returns the installments, fundings and posted payments from the raw tables in one
  * snapshot and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
- * two). Amounts are decimal strings at the currency's minor unit. Errors: PostgreSQL's, unchanged.
+ * two). `delinquent` is derived as of `asOfDate` from the same installments (domain/lending/delinquency.ts, with the
+ * product's settings and the loan's pauses of db/queries/lending/delinquency.ts, read in a second, tenant read
+ * transaction, and the last posted payment on or
+ * before it, which the statement also returns); `delinquencyRange`, `lastClosedBusinessDate`, `chargedOff` and
+ * `chargedOffOnDate` are the loan's stored columns. Amounts are decimal strings at the currency's minor unit.
+ * Errors: PostgreSQL's, unchanged.
  */
 export async function getLoanSummary(
   db: Db,
@@ -392,29 +423,32 @@ export async function getLoanSummary(
   const zero = text(0n);
 
   let figures: ReturnType<typeof outstandingSummary> | null = null;
+  let installmentStates: Parameters<typeof delinquencyInstallmentsOf>[0] = [];
   if (row.installments.length > 0 && row.state_current) {
     // No event after asOfDate: the state the last posting stored IS the replay's (domain/lending/allocation/
     // summaryFromPostedState), so the events are not replayed on every read.
     const minor = (amount: string) => minorOf(amount, currency);
+    const posted = row.installments.map((i) => ({
+      installmentNumber: i.installmentNumber,
+      fromDate: i.fromDate,
+      dueDate: i.dueDate,
+      principalDueMinor: minor(i.principalDue),
+      interestDueMinor: minor(i.interestDue),
+      feeDueMinor: minor(i.feeChargesDue),
+      penaltyDueMinor: minor(i.penaltyChargesDue),
+      principalPaidMinor: minor(i.principalPaid),
+      interestPaidMinor: minor(i.interestPaid),
+      feePaidMinor: minor(i.feeChargesPaid),
+      penaltyPaidMinor: minor(i.penaltyChargesPaid),
+      interestWaivedMinor: minor(i.interestWaived),
+      feeWaivedMinor: minor(i.feeChargesWaived),
+      penaltyWaivedMinor: minor(i.penaltyChargesWaived),
+    }));
+    installmentStates = posted;
     figures = summaryFromPostedState(
       {
         currency,
-        installments: row.installments.map((i) => ({
-          installmentNumber: i.installmentNumber,
-          fromDate: i.fromDate,
-          dueDate: i.dueDate,
-          principalDueMinor: minor(i.principalDue),
-          interestDueMinor: minor(i.interestDue),
-          feeDueMinor: minor(i.feeChargesDue),
-          penaltyDueMinor: minor(i.penaltyChargesDue),
-          principalPaidMinor: minor(i.principalPaid),
-          interestPaidMinor: minor(i.interestPaid),
-          feePaidMinor: minor(i.feeChargesPaid),
-          penaltyPaidMinor: minor(i.penaltyChargesPaid),
-          interestWaivedMinor: minor(i.interestWaived),
-          feeWaivedMinor: minor(i.feeChargesWaived),
-          penaltyWaivedMinor: minor(i.penaltyChargesWaived),
-        })),
+        installments: posted,
         disbursedMinor: minor(row.disbursed),
         disbursementCount: row.disbursement_count,
         overpaymentMinor: minor(row.overpayment),
@@ -466,19 +500,43 @@ export async function getLoanSummary(
                            from loan_charges c
                           where c.tenant_id = ${tenantId} and c.loan_id = ${loanId}), '[]'::json) as charges`,
     );
-    figures = outstandingSummary(
-      allocationInputOf({
-        currency,
-        installments: events?.installments ?? row.installments,
-        fundings: events?.fundings ?? [],
-        payments: events?.payments ?? [],
-        principalForgiveness: events?.forgiveness ?? [],
-        loanCharges: events?.charges ?? [],
-        strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
-      }),
-      asOfDate,
-    );
+    const input = allocationInputOf({
+      currency,
+      installments: events?.installments ?? row.installments,
+      fundings: events?.fundings ?? [],
+      payments: events?.payments ?? [],
+      principalForgiveness: events?.forgiveness ?? [],
+      loanCharges: events?.charges ?? [],
+      strategy: allocationStrategyOf(row.strategy_code, row.payment_allocation),
+    });
+    figures = outstandingSummary(input, asOfDate);
+    if ((events?.fundings.length ?? 0) > 0) installmentStates = installmentStatesAsOf(input, asOfDate);
   }
+  // Delinquency as of asOfDate (docs/lending.md "Delinquency"): from the installments the figures above read.
+  // The loan's delinquency settings (its terms, its bucket's ranges) and pauses: one tenant read transaction beside
+  // the summary's statement (not yet inside read_loan_summary_as_tenant).
+  const { settings, pauses } = await withTenantTransaction(db, tenantId, async (tx) => ({
+    settings: await readDelinquencySettings(tx, tenantId, loanId),
+    pauses: await readDelinquencyPauses(tx, tenantId, loanId),
+  }));
+  const owed = delinquencyInstallmentsOf(installmentStates);
+  const { derived: _derived, ...delinquency } = loanDelinquencyFields({
+    currency,
+    asOfDate,
+    loanStatus: loanStatusAsOf(row.status, owed),
+    installments: owed,
+    lastPayment: row.last_payment
+      ? { valueDate: row.last_payment.valueDate, amountMinor: minorOf(row.last_payment.amount, currency) }
+      : null,
+    settings,
+    pauses,
+    stored: {
+      delinquencyRangeId: row.delinquency_range_id === null ? null : Number(row.delinquency_range_id),
+      lastClosedBusinessDate: row.last_closed_business_date,
+      chargedOff: row.charged_off,
+      chargedOffOnDate: row.charged_off_on_date,
+    },
+  });
   const components = (
     amounts:
       | {
@@ -532,5 +590,6 @@ export async function getLoanSummary(
       effectiveAt: new Date(r.effectiveAt).toISOString(),
       expiresAt: r.expiresAt === null ? null : new Date(r.expiresAt).toISOString(),
     })),
+    ...delinquency,
   };
 }

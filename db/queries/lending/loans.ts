@@ -23,6 +23,7 @@ import type { Db } from '../../client';
 import {
   charges,
   fundings,
+  loanChargeOffs,
   loanCharges,
   loanInstallments,
   loanParties,
@@ -31,6 +32,7 @@ import {
   payments,
 } from '../../schema';
 import { type Tx, withTenantTransaction } from '../../tenant-tx';
+import { type LoanDelinquencyFields, readLoanDelinquencyFields, tenantToday } from './delinquency';
 import { chargeAmountText } from './products';
 
 // ---- the lock of money operations ------------------------------------------------------------------------
@@ -69,6 +71,11 @@ export interface LoanForMoney {
    * first funding's proceeds (`loans.terms.disbursementFeeChargesDue`).
    */
   disbursementChargesDue: string;
+  /**
+   * ISO date of the last day a close-of-business step closed for the loan, null before its first step: the loan's
+   * business date is the day after (docs/lending.md "Close of business").
+   */
+  lastClosedBusinessDate: string | null;
 }
 
 /**
@@ -95,6 +102,7 @@ export async function lockLoanForMoney(tx: Tx, tenantId: string, loanId: number)
       approvedOnDate: loans.approvedOnDate,
       disbursedOnDate: loans.disbursedOnDate,
       disbursementChargesDue: sql<string>`coalesce(${loans.terms}->>'disbursementFeeChargesDue', '0')`,
+      lastClosedBusinessDate: loans.lastClosedBusinessDate,
     })
     .from(loans)
     .innerJoin(
@@ -312,12 +320,14 @@ export interface LoanTransactionView {
    * Fineract `LoanTransactionType`: 1 `loanTransactionType.disbursement`, 2 `loanTransactionType.repayment`, 28
    * `loanTransactionType.downPayment` (the down payment recorded with a funding of a product with
    * `enableAutoRepaymentForDownPayment`), 9 `loanTransactionType.waiveCharges` (a loan charge waived: `amount` the
-   * waived amount, in `feeChargesPortion` or `penaltyChargesPortion`, Fineract `LoanTransaction.waiveLoanCharge`).
+   * waived amount, in `feeChargesPortion` or `penaltyChargesPortion`, Fineract `LoanTransaction.waiveLoanCharge`),
+   * 27 `loanTransactionType.chargeOff` (a charge-off in force, `charge-off/<id>`: what the schedule had outstanding,
+   * by portion; an undone charge-off is not listed).
    */
   type: {
-    id: 1 | 2 | 9 | 28;
+    id: 1 | 2 | 9 | 27 | 28;
     code: string;
-    value: 'Disbursement' | 'Repayment' | 'Down Payment' | 'Waive loan charges';
+    value: 'Disbursement' | 'Repayment' | 'Down Payment' | 'Waive loan charges' | 'Charge-off';
   };
   /** Value date (ISO). */
   date: string;
@@ -417,8 +427,18 @@ export interface LoanView {
   externalId: string | null;
   /** The §1026.18 disclosure frozen at approval (with `finalizedAt`); null before, or for non-APR products. */
   aprDisclosure: Record<string, unknown> | null;
+  /** Fineract `chargedOff`: true while a charge-off is in force (docs/lending.md "Charge-off"). */
+  chargedOff: boolean;
+  /** ISO date of the charge-off in force, else null. */
+  chargedOffOnDate: string | null;
   /** Co-borrowers, authorized parties and guarantors, oldest first. */
   parties: { partyId: number; customerId: number; role: string }[];
+  /** Derived as of today in the tenant's time zone (db/queries/lending/delinquency.ts `readLoanDelinquencyFields`). */
+  delinquent: LoanDelinquencyFields['delinquent'];
+  /** The stored classification (null before a close-of-business run set one). */
+  delinquencyRange: LoanDelinquencyFields['delinquencyRange'];
+  /** ISO date of the last day a close-of-business run closed for the loan, null before the first. */
+  lastClosedBusinessDate: string | null;
   repaymentSchedule?: LoanRepaymentSchedule;
   transactions?: LoanTransactionView[];
 }
@@ -430,13 +450,16 @@ const postedFundingStatuses = ['RECORDED_EXTERNAL', 'POSTED'];
  * The tenant's loan `loanId`, or null (absent or another tenant's), with `repaymentSchedule` (from
  * `loan_installments`, whose paid columns the ledger keeps) and `transactions` (posted fundings and payments by
  * value date, a disbursement before a repayment of the same day) when asked. One read transaction; one query
- * per table (installments, fundings, payments), never one per installment or transaction.
+ * per table (installments, fundings, payments), never one per installment or transaction. `delinquent` is derived
+ * as of today (`now` in the tenant's time zone; docs/lending.md "Delinquency"); `delinquencyRange`,
+ * `lastClosedBusinessDate`, `chargedOff`, `chargedOffOnDate` are the stored columns.
  */
 export async function getLoan(
   db: Db,
   tenantId: string,
   loanId: number,
   associations: { repaymentSchedule: boolean; transactions: boolean },
+  now: Date,
 ): Promise<LoanView | null> {
   return withTenantTransaction(db, tenantId, async (tx) => {
     const [row] = await tx
@@ -444,63 +467,78 @@ export async function getLoan(
       .from(loans)
       .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
     if (!row) return null;
-    const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows] = await Promise.all([
-      tx
-        .select({ partyId: loanParties.id, customerId: loanParties.customerId, role: loanParties.role })
-        .from(loanParties)
-        .where(and(eq(loanParties.tenantId, tenantId), eq(loanParties.loanId, loanId)))
-        .orderBy(asc(loanParties.id)),
-      associations.repaymentSchedule
-        ? tx
-            .select()
-            .from(loanInstallments)
-            .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loanId)))
-            .orderBy(asc(loanInstallments.installmentNumber))
-        : Promise.resolve([]),
-      associations.transactions
-        ? tx
-            .select()
-            .from(fundings)
-            .where(
-              and(
-                eq(fundings.tenantId, tenantId),
-                eq(fundings.loanId, loanId),
-                inArray(fundings.status, postedFundingStatuses),
-              ),
-            )
-        : Promise.resolve([]),
-      // Payments also feed the schedule's paid-in-advance and paid-late amounts (one query for both).
-      associations.transactions || associations.repaymentSchedule
-        ? tx
-            .select()
-            .from(payments)
-            .where(
-              and(
-                eq(payments.tenantId, tenantId),
-                eq(payments.loanId, loanId),
-                eq(payments.status, 'POSTED'),
-              ),
-            )
-        : Promise.resolve([]),
-      associations.transactions
-        ? tx
-            .select({
-              id: loanCharges.id,
-              waiverAmount: loanCharges.waiverAmount,
-              waivedOnDate: loanCharges.waivedOnDate,
-              penalty: loanCharges.penalty,
-              externalId: loanCharges.externalId,
-            })
-            .from(loanCharges)
-            .where(
-              and(
-                eq(loanCharges.tenantId, tenantId),
-                eq(loanCharges.loanId, loanId),
-                isNotNull(loanCharges.waivedOnDate),
-              ),
-            )
-        : Promise.resolve([]),
-    ]);
+    const today = await tenantToday(tx, tenantId, now);
+    const delinquency = await readLoanDelinquencyFields(tx, tenantId, row, today);
+    const [partyRows, installmentRows, fundingRows, paymentRows, waiverRows, chargeOffRows] =
+      await Promise.all([
+        tx
+          .select({ partyId: loanParties.id, customerId: loanParties.customerId, role: loanParties.role })
+          .from(loanParties)
+          .where(and(eq(loanParties.tenantId, tenantId), eq(loanParties.loanId, loanId)))
+          .orderBy(asc(loanParties.id)),
+        associations.repaymentSchedule
+          ? tx
+              .select()
+              .from(loanInstallments)
+              .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loanId)))
+              .orderBy(asc(loanInstallments.installmentNumber))
+          : Promise.resolve([]),
+        associations.transactions
+          ? tx
+              .select()
+              .from(fundings)
+              .where(
+                and(
+                  eq(fundings.tenantId, tenantId),
+                  eq(fundings.loanId, loanId),
+                  inArray(fundings.status, postedFundingStatuses),
+                ),
+              )
+          : Promise.resolve([]),
+        // Payments also feed the schedule's paid-in-advance and paid-late amounts (one query for both).
+        associations.transactions || associations.repaymentSchedule
+          ? tx
+              .select()
+              .from(payments)
+              .where(
+                and(
+                  eq(payments.tenantId, tenantId),
+                  eq(payments.loanId, loanId),
+                  eq(payments.status, 'POSTED'),
+                ),
+              )
+          : Promise.resolve([]),
+        associations.transactions
+          ? tx
+              .select({
+                id: loanCharges.id,
+                waiverAmount: loanCharges.waiverAmount,
+                waivedOnDate: loanCharges.waivedOnDate,
+                penalty: loanCharges.penalty,
+                externalId: loanCharges.externalId,
+              })
+              .from(loanCharges)
+              .where(
+                and(
+                  eq(loanCharges.tenantId, tenantId),
+                  eq(loanCharges.loanId, loanId),
+                  isNotNull(loanCharges.waivedOnDate),
+                ),
+              )
+          : Promise.resolve([]),
+        associations.transactions
+          ? tx
+              .select()
+              .from(loanChargeOffs)
+              .where(
+                and(
+                  eq(loanChargeOffs.tenantId, tenantId),
+                  eq(loanChargeOffs.loanId, loanId),
+                  eq(loanChargeOffs.reversed, false),
+                ),
+              )
+          : Promise.resolve([]),
+      ]);
     const terms = row.terms as Partial<StoredLoanTerms>;
     const currency = {
       code: row.currencyCode,
@@ -559,12 +597,21 @@ export async function getLoan(
       externalId: row.externalId,
       aprDisclosure: row.aprDisclosure ?? null,
       parties: partyRows,
+      // delinquent, delinquencyRange, lastClosedBusinessDate, chargedOff, chargedOffOnDate
+      ...delinquency,
     };
     if (associations.repaymentSchedule) {
       view.repaymentSchedule = repaymentScheduleOf(row, currency, terms, installmentRows, paymentRows);
     }
     if (associations.transactions) {
-      view.transactions = transactionsOf(fundingRows, paymentRows, waiverRows, row.currencyCode, digits);
+      view.transactions = transactionsOf(
+        fundingRows,
+        paymentRows,
+        waiverRows,
+        chargeOffRows,
+        row.currencyCode,
+        digits,
+      );
     }
     return view;
   });
@@ -771,6 +818,7 @@ function transactionsOf(
   fundingRows: readonly FundingRow[],
   paymentRows: readonly PaymentRow[],
   waiverRows: readonly ChargeWaiverRow[],
+  chargeOffRows: readonly (typeof loanChargeOffs.$inferSelect)[],
   currency: string,
   digits: number,
 ): LoanTransactionView[] {
@@ -839,6 +887,23 @@ function transactionsOf(
             },
           ],
     ),
+    // Fineract's charge-off transaction: the last of its day (nothing may be recorded after it that day).
+    ...chargeOffRows.map((co) => ({
+      order: 3,
+      id: co.id,
+      transactionRef: `charge-off/${co.id}`,
+      type: { id: 27 as const, code: 'loanTransactionType.chargeOff', value: 'Charge-off' as const },
+      date: co.transactionDate,
+      currency: co.currencyCode,
+      amount: money(co.amount),
+      principalPortion: money(co.principalPortion),
+      interestPortion: money(co.interestPortion),
+      feeChargesPortion: money(co.feeChargesPortion),
+      penaltyChargesPortion: money(co.penaltyChargesPortion),
+      overpaymentPortion: zero,
+      outstandingLoanBalance: null,
+      externalId: co.externalId,
+    })),
   ];
   events.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.order - b.order || a.id - b.id));
   // Running outstanding principal (apache/fineract LoanBalanceService.updateLoanOutstandingBalances).

@@ -7,8 +7,13 @@
  * bounds in the API view, which the spec types as numbers.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { chargeCalculationTypes, chargeTimeTypes } from '../../../domain/lending/charges';
+import {
+  chargeCalculationTypes,
+  chargeTimeTypes,
+  overdueInstallmentChargeTimeType,
+} from '../../../domain/lending/charges';
 import { fixDecimalText, trimDecimalText } from '../../../domain/lending/decimal-text';
+import type { DelinquencySettings } from '../../../domain/lending/delinquency-ranges';
 import type {
   ConfigurationStatus,
   LmsConfig,
@@ -127,6 +132,11 @@ export interface LoanProductView extends LoanProductSettings {
   enableDownPayment: boolean;
   disbursedAmountPercentageForDownPayment: number | null;
   enableAutoRepaymentForDownPayment: boolean;
+  /** Delinquency settings (docs/lending.md "Delinquency configuration"): bucket id or null, days. */
+  delinquencyBucketId: number | null;
+  graceOnArrearsAgeing: number;
+  enableInstallmentLevelDelinquency: boolean;
+  chargeOffDaysPastDue: number | null;
 }
 
 /** A rate read back from `numeric(19,8)` as the JSON number the spec shows; display only, never arithmetic. */
@@ -178,6 +188,10 @@ function productView(row: ProductRow, attached: ChargeView[]): LoanProductView {
         ? null
         : rateNumber(row.disbursedAmountPercentageForDownPayment),
     enableAutoRepaymentForDownPayment: row.enableAutoRepaymentForDownPayment,
+    delinquencyBucketId: row.delinquencyBucketId,
+    graceOnArrearsAgeing: row.graceOnArrearsAgeing,
+    enableInstallmentLevelDelinquency: row.enableInstallmentLevelDelinquency,
+    chargeOffDaysPastDue: row.chargeOffDaysPastDue,
   };
 }
 
@@ -302,6 +316,8 @@ export interface ProductForLoan {
   charges: ProductChargeForLoan[];
   /** Record the down payment with the funding (Fineract `enableAutoRepaymentForDownPayment`). */
   enableAutoRepaymentForDownPayment: boolean;
+  /** The delinquency settings a loan copies into its terms (docs/lending.md "Delinquency configuration"). */
+  delinquency: DelinquencySettings;
 }
 
 /**
@@ -379,6 +395,12 @@ export async function readProductForLoan(
           : trimDecimalText(row.disbursedAmountPercentageForDownPayment),
     },
     enableAutoRepaymentForDownPayment: row.enableAutoRepaymentForDownPayment,
+    delinquency: {
+      delinquencyBucketId: row.delinquencyBucketId,
+      graceOnArrearsAgeing: row.graceOnArrearsAgeing,
+      enableInstallmentLevelDelinquency: row.enableInstallmentLevelDelinquency,
+      chargeOffDaysPastDue: row.chargeOffDaysPastDue,
+    },
     bounds: {
       minPrincipal: money(row.minPrincipal),
       maxPrincipal: money(row.maxPrincipal),
@@ -389,26 +411,29 @@ export async function readProductForLoan(
     },
     transactionProcessingStrategyCode: row.transactionProcessingStrategyCode,
     paymentAllocation: (row.paymentAllocation as PaymentAllocationRule[] | null) ?? null,
-    charges: attached.map((charge) => ({
-      chargeId: charge.id,
-      name: charge.name,
-      currencyCode: charge.currencyCode,
-      active: charge.active,
-      chargeTimeType: storedCode(
-        charge.chargeTimeType,
-        chargeTimeTypes,
-        `charge ${charge.id} chargeTimeType`,
-      ),
-      chargeCalculationType: storedCode(
-        charge.chargeCalculationType,
-        chargeCalculationTypes,
-        `charge ${charge.id} chargeCalculationType`,
-      ),
-      amount: chargeAmountText(charge, minorUnitDigits(charge.currencyCode)),
-      penalty: charge.penalty,
-      minCap: null,
-      maxCap: null,
-    })),
+    // Overdue-installment charges never enter a schedule: close of business assesses them (domain/lending/charges.ts).
+    charges: attached
+      .filter((charge) => charge.chargeTimeType !== overdueInstallmentChargeTimeType)
+      .map((charge) => ({
+        chargeId: charge.id,
+        name: charge.name,
+        currencyCode: charge.currencyCode,
+        active: charge.active,
+        chargeTimeType: storedCode(
+          charge.chargeTimeType,
+          chargeTimeTypes,
+          `charge ${charge.id} chargeTimeType`,
+        ),
+        chargeCalculationType: storedCode(
+          charge.chargeCalculationType,
+          chargeCalculationTypes,
+          `charge ${charge.id} chargeCalculationType`,
+        ),
+        amount: chargeAmountText(charge, minorUnitDigits(charge.currencyCode)),
+        penalty: charge.penalty,
+        minCap: null,
+        maxCap: null,
+      })),
   };
 }
 

@@ -34,6 +34,7 @@ import {
   tenantReference,
 } from '../columns';
 import { customers } from '../customers/customers';
+import { delinquencyBuckets, delinquencyRanges } from './delinquency-configuration';
 
 /** A nominal rate in percent, `numeric(19,8)`. */
 const rate = () => numeric({ precision: 19, scale: 8 });
@@ -49,7 +50,7 @@ export const charges = pgTable(
     amount: money().notNull(),
     /** Fineract: 1 loan. */
     chargeAppliesTo: integer().notNull(),
-    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee. */
+    /** Fineract: 1 disbursement, 2 specified due date, 8 installment fee, 9 overdue installment (never scheduled). */
     chargeTimeType: integer().notNull(),
     /** Fineract: 1 flat, 2 % of amount, 3 % of amount + interest, 4 % of interest. */
     chargeCalculationType: integer().notNull(),
@@ -113,6 +114,14 @@ export const loanProducts = pgTable(
     disbursedAmountPercentageForDownPayment: numeric({ precision: 9, scale: 6 }),
     /** Record the down payment as a DOWN_PAYMENT transaction with the funding. */
     enableAutoRepaymentForDownPayment: boolean().notNull().default(false),
+    /** The tenant's delinquency bucket whose ranges classify this product's loans (db/schema/lending/delinquency.ts). */
+    delinquencyBucketId: bigint({ mode: 'number' }),
+    /** Days after a due date before an overdue installment counts as delinquent (Fineract `graceOnArrearsAgeing`). */
+    graceOnArrearsAgeing: integer().notNull().default(0),
+    /** Classify overdue installments by their own days past due too (Fineract's installment-level delinquency). */
+    enableInstallmentLevelDelinquency: boolean().notNull().default(false),
+    /** Delinquent days at which close of business charges a loan off; null: never automatically. */
+    chargeOffDaysPastDue: integer(),
     status: text().notNull().default('loanProduct.active'),
     createdAt: createdAt(),
     requestKey: text(),
@@ -123,8 +132,13 @@ export const loanProducts = pgTable(
       'loan_products_down_payment_check',
       sql`(${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} between 1 and 100) or (not ${t.enableDownPayment} and ${t.disbursedAmountPercentageForDownPayment} is null and not ${t.enableAutoRepaymentForDownPayment})`,
     ),
+    check(
+      'loan_products_delinquency_check',
+      sql`${t.graceOnArrearsAgeing} >= 0 and (${t.chargeOffDaysPastDue} is null or ${t.chargeOffDaysPastDue} >= 1)`,
+    ),
     tenantKey('loan_products', t),
     tenantReference('loan_products_nsf_charge_fk', t, t.nsfChargeId, charges),
+    tenantReference('loan_products_delinquency_bucket_fk', t, t.delinquencyBucketId, delinquencyBuckets),
     uniqueIndex('loan_products_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     tenantIsolation('loan_products'),
   ],
@@ -181,11 +195,28 @@ export const loans = pgTable(
     createdAt: createdAt(),
     updatedAt: createdAt(),
     requestKey: text(),
+    /**
+     * The delinquency classification stored by the close of business (docs/lending.md "Delinquency"): the range
+     * of the product's bucket that held the loan's delinquent days when a run last changed it; null before the
+     * loan's first run and while it is NO_DELINQUENCY. A range of the same tenant's delinquency configuration
+     * (`loans_delinquency_range_fk`).
+     */
+    delinquencyRangeId: bigint({ mode: 'number' }),
+    /** ISO date of the last day a close-of-business run closed for this loan; null before the first run. */
+    lastClosedBusinessDate: date({ mode: 'string' }),
+    /**
+     * True once the loan is charged off (Fineract `m_loan.is_charged_off`), until an undo; the loan stays ACTIVE
+     * (activities/lending/charge-off-loan.ts, undo-charge-off-loan.ts).
+     */
+    chargedOff: boolean().notNull().default(false),
+    /** ISO date of the charge-off, null when not charged off. */
+    chargedOffOnDate: date({ mode: 'string' }),
   },
   (t) => [
     tenantKey('loans', t),
     tenantReference('loans_client_fk', t, t.clientId, customers),
     tenantReference('loans_product_fk', t, t.productId, loanProducts),
+    tenantReference('loans_delinquency_range_fk', t, t.delinquencyRangeId, delinquencyRanges),
     uniqueIndex('loans_tenant_account_no_idx').on(t.tenantId, t.accountNo),
     uniqueIndex('loans_tenant_external_id_idx').on(t.tenantId, t.externalId),
     uniqueIndex('loans_tenant_request_key_idx').on(t.tenantId, t.requestKey),
@@ -323,6 +354,54 @@ export const loanCharges = pgTable(
     uniqueIndex('loan_charges_tenant_request_key_idx').on(t.tenantId, t.requestKey),
     index().on(t.tenantId, t.loanId, t.id),
     tenantIsolation('loan_charges'),
+  ],
+).enableRLS();
+
+/**
+ * Charge-off transactions of a loan (Fineract `LoanTransactionType.CHARGE_OFF`, id 27): what was outstanding on
+ * the schedule when the loan was charged off, by portion (decimal strings in the loan's currency). The principal
+ * portion is booked Dr CREDIT_LOSS_EXPENSE / Cr LOAN_PORTFOLIO (domain/lending/ledger.ts). An undo marks the row
+ * reversed (`reversed_on_date`); at most one row per loan is not reversed.
+ */
+export const loanChargeOffs = pgTable(
+  'loan_charge_offs',
+  {
+    id: identityId(),
+    tenantId: tenantId(),
+    loanId: bigint({ mode: 'number' }).notNull(),
+    transactionDate: date({ mode: 'string' }).notNull(),
+    reason: text().notNull(),
+    externalId: text(),
+    /** True when the close of business charged it off (the product's chargeOffDaysPastDue), false for the command. */
+    automatic: boolean().notNull().default(false),
+    amount: money().notNull(),
+    principalPortion: money().notNull(),
+    interestPortion: money().notNull(),
+    feeChargesPortion: money().notNull(),
+    penaltyChargesPortion: money().notNull(),
+    currencyCode: text().notNull(),
+    /**
+     * The highest `payments.id` of the loan when it was charged off (null: none). A payment with a higher id
+     * value-dated on or after `transaction_date` is a recovery; the others were received before the charge-off.
+     */
+    lastPaymentId: bigint({ mode: 'number' }),
+    reversed: boolean().notNull().default(false),
+    reversedOnDate: date({ mode: 'string' }),
+    /**
+     * Who charged it off, and the key of the request that did (`<clientId>/<Idempotency-Key>`, or the close of
+     * business's `cob/<businessDate>/charge-off`): a repeated request returns this row.
+     */
+    actorUsername: text(),
+    requestKey: text(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    tenantKey('loan_charge_offs', t),
+    uniqueIndex('loan_charge_offs_tenant_request_key_idx').on(t.tenantId, t.requestKey),
+    tenantReference('loan_charge_offs_loan_fk', t, t.loanId, loans),
+    uniqueIndex('loan_charge_offs_tenant_external_id_idx').on(t.tenantId, t.externalId),
+    uniqueIndex('loan_charge_offs_one_active_idx').on(t.tenantId, t.loanId).where(sql`not reversed`),
+    tenantIsolation('loan_charge_offs'),
   ],
 ).enableRLS();
 

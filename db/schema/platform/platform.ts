@@ -33,9 +33,19 @@ export const tenants = pgTable(
      * and another actor) or `same-client-distinct-actor`. Set with `npm run admin -- tenants settings`.
      */
     makerCheckerPolicy: text({ enum: makerCheckerPolicies }).notNull().default('distinct-client'),
+    /** Days an installment stays overdue before an overdue charge is assessed (Fineract `penalty-wait-period`). */
+    penaltyWaitPeriodDays: integer().notNull().default(2),
+    /** Days before a due date that `loan.repayment.due` is sent (Fineract `days-before-repayment-is-due`). */
+    dueDaysForRepaymentEvent: integer().notNull().default(3),
+    /** Days after a due date that `loan.repayment.overdue` is sent (Fineract `days-after-repayment-is-overdue`). */
+    overdueDaysForRepaymentEvent: integer().notNull().default(1),
     createdAt: createdAt(),
   },
   (t) => [
+    check(
+      'tenants_close_of_business_days_check',
+      sql`${t.penaltyWaitPeriodDays} >= 0 and ${t.dueDaysForRepaymentEvent} >= 0 and ${t.overdueDaysForRepaymentEvent} >= 0`,
+    ),
     check(
       'tenants_maker_checker_policy_check',
       sql`${t.makerCheckerPolicy} in ('distinct-client', 'same-client-distinct-actor')`,

@@ -84,6 +84,20 @@ export function outstandingSummary(input: AllocationInput, asOfDate: string): Ou
 }
 
 /**
+ * The installments as the replay of the events value-dated on or before `asOfDate` leaves them (their due amounts
+ * with the charges fallen due by then, and what is paid and waived of them): the state `outstandingSummary` reads,
+ * for figures per installment (domain/lending/delinquency.ts). RangeError as `outstandingSummary`.
+ */
+export function installmentStatesAsOf(input: AllocationInput, asOfDate: string): InstallmentState[] {
+  const loan = normalize(input);
+  const asOfDay = epochDay(asOfDate, 'asOfDate');
+  return replay(
+    loan,
+    loan.events.filter((event) => event.day <= asOfDay),
+  ).installments;
+}
+
+/**
  * A loan's allocation state as the posting transaction keeps it (the installments' paid and waived
  * columns, which `repost-loan` writes from `allocatePayments` over every posted event, are a projection
  * maintained with each posting): per installment its due, paid and waived amounts, and the totals of the events.

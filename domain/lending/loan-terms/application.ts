@@ -456,6 +456,7 @@ export function resolveLoanApplication(
           enableAutoRepaymentForDownPayment: product.enableAutoRepaymentForDownPayment ?? false,
         }
       : {}),
+    ...(product.delinquency ? { delinquency: { ...product.delinquency } } : {}),
   };
   const principal = formatMinor(principalMinor, digits);
   const scheduled = scheduleOf(terms, principal, expectedDisbursementDate);

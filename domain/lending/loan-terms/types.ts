@@ -7,6 +7,7 @@
  */
 
 import type { FieldError } from '../../errors';
+import type { DelinquencySettings } from '../delinquency-ranges';
 import type { ConfigurationStatus, LmsConfig } from '../products';
 import type {
   AmortizationType,
@@ -100,6 +101,8 @@ export interface LoanProductForTerms {
   transactionProcessingStrategyCode: string;
   /** Fineract `enableAutoRepaymentForDownPayment` (absent = false). */
   enableAutoRepaymentForDownPayment?: boolean;
+  /** The product's delinquency settings (absent = `defaultDelinquencySettings`). */
+  delinquency?: DelinquencySettings;
 }
 
 /** A charge definition of the tenant, as db/queries reads it (`ProductChargeForLoan` fits). */
@@ -167,6 +170,11 @@ export interface LoanTerms {
   enableDownPayment?: boolean;
   disbursedAmountPercentageForDownPayment?: string | null;
   enableAutoRepaymentForDownPayment?: boolean;
+  /**
+   * The product's delinquency settings, copied at submission (absent in terms stored before them: read as
+   * domain/lending/delinquency.ts `defaultDelinquencySettings`).
+   */
+  delinquency?: DelinquencySettings;
 }
 
 /** An accepted application: the loan's columns, its terms and the schedule they give. */

@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { isoDate } from '../../validation/dates';
 import { dateText, decimalText, instantText } from '../../validation/money';
+import { delinquentResponse, storedDelinquencyRange } from './delinquency';
 
 /** `GET /v1/loans/{loanId}/summary` query: `asOfDate` defaults to today (UTC). */
 export const summaryQuery = v.strictObject({ asOfDate: v.optional(isoDate('asOfDate')) });
@@ -59,4 +60,12 @@ export const loanSummaryResponse = v.object({
       expiresAt: v.nullable(instantText),
     }),
   ),
+  delinquent: delinquentResponse,
+  delinquencyRange: storedDelinquencyRange,
+  lastClosedBusinessDate: v.pipe(
+    v.nullable(dateText),
+    v.description('The last day a close-of-business run closed for the loan; null before the first run.'),
+  ),
+  chargedOff: v.boolean(),
+  chargedOffOnDate: v.nullable(dateText),
 });

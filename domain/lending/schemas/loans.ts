@@ -14,9 +14,11 @@ import * as v from 'valibot';
 import { findSensitiveData, noSensitiveData, sensitiveDataMessage } from '../../sensitive-data';
 import { loanDatesInRange } from '../../validation/dates';
 import { integerId, limitParam, offsetParam } from '../../validation/fields';
+import { dateText as isoDateText } from '../../validation/money';
 import { dateFormatField, localeField, refField } from '../../validation/refs';
 import { loanOrderByFields } from '../loan-list';
 import { loanPartyRoles } from '../loan-parties';
+import { delinquentResponse, storedDelinquencyRange } from './delinquency';
 import { code, decimal, id, integer } from './products';
 
 /**
@@ -271,7 +273,15 @@ export const loanResponse = v.object({
   approvedBy: v.nullable(v.string()),
   externalId: v.nullable(v.string()),
   aprDisclosure: v.nullable(disclosureResponse),
+  chargedOff: v.pipe(v.boolean(), v.description('true while a charge-off is in force (Fineract chargedOff)')),
+  chargedOffOnDate: v.pipe(v.nullable(v.string()), v.description('ISO date of the charge-off in force')),
   parties: v.array(v.object({ partyId: v.number(), customerId: v.number(), role: v.string() })),
+  delinquent: delinquentResponse,
+  delinquencyRange: storedDelinquencyRange,
+  lastClosedBusinessDate: v.pipe(
+    v.nullable(isoDateText),
+    v.description('The last day a close-of-business run closed for the loan; null before the first run.'),
+  ),
   repaymentSchedule: v.optional(
     v.pipe(
       v.record(v.string(), v.unknown()),

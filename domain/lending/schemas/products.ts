@@ -11,8 +11,9 @@
 import * as v from 'valibot';
 import { guardedText, integerId } from '../../validation/fields';
 import { dateFormatField, localeField } from '../../validation/refs';
-import { type ChargeDefinition, chargeCalculationTypes, chargeTimeTypes } from '../charges';
+import { type ChargeDefinition, chargeCalculationTypes, definitionChargeTimeTypes } from '../charges';
 import { decimalTextOfNumber, isDecimalText } from '../decimal-text';
+import { maximumDelinquencyDays } from '../delinquency-ranges';
 import {
   amortizationTypes,
   aprRoundings,
@@ -86,7 +87,10 @@ export const createChargeBody = v.strictObject({
   currencyCode,
   amount: decimal,
   chargeAppliesTo: v.picklist([1], 'must be 1 (loan): only loan charges are supported.'),
-  chargeTimeType: code(chargeTimeTypes, '1 disbursement, 2 specified due date, 8 installment fee'),
+  chargeTimeType: code(
+    definitionChargeTimeTypes,
+    '1 disbursement, 2 specified due date, 8 installment fee, 9 overdue installment',
+  ),
   chargeCalculationType: code(
     chargeCalculationTypes,
     '1 flat, 2 % of amount, 3 % of amount and interest, 4 % of interest',
@@ -181,6 +185,14 @@ export const createLoanProductBody = v.strictObject({
   disbursedAmountPercentageForDownPayment: v.nullish(decimal),
   /** Record the down payment with the funding (only with `enableDownPayment`); absent = false. */
   enableAutoRepaymentForDownPayment: v.nullish(v.boolean()),
+  /** The tenant's delinquency bucket that classifies the product's loans (docs/lending.md "Delinquency configuration"). */
+  delinquencyBucketId: v.nullish(id),
+  /** Days after a due date before an installment counts as delinquent; absent = 0. */
+  graceOnArrearsAgeing: v.nullish(integer(0, maximumDelinquencyDays)),
+  /** Classify overdue installments by their own days too; absent = false. */
+  enableInstallmentLevelDelinquency: v.nullish(v.boolean()),
+  /** Delinquent days at which close of business charges a loan off, ≥ 1; absent or null = never automatically. */
+  chargeOffDaysPastDue: v.nullish(integer(1, maximumDelinquencyDays)),
   /** Interest recalculation is not supported: only `false` is accepted. */
   isInterestRecalculationEnabled: v.optional(
     v.literal(false, 'must be false: interest recalculation is not supported.'),
@@ -262,6 +274,10 @@ export const loanProductResponse = v.object({
     v.description('percent of the disbursed principal due at disbursement; null without a down payment'),
   ),
   enableAutoRepaymentForDownPayment: v.boolean(),
+  delinquencyBucketId: v.nullable(v.number()),
+  graceOnArrearsAgeing: v.number(),
+  enableInstallmentLevelDelinquency: v.boolean(),
+  chargeOffDaysPastDue: v.nullable(v.number()),
 });
 export const loanProductListResponse = v.array(loanProductResponse);
 
@@ -287,7 +303,8 @@ export function chargeDefinitionOf(body: v.InferOutput<typeof createChargeBody>)
  * The loan-product definition of a parsed `POST /v1/loanproducts` body (or a boarded `loanProduct` line), with
  * Fineract's defaults for what the body leaves out: `inMultiplesOf` 0, grace 0, no partial-period interest, bounds,
  * `installmentAmountInMultiplesOf`, `paymentAllocation` and `lmsConfig` null, no down payment (its percentage and
- * automatic repayment null: given or not matters to `downPaymentErrors`). The attached charges are not part of
+ * automatic repayment null: given or not matters to `downPaymentErrors`), no delinquency bucket, grace 0, no
+ * installment-level delinquency, no automatic charge-off. The attached charges are not part of
  * it: the route takes them by id, boarding by source reference. Shared by the route and boarding.
  */
 export function loanProductDefinitionOf(
@@ -326,5 +343,9 @@ export function loanProductDefinitionOf(
     enableDownPayment: body.enableDownPayment,
     disbursedAmountPercentageForDownPayment: body.disbursedAmountPercentageForDownPayment ?? null,
     enableAutoRepaymentForDownPayment: body.enableAutoRepaymentForDownPayment ?? null,
+    delinquencyBucketId: body.delinquencyBucketId ?? null,
+    graceOnArrearsAgeing: body.graceOnArrearsAgeing ?? 0,
+    enableInstallmentLevelDelinquency: body.enableInstallmentLevelDelinquency ?? false,
+    chargeOffDaysPastDue: body.chargeOffDaysPastDue ?? null,
   };
 }

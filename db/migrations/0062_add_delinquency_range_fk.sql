@@ -1,0 +1,1 @@
+ALTER TABLE "loans" ADD CONSTRAINT "loans_delinquency_range_fk" FOREIGN KEY ("tenant_id","delinquency_range_id") REFERENCES "public"."delinquency_ranges"("tenant_id","id") ON DELETE no action ON UPDATE no action;
