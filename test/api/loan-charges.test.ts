@@ -23,6 +23,7 @@ import {
   uniqueTenant,
 } from '../support/context';
 import { expectShapeA } from './helpers';
+import { approvedLp1Loan, createLp1Charge } from './lp1-loan';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -49,77 +50,9 @@ const ref = (prefix: string) => {
   return `${prefix}-${Math.random().toString(36).slice(2, 8)}-${refs}`;
 };
 
-async function charge(overrides: Record<string, unknown> = {}): Promise<number> {
-  const res = await call(ctx, cred, 'POST', '/v1/charges', {
-    name: 'Snooze fee',
-    currencyCode: 'EUR',
-    amount: '20',
-    chargeAppliesTo: 1,
-    chargeTimeType: 2,
-    chargeCalculationType: 1,
-    ...overrides,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.chargeId as number;
-}
+const charge = (overrides: Record<string, unknown> = {}) => createLp1Charge(ctx, cred, overrides);
 
-/** The LP1-like loan: 1,000 EUR, one 30-day period at 0 %, mifos-standard-strategy, approved on 2023-10-01. */
-async function approvedLoan(): Promise<number> {
-  const product = await call(ctx, cred, 'POST', '/v1/loanproducts', {
-    name: `LP1 product ${ref('p').split('-')[2]}`,
-    shortName: `L${refs % 1000}`,
-    currencyCode: 'EUR',
-    digitsAfterDecimal: 2,
-    inMultiplesOf: 0,
-    principal: '1000',
-    numberOfRepayments: 1,
-    interestRatePerPeriod: 0,
-    repaymentEvery: 30,
-    repaymentFrequencyType: 0,
-    interestRateFrequencyType: 3,
-    interestType: 0,
-    amortizationType: 1,
-    interestCalculationPeriodType: 1,
-    daysInYearType: 1,
-    daysInMonthType: 1,
-    transactionProcessingStrategyCode: 'mifos-standard-strategy',
-    lmsConfig: {
-      productClass: 'COVERED_CONSUMER',
-      aprEnabled: true,
-      aprRounding: 'NEAREST_0_01_PERCENT_HALF_UP',
-      aprTolerancePolicy: 'REGULAR',
-      statementEnabled: false,
-    },
-  });
-  expect(product.status, JSON.stringify(product.body)).toBe(201);
-  const customer = await call(ctx, cred, 'POST', '/v1/customers', { firstName: 'Fee', lastName: 'Payer' });
-  const loan = await call(ctx, cred, 'POST', '/v1/loans', {
-    clientId: customer.body.customerId,
-    productId: product.body.productId,
-    loanType: 'individual',
-    principal: 1000,
-    loanTermFrequency: 30,
-    loanTermFrequencyType: 0,
-    numberOfRepayments: 1,
-    repaymentEvery: 30,
-    repaymentFrequencyType: 0,
-    interestRatePerPeriod: 0,
-    interestType: 0,
-    interestCalculationPeriodType: 1,
-    amortizationType: 1,
-    transactionProcessingStrategyCode: 'mifos-standard-strategy',
-    expectedDisbursementDate: '2023-10-01',
-    submittedOnDate: '2023-10-01',
-  });
-  expect(loan.status, JSON.stringify(loan.body)).toBe(201);
-  const loanId = loan.body.loanId as number;
-  const approved = await call(ctx, cred, 'POST', `/v1/loans/${loanId}?command=approve`, {
-    approvedOnDate: '2023-10-01',
-    approvedLoanAmount: '1000',
-  });
-  expect(approved.status, JSON.stringify(approved.body)).toBe(200);
-  return loanId;
-}
+const approvedLoan = () => approvedLp1Loan(ctx, cred, '2023-10-01');
 
 async function activeLoan(): Promise<number> {
   const loanId = await approvedLoan();
