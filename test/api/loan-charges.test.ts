@@ -13,7 +13,6 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { parseDecimalToMinor } from '../../domain/money';
 import {
   type Credential,
   call,
@@ -23,7 +22,14 @@ import {
   uniqueTenant,
 } from '../support/context';
 import { expectShapeA } from './helpers';
-import { approvedLp1Loan, createLp1Charge } from './lp1-loan';
+import {
+  activeLp1Loan,
+  approvedLp1Loan,
+  createLp1Charge,
+  loanTrialBalance,
+  recordLp1Payment,
+  uniqueRef,
+} from './lp1-loan';
 
 let ctx: TestContext;
 let cred: Credential;
@@ -44,52 +50,18 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx?.close());
 
-let refs = 0;
-const ref = (prefix: string) => {
-  refs += 1;
-  return `${prefix}-${Math.random().toString(36).slice(2, 8)}-${refs}`;
-};
+const ref = uniqueRef;
 
 const charge = (overrides: Record<string, unknown> = {}) => createLp1Charge(ctx, cred, overrides);
 
 const approvedLoan = () => approvedLp1Loan(ctx, cred, '2023-10-01');
 
-async function activeLoan(): Promise<number> {
-  const loanId = await approvedLoan();
-  const funded = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/fundings/record-external`, {
-    amount: '1000.00',
-    currency: 'EUR',
-    fundingType: 'DISBURSEMENT',
-    recipientType: 'BORROWER',
-    recipientRef: 'borrower-primary',
-    externalRecordRef: ref('fund'),
-    reason: 'Disbursed by the originating bank',
-    fundingDate: '2023-10-01',
-  });
-  expect(funded.status, JSON.stringify(funded.body)).toBe(201);
-  return loanId;
-}
+const activeLoan = () => activeLp1Loan(ctx, cred, '2023-10-01');
 
-async function pay(loanId: number, effectiveDate: string, amount: string): Promise<void> {
-  const res = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/payments/record-external`, {
-    amount,
-    currency: 'EUR',
-    effectiveDate,
-    externalRecordRef: ref('pay'),
-    source: 'IMPORT',
-    rationale: 'Boarded history',
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-}
+const pay = (loanId: number, effectiveDate: string, amount: string) =>
+  recordLp1Payment(ctx, cred, loanId, effectiveDate, amount);
 
-async function trialBalanceOf(loanId: number): Promise<bigint> {
-  const [row] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
-    tx.execute<{ balance: string }>(
-      sql`select coalesce(sum(debit) - sum(credit), 0)::text as balance from journal_entries where loan_id = ${loanId}`,
-    ),
-  );
-  return parseDecimalToMinor(row!.balance, 6);
-}
+const trialBalanceOf = (loanId: number) => loanTrialBalance(ctx, cred, loanId);
 
 async function eventsOf(loanId: number): Promise<{ event_type: string; data: Record<string, unknown> }[]> {
   const rows = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>

@@ -3,7 +3,10 @@
  * charge-off route tests (Apache Fineract e2e `LoanCharge.feature`, `LoanChargeOff.feature`: product LP1, 1,000 EUR,
  * one 30-day period at 0 %, mifos-standard-strategy).
  */
+import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { withTenantTransaction } from '../../db/tenant-tx';
+import { parseDecimalToMinor } from '../../domain/money';
 import { type Credential, call, type TestContext } from '../support/context';
 
 let products = 0;
@@ -91,4 +94,57 @@ export async function approvedLp1Loan(ctx: TestContext, cred: Credential, onDate
   });
   expect(approved.status, JSON.stringify(approved.body)).toBe(200);
   return loanId;
+}
+
+let refs = 0;
+/** A source-system reference unique in the test run: `<prefix>-<random>-<n>`. */
+export function uniqueRef(prefix: string): string {
+  refs += 1;
+  return `${prefix}-${Math.random().toString(36).slice(2, 8)}-${refs}`;
+}
+
+/** `approvedLp1Loan` funded in full (1,000.00 EUR recorded as disbursed to the borrower on `onDate`). */
+export async function activeLp1Loan(ctx: TestContext, cred: Credential, onDate: string): Promise<number> {
+  const loanId = await approvedLp1Loan(ctx, cred, onDate);
+  const funded = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/fundings/record-external`, {
+    amount: '1000.00',
+    currency: 'EUR',
+    fundingType: 'DISBURSEMENT',
+    recipientType: 'BORROWER',
+    recipientRef: 'borrower-primary',
+    externalRecordRef: uniqueRef('fund'),
+    reason: 'Disbursed by the originating bank',
+    fundingDate: onDate,
+  });
+  expect(funded.status, JSON.stringify(funded.body)).toBe(201);
+  return loanId;
+}
+
+/** Records an imported EUR payment (`amount` a decimal string, `effectiveDate` ISO) on the loan; expects 201. */
+export async function recordLp1Payment(
+  ctx: TestContext,
+  cred: Credential,
+  loanId: number,
+  effectiveDate: string,
+  amount: string,
+): Promise<void> {
+  const res = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/payments/record-external`, {
+    amount,
+    currency: 'EUR',
+    effectiveDate,
+    externalRecordRef: uniqueRef('pay'),
+    source: 'IMPORT',
+    rationale: 'Boarded history',
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+}
+
+/** Σ debit − Σ credit of the loan's journal lines, in millionths (bigint; 0 when the loan's books balance). */
+export async function loanTrialBalance(ctx: TestContext, cred: Credential, loanId: number): Promise<bigint> {
+  const [row] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
+    tx.execute<{ balance: string }>(
+      sql`select coalesce(sum(debit) - sum(credit), 0)::text as balance from journal_entries where loan_id = ${loanId}`,
+    ),
+  );
+  return parseDecimalToMinor(row!.balance, 6);
 }
