@@ -38,7 +38,7 @@ export const cobRuns = pgTable(
   {
     id: identityId(),
     tenantId: tenantId(),
-    /** Opaque public id, `cob_` + 24 hex digits (domain/lending/cob-runs.ts `newCobRunId`). */
+    /** Opaque public id, `cob_` + 24 hex digits (activities/lending/open-cob-run.ts `newCobRunId`). */
     runId: text().notNull(),
     /** ISO date D of the day closed (tenant time zone). */
     businessDate: date({ mode: 'string' }).notNull(),
