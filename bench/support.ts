@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDb, type Db } from '../db/client';
@@ -234,3 +234,103 @@ export function cpuMillisOf(root: number): number {
   return (ticks * 1000) / clockTicksPerSecond;
 }
 const clockTicksPerSecond = 100;
+
+/**
+ * The two ways the service runs that every benchmark measures (docs/operating.md "Benchmarks"):
+ * - `production`: `scripts/start-api.ts` with `API_PROCESSES` = the CPU cores behind one port, and
+ *   `scripts/start-worker.ts` (every queue and the background relays) as a separate process;
+ * - `single`: `scripts/start.ts`, what `npm start` runs: the API and the workers in one process, here pointed at the
+ *   benchmark's own PostgreSQL and Temporal (`DATABASE_URL`, `TEMPORAL_ADDRESS`).
+ */
+export type Topology = 'production' | 'single';
+
+/** Both topologies, in the order `npm run bench` measures them. */
+export const topologies: readonly Topology[] = ['production', 'single'];
+
+/** One line naming `topology` for figures and tables. */
+export function topologyLabel(topology: Topology, apiProcesses: number): string {
+  return topology === 'production'
+    ? `production: start:api ×${apiProcesses} + start:worker`
+    : 'npm start: API and worker in one process';
+}
+
+/** The service started by `startService`. */
+export interface ServiceUnderTest {
+  topology: Topology;
+  /** `http://127.0.0.1:<port>` */
+  baseUrl: string;
+  /** The process that serves HTTP (the cluster primary in `production`; its workers are its children). */
+  apiPid: number;
+  /** The worker process; in `single` the same process as `apiPid`. */
+  workerPid: number;
+  /** Stops what it started, by pid (worker last, so nothing started by the API is left without a worker). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the service against `stack` in `topology` with `env` (merged over the stack's `DATA_DIR`, `DATABASE_URL`
+ * and `TEMPORAL_ADDRESS`); logs go to `<dataDir>/<logName>-api.log` and `-worker.log` (or `-service.log`).
+ * `apiProcesses` (production only; default the CPU cores) sets `API_PROCESSES`; `workerArgs` are extra arguments of
+ * `start-worker.ts` (e.g. `['--queues', 'lending']`); `nodeFlags` go before the script (e.g. a CPU profiler import).
+ * The stack stops the service too (registered with `onStop`). Errors: a process that exits or is not ready in 60 s.
+ */
+export async function startService(
+  stack: BenchStack,
+  options: {
+    topology: Topology;
+    env?: NodeJS.ProcessEnv;
+    apiProcesses?: number;
+    workerArgs?: string[];
+    nodeFlags?: string[];
+    logName?: string;
+  },
+): Promise<ServiceUnderTest> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: stack.dataDir,
+    DATABASE_URL: stack.postgresUrl,
+    TEMPORAL_ADDRESS: stack.temporal.address,
+    ...options.env,
+    PORT: String(port),
+  };
+  const logName = options.logName ?? 'service';
+  const flags = options.nodeFlags ?? [];
+  const baseUrl = `http://127.0.0.1:${port}`;
+  if (options.topology === 'single') {
+    const service = await startProcess(
+      [...flags, 'scripts/start.ts'],
+      env,
+      'ready in',
+      path.join(stack.dataDir, `${logName}-service.log`),
+    );
+    const stop = () => stopProcess(service);
+    stack.onStop(stop);
+    return { topology: 'single', baseUrl, apiPid: service.pid!, workerPid: service.pid!, stop };
+  }
+  const apiProcesses = options.apiProcesses ?? availableParallelism();
+  const worker = await startProcess(
+    [...flags, 'scripts/start-worker.ts', ...(options.workerArgs ?? [])],
+    env,
+    'Worker ready',
+    path.join(stack.dataDir, `${logName}-worker.log`),
+  );
+  stack.onStop(() => stopProcess(worker));
+  const api = await startProcess(
+    [...flags, 'scripts/start-api.ts'],
+    { ...env, API_PROCESSES: String(apiProcesses) },
+    'API ready at',
+    path.join(stack.dataDir, `${logName}-api.log`),
+  );
+  stack.onStop(() => stopProcess(api));
+  return {
+    topology: 'production',
+    baseUrl,
+    apiPid: api.pid!,
+    workerPid: worker.pid!,
+    stop: async () => {
+      await stopProcess(api);
+      await stopProcess(worker);
+    },
+  };
+}
