@@ -26,7 +26,7 @@
  * Each route line also gives the service's CPU per request (API and worker processes, from /proc).
  *
  * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2 --topology both
- * --profile <dir>] (`--profile`: CPU-profile the service processes, bench/cpu-profile.ts).
+ * --profile <dir>] (`--profile`: CPU-profile the API processes of the production topology, bench/cpu-profile.ts).
  * `runPrivacyBenchmark` is what `npm run bench` calls.
  */
 import { mkdirSync } from 'node:fs';
@@ -68,7 +68,7 @@ export interface PrivacyOptions {
   processes: number;
   /** Which service runs (bench/support.ts); default production. */
   topology?: Topology;
-  /** CPU-profile the service processes into this folder (bench/cpu-profile.ts; read with bench/profile-top.ts). */
+  /** CPU-profile the API processes (production topology) into this folder (bench/cpu-profile.ts; bench/profile-top.ts reads them). */
   profileDir?: string | null;
   log: BenchLog;
 }
@@ -118,7 +118,7 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       logName: 'privacy',
       ...(options.profileDir
         ? {
-            nodeFlags: ['--import', './bench/cpu-profile.ts'],
+            apiNodeFlags: ['--import', './bench/cpu-profile.ts'],
             env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_SECOND: '1000000', CPU_PROFILE_DIR: options.profileDir },
           }
         : {}),
