@@ -39,6 +39,7 @@ import { rotateClientSecret } from './platform/rotate-client-secret';
 import {
   claimDueStartIntents,
   markStartIntentStarted,
+  markStartIntentsStarted,
   recordStartIntentFailure,
 } from './platform/start-intents';
 import { tenantSettings } from './platform/tenant-settings';
@@ -91,6 +92,7 @@ export function createPlatformOperations(deps: Deps) {
     /** Tenant and valid secrets of a gateway at an instant (null: no such enabled gateway). */
     gatewaySecretsAt: (code: string, at: Date) => gatewaySecretsAt(deps, code, at),
     markStartIntentStarted: markStartIntentStarted(deps),
+    markStartIntentsStarted: markStartIntentsStarted(deps),
     claimDueStartIntents: claimDueStartIntents(deps),
     recordStartIntentFailure: recordStartIntentFailure(deps),
     /** Stages a boarding upload from its byte stream: not an activity, it takes a stream. */
@@ -161,3 +163,4 @@ export function createActivities(deps: Deps) {
 export type Activities = ReturnType<typeof createActivities>;
 export type PlatformOperations = ReturnType<typeof createPlatformOperations>;
 export type { Deps } from './deps';
+export type { ClaimedStartIntent } from './platform/start-intents';

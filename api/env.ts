@@ -8,6 +8,7 @@ import type { Activities, PlatformOperations } from '../activities';
 import type { Db } from '../db/client';
 import type { HealthMonitor } from './health-monitor';
 import type { ProcessClients } from './processes';
+import type { StartMarkSink } from './start-marks';
 import type { TokenGrantCache } from './token-cache';
 
 export interface ApiConfig {
@@ -55,6 +56,11 @@ export interface AppDeps {
   db: Db;
   activities: Activities;
   platform: PlatformOperations;
+  /**
+   * Where routes note the start intents they started (api/start-marks.ts): written in batches, not by the request.
+   * Whoever builds the app starts and stops it.
+   */
+  startMarks: StartMarkSink;
   /** Typed ports of the durable processes (workflows/<context>/<process>/client.ts). */
   processes: ProcessClients;
   /** Dependency status for `/healthz`, refreshed in the background. */

@@ -1,7 +1,7 @@
 /**
  * Serves the HTTP API (docs/conventions.md §1 `api/server.ts`): builds the app from an open database and
- * Temporal client, starts the background health monitor and the token-grant cache's watch of
- * credential changes (api/token-cache.ts), listens on `host:port` (port 0 picks a free one), and
+ * Temporal client, starts the background health monitor, the token-grant cache's watch of
+ * credential changes (api/token-cache.ts) and the start-mark buffer (api/start-marks.ts), listens on `host:port` (port 0 picks a free one), and
  * returns how to stop it. Used by `npm run start:api` (scripts/start-api.ts) and
  * the all-in-one `npm start` (workers/stack.ts).
  */
@@ -12,12 +12,13 @@ import { createActivities, createPlatformOperations, type Deps } from '../activi
 import { createApp } from './app';
 import type { ApiConfig } from './env';
 import { createDependencyHealth, createProcessClients } from './processes';
+import { createStartMarkBuffer } from './start-marks';
 import { createTokenGrantCache } from './token-cache';
 
 export interface RunningApi {
   /** `http://<host>:<port>` as bound (a wildcard host shows as 127.0.0.1). */
   baseUrl: string;
-  /** Stops accepting requests, ends open connections, the health monitor and the token cache's LISTEN. */
+  /** Stops accepting requests, ends open connections, the health monitor, the token cache's LISTEN; flushes start marks. */
   stop(): Promise<void>;
 }
 
@@ -39,10 +40,13 @@ export async function serveApi(options: {
     ...(options.config.tokenCacheTtlMs === undefined ? {} : { ttlMs: options.config.tokenCacheTtlMs }),
   });
   await tokenGrants.start();
+  const platform = createPlatformOperations(options.deps);
+  const startMarks = createStartMarkBuffer({ platform, logger: options.logger });
   const app = createApp({
     db: options.deps.db,
     activities: createActivities(options.deps),
-    platform: createPlatformOperations(options.deps),
+    platform,
+    startMarks,
     processes: createProcessClients(options.client),
     health,
     config: options.config,
@@ -66,6 +70,7 @@ export async function serveApi(options: {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await tokenGrants.stop();
+      await startMarks.stop();
     },
   };
 }

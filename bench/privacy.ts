@@ -1,44 +1,60 @@
 /**
- * `npm run bench:privacy` (P6 of `npm run bench`): privacy-request creation, a request that starts a
- * workflow, side by side with a bare workflow start on the same Temporal server, in one run, on this machine.
- * Prints figures only; nothing here is a test.
+ * `npm run bench:privacy` (P6 of `npm run bench`): routes that start a durable process, side by side with a bare
+ * workflow start on the same Temporal server, in one run, on this machine, per topology (bench/support.ts
+ * `startService`). Prints figures only; nothing here is a test.
  *
  * What it starts (and stops, by pid, at the end): an embedded PostgreSQL and a Temporal dev server in a temporary
- * folder (bench/support.ts), and the service's API (`scripts/start-api.ts`, `--processes` processes behind one
- * port). No worker runs: what is measured is the creation (the request's transaction with its start intent, the
- * workflow start, the intent marked started), not the process that follows. It seeds `--cases` PRIVACY cases, each
- * with an inbound interaction, through the public routes, then measures for `--duration` seconds each, with
- * `--concurrency` requests in flight (a closed loop):
+ * folder (bench/support.ts), and the service in the topology asked:
+ * - `production`: `scripts/start-api.ts` (`--processes` processes behind one port) beside `scripts/start-worker.ts`
+ *   serving every queue but `servicing` (`--queues lending,boarding,webhooks,webhooks-backlog`), with its background
+ *   services (the start-intent relay): the processes both routes start wait on `servicing`, so what is measured is
+ *   the creation path (the request's transaction with its start intent, the workflow start, the start mark noted),
+ *   as the baseline's start of a workflow no worker runs, while the relay still runs beside it;
+ * - `single`: `scripts/start.ts` (`npm start`), whose worker runs in the same process, so the started workflows'
+ *   first tasks run there too: what `npm start` users see.
+ * It seeds `--cases` PRIVACY cases, each with an inbound interaction, and as many customers each with a phone and
+ * an open case, through the public routes, then measures for `--duration` seconds each, with `--concurrency`
+ * requests in flight (a closed loop):
  * - `POST /v1/servicing/privacy-requests` (spec § Privacy request) with autocannon, a fresh Idempotency-Key per
  *   request and the cases taken in turn: requests per second, p50, p99; every answer must be 201;
+ * - `POST /v1/servicing/cases/{caseId}/contact-consent-updates` scheduling an SMS permission change 30 days ahead
+ *   (so it starts `contact-consent-update/<tenant>/<updateId>`, a different process), the same way; answers 200;
  * - the baseline: `client.workflow.start('emptyOneActivityWorkflow')` (bench/workflows/empty.ts) with a fresh
  *   workflow id, from this process, on a task queue no worker polls: starts per second, p50, p99.
- * Then the ratio (no target in docs/design.md §6; reported).
+ * Then each route's ratio to the baseline (target ≥ 0.80, docs/processes.md P0 "Start intents").
  *
- * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2].
+ * Each route line also gives the service's CPU per request (API and worker processes, from /proc).
+ *
+ * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2 --topology both
+ * --profile <dir>] (`--profile`: CPU-profile the API processes of the production topology, bench/cpu-profile.ts).
  * `runPrivacyBenchmark` is what `npm run bench` calls.
  */
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import autocannon from 'autocannon';
 import { createPlatformOperations } from '../activities';
-import { freePort } from '../db/embedded';
 import { apiRequest, requestToken } from '../scripts/http-client';
 import { operationDeps } from '../workers/config';
 import {
   type BenchLog,
   type ConcurrentRun,
+  cpuMillisOf,
   isMainModule,
   measureConcurrent,
   option,
   startBenchStack,
-  startProcess,
-  stopProcess,
+  startService,
+  type Topology,
+  topologies,
+  topologyLabel,
 } from './support';
 
 const tenant = 'bench-privacy';
 const customerRef = 'CUST-BENCH-PRIVACY';
+/** Every queue but `servicing`, where both measured routes start their processes (production topology). */
+const workerQueuesButServicing = ['lending', 'boarding', 'webhooks', 'webhooks-backlog'];
 
 /** What `runPrivacyBenchmark` is asked to do. */
 export interface PrivacyOptions {
@@ -46,84 +62,99 @@ export interface PrivacyOptions {
   durationS: number;
   /** Requests (starts) in flight at once; default 16. */
   concurrency: number;
-  /** PRIVACY cases the requests are spread over; default 8. */
+  /** PRIVACY cases (and customers with a case) the requests are spread over; default 8. */
   cases: number;
-  /** API processes; default = CPU cores. */
+  /** API processes in the production topology; default = CPU cores. */
   processes: number;
+  /** Which service runs (bench/support.ts); default production. */
+  topology?: Topology;
+  /** CPU-profile the API processes (production topology) into this folder (bench/cpu-profile.ts; bench/profile-top.ts reads them). */
+  profileDir?: string | null;
   log: BenchLog;
 }
 
-/** Privacy-request creations and bare workflow starts: per second, p50/p99 (ms), failures (non-201 for the API). */
+/**
+ * Per second, p50/p99 (ms), failures (answers other than the route's success status): privacy-request creations,
+ * scheduled contact-consent updates and bare workflow starts, measured in one run on one topology.
+ */
 export interface PrivacyFigures {
-  creations: ConcurrentRun;
+  topology: Topology;
+  creations: ConcurrentRun & { cpuMsPerRequest: number };
+  consentUpdates: ConcurrentRun & { cpuMsPerRequest: number };
   bareStarts: ConcurrentRun;
   concurrency: number;
   durationS: number;
 }
 
-const line = (label: string, run: ConcurrentRun) =>
-  `  ${label.padEnd(44)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(1).padStart(6)} ms  p99 ${run.p99.toFixed(1).padStart(6)} ms${run.failures ? `  (${run.failures} failed)` : ''}`;
+const line = (label: string, run: ConcurrentRun & { cpuMsPerRequest?: number }) =>
+  `  ${label.padEnd(52)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(1).padStart(6)} ms  p99 ${run.p99.toFixed(1).padStart(6)} ms${run.cpuMsPerRequest === undefined ? '' : `  service CPU ${run.cpuMsPerRequest.toFixed(2)} ms/req`}${run.failures ? `  (${run.failures} failed)` : ''}`;
 
 /**
- * Runs the privacy-request creation benchmark: starts its stack, measures, prints the detail lines to
- * `options.log`, stops everything it started and returns the figures.
+ * Runs the start-path benchmark on one topology: starts its stack and the service, measures both routes and the
+ * bare start, prints the detail lines to `options.log`, stops everything it started and returns the figures.
  */
 export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<PrivacyFigures> {
   const { durationS, concurrency, cases: caseCount, processes, log } = options;
+  const topology = options.topology ?? 'production';
+  if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
   const stack = await startBenchStack('lending-bench-privacy-');
-  const { dataDir, config, db, temporal } = stack;
+  const { config, db, temporal } = stack;
   try {
     // The bench client's own rate limit is raised so that the limiter never answers 429 here.
     const created = await createPlatformOperations(operationDeps(db, config)).createClient({
       tenantId: tenant,
       environment: config.environment,
-      scopes: ['servicing:read', 'servicing:write'],
+      scopes: ['servicing:read', 'servicing:write', 'lending:read', 'lending:write'],
       permissions: ['ALL'],
       rateLimitPerSecond: 1_000_000,
       createTenant: true,
     });
     const credential = { tenant, clientId: created.clientId, clientSecret: created.clientSecret };
-    const port = await freePort();
-    const api = await startProcess(
-      ['scripts/start-api.ts'],
-      {
-        ...process.env,
-        DATA_DIR: dataDir,
-        DATABASE_URL: stack.postgresUrl,
-        TEMPORAL_ADDRESS: temporal.address,
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_SECOND: '1000000',
-        API_PROCESSES: String(processes),
-        PORT: String(port),
-      },
-      'API ready at',
-      path.join(dataDir, 'api.log'),
-    );
-    stack.onStop(() => stopProcess(api));
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const service = await startService(stack, {
+      topology,
+      apiProcesses: processes,
+      env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_SECOND: '1000000' },
+      workerArgs: ['--queues', workerQueuesButServicing.join(',')],
+      logName: 'privacy',
+      ...(options.profileDir
+        ? {
+            apiNodeFlags: ['--import', './bench/cpu-profile.ts'],
+            env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_SECOND: '1000000', CPU_PROFILE_DIR: options.profileDir },
+          }
+        : {}),
+    });
+    // CPU of the service under test (the API processes, and the worker: separate in production, the same in single).
+    const serviceCpuMs = () =>
+      cpuMillisOf(service.apiPid) +
+      (service.workerPid === service.apiPid ? 0 : cpuMillisOf(service.workerPid));
+    const { baseUrl } = service;
+    const scopes = 'servicing:read servicing:write lending:read lending:write';
     const session = {
       baseUrl,
-      accessToken: await requestToken(baseUrl, credential, 'servicing:read servicing:write', () => {}),
+      accessToken: await requestToken(baseUrl, credential, scopes, () => {}),
       tenant,
       actor: 'bench',
     };
-    const created201 = async (response: Response, what: string) => {
+    const answered = async (response: Response, status: number, what: string) => {
       const body = (await response.json()) as Record<string, unknown>;
-      if (response.status !== 201)
+      if (response.status !== status)
         throw new Error(`${what} answered ${response.status}: ${JSON.stringify(body)}`);
       return body;
     };
-    const bodies: string[] = [];
+    const privacyBodies: string[] = [];
+    const consentTargets: { path: string; body: string }[] = [];
+    const effectiveAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
     for (let i = 0; i < caseCount; i++) {
-      const kase = await created201(
+      const kase = await answered(
         await apiRequest(session, 'POST', '/v1/servicing/cases', {
           customerRef,
           caseTypeCode: 'PRIVACY',
           summary: 'Benchmark privacy case',
         }),
+        201,
         'the case',
       );
-      const interaction = await created201(
+      const interaction = await answered(
         await apiRequest(session, 'POST', '/v1/servicing/interactions', {
           customerRef,
           caseId: kase.caseId,
@@ -131,9 +162,10 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
           direction: 'INBOUND',
           summary: 'Customer asked for deletion',
         }),
+        201,
         'the interaction',
       );
-      bodies.push(
+      privacyBodies.push(
         JSON.stringify({
           customerRef,
           requestType: 'DELETION',
@@ -143,9 +175,46 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
           sourceInteractionId: interaction.interactionId,
         }),
       );
+      const customer = await answered(
+        await apiRequest(session, 'POST', '/v1/customers', {
+          firstName: 'Cora',
+          lastName: `Consent${String.fromCharCode(97 + (i % 26))}`,
+          contactPoints: [{ contactType: 'PHONE', value: '(415) 555-2671' }],
+        }),
+        201,
+        'the customer',
+      );
+      const read = await answered(
+        await apiRequest(session, 'GET', `/v1/customers/${customer.customerId}`, undefined),
+        200,
+        'the customer read',
+      );
+      const phone = (read.contactPoints as { contactType: string; contactPointRef: string }[]).find(
+        (cp) => cp.contactType === 'PHONE',
+      );
+      const consentCase = await answered(
+        await apiRequest(session, 'POST', '/v1/servicing/cases', {
+          customerRef: customer.customerRef,
+          caseTypeCode: 'GENERAL',
+          summary: 'Contact preferences',
+        }),
+        201,
+        'the consent case',
+      );
+      consentTargets.push({
+        path: `/v1/servicing/cases/${consentCase.caseId}/contact-consent-updates`,
+        body: JSON.stringify({
+          customerRef: customer.customerRef,
+          operation: 'UPDATE_SMS_PERMISSION',
+          contactPointRef: phone?.contactPointRef,
+          canReceiveSms: false,
+          effectiveAt,
+          reason: 'Customer asked to stop text messages next month',
+        }),
+      });
     }
     log(
-      `bench:privacy — ${processes} API process(es), ${concurrency} in flight, ${durationS} s per side, ${availableParallelism()} cores, no worker; rate limits raised to 1,000,000/s (client and RATE_LIMIT_PER_SECOND)`,
+      `bench:privacy — ${topologyLabel(topology, processes)}; ${concurrency} in flight, ${durationS} s per side, ${availableParallelism()} cores; ${topology === 'production' ? `worker queues ${workerQueuesButServicing.join(',')} (not servicing: the started processes wait)` : 'the started processes run in the same process'}; rate limits raised to 1,000,000/s`,
     );
 
     const run = `${Date.now().toString(36)}`;
@@ -155,9 +224,13 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       'service-tenant': tenant,
       'content-type': 'application/json',
     };
-    const creationRound = async (seconds: number): Promise<ConcurrentRun> => {
+    const routeRound = async (
+      seconds: number,
+      next: (n: number) => { path: string; body: string },
+    ): Promise<ConcurrentRun & { cpuMsPerRequest: number }> => {
+      const cpuBefore = serviceCpuMs();
       const result = await autocannon({
-        url: `${baseUrl}/v1/servicing/privacy-requests`,
+        url: baseUrl,
         connections: concurrency,
         duration: seconds,
         requests: [
@@ -165,10 +238,12 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
             method: 'POST',
             setupRequest: (request) => {
               const n = sent++;
+              const target = next(n);
               return {
                 ...request,
-                headers: { ...headers, 'idempotency-key': `bench-privacy-${run}-${n.toString(36)}` },
-                body: bodies[n % bodies.length],
+                path: target.path,
+                headers: { ...headers, 'idempotency-key': `bench-start-${run}-${n.toString(36)}` },
+                body: target.body,
               };
             },
           },
@@ -176,6 +251,7 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       });
       const completed = result['2xx'];
       return {
+        cpuMsPerRequest: completed > 0 ? (serviceCpuMs() - cpuBefore) / completed : 0,
         perSecond: completed / seconds,
         completed,
         p50: result.latency.p50,
@@ -183,8 +259,15 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
         failures: result.non2xx + result.errors + result.timeouts,
       };
     };
-    await creationRound(Math.min(3, durationS));
-    const creations = await creationRound(durationS);
+    const privacy = (n: number) => ({
+      path: '/v1/servicing/privacy-requests',
+      body: privacyBodies[n % privacyBodies.length]!,
+    });
+    const consent = (n: number) => consentTargets[n % consentTargets.length]!;
+    await routeRound(Math.min(3, durationS), privacy);
+    const creations = await routeRound(durationS, privacy);
+    await routeRound(Math.min(2, durationS), consent);
+    const consentUpdates = await routeRound(durationS, consent);
 
     const connection = await Connection.connect({ address: temporal.address });
     stack.onStop(() => connection.close());
@@ -208,22 +291,33 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     const bareStarts = await startRound(durationS);
 
     log(line('privacy-request creation (API, workflow start)', creations));
+    log(line('contact-consent update scheduled (API, workflow start)', consentUpdates));
     log(line('bare workflow start (baseline)', bareStarts));
     log(
-      `  ratio ${(creations.perSecond / bareStarts.perSecond).toFixed(2)} (no docs/design.md §6 target; reported)`,
+      `  ratios ${(creations.perSecond / bareStarts.perSecond).toFixed(2)} (privacy request), ${(consentUpdates.perSecond / bareStarts.perSecond).toFixed(2)} (contact-consent update); target ≥ 0.80`,
     );
-    return { creations, bareStarts, concurrency, durationS };
+    return { topology, creations, consentUpdates, bareStarts, concurrency, durationS };
   } finally {
     await stack.stop();
   }
 }
 
 if (isMainModule(import.meta.url)) {
-  await runPrivacyBenchmark({
-    durationS: option('duration', 10),
-    concurrency: option('concurrency', 16),
-    cases: option('cases', 8),
-    processes: option('processes', availableParallelism()),
-    log: (text) => console.log(text),
-  });
+  const at = process.argv.indexOf('--topology');
+  const asked = at >= 0 ? process.argv[at + 1] : 'both';
+  const profileAt = process.argv.indexOf('--profile');
+  if (asked !== 'both' && !topologies.includes(asked as Topology))
+    throw new Error(`--topology must be production, single or both (got ${asked})`);
+  for (const topology of asked === 'both' ? topologies : [asked as Topology]) {
+    await runPrivacyBenchmark({
+      durationS: option('duration', 10),
+      concurrency: option('concurrency', 16),
+      cases: option('cases', 8),
+      processes: option('processes', availableParallelism()),
+      topology,
+      profileDir:
+        profileAt >= 0 ? path.resolve(process.argv[profileAt + 1] ?? '.data/profile-privacy') : null,
+      log: (text) => console.log(text),
+    });
+  }
 }

@@ -282,6 +282,8 @@ export async function startService(
     apiProcesses?: number;
     workerArgs?: string[];
     nodeFlags?: string[];
+    /** Extra node flags of the API processes only (production), e.g. a CPU-profiling preload the worker's workflow threads cannot load. */
+    apiNodeFlags?: string[];
     logName?: string;
   },
 ): Promise<ServiceUnderTest> {
@@ -317,7 +319,7 @@ export async function startService(
   );
   stack.onStop(() => stopProcess(worker));
   const api = await startProcess(
-    [...flags, 'scripts/start-api.ts'],
+    [...flags, ...(options.apiNodeFlags ?? []), 'scripts/start-api.ts'],
     { ...env, API_PROCESSES: String(apiProcesses) },
     'API ready at',
     path.join(stack.dataDir, `${logName}-api.log`),

@@ -2,10 +2,10 @@
  * Start intents (docs/processes.md P0; db/schema/platform/platform.ts `workflowStartIntents`): the generic
  * record that a durable process must be started, written in the transaction that stores the row
  * it is started for. `recordStartIntent` is a helper for operations (takes their `tx`); the rest
- * are platform operations used by the API after it started a workflow and by the start-intent
- * relay in worker processes.
+ * are platform operations used by the API's start-mark buffer (api/start-marks.ts) after it started
+ * workflows and by the start-intent relay in worker processes.
  */
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { workflowStartIntents } from '../../db/schema';
 import { type Tx, withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
 import type { TaskQueue } from '../../domain/ids';
@@ -78,10 +78,38 @@ export function markStartIntentStarted(deps: Deps) {
     });
 }
 
+/**
+ * Notes that the workflows `workflowIds` of one tenant run (or ran), in ONE statement: what the API's start-mark
+ * buffer (api/start-marks.ts) and the start-intent relay write for a whole batch. Repeatable; unknown ids and ids
+ * already marked change nothing; an empty list does nothing (no transaction). Returns how many intents it marked.
+ * Errors: database errors only.
+ */
+export function markStartIntentsStarted(deps: Deps) {
+  return async (input: { tenantId: string; workflowIds: readonly string[] }): Promise<number> => {
+    if (input.workflowIds.length === 0) return 0;
+    return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const marked = await tx
+        .update(workflowStartIntents)
+        .set({ startedAt: deps.clock(), claimedUntil: null })
+        .where(
+          and(
+            eq(workflowStartIntents.tenantId, input.tenantId),
+            inArray(workflowStartIntents.workflowId, [...new Set(input.workflowIds)]),
+            isNull(workflowStartIntents.startedAt),
+          ),
+        )
+        .returning({ id: workflowStartIntents.id });
+      return marked.length;
+    });
+  };
+}
+
 export interface ClaimedStartIntent {
   spec: WorkflowStartSpec;
   /** Relay attempts including this one. */
   attempts: number;
+  /** When the intent was stored (or re-armed): a run of the same id started before this is an earlier one. */
+  createdAt: Date;
 }
 
 /**
@@ -132,6 +160,7 @@ export function claimDueStartIntents(deps: Deps) {
         .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
         .map((row) => ({
           attempts: row.attempts,
+          createdAt: row.createdAt,
           spec: {
             workflowType: row.workflowType,
             workflowId: row.workflowId,

@@ -170,6 +170,8 @@ describe('POST /v1/boarding/batches', () => {
     expect(await described.staticSummary()).toBe(
       `Boarding batch ${batchId}: example-portfolio.ndjson, ${expected.length} lines`,
     );
+    // The route notes the mark; the app's start-mark buffer writes it at its next flush.
+    await ctx.startMarks.flush();
     const [intent] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
       tx.select().from(workflowStartIntents).where(eq(workflowStartIntents.workflowId, workflowId)),
     );

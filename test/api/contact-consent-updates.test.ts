@@ -243,7 +243,7 @@ describe('scheduled (effectiveAt in the future)', () => {
     expect(read.body).toMatchObject({ status: 'SCHEDULED', canReceiveSms: true, resolvedAt: null });
     expect(Date.parse(read.body.effectiveAt)).toBe(Date.parse(effectiveAt));
 
-    // The process runs (its timer waits), and its start intent is marked started.
+    // The process runs (its timer waits), and its start intent is marked started (at the buffer's flush).
     const progress = await createProcessClients(ctx.client).contactConsentUpdates.progress({
       tenantId: cred.tenant,
       updateId,
@@ -253,6 +253,8 @@ describe('scheduled (effectiveAt in the future)', () => {
       status: 'SCHEDULED',
       effectiveAt: new Date(effectiveAt).toISOString(),
     });
+    // The route notes the mark; the app's start-mark buffer writes it at its next flush.
+    await ctx.startMarks.flush();
     const [intent] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>
       tx
         .select()

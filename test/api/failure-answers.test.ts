@@ -59,6 +59,7 @@ function appOver(db: ReturnType<typeof createDb>['db']) {
     db,
     activities: createActivities(deps),
     platform: createPlatformOperations(deps),
+    startMarks: ctx.startMarks,
     processes: createProcessClients(ctx.client),
     health: createDependencyHealth(db, ctx.client),
     config: {

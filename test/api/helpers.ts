@@ -11,6 +11,7 @@ import { createApp } from '../../api/app';
 import type { ApiConfig } from '../../api/env';
 import type { HealthMonitor } from '../../api/health-monitor';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
+import type { StartMarkSink } from '../../api/start-marks';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import type { PrivacyRequestClient } from '../../workflows/servicing/privacy-request/client';
 import { type Credential, call, type TestContext, testSecrets } from '../support/context';
@@ -216,6 +217,8 @@ export function appWith(
     privacyRequests?: Partial<PrivacyRequestClient>;
     /** Replaces the `/healthz` monitor. */
     health?: HealthMonitor;
+    /** Replaces the start-mark buffer (api/start-marks.ts). */
+    startMarks?: StartMarkSink;
     logger?: Logger;
     /** Overrides of the API configuration (rate limits, `authBaseUrl`, …). */
     config?: Partial<ApiConfig>;
@@ -225,6 +228,7 @@ export function appWith(
     db: ctx.db,
     activities: { ...ctx.activities, ...options.activities },
     platform: ctx.platform,
+    startMarks: options.startMarks ?? ctx.startMarks,
     processes: {
       ...createProcessClients(ctx.client),
       privacyRequests: { ...createProcessClients(ctx.client).privacyRequests, ...options.privacyRequests },

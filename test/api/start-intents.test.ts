@@ -7,9 +7,14 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { and, eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rearmStartIntent } from '../../activities/platform/start-intents';
+import { createStartMarkBuffer } from '../../api/start-marks';
 import { workflowStartIntents } from '../../db/schema';
-import { withPlatformTransaction } from '../../db/tenant-tx';
+import { withPlatformTransaction, withTenantTransaction } from '../../db/tenant-tx';
+import type { TaskQueue } from '../../domain/ids';
+import type { WorkflowStartSpec } from '../../domain/workflow-start';
 import { relayStartIntentsOnce } from '../../workers/start-intent-relay';
+import { startWorkflowOf } from '../../workflows/common/client-start';
 import { createPrivacyRequestClient } from '../../workflows/servicing/privacy-request/client';
 import {
   type Credential,
@@ -19,7 +24,7 @@ import {
   type TestContext,
   uniqueTenant,
 } from '../support/context';
-import { logInteraction, openCase } from './helpers';
+import { appWith, logInteraction, openCase } from './helpers';
 
 let ctx: TestContext;
 const logger = pino({ level: 'silent' });
@@ -65,11 +70,14 @@ async function workflowExists(workflowId: string): Promise<boolean> {
 }
 
 describe('start intents', () => {
-  it('a request created through the API has its intent marked started at once', async () => {
+  it('a request created through the API is marked started by the start-mark buffer, not by the request', async () => {
     const cred = await credentialFor(ctx, uniqueTenant('intent-api'));
     const caseId = await openCase(ctx, cred, { caseTypeCode: 'PRIVACY', summary: 'DSR' });
     const interactionId = await logInteraction(ctx, cred, caseId);
-    const created = await call(ctx, cred, 'POST', '/v1/servicing/privacy-requests', {
+    // A buffer that writes only when told, so the test sees the state between the request and the flush.
+    const marks = createStartMarkBuffer({ platform: ctx.platform, logger, flushMs: 3_600_000 });
+    const app = { ...ctx, app: appWith(ctx, { startMarks: marks }) };
+    const created = await call(app, cred, 'POST', '/v1/servicing/privacy-requests', {
       customerRef: 'cus_1',
       requestType: 'ACCESS',
       regime: 'CCPA_CPRA',
@@ -78,8 +86,48 @@ describe('start intents', () => {
       sourceInteractionId: interactionId,
     });
     expect(created.status).toBe(201);
+    // The request wrote nothing after the start: its mark waits in the app's buffer, and the workflow runs.
+    const [before] = await intentsOf(cred.tenant);
+    expect(before?.startedAt).toBeNull();
+    expect(await workflowExists(before!.workflowId)).toBe(true);
+    expect(marks.pending()).toBe(1);
+    await marks.stop();
     const [intent] = await intentsOf(cred.tenant);
     expect(intent?.startedAt).toBeInstanceOf(Date);
+    expect(await relay(cred.tenant)).toBe(0);
+  });
+
+  it('an API process that stopped before its flush: the relay marks the started requests without starting them again', async () => {
+    const cred = await credentialFor(ctx, uniqueTenant('intent-lost'));
+    const caseId = await openCase(ctx, cred, { caseTypeCode: 'PRIVACY', summary: 'DSR' });
+    const interactionId = await logInteraction(ctx, cred, caseId);
+    // An app whose noted marks are never written stands for the API process that stopped before its flush.
+    const stopped = { ...ctx, app: appWith(ctx, { startMarks: { noteStarted: () => undefined } }) };
+    for (const requestType of ['ACCESS', 'DELETION', 'CORRECTION']) {
+      const created = await call(stopped, cred, 'POST', '/v1/servicing/privacy-requests', {
+        customerRef: 'cus_1',
+        requestType,
+        regime: 'CCPA_CPRA',
+        summary: 'Please',
+        caseId,
+        sourceInteractionId: interactionId,
+      });
+      expect(created.status).toBe(201);
+    }
+    const intents = await intentsOf(cred.tenant);
+    expect(intents).toHaveLength(3);
+    expect(intents.every((i) => i.startedAt === null)).toBe(true);
+    const runIds = new Map<string, string>();
+    for (const i of intents)
+      runIds.set(i.workflowId, (await ctx.client.workflow.getHandle(i.workflowId).describe()).runId);
+    expect(await relay(cred.tenant)).toBe(3);
+    for (const i of await intentsOf(cred.tenant)) {
+      expect(i.startedAt).toBeInstanceOf(Date);
+      expect(i.attempts).toBe(1);
+      expect((await ctx.client.workflow.getHandle(i.workflowId).describe()).runId).toBe(
+        runIds.get(i.workflowId),
+      );
+    }
     expect(await relay(cred.tenant)).toBe(0);
   });
 
@@ -121,6 +169,47 @@ describe('start intents', () => {
     const runId = (await ctx.client.workflow.getHandle(opened.workflow.workflowId).describe()).runId;
     expect(await relay(cred.tenant)).toBe(1);
     expect((await ctx.client.workflow.getHandle(opened.workflow.workflowId).describe()).runId).toBe(runId);
+    const [intent] = await intentsOf(cred.tenant);
+    expect(intent?.startedAt).toBeInstanceOf(Date);
+  });
+
+  it('an id reused by later starts (ALLOW_DUPLICATE): the relay starts a new run only when none began since the intent was stored', async () => {
+    const cred = await credentialFor(ctx, uniqueTenant('intent-reuse'));
+    // A workflow no worker polls: its runs stay as the test leaves them.
+    const spec: WorkflowStartSpec = {
+      workflowType: 'emptyOneActivityWorkflow',
+      workflowId: `intent-reuse/${cred.tenant}`,
+      taskQueue: 'start-intents-unpolled' as TaskQueue,
+      input: { tenantId: cred.tenant },
+      tenantId: cred.tenant,
+      searchAttributes: {},
+      staticSummary: 'Start-intent reuse',
+      idReusePolicy: 'ALLOW_DUPLICATE',
+    };
+    const rearm = () =>
+      withTenantTransaction(ctx.db, cred.tenant, (tx) => rearmStartIntent(tx, spec, new Date()));
+    const handle = ctx.client.workflow.getHandle(spec.workflowId);
+    await rearm();
+    expect(await relay(cred.tenant)).toBe(1);
+    const first = (await handle.describe()).runId;
+
+    // The run ended (an enrolment cancelled), a later request re-armed the intent and stopped before its start.
+    await handle.terminate('ended');
+    await rearm();
+    expect(await relay(cred.tenant)).toBe(1);
+    const second = await handle.describe();
+    expect(second.runId).not.toBe(first);
+    expect(second.status.name).toBe('RUNNING');
+
+    // Re-armed, started by the API and already ended, but never marked: the relay marks it, no third run.
+    await handle.terminate('ended');
+    await rearm();
+    await startWorkflowOf(ctx.client, spec);
+    const third = (await handle.describe()).runId;
+    expect(third).not.toBe(second.runId);
+    await handle.terminate('ended');
+    expect(await relay(cred.tenant)).toBe(1);
+    expect((await handle.describe()).runId).toBe(third);
     const [intent] = await intentsOf(cred.tenant);
     expect(intent?.startedAt).toBeInstanceOf(Date);
   });

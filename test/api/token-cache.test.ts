@@ -67,6 +67,7 @@ async function apiProcess(
     db: handle.db,
     activities: createActivities(deps),
     platform: createPlatformOperations(deps),
+    startMarks: ctx.startMarks,
     processes: createProcessClients(ctx.client),
     health: createDependencyHealth(handle.db, ctx.client),
     config: {

@@ -12,6 +12,7 @@ import { createActivities, createPlatformOperations } from '../../activities';
 import { createSandboxRail } from '../../activities/payments/sandbox-rail';
 import { createApp } from '../../api/app';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
+import { createStartMarkBuffer, type StartMarkBuffer } from '../../api/start-marks';
 import { createTokenGrantCache, type TokenGrantCache } from '../../api/token-cache';
 import { createDb } from '../../db/client';
 import { taskQueues } from '../../domain/ids';
@@ -45,6 +46,8 @@ export interface TestContext {
   app: ReturnType<typeof createApp>;
   /** The app's token-grant cache, started (as `serveApi` starts it); `appWith` apps share it. */
   tokenGrants: TokenGrantCache;
+  /** The app's start-mark buffer (api/start-marks.ts); `flush()` writes the marks routes noted. */
+  startMarks: StartMarkBuffer;
   client: Client;
   /** Current time seen by operations (tests may move it). */
   now: { value: Date | null };
@@ -141,10 +144,12 @@ export async function createTestContext(
   const logger = pino({ level: 'silent' });
   const tokenGrants = createTokenGrantCache({ db, logger });
   await tokenGrants.start();
+  const startMarks = createStartMarkBuffer({ platform, logger });
   const app = createApp({
     db,
     activities,
     platform,
+    startMarks,
     processes: createProcessClients(client),
     health: createDependencyHealth(db, client),
     config: {
@@ -164,10 +169,12 @@ export async function createTestContext(
     platform,
     app,
     tokenGrants,
+    startMarks,
     client,
     now,
     environment,
     async close() {
+      await startMarks.stop();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       if (lendingWorker && lendingWorker.getState() === 'RUNNING') lendingWorker.shutdown();
       await workerRun;

@@ -47,14 +47,15 @@ export function workflowStartOptions<Input>(spec: WorkflowStartSpec<Input>) {
 
 /**
  * Starts the workflow of `spec` by type name. Idempotent: a workflow already running or run
- * under the same id counts as started (deterministic ids). Errors: DomainError 503 when Temporal
- * is unreachable (`toDomainError`).
+ * under the same id counts as started (deterministic ids). Returns true when this call started it, false when it
+ * already existed. Errors: DomainError 503 when Temporal is unreachable (`toDomainError`).
  */
-export async function startWorkflowOf(client: Client, spec: WorkflowStartSpec): Promise<void> {
+export async function startWorkflowOf(client: Client, spec: WorkflowStartSpec): Promise<boolean> {
   try {
     await client.workflow.start(spec.workflowType, workflowStartOptions(spec));
+    return true;
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
     throw toDomainError(err);
   }
 }

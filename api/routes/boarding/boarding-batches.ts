@@ -157,14 +157,14 @@ export const boardingBatchRoutes = factory
           errors: [fieldError('header.Content-Type', contentType || null, message)],
         });
       }
-      const { platform, processes } = c.get('deps');
+      const { platform, startMarks, processes } = c.get('deps');
       const staged = await platform.stageBoardingBatch({
         ...operationContext(c),
         body: streamChunks(c.req.raw.body),
         fileName: c.req.valid('query').fileName ?? null,
       });
       // Also on a replay: starting is a no-op when the process runs or ran, and covers a start lost in a crash.
-      await startAfterCommit(platform, staged.workflow, (input) => processes.boarding.start(input));
+      await startAfterCommit(startMarks, staged.workflow, (input) => processes.boarding.start(input));
       return c.json(
         { batchId: staged.batch.batchId, status: 'STAGED' as const, records: staged.batch.records },
         202,

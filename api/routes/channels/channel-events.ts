@@ -143,7 +143,7 @@ export const channelEventRoutes = new Hono<AppEnv>().post(
       };
       try {
         await startAfterCommit(
-          deps.platform,
+          deps.startMarks,
           { workflowId: channelEventWorkflowId(gateway.tenantId, gatewayCode, event.eventId), input },
           (started) => deps.processes.channelEvents.start(started),
         );

@@ -114,7 +114,7 @@ export const hardshipOfferRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const created = await activities.createHardshipOffer({
         ...operationContext(c),
         clientId: c.get('auth').clientId,
@@ -124,7 +124,7 @@ export const hardshipOfferRoutes = factory
         hardshipReasonCode: body.hardshipReasonCode,
         requestedRelief: requestedReliefOf(body.requestedRelief),
       });
-      await startAfterCommit(platform, created.workflow, (input) => processes.hardshipOffers.start(input));
+      await startAfterCommit(startMarks, created.workflow, (input) => processes.hardshipOffers.start(input));
       return c.json({ offerId: created.offer.offerId, status: created.offer.status }, 201);
     },
   )

@@ -73,7 +73,7 @@ export const cobRunRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const opened = await activities.openCobRun({
         tenantId: operationContext(c).tenantId,
         businessDate: body.businessDate,
@@ -82,7 +82,9 @@ export const cobRunRoutes = factory
       // Also for a run found still RUNNING: starting is idempotent, and it covers a start the relay has not made yet.
       // A run that ended is never started again.
       if (opened.created || opened.run.status === 'RUNNING') {
-        await startAfterCommit(platform, opened.workflow, (input) => processes.closeOfBusiness.start(input));
+        await startAfterCommit(startMarks, opened.workflow, (input) =>
+          processes.closeOfBusiness.start(input),
+        );
       }
       return c.json(await runView(c, opened.run), opened.created ? 202 : 200);
     },

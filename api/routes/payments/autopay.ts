@@ -56,10 +56,10 @@ export const autopayRoutes = factory
     async (c) => {
       const { loanId } = c.req.valid('param');
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const enrolled = await activities.enrolAutopay({ ...operationContext(c), loanId, ...body });
       if (enrolled.created) {
-        await startAfterCommit(platform, enrolled.workflow, (input) => processes.autopay.start(input));
+        await startAfterCommit(startMarks, enrolled.workflow, (input) => processes.autopay.start(input));
       }
       return c.json(enrolled.enrolment, 201);
     },

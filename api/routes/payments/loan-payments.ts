@@ -105,9 +105,9 @@ export const loanPaymentRoutes = factory
     async (c) => {
       const { loanId } = c.req.valid('param');
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const created = await activities.createPaymentIntent({ ...operationContext(c), loanId, ...body });
-      await startAfterCommit(platform, created.workflow, (input) => processes.paymentIntents.start(input));
+      await startAfterCommit(startMarks, created.workflow, (input) => processes.paymentIntents.start(input));
       return c.json(created.payment, 201);
     },
   )

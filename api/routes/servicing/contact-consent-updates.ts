@@ -61,14 +61,14 @@ export const contactConsentUpdateRoutes = factory
     async (c) => {
       const { caseId } = c.req.valid('param');
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const recorded = await activities.recordContactConsentUpdate({
         ...operationContext(c),
         caseId,
         ...body,
       });
       if (recorded.workflow !== null && recorded.status === 'SCHEDULED') {
-        await startAfterCommit(platform, recorded.workflow, (input) =>
+        await startAfterCommit(startMarks, recorded.workflow, (input) =>
           processes.contactConsentUpdates.start(input),
         );
       }

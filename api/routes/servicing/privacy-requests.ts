@@ -56,9 +56,9 @@ export const privacyRequestRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const opened = await activities.openPrivacyRequest({ ...operationContext(c), ...body });
-      await startAfterCommit(platform, opened.workflow, (input) => processes.privacyRequests.start(input));
+      await startAfterCommit(startMarks, opened.workflow, (input) => processes.privacyRequests.start(input));
       return c.json(
         {
           requestId: opened.requestId,

@@ -50,9 +50,9 @@ export const promiseRoutes = factory
     idempotent(),
     async (c) => {
       const body = c.req.valid('json');
-      const { activities, platform, processes } = c.get('deps');
+      const { activities, startMarks, processes } = c.get('deps');
       const created = await activities.createPromiseToPay({ ...operationContext(c), ...body });
-      await startAfterCommit(platform, created.workflow, (input) => processes.promises.start(input));
+      await startAfterCommit(startMarks, created.workflow, (input) => processes.promises.start(input));
       return c.json(created.promise, 201);
     },
   )
