@@ -10,8 +10,10 @@ import { externalFundingOf } from '../../domain/lending/schemas/fundings';
 import { chargeDefinitionOf, loanProductDefinitionOf } from '../../domain/lending/schemas/products';
 import { externalPaymentOf } from '../../domain/payments/schemas/recorded-payments';
 import { createCustomerActivities } from '../customers';
+import { lockCustomers } from '../customers/records';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
+import { type BoardLoanInput, type BoardLoanResult, boardLoanInTx } from '../lending/board-loan';
 import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
 import { withEventOrigin } from '../platform/outbox';
 import { boardingRequestKey, lineError, lineShape, loanNotBoarded, underBody } from './line-mappers';
@@ -285,6 +287,78 @@ export function boardBoardingChunk(deps: Deps) {
       }
     };
 
+    /**
+     * The one-transaction boarding of a loan line (`boardLoan`'s input) and how to settle the line and its
+     * children from its result, when the loan is not boarded yet and its borrower, product and charges are; else
+     * null (the line boards step by step, `boardLoan` below). Settling writes nothing until it is called.
+     */
+    const loanPlan = (
+      line: StagedLine,
+      b: BoardingBody<'loan'>,
+      requestKey: string,
+    ): { input: BoardLoanInput; settle: (result: BoardLoanResult) => void } | null => {
+      const own = children.filter((c) => c.parentSourceRef === line.sourceRef);
+      const { customerSourceRef, productSourceRef, charges, approval, ...rest } = b;
+      const clientId = idOf('customer', customerSourceRef);
+      const productId = idOf('loanProduct', productSourceRef);
+      const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
+      if (
+        idOf('loan', line.sourceRef) !== undefined ||
+        clientId === undefined ||
+        productId === undefined ||
+        chargeIds.includes(undefined)
+      )
+        return null;
+      const prepared = prepareChildren(own);
+      return {
+        input: {
+          loan: applicationOf(line, rest, charges, chargeIds as number[], requestKey, clientId, productId),
+          approval: approvalOf(rest, approval),
+          history: prepared.history,
+        },
+        settle: (boarded) => {
+          done(line, boarded.loan.loanId);
+          for (const settle of prepared.early) settle();
+          if (boarded.history) prepared.apply(boarded.history);
+        },
+      };
+    };
+
+    /** The application as `createLoan` takes it, once the borrower, product and charges are boarded. */
+    const applicationOf = (
+      line: StagedLine,
+      rest: Omit<BoardingBody<'loan'>, 'customerSourceRef' | 'productSourceRef' | 'charges' | 'approval'>,
+      charges: BoardingBody<'loan'>['charges'],
+      chargeIds: number[],
+      requestKey: string,
+      borrowerId: number,
+      loanProductId: number,
+    ) => ({
+      ...context,
+      requestKey,
+      ...rest,
+      boarded: true,
+      clientId: borrowerId,
+      productId: loanProductId,
+      externalId: rest.externalId ?? line.sourceRef,
+      charges: (charges ?? []).map((c, i) => ({
+        chargeId: chargeIds[i] as number,
+        amount: c.amount,
+        dueDate: c.dueDate,
+      })),
+    });
+    /** The line's approval, else the full principal approved on the submission date. */
+    const approvalOf = (
+      rest: Omit<BoardingBody<'loan'>, 'customerSourceRef' | 'productSourceRef' | 'charges' | 'approval'>,
+      approval: BoardingBody<'loan'>['approval'],
+    ) =>
+      approval ?? {
+        approvedOnDate: rest.submittedOnDate,
+        approvedLoanAmount: rest.principal,
+        dateFormat: rest.dateFormat ?? null,
+        locale: rest.locale ?? null,
+      };
+
     const boardLoan = async (
       line: StagedLine,
       b: BoardingBody<'loan'>,
@@ -303,47 +377,13 @@ export function boardBoardingChunk(deps: Deps) {
       const productId = idOf('loanProduct', productSourceRef);
       const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
       let loanId = idOf('loan', line.sourceRef);
-      /** The application as `createLoan` takes it, once the borrower, product and charges are boarded. */
-      const applicationOf = (borrowerId: number, loanProductId: number) => ({
-        ...context,
-        requestKey,
-        ...rest,
-        boarded: true,
-        clientId: borrowerId,
-        productId: loanProductId,
-        externalId: rest.externalId ?? line.sourceRef,
-        charges: (charges ?? []).map((c, i) => ({
-          chargeId: chargeIds[i] as number,
-          amount: c.amount,
-          dueDate: c.dueDate,
-        })),
-      });
-      /** The line's approval, else the full principal approved on the submission date. */
-      const approvalInput = approval ?? {
-        approvedOnDate: rest.submittedOnDate,
-        approvedLoanAmount: rest.principal,
-        dateFormat: rest.dateFormat ?? null,
-        locale: rest.locale ?? null,
-      };
-      if (
-        loanId === undefined &&
-        clientId !== undefined &&
-        productId !== undefined &&
-        !chargeIds.includes(undefined)
-      ) {
-        // One transaction for the loan, its approval and its history (boardLoan); after a line error, nothing of
-        // it is stored and the steps below run one by one, so that the line reports the step that failed.
-        const prepared = prepareChildren(own);
+      const approvalInput = approvalOf(rest, approval);
+      // One transaction for the loan, its approval and its history (boardLoan); after a line error, nothing of it
+      // is stored and the steps below run one by one, so that the line reports the step that failed.
+      const plan = loanPlan(line, b, requestKey);
+      if (plan) {
         try {
-          const boarded = await ops.boardLoan({
-            loan: applicationOf(clientId, productId),
-            approval: approvalInput,
-            history: prepared.history,
-          });
-          done(line, boarded.loan.loanId);
-          for (const settle of prepared.early) settle();
-          if (boarded.history) prepared.apply(boarded.history);
-          return;
+          return plan.settle(await ops.boardLoan(plan.input));
         } catch (err) {
           if (!lineError(err)) throw err;
         }
@@ -357,7 +397,9 @@ export function boardBoardingChunk(deps: Deps) {
             const ref = charges?.[badCharge]?.chargeSourceRef ?? '';
             throw missing(`charges[${badCharge}].chargeSourceRef`, ref, 'charge');
           }
-          const created = await ops.createLoan(applicationOf(clientId, productId));
+          const created = await ops.createLoan(
+            applicationOf(line, rest, charges, chargeIds as number[], requestKey, clientId, productId),
+          );
           if (created.status === 'SUBMITTED') {
             try {
               await ops.approveLoan({
@@ -500,7 +542,7 @@ export function boardBoardingChunk(deps: Deps) {
         await boardChildren(loanId, own);
       }
     }
-    for (const line of input.kind === 'funding' || input.kind === 'payment' ? [] : lines) {
+    const perLine = async (line: StagedLine): Promise<void> => {
       try {
         await boardOne(line);
       } catch (err) {
@@ -508,7 +550,67 @@ export function boardBoardingChunk(deps: Deps) {
         if (!bad) throw err;
         fail(line, lineShape(bad));
       }
-    }
+    };
+
+    /**
+     * The chunk's loans boarded together: consecutive loan lines that can board in one step (`loanPlan`) are
+     * boarded in ONE tenant transaction, each under a savepoint (`boardLoanInTx`), their borrowers locked first in
+     * id order (`lockCustomers`). The first line that cannot (already boarded, not parsing, a missing reference, a
+     * line error rolled back to its savepoint) ends the transaction, which commits the loans before it; that line
+     * then boards on its own (`perLine`: the step-by-step path reports the step that failed), and the next
+     * transaction starts after it. The lines are settled only once their transaction committed, so a transaction
+     * retried after a serialization failure or a deadlock settles nothing twice.
+     */
+    const boardLoansTogether = async (): Promise<void> => {
+      let next = 0;
+      while (next < lines.length) {
+        const from = next;
+        const segment = await withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+          const now = deps.clock();
+          const plans: { input: BoardLoanInput; settle: (result: BoardLoanResult) => void }[] = [];
+          const seen = new Set<string>();
+          let stop = from;
+          for (; stop < lines.length; stop++) {
+            const line = lines[stop] as StagedLine;
+            if (seen.has(line.sourceRef)) break;
+            const parsed = parseLineBody('loan', line.body);
+            if (!parsed.ok) break;
+            const plan = loanPlan(
+              line,
+              parsed.value as BoardingBody<'loan'>,
+              boardingRequestKey('loan', line.sourceRef),
+            );
+            if (!plan) break;
+            seen.add(line.sourceRef);
+            plans.push(plan);
+          }
+          await lockCustomers(
+            tx,
+            input.tenantId,
+            plans.map((p) => p.input.loan.clientId),
+          );
+          const settled: (() => void)[] = [];
+          for (const [i, plan] of plans.entries()) {
+            try {
+              const result = await tx.transaction((savepoint) => boardLoanInTx(savepoint, plan.input, now));
+              settled.push(() => plan.settle(result));
+            } catch (err) {
+              if (!lineError(err)) throw err;
+              return { settled, stoppedAt: from + i };
+            }
+          }
+          return { settled, stoppedAt: stop };
+        });
+        for (const settle of segment.settled) settle();
+        if (segment.stoppedAt >= lines.length) break;
+        await perLine(lines[segment.stoppedAt] as StagedLine);
+        next = segment.stoppedAt + 1;
+      }
+    };
+
+    if (input.kind === 'loan') await boardLoansTogether();
+    else if (input.kind !== 'funding' && input.kind !== 'payment')
+      for (const line of lines) await perLine(line);
     await withTenantTransaction(deps.db, input.tenantId, (tx) => writeOutcomes(tx, where, outcomes, boarded));
     const delta: BoardingCountsDelta = {};
     const kindOfLine = new Map(allLines.map((l) => [l.lineNo, l.kind]));
