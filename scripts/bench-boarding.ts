@@ -1,6 +1,6 @@
 /**
  * `npm run bench:boarding -- --loans 10000 --payments-per-loan 12 [--seed 1] [--topology production|single|both]
- * [--profile <dir>]`: the boarding benchmark (docs/processes.md P3 targets: ≥ 60 loans/s, 10,000 loans with 12
+ * [--worker-queues <list>] [--profile <dir>]`: the boarding benchmark (docs/processes.md P3 targets: ≥ 60 loans/s, 10,000 loans with 12
  * payments each in ≤ 3 minutes on 2 cores; 100,000 loans with flat memory), once per topology (default both).
  *
  * 1. The portfolio: generated with scripts/portfolio-generate.ts under `.data/boarding/`, or reused when a file of
@@ -9,7 +9,8 @@
  *    (bench/support.ts `startBenchStack`, removed afterwards), and the service on them (`startService`,
  *    `LOG_LEVEL=warn`): `production` runs `scripts/start-api.ts` with `API_PROCESSES` = the cores and ONE
  *    `scripts/start-worker.ts` process with every queue (boarding included, and the relays); `single` runs
- *    `scripts/start.ts`, what `npm start` runs. A credential for a fresh tenant from the admin CLI. With
+ *    `scripts/start.ts`, what `npm start` runs. `--worker-queues boarding` runs the production worker with the
+ *    boarding queue only (`npm run start:worker -- --queues boarding`, a boarding worker of its own). A credential for a fresh tenant from the admin CLI. With
  *    `--profile <dir>`, the service's processes write `<dir>/<pid>.cpuprofile` (bench/cpu-profile.ts).
  * 3. Boarding: `npm run board` (scripts/board.ts) as a child process (off a TTY, so it prints progress lines,
  *    echoed here); wall time from its start to its exit.
@@ -75,6 +76,8 @@ export interface BoardingBenchOptions {
   topology: Topology;
   /** API processes in `production` (default: the CPU cores). */
   apiProcesses?: number;
+  /** `production`: the worker process's queues (`start-worker.ts --queues`, e.g. `boarding`); default every queue. */
+  workerQueues?: string;
   /** CPU-profile the service's processes (bench/cpu-profile.ts) into this folder (absolute). */
   profileDir?: string;
   /** Measure the webhook backlog of the boarding (module note, step 7). */
@@ -303,6 +306,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       env,
       apiProcesses,
       logName: 'boarding',
+      ...(options.workerQueues ? { workerArgs: ['--queues', options.workerQueues] } : {}),
       ...(options.profileDir ? { nodeFlags: ['--import', './bench/cpu-profile.ts'] } : {}),
     });
     say(
@@ -444,6 +448,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       seed: { type: 'string' },
       topology: { type: 'string', default: 'both' },
       profile: { type: 'string' },
+      'worker-queues': { type: 'string' },
       webhooks: { type: 'boolean', default: false },
     },
   });
@@ -461,6 +466,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         paymentsPerLoan: wholeNumber('payments-per-loan', values['payments-per-loan'], 12),
         seed: wholeNumber('seed', values.seed, 1),
         webhooks: values.webhooks ?? false,
+        ...(values['worker-queues'] ? { workerQueues: values['worker-queues'] } : {}),
         ...(values.profile ? { profileDir: path.resolve(values.profile) } : {}),
         log: (line) => process.stdout.write(`${line}\n`),
       });
