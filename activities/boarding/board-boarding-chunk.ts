@@ -3,13 +3,15 @@
  * operations, idempotent by source keys: `boardBoardingChunk`.
  */
 
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingKind } from '../../domain/boarding/batch';
 import { type ShapeABody, shapeAOf } from '../../domain/errors';
 import { externalFundingOf } from '../../domain/lending/schemas/fundings';
 import { chargeDefinitionOf, loanProductDefinitionOf } from '../../domain/lending/schemas/products';
 import { externalPaymentOf } from '../../domain/payments/schemas/recorded-payments';
 import { createCustomerActivities } from '../customers';
+import type { BoardCustomerInput, BoardCustomerResult } from '../customers/board-customer';
+import { boardCustomerInTx } from '../customers/board-customer';
 import { lockCustomers } from '../customers/records';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
@@ -182,22 +184,9 @@ export function boardBoardingChunk(deps: Deps) {
             parsed.value as BoardingBody<'customer'>;
           // One transaction for the customer and its items (boardCustomer); after a line error, nothing of it is
           // stored and the operations below run one by one, so that the line reports the item that failed.
+          const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
           try {
-            const boarded = await ops.boardCustomer({
-              customer: { ...context, requestKey, ...b, externalId: b.externalId ?? line.sourceRef },
-              identifiers,
-              consents: consents.map((item, i) => ({ ...item, requestKey: `${requestKey}/consent/${i}` })),
-              instruments: paymentInstruments.map(({ sourceRef: _ref, ...item }) => item),
-            });
-            const extra: BoardedRef[] = [];
-            for (const [i, { sourceRef }] of paymentInstruments.entries()) {
-              const instrumentId = boarded.instrumentIds[i];
-              if (!sourceRef || instrumentId === undefined) continue;
-              const ref = `${line.sourceRef}/${sourceRef}`;
-              extra.push({ kind: 'paymentInstrument', sourceRef: ref, resourceId: instrumentId });
-              known.set(refKey('paymentInstrument', ref), instrumentId);
-            }
-            return done(line, boarded.customerId, extra);
+            return plan.settle(await ops.boardCustomer(plan.input));
           } catch (err) {
             if (!lineError(err)) throw err;
           }
@@ -285,6 +274,34 @@ export function boardBoardingChunk(deps: Deps) {
             shapeAOf(bodyReferenceError('kind', line.kind, `${line.kind} lines board with their loan.`)),
           );
       }
+    };
+
+    /** The one-transaction boarding of a customer line (`boardCustomer`'s input) and how to settle it from the result. */
+    const customerPlan = (
+      line: StagedLine,
+      parsed: BoardingBody<'customer'>,
+      requestKey: string,
+    ): { input: BoardCustomerInput; settle: (result: BoardCustomerResult) => void } => {
+      const { identifiers, consents, paymentInstruments, ...b } = parsed;
+      return {
+        input: {
+          customer: { ...context, requestKey, ...b, externalId: b.externalId ?? line.sourceRef },
+          identifiers,
+          consents: consents.map((item, i) => ({ ...item, requestKey: `${requestKey}/consent/${i}` })),
+          instruments: paymentInstruments.map(({ sourceRef: _ref, ...item }) => item),
+        },
+        settle: (boarded) => {
+          const extra: BoardedRef[] = [];
+          for (const [i, { sourceRef }] of paymentInstruments.entries()) {
+            const instrumentId = boarded.instrumentIds[i];
+            if (!sourceRef || instrumentId === undefined) continue;
+            const ref = `${line.sourceRef}/${sourceRef}`;
+            extra.push({ kind: 'paymentInstrument', sourceRef: ref, resourceId: instrumentId });
+            known.set(refKey('paymentInstrument', ref), instrumentId);
+          }
+          done(line, boarded.customerId, extra);
+        },
+      };
     };
 
     /**
@@ -552,34 +569,64 @@ export function boardBoardingChunk(deps: Deps) {
       }
     };
 
+    /** How a line boards inside the chunk's transaction (`planTogether`); null when it must board on its own. */
+    type TogetherPlan = {
+      /** The borrower to lock first (loans). */
+      customerId: number | null;
+      run: (tx: Tx, now: Date) => Promise<() => void>;
+    };
+    /** The one-step boarding of a `customer` or `loan` line, when it can board with others; else null. */
+    const planTogether = (line: StagedLine): TogetherPlan | null => {
+      if (line.kind !== 'customer' && line.kind !== 'loan') return null;
+      if (line.kind === 'customer' && idOf('customer', line.sourceRef) !== undefined) return null;
+      const parsed = parseLineBody(line.kind, line.body);
+      if (!parsed.ok) return null;
+      const requestKey = boardingRequestKey(line.kind, line.sourceRef);
+      if (line.kind === 'customer') {
+        const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
+        return {
+          customerId: null,
+          run: async (tx) => {
+            const result = await boardCustomerInTx(deps, tx, plan.input);
+            return () => plan.settle(result);
+          },
+        };
+      }
+      const plan = loanPlan(line, parsed.value as BoardingBody<'loan'>, requestKey);
+      if (!plan) return null;
+      return {
+        customerId: plan.input.loan.clientId,
+        run: async (tx, now) => {
+          const result = await boardLoanInTx(tx, plan.input, now);
+          return () => plan.settle(result);
+        },
+      };
+    };
+
     /**
-     * The chunk's loans boarded together: consecutive loan lines that can board in one step (`loanPlan`) are
-     * boarded in ONE tenant transaction, each under a savepoint (`boardLoanInTx`), their borrowers locked first in
-     * id order (`lockCustomers`). The first line that cannot (already boarded, not parsing, a missing reference, a
-     * line error rolled back to its savepoint) ends the transaction, which commits the loans before it; that line
-     * then boards on its own (`perLine`: the step-by-step path reports the step that failed), and the next
-     * transaction starts after it. The lines are settled only once their transaction committed, so a transaction
-     * retried after a serialization failure or a deadlock settles nothing twice.
+     * The chunk's customers or loans boarded together: consecutive lines that can board in one step
+     * (`planTogether`: `boardCustomer`, `boardLoan`) are boarded in ONE tenant transaction, each under a savepoint
+     * (`boardCustomerInTx`, `boardLoanInTx`), the loans' borrowers locked first in id order (`lockCustomers`) so
+     * that parallel chunks sharing a borrower wait instead of deadlocking. The first line that cannot (already
+     * boarded, not parsing, a missing reference, a line error rolled back to its savepoint) ends the transaction,
+     * which commits the lines before it; that line then boards on its own (`perLine`: the step-by-step path reports
+     * the step that failed), and the next transaction starts after it. The lines are settled only once their
+     * transaction committed, so a transaction retried after a serialization failure or a deadlock settles nothing
+     * twice.
      */
-    const boardLoansTogether = async (): Promise<void> => {
+    const boardTogether = async (): Promise<void> => {
       let next = 0;
       while (next < lines.length) {
         const from = next;
         const segment = await withTenantTransaction(deps.db, input.tenantId, async (tx) => {
           const now = deps.clock();
-          const plans: { input: BoardLoanInput; settle: (result: BoardLoanResult) => void }[] = [];
+          const plans: TogetherPlan[] = [];
           const seen = new Set<string>();
           let stop = from;
           for (; stop < lines.length; stop++) {
             const line = lines[stop] as StagedLine;
             if (seen.has(line.sourceRef)) break;
-            const parsed = parseLineBody('loan', line.body);
-            if (!parsed.ok) break;
-            const plan = loanPlan(
-              line,
-              parsed.value as BoardingBody<'loan'>,
-              boardingRequestKey('loan', line.sourceRef),
-            );
+            const plan = planTogether(line);
             if (!plan) break;
             seen.add(line.sourceRef);
             plans.push(plan);
@@ -587,13 +634,12 @@ export function boardBoardingChunk(deps: Deps) {
           await lockCustomers(
             tx,
             input.tenantId,
-            plans.map((p) => p.input.loan.clientId),
+            plans.flatMap((p) => (p.customerId === null ? [] : [p.customerId])),
           );
           const settled: (() => void)[] = [];
           for (const [i, plan] of plans.entries()) {
             try {
-              const result = await tx.transaction((savepoint) => boardLoanInTx(savepoint, plan.input, now));
-              settled.push(() => plan.settle(result));
+              settled.push(await tx.transaction((savepoint) => plan.run(savepoint, now)));
             } catch (err) {
               if (!lineError(err)) throw err;
               return { settled, stoppedAt: from + i };
@@ -608,7 +654,7 @@ export function boardBoardingChunk(deps: Deps) {
       }
     };
 
-    if (input.kind === 'loan') await boardLoansTogether();
+    if (input.kind === 'loan' || input.kind === 'customer') await boardTogether();
     else if (input.kind !== 'funding' && input.kind !== 'payment')
       for (const line of lines) await perLine(line);
     await withTenantTransaction(deps.db, input.tenantId, (tx) => writeOutcomes(tx, where, outcomes, boarded));

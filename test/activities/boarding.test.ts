@@ -822,7 +822,7 @@ describe('the loans of a chunk boarded in one transaction', () => {
   /** Ids, times and the tenant's names left out of `row`, the source-ref prefix `p` cut out of its text. */
   const comparable = (row: object, p: string, tenantId: string): Record<string, unknown> => {
     const varying =
-      /^(id|tenantId|clientId|customerId|productId|chargeId|loanId|paymentId|fundingId|accountNo|\w*At)$/;
+      /^(id|tenantId|clientId|customerId|productId|chargeId|loanId|paymentId|fundingId|consentId|instrumentId|restrictionId|identifierId|accountNo|customerRef|\w*At)$/;
     const text = JSON.stringify(row, (key, value) => (varying.test(key) ? undefined : value));
     return JSON.parse(
       text
@@ -859,6 +859,20 @@ describe('the loans of a chunk boarded in one transaction', () => {
         .from(payments)
         .where(eq(payments.tenantId, tenantId))
         .orderBy(asc(payments.id));
+      const customerRows = await tx
+        .select()
+        .from(customers)
+        .where(eq(customers.tenantId, tenantId))
+        .orderBy(asc(customers.externalId));
+      const historyRows = await tx
+        .select({
+          customerId: customerHistory.customerId,
+          action: customerHistory.action,
+          detail: customerHistory.detail,
+        })
+        .from(customerHistory)
+        .where(eq(customerHistory.tenantId, tenantId))
+        .orderBy(asc(customerHistory.id));
       const events = await tx
         .select({ eventType: outboxEvents.eventType })
         .from(outboxEvents)
@@ -878,6 +892,10 @@ describe('the loans of a chunk boarded in one transaction', () => {
         installments: inst.map((i) => ({ loan: ref(i.loanId), ...comparable(i, p, tenantId) })),
         journal: journal.map(({ loanId, ...rest }) => ({ loan: ref(loanId), ...rest })),
         payments: pays.map((pay) => ({ loan: ref(pay.loanId), ...comparable(pay, p, tenantId) })),
+        customers: customerRows.map((c) => comparable(c, p, tenantId)),
+        customerHistory: historyRows.map((r) =>
+          comparable({ action: r.action, detail: r.detail }, p, tenantId),
+        ),
         eventCounts,
       };
     });
@@ -910,11 +928,14 @@ describe('the loans of a chunk boarded in one transaction', () => {
     expect(a.installments).toEqual(b.installments);
     expect(a.journal).toEqual(b.journal);
     expect(a.payments).toEqual(b.payments);
+    expect(a.customers.length).toBe(5);
+    expect(a.customers).toEqual(b.customers);
+    expect(a.customerHistory).toEqual(b.customerHistory);
     expect(a.eventCounts).toEqual(b.eventCounts);
     expect(await tenantTrialBalance(h.db, together)).toEqual(await tenantTrialBalance(h.db, alone));
   });
 
-  it('commits the loans of a chunk in one transaction', async () => {
+  it('commits the customers and the loans of a chunk in one transaction each', async () => {
     const tenantId = await newTenant(h, 'btx');
     const p = refPrefix('tx');
     const lines = portfolioLines(p, 6, 2);
@@ -940,7 +961,7 @@ describe('the loans of a chunk boarded in one transaction', () => {
         });
         expect(page.done).toBe(true);
       }
-      for (const kind of ['charge', 'loanProduct', 'customer', 'restriction'] as const) {
+      const boardAll = async (kind: 'charge' | 'loanProduct' | 'customer' | 'restriction') => {
         const chunks = await counted.planBoardingChunks({
           tenantId,
           batchId,
@@ -949,8 +970,16 @@ describe('the loans of a chunk boarded in one transaction', () => {
           chunkSize: 50,
           maxChunks: 5,
         });
-        for (const chunk of chunks) await counted.boardBoardingChunk({ tenantId, batchId, kind, ...chunk });
-      }
+        expect(chunks.length).toBe(1);
+        return counted.boardBoardingChunk({ tenantId, batchId, kind, ...(chunks[0] as BoardingChunk) });
+      };
+      await boardAll('charge');
+      await boardAll('loanProduct');
+      begins.count = 0;
+      expect((await boardAll('customer')).customer).toEqual({ boarded: 6, failed: 0 });
+      // Planning the chunk, reading the lines and the source refs, boarding the 6 customers, writing the outcomes.
+      expect(begins.count).toBe(5);
+      await boardAll('restriction');
       const [chunk] = await counted.planBoardingChunks({
         tenantId,
         batchId,
