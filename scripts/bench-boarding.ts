@@ -1,20 +1,22 @@
 /**
- * `npm run bench:boarding -- --loans 10000 --payments-per-loan 12 [--seed 1] [--keep]`: the boarding benchmark of
- * (docs/processes.md P3 targets: 10,000 loans with 12 payments each in ≤ 5 minutes on 2 cores; 100,000
- * loans with flat memory).
+ * `npm run bench:boarding -- --loans 10000 --payments-per-loan 12 [--seed 1] [--topology production|single|both]
+ * [--worker-queues <list>] [--profile <dir>]`: the boarding benchmark (docs/processes.md P3 targets: ≥ 60 loans/s, 10,000 loans with 12
+ * payments each in ≤ 3 minutes on 2 cores; 100,000 loans with flat memory), once per topology (default both).
  *
  * 1. The portfolio: generated with scripts/portfolio-generate.ts under `.data/boarding/`, or reused when a file of
  *    the same loans, payments per loan, seed and date exists.
- * 2. The service: started as `npm start` starts it (`tsx scripts/start.ts`: embedded PostgreSQL, Temporal dev
- *    server, API and every worker in one process) in a child process with a fresh data folder
- *    (`.data/bench-boarding-<time>`, removed afterwards unless `--keep`) on free ports, `LOG_LEVEL=warn`; a
- *    credential for a fresh tenant from the admin CLI.
+ * 2. The service: a PostgreSQL and a Temporal dev server of the benchmark's own in a temporary folder
+ *    (bench/support.ts `startBenchStack`, removed afterwards), and the service on them (`startService`,
+ *    `LOG_LEVEL=warn`): `production` runs `scripts/start-api.ts` with `API_PROCESSES` = the cores and ONE
+ *    `scripts/start-worker.ts` process with every queue (boarding included, and the relays); `single` runs
+ *    `scripts/start.ts`, what `npm start` runs. `--worker-queues boarding` runs the production worker with the
+ *    boarding queue only (`npm run start:worker -- --queues boarding`, a boarding worker of its own). A credential for a fresh tenant from the admin CLI. With
+ *    `--profile <dir>`, the service's processes write `<dir>/<pid>.cpuprofile` (bench/cpu-profile.ts).
  * 3. Boarding: `npm run board` (scripts/board.ts) as a child process (off a TTY, so it prints progress lines,
  *    echoed here); wall time from its start to its exit.
- * 4. Memory: every 500 ms, the process trees of the service and of the CLI are read from /proc: the service's
- *    Node process's peak (`VmHWM`), the largest PostgreSQL and Temporal process peaks, the largest sum of RSS of
- *    the whole service tree at one sample, and the CLI's Node process's peak. CPU: the user + system seconds of the
- *    service tree's processes by name (Node, PostgreSQL, Temporal) from the upload's start to the CLI's exit.
+ * 4. Memory: every 500 ms, from /proc: the peak (`VmHWM`) of the API process(es), of the worker process (production),
+ *    of the largest PostgreSQL process, of Temporal and of the CLI. CPU: the user + system seconds of the API
+ *    processes, the worker, PostgreSQL and Temporal from the upload's start to the CLI's exit, and per loan.
  * 5. The physical floor: in the same run, after boarding, `COPY … FROM STDIN` of the same file (one row per line:
  *    line number and the line as `jsonb`) into a scratch table of the service's database, timed, then dropped.
  * 6. Prints wall time, loans/s, payments/s, lines/s, the memory figures and the COPY time with the ratio.
@@ -29,10 +31,9 @@
  * boarded), 2 on a setup failure. `runBoardingBenchmark` is what `npm run bench` (bench/index.ts) calls (P3).
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
@@ -40,10 +41,15 @@ import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { freePort } from '../db/embedded';
+import {
+  type BenchStack,
+  startBenchStack,
+  startService,
+  type Topology,
+  topologies,
+  topologyLabel,
+} from '../bench/support';
 import { subscribableEventTypes } from '../domain/events';
-import { projectRoot } from '../workers/config';
-import { readRuntimeFile } from '../workers/runtime-file';
 import { formatDuration } from './board';
 import {
   countKinds,
@@ -66,8 +72,14 @@ export interface BoardingBenchOptions {
   loans: number;
   paymentsPerLoan: number;
   seed: number;
-  /** Keep the service's data folder afterwards. */
-  keep: boolean;
+  /** The service's topology (bench/support.ts). */
+  topology: Topology;
+  /** API processes in `production` (default: the CPU cores). */
+  apiProcesses?: number;
+  /** `production`: the worker process's queues (`start-worker.ts --queues`, e.g. `boarding`); default every queue. */
+  workerQueues?: string;
+  /** CPU-profile the service's processes (bench/cpu-profile.ts) into this folder (absolute). */
+  profileDir?: string;
   /** Measure the webhook backlog of the boarding (module note, step 7). */
   webhooks?: boolean;
   log: (line: string) => void;
@@ -75,16 +87,22 @@ export interface BoardingBenchOptions {
 
 /** What one boarding run measured (seconds, counts, KiB). */
 export interface BoardingFigures {
+  topology: Topology;
   loans: number;
   payments: number;
   lines: number;
   /** Upload to final status, as the CLI sees it. */
   wallSeconds: number;
+  loansPerSecond: number;
   /** The board CLI's exit code (0 every line boarded, 1 some rejected). */
   cliExitCode: number | null;
   copySeconds: number;
   copyRows: number;
-  peakServiceTreeRssKiB: number;
+  /** Peak RSS of the (largest) API process; in `single` the one service process. */
+  peakApiRssKiB: number;
+  /** Peak RSS of the worker process (`production` only). */
+  peakWorkerRssKiB: number | null;
+  peakPostgresRssKiB: number;
 }
 
 /** The two subscriptions of step 7 and the receiver they deliver to. */
@@ -225,24 +243,34 @@ async function copyFloor(databaseUrl: string, file: string): Promise<{ seconds: 
   }
 }
 
+/** The pids of `root`'s tree, by command name: CPU seconds now (see `treeCpuSeconds`). */
+function cpuOfTrees(roots: number[]): Map<string, number> {
+  const sum = new Map<string, number>();
+  for (const root of new Set(roots))
+    for (const [name, seconds] of treeCpuSeconds(root)) sum.set(name, (sum.get(name) ?? 0) + seconds);
+  return sum;
+}
+
 /**
- * Runs the boarding benchmark: generates or reuses the portfolio, starts the service, boards the file with the CLI,
- * times COPY of the same file, prints the detail lines to `options.log`, stops what it started (also on
- * SIGINT/SIGTERM, then exits 130) and returns the figures. Throws when the set-up fails.
+ * Runs the boarding benchmark in `options.topology` (module note): generates or reuses the portfolio, starts a
+ * PostgreSQL and Temporal of its own (bench/support.ts `startBenchStack`) and the service on them
+ * (`startService`: in `production` the API processes and one worker process running every queue, boarding
+ * included; in `single` what `npm start` runs), boards the file with the CLI, times COPY of the same file, prints
+ * the detail lines to `options.log`, stops what it started (also on SIGINT/SIGTERM, then exits 130) and returns the
+ * figures. Throws when the set-up fails.
  */
 export async function runBoardingBenchmark(options: BoardingBenchOptions): Promise<BoardingFigures> {
-  const { loans, paymentsPerLoan, seed, keep } = options;
+  const { loans, paymentsPerLoan, seed, topology } = options;
+  const apiProcesses = options.apiProcesses ?? availableParallelism();
   const say = options.log;
   const asOf = todayUtc();
-  let service: Started | null = null;
+  let stack: BenchStack | null = null;
   let cli: Started | null = null;
-  const dataDir = path.join(projectRoot, '.data', `bench-boarding-${Date.now().toString(36)}`);
 
-  /** Stops what this benchmark started (CLI, then the service) and removes the data folder unless keep. */
+  /** Stops what this benchmark started (CLI, then the service, its servers and their folder). */
   async function cleanUp(): Promise<void> {
     if (cli) await stopChild(cli, 5_000);
-    if (service) await stopChild(service, 60_000);
-    if (!keep) await rm(dataDir, { recursive: true, force: true });
+    if (stack) await stack.stop();
   }
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -256,7 +284,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
 
   try {
     say(
-      `Boarding benchmark: ${loans} loans, ${paymentsPerLoan} payments per loan, seed ${seed}, ${cpus().length} cores; rate limits raised to 1,000,000/s (client --rate-limit and RATE_LIMIT_PER_SECOND)`,
+      `Boarding benchmark [${topologyLabel(topology, apiProcesses)}]: ${loans} loans, ${paymentsPerLoan} payments per loan, seed ${seed}, ${cpus().length} cores; rate limits raised to 1,000,000/s (client --rate-limit and RATE_LIMIT_PER_SECOND)`,
     );
     const portfolio = await ensurePortfolio({ loans, paymentsPerLoan, seed, asOf });
     const kinds = portfolio.counts ?? (await countKinds(portfolio.file));
@@ -265,43 +293,55 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       `  portfolio: ${portfolio.file} (${portfolio.reused ? 'reused' : `generated in ${portfolio.seconds.toFixed(1)} s`}): ${lineCount} lines, ${kinds.loan ?? 0} loans, ${kinds.payment ?? 0} payments`,
     );
 
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const [port, pgPort, temporalPort, uiPort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    const serviceStarted = Date.now();
+    stack = await startBenchStack('bench-boarding-');
     const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_POSTGRES_PORT: String(pgPort),
-      TEMPORAL_PORT: String(temporalPort),
-      TEMPORAL_UI_PORT: String(uiPort),
       LOG_LEVEL: 'warn',
       // Raised for the benchmark, as for the bench client below: the limiter never answers 429 here.
       RATE_LIMIT_PER_SECOND: '1000000',
+      ...(options.profileDir ? { CPU_PROFILE_DIR: options.profileDir } : {}),
     };
-    delete env.DATABASE_URL;
-    delete env.TEMPORAL_ADDRESS;
-    const serviceStarted = Date.now();
-    service = await startChild(tsxBin, ['scripts/start.ts'], { env, ready: 'ready in', timeoutMs: 180_000 });
-    const runtime = readRuntimeFile(dataDir);
-    if (!runtime) throw new Error(`npm start wrote no runtime file in ${dataDir}`);
+    const service = await startService(stack, {
+      topology,
+      env,
+      apiProcesses,
+      logName: 'boarding',
+      ...(options.workerQueues ? { workerArgs: ['--queues', options.workerQueues] } : {}),
+      ...(options.profileDir ? { nodeFlags: ['--import', './bench/cpu-profile.ts'] } : {}),
+    });
     say(
-      `  service: npm start (pid ${service.pid}) ready in ${((Date.now() - serviceStarted) / 1000).toFixed(1)} s at ${runtime.baseUrl}`,
+      `  service: ${topologyLabel(topology, apiProcesses)} (API pid ${service.apiPid}, worker pid ${service.workerPid}) ready in ${((Date.now() - serviceStarted) / 1000).toFixed(1)} s at ${service.baseUrl}`,
     );
     const tenant = `bench${Date.now().toString(36)}`;
-    const adminEnv = { ...env };
-    for (const name of ['PORT', 'EMBEDDED_POSTGRES_PORT', 'TEMPORAL_PORT', 'TEMPORAL_UI_PORT'])
-      delete adminEnv[name];
+    const adminEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: stack.dataDir,
+      DATABASE_URL: stack.postgresUrl,
+      TEMPORAL_ADDRESS: stack.temporal.address,
+      LOG_LEVEL: 'warn',
+    };
     const credential = await createCredential(adminEnv, tenant, 1_000_000);
 
-    const hooks = options.webhooks ? await webhookSubscriptions(runtime.baseUrl, adminEnv, tenant) : null;
+    const hooks = options.webhooks ? await webhookSubscriptions(service.baseUrl, adminEnv, tenant) : null;
 
-    const serviceMemory = sampleTreeMemory(() => service?.pid ?? null);
-    const cpuBefore = treeCpuSeconds(service.pid);
+    const postgresPid = stack.postgresPid;
+    const temporalPid = stack.temporal.process.pid ?? postgresPid;
+    const apiMemory = sampleTreeMemory(() => service.apiPid);
+    const workerMemory = topology === 'production' ? sampleTreeMemory(() => service.workerPid) : null;
+    const postgresMemory = sampleTreeMemory(() => postgresPid);
+    const temporalMemory = sampleTreeMemory(() => temporalPid);
+    const roots = {
+      api: service.apiPid,
+      worker: service.workerPid,
+      postgres: postgresPid,
+      temporal: temporalPid,
+    };
+    const cpuBefore = {
+      api: cpuOfTrees([roots.api]),
+      worker: cpuOfTrees([roots.worker]),
+      postgres: cpuOfTrees([roots.postgres]),
+      temporal: cpuOfTrees([roots.temporal]),
+    };
     const boardStarted = Date.now();
     cli = await startChild(
       tsxBin,
@@ -312,7 +352,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
         '--file',
         portfolio.file,
         '--base-url',
-        runtime.baseUrl,
+        service.baseUrl,
         '--progress-interval',
         '10',
       ],
@@ -321,7 +361,6 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
           ...process.env,
           SERVICE_CLIENT_ID: credential.clientId,
           SERVICE_CLIENT_SECRET: credential.clientSecret,
-          TEMPORAL_UI_PORT: String(uiPort),
         },
         ready: null,
         echo: (line) => say(`  | ${line}`),
@@ -330,32 +369,47 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
     const cliMemory = sampleTreeMemory(() => cli?.pid ?? null);
     const cliCode = await cli.exited;
     const wallSeconds = (Date.now() - boardStarted) / 1000;
-    const cpu = cpuDelta(cpuBefore, treeCpuSeconds(service.pid));
+    const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    const cpuSeconds = {
+      api: total(cpuDelta(cpuBefore.api, cpuOfTrees([roots.api]))),
+      worker: topology === 'production' ? total(cpuDelta(cpuBefore.worker, cpuOfTrees([roots.worker]))) : 0,
+      postgres: total(cpuDelta(cpuBefore.postgres, cpuOfTrees([roots.postgres]))),
+      temporal: total(cpuDelta(cpuBefore.temporal, cpuOfTrees([roots.temporal]))),
+    };
     const cliPeak = cliMemory.stop();
-    const servicePeak = serviceMemory.stop();
+    const apiPeak = apiMemory.stop();
+    const workerPeak = workerMemory?.stop() ?? null;
+    const postgresPeak = postgresMemory.stop();
+    const temporalPeak = temporalMemory.stop();
     cli = null;
 
-    const backlog = hooks ? await webhookBacklog(runtime.databaseUrl, tenant, hooks) : null;
-    const floor = await copyFloor(runtime.databaseUrl, portfolio.file);
+    const backlog = hooks ? await webhookBacklog(stack.postgresUrl, tenant, hooks) : null;
+    const floor = await copyFloor(stack.postgresUrl, portfolio.file);
     const peak = (map: Map<string, number>, name: string) => map.get(name) ?? 0;
+    const loansPerSecond = (kinds.loan ?? 0) / wallSeconds;
     say('');
     if (cliCode !== 0 && cliCode !== 1)
       say(`The board CLI failed (exit code ${cliCode}): the figures below do not measure boarding.`);
     say(
-      `Results (${loans} loans, ${kinds.payment ?? 0} payments, ${lineCount} lines; CLI exit code ${cliCode}):`,
+      `Results [${topologyLabel(topology, apiProcesses)}] (${loans} loans, ${kinds.payment ?? 0} payments, ${lineCount} lines; CLI exit code ${cliCode}):`,
     );
     say(`  wall time (upload to final status): ${formatDuration(wallSeconds)} (${wallSeconds.toFixed(1)} s)`);
     say(
-      `  throughput: ${((kinds.loan ?? 0) / wallSeconds).toFixed(1)} loans/s, ${((kinds.payment ?? 0) / wallSeconds).toFixed(1)} payments/s, ${(lineCount / wallSeconds).toFixed(1)} lines/s`,
+      `  throughput: ${loansPerSecond.toFixed(1)} loans/s, ${((kinds.payment ?? 0) / wallSeconds).toFixed(1)} payments/s, ${(lineCount / wallSeconds).toFixed(1)} lines/s`,
     );
     say(
-      `  peak RSS, service: Node ${mib(peak(servicePeak.peakByName, 'node'))}, largest PostgreSQL process ${mib(peak(servicePeak.peakByName, 'postgres'))}, Temporal ${mib(peak(servicePeak.peakByName, 'temporal'))}; whole tree at once ${mib(servicePeak.peakTreeRssKiB)}`,
+      topology === 'production'
+        ? `  peak RSS: API processes (primary + ${apiProcesses} children, at once) ${mib(apiPeak.peakTreeRssKiB)}, largest API process ${mib(peak(apiPeak.peakByName, 'node'))}; worker process ${mib(peak(workerPeak?.peakByName ?? new Map(), 'node'))}`
+        : `  peak RSS: the npm start process ${mib(peak(apiPeak.peakByName, 'node'))}`,
     );
-    say(`  peak RSS, CLI: Node ${mib(peak(cliPeak.peakByName, 'node'))}`);
-    const cpuOf = (name: string) => cpu.get(name) ?? 0;
-    const perLoanMs = (name: string) => ((cpuOf(name) * 1000) / Math.max(1, kinds.loan ?? 0)).toFixed(1);
     say(
-      `  CPU of the service while boarding: Node ${cpuOf('node').toFixed(1)} s, PostgreSQL ${cpuOf('postgres').toFixed(1)} s, Temporal ${cpuOf('temporal').toFixed(1)} s of ${(wallSeconds * cpus().length).toFixed(0)} core-seconds (per loan: ${perLoanMs('node')} + ${perLoanMs('postgres')} + ${perLoanMs('temporal')} ms)`,
+      `  peak RSS, servers: largest PostgreSQL process ${mib(peak(postgresPeak.peakByName, 'postgres'))} (all at once ${mib(postgresPeak.peakTreeRssKiB)}), Temporal ${mib(temporalPeak.peakTreeRssKiB)}; CLI ${mib(peak(cliPeak.peakByName, 'node'))}`,
+    );
+    const perLoanMs = (seconds: number) => ((seconds * 1000) / Math.max(1, kinds.loan ?? 0)).toFixed(1);
+    say(
+      topology === 'production'
+        ? `  CPU while boarding: API processes ${cpuSeconds.api.toFixed(1)} s, worker ${cpuSeconds.worker.toFixed(1)} s, PostgreSQL ${cpuSeconds.postgres.toFixed(1)} s, Temporal ${cpuSeconds.temporal.toFixed(1)} s of ${(wallSeconds * cpus().length).toFixed(0)} core-seconds (per loan: API ${perLoanMs(cpuSeconds.api)} + worker ${perLoanMs(cpuSeconds.worker)} + PostgreSQL ${perLoanMs(cpuSeconds.postgres)} + Temporal ${perLoanMs(cpuSeconds.temporal)} ms)`
+        : `  CPU while boarding: the npm start process ${cpuSeconds.api.toFixed(1)} s, PostgreSQL ${cpuSeconds.postgres.toFixed(1)} s, Temporal ${cpuSeconds.temporal.toFixed(1)} s of ${(wallSeconds * cpus().length).toFixed(0)} core-seconds (per loan: Node ${perLoanMs(cpuSeconds.api)} + PostgreSQL ${perLoanMs(cpuSeconds.postgres)} + Temporal ${perLoanMs(cpuSeconds.temporal)} ms)`,
     );
     say(
       `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
@@ -363,17 +417,21 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
     say(`  boarding / COPY: ${(wallSeconds / floor.seconds).toFixed(1)}× the physical floor`);
     if (backlog) for (const line of backlog) say(`  ${line}`);
     return {
+      topology,
       loans: kinds.loan ?? 0,
       payments: kinds.payment ?? 0,
       lines: lineCount,
       wallSeconds,
+      loansPerSecond,
       cliExitCode: cliCode,
       copySeconds: floor.seconds,
       copyRows: floor.rows,
-      peakServiceTreeRssKiB: servicePeak.peakTreeRssKiB,
+      peakApiRssKiB: peak(apiPeak.peakByName, 'node'),
+      peakWorkerRssKiB: workerPeak ? peak(workerPeak.peakByName, 'node') : null,
+      peakPostgresRssKiB: peak(postgresPeak.peakByName, 'postgres'),
     };
   } catch (err) {
-    if (service) say(`service output (last 4000 characters):\n${service.output().slice(-4000)}`);
+    if (stack) say(`service logs: ${stack.dataDir}/boarding-*.log (removed when the stack stops)`);
     throw err;
   } finally {
     process.off('SIGINT', onSignal);
@@ -388,21 +446,37 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       loans: { type: 'string' },
       'payments-per-loan': { type: 'string' },
       seed: { type: 'string' },
-      keep: { type: 'boolean', default: false },
+      topology: { type: 'string', default: 'both' },
+      profile: { type: 'string' },
+      'worker-queues': { type: 'string' },
       webhooks: { type: 'boolean', default: false },
     },
   });
   let exitCode = 2;
   try {
-    const figures = await runBoardingBenchmark({
-      loans: wholeNumber('loans', values.loans, 10_000, 1),
-      paymentsPerLoan: wholeNumber('payments-per-loan', values['payments-per-loan'], 12),
-      seed: wholeNumber('seed', values.seed, 1),
-      keep: values.keep ?? false,
-      webhooks: values.webhooks ?? false,
-      log: (line) => process.stdout.write(`${line}\n`),
-    });
-    exitCode = figures.cliExitCode ?? 1;
+    const chosen = values.topology === 'both' ? topologies : [values.topology as Topology];
+    if (!chosen.every((t) => topologies.includes(t)))
+      throw new RangeError('--topology must be production, single or both');
+    exitCode = 0;
+    const summary: string[] = [];
+    for (const topology of chosen) {
+      const figures = await runBoardingBenchmark({
+        topology,
+        loans: wholeNumber('loans', values.loans, 10_000, 1),
+        paymentsPerLoan: wholeNumber('payments-per-loan', values['payments-per-loan'], 12),
+        seed: wholeNumber('seed', values.seed, 1),
+        webhooks: values.webhooks ?? false,
+        ...(values['worker-queues'] ? { workerQueues: values['worker-queues'] } : {}),
+        ...(values.profile ? { profileDir: path.resolve(values.profile) } : {}),
+        log: (line) => process.stdout.write(`${line}\n`),
+      });
+      summary.push(
+        `  ${topologyLabel(topology, availableParallelism())}: ${figures.loansPerSecond.toFixed(1)} loans/s, ${figures.wallSeconds.toFixed(1)} s, COPY ${figures.copySeconds.toFixed(2)} s (${(figures.wallSeconds / figures.copySeconds).toFixed(0)}×)`,
+      );
+      exitCode = Math.max(exitCode, figures.cliExitCode ?? 1);
+      process.stdout.write('\n');
+    }
+    process.stdout.write(`Summary:\n${summary.join('\n')}\n`);
   } catch (err) {
     process.stderr.write(`${(err as Error).stack ?? err}\n`);
     exitCode = 2;

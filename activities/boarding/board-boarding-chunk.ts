@@ -3,15 +3,19 @@
  * operations, idempotent by source keys: `boardBoardingChunk`.
  */
 
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { BoardingKind } from '../../domain/boarding/batch';
 import { type ShapeABody, shapeAOf } from '../../domain/errors';
 import { externalFundingOf } from '../../domain/lending/schemas/fundings';
 import { chargeDefinitionOf, loanProductDefinitionOf } from '../../domain/lending/schemas/products';
 import { externalPaymentOf } from '../../domain/payments/schemas/recorded-payments';
 import { createCustomerActivities } from '../customers';
+import type { BoardCustomerInput, BoardCustomerResult } from '../customers/board-customer';
+import { boardCustomerInTx } from '../customers/board-customer';
+import { lockCustomers } from '../customers/records';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
+import { type BoardLoanInput, type BoardLoanResult, boardLoanInTx } from '../lending/board-loan';
 import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
 import { withEventOrigin } from '../platform/outbox';
 import { boardingRequestKey, lineError, lineShape, loanNotBoarded, underBody } from './line-mappers';
@@ -180,22 +184,9 @@ export function boardBoardingChunk(deps: Deps) {
             parsed.value as BoardingBody<'customer'>;
           // One transaction for the customer and its items (boardCustomer); after a line error, nothing of it is
           // stored and the operations below run one by one, so that the line reports the item that failed.
+          const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
           try {
-            const boarded = await ops.boardCustomer({
-              customer: { ...context, requestKey, ...b, externalId: b.externalId ?? line.sourceRef },
-              identifiers,
-              consents: consents.map((item, i) => ({ ...item, requestKey: `${requestKey}/consent/${i}` })),
-              instruments: paymentInstruments.map(({ sourceRef: _ref, ...item }) => item),
-            });
-            const extra: BoardedRef[] = [];
-            for (const [i, { sourceRef }] of paymentInstruments.entries()) {
-              const instrumentId = boarded.instrumentIds[i];
-              if (!sourceRef || instrumentId === undefined) continue;
-              const ref = `${line.sourceRef}/${sourceRef}`;
-              extra.push({ kind: 'paymentInstrument', sourceRef: ref, resourceId: instrumentId });
-              known.set(refKey('paymentInstrument', ref), instrumentId);
-            }
-            return done(line, boarded.customerId, extra);
+            return plan.settle(await ops.boardCustomer(plan.input));
           } catch (err) {
             if (!lineError(err)) throw err;
           }
@@ -285,6 +276,106 @@ export function boardBoardingChunk(deps: Deps) {
       }
     };
 
+    /** The one-transaction boarding of a customer line (`boardCustomer`'s input) and how to settle it from the result. */
+    const customerPlan = (
+      line: StagedLine,
+      parsed: BoardingBody<'customer'>,
+      requestKey: string,
+    ): { input: BoardCustomerInput; settle: (result: BoardCustomerResult) => void } => {
+      const { identifiers, consents, paymentInstruments, ...b } = parsed;
+      return {
+        input: {
+          customer: { ...context, requestKey, ...b, externalId: b.externalId ?? line.sourceRef },
+          identifiers,
+          consents: consents.map((item, i) => ({ ...item, requestKey: `${requestKey}/consent/${i}` })),
+          instruments: paymentInstruments.map(({ sourceRef: _ref, ...item }) => item),
+        },
+        settle: (boarded) => {
+          const extra: BoardedRef[] = [];
+          for (const [i, { sourceRef }] of paymentInstruments.entries()) {
+            const instrumentId = boarded.instrumentIds[i];
+            if (!sourceRef || instrumentId === undefined) continue;
+            const ref = `${line.sourceRef}/${sourceRef}`;
+            extra.push({ kind: 'paymentInstrument', sourceRef: ref, resourceId: instrumentId });
+            known.set(refKey('paymentInstrument', ref), instrumentId);
+          }
+          done(line, boarded.customerId, extra);
+        },
+      };
+    };
+
+    /**
+     * The one-transaction boarding of a loan line (`boardLoan`'s input) and how to settle the line and its
+     * children from its result, when the loan is not boarded yet and its borrower, product and charges are; else
+     * null (the line boards step by step, `boardLoan` below). Settling writes nothing until it is called.
+     */
+    const loanPlan = (
+      line: StagedLine,
+      b: BoardingBody<'loan'>,
+      requestKey: string,
+    ): { input: BoardLoanInput; settle: (result: BoardLoanResult) => void } | null => {
+      const own = children.filter((c) => c.parentSourceRef === line.sourceRef);
+      const { customerSourceRef, productSourceRef, charges, approval, ...rest } = b;
+      const clientId = idOf('customer', customerSourceRef);
+      const productId = idOf('loanProduct', productSourceRef);
+      const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
+      if (
+        idOf('loan', line.sourceRef) !== undefined ||
+        clientId === undefined ||
+        productId === undefined ||
+        chargeIds.includes(undefined)
+      )
+        return null;
+      const prepared = prepareChildren(own);
+      return {
+        input: {
+          loan: applicationOf(line, rest, charges, chargeIds as number[], requestKey, clientId, productId),
+          approval: approvalOf(rest, approval),
+          history: prepared.history,
+        },
+        settle: (boarded) => {
+          done(line, boarded.loan.loanId);
+          for (const settle of prepared.early) settle();
+          if (boarded.history) prepared.apply(boarded.history);
+        },
+      };
+    };
+
+    /** The application as `createLoan` takes it, once the borrower, product and charges are boarded. */
+    const applicationOf = (
+      line: StagedLine,
+      rest: Omit<BoardingBody<'loan'>, 'customerSourceRef' | 'productSourceRef' | 'charges' | 'approval'>,
+      charges: BoardingBody<'loan'>['charges'],
+      chargeIds: number[],
+      requestKey: string,
+      borrowerId: number,
+      loanProductId: number,
+    ) => ({
+      ...context,
+      requestKey,
+      ...rest,
+      boarded: true,
+      clientId: borrowerId,
+      productId: loanProductId,
+      externalId: rest.externalId ?? line.sourceRef,
+      charges: (charges ?? []).map((c, i) => ({
+        chargeId: chargeIds[i] as number,
+        amount: c.amount,
+        dueDate: c.dueDate,
+      })),
+    });
+    /** The line's approval, else the full principal approved on the submission date. */
+    const approvalOf = (
+      rest: Omit<BoardingBody<'loan'>, 'customerSourceRef' | 'productSourceRef' | 'charges' | 'approval'>,
+      approval: BoardingBody<'loan'>['approval'],
+    ) =>
+      approval ?? {
+        approvedOnDate: rest.submittedOnDate,
+        approvedLoanAmount: rest.principal,
+        dateFormat: rest.dateFormat ?? null,
+        locale: rest.locale ?? null,
+      };
+
     const boardLoan = async (
       line: StagedLine,
       b: BoardingBody<'loan'>,
@@ -303,47 +394,13 @@ export function boardBoardingChunk(deps: Deps) {
       const productId = idOf('loanProduct', productSourceRef);
       const chargeIds = (charges ?? []).map((c) => idOf('charge', c.chargeSourceRef));
       let loanId = idOf('loan', line.sourceRef);
-      /** The application as `createLoan` takes it, once the borrower, product and charges are boarded. */
-      const applicationOf = (borrowerId: number, loanProductId: number) => ({
-        ...context,
-        requestKey,
-        ...rest,
-        boarded: true,
-        clientId: borrowerId,
-        productId: loanProductId,
-        externalId: rest.externalId ?? line.sourceRef,
-        charges: (charges ?? []).map((c, i) => ({
-          chargeId: chargeIds[i] as number,
-          amount: c.amount,
-          dueDate: c.dueDate,
-        })),
-      });
-      /** The line's approval, else the full principal approved on the submission date. */
-      const approvalInput = approval ?? {
-        approvedOnDate: rest.submittedOnDate,
-        approvedLoanAmount: rest.principal,
-        dateFormat: rest.dateFormat ?? null,
-        locale: rest.locale ?? null,
-      };
-      if (
-        loanId === undefined &&
-        clientId !== undefined &&
-        productId !== undefined &&
-        !chargeIds.includes(undefined)
-      ) {
-        // One transaction for the loan, its approval and its history (boardLoan); after a line error, nothing of
-        // it is stored and the steps below run one by one, so that the line reports the step that failed.
-        const prepared = prepareChildren(own);
+      const approvalInput = approvalOf(rest, approval);
+      // One transaction for the loan, its approval and its history (boardLoan); after a line error, nothing of it
+      // is stored and the steps below run one by one, so that the line reports the step that failed.
+      const plan = loanPlan(line, b, requestKey);
+      if (plan) {
         try {
-          const boarded = await ops.boardLoan({
-            loan: applicationOf(clientId, productId),
-            approval: approvalInput,
-            history: prepared.history,
-          });
-          done(line, boarded.loan.loanId);
-          for (const settle of prepared.early) settle();
-          if (boarded.history) prepared.apply(boarded.history);
-          return;
+          return plan.settle(await ops.boardLoan(plan.input));
         } catch (err) {
           if (!lineError(err)) throw err;
         }
@@ -357,7 +414,9 @@ export function boardBoardingChunk(deps: Deps) {
             const ref = charges?.[badCharge]?.chargeSourceRef ?? '';
             throw missing(`charges[${badCharge}].chargeSourceRef`, ref, 'charge');
           }
-          const created = await ops.createLoan(applicationOf(clientId, productId));
+          const created = await ops.createLoan(
+            applicationOf(line, rest, charges, chargeIds as number[], requestKey, clientId, productId),
+          );
           if (created.status === 'SUBMITTED') {
             try {
               await ops.approveLoan({
@@ -500,7 +559,7 @@ export function boardBoardingChunk(deps: Deps) {
         await boardChildren(loanId, own);
       }
     }
-    for (const line of input.kind === 'funding' || input.kind === 'payment' ? [] : lines) {
+    const perLine = async (line: StagedLine): Promise<void> => {
       try {
         await boardOne(line);
       } catch (err) {
@@ -508,7 +567,96 @@ export function boardBoardingChunk(deps: Deps) {
         if (!bad) throw err;
         fail(line, lineShape(bad));
       }
-    }
+    };
+
+    /** How a line boards inside the chunk's transaction (`planTogether`); null when it must board on its own. */
+    type TogetherPlan = {
+      /** The borrower to lock first (loans). */
+      customerId: number | null;
+      run: (tx: Tx, now: Date) => Promise<() => void>;
+    };
+    /** The one-step boarding of a `customer` or `loan` line, when it can board with others; else null. */
+    const planTogether = (line: StagedLine): TogetherPlan | null => {
+      if (line.kind !== 'customer' && line.kind !== 'loan') return null;
+      if (line.kind === 'customer' && idOf('customer', line.sourceRef) !== undefined) return null;
+      const parsed = parseLineBody(line.kind, line.body);
+      if (!parsed.ok) return null;
+      const requestKey = boardingRequestKey(line.kind, line.sourceRef);
+      if (line.kind === 'customer') {
+        const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
+        return {
+          customerId: null,
+          run: async (tx) => {
+            const result = await boardCustomerInTx(deps, tx, plan.input);
+            return () => plan.settle(result);
+          },
+        };
+      }
+      const plan = loanPlan(line, parsed.value as BoardingBody<'loan'>, requestKey);
+      if (!plan) return null;
+      return {
+        customerId: plan.input.loan.clientId,
+        run: async (tx, now) => {
+          const result = await boardLoanInTx(tx, plan.input, now);
+          return () => plan.settle(result);
+        },
+      };
+    };
+
+    /**
+     * The chunk's customers or loans boarded together: consecutive lines that can board in one step
+     * (`planTogether`: `boardCustomer`, `boardLoan`) are boarded in ONE tenant transaction, each under a savepoint
+     * (`boardCustomerInTx`, `boardLoanInTx`), the loans' borrowers locked first in id order (`lockCustomers`) so
+     * that parallel chunks sharing a borrower wait instead of deadlocking. The first line that cannot (already
+     * boarded, not parsing, a missing reference, a line error rolled back to its savepoint) ends the transaction,
+     * which commits the lines before it; that line then boards on its own (`perLine`: the step-by-step path reports
+     * the step that failed), and the next transaction starts after it. The lines are settled only once their
+     * transaction committed, so a transaction retried after a serialization failure or a deadlock settles nothing
+     * twice.
+     */
+    const boardTogether = async (): Promise<void> => {
+      let next = 0;
+      while (next < lines.length) {
+        const from = next;
+        const segment = await withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+          const now = deps.clock();
+          const plans: TogetherPlan[] = [];
+          const seen = new Set<string>();
+          let stop = from;
+          for (; stop < lines.length; stop++) {
+            const line = lines[stop] as StagedLine;
+            if (seen.has(line.sourceRef)) break;
+            const plan = planTogether(line);
+            if (!plan) break;
+            seen.add(line.sourceRef);
+            plans.push(plan);
+          }
+          await lockCustomers(
+            tx,
+            input.tenantId,
+            plans.flatMap((p) => (p.customerId === null ? [] : [p.customerId])),
+          );
+          const settled: (() => void)[] = [];
+          for (const [i, plan] of plans.entries()) {
+            try {
+              settled.push(await tx.transaction((savepoint) => plan.run(savepoint, now)));
+            } catch (err) {
+              if (!lineError(err)) throw err;
+              return { settled, stoppedAt: from + i };
+            }
+          }
+          return { settled, stoppedAt: stop };
+        });
+        for (const settle of segment.settled) settle();
+        if (segment.stoppedAt >= lines.length) break;
+        await perLine(lines[segment.stoppedAt] as StagedLine);
+        next = segment.stoppedAt + 1;
+      }
+    };
+
+    if (input.kind === 'loan' || input.kind === 'customer') await boardTogether();
+    else if (input.kind !== 'funding' && input.kind !== 'payment')
+      for (const line of lines) await perLine(line);
     await withTenantTransaction(deps.db, input.tenantId, (tx) => writeOutcomes(tx, where, outcomes, boarded));
     const delta: BoardingCountsDelta = {};
     const kindOfLine = new Map(allLines.map((l) => [l.lineNo, l.kind]));

@@ -1,4 +1,4 @@
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps, OperationContext } from '../deps';
 import { type AddIdentifierInput, addCustomerIdentifierInTx } from './add-identifier';
 import { type AddPaymentInstrumentInput, addPaymentInstrumentInTx } from './add-payment-instrument';
@@ -37,30 +37,40 @@ export interface BoardCustomerResult extends CreateCustomerResult {
  */
 export function boardCustomer(deps: Deps) {
   return async (input: BoardCustomerInput): Promise<BoardCustomerResult> =>
-    withTenantTransaction(deps.db, input.customer.tenantId, async (tx) => {
-      const at = deps.clock();
-      const once: Deps = { ...deps, clock: () => at };
-      const created = await createCustomerInTx(once, tx, input.customer);
-      // A customer inserted by this transaction is invisible to others until commit; one created earlier (a replay
-      // of its request key) is locked here, once, for all its items.
-      await lockCustomer(tx, input.customer.tenantId, created.customerId);
-      const held = { customerLocked: true };
-      const context = {
-        tenantId: input.customer.tenantId,
-        actor: input.customer.actor ?? null,
-        correlationId: input.customer.correlationId ?? null,
-        customerId: created.customerId,
-      };
-      for (const item of input.identifiers)
-        await addCustomerIdentifierInTx(once, tx, { ...context, ...item }, held);
-      for (const item of input.consents)
-        await recordCustomerConsentInTx(once, tx, { ...context, ...item }, held);
-      const instrumentIds: number[] = [];
-      for (const item of input.instruments) {
-        instrumentIds.push(
-          (await addPaymentInstrumentInTx(once, tx, { ...context, ...item }, held)).instrumentId,
-        );
-      }
-      return { ...created, instrumentIds };
-    });
+    withTenantTransaction(deps.db, input.customer.tenantId, (tx) => boardCustomerInTx(deps, tx, input));
+}
+
+/**
+ * `boardCustomer` inside the caller's tenant transaction `tx` (the same steps, rows, events, results and errors, at
+ * one instant read from `deps.clock()`). Portfolio boarding runs the customers of one chunk in one transaction this
+ * way, each under a savepoint (activities/boarding/board-boarding-chunk.ts).
+ */
+export async function boardCustomerInTx(
+  deps: Deps,
+  tx: Tx,
+  input: BoardCustomerInput,
+): Promise<BoardCustomerResult> {
+  const at = deps.clock();
+  const once: Deps = { ...deps, clock: () => at };
+  const created = await createCustomerInTx(once, tx, input.customer);
+  // A customer inserted by this transaction is invisible to others until commit; one created earlier (a replay
+  // of its request key) is locked here, once, for all its items.
+  await lockCustomer(tx, input.customer.tenantId, created.customerId);
+  const held = { customerLocked: true };
+  const context = {
+    tenantId: input.customer.tenantId,
+    actor: input.customer.actor ?? null,
+    correlationId: input.customer.correlationId ?? null,
+    customerId: created.customerId,
+  };
+  for (const item of input.identifiers)
+    await addCustomerIdentifierInTx(once, tx, { ...context, ...item }, held);
+  for (const item of input.consents) await recordCustomerConsentInTx(once, tx, { ...context, ...item }, held);
+  const instrumentIds: number[] = [];
+  for (const item of input.instruments) {
+    instrumentIds.push(
+      (await addPaymentInstrumentInTx(once, tx, { ...context, ...item }, held)).instrumentId,
+    );
+  }
+  return { ...created, instrumentIds };
 }

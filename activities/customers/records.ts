@@ -4,7 +4,7 @@
  * bumping the root's `updated_at` (docs/design.md §3: history is append-only; spec § Limits: customer
  * lists are newest-modified first).
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { customerHistory, customers } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { notFound } from '../../domain/errors';
@@ -21,6 +21,21 @@ export async function lockCustomer(tx: Tx, tenantId: string, customerId: number)
     .where(and(eq(customers.tenantId, tenantId), eq(customers.id, customerId)))
     .for('update');
   if (!row) throw notFound('Customer', customerId);
+}
+
+/**
+ * Locks the rows of the tenant's customers `customerIds` `FOR UPDATE` in one statement, in id order, so that
+ * transactions locking several customers this way never wait for each other in a cycle (portfolio boarding locks
+ * the borrowers of a chunk's loans before boarding them together). Ids that are not the tenant's are skipped.
+ */
+export async function lockCustomers(tx: Tx, tenantId: string, customerIds: readonly number[]): Promise<void> {
+  if (customerIds.length === 0) return;
+  await tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.tenantId, tenantId), inArray(customers.id, [...new Set(customerIds)])))
+    .orderBy(asc(customers.id))
+    .for('update');
 }
 
 /** What a caller's transaction already holds, for an operation run inside it (`…InTx`). */

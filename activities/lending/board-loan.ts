@@ -1,4 +1,4 @@
-import { withTenantTransaction } from '../../db/tenant-tx';
+import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps, OperationContext } from '../deps';
 import { type ApproveLoanInput, type ApproveLoanResult, approveLoanInTx } from './approve-loan';
 import { type CreateLoanInput, type CreateLoanResult, createLoanInTx } from './create-loan';
@@ -39,27 +39,33 @@ export interface BoardLoanResult {
  */
 export function boardLoan(deps: Deps) {
   return async (input: BoardLoanInput): Promise<BoardLoanResult> =>
-    withTenantTransaction(deps.db, input.loan.tenantId, async (tx) => {
-      const now = deps.clock();
-      const context = {
-        tenantId: input.loan.tenantId,
-        actor: input.loan.actor ?? null,
-        correlationId: input.loan.correlationId ?? null,
-      };
-      const created = await createLoanInTx(tx, input.loan, now);
-      const approval =
-        created.loan.status === 'SUBMITTED'
-          ? await approveLoanInTx(tx, { ...context, ...input.approval, loanId: created.loan.loanId }, now, {
-              ...(created.installments ? { storedInstallments: created.installments } : {}),
-            })
-          : null;
-      const history = input.history
-        ? await recordExternalPaymentHistoryInTx(
-            tx,
-            { ...context, ...input.history, loanId: created.loan.loanId },
-            now,
-          )
-        : null;
-      return { loan: created.loan, approval, history };
-    });
+    withTenantTransaction(deps.db, input.loan.tenantId, (tx) => boardLoanInTx(tx, input, deps.clock()));
+}
+
+/**
+ * `boardLoan` inside the caller's tenant transaction `tx` (the same steps, rows, events, results and errors; `now`
+ * is the operation's time). Portfolio boarding runs the loans of one chunk in one transaction this way, each loan
+ * under a savepoint (activities/boarding/board-boarding-chunk.ts).
+ */
+export async function boardLoanInTx(tx: Tx, input: BoardLoanInput, now: Date): Promise<BoardLoanResult> {
+  const context = {
+    tenantId: input.loan.tenantId,
+    actor: input.loan.actor ?? null,
+    correlationId: input.loan.correlationId ?? null,
+  };
+  const created = await createLoanInTx(tx, input.loan, now);
+  const approval =
+    created.loan.status === 'SUBMITTED'
+      ? await approveLoanInTx(tx, { ...context, ...input.approval, loanId: created.loan.loanId }, now, {
+          ...(created.installments ? { storedInstallments: created.installments } : {}),
+        })
+      : null;
+  const history = input.history
+    ? await recordExternalPaymentHistoryInTx(
+        tx,
+        { ...context, ...input.history, loanId: created.loan.loanId },
+        now,
+      )
+    : null;
+  return { loan: created.loan, approval, history };
 }

@@ -6,8 +6,13 @@
  * one `boarding.batch.completed` of the record of the end.
  */
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createActivities } from '../../activities';
 import { parseLineBody } from '../../activities/boarding/line-schemas';
+import type { BoardingChunk } from '../../activities/boarding/plan-boarding-chunks';
+import * as schema from '../../db/schema';
 import {
   boardingLines,
   boardingSourceRefs,
@@ -810,5 +815,192 @@ describe('recordExternalPaymentHistory', () => {
     });
     expect(again.outcomes.map((o) => o.ok && o.payment.created)).toEqual(history.map(() => false));
     expect(await stateOf(loanB)).toEqual(b);
+  });
+});
+
+describe('the loans of a chunk boarded in one transaction', () => {
+  /** Ids, times and the tenant's names left out of `row`, the source-ref prefix `p` cut out of its text. */
+  const comparable = (row: object, p: string, tenantId: string): Record<string, unknown> => {
+    const varying =
+      /^(id|tenantId|clientId|customerId|productId|chargeId|loanId|paymentId|fundingId|consentId|instrumentId|restrictionId|identifierId|accountNo|customerRef|\w*At)$/;
+    const text = JSON.stringify(row, (key, value) => (varying.test(key) ? undefined : value));
+    return JSON.parse(
+      text
+        .replaceAll(p, '')
+        .replaceAll(tenantId, '')
+        .replace(/boarding-batch-\d+/g, 'boarding-batch'),
+    );
+  };
+
+  /** What a tenant's boarding stored, by source ref, without ids or times: lines, loans, installments, journal. */
+  async function boardedState(tenantId: string, batchId: number, p: string) {
+    const stored = await linesOf(tenantId, batchId);
+    return withTenantTransaction(h.db, tenantId, async (tx) => {
+      const loanRows = await tx.select().from(loans).where(eq(loans.tenantId, tenantId));
+      const byLoanId = new Map(loanRows.map((l) => [l.id, l.externalId]));
+      const inst = await tx
+        .select()
+        .from(loanInstallments)
+        .where(eq(loanInstallments.tenantId, tenantId))
+        .orderBy(asc(loanInstallments.loanId), asc(loanInstallments.installmentNumber));
+      const journal = await tx
+        .select({
+          loanId: journalEntries.loanId,
+          accountCode: journalEntries.accountCode,
+          debit: journalEntries.debit,
+          credit: journalEntries.credit,
+          entryDate: journalEntries.entryDate,
+        })
+        .from(journalEntries)
+        .where(eq(journalEntries.tenantId, tenantId))
+        .orderBy(asc(journalEntries.id));
+      const pays = await tx
+        .select({ loanId: payments.loanId, amount: payments.amount, allocation: payments.allocation })
+        .from(payments)
+        .where(eq(payments.tenantId, tenantId))
+        .orderBy(asc(payments.id));
+      const customerRows = await tx
+        .select()
+        .from(customers)
+        .where(eq(customers.tenantId, tenantId))
+        .orderBy(asc(customers.externalId));
+      const historyRows = await tx
+        .select({
+          customerId: customerHistory.customerId,
+          action: customerHistory.action,
+          detail: customerHistory.detail,
+        })
+        .from(customerHistory)
+        .where(eq(customerHistory.tenantId, tenantId))
+        .orderBy(asc(customerHistory.id));
+      const events = await tx
+        .select({ eventType: outboxEvents.eventType })
+        .from(outboxEvents)
+        .where(eq(outboxEvents.tenantId, tenantId));
+      const ref = (loanId: number | null) => (byLoanId.get(loanId ?? 0) ?? '').replace(p, '');
+      const eventCounts: Record<string, number> = {};
+      for (const e of events) eventCounts[e.eventType] = (eventCounts[e.eventType] ?? 0) + 1;
+      return {
+        lines: stored.map((l) => ({
+          line: l.lineNo,
+          state: l.state,
+          error: l.error === null ? null : JSON.parse(JSON.stringify(l.error).replaceAll(p, '')),
+        })),
+        loans: loanRows
+          .map((l) => ({ ...comparable(l, p, tenantId), externalId: l.externalId?.replace(p, '') }))
+          .sort((x, y) => String(x.externalId).localeCompare(String(y.externalId))),
+        installments: inst.map((i) => ({ loan: ref(i.loanId), ...comparable(i, p, tenantId) })),
+        journal: journal.map(({ loanId, ...rest }) => ({ loan: ref(loanId), ...rest })),
+        payments: pays.map((pay) => ({ loan: ref(pay.loanId), ...comparable(pay, p, tenantId) })),
+        customers: customerRows.map((c) => comparable(c, p, tenantId)),
+        customerHistory: historyRows.map((r) =>
+          comparable({ action: r.action, detail: r.detail }, p, tenantId),
+        ),
+        eventCounts,
+      };
+    });
+  }
+
+  it('stores the same rows, events and line outcomes as boarding one loan per transaction, a bad loan included', async () => {
+    const portfolio = (p: string) => {
+      const lines = portfolioLines(p, 5, 3);
+      // Valid by shape, refused by the operation: principal above the product's maximum.
+      const bad = lines.find((l) => l.sourceRef === `${p}-loan-3`) as TestLine;
+      bad.body.principal = '50000';
+      return lines;
+    };
+    const together = await newTenant(h, 'btog');
+    const pt = refPrefix('tog');
+    const batchTogether = await stageBatch(h.db, together, portfolio(pt));
+    await runBatch(together, batchTogether, 25);
+    const alone = await newTenant(h, 'balone');
+    const pa = refPrefix('alo');
+    const batchAlone = await stageBatch(h.db, alone, portfolio(pa));
+    await runBatch(alone, batchAlone, 1);
+
+    const a = await boardedState(together, batchTogether, pt);
+    const b = await boardedState(alone, batchAlone, pa);
+    // The refused loan stores nothing (its application fails), the four others board.
+    expect(a.loans.length).toBe(4);
+    expect(a.lines.filter((l) => l.state === 'FAILED').length).toBeGreaterThan(0);
+    expect(a.lines).toEqual(b.lines);
+    expect(a.loans).toEqual(b.loans);
+    expect(a.installments).toEqual(b.installments);
+    expect(a.journal).toEqual(b.journal);
+    expect(a.payments).toEqual(b.payments);
+    expect(a.customers.length).toBe(5);
+    expect(a.customers).toEqual(b.customers);
+    expect(a.customerHistory).toEqual(b.customerHistory);
+    expect(a.eventCounts).toEqual(b.eventCounts);
+    expect(await tenantTrialBalance(h.db, together)).toEqual(await tenantTrialBalance(h.db, alone));
+  });
+
+  it('commits the customers and the loans of a chunk in one transaction each', async () => {
+    const tenantId = await newTenant(h, 'btx');
+    const p = refPrefix('tx');
+    const lines = portfolioLines(p, 6, 2);
+    const batchId = await stageBatch(h.db, tenantId, lines);
+    // Everything but the loans first, as the workflow does.
+    const begins = { count: 0 };
+    const client = postgres(inject('databaseUrl'), {
+      max: 2,
+      onnotice: () => {},
+      debug: (_connection, query) => {
+        if (/^\s*begin/i.test(query)) begins.count += 1;
+      },
+    });
+    try {
+      const counted = createActivities({ ...h.deps, db: drizzle({ client, schema, casing: 'snake_case' }) });
+      for (const kind of boardingKinds) {
+        const page = await counted.validateBoardingPage({
+          tenantId,
+          batchId,
+          kind,
+          afterLine: 0,
+          limit: 1000,
+        });
+        expect(page.done).toBe(true);
+      }
+      const boardAll = async (kind: 'charge' | 'loanProduct' | 'customer' | 'restriction') => {
+        const chunks = await counted.planBoardingChunks({
+          tenantId,
+          batchId,
+          kind,
+          afterLine: 0,
+          chunkSize: 50,
+          maxChunks: 5,
+        });
+        expect(chunks.length).toBe(1);
+        return counted.boardBoardingChunk({ tenantId, batchId, kind, ...(chunks[0] as BoardingChunk) });
+      };
+      await boardAll('charge');
+      await boardAll('loanProduct');
+      begins.count = 0;
+      expect((await boardAll('customer')).customer).toEqual({ boarded: 6, failed: 0 });
+      // Planning the chunk, reading the lines and the source refs, boarding the 6 customers, writing the outcomes.
+      expect(begins.count).toBe(5);
+      await boardAll('restriction');
+      const [chunk] = await counted.planBoardingChunks({
+        tenantId,
+        batchId,
+        kind: 'loan',
+        afterLine: 0,
+        chunkSize: 25,
+        maxChunks: 1,
+      });
+      begins.count = 0;
+      const delta = await counted.boardBoardingChunk({
+        tenantId,
+        batchId,
+        kind: 'loan',
+        ...(chunk as BoardingChunk),
+      });
+      expect(delta.loan).toEqual({ boarded: 6, failed: 0 });
+      expect(delta.payment).toEqual({ boarded: 12, failed: 0 });
+      // Reading the lines, the children and the source refs, boarding the 6 loans, writing the outcomes.
+      expect(begins.count).toBe(5);
+    } finally {
+      await client.end();
+    }
   });
 });
