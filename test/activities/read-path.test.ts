@@ -6,7 +6,7 @@
  * - a read, failed or not, leaves its connection clean (no open or aborted transaction, the owner role, no tenant),
  *   and the summary's one-statement read (migration 0019) restores its caller's role and tenant;
  * - the summary whose stored state answers is one statement: no transaction (its delinquency settings and actions
- *   come with it, migration 0065);
+ *   come with it, migration `read_delinquency_in_loan_summary`);
  * - a summary read right after a payment shows the payment;
  * - the summary from the state the postings stored (no replay) equals the replay's, to the cent, for loans
  *   partly and fully funded, paid late, early, over and off, on every as-of date from the last event on.

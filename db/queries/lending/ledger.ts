@@ -388,11 +388,14 @@ interface SummaryRow extends Record<string, unknown> {
   charged_off_on_date: string | null;
   /** The last POSTED payment value-dated on or before `asOfDate`, or null. */
   last_payment: { valueDate: string; amount: string } | null;
-  /** The stored terms' `delinquency` object, null when absent (migration 0065). */
+  /** The stored terms' `delinquency` object, null when absent (migration `read_delinquency_in_loan_summary`). */
   delinquency_terms: Record<string, unknown> | null;
-  /** The ranges of the bucket those settings name, by minimum age then id; `[]` when none (migration 0065). */
+  /**
+   * The ranges of the bucket those settings name, by minimum age then id; `[]` when none (migration
+   * `read_delinquency_in_loan_summary`).
+   */
   delinquency_ranges: DelinquencyRangeDefinition[];
-  /** The loan's delinquency actions, oldest first (migration 0065). */
+  /** The loan's delinquency actions, oldest first (migration `read_delinquency_in_loan_summary`). */
   delinquency_actions: DelinquencyActionRecord[];
 }
 
@@ -409,8 +412,9 @@ interface SummaryRow extends Record<string, unknown> {
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
  * two). `delinquent` is derived as of `asOfDate` from the same installments (domain/lending/delinquency.ts, with the
  * loan's delinquency settings, its bucket's ranges, its delinquency actions (as pauses) and the last posted payment
- * on or before it, all of which the statement also returns: migration 0065); `delinquencyRange`,
- * `lastClosedBusinessDate`, `chargedOff` and `chargedOffOnDate` are the loan's stored columns. Amounts are decimal strings at the currency's minor unit.
+ * on or before it, all of which the statement also returns: migration `read_delinquency_in_loan_summary`);
+ * `delinquencyRange`, `lastClosedBusinessDate`, `chargedOff` and `chargedOffOnDate` are the loan's stored columns.
+ * Amounts are decimal strings at the currency's minor unit.
  * Errors: PostgreSQL's, unchanged.
  */
 export async function getLoanSummary(
@@ -525,7 +529,8 @@ export async function getLoanSummary(
   }
   // Delinquency as of asOfDate (docs/lending.md "Delinquency"): from the installments the figures above read.
   // The loan's delinquency settings (its terms, its bucket's ranges) and actions came with the summary's statement
-  // (migration 0065), the same values readDelinquencySettings and readDelinquencyPauses read.
+  // (migration `read_delinquency_in_loan_summary`), the same values readDelinquencySettings and
+  // readDelinquencyPauses read.
   const settings = delinquencySettingsOf(
     storedDelinquencySettingsOf({ delinquency: row.delinquency_terms }),
     row.delinquency_ranges,
