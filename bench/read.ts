@@ -33,6 +33,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createPlatformOperations } from '../activities';
+import type { Db } from '../db/client';
 import { freePort } from '../db/embedded';
 import { requestToken } from '../scripts/http-client';
 import { runLendingDemoFlow } from '../scripts/lending-demo-flow';
@@ -178,6 +179,24 @@ async function eventLoopDelayOf(
   };
 }
 
+/**
+ * Which path the summary of `loanId` takes today (db/queries/lending/ledger.ts `getLoanSummary`): `stored state`
+ * once its projection answers today (no money event after it, every posted payment allocated), else `replay`.
+ * Waits up to `waitMs` for the stored state (a payment the worker still allocates), so that the rounds measure the
+ * path a settled loan takes; says `replay` when it never comes.
+ */
+async function summaryPathOf(db: Db, loanId: number, waitMs: number): Promise<'stored state' | 'replay'> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const today = new Date().toISOString().slice(0, 10);
+    const [row] = await db.$client<{ state_current: boolean }[]>`
+      select state_current from read_loan_summary_as_tenant(${tenant}, ${loanId}, ${today}, now(), false)`;
+    if (row?.state_current) return 'stored state';
+    if (Date.now() >= deadline) return 'replay';
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** The targets of P1 and P5 (docs/operating.md "Benchmarks"): the summary's paced p99 depends on the topology. */
 export const readTargets = {
   /** Summary requests/s at saturation ÷ the bare baseline's, at least. */
@@ -290,6 +309,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     const serviceLog = path.join(dataDir, topology === 'single' ? 'read-service.log' : 'read-api.log');
     const baseUrl = service.baseUrl;
     const seeded = await runLendingDemoFlow(baseUrl, credential);
+    const servedFrom = await summaryPathOf(db, seeded.loanId, 30_000);
     const baseline = await startProcess(
       ['bench/baseline-server.ts'],
       {
@@ -314,7 +334,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     const headers = { authorization: `Bearer ${token}`, 'service-tenant': tenant };
 
     log(
-      `bench:read — ${topologyLabel(topology, processes)}; ${processes} baseline process(es), ${connections} connections, ${duration} s rounds, ${availableParallelism()} cores; rate limits raised to 1,000,000/s (client and RATE_LIMIT_PER_SECOND)`,
+      `bench:read — ${topologyLabel(topology, processes)}; ${processes} baseline process(es), ${connections} connections, ${duration} s rounds, ${availableParallelism()} cores; rate limits raised to 1,000,000/s (client and RATE_LIMIT_PER_SECOND); the summary is served from its ${servedFrom}`,
     );
     const postmaster = stack.postgresPid;
     const summaryUrl = `${baseUrl}/v1/loans/${seeded.loanId}/summary`;
