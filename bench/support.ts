@@ -271,7 +271,9 @@ export interface ServiceUnderTest {
  * Starts the service against `stack` in `topology` with `env` (merged over the stack's `DATA_DIR`, `DATABASE_URL`
  * and `TEMPORAL_ADDRESS`); logs go to `<dataDir>/<logName>-api.log` and `-worker.log` (or `-service.log`).
  * `apiProcesses` (production only; default the CPU cores) sets `API_PROCESSES`; `workerArgs` are extra arguments of
- * `start-worker.ts` (e.g. `['--queues', 'lending']`); `nodeFlags` go before the script (e.g. a CPU profiler import).
+ * `start-worker.ts` (e.g. `['--queues', 'lending']`); `nodeFlags` go before the script (e.g. a CPU profiler import);
+ * `apiNodeFlags` too, but only in the process that serves HTTP of `production` (a flag the worker's workflow
+ * threads cannot take, such as a `.ts` import); `single` refuses them (its one process runs the workflow threads).
  * The stack stops the service too (registered with `onStop`). Errors: a process that exits or is not ready in 60 s.
  */
 export async function startService(
@@ -282,7 +284,6 @@ export async function startService(
     apiProcesses?: number;
     workerArgs?: string[];
     nodeFlags?: string[];
-    /** Extra node flags of the API processes only (production), e.g. a CPU-profiling preload the worker's workflow threads cannot load. */
     apiNodeFlags?: string[];
     logName?: string;
   },
@@ -299,7 +300,9 @@ export async function startService(
   const logName = options.logName ?? 'service';
   const flags = options.nodeFlags ?? [];
   const baseUrl = `http://127.0.0.1:${port}`;
+  const apiFlags = options.apiNodeFlags ?? [];
   if (options.topology === 'single') {
+    if (apiFlags.length > 0) throw new Error('apiNodeFlags need the production topology');
     const service = await startProcess(
       [...flags, 'scripts/start.ts'],
       env,
@@ -319,7 +322,7 @@ export async function startService(
   );
   stack.onStop(() => stopProcess(worker));
   const api = await startProcess(
-    [...flags, ...(options.apiNodeFlags ?? []), 'scripts/start-api.ts'],
+    [...flags, ...apiFlags, 'scripts/start-api.ts'],
     { ...env, API_PROCESSES: String(apiProcesses) },
     'API ready at',
     path.join(stack.dataDir, `${logName}-api.log`),

@@ -5,6 +5,8 @@
  *   under concurrency (the transaction-local role and tenant never leak from one read to the next);
  * - a read, failed or not, leaves its connection clean (no open or aborted transaction, the owner role, no tenant),
  *   and the summary's one-statement read (migration 0019) restores its caller's role and tenant;
+ * - the summary whose stored state answers is one statement: no transaction (its delinquency settings and actions
+ *   come with it, migration `read_delinquency_in_loan_summary`);
  * - a summary read right after a payment shows the payment;
  * - the summary from the state the postings stored (no replay) equals the replay's, to the cent, for loans
  *   partly and fully funded, paid late, early, over and off, on every as-of date from the last event on.
@@ -127,6 +129,29 @@ describe('readAsTenant on one pooled connection', () => {
     } finally {
       await single.close();
     }
+  });
+});
+
+describe('the summary is one statement', () => {
+  it('opens no transaction: the delinquency settings and actions come with read_loan_summary_as_tenant', async () => {
+    // A Db on which any transaction (withTenantTransaction, readAsTenant's reserved connection) throws.
+    const refuse = () => {
+      throw new Error('the summary opened a transaction');
+    };
+    const client = new Proxy(h.db.$client, {
+      get: (target, key) => (key === 'reserve' || key === 'begin' ? refuse : Reflect.get(target, key)),
+    });
+    const statementOnly = new Proxy(h.db, {
+      get: (target, key) =>
+        key === 'transaction' ? refuse : key === '$client' ? client : Reflect.get(target, key),
+    });
+    const at = new Date('2025-03-15T12:00:00Z');
+    const summary = await getLoanSummary(statementOnly, loanB.tenantId, loanB.loanId, '2025-03-15', at);
+    expect(summary).toEqual(await getLoanSummary(h.db, loanB.tenantId, loanB.loanId, '2025-03-15', at));
+    expect(summary?.delinquent).toBeDefined();
+    await expect(
+      getLoanSummary(statementOnly, loanB.tenantId, loanB.loanId, '2025-03-15', at, 'replay'),
+    ).rejects.toThrow(/opened a transaction/);
   });
 });
 

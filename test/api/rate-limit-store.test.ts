@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type DbHandle } from '../../db/client';
 import { freePort } from '../../db/embedded';
-import { createRateLimitStore, rateLimitStoreOf } from '../../db/rate-limits';
+import { createRateLimitStore, leaseSizeOf, rateLimitStoreOf } from '../../db/rate-limits';
 
 const handles: DbHandle[] = [];
 afterAll(async () => {
@@ -46,6 +46,46 @@ describe('rate-limit store', () => {
     const allowed = [];
     for (let i = 0; i < 8; i++) allowed.push((await (i % 2 === 0 ? a : b).take(key, 4)).allowed);
     expect(allowed).toEqual([true, true, true, true, false, false, false, false]);
+  });
+
+  it('a bucket of 100/s is counted 5 at a time (a lease): two stores admit exactly 100 in a window between them', async () => {
+    expect([leaseSizeOf(39), leaseSizeOf(40), leaseSizeOf(100), leaseSizeOf(1_000_000)]).toEqual([
+      1, 2, 5, 50_000,
+    ]);
+    const [a, b] = [createRateLimitStore(pool().db), createRateLimitStore(pool().db)];
+    const key = freshKey();
+    // The first request counts a lease of 5: the shared count keeps 95, this process 4 more.
+    const first = await a.take(key, 100);
+    expect(first).toMatchObject({ allowed: true, remaining: 99 });
+    const allowed = [first.allowed];
+    for (let i = 1; i < 120; i++) allowed.push((await (i % 2 === 0 ? a : b).take(key, 100)).allowed);
+    expect(allowed.filter(Boolean)).toHaveLength(100);
+    expect(allowed.slice(0, 100).every(Boolean)).toBe(true);
+  });
+
+  it('concurrent requests of one process wait for the one lease being taken', async () => {
+    const [a, b] = [createRateLimitStore(pool().db), createRateLimitStore(pool().db)];
+    const key = freshKey();
+    const burst = await Promise.all(Array.from({ length: 5 }, () => a.take(key, 100)));
+    expect(burst.every((r) => r.allowed)).toBe(true);
+    // One lease of 5 was counted, not five: the other store's first lease leaves 90 shared, and 4 of its own.
+    expect(await b.take(key, 100)).toMatchObject({ allowed: true, remaining: 94 });
+  });
+
+  it('a lease that finds fewer points left than its size gets exactly those; no window admits more than perSecond', async () => {
+    const [a, b] = [createRateLimitStore(pool().db), createRateLimitStore(pool().db)];
+    const key = freshKey();
+    // 61/s: leases of 3. a counts 3 (keeps 2); b takes 57 in 19 leases (60 counted), then its 58th finds 1 left.
+    expect((await a.take(key, 61)).allowed).toBe(true);
+    const fromB = [];
+    for (let i = 0; i < 59; i++) fromB.push(await b.take(key, 61));
+    expect(fromB.slice(0, 58).every((r) => r.allowed)).toBe(true);
+    expect(fromB[57]?.remaining).toBe(0);
+    expect(fromB[58]?.allowed).toBe(false);
+    // a still admits the 2 of its lease: 61 in all, then refuses.
+    const fromA = [];
+    for (let i = 0; i < 3; i++) fromA.push((await a.take(key, 61)).allowed);
+    expect(fromA).toEqual([true, true, false]);
   });
 
   it('one store per database handle', () => {

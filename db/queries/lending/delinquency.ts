@@ -72,17 +72,30 @@ export async function readDelinquencySettings(
       stored.delinquencyBucketId === null
         ? null
         : await readDelinquencyBucket(t, tenantId, stored.delinquencyBucketId);
-    return {
-      graceOnArrearsAgeingDays: stored.graceOnArrearsAgeing,
-      ranges: (bucket?.ranges ?? []).map((range) => ({
-        id: range.id,
-        classification: range.classification,
-        minimumAgeDays: range.minimumAgeDays,
-        maximumAgeDays: range.maximumAgeDays,
-      })),
-      enableInstallmentLevelDelinquency: stored.enableInstallmentLevelDelinquency,
-    };
+    return delinquencySettingsOf(stored, bucket?.ranges ?? []);
   });
+}
+
+/**
+ * The delinquency settings from a loan's stored settings (`storedDelinquencySettingsOf`) and the ranges of the
+ * bucket they name (`[]` when none or when the tenant has no such bucket), ranges as given (the reads give them by
+ * minimum age, then id). Pure; what `readDelinquencySettings` and the loan summary's one-statement read
+ * (db/queries/lending/ledger.ts `getLoanSummary`) both return.
+ */
+export function delinquencySettingsOf(
+  stored: StoredDelinquencySettings,
+  bucketRanges: readonly DelinquencyRangeDefinition[],
+): DelinquencySettings {
+  return {
+    graceOnArrearsAgeingDays: stored.graceOnArrearsAgeing,
+    ranges: bucketRanges.map((range) => ({
+      id: Number(range.id),
+      classification: range.classification,
+      minimumAgeDays: range.minimumAgeDays,
+      maximumAgeDays: range.maximumAgeDays,
+    })),
+    enableInstallmentLevelDelinquency: stored.enableInstallmentLevelDelinquency,
+  };
 }
 
 /**
@@ -109,11 +122,18 @@ export async function readDelinquencyPauses(
   db?: Db,
 ): Promise<DelinquencyPause[]> {
   return inTenantTx(tx, db, tenantId, async (t) => {
-    const actions = await readDelinquencyActions(t, tenantId, loanId);
-    return effectivePauses(actions).sort((a, b) =>
-      a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
-    );
+    return delinquencyPausesOf(await readDelinquencyActions(t, tenantId, loanId));
   });
+}
+
+/**
+ * The pause periods by start of a loan's delinquency actions given oldest first (`effectivePauses`). Pure; what
+ * `readDelinquencyPauses` and the loan summary's one-statement read both return.
+ */
+export function delinquencyPausesOf(actions: readonly DelinquencyActionRecord[]): DelinquencyPause[] {
+  return effectivePauses(actions).sort((a, b) =>
+    a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
+  );
 }
 
 async function inTenantTx<T>(

@@ -12,7 +12,12 @@ import {
   outstandingSummary,
   summaryFromPostedState,
 } from '../../../domain/lending/allocation/summary';
-import { delinquencyInstallmentsOf, loanStatusAsOf } from '../../../domain/lending/delinquency';
+import {
+  type DelinquencyRangeDefinition,
+  delinquencyInstallmentsOf,
+  loanStatusAsOf,
+} from '../../../domain/lending/delinquency';
+import type { DelinquencyActionRecord } from '../../../domain/lending/delinquency-actions';
 import {
   allocationAmountsOf,
   allocationInputOf,
@@ -31,10 +36,11 @@ import type { Db } from '../../client';
 import { fundings, journalEntries, loans, payments } from '../../schema';
 import { readAsTenant, type Tx, withTenantTransaction } from '../../tenant-tx';
 import {
+  delinquencyPausesOf,
+  delinquencySettingsOf,
   type LoanDelinquencyFields,
   loanDelinquencyFields,
-  readDelinquencyPauses,
-  readDelinquencySettings,
+  storedDelinquencySettingsOf,
 } from './delinquency';
 import { merchantAdvanceRowOf } from './merchant-advances';
 
@@ -382,6 +388,15 @@ interface SummaryRow extends Record<string, unknown> {
   charged_off_on_date: string | null;
   /** The last POSTED payment value-dated on or before `asOfDate`, or null. */
   last_payment: { valueDate: string; amount: string } | null;
+  /** The stored terms' `delinquency` object, null when absent (migration `read_delinquency_in_loan_summary`). */
+  delinquency_terms: Record<string, unknown> | null;
+  /**
+   * The ranges of the bucket those settings name, by minimum age then id; `[]` when none (migration
+   * `read_delinquency_in_loan_summary`).
+   */
+  delinquency_ranges: DelinquencyRangeDefinition[];
+  /** The loan's delinquency actions, oldest first (migration `read_delinquency_in_loan_summary`). */
+  delinquency_actions: DelinquencyActionRecord[];
 }
 
 /**
@@ -396,10 +411,10 @@ interface SummaryRow extends Record<string, unknown> {
  * snapshot and the figures are their replay up to `asOfDate` (`outstandingSummary`, the replay the operations
  * post from). Both give the same figures to the minor unit; `mode: 'replay'` forces the replay (tests compare the
  * two). `delinquent` is derived as of `asOfDate` from the same installments (domain/lending/delinquency.ts, with the
- * product's settings and the loan's pauses of db/queries/lending/delinquency.ts, read in a second, tenant read
- * transaction, and the last posted payment on or
- * before it, which the statement also returns); `delinquencyRange`, `lastClosedBusinessDate`, `chargedOff` and
- * `chargedOffOnDate` are the loan's stored columns. Amounts are decimal strings at the currency's minor unit.
+ * loan's delinquency settings, its bucket's ranges, its delinquency actions (as pauses) and the last posted payment
+ * on or before it, all of which the statement also returns: migration `read_delinquency_in_loan_summary`);
+ * `delinquencyRange`, `lastClosedBusinessDate`, `chargedOff` and `chargedOffOnDate` are the loan's stored columns.
+ * Amounts are decimal strings at the currency's minor unit.
  * Errors: PostgreSQL's, unchanged.
  */
 export async function getLoanSummary(
@@ -513,12 +528,14 @@ export async function getLoanSummary(
     if ((events?.fundings.length ?? 0) > 0) installmentStates = installmentStatesAsOf(input, asOfDate);
   }
   // Delinquency as of asOfDate (docs/lending.md "Delinquency"): from the installments the figures above read.
-  // The loan's delinquency settings (its terms, its bucket's ranges) and pauses: one tenant read transaction beside
-  // the summary's statement (not yet inside read_loan_summary_as_tenant).
-  const { settings, pauses } = await withTenantTransaction(db, tenantId, async (tx) => ({
-    settings: await readDelinquencySettings(tx, tenantId, loanId),
-    pauses: await readDelinquencyPauses(tx, tenantId, loanId),
-  }));
+  // The loan's delinquency settings (its terms, its bucket's ranges) and actions came with the summary's statement
+  // (migration `read_delinquency_in_loan_summary`), the same values readDelinquencySettings and
+  // readDelinquencyPauses read.
+  const settings = delinquencySettingsOf(
+    storedDelinquencySettingsOf({ delinquency: row.delinquency_terms }),
+    row.delinquency_ranges,
+  );
+  const pauses = delinquencyPausesOf(row.delinquency_actions);
   const owed = delinquencyInstallmentsOf(installmentStates);
   const { derived: _derived, ...delinquency } = loanDelinquencyFields({
     currency,
