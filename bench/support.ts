@@ -105,6 +105,36 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+/** How many times `startBenchStack` starts the Temporal dev server before it gives up. */
+const devServerAttempts = 3;
+
+/**
+ * Starts the Temporal dev server for a bench stack in `dataDir`, its output in `temporal-<attempt>.log` there. The
+ * dev server takes a few ports besides its frontend (HTTP API, metrics, its internal services), each picked free
+ * when it starts; on a machine where other servers start and stop at the same moment (the previous benchmark's
+ * stack, other people's tests), one of them can be taken before the server binds it, and the server then exits at
+ * once (code 1 for its frontend, 2 when it panics on another port). Such an early exit is retried on a new frontend
+ * port (the others are picked anew), up to `devServerAttempts` times; each failure is written to stderr with the
+ * server's own last lines.
+ */
+async function startDevServerRetrying(dataDir: string): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTemporalDevServer({
+        port: await freePort(),
+        uiPort: null,
+        namespace: 'default',
+        logFile: path.join(dataDir, `temporal-${attempt}.log`),
+      });
+    } catch (err) {
+      if (attempt >= devServerAttempts || !/exited early/.test(String(err))) throw err;
+      console.error(
+        `Temporal dev server, attempt ${attempt} of ${devServerAttempts}: ${String(err)}\nretrying`,
+      );
+    }
+  }
+}
+
 /** Starts PostgreSQL and Temporal in a new temporary folder (prefix `prefix`) and applies the migrations. */
 export async function startBenchStack(prefix: string): Promise<BenchStack> {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
@@ -123,11 +153,7 @@ export async function startBenchStack(prefix: string): Promise<BenchStack> {
       port: await freePort(),
     });
     stops.push(postgres.stop);
-    const temporal = await startTemporalDevServer({
-      port: await freePort(),
-      uiPort: null,
-      namespace: 'default',
-    });
+    const temporal = await startDevServerRetrying(dataDir);
     stops.push(temporal.stop);
     const { db, close } = createDb(postgres.url, { maxConnections: 2 });
     stops.push(close);

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { WorkflowUpdateStage } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -363,7 +363,9 @@ function channelEvent(): RecordedProcess {
 /**
  * `paymentIntentWorkflow` (docs/processes.md P1): an ACH payment settled, posted and returned (R01);
  * a settlement of another amount sent to reconciliation and resolved POST_AS_SETTLED, then the return window
- * running out. The stand-ins answer as activities/payments/*.ts do.
+ * running out. The stand-ins answer as activities/payments/*.ts do. The `local-steps-` scenarios are the same two
+ * lives on the path of patch `payment-intent-local-steps` (marking submitted, posting and the look-ups after posting
+ * as local activities).
  */
 function paymentIntent(): RecordedProcess {
   const taskQueue = 'record-payment-intent-histories';
@@ -395,6 +397,8 @@ function paymentIntent(): RecordedProcess {
       const scenarios: [string, string][] = [
         ['ach-settled-then-returned', '100.00'],
         ['settlement-differs-resolved-then-window-closed', '99.50'],
+        ['local-steps-settled-then-returned', '100.00'],
+        ['local-steps-settlement-differs-resolved-then-window-closed', '99.50'],
       ];
       for (const [name, settledAmount] of scenarios) {
         const input: PaymentIntentWorkflowInput = {
@@ -807,12 +811,16 @@ function boarding(): RecordedProcess {
  * collects (CREATED), starts the intent's process as an abandoned child, marks its start intent and continues as
  * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
  * it; it is terminated once recorded). The stand-ins answer as the autopay operations (activities/payments/plan-autopay-cycle.ts, collect-autopay-installment.ts) do.
+ * The `local-steps-` scenarios are the same life on the path of patch `autopay-local-steps` (plan, collection and
+ * the start intent's mark as local activities), for another loan and intent.
  */
 function autopay(): RecordedProcess {
   const taskQueue = taskQueues.lending;
   let plans = 0;
   /** ISO date of the collection, 3 days after the server's date (set by `record`). */
   let collectOn = '';
+  /** The intent the collection creates (one per recorded life). */
+  let paymentId = 11;
   return {
     taskQueue,
     activities: {
@@ -824,12 +832,12 @@ function autopay(): RecordedProcess {
       },
       collectAutopayInstallment: async (input: { tenantId: string }): Promise<AutopayCollection> => ({
         outcome: 'CREATED',
-        paymentId: 11,
+        paymentId,
         workflow: {
-          workflowId: paymentIntentWorkflowId(input.tenantId, 11),
+          workflowId: paymentIntentWorkflowId(input.tenantId, paymentId),
           input: {
             tenantId: input.tenantId,
-            paymentId: 11,
+            paymentId,
             loanId: 9,
             loanRef: '000000009',
             rail: 'ACH',
@@ -844,7 +852,7 @@ function autopay(): RecordedProcess {
       // The child (paymentIntentWorkflow) submits, then waits for the rail; it is terminated once recorded.
       submitPaymentToRail: async () => ({ providerRef: 'sbx_ach_fixture', status: 'SUBMITTED' }),
       markPaymentSubmitted: async () => ({
-        paymentId: 11,
+        paymentId,
         status: 'SUBMITTED',
         providerRef: 'sbx_ach_fixture',
         returnCode: null,
@@ -852,30 +860,43 @@ function autopay(): RecordedProcess {
       recordSandboxRailEvent: async () => undefined,
     },
     async record(env, save) {
-      plans = 0;
-      collectOn = new Date((await env.currentTimeMs()) + 3 * DAY_MS).toISOString().slice(0, 10);
-      const input: AutopayWorkflowInput = {
-        tenantId: 'fixture',
-        loanId: 9,
-        loanRef: '000000009',
-        enrolmentId: 5,
-        lastInstallmentNumber: 0,
-      };
-      // The collection date lies ahead of the server's clock: the first run waits on its timer.
-      const handle = await env.client.workflow.start<typeof autopayWorkflow>('autopayWorkflow', {
-        workflowId: `autopay/${input.tenantId}/${input.loanId}`,
-        taskQueue,
-        args: [input],
-      });
-      await handle.result();
-      await save(
-        'collected-child-started-continued',
-        await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory(),
-      );
-      await save('nothing-left-ended', await env.client.workflow.getHandle(handle.workflowId).fetchHistory());
-      await env.client.workflow
-        .getHandle(paymentIntentWorkflowId(input.tenantId, 11))
-        .terminate('fixture recorded');
+      for (const [prefix, loanId, intentId] of [
+        ['', 9, 11],
+        ['local-steps-', 10, 12],
+      ] as const) {
+        plans = 0;
+        paymentId = intentId;
+        collectOn = new Date((await env.currentTimeMs()) + 3 * DAY_MS).toISOString().slice(0, 10);
+        const input: AutopayWorkflowInput = {
+          tenantId: 'fixture',
+          loanId,
+          loanRef: '000000009',
+          enrolmentId: 5,
+          lastInstallmentNumber: 0,
+        };
+        // The collection date lies ahead of the server's clock: the first run waits on its timer.
+        const handle = await env.client.workflow.start<typeof autopayWorkflow>('autopayWorkflow', {
+          workflowId: `autopay/${input.tenantId}/${input.loanId}`,
+          taskQueue,
+          args: [input],
+        });
+        await handle.result();
+        await save(
+          `${prefix}collected-child-started-continued`,
+          await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory(),
+        );
+        await save(
+          `${prefix}nothing-left-ended`,
+          await env.client.workflow.getHandle(handle.workflowId).fetchHistory(),
+        );
+        // The child may have ended already (the test server's skipped time can run out its timeout).
+        await env.client.workflow
+          .getHandle(paymentIntentWorkflowId(input.tenantId, intentId))
+          .terminate('fixture recorded')
+          .catch((err: unknown) => {
+            if (!(err instanceof WorkflowNotFoundError)) throw err;
+          });
+      }
     },
   };
 }

@@ -9,7 +9,7 @@
  * and a watchdog (workers/child-watchdog.ts) ends its group once we are gone, even after a SIGKILL.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { searchAttributes } from '../domain/ids';
@@ -151,10 +151,10 @@ export async function startTemporalDevServer(options: {
   const watchdog =
     child.pid === undefined ? null : endWithThisProcess({ pid: child.pid, signal: 'SIGTERM', group: true });
   const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) =>
+    child.once('exit', (code, signal) =>
       reject(
         new Error(
-          `temporal server exited early with code ${code}${options.logFile ? ` (its output: ${options.logFile})` : ''}`,
+          `temporal server exited early with ${code ?? signal}${options.logFile ? ` (its output: ${options.logFile})\n${lastLinesOf(options.logFile)}` : ''}`,
         ),
       ),
     ),
@@ -181,6 +181,15 @@ export async function startTemporalDevServer(options: {
         setTimeout(() => killGroup(pid, 'SIGKILL'), 5000).unref();
       }),
   };
+}
+
+/** The last 40 lines of the dev server's output file (what it said before it exited), '' when unreadable. */
+function lastLinesOf(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-40).join('\n');
+  } catch {
+    return '';
+  }
 }
 
 /** Signals the process group led by `pid` (the dev server is spawned detached), or just `pid` if that fails. */

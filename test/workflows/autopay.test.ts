@@ -394,4 +394,46 @@ describe('autopayWorkflow', () => {
     expect(result).toMatchObject({ enrolmentId: 12, endedBecause: 'NOTHING_LEFT' });
     expect(collected.map((c) => c.installmentNumber)).toEqual([1, 2, 3]);
   });
+
+  it('patch autopay-local-steps: plan, collection and the start intent’s mark run as local activities, no activity task', async () => {
+    const { taskQueue, tenantId, loanId } = uniqueNames();
+    const today = await todayOnServer();
+    const model: Model = {
+      installments: [{ installmentNumber: 1, dueDate: addDays(today, 10) }],
+      enrolmentId: 5,
+      enrolledOn: today,
+      daysBeforeDue: 3,
+      heldFor: new Set(),
+    };
+    const { activities, collected, childIds } = mockActivities(model, tenantId);
+    const worker = await createWorker(taskQueue, activities, childIds);
+    const handle = await worker.runUntil(async () => {
+      const h = await start(taskQueue, {
+        tenantId,
+        loanId,
+        loanRef: '000000009',
+        enrolmentId: 5,
+        lastInstallmentNumber: 0,
+      });
+      await finish(h, 20);
+      return h;
+    });
+    expect(collected.map((c) => c.outcome)).toEqual(['CREATED']);
+    // The collecting run: the patch's marker, one local-activity marker per step, the child, no activity task.
+    const { events } = await env.client.workflow
+      .getHandle(handle.workflowId, handle.firstExecutionRunId)
+      .fetchHistory();
+    const scheduled = (events ?? []).filter((event) => event.activityTaskScheduledEventAttributes);
+    const markers = (events ?? []).flatMap((event) =>
+      event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes.markerName] : [],
+    );
+    expect(scheduled).toEqual([]);
+    expect(markers).toEqual([
+      'core_patch',
+      'core_local_activity',
+      'core_local_activity',
+      'core_local_activity',
+    ]);
+    expect(activities.markStartIntentStarted).toHaveBeenCalledTimes(1);
+  });
 });

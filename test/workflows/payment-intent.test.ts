@@ -5,7 +5,8 @@
  * (domain/payments/rails.ts). Paths: ACH settled then R01 inside 2 business days; R10 at day 59 (reversed) and
  * day 61 (too late: RETURN_NOT_REVERSED exception, nothing reversed); a declined card; RTP settling itself on
  * the sandbox timeline; ACH settling itself on the next business day; cancel before submission; a settlement
- * of another amount → SETTLED_NOT_POSTED → resolved POST_AS_SETTLED; a worker restart mid-flow.
+ * of another amount → SETTLED_NOT_POSTED → resolved POST_AS_SETTLED; a worker restart mid-flow; the local steps
+ * (patch `payment-intent-local-steps`) leave the rail call as the only activity task.
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -139,6 +140,9 @@ function mockActivities(
     ) as unknown as Activities['resolveReconciliationException'],
     findPendingPromisesOfLoan: vi.fn<Activities['findPendingPromisesOfLoan']>(async () => ({
       promiseIds: options.pendingPromiseIds ?? [],
+    })),
+    findOpenHardshipOffersOfLoan: vi.fn<Activities['findOpenHardshipOffersOfLoan']>(async () => ({
+      offerIds: [],
     })),
     // A promise process on the same queue (the signalling test): nothing paid, nothing resolved before its deadline.
     readPromisePayments: vi.fn<Activities['readPromisePayments']>(async () => ({
@@ -552,6 +556,36 @@ describe('paymentIntentWorkflow', () => {
       expect((await handle.query(getStateQuery)).status).toBe('POSTED');
       await handle.terminate('test over');
       await promise.terminate('test over');
+    });
+  });
+
+  it('patch payment-intent-local-steps: marking submitted, posting and the look-ups run as local activities, no activity task but the rail call', async () => {
+    const { taskQueue, workflowId } = uniqueNames();
+    const { activities } = mockActivities();
+    const worker = await createWorker(taskQueue, activities);
+    await worker.runUntil(async () => {
+      const handle = await start(taskQueue, workflowId, await inputFor('ACH'));
+      expect(await submittedThenSettled(handle)).toMatchObject({ status: 'POSTED' });
+      await eventually(() => expect(activities.findPendingPromisesOfLoan).toHaveBeenCalledTimes(1));
+      await eventually(() => expect(activities.findOpenHardshipOffersOfLoan).toHaveBeenCalledTimes(1));
+      const { events } = await handle.fetchHistory();
+      const scheduled = (events ?? []).flatMap((event) =>
+        event.activityTaskScheduledEventAttributes
+          ? [event.activityTaskScheduledEventAttributes.activityType?.name]
+          : [],
+      );
+      const markers = (events ?? []).flatMap((event) =>
+        event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes.markerName] : [],
+      );
+      // Only the rail call is an activity task; the patch's marker and one local-activity marker per step (mark,
+      // post, and the two look-ups).
+      expect(scheduled).toEqual(['submitPaymentToRail']);
+      expect(markers.filter((name) => name === 'core_patch')).toHaveLength(1);
+      expect(markers.filter((name) => name === 'core_local_activity')).toHaveLength(4);
+      expect(activities.markPaymentSubmitted).toHaveBeenCalledTimes(1);
+      expect(activities.postSettledPayment).toHaveBeenCalledTimes(1);
+      expect((await handle.query(getStateQuery)).status).toBe('POSTED');
+      await handle.terminate('test over');
     });
   });
 });

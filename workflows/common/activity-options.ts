@@ -1,7 +1,11 @@
 /**
  * Named activity option presets (docs/conventions.md §6): both timeouts and the retry policy always stated.
  */
-import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 
 /** A database operation: short, retried with capped backoff until it succeeds. */
 export const dbWrite: ActivityOptions = {
@@ -61,6 +65,34 @@ export const railCall: ActivityOptions = {
  * then the workflow logs the failure and moves on instead of waiting days on a database outage.
  */
 export const bestEffortRead: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 5,
+  },
+};
+
+/**
+ * `dbWrite` as a local activity (`proxyLocalActivities`): for a short step that only touches PostgreSQL and that the
+ * workflow takes right after another step (marking a payment submitted, posting a settled payment). The worker that
+ * runs the workflow task runs it at once, inside that task: no activity task, no extra workflow task, one marker in
+ * the history. Same timeouts and retries as `dbWrite` (a retry beyond a minute waits on a durable timer).
+ */
+export const dbWriteLocal: LocalActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '7 days',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+  },
+};
+
+/** `bestEffortRead` as a local activity: a hint read after a step of the same workflow task (see `dbWriteLocal`). */
+export const bestEffortReadLocal: LocalActivityOptions = {
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 minute',
   retry: {

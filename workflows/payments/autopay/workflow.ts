@@ -20,6 +20,12 @@
  *    marked started (`markStartIntentStarted`).
  * 4. Continue as new with the cursor at the installment just handled (collected, skipped or nothing due).
  *
+ * Local steps (patch `autopay-local-steps`): the plan, the collection and the start intent's mark only touch
+ * PostgreSQL and are short, so they run as local activities (workflows/common/activity-options.ts `dbWriteLocal`)
+ * inside the workflow task that reaches them. On the collection day a run is then three workflow tasks (the timer
+ * fired: collect and start the child; the child started: mark and continue as new; the next run: plan and wait)
+ * and no activity task. Histories without the patch's marker keep one activity task per step.
+ *
  * Query `getState`. Time only through `workflowNow()`. Id `autopay/<tenant>/<loanId>`; search attributes
  * TenantId, LoanId (domain/payments/autopay.ts `autopayStartSpec`).
  */
@@ -28,7 +34,9 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
 } from '@temporalio/workflow';
@@ -38,7 +46,7 @@ import {
   type PaymentIntentWorkflowInput,
   paymentIntentStartSpec,
 } from '../../../domain/payments/payment-intent';
-import { dbWrite } from '../../common/activity-options';
+import { dbWrite, dbWriteLocal } from '../../common/activity-options';
 import { childStartOptionsOf } from '../../common/child-start';
 import { workflowNow } from '../../common/time';
 import { enrolmentChangedSignal, getStateQuery } from './messages';
@@ -46,6 +54,11 @@ import type { AutopayWorkflowInput, AutopayWorkflowResult } from './types';
 
 const { planAutopayCycle, collectAutopayInstallment, markStartIntentStarted } =
   proxyActivities<Activities>(dbWrite);
+/** The same steps as local activities (patch `autopay-local-steps`). */
+const local = proxyLocalActivities<Activities>(dbWriteLocal);
+
+/** Marks histories in which the plan, the collection and the start intent's mark run as local activities (P2). */
+const localStepsPatch = 'autopay-local-steps';
 
 /**
  * The autopay process of one loan (see the module comment). Input: the loan, the enrolment served and the cursor
@@ -67,7 +80,11 @@ export async function autopayWorkflow(input: AutopayWorkflowInput): Promise<Auto
     changed = true;
   });
 
-  const plan = await planAutopayCycle(input);
+  // Decided once per run: a run is either wholly on activity tasks (histories before the patch) or wholly local.
+  const steps = patched(localStepsPatch)
+    ? local
+    : { planAutopayCycle, collectAutopayInstallment, markStartIntentStarted };
+  const plan = await steps.planAutopayCycle(input);
   if (plan.kind === 'END') {
     if (changed) return continueAsNew<typeof autopayWorkflow>(input);
     state.endedBecause = plan.reason;
@@ -89,7 +106,7 @@ export async function autopayWorkflow(input: AutopayWorkflowInput): Promise<Auto
     });
   }
 
-  const collection = await collectAutopayInstallment({
+  const collection = await steps.collectAutopayInstallment({
     tenantId: input.tenantId,
     loanId: input.loanId,
     enrolmentId: plan.enrolmentId,
@@ -98,7 +115,10 @@ export async function autopayWorkflow(input: AutopayWorkflowInput): Promise<Auto
   state.lastOutcome = collection.outcome;
   if (collection.outcome === 'CREATED') {
     await startPaymentProcess(collection.workflow.input);
-    await markStartIntentStarted({ tenantId: input.tenantId, workflowId: collection.workflow.workflowId });
+    await steps.markStartIntentStarted({
+      tenantId: input.tenantId,
+      workflowId: collection.workflow.workflowId,
+    });
   }
   if (collection.outcome === 'LOAN_NOT_ACTIVE') {
     state.endedBecause = 'LOAN_NOT_ACTIVE';

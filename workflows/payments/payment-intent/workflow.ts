@@ -21,6 +21,12 @@
  *    re-run without it, event `payment.returned`), end. A return too late for its code opens a
  *    `RETURN_NOT_REVERSED` exception and reverses nothing, end. Rails without returns end at once.
  *
+ * Local steps (patch `payment-intent-local-steps`): the steps that only touch PostgreSQL and follow another step at
+ * once run as local activities (workflows/common/activity-options.ts `dbWriteLocal`, `bestEffortReadLocal`): marking
+ * the payment submitted, posting it, and the two look-ups after posting (run side by side). Each runs inside the
+ * workflow task that follows the step before it, so the happy path is the rail call's activity and two or three
+ * workflow tasks. Histories without the patch's marker keep one activity task and workflow task per step.
+ *
  * Once posted (patch `signal-hardship-offers-on-posting`, after the promises), the loan's hardship offers not yet
  * accepted are signalled `loanChanged` (best effort, like the promises' signal).
  * Once posted (patch `signal-promises-on-posting`), the loan's PENDING promises to pay are signalled `paymentPosted`
@@ -41,6 +47,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../../../activities';
@@ -60,7 +67,13 @@ import {
   returnWindowEndOf,
   submissionDateOf,
 } from '../../../domain/payments/rails';
-import { bestEffortRead, dbWrite, railCall } from '../../common/activity-options';
+import {
+  bestEffortRead,
+  bestEffortReadLocal,
+  dbWrite,
+  dbWriteLocal,
+  railCall,
+} from '../../common/activity-options';
 import { workflowNow } from '../../common/time';
 import { loanChangedSignal } from '../../hardship/hardship-offer/messages';
 import { paymentPostedSignal } from '../../servicing/promise/messages';
@@ -85,6 +98,15 @@ const {
 const { submitPaymentToRail, recordSandboxRailEvent } = proxyActivities<Activities>(railCall);
 const { findPendingPromisesOfLoan, findOpenHardshipOffersOfLoan } =
   proxyActivities<Activities>(bestEffortRead);
+/** The same steps as local activities (patch `payment-intent-local-steps`). */
+const local = proxyLocalActivities<Activities>(dbWriteLocal);
+const localReads = proxyLocalActivities<Activities>(bestEffortReadLocal);
+
+/**
+ * Marks histories in which marking submitted, posting and the look-ups after posting run as local activities
+ * (docs/processes.md P2): fewer workflow tasks per intent.
+ */
+const localStepsPatch = 'payment-intent-local-steps';
 
 /** Marks histories in which a posting signals the loan's pending promises (docs/processes.md P4). */
 const signalPromisesPatch = 'signal-promises-on-posting';
@@ -116,10 +138,14 @@ async function waitUntil(done: () => boolean, untilMs: number | null): Promise<b
   if (remainingMs <= 0) return false;
   return condition(done, remainingMs);
 }
-/** The DomainError code carried by an activity's non-retryable failure, if any. */
+/**
+ * The DomainError code carried by an activity's non-retryable failure, if any: wrapped in an `ActivityFailure` from
+ * an activity task, the `ApplicationFailure` itself from a local activity.
+ */
 function failureCodeOf(err: unknown): string | null {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)
     return err.cause.type ?? null;
+  if (err instanceof ApplicationFailure) return err.type ?? null;
   return null;
 }
 
@@ -255,7 +281,8 @@ export async function paymentIntentWorkflow(
     return finish();
   }
   state.providerRef = submitted.providerRef;
-  state.status = (await markPaymentSubmitted({ ...ref, providerRef: submitted.providerRef })).status;
+  const markSubmitted = patched(localStepsPatch) ? local.markPaymentSubmitted : markPaymentSubmitted;
+  state.status = (await markSubmitted({ ...ref, providerRef: submitted.providerRef })).status;
   submitting = false;
   const submittedOn = todayOf(workflowNow());
 
@@ -297,9 +324,8 @@ export async function paymentIntentWorkflow(
   for (;;) {
     if (postAmount !== null) {
       try {
-        state.status = (
-          await postSettledPayment({ ...ref, amount: postAmount, settledOn: outcome.settledOn })
-        ).status;
+        const post = patched(localStepsPatch) ? local.postSettledPayment : postSettledPayment;
+        state.status = (await post({ ...ref, amount: postAmount, settledOn: outcome.settledOn })).status;
         markSettlementApplied();
         break;
       } catch (err) {
@@ -355,8 +381,16 @@ export async function paymentIntentWorkflow(
   const windowEnd = returnWindowEndOf(input.rail, outcome.settledOn);
   state.returnWindowEndsOn = windowEnd;
   // After the state the settlement's update answers with is complete (the update resumes in this activation).
-  if (patched(signalPromisesPatch)) await signalPendingPromises();
-  if (patched(signalHardshipOffersPatch)) await signalOpenHardshipOffers();
+  if (patched(localStepsPatch)) {
+    // Both look-ups at once, as local activities, in this workflow task.
+    await Promise.all([
+      signalPendingPromises(localReads.findPendingPromisesOfLoan),
+      signalOpenHardshipOffers(localReads.findOpenHardshipOffersOfLoan),
+    ]);
+  } else {
+    if (patched(signalPromisesPatch)) await signalPendingPromises(findPendingPromisesOfLoan);
+    if (patched(signalHardshipOffersPatch)) await signalOpenHardshipOffers(findOpenHardshipOffersOfLoan);
+  }
   if (windowEnd !== null) {
     const stopAtMs = startOfDayMs(addDays(windowEnd, lateReturnGraceDays)) + dayMs;
     if (await waitUntil(() => events.length > applied, stopAtMs)) {
@@ -393,11 +427,10 @@ export async function paymentIntentWorkflow(
    * Best effort (docs/processes.md P4): tells the loan's PENDING promise processes that a payment posted. A failed
    * read or signal (the promise resolved meanwhile) is logged and ignored: each promise re-reads at its deadline.
    */
-  async function signalPendingPromises(): Promise<void> {
+  async function signalPendingPromises(find: typeof findPendingPromisesOfLoan): Promise<void> {
     let promiseIds: number[];
     try {
-      promiseIds = (await findPendingPromisesOfLoan({ tenantId: input.tenantId, loanId: input.loanId }))
-        .promiseIds;
+      promiseIds = (await find({ tenantId: input.tenantId, loanId: input.loanId })).promiseIds;
     } catch (err) {
       log.warn('Pending promises of the loan could not be read; they are not signalled', {
         paymentId: input.paymentId,
@@ -426,11 +459,10 @@ export async function paymentIntentWorkflow(
    * Best effort (docs/processes.md P5): tells the processes of the loan's hardship offers not yet accepted that a
    * payment posted (`loanChanged`), so they re-run eligibility. A failed read or signal is logged and ignored.
    */
-  async function signalOpenHardshipOffers(): Promise<void> {
+  async function signalOpenHardshipOffers(find: typeof findOpenHardshipOffersOfLoan): Promise<void> {
     let offerIds: number[];
     try {
-      offerIds = (await findOpenHardshipOffersOfLoan({ tenantId: input.tenantId, loanId: input.loanId }))
-        .offerIds;
+      offerIds = (await find({ tenantId: input.tenantId, loanId: input.loanId })).offerIds;
     } catch (err) {
       log.warn('Open hardship offers of the loan could not be read; they are not signalled', {
         paymentId: input.paymentId,
