@@ -322,7 +322,13 @@ describe('start intents of privacy requests', () => {
     const r = await openRequest(t); // received 2026-03-02T18:00:00Z
     expect(await claimAt(t, '2026-03-02T18:00:30Z')).toEqual([]);
     const first = await claimAt(t, '2026-03-02T18:05:00Z');
-    expect(first).toEqual([{ attempts: 1, spec: privacyRequestStartSpec(r.workflow.input) }]);
+    expect(first).toEqual([
+      {
+        attempts: 1,
+        createdAt: new Date('2026-03-02T18:00:00Z'),
+        spec: privacyRequestStartSpec(r.workflow.input),
+      },
+    ]);
     // A second relay during the first one's lease finds nothing.
     expect(await claimAt(t, '2026-03-02T18:05:30Z')).toEqual([]);
     // After the lease expires (the first relay died), it is claimed again.
