@@ -100,7 +100,12 @@ let refs = 0;
 /** A source-system reference unique in the test run: `<prefix>-<random>-<n>`. */
 export function uniqueRef(prefix: string): string {
   refs += 1;
-  return `${prefix}-${Math.random().toString(36).slice(2, 8)}-${refs}`;
+  // Letters only around the counter: a run of 8 digits (even across a hyphen) reads as an account number and is refused.
+  const letters = Math.random()
+    .toString(36)
+    .slice(2, 8)
+    .replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)]!);
+  return `${prefix}-${letters}-${refs}`;
 }
 
 /** `approvedLp1Loan` funded in full (1,000.00 EUR recorded as disbursed to the borrower on `onDate`). */
