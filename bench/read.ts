@@ -301,6 +301,11 @@ interface ServiceMetrics {
   eventLoop: { p99: number; max: number };
   /** The token-grant cache's counters since the process started (api/token-cache.ts), summed over the API processes. */
   tokenCache: { hits: number; misses: number; stale: number };
+  /**
+   * Garbage-collection pauses since the process started (prom-client `nodejs_gc_duration_seconds`, every kind),
+   * summed over the API processes: how many, how many longer than 10 ms, and their total in ms.
+   */
+  gc: { pauses: number; over10ms: number; totalMs: number };
 }
 
 /**
@@ -330,12 +335,26 @@ async function serviceMetricsOf(baseUrl: string, metricsToken: string): Promise<
       p99: delayMs('nodejs_eventloop_lag_p99_seconds'),
       max: delayMs('nodejs_eventloop_lag_max_seconds'),
     },
+    gc: gcPausesIn(text),
     tokenCache: {
       hits: value('token_cache_lookups_total{result="hit"}'),
       misses: value('token_cache_lookups_total{result="miss"}'),
       stale: value('token_cache_stale_total'),
     },
   };
+}
+
+/** The GC pauses of a `GET /metrics` text (`ServiceMetrics.gc`): sums of every `kind` of `nodejs_gc_duration_seconds`. */
+function gcPausesIn(text: string): ServiceMetrics['gc'] {
+  const sumOf = (pattern: RegExp) => {
+    let total = 0;
+    for (const match of text.matchAll(pattern)) total += Number(match[1]);
+    return total;
+  };
+  const pauses = sumOf(/^nodejs_gc_duration_seconds_count(?:\{[^}]*\})? ([0-9.eE+-]+)$/gm);
+  const within10ms = sumOf(/^nodejs_gc_duration_seconds_bucket\{[^}]*le="0\.01"[^}]*\} ([0-9.eE+-]+)$/gm);
+  const seconds = sumOf(/^nodejs_gc_duration_seconds_sum(?:\{[^}]*\})? ([0-9.eE+-]+)$/gm);
+  return { pauses, over10ms: pauses - within10ms, totalMs: seconds * 1000 };
 }
 
 /**
@@ -389,6 +408,8 @@ export interface ReadFigures {
   eventLoop: { p99: number; max: number };
   /** The token-grant cache during the summary rounds (warm-up, saturation, paced): hits, look-ups, stops. */
   tokenCache: { hits: number; misses: number; stale: number };
+  /** The API processes' GC pauses during the summary's paced round (`ServiceMetrics.gc`). */
+  gc: { pauses: number; over10ms: number; totalMs: number };
   topology: Topology;
   bare: { max: Round & { serverCpuMs: number; postgresCpuMs: number }; paced: Round } | null;
   health: Round | null;
@@ -503,15 +524,18 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     let eventLoop = { p99: Number.NaN, max: Number.NaN };
     const cacheBefore = (await serviceMetricsOf(baseUrl, metricsToken)).tokenCache;
     let cacheAfter = cacheBefore;
+    let gcBefore: ServiceMetrics['gc'] = { pauses: 0, over10ms: 0, totalMs: 0 };
+    let gcAfter = gcBefore;
     const summary = await saturationAndPaced(
       { url: summaryUrl, headers },
       { server: service.apiPid, postgres: postmaster },
       async () => {
-        await serviceMetricsOf(baseUrl, metricsToken); // resets the monitor's histogram
+        gcBefore = (await serviceMetricsOf(baseUrl, metricsToken)).gc; // also resets the event-loop histogram
         return async () => {
           const after = await serviceMetricsOf(baseUrl, metricsToken);
           eventLoop = after.eventLoop;
           cacheAfter = after.tokenCache;
+          gcAfter = after.gc;
         };
       },
     );
@@ -520,12 +544,19 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
       misses: cacheAfter.misses - cacheBefore.misses,
       stale: cacheAfter.stale - cacheBefore.stale,
     };
+    const gc = {
+      pauses: gcAfter.pauses - gcBefore.pauses,
+      over10ms: gcAfter.over10ms - gcBefore.over10ms,
+      totalMs: gcAfter.totalMs - gcBefore.totalMs,
+    };
+    const gcNote = `GC during the paced round: ${gc.pauses} pauses, ${gc.over10ms} over 10 ms, ${gc.totalMs.toFixed(0)} ms in all (${((gc.totalMs / (duration * 1000 * (topology === 'single' ? 1 : processes))) * 100).toFixed(1)}% of the API processes' time)`;
     const tokenCacheNote = `token cache during the summary rounds: ${tokenCache.hits} hits, ${tokenCache.misses} look-ups, stopped serving ${tokenCache.stale} time(s)`;
     const figures: ReadFigures = {
       topology,
       summary,
       eventLoop,
       tokenCache,
+      gc,
       bare: null,
       health: null,
       replay: null,
@@ -540,7 +571,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
       log(
         `  summary ${rate(summary.max.requestsPerSecond)} at saturation, CPU per request: node ${ms(summary.max.serverCpuMs)}, postgres ${ms(summary.max.postgresCpuMs)}; paced p99 ${ms(summary.paced.p99)}, event-loop delay p99 ${ms(eventLoop.p99)} (max ${ms(eventLoop.max)}); profile in ${profileDir}`,
       );
-      log(`  ${tokenCacheNote}`);
+      log(`  ${tokenCacheNote}; ${gcNote}`);
       return figures;
     }
 
@@ -578,6 +609,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     log(
       `  ${'service event-loop delay, 70% paced'.padEnd(38)} ${''.padStart(9)}  p99 ${ms(eventLoop.p99).padStart(9)}  max ${ms(eventLoop.max).padStart(9)}  (GET /metrics around the round, less the ${eventLoopResolutionMs} ms resolution)`,
     );
+    log(`  ${gcNote}`);
     log(`  ${tokenCacheNote}`);
     log(row('baseline loan read, 70% paced', bare.paced));
     log(row('service /healthz, saturation', health));
