@@ -526,6 +526,9 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     let cacheAfter = cacheBefore;
     let gcBefore: ServiceMetrics['gc'] = { pauses: 0, over10ms: 0, totalMs: 0 };
     let gcAfter = gcBefore;
+    // The worker process's CPU while the summary is read (production: a process of its own on the same cores).
+    const workerCpuBefore = topology === 'production' ? cpuMillisOf(service.workerPid) : 0;
+    const summaryStarted = performance.now();
     const summary = await saturationAndPaced(
       { url: summaryUrl, headers },
       { server: service.apiPid, postgres: postmaster },
@@ -544,6 +547,14 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
       misses: cacheAfter.misses - cacheBefore.misses,
       stale: cacheAfter.stale - cacheBefore.stale,
     };
+    const workerCpuShare =
+      topology === 'production'
+        ? (cpuMillisOf(service.workerPid) - workerCpuBefore) / (performance.now() - summaryStarted)
+        : Number.NaN;
+    const workerNote =
+      topology === 'production'
+        ? `worker process (scripts/start-worker.ts) during the summary rounds: ${(workerCpuShare * 100).toFixed(1)}% of a core`
+        : null;
     const gc = {
       pauses: gcAfter.pauses - gcBefore.pauses,
       over10ms: gcAfter.over10ms - gcBefore.over10ms,
@@ -572,6 +583,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
         `  summary ${rate(summary.max.requestsPerSecond)} at saturation, CPU per request: node ${ms(summary.max.serverCpuMs)}, postgres ${ms(summary.max.postgresCpuMs)}; paced p99 ${ms(summary.paced.p99)}, event-loop delay p99 ${ms(eventLoop.p99)} (max ${ms(eventLoop.max)}); profile in ${profileDir}`,
       );
       log(`  ${tokenCacheNote}; ${gcNote}`);
+      if (workerNote) log(`  ${workerNote}`);
       return figures;
     }
 
@@ -611,6 +623,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     );
     log(`  ${gcNote}`);
     log(`  ${tokenCacheNote}`);
+    if (workerNote) log(`  ${workerNote}`);
     log(row('baseline loan read, 70% paced', bare.paced));
     log(row('service /healthz, saturation', health));
     log(row('service replay (sequential, µs clock)', replay));
