@@ -8,6 +8,7 @@
  *   and `unmatched` when no route answers (404, 405), so no id ever becomes a label value;
  * - `http_idempotent_replays_total` (api/middleware/idempotency.ts) and `http_rate_limit_rejections_total`
  *   (api/middleware/rate-limit.ts), by route template;
+ * - `token_cache_lookups_total` by result (`hit`, `miss`) and `token_cache_stale_total` (api/token-cache.ts);
  * - durable state read from PostgreSQL at scrape time (db/queries/platform/service-state.ts): outbox backlog and lag, open
  *   reconciliation exceptions, boarding batches and their lines; read at most once per `serviceStateCacheMs` per
  *   process whatever the scrape rate, bounded by `serviceStateTimeoutMs`; a failed read removes those series,
@@ -72,6 +73,19 @@ export const rateLimitRejectionsTotal = new Counter({
   name: 'http_rate_limit_rejections_total',
   help: 'Requests refused with 429 by a rate limit, by policy (default, search, token) and route template.',
   labelNames: ['policy', 'route'] as const,
+  registers,
+});
+
+export const tokenCacheLookupsTotal = new Counter({
+  name: 'token_cache_lookups_total',
+  help: 'Bearer tokens resolved by the token-grant cache (api/token-cache.ts), by result: hit (served from the cache) or miss (looked up in PostgreSQL).',
+  labelNames: ['result'] as const,
+  registers,
+});
+
+export const tokenCacheStaleTotal = new Counter({
+  name: 'token_cache_stale_total',
+  help: 'Times a token-grant cache stopped serving because its credential-change LISTEN connection could not be shown alive.',
   registers,
 });
 

@@ -14,8 +14,12 @@
  *   reaches this process (db/notifications.ts; migration 0016_notify_credential_changes), typically
  *   within milliseconds, and at once in the process that made the change through the same pool. Every
  *   (re-)LISTEN clears the cache (notifications may have been missed), and while the watcher cannot show
- *   its LISTEN connection alive (heard from within 3 heartbeats of 1 s) nothing is served from the cache
- *   or put in it: every request looks its token up.
+ *   its LISTEN connection alive (a heartbeat probe of 1 s answered by the pool but not heard on the channel
+ *   within 3 heartbeats, or unanswered that long: db/notifications.ts) nothing is served from the cache
+ *   or put in it: every request looks its token up. A stalled event loop or a busy pool is not taken for
+ *   a dead LISTEN connection (db/notifications.ts): under load, that mistake sent every request to
+ *   PostgreSQL for its token. Hits, misses and each time the cache stops serving are counted in
+ *   `GET /metrics` (api/metrics.ts `token_cache_lookups_total`, `token_cache_stale_total`).
  * - The bound: a revoked token is refused by every process within `ttlMs` of the change's commit in the
  *   worst case (notification lost), and as soon as the notification arrives otherwise. A look-up that
  *   was under way while a change arrived is not kept.
@@ -27,6 +31,11 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import { type CredentialChangeWatcher, everyClient, watchCredentialChanges } from '../db/notifications';
 import { findTokenGrant, type TokenGrant } from '../db/queries/platform/clients';
+import { tokenCacheLookupsTotal, tokenCacheStaleTotal } from './metrics';
+
+/** The process's `token_cache_lookups_total` series, bound once (a labelled `inc` hashes its labels on every call). */
+const cacheHits = tokenCacheLookupsTotal.labels({ result: 'hit' });
+const cacheMisses = tokenCacheLookupsTotal.labels({ result: 'miss' });
 
 /** Default `TOKEN_CACHE_TTL_MS`: the worst-case delay, in milliseconds, before a revoked token is refused. */
 export const defaultTokenCacheTtlMs = 5000;
@@ -99,6 +108,8 @@ export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGra
   let hits = 0;
   let misses = 0;
   let errorReported = false;
+  /** Whether the last `find` found the cache serving: a change to not serving is counted once (`token_cache_stale_total`). */
+  let wasServing = false;
 
   const invalidate = (clientId: string) => {
     generation += 1;
@@ -117,16 +128,23 @@ export function createTokenGrantCache(options: TokenGrantCacheOptions): TokenGra
     async find(tokenDigest) {
       const serving = live();
       if (serving) {
+        wasServing = true;
         // `get` marks the entry most recently used; an expired one is dropped and not returned.
         const cached = entries.get(tokenDigest);
         if (cached) {
           hits += 1;
+          cacheHits.inc();
           return cached;
         }
-      } else if (entries.size > 0) {
-        entries.clear();
+      } else {
+        if (entries.size > 0) entries.clear();
+        if (wasServing) {
+          wasServing = false;
+          tokenCacheStaleTotal.inc();
+        }
       }
       misses += 1;
+      cacheMisses.inc();
       const seen = generation;
       const sentAt = Date.now();
       const grant = await findTokenGrant(options.db, tokenDigest);

@@ -10,8 +10,9 @@
  * through the public routes (the lending demo flow: product, customer, loan, funding, 12 payments) and then
  * measures, with autocannon:
  * - `GET /v1/loans/{id}/summary` with a bearer token, and the baseline's `GET /loans/{id}`: requests/s,
- *   p50 and p99 at saturation, then p50 and p99 paced at 70% of that rate; the ratio service/baseline; and the
- *   service's event-loop delay during the paced round (`eventLoopDelayOf`);
+ *   p50 and p99 at saturation (autocannon), then p50 and p99 paced at 70% of that rate (`pacedLoad`: open loop,
+ *   evenly spaced, timed from each request's scheduled instant); the ratio service/baseline; and the service's
+ *   event-loop delay during the paced round and its token cache's hits (`serviceMetricsOf`);
  * - an idempotent replay of a completed `POST /v1/servicing/cases` (2,000 sequential requests on one keep-alive
  *   connection, unloaded, timed to the microsecond): p50, p99;
  * - `GET /healthz` of the service at saturation, against the baseline's loan read rate.
@@ -29,6 +30,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -75,6 +77,147 @@ async function load(options: autocannon.Options & { duration: number }): Promise
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+  };
+}
+
+/**
+ * An open-loop paced round: `ratePerSecond` GETs of `url` a second for `durationS` seconds, request i scheduled at
+ * `i / ratePerSecond` s after the start (an even spacing, not a burst at the top of each second), sent on at most
+ * `connections` keep-alive connections (a request waits for a free connection, first come first served, when every
+ * one is busy). Each latency runs from the request's scheduled instant to the last byte of its answer, so time spent
+ * waiting for a connection, or for the generator's own timer, counts (no coordinated omission). The client is a
+ * plain TCP socket per connection writing one pre-built request and reading the answer's status line and
+ * `Content-Length` (or chunked end): a node:http or fetch client costs several times the CPU per request and could
+ * not keep the schedule at the baseline's rate on two shared cores. p50/p99 in ms; non-200 answers and socket
+ * errors are counted, not timed (an errored connection is opened again).
+ *
+ * Why not autocannon's `overallRate`: it lets every connection send back to back until it has made its share of
+ * the second, then stops it until the next one-second tick (autocannon lib/httpClient.js `reqsMadeThisSecond`), so
+ * "70% of the rate" is saturation for 0.7 s out of every second; and its coordinated-omission correction is given
+ * an expected interval of `ceil(1 / rate)` on a histogram of milliseconds (lib/run.js), always 1 ms, which adds a
+ * synthetic sample for every millisecond of each slow answer. On this machine its "paced" p99 of the bare baseline
+ * came out above the baseline's own p99 at saturation.
+ */
+async function pacedLoad(options: {
+  url: string;
+  headers: Record<string, string>;
+  ratePerSecond: number;
+  durationS: number;
+  connections: number;
+}): Promise<Round> {
+  const { ratePerSecond, durationS, connections } = options;
+  const target = new URL(options.url);
+  const port = Number(target.port || 80);
+  const request = Buffer.from(
+    `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n${Object.entries(
+      options.headers,
+    )
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')}\r\n`,
+  );
+  const total = Math.max(1, Math.round(ratePerSecond * durationS));
+  const intervalMs = 1000 / ratePerSecond;
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let sent = 0;
+  let settled = 0;
+  const waiting: number[] = [];
+  const idle: Connection[] = [];
+  const started = performance.now();
+
+  interface Connection {
+    socket: net.Socket;
+    /** Scheduled instant of the request in flight, null when idle. */
+    scheduledAt: number | null;
+    buffer: Buffer;
+  }
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const settle = () => {
+    settled += 1;
+    if (settled === total) finish();
+  };
+  const dispatch = (connection: Connection) => {
+    const next = waiting.shift();
+    if (next === undefined) {
+      connection.scheduledAt = null;
+      idle.push(connection);
+      return;
+    }
+    connection.scheduledAt = next;
+    connection.socket.write(request);
+  };
+  /** Length of the complete answer at the start of `buffer`, with its status; null while incomplete. */
+  const answerIn = (buffer: Buffer): { length: number; status: number } | null => {
+    const headEnd = buffer.indexOf('\r\n\r\n');
+    if (headEnd < 0) return null;
+    const head = buffer.toString('latin1', 0, headEnd);
+    const status = Number(head.slice(9, 12));
+    const contentLength = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (contentLength) {
+      const length = headEnd + 4 + Number(contentLength[1]);
+      return buffer.length >= length ? { length, status } : null;
+    }
+    if (!/\r\ntransfer-encoding: *chunked/i.test(head)) return { length: headEnd + 4, status };
+    const end = buffer.indexOf('\r\n0\r\n\r\n', headEnd + 4);
+    return end < 0 ? null : { length: end + 7, status };
+  };
+  const open = (): Connection => {
+    const connection: Connection = {
+      socket: net.connect({ host: target.hostname, port, noDelay: true }),
+      scheduledAt: null,
+      buffer: Buffer.alloc(0),
+    };
+    connection.socket.on('data', (chunk: Buffer) => {
+      connection.buffer = connection.buffer.length === 0 ? chunk : Buffer.concat([connection.buffer, chunk]);
+      const answer = answerIn(connection.buffer);
+      if (!answer || connection.scheduledAt === null) return;
+      if (answer.status === 200) latencies.push(performance.now() - connection.scheduledAt);
+      else non2xx += 1;
+      connection.buffer = connection.buffer.subarray(answer.length);
+      settle();
+      dispatch(connection);
+    });
+    connection.socket.on('error', () => {});
+    connection.socket.on('close', () => {
+      const index = idle.indexOf(connection);
+      if (index >= 0) idle.splice(index, 1);
+      if (connection.scheduledAt !== null) {
+        errors += 1;
+        settle();
+      }
+      if (settled < total) dispatch(open());
+    });
+    return connection;
+  };
+  for (let i = 0; i < connections; i++) idle.push(open());
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    const now = performance.now();
+    while (sent < total && started + sent * intervalMs <= now) {
+      waiting.push(started + sent * intervalMs);
+      sent += 1;
+      const connection = idle.pop();
+      if (connection) dispatch(connection);
+    }
+    if (sent < total) timer = setTimeout(tick, Math.max(0, started + sent * intervalMs - performance.now()));
+  };
+  tick();
+  await finished;
+  clearTimeout(timer);
+  const elapsedS = (performance.now() - started) / 1000;
+  for (const connection of idle) connection.socket.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: (latencies.length + non2xx) / elapsedS,
+    requests: latencies.length + non2xx,
+    p50: percentileOf(latencies, 0.5),
+    p99: percentileOf(latencies, 0.99),
+    non2xx,
+    errors,
   };
 }
 
@@ -148,35 +291,70 @@ async function withCpu(
 /**
  * The resolution (ms) of prom-client's event-loop monitor (`collectDefaultMetrics`' `eventLoopMonitoringPrecision`
  * default, api/metrics.ts): `perf_hooks.monitorEventLoopDelay` records the whole interval between its timer's
- * ticks, so an idle loop reads this much; `eventLoopDelayOf` subtracts it.
+ * ticks, so an idle loop reads this much; `serviceMetricsOf` subtracts it.
  */
 const eventLoopResolutionMs = 10;
+
+/** What `serviceMetricsOf` reads from the service's `GET /metrics`. */
+interface ServiceMetrics {
+  /** Event-loop delay (ms beyond the monitor's resolution) since the previous scrape. */
+  eventLoop: { p99: number; max: number };
+  /** The token-grant cache's counters since the process started (api/token-cache.ts), summed over the API processes. */
+  tokenCache: { hits: number; misses: number; stale: number };
+  /**
+   * Garbage-collection pauses since the process started (prom-client `nodejs_gc_duration_seconds`, every kind),
+   * summed over the API processes: how many, how many longer than 10 ms, and their total in ms.
+   */
+  gc: { pauses: number; over10ms: number; totalMs: number };
+}
 
 /**
  * The service's event-loop delay (ms beyond the monitor's resolution) since the previous scrape: prom-client's
  * `nodejs_eventloop_lag_p99_seconds` and `_max_seconds` (`perf_hooks.monitorEventLoopDelay`, its histogram reset at
  * every collect) from `GET /metrics`; under `API_PROCESSES` > 1 the primary's aggregation gives the API processes'
- * average p99 and their largest max. A scrape before a round resets it; the one after reads the round. Errors: a
- * non-200 answer or a missing series.
+ * average p99 and their largest max. A scrape before a round resets it; the one after reads the round. Also the
+ * token-grant cache's counters (`token_cache_lookups_total` by result, `token_cache_stale_total`), whose difference
+ * between two scrapes says whether the rounds between them were served from the cache. Errors: a non-200 answer or
+ * a missing series.
  */
-async function eventLoopDelayOf(
-  baseUrl: string,
-  metricsToken: string,
-): Promise<{ p99: number; max: number }> {
+async function serviceMetricsOf(baseUrl: string, metricsToken: string): Promise<ServiceMetrics> {
   const response = await fetch(`${baseUrl}/metrics`, {
     headers: { authorization: `Bearer ${metricsToken}` },
   });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
-  const seconds = (name: string) => {
-    const match = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
-    if (!match) throw new Error(`GET /metrics has no ${name}`);
-    return Math.max(0, Number(match[1]) * 1000 - eventLoopResolutionMs);
+  const value = (series: string) => {
+    const escaped = series.replace(/[{}"]/g, (c) => `\\${c}`);
+    const match = new RegExp(`^${escaped}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, 'm').exec(text);
+    if (!match) throw new Error(`GET /metrics has no ${series}`);
+    return Number(match[1]);
   };
+  const delayMs = (name: string) => Math.max(0, value(name) * 1000 - eventLoopResolutionMs);
   return {
-    p99: seconds('nodejs_eventloop_lag_p99_seconds'),
-    max: seconds('nodejs_eventloop_lag_max_seconds'),
+    eventLoop: {
+      p99: delayMs('nodejs_eventloop_lag_p99_seconds'),
+      max: delayMs('nodejs_eventloop_lag_max_seconds'),
+    },
+    gc: gcPausesIn(text),
+    tokenCache: {
+      hits: value('token_cache_lookups_total{result="hit"}'),
+      misses: value('token_cache_lookups_total{result="miss"}'),
+      stale: value('token_cache_stale_total'),
+    },
   };
+}
+
+/** The GC pauses of a `GET /metrics` text (`ServiceMetrics.gc`): sums of every `kind` of `nodejs_gc_duration_seconds`. */
+function gcPausesIn(text: string): ServiceMetrics['gc'] {
+  const sumOf = (pattern: RegExp) => {
+    let total = 0;
+    for (const match of text.matchAll(pattern)) total += Number(match[1]);
+    return total;
+  };
+  const pauses = sumOf(/^nodejs_gc_duration_seconds_count(?:\{[^}]*\})? ([0-9.eE+-]+)$/gm);
+  const within10ms = sumOf(/^nodejs_gc_duration_seconds_bucket\{[^}]*le="0\.01"[^}]*\} ([0-9.eE+-]+)$/gm);
+  const seconds = sumOf(/^nodejs_gc_duration_seconds_sum(?:\{[^}]*\})? ([0-9.eE+-]+)$/gm);
+  return { pauses, over10ms: pauses - within10ms, totalMs: seconds * 1000 };
 }
 
 /**
@@ -226,8 +404,12 @@ export interface ReadOptions {
 /** The figures of one run (ms and requests per second); `null` parts when profiling (summary rounds only). */
 export interface ReadFigures {
   summary: { max: Round & { serverCpuMs: number; postgresCpuMs: number }; paced: Round };
-  /** The service's event-loop delay during the summary's paced round (ms; `eventLoopDelayOf`). */
+  /** The service's event-loop delay during the summary's paced round (ms; `serviceMetricsOf`). */
   eventLoop: { p99: number; max: number };
+  /** The token-grant cache during the summary rounds (warm-up, saturation, paced): hits, look-ups, stops. */
+  tokenCache: { hits: number; misses: number; stale: number };
+  /** The API processes' GC pauses during the summary's paced round (`ServiceMetrics.gc`). */
+  gc: { pauses: number; over10ms: number; totalMs: number };
   topology: Topology;
   bare: { max: Round & { serverCpuMs: number; postgresCpuMs: number }; paced: Round } | null;
   health: Round | null;
@@ -262,11 +444,12 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     await load({ ...target, connections, duration: Math.min(3, duration) });
     const max = await withCpu(owners, () => load({ ...target, connections, duration }));
     const after = await aroundPaced();
-    const paced = await load({
-      ...target,
+    const paced = await pacedLoad({
+      url: String(target.url),
+      headers: (target.headers ?? {}) as Record<string, string>,
       connections,
-      duration,
-      overallRate: Math.max(1, Math.floor(max.requestsPerSecond * 0.7)),
+      durationS: duration,
+      ratePerSecond: Math.max(1, Math.floor(max.requestsPerSecond * 0.7)),
     });
     await after();
     return { max, paced };
@@ -339,20 +522,56 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     const postmaster = stack.postgresPid;
     const summaryUrl = `${baseUrl}/v1/loans/${seeded.loanId}/summary`;
     let eventLoop = { p99: Number.NaN, max: Number.NaN };
+    const cacheBefore = (await serviceMetricsOf(baseUrl, metricsToken)).tokenCache;
+    let cacheAfter = cacheBefore;
+    let gcBefore: ServiceMetrics['gc'] = { pauses: 0, over10ms: 0, totalMs: 0 };
+    let gcAfter = gcBefore;
+    // The worker process's CPU while the summary is read (production: a process of its own on the same cores).
+    const workerCpuBefore = topology === 'production' ? cpuMillisOf(service.workerPid) : 0;
+    const summaryStarted = performance.now();
     const summary = await saturationAndPaced(
       { url: summaryUrl, headers },
       { server: service.apiPid, postgres: postmaster },
       async () => {
-        await eventLoopDelayOf(baseUrl, metricsToken); // resets the monitor's histogram
+        gcBefore = (await serviceMetricsOf(baseUrl, metricsToken)).gc; // also resets the event-loop histogram
         return async () => {
-          eventLoop = await eventLoopDelayOf(baseUrl, metricsToken);
+          const after = await serviceMetricsOf(baseUrl, metricsToken);
+          eventLoop = after.eventLoop;
+          cacheAfter = after.tokenCache;
+          gcAfter = after.gc;
         };
       },
     );
+    const tokenCache = {
+      hits: cacheAfter.hits - cacheBefore.hits,
+      misses: cacheAfter.misses - cacheBefore.misses,
+      stale: cacheAfter.stale - cacheBefore.stale,
+    };
+    // postgres.js opens another pooled connection whenever every open one is busy, up to DATABASE_POOL_SIZE per process.
+    const [backends] = await db.$client<{ count: number }[]>`
+      select count(*)::int as count from pg_stat_activity where application_name = 'lending-servicing-engine'`;
+    const connectionsNote = `PostgreSQL connections the service holds after the summary rounds (API processes, worker, their LISTEN connections and the bench's own pool of 2; DATABASE_POOL_SIZE ${process.env.DATABASE_POOL_SIZE ?? 'default (30)'} per process): ${backends?.count ?? 0}`;
+    const workerCpuShare =
+      topology === 'production'
+        ? (cpuMillisOf(service.workerPid) - workerCpuBefore) / (performance.now() - summaryStarted)
+        : Number.NaN;
+    const workerNote =
+      topology === 'production'
+        ? `worker process (scripts/start-worker.ts) during the summary rounds: ${(workerCpuShare * 100).toFixed(1)}% of a core`
+        : null;
+    const gc = {
+      pauses: gcAfter.pauses - gcBefore.pauses,
+      over10ms: gcAfter.over10ms - gcBefore.over10ms,
+      totalMs: gcAfter.totalMs - gcBefore.totalMs,
+    };
+    const gcNote = `GC during the paced round: ${gc.pauses} pauses, ${gc.over10ms} over 10 ms, ${gc.totalMs.toFixed(0)} ms in all (${((gc.totalMs / (duration * 1000 * (topology === 'single' ? 1 : processes))) * 100).toFixed(1)}% of the API processes' time)`;
+    const tokenCacheNote = `token cache during the summary rounds: ${tokenCache.hits} hits, ${tokenCache.misses} look-ups, stopped serving ${tokenCache.stale} time(s)`;
     const figures: ReadFigures = {
       topology,
       summary,
       eventLoop,
+      tokenCache,
+      gc,
       bare: null,
       health: null,
       replay: null,
@@ -367,6 +586,9 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
       log(
         `  summary ${rate(summary.max.requestsPerSecond)} at saturation, CPU per request: node ${ms(summary.max.serverCpuMs)}, postgres ${ms(summary.max.postgresCpuMs)}; paced p99 ${ms(summary.paced.p99)}, event-loop delay p99 ${ms(eventLoop.p99)} (max ${ms(eventLoop.max)}); profile in ${profileDir}`,
       );
+      log(`  ${tokenCacheNote}; ${gcNote}`);
+      if (workerNote) log(`  ${workerNote}`);
+      log(`  ${connectionsNote}`);
       return figures;
     }
 
@@ -404,6 +626,10 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
     log(
       `  ${'service event-loop delay, 70% paced'.padEnd(38)} ${''.padStart(9)}  p99 ${ms(eventLoop.p99).padStart(9)}  max ${ms(eventLoop.max).padStart(9)}  (GET /metrics around the round, less the ${eventLoopResolutionMs} ms resolution)`,
     );
+    log(`  ${gcNote}`);
+    log(`  ${tokenCacheNote}`);
+    if (workerNote) log(`  ${workerNote}`);
+    log(`  ${connectionsNote}`);
     log(row('baseline loan read, 70% paced', bare.paced));
     log(row('service /healthz, saturation', health));
     log(row('service replay (sequential, µs clock)', replay));

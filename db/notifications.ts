@@ -8,12 +8,18 @@
  * and LISTENs again (with backoff, until it succeeds), calling `onListen` each time; but it tells no one
  * that the connection dropped, and a connection that hangs without closing goes unnoticed. So the
  * watcher proves the connection alive itself: every notification on the channel counts as a sign of
- * life, and when none was heard for half a heartbeat interval it sends an empty one
- * (`pg_notify('credential_changes', '')`, through the pool). PostgreSQL delivers notifications in
+ * life, and when none was heard for half a heartbeat interval it sends an empty one (a probe,
+ * `pg_notify('credential_changes', '')`, through the pool). PostgreSQL delivers notifications in
  * commit order, so hearing one proves every change committed before it was delivered. `isLive()` is
- * false before the first LISTEN and whenever nothing was heard for `3 × heartbeatIntervalMs`; it turns
- * true again on the next notification heard (the same session: nothing was missed) or the next LISTEN
- * (a new session: `onListen` lets the caller forget what it may have missed).
+ * false before the first LISTEN, and it turns false when a probe was answered by the pool (committed, or
+ * failed) and nothing was heard on the channel within `3 × heartbeatIntervalMs` after it, or when a probe
+ * is still unanswered after that long; it turns true again on the next notification heard (the same
+ * session: nothing was missed) or the next LISTEN (a new session: `onListen` lets the caller forget what it
+ * may have missed). The judgement is made by the heartbeat timer (every half interval, so within 3.5
+ * intervals of the probe), never from the clock alone: a process whose event loop stalled (a long GC pause,
+ * a starved CPU) has its notifications waiting unread in the socket, not lost, and a probe queued behind
+ * busy pooled connections says nothing about the LISTEN connection; before, either made the watcher
+ * (and every request's token look-up with it) give up for as long as the stall or the queue lasted.
  *
  * A change made through the same pool is also announced in-process, synchronously, after its commit
  * (`announceCredentialChange`), so the process that disables a client (tests, `npm start`) refuses its
@@ -74,9 +80,19 @@ export async function watchCredentialChanges(
   const onError = options.onError ?? (() => {});
   let stopped = false;
   let listened = false;
+  /** Whether the channel is known to deliver: set by a LISTEN or a notification heard, cleared by the timer. */
+  let live = false;
   let heardAt = Number.NEGATIVE_INFINITY;
-  let heartbeatInFlight = false;
+  /** When the probe in flight was sent (null: none in flight). */
+  let probeSentAt: number | null = null;
+  /** When the first probe answered by the pool since the last notification heard was answered (null: none). */
+  let unheardSince: number | null = null;
   let listenCount = 0;
+  const heard = () => {
+    heardAt = performance.now();
+    unheardSince = null;
+    if (listened) live = true;
+  };
 
   const local: LocalSubscriber = (clientId) => {
     if (!stopped) handlers.onChange(clientId);
@@ -92,13 +108,13 @@ export async function watchCredentialChanges(
       credentialChangesChannel,
       (payload) => {
         if (stopped) return;
-        heardAt = performance.now();
+        heard();
         if (payload !== '') handlers.onChange(payload);
       },
       () => {
         if (stopped) return;
         listened = true;
-        heardAt = performance.now();
+        heard();
         listenCount += 1;
         handlers.onListen();
       },
@@ -108,19 +124,29 @@ export async function watchCredentialChanges(
   }
 
   const timer = setInterval(() => {
-    if (stopped || heartbeatInFlight || performance.now() - heardAt < intervalMs / 2) return;
-    heartbeatInFlight = true;
-    db.$client
-      .notify(credentialChangesChannel, '')
-      .catch(onError)
-      .finally(() => {
-        heartbeatInFlight = false;
-      });
-  }, intervalMs);
+    if (stopped) return;
+    const now = performance.now();
+    if (
+      (unheardSince !== null && now - unheardSince > staleAfterMs) ||
+      (probeSentAt !== null && now - probeSentAt > staleAfterMs)
+    ) {
+      live = false;
+    }
+    if (probeSentAt !== null || now - heardAt < intervalMs / 2) return;
+    const sentAt = now;
+    probeSentAt = sentAt;
+    const answered = () => {
+      if (probeSentAt !== sentAt) return;
+      probeSentAt = null;
+      // Heard meanwhile (its own notification may come first): nothing to wait for.
+      if (heardAt < sentAt) unheardSince ??= performance.now();
+    };
+    db.$client.notify(credentialChangesChannel, '').catch(onError).finally(answered);
+  }, intervalMs / 2);
   timer.unref();
 
   return {
-    isLive: () => !stopped && listened && performance.now() - heardAt <= staleAfterMs,
+    isLive: () => !stopped && live,
     listens: () => listenCount,
     // The state object is the LISTEN connection's, updated when it reconnects.
     listenerPid: () => handle?.state.pid ?? null,

@@ -12,11 +12,11 @@
  * and within `TOKEN_CACHE_TTL_MS` (default 5 s) of the change in the worst case; a token past its
  * `expiresAt` is refused even when cached. Tokens never reach a log.
  */
+import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { credentialPrefix, type Permission, type Scope } from '../../domain/auth';
 import { DomainError, fieldError } from '../../domain/errors';
-import { sha256Hex } from '../../domain/hash';
 import { unstorableCharacter } from '../../domain/validation/fields';
 import { type AppEnv, factory } from '../env';
 import { bearerChallenge, sendError } from '../errors';
@@ -39,7 +39,9 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
   if (!token.startsWith(credentialPrefix('at', environment))) {
     return unauthenticated(c, 'The token is malformed or belongs to another environment.');
   }
-  const grant = await c.get('deps').tokenGrants.find(sha256Hex(token));
+  // The digest the token is stored under (domain/hash.ts `sha256Hex`, the same lower-case hex SHA-256), computed by
+  // Node's native hash: it runs on every bearer request, where the pure-JavaScript one cost about 1% of the CPU.
+  const grant = await c.get('deps').tokenGrants.find(createHash('sha256').update(token).digest('hex'));
   if (!grant || grant.environment !== environment)
     return unauthenticated(c, 'The token is unknown or revoked.');
   if (grant.expiresAt.getTime() <= Date.now()) return unauthenticated(c, 'The token has expired.');

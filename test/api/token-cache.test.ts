@@ -12,6 +12,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities, createPlatformOperations } from '../../activities';
 import { createApp } from '../../api/app';
+import { tokenCacheStaleTotal } from '../../api/metrics';
 import { createDependencyHealth, createProcessClients } from '../../api/processes';
 import { createTokenGrantCache, type TokenGrantCache } from '../../api/token-cache';
 import { createDb } from '../../db/client';
@@ -209,6 +210,35 @@ describe('token-grant cache', () => {
     expect(a.tokenGrants.stats().hits).toBe(hits + 1);
   });
 
+  it('keeps serving after its event loop stalled longer than three heartbeats (notifications wait in the socket)', async () => {
+    const tokenGrants = createTokenGrantCache({
+      db: ctx.db,
+      logger: pino({ level: 'silent' }),
+      ttlMs: 60_000,
+      heartbeatIntervalMs: 100,
+    });
+    try {
+      await tokenGrants.start();
+      const cred = await bearer();
+      const digest = sha256Hex(cred.token);
+      await tokenGrants.find(digest);
+      // A few heartbeats pass while idle: still serving.
+      await new Promise((r) => setTimeout(r, 500));
+      await tokenGrants.find(digest);
+      expect(tokenGrants.stats()).toMatchObject({ live: true, hits: 1 });
+      // A stall of the loop (a long GC pause, a starved CPU) of ten heartbeats: no probe was sent or heard
+      // meanwhile, yet nothing shows the LISTEN connection dead.
+      const stallUntil = performance.now() + 1000;
+      while (performance.now() < stallUntil) {
+        // busy: nothing else runs
+      }
+      await tokenGrants.find(digest);
+      expect(tokenGrants.stats()).toMatchObject({ live: true, hits: 2 });
+    } finally {
+      await tokenGrants.stop();
+    }
+  });
+
   it('stops serving while it cannot LISTEN (reconnect refused) and serves again once it can', async () => {
     // A role of its own, so that only this pool's reconnects can be refused (NOLOGIN keeps open sessions).
     const role = `token_cache_probe_${randomBytes(4).toString('hex')}`;
@@ -236,11 +266,13 @@ describe('token-grant cache', () => {
       await ctx.db.execute(sql.raw(`alter role ${role} nologin`));
       await ctx.db.execute(sql`select pg_terminate_backend(${listenerPid})`);
       await waitFor(() => !tokenGrants.stats().live, 5000);
-      // The pool's open session still answers: every find is a look-up now.
+      // The pool's open session still answers: every find is a look-up now, and the stop is counted once.
       const { hits } = tokenGrants.stats();
+      const stops = (await tokenCacheStaleTotal.get()).values[0]?.value ?? 0;
       await tokenGrants.find(digest);
       await tokenGrants.find(digest);
       expect(tokenGrants.stats()).toMatchObject({ hits, size: 0 });
+      expect((await tokenCacheStaleTotal.get()).values[0]?.value).toBe(stops + 1);
 
       await ctx.db.execute(sql.raw(`alter role ${role} login`));
       await waitFor(() => tokenGrants.stats().live && tokenGrants.stats().listens > listens, 5000);
