@@ -16,6 +16,7 @@ import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { installmentRowsOf } from './create-loan';
+import type { LoanChunk } from './loan-chunk';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   type PaymentRow,
@@ -116,7 +117,8 @@ export function checkFundingInput(input: RecordExternalFundingInput): ReturnType
  * `recordExternalFunding`'s work on a loan the caller has locked (`lockLoanForMoney`) in its transaction, at
  * `now`: the same rules, rows and `funding.posted` event. With `repost: false` the loan is not reposted (nor made
  * ACTIVE): the caller reposts once after more money events (a boarded history,
- * record-external-payment-history.ts).
+ * record-external-payment-history.ts). `createdInThisTransaction` and `chunk`: as `recordExternalPaymentHistoryInTx`'s
+ * options (a boarded loan).
  */
 export async function recordFundingOfLockedLoan(
   tx: Tx,
@@ -124,7 +126,13 @@ export async function recordFundingOfLockedLoan(
   money: ReturnType<typeof moneyOfInput>,
   loan: LoanForMoney,
   now: Date,
-  options: { repost: boolean },
+  options: {
+    repost: boolean;
+    /** The loan was created in this transaction (boarding): it has no added charge to read. */
+    createdInThisTransaction?: boolean;
+    /** The boarding chunk (activities/lending/loan-chunk.ts): the events are buffered in it. */
+    chunk?: LoanChunk;
+  },
 ): Promise<RecordExternalFundingResult> {
   {
     const fundingDate = input.fundingDate ?? loan.expectedDisbursementDate;
@@ -242,30 +250,44 @@ export async function recordFundingOfLockedLoan(
       .onConflictDoNothing({
         target: [reconciliationItems.tenantId, reconciliationItems.targetType, reconciliationItems.targetId],
       });
-    const schedule = await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
+    const schedule = await rescheduleOnFundedPrincipal(
+      tx,
+      input.tenantId,
+      loan,
+      fundedMinor + money.minor,
+      options.createdInThisTransaction === true,
+    );
     const downPayment = await recordAutomaticDownPayment(tx, input.tenantId, loan, created, schedule, now);
     if (options.repost) await repostLoan(tx, { tenantId: input.tenantId, loan, now });
     const result = resultOf(created, loan, true);
-    await writeOutboxEvent(tx, {
-      tenantId: input.tenantId,
-      eventType: 'funding.posted',
-      subjectId: created.id,
-      data: {
-        fundingId: result.fundingId,
-        loanRef: result.loanRef,
-        status: result.status,
-        amount: result.amount,
-        currency: result.currency,
-        fundingDate: result.fundingDate,
-        fundingType: result.fundingType,
-        recipientType: result.recipientType,
+    await writeOutboxEvent(
+      tx,
+      {
+        tenantId: input.tenantId,
+        eventType: 'funding.posted',
+        subjectId: created.id,
+        data: {
+          fundingId: result.fundingId,
+          loanRef: result.loanRef,
+          status: result.status,
+          amount: result.amount,
+          currency: result.currency,
+          fundingDate: result.fundingDate,
+          fundingType: result.fundingType,
+          recipientType: result.recipientType,
+        },
+        occurredAt: now,
+        dedupeKey: `funding/${created.id}/posted`,
       },
-      occurredAt: now,
-      dedupeKey: `funding/${created.id}/posted`,
-    });
+      options.chunk?.outbox,
+    );
     if (downPayment) {
       const posted = paymentPostedEventOf(input.tenantId, paymentResultOf(downPayment, loan, true), now);
-      await writeOutboxEvent(tx, { ...posted, data: { ...posted.data, transactionType: 'DOWN_PAYMENT' } });
+      await writeOutboxEvent(
+        tx,
+        { ...posted, data: { ...posted.data, transactionType: 'DOWN_PAYMENT' } },
+        options.chunk?.outbox,
+      );
     }
     return result;
   }
@@ -375,6 +397,7 @@ async function rescheduleOnFundedPrincipal(
   tenantId: string,
   loan: LoanForMoney,
   fundedMinor: bigint,
+  createdInThisTransaction: boolean,
 ): Promise<Schedule | null> {
   const [row] = await tx
     .select({ terms: loans.terms })
@@ -415,7 +438,8 @@ async function rescheduleOnFundedPrincipal(
     .orderBy(asc(loanInstallments.installmentNumber));
   const digits = loan.digitsAfterDecimal;
   // Charges added to the active loan stay on their installments (db/README.md), additional ones included.
-  const added = await loanChargesForAllocation(tx, tenantId, loan.id);
+  // A loan created in this transaction has no added charge yet (they are added to an active loan).
+  const added = createdInThisTransaction ? [] : await loanChargesForAllocation(tx, tenantId, loan.id);
   if (added.length > 0) {
     rows = [
       ...rows,

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { lockLoanForMoney } from '../../db/queries/lending/loans';
+import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
@@ -9,6 +9,7 @@ import type { ExternalPayment } from '../../domain/payments/schemas/recorded-pay
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
+import type { LoanChunk } from './loan-chunk';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   checkFundingInput,
@@ -93,14 +94,21 @@ export function recordExternalPaymentHistory(deps: Deps) {
 /**
  * `recordExternalPaymentHistory` inside the caller's tenant transaction `tx` (the same rules, rows, events and
  * outcomes; `now` is the operation's clock reading), for an operation that boards a loan and its history in one
- * transaction (activities/lending/board-loan.ts). Errors: those of `recordExternalPaymentHistory`.
+ * transaction (activities/lending/board-loan.ts); `options` (`HistoryInTxOptions`) say what the caller's transaction
+ * already holds. Errors: those of `recordExternalPaymentHistory`.
  */
 export async function recordExternalPaymentHistoryInTx(
   tx: Tx,
   input: RecordExternalPaymentHistoryInput,
   now: Date,
+  options: HistoryInTxOptions = {},
 ): Promise<RecordExternalPaymentHistoryResult> {
-  const locked = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+  const { chunk } = options;
+  const fresh = options.createdInThisTransaction === true;
+  const locked =
+    options.lockedLoan && options.lockedLoan.id === input.loanId
+      ? options.lockedLoan
+      : await lockLoanForMoney(tx, input.tenantId, input.loanId);
   const fundingOutcomes: HistoricalFundingOutcome[] = [];
   let fundedNow = 0;
   let firstFundingDate = locked.disbursedOnDate;
@@ -113,7 +121,7 @@ export async function recordExternalPaymentHistoryInTx(
         money,
         locked,
         now,
-        { repost: false },
+        { repost: false, createdInThisTransaction: fresh, ...(chunk ? { chunk } : {}) },
       );
       if (result.created) {
         fundedNow += 1;
@@ -246,7 +254,15 @@ export async function recordExternalPaymentHistoryInTx(
 
   const allocations =
     created.length > 0 || fundedNow > 0
-      ? (await repostLoan(tx, { tenantId: input.tenantId, loan: locked, now })).allocations
+      ? (
+          await repostLoan(tx, {
+            tenantId: input.tenantId,
+            loan: locked,
+            now,
+            createdInThisTransaction: fresh,
+            chartReady: chunk?.chartReady === true,
+          })
+        ).allocations
       : null;
   const finished: HistoricalPaymentOutcome[] = [];
   const firstOfRow = new Set<number>();
@@ -266,8 +282,21 @@ export async function recordExternalPaymentHistoryInTx(
     if (!isNew) continue;
     events.push(paymentPostedEventOf(input.tenantId, result, now));
   }
-  await writeOutboxEvents(tx, events);
+  await writeOutboxEvents(tx, events, chunk?.outbox);
   return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };
+}
+
+/** How `recordExternalPaymentHistoryInTx` runs inside its caller's transaction. */
+export interface HistoryInTxOptions {
+  /** The loan as the caller holds it locked in this transaction (`lockLoanForMoney`'s shape); not read again. */
+  lockedLoan?: LoanForMoney;
+  /**
+   * The loan was created in this transaction (boarding): it has no journal, added charge, relief or charge-off yet,
+   * so the repost does not read them (repost-loan.ts `createdInThisTransaction`).
+   */
+  createdInThisTransaction?: boolean;
+  /** The boarding chunk (activities/lending/loan-chunk.ts): events buffered in it, its chart of accounts ready. */
+  chunk?: LoanChunk;
 }
 
 /** `recordExternalPayment`'s rules for a new payment (state, currency, dates); throws the same DomainErrors. */
