@@ -19,6 +19,7 @@ import { type BoardLoanInput, type BoardLoanResult, boardLoanInTx } from '../len
 import {
   flushLoanChunk,
   type LoanChunk,
+  type LoanChunkRefs,
   openLoanChunk,
   rollbackToMark,
   savepointMark,
@@ -580,6 +581,8 @@ export function boardBoardingChunk(deps: Deps) {
     type TogetherPlan = {
       /** The borrower to lock first (loans). */
       customerId: number | null;
+      /** The `externalRecordRef`s of the loan's fundings and payments (loans). */
+      refs: LoanChunkRefs;
       run: (tx: Tx, now: Date, chunk: LoanChunk | null) => Promise<() => void>;
     };
     /** The one-step boarding of a `customer` or `loan` line, when it can board with others; else null. */
@@ -593,6 +596,7 @@ export function boardBoardingChunk(deps: Deps) {
         const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
         return {
           customerId: null,
+          refs: { fundingRefs: [], paymentRefs: [] },
           run: async (tx) => {
             const result = await boardCustomerInTx(deps, tx, plan.input);
             return () => plan.settle(result);
@@ -603,6 +607,10 @@ export function boardBoardingChunk(deps: Deps) {
       if (!plan) return null;
       return {
         customerId: plan.input.loan.clientId,
+        refs: {
+          fundingRefs: (plan.input.history?.fundings ?? []).map((f) => f.externalRecordRef),
+          paymentRefs: (plan.input.history?.payments ?? []).map((p) => p.externalRecordRef),
+        },
         run: async (tx, now, chunk) => {
           const result = await boardLoanInTx(tx, plan.input, now, chunk ?? undefined);
           return () => plan.settle(result);
@@ -644,8 +652,11 @@ export function boardBoardingChunk(deps: Deps) {
           const borrowerIds = plans.flatMap((p) => (p.customerId === null ? [] : [p.customerId]));
           // Loans share the chunk's reads, locks and write buffers (activities/lending/loan-chunk.ts).
           const chunk =
-            input.kind === 'loan' && plans.length > 0
-              ? await openLoanChunk(tx, input.tenantId, now, borrowerIds)
+            input.kind === 'loan' && plans.length > 0 && deps.boardingLoanChunks !== false
+              ? await openLoanChunk(tx, input.tenantId, now, borrowerIds, {
+                  fundingRefs: plans.flatMap((p) => p.refs.fundingRefs),
+                  paymentRefs: plans.flatMap((p) => p.refs.paymentRefs),
+                })
               : null;
           if (!chunk) await lockCustomers(tx, input.tenantId, borrowerIds);
           const settled: (() => void)[] = [];

@@ -78,9 +78,11 @@ export function approveLoan(deps: Deps) {
   return async (input: ApproveLoanInput): Promise<ApproveLoanResult> => {
     assertNoSensitiveData('note', input.note);
     const now = deps.clock();
-    const { approvedLoan: _, ...result } = await withTenantTransaction(deps.db, input.tenantId, (tx) =>
-      approveLoanInTx(tx, input, now),
-    );
+    const {
+      approvedLoan: _,
+      approvedTerms: __,
+      ...result
+    } = await withTenantTransaction(deps.db, input.tenantId, (tx) => approveLoanInTx(tx, input, now));
     return result;
   };
 }
@@ -89,6 +91,8 @@ export function approveLoan(deps: Deps) {
 export interface ApproveLoanInTxResult extends ApproveLoanResult {
   /** The approved loan in `lockLoanForMoney`'s shape, for a later step of the same transaction. */
   approvedLoan: LoanForMoney;
+  /** Its stored terms as the approval left them. */
+  approvedTerms: StoredLoanTerms;
 }
 
 /**
@@ -239,6 +243,7 @@ export async function approveLoanInTx(
     chunk?.outbox,
   );
   return {
+    approvedTerms: storedTerms,
     approvedLoan: {
       ...loan,
       status: 'APPROVED',

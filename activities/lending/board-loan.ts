@@ -76,7 +76,12 @@ export async function boardLoanInTx(
         { ...context, ...input.history, loanId: created.loan.loanId },
         now,
         created.fresh && approved
-          ? { lockedLoan: approved.approvedLoan, createdInThisTransaction: true, ...(chunk ? { chunk } : {}) }
+          ? {
+              lockedLoan: approved.approvedLoan,
+              loanTerms: approved.approvedTerms,
+              createdInThisTransaction: true,
+              ...(chunk ? { chunk } : {}),
+            }
           : chunk
             ? { chunk }
             : {},
@@ -84,7 +89,7 @@ export async function boardLoanInTx(
     : null;
   let approval: ApproveLoanResult | null = null;
   if (approved) {
-    const { approvedLoan: _, ...result } = approved;
+    const { approvedLoan: _, approvedTerms: __, ...result } = approved;
     approval = result;
   }
   return { loan: created.loan, approval, history };

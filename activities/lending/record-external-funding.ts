@@ -130,8 +130,16 @@ export async function recordFundingOfLockedLoan(
     repost: boolean;
     /** The loan was created in this transaction (boarding): it has no added charge to read. */
     createdInThisTransaction?: boolean;
-    /** The boarding chunk (activities/lending/loan-chunk.ts): the events are buffered in it. */
+    /**
+     * The boarding chunk (activities/lending/loan-chunk.ts): the events and the reconciliation item are buffered in
+     * it, a ref it knows is not stored is not looked up, and a loan created in this transaction whose borrower it
+     * locked takes its disbursement holds from it.
+     */
     chunk?: LoanChunk;
+    /** The loan's stored terms as the caller holds them in this transaction (not read again). */
+    loanTerms?: StoredLoanTerms;
+    /** What this transaction knows to be the loan's fundings so far (a loan created in it): not summed again. */
+    fundedSoFar?: { totalMinor: bigint; earliestDate: string | null };
   },
 ): Promise<RecordExternalFundingResult> {
   {
@@ -147,7 +155,11 @@ export async function recordFundingOfLockedLoan(
       reason: input.reason,
       fundingDate,
     });
-    const earlier = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
+    const { chunk } = options;
+    const earlier =
+      chunk && !chunk.storedFundingRefs.has(input.externalRecordRef)
+        ? undefined
+        : await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
     if (earlier) return replayOf(earlier, contentDigest, loan);
 
     if (loan.status !== 'APPROVED' && loan.status !== 'ACTIVE') {
@@ -172,13 +184,20 @@ export async function recordFundingOfLockedLoan(
         `fundingDate must not be before the loan's approval date ${loan.approvedOnDate}.`,
       );
     }
-    const [funded] = await tx
-      .select({
-        total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
-        earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
-      })
-      .from(fundings)
-      .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
+    const [funded] = options.fundedSoFar
+      ? [
+          {
+            total: formatMinor(options.fundedSoFar.totalMinor, minorUnitDigits(loan.currencyCode)),
+            earliestDate: options.fundedSoFar.earliestDate,
+          },
+        ]
+      : await tx
+          .select({
+            total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
+            earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
+          })
+          .from(fundings)
+          .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
     const fundedMinor = minorOf(funded?.total ?? '0', loan.currencyCode);
     const approvedMinor =
       loan.approvedPrincipal === null ? 0n : minorOf(loan.approvedPrincipal, loan.currencyCode);
@@ -199,14 +218,19 @@ export async function recordFundingOfLockedLoan(
         `Loan ${loan.id} has ${loan.disbursementChargesDue} of charges due at disbursement, withheld from its first funding; a first funding of ${money.text} cannot cover them.`,
       );
     }
-    const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
-      at: now,
-      types: ['DISBURSEMENT_HOLD'],
-    });
-    if (holds.length > 0) {
+    const holdIds =
+      chunk && options.createdInThisTransaction && chunk.lockedBorrowers.has(loan.clientId)
+        ? (chunk.disbursementHolds.get(loan.clientId) ?? [])
+        : (
+            await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
+              at: now,
+              types: ['DISBURSEMENT_HOLD'],
+            })
+          ).map((hold) => hold.restrictionId);
+    if (holdIds.length > 0) {
       throw new DomainError(
         'error.msg.loan.disbursement.hold.active',
-        `Restriction ${holds[0]!.restrictionId} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
+        `Restriction ${holdIds[0]} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
       );
     }
 
@@ -236,28 +260,44 @@ export async function recordFundingOfLockedLoan(
       if (!winner) throw new Error('funding vanished after an externalRecordRef conflict');
       return replayOf(winner, contentDigest, loan);
     }
-    await tx
-      .insert(reconciliationItems)
-      .values({
-        tenantId: input.tenantId,
-        targetType: 'FUNDING',
-        targetId: created.id,
-        externalRecordRef: created.externalRecordRef,
-        status: 'open',
-        createdAt: now,
-        lastSeenAt: now,
-      })
-      .onConflictDoNothing({
-        target: [reconciliationItems.tenantId, reconciliationItems.targetType, reconciliationItems.targetId],
-      });
+    const item = {
+      tenantId: input.tenantId,
+      targetType: 'FUNDING' as const,
+      targetId: created.id,
+      externalRecordRef: created.externalRecordRef,
+      status: 'open' as const,
+      createdAt: now,
+      lastSeenAt: now,
+    };
+    if (chunk) chunk.reconciliation.push(item);
+    else
+      await tx
+        .insert(reconciliationItems)
+        .values(item)
+        .onConflictDoNothing({
+          target: [
+            reconciliationItems.tenantId,
+            reconciliationItems.targetType,
+            reconciliationItems.targetId,
+          ],
+        });
     const schedule = await rescheduleOnFundedPrincipal(
       tx,
       input.tenantId,
       loan,
       fundedMinor + money.minor,
       options.createdInThisTransaction === true,
+      options.loanTerms,
     );
-    const downPayment = await recordAutomaticDownPayment(tx, input.tenantId, loan, created, schedule, now);
+    const downPayment = await recordAutomaticDownPayment(
+      tx,
+      input.tenantId,
+      loan,
+      created,
+      schedule,
+      now,
+      options.loanTerms,
+    );
     if (options.repost) await repostLoan(tx, { tenantId: input.tenantId, loan, now });
     const result = resultOf(created, loan, true);
     await writeOutboxEvent(
@@ -315,11 +355,14 @@ async function recordAutomaticDownPayment(
   funding: FundingRow,
   schedule: Schedule | null,
   now: Date,
+  loanTerms: StoredLoanTerms | undefined,
 ): Promise<PaymentRow | null> {
-  const [row] = await tx
-    .select({ terms: loans.terms })
-    .from(loans)
-    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  const [row] = loanTerms
+    ? [{ terms: loanTerms as unknown }]
+    : await tx
+        .select({ terms: loans.terms })
+        .from(loans)
+        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
   const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
   if (!terms?.enableDownPayment || !terms.enableAutoRepaymentForDownPayment || schedule === null) return null;
   const [, ...installments] = schedule.periods;
@@ -398,11 +441,14 @@ async function rescheduleOnFundedPrincipal(
   loan: LoanForMoney,
   fundedMinor: bigint,
   createdInThisTransaction: boolean,
+  loanTerms: StoredLoanTerms | undefined,
 ): Promise<Schedule | null> {
-  const [row] = await tx
-    .select({ terms: loans.terms })
-    .from(loans)
-    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  const [row] = loanTerms
+    ? [{ terms: loanTerms as unknown }]
+    : await tx
+        .select({ terms: loans.terms })
+        .from(loans)
+        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
   const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
   if (terms?.version !== 1) return null;
   const principal = formatMinor(fundedMinor, loan.digitsAfterDecimal);

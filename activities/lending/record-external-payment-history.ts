@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { type LoanForMoney, lockLoanForMoney } from '../../db/queries/lending/loans';
+import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
@@ -112,6 +112,8 @@ export async function recordExternalPaymentHistoryInTx(
   const fundingOutcomes: HistoricalFundingOutcome[] = [];
   let fundedNow = 0;
   let firstFundingDate = locked.disbursedOnDate;
+  // A loan created in this transaction has exactly the fundings recorded below.
+  const fundedSoFar = fresh ? { totalMinor: 0n, earliestDate: null as string | null } : null;
   for (const funding of input.fundings ?? []) {
     try {
       const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
@@ -121,8 +123,19 @@ export async function recordExternalPaymentHistoryInTx(
         money,
         locked,
         now,
-        { repost: false, createdInThisTransaction: fresh, ...(chunk ? { chunk } : {}) },
+        {
+          repost: false,
+          createdInThisTransaction: fresh,
+          ...(chunk ? { chunk } : {}),
+          ...(options.loanTerms ? { loanTerms: options.loanTerms } : {}),
+          ...(fundedSoFar ? { fundedSoFar: { ...fundedSoFar } } : {}),
+        },
       );
+      if (result.created && fundedSoFar) {
+        fundedSoFar.totalMinor += money.minor;
+        if (fundedSoFar.earliestDate === null || result.fundingDate < fundedSoFar.earliestDate)
+          fundedSoFar.earliestDate = result.fundingDate;
+      }
       if (result.created) {
         fundedNow += 1;
         if (firstFundingDate === null || result.fundingDate < firstFundingDate) {
@@ -146,7 +159,7 @@ export async function recordExternalPaymentHistoryInTx(
       : locked;
   const refs = input.payments.map((p) => p.externalRecordRef);
   const earlierRows: PaymentRow[] =
-    refs.length === 0
+    refs.length === 0 || (chunk && !refs.some((ref) => chunk.storedPaymentRefs.has(ref)))
       ? []
       : await tx
           .select()
@@ -290,6 +303,8 @@ export async function recordExternalPaymentHistoryInTx(
 export interface HistoryInTxOptions {
   /** The loan as the caller holds it locked in this transaction (`lockLoanForMoney`'s shape); not read again. */
   lockedLoan?: LoanForMoney;
+  /** Its stored terms as the caller holds them in this transaction; not read again by the fundings. */
+  loanTerms?: StoredLoanTerms;
   /**
    * The loan was created in this transaction (boarding): it has no journal, added charge, relief or charge-off yet,
    * so the repost does not read them (repost-loan.ts `createdInThisTransaction`).
