@@ -656,6 +656,7 @@ export function boardBoardingChunk(deps: Deps) {
               ? await openLoanChunk(tx, input.tenantId, now, borrowerIds, {
                   fundingRefs: plans.flatMap((p) => p.refs.fundingRefs),
                   paymentRefs: plans.flatMap((p) => p.refs.paymentRefs),
+                  loans: plans.length,
                 })
               : null;
           if (!chunk) await lockCustomers(tx, input.tenantId, borrowerIds);

@@ -93,6 +93,8 @@ export interface ApproveLoanInTxResult extends ApproveLoanResult {
   approvedLoan: LoanForMoney;
   /** Its stored terms as the approval left them. */
   approvedTerms: StoredLoanTerms;
+  /** Its installment rows as the approval left them. */
+  approvedInstallments: NewInstallmentRow[];
 }
 
 /**
@@ -244,6 +246,7 @@ export async function approveLoanInTx(
   );
   return {
     approvedTerms: storedTerms,
+    approvedInstallments: installments,
     approvedLoan: {
       ...loan,
       status: 'APPROVED',

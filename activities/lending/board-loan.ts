@@ -79,6 +79,7 @@ export async function boardLoanInTx(
           ? {
               lockedLoan: approved.approvedLoan,
               loanTerms: approved.approvedTerms,
+              installments: approved.approvedInstallments,
               createdInThisTransaction: true,
               ...(chunk ? { chunk } : {}),
             }
@@ -89,7 +90,7 @@ export async function boardLoanInTx(
     : null;
   let approval: ApproveLoanResult | null = null;
   if (approved) {
-    const { approvedLoan: _, approvedTerms: __, ...result } = approved;
+    const { approvedLoan: _, approvedTerms: __, approvedInstallments: ___, ...result } = approved;
     approval = result;
   }
   return { loan: created.loan, approval, history };

@@ -131,12 +131,15 @@ export async function createLoanInTx(
     ...(storedTerms as unknown as Record<string, unknown>),
     ...(boardedOnDate === null ? {} : { boardedOnDate }),
   };
-  const [created] = await tx
-    .insert(loans)
+  // A boarding chunk reserved the id (activities/lending/loan-chunk.ts): the account number goes in with the row.
+  const reservedId = chunk?.takeLoanId();
+  const insert = reservedId === undefined ? tx.insert(loans) : tx.insert(loans).overridingSystemValue();
+  const [created] = await insert
     .values({
+      ...(reservedId === undefined ? {} : { id: reservedId }),
       tenantId: input.tenantId,
-      // replaced by the id-based number below, in this transaction; unique meanwhile
-      accountNo: `pending/${randomUUID()}`,
+      // with no reserved id, replaced by the id-based number below, in this transaction; unique meanwhile
+      accountNo: reservedId === undefined ? `pending/${randomUUID()}` : accountNoOf(reservedId),
       clientId: resolved.clientId,
       productId: resolved.productId,
       loanType: terms.loanType,
@@ -158,10 +161,11 @@ export async function createLoanInTx(
   if (!created) return { loan: await existingLoan(tx, input), installments: null, fresh: null };
 
   const accountNo = accountNoOf(created.id);
-  await tx
-    .update(loans)
-    .set({ accountNo })
-    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
+  if (reservedId === undefined)
+    await tx
+      .update(loans)
+      .set({ accountNo })
+      .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
   const installments = installmentRowsOf(input.tenantId, created.id, schedule);
   await insertInstallmentRows(tx, installments);
   await recordCustomerChange(

@@ -9,6 +9,7 @@
  * - The borrowers are locked once for the chunk (`lockCustomers`, in id order); a loan whose borrower is among them
  *   does not lock it again, and a borrower that is not the tenant's is still refused by the loan (it is not locked).
  * - The tenant's chart of accounts is ensured once, before the loans (the reposts skip it).
+ * - The loans' ids are reserved together, so each loan is inserted with its account number (no second statement).
  * - The borrowers' customer-wide disbursement holds, and which of the chunk's funding and payment refs are already
  *   stored, are read once: a loan created in the chunk then neither locks its borrower for its funding's hold check
  *   nor looks up refs that are not stored (a ref taken meanwhile by another loan still conflicts at its insert and
@@ -18,7 +19,7 @@
  *   dropped (`savepointMark` / `rollbackToMark`), so a refused loan leaves no event and no history behind.
  */
 
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { restrictionInForce } from '../../db/queries/customers/restrictions';
 import { insertJsonRows } from '../../db/queries/json-rows';
 import { tenantToday } from '../../db/queries/lending/delinquency';
@@ -54,6 +55,12 @@ export interface LoanChunk {
   storedPaymentRefs: ReadonlySet<string>;
   outbox: OutboxBuffer;
   history: CustomerHistoryBuffer;
+  /**
+   * A loan id reserved for the chunk (from the `loans` identity, one statement for the chunk), so that a loan is
+   * inserted with its account number at once; undefined once they are used up (the loan then takes its id from the
+   * insert and its account number in a second statement, as alone).
+   */
+  takeLoanId(): number | undefined;
   /** `reconciliation_items` rows of the new fundings, inserted at the flush (`ON CONFLICT DO NOTHING`). */
   reconciliation: (typeof reconciliationItems.$inferInsert)[];
 }
@@ -69,12 +76,15 @@ export interface LoanChunkMark {
 export interface LoanChunkRefs {
   fundingRefs: readonly string[];
   paymentRefs: readonly string[];
+  /** How many loans the chunk creates at most (loan ids reserved for them). */
+  loans?: number;
 }
 
 /**
  * Opens the chunk in `tx` (the tenant's transaction, instant `now`): reads the tenant's date, locks `borrowerIds`
  * (in id order, skipping ids that are not the tenant's), ensures the chart of accounts, reads the borrowers'
- * customer-wide disbursement holds and which of `refs` are already stored: six statements at most. Errors: those of
+ * customer-wide disbursement holds and which of `refs` are already stored, and reserves `refs.loans` loan ids:
+ * seven statements at most. Errors: those of
  * PostgreSQL (the caller's transaction fails).
  */
 export async function openLoanChunk(
@@ -130,6 +140,14 @@ export async function openLoanChunk(
       })),
     )
     .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
+  const reserved =
+    (refs.loans ?? 0) > 0
+      ? (
+          await tx.execute<{ id: string }>(
+            sql`select nextval(pg_get_serial_sequence('loans', 'id'))::text as id from generate_series(1, ${refs.loans}::int)`,
+          )
+        ).map((row) => Number(row.id))
+      : [];
   const products = new Map<number, Promise<ProductForLoan | null>>();
   const definitions = new Map<string, ReturnType<typeof readLoanChargeDefinitions>>();
   return {
@@ -160,6 +178,7 @@ export async function openLoanChunk(
     outbox: new OutboxBuffer(),
     history: new CustomerHistoryBuffer(),
     reconciliation: [],
+    takeLoanId: () => reserved.shift(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { replaceInstallmentRows } from '../../db/queries/lending/installments';
+import { type NewInstallmentRow, replaceInstallmentRows } from '../../db/queries/lending/installments';
 import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { fundings, loanInstallments, loans, payments, reconciliationItems } from '../../db/schema';
@@ -138,6 +138,11 @@ export async function recordFundingOfLockedLoan(
     chunk?: LoanChunk;
     /** The loan's stored terms as the caller holds them in this transaction (not read again). */
     loanTerms?: StoredLoanTerms;
+    /**
+     * The loan's installment rows as this transaction stored them (a loan created in it): not read again, and
+     * updated here when the funding regenerates them.
+     */
+    installments?: { rows: NewInstallmentRow[] };
     /** What this transaction knows to be the loan's fundings so far (a loan created in it): not summed again. */
     fundedSoFar?: { totalMinor: bigint; earliestDate: string | null };
   },
@@ -288,6 +293,7 @@ export async function recordFundingOfLockedLoan(
       fundedMinor + money.minor,
       options.createdInThisTransaction === true,
       options.loanTerms,
+      options.installments,
     );
     const downPayment = await recordAutomaticDownPayment(
       tx,
@@ -442,6 +448,7 @@ async function rescheduleOnFundedPrincipal(
   fundedMinor: bigint,
   createdInThisTransaction: boolean,
   loanTerms: StoredLoanTerms | undefined,
+  known: { rows: NewInstallmentRow[] } | undefined,
 ): Promise<Schedule | null> {
   const [row] = loanTerms
     ? [{ terms: loanTerms as unknown }]
@@ -477,11 +484,13 @@ async function rescheduleOnFundedPrincipal(
     );
   }
   let rows = installmentRowsOf(tenantId, loan.id, scheduled.value);
-  const stored = await tx
-    .select()
-    .from(loanInstallments)
-    .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
-    .orderBy(asc(loanInstallments.installmentNumber));
+  const stored: readonly NewInstallmentRow[] =
+    known?.rows ??
+    (await tx
+      .select()
+      .from(loanInstallments)
+      .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+      .orderBy(asc(loanInstallments.installmentNumber)));
   const digits = loan.digitsAfterDecimal;
   // Charges added to the active loan stay on their installments (db/README.md), additional ones included.
   // A loan created in this transaction has no added charge yet (they are added to an active loan).
@@ -529,7 +538,10 @@ async function rescheduleOnFundedPrincipal(
         same(s.penaltyChargesDue, r.penaltyChargesDue)
       );
     });
-  if (!unchanged) await replaceInstallmentRows(tx, tenantId, loan.id, rows);
+  if (!unchanged) {
+    await replaceInstallmentRows(tx, tenantId, loan.id, rows);
+    if (known) known.rows = rows;
+  }
   return scheduled.value;
 }
 

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import type { NewInstallmentRow } from '../../db/queries/lending/installments';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
@@ -114,6 +115,7 @@ export async function recordExternalPaymentHistoryInTx(
   let firstFundingDate = locked.disbursedOnDate;
   // A loan created in this transaction has exactly the fundings recorded below.
   const fundedSoFar = fresh ? { totalMinor: 0n, earliestDate: null as string | null } : null;
+  const installmentsNow = fresh && options.installments ? { rows: options.installments } : null;
   for (const funding of input.fundings ?? []) {
     try {
       const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
@@ -129,6 +131,7 @@ export async function recordExternalPaymentHistoryInTx(
           ...(chunk ? { chunk } : {}),
           ...(options.loanTerms ? { loanTerms: options.loanTerms } : {}),
           ...(fundedSoFar ? { fundedSoFar: { ...fundedSoFar } } : {}),
+          ...(installmentsNow ? { installments: installmentsNow } : {}),
         },
       );
       if (result.created && fundedSoFar) {
@@ -305,6 +308,8 @@ export interface HistoryInTxOptions {
   lockedLoan?: LoanForMoney;
   /** Its stored terms as the caller holds them in this transaction; not read again by the fundings. */
   loanTerms?: StoredLoanTerms;
+  /** Its installment rows as the caller stored them in this transaction; not read again by the fundings. */
+  installments?: NewInstallmentRow[];
   /**
    * The loan was created in this transaction (boarding): it has no journal, added charge, relief or charge-off yet,
    * so the repost does not read them (repost-loan.ts `createdInThisTransaction`).
