@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { customerHistory, customers } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { notFound } from '../../domain/errors';
+import type { BufferMark } from '../platform/outbox';
 
 /**
  * Locks the customer row `FOR UPDATE` for the rest of the transaction, serializing every change
@@ -95,22 +96,26 @@ export async function recordCustomerChange(
  * History entries held back to be appended together at the end of the caller's transaction (`flush`: ONE statement
  * for any number of entries, in the order they were added, each customer's `updated_at` set to the latest
  * `occurredAt` of its entries, as `recordCustomerChange` one by one leaves it): portfolio boarding appends the history
- * of a whole chunk of loans this way (activities/lending/loan-chunk.ts). `mark` and `truncate` drop what a
- * rolled-back savepoint added.
+ * of a whole chunk of loans this way (activities/lending/loan-chunk.ts). `flush` may run more than once (it writes
+ * what is not written yet); `mark` and `truncate` undo what a rolled-back savepoint added or wrote.
  */
 export class CustomerHistoryBuffer {
   readonly changes: CustomerChange[] = [];
-  /** How many entries are held (a position for `truncate`). */
-  mark(): number {
-    return this.changes.length;
+  /** How many of `changes` are written. */
+  private written = 0;
+  /** Where the buffer stands (a position for `truncate`). */
+  mark(): BufferMark {
+    return { held: this.changes.length, written: this.written };
   }
-  /** Drops the entries added after `mark`. */
-  truncate(mark: number): void {
-    this.changes.length = mark;
+  /** Back to `mark` after its savepoint rolled back (as `OutboxBuffer.truncate`). */
+  truncate(mark: BufferMark): void {
+    this.changes.length = mark.held;
+    this.written = Math.min(this.written, mark.written);
   }
-  /** Appends the held entries and bumps their customers' `updated_at` in one statement, and empties the buffer. */
+  /** Appends the entries not yet written and bumps their customers' `updated_at`, in one statement. */
   async flush(tx: Tx): Promise<void> {
-    const changes = this.changes.splice(0);
+    const changes = this.changes.slice(this.written);
+    this.written = this.changes.length;
     if (changes.length === 0) return;
     const tenantIds = new Set(changes.map((c) => c.tenantId));
     if (tenantIds.size !== 1) throw new Error('a customer history buffer holds the entries of one tenant');

@@ -29,7 +29,7 @@ import { fundings, glAccounts, payments, reconciliationItems, restrictions } fro
 import type { Tx } from '../../db/tenant-tx';
 import { defaultChartOfAccounts } from '../../domain/lending/ledger';
 import { CustomerHistoryBuffer, lockCustomers } from '../customers/records';
-import { OutboxBuffer } from '../platform/outbox';
+import { type BufferMark, OutboxBuffer } from '../platform/outbox';
 
 /** The shared reads, locks and write buffers of one chunk of loans in one transaction (module note). */
 export interface LoanChunk {
@@ -67,8 +67,8 @@ export interface LoanChunk {
 
 /** A position in a chunk's buffers, taken before a loan's savepoint (`savepointMark`). */
 export interface LoanChunkMark {
-  outbox: number;
-  history: number;
+  outbox: BufferMark;
+  history: BufferMark;
   reconciliation: number;
 }
 
@@ -196,6 +196,16 @@ export function rollbackToMark(chunk: LoanChunk, mark: LoanChunkMark): void {
   chunk.outbox.truncate(mark.outbox);
   chunk.history.truncate(mark.history);
   chunk.reconciliation.length = mark.reconciliation;
+}
+
+/**
+ * Writes the history entries and events held so far (one statement each), in the middle of a loan: before a write
+ * of the transaction that appends an event or a history entry directly (a delinquency tag change), so that the
+ * loan's events keep their order. A savepoint rolled back afterwards takes them back (`rollbackToMark`).
+ */
+export async function flushLoanChunkEvents(tx: Tx, chunk: LoanChunk): Promise<void> {
+  await chunk.history.flush(tx);
+  await chunk.outbox.flush(tx);
 }
 
 /**

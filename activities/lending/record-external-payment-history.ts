@@ -10,7 +10,7 @@ import type { ExternalPayment } from '../../domain/payments/schemas/recorded-pay
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
-import type { LoanChunk } from './loan-chunk';
+import { flushLoanChunkEvents, type LoanChunk } from './loan-chunk';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   checkFundingInput,
@@ -277,6 +277,8 @@ export async function recordExternalPaymentHistoryInTx(
             now,
             createdInThisTransaction: fresh,
             chartReady: chunk?.chartReady === true,
+            // A tag change writes its event and history at once: the chunk's held-back ones go first.
+            ...(chunk ? { beforeDirectWrites: () => flushLoanChunkEvents(tx, chunk) } : {}),
           })
         ).allocations
       : null;

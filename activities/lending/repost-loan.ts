@@ -98,6 +98,8 @@ export interface RepostInput {
   createdInThisTransaction?: boolean;
   /** The tenant's chart of accounts was ensured in this transaction (activities/lending/loan-chunk.ts). Default false. */
   chartReady?: boolean;
+  /** Run before step 7 writes a tag change (`setDelinquencyTag`'s `beforeWrites`). */
+  beforeDirectWrites?: () => Promise<void>;
 }
 
 export interface RepostResult {
@@ -412,7 +414,14 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
 
   // 7. the delinquency tag
   if (input.retagDelinquency !== false && loan.lastClosedBusinessDate !== null) {
-    await retagLoanAfterRepost(tx, { tenantId, loan, status, allocationInput: inputOf(paymentRows), now });
+    await retagLoanAfterRepost(tx, {
+      tenantId,
+      loan,
+      status,
+      allocationInput: inputOf(paymentRows),
+      now,
+      ...(input.beforeDirectWrites ? { beforeWrites: input.beforeDirectWrites } : {}),
+    });
   }
 
   return { allocation, allocations, status, disbursedOnDate, appendedLineCount };

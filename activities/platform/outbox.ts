@@ -105,27 +105,40 @@ export async function writeOutboxEvents<T extends EventType>(
  * Outbox rows held back to be written together, in the order they were added, by ONE multi-row insert at the end of
  * the caller's transaction (`flush`): portfolio boarding writes the events of a whole chunk of loans this way
  * (activities/lending/loan-chunk.ts). Each row is checked against the catalogue and gets its `eventId` and origin when
- * it is added, as `writeOutboxEvent` would; a retried `dedupeKey` is a no-op at the flush. `mark` and `truncate`
- * drop what a rolled-back savepoint added. An event written through a buffer reports `created: true` (its
+ * it is added, as `writeOutboxEvent` would; a retried `dedupeKey` is a no-op at the flush. `flush` may run more than
+ * once (it writes what is not written yet); `mark` and `truncate` undo what a rolled-back savepoint added or wrote. An event written through a buffer reports `created: true` (its
  * dedupe is only known at the flush): only callers that do not branch on it may defer.
  */
 export class OutboxBuffer {
   readonly rows: (typeof outboxEvents.$inferInsert)[] = [];
-  /** How many rows are held (a position for `truncate`). */
-  mark(): number {
-    return this.rows.length;
+  /** How many of `rows` are written. */
+  private written = 0;
+  /** Where the buffer stands (a position for `truncate`). */
+  mark(): BufferMark {
+    return { held: this.rows.length, written: this.written };
   }
-  /** Drops the rows added after `mark`. */
-  truncate(mark: number): void {
-    this.rows.length = mark;
+  /**
+   * Back to `mark` after the savepoint taken there rolled back: drops the rows added since, and takes the rows
+   * written since (their insert rolled back with the savepoint) as not written.
+   */
+  truncate(mark: BufferMark): void {
+    this.rows.length = mark.held;
+    this.written = Math.min(this.written, mark.written);
   }
-  /** Inserts the held rows in one statement (`ON CONFLICT (tenant_id, dedupe_key) DO NOTHING`) and empties the buffer. */
+  /** Inserts the rows not yet written in one statement (`ON CONFLICT (tenant_id, dedupe_key) DO NOTHING`). */
   async flush(tx: Tx): Promise<number> {
-    const rows = this.rows.splice(0);
+    const rows = this.rows.slice(this.written);
+    this.written = this.rows.length;
     return insertJsonRows(tx, outboxEvents, rows, {
       onConflictDoNothing: { target: [outboxEvents.tenantId, outboxEvents.dedupeKey] },
     });
   }
+}
+
+/** A position in a write buffer: rows held, and rows of them written (`OutboxBuffer`, `CustomerHistoryBuffer`). */
+export interface BufferMark {
+  held: number;
+  written: number;
 }
 
 /**
