@@ -27,6 +27,12 @@ export interface Deps {
   sandboxRail?: SandboxRail;
   /** Per-tenant webhook limits (domain/webhooks/limits.ts); absent → `defaultWebhookLimits`. */
   webhookLimits?: WebhookLimits;
+  /**
+   * false: portfolio boarding writes each loan of a chunk with its own reads and single-row writes, as the route
+   * operations do, instead of through the chunk's shared reads and multi-row writes (activities/lending/loan-chunk.ts);
+   * the rows are the same. Default true; false serves as the reference of the equivalence tests.
+   */
+  boardingLoanChunks?: boolean;
 }
 
 /** Who asked and under which key: carried by every state-changing operation. */

@@ -16,6 +16,14 @@ import { lockCustomers } from '../customers/records';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
 import { type BoardLoanInput, type BoardLoanResult, boardLoanInTx } from '../lending/board-loan';
+import {
+  flushLoanChunk,
+  type LoanChunk,
+  type LoanChunkRefs,
+  openLoanChunk,
+  rollbackToMark,
+  savepointMark,
+} from '../lending/loan-chunk';
 import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
 import { withEventOrigin } from '../platform/outbox';
 import { boardingRequestKey, lineError, lineShape, loanNotBoarded, underBody } from './line-mappers';
@@ -573,7 +581,9 @@ export function boardBoardingChunk(deps: Deps) {
     type TogetherPlan = {
       /** The borrower to lock first (loans). */
       customerId: number | null;
-      run: (tx: Tx, now: Date) => Promise<() => void>;
+      /** The `externalRecordRef`s of the loan's fundings and payments (loans). */
+      refs: LoanChunkRefs;
+      run: (tx: Tx, now: Date, chunk: LoanChunk | null) => Promise<() => void>;
     };
     /** The one-step boarding of a `customer` or `loan` line, when it can board with others; else null. */
     const planTogether = (line: StagedLine): TogetherPlan | null => {
@@ -586,6 +596,7 @@ export function boardBoardingChunk(deps: Deps) {
         const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
         return {
           customerId: null,
+          refs: { fundingRefs: [], paymentRefs: [] },
           run: async (tx) => {
             const result = await boardCustomerInTx(deps, tx, plan.input);
             return () => plan.settle(result);
@@ -596,8 +607,12 @@ export function boardBoardingChunk(deps: Deps) {
       if (!plan) return null;
       return {
         customerId: plan.input.loan.clientId,
-        run: async (tx, now) => {
-          const result = await boardLoanInTx(tx, plan.input, now);
+        refs: {
+          fundingRefs: (plan.input.history?.fundings ?? []).map((f) => f.externalRecordRef),
+          paymentRefs: (plan.input.history?.payments ?? []).map((p) => p.externalRecordRef),
+        },
+        run: async (tx, now, chunk) => {
+          const result = await boardLoanInTx(tx, plan.input, now, chunk ?? undefined);
           return () => plan.settle(result);
         },
       };
@@ -607,7 +622,10 @@ export function boardBoardingChunk(deps: Deps) {
      * The chunk's customers or loans boarded together: consecutive lines that can board in one step
      * (`planTogether`: `boardCustomer`, `boardLoan`) are boarded in ONE tenant transaction, each under a savepoint
      * (`boardCustomerInTx`, `boardLoanInTx`), the loans' borrowers locked first in id order (`lockCustomers`) so
-     * that parallel chunks sharing a borrower wait instead of deadlocking. The first line that cannot (already
+     * that parallel chunks sharing a borrower wait instead of deadlocking. The loans share one `LoanChunk`
+     * (activities/lending/loan-chunk.ts: the product, charge and calendar reads made once, the chart of accounts
+     * ensured once, their history entries and events written by one multi-row statement each before the commit; a
+     * loan whose savepoint rolled back leaves nothing in those buffers). The first line that cannot (already
      * boarded, not parsing, a missing reference, a line error rolled back to its savepoint) ends the transaction,
      * which commits the lines before it; that line then boards on its own (`perLine`: the step-by-step path reports
      * the step that failed), and the next transaction starts after it. The lines are settled only once their
@@ -631,21 +649,32 @@ export function boardBoardingChunk(deps: Deps) {
             seen.add(line.sourceRef);
             plans.push(plan);
           }
-          await lockCustomers(
-            tx,
-            input.tenantId,
-            plans.flatMap((p) => (p.customerId === null ? [] : [p.customerId])),
-          );
+          const borrowerIds = plans.flatMap((p) => (p.customerId === null ? [] : [p.customerId]));
+          // Loans share the chunk's reads, locks and write buffers (activities/lending/loan-chunk.ts).
+          const chunk =
+            input.kind === 'loan' && plans.length > 0 && deps.boardingLoanChunks !== false
+              ? await openLoanChunk(tx, input.tenantId, now, borrowerIds, {
+                  fundingRefs: plans.flatMap((p) => p.refs.fundingRefs),
+                  paymentRefs: plans.flatMap((p) => p.refs.paymentRefs),
+                  loans: plans.length,
+                })
+              : null;
+          if (!chunk) await lockCustomers(tx, input.tenantId, borrowerIds);
           const settled: (() => void)[] = [];
+          let stoppedAt = stop;
           for (const [i, plan] of plans.entries()) {
+            const mark = chunk ? savepointMark(chunk) : null;
             try {
-              settled.push(await tx.transaction((savepoint) => plan.run(savepoint, now)));
+              settled.push(await tx.transaction((savepoint) => plan.run(savepoint, now, chunk)));
             } catch (err) {
               if (!lineError(err)) throw err;
-              return { settled, stoppedAt: from + i };
+              if (chunk && mark) rollbackToMark(chunk, mark);
+              stoppedAt = from + i;
+              break;
             }
           }
-          return { settled, stoppedAt: stop };
+          if (chunk) await flushLoanChunk(tx, chunk);
+          return { settled, stoppedAt };
         });
         for (const settle of segment.settled) settle();
         if (segment.stoppedAt >= lines.length) break;

@@ -15,6 +15,7 @@ import { latestCalendarDate } from '../../domain/lending/loan-terms/dates';
 import type { LoanApplication, ResolvedLoanApplication } from '../../domain/lending/loan-terms/types';
 import type { DisbursementPeriod, RepaymentPeriod, Schedule } from '../../domain/lending/schedule';
 import { formatMinor, parseDecimalToMinor } from '../../domain/money';
+import type { LoanChunk } from './loan-chunk';
 
 /** A 400 `validation.msg.validation.errors.exist` carrying `errors`. */
 export function loanValidationFailure(errors: FieldError[]): DomainError {
@@ -28,7 +29,8 @@ export function loanValidationFailure(errors: FieldError[]): DomainError {
 /**
  * Reads the product and the charge definitions the application names, checks that `clientId` is a customer of
  * the tenant (locking its row `FOR UPDATE` when `lockBorrower`, as a creation appends to its history), and
- * resolves the application. Throws 400 naming `clientId` / `productId` when they are not the tenant's, and 400
+ * resolves the application; with `options.chunk` (portfolio boarding, activities/lending/loan-chunk.ts) the product,
+ * the charge definitions and a borrower the chunk locked come from the chunk. Throws 400 naming `clientId` / `productId` when they are not the tenant's, and 400
  * with every broken rule of the terms otherwise (domain/lending/loan-terms/application.ts).
  */
 export async function resolveApplicationInTx(
@@ -36,14 +38,20 @@ export async function resolveApplicationInTx(
   tenantId: string,
   application: LoanApplication,
   now: Date,
-  options: { lockBorrower: boolean },
+  options: { lockBorrower: boolean; chunk?: LoanChunk },
 ): Promise<{ product: ProductForLoan; resolved: ResolvedLoanApplication }> {
+  const { chunk } = options;
   const borrowerQuery = tx
     .select({ id: customers.id })
     .from(customers)
     .where(and(eq(customers.tenantId, tenantId), eq(customers.id, application.clientId)));
-  const [borrower] = await (options.lockBorrower ? borrowerQuery.for('update') : borrowerQuery);
-  const product = await readProductForLoan(tx, tenantId, application.productId);
+  // A borrower the chunk locked is the tenant's and already locked (activities/lending/loan-chunk.ts).
+  const [borrower] = chunk?.lockedBorrowers.has(application.clientId)
+    ? [{ id: application.clientId }]
+    : await (options.lockBorrower ? borrowerQuery.for('update') : borrowerQuery);
+  const product = chunk
+    ? await chunk.productOf(tx, application.productId)
+    : await readProductForLoan(tx, tenantId, application.productId);
   const errors: FieldError[] = [];
   if (!borrower) {
     errors.push(
@@ -66,11 +74,10 @@ export async function resolveApplicationInTx(
     );
   }
   if (!product || errors.length > 0) throw loanValidationFailure(errors);
-  const definitions = await readLoanChargeDefinitions(
-    tx,
-    tenantId,
-    (application.charges ?? []).map((c) => c.chargeId),
-  );
+  const chargeIds = (application.charges ?? []).map((c) => c.chargeId);
+  const definitions = chunk
+    ? await chunk.chargeDefinitionsOf(tx, chargeIds)
+    : await readLoanChargeDefinitions(tx, tenantId, chargeIds);
   const resolution = resolveLoanApplication(application, product, definitions, latestCalendarDate(now));
   if (!resolution.ok) throw loanValidationFailure(resolution.errors);
   return { product, resolved: resolution.value };

@@ -4,7 +4,7 @@ import {
   replaceInstallmentRows,
   sameInstallmentRows,
 } from '../../db/queries/lending/installments';
-import { lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
+import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { readProductForLoan } from '../../db/queries/lending/products';
 import { loans } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
@@ -20,7 +20,8 @@ import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { loanValidationFailure } from './application';
-import { installmentRowsOf } from './create-loan';
+import { type CreatedLoanInTx, installmentRowsOf } from './create-loan';
+import type { LoanChunk } from './loan-chunk';
 
 export interface ApproveLoanInput extends OperationContext, ApprovalInput {
   loanId: number;
@@ -77,40 +78,72 @@ export function approveLoan(deps: Deps) {
   return async (input: ApproveLoanInput): Promise<ApproveLoanResult> => {
     assertNoSensitiveData('note', input.note);
     const now = deps.clock();
-    return withTenantTransaction(deps.db, input.tenantId, (tx) => approveLoanInTx(tx, input, now));
+    const {
+      approvedLoan: _,
+      approvedTerms: __,
+      ...result
+    } = await withTenantTransaction(deps.db, input.tenantId, (tx) => approveLoanInTx(tx, input, now));
+    return result;
   };
+}
+
+/** What `approveLoanInTx` answers: `approveLoan`'s result and the loan as it now stands under its lock. */
+export interface ApproveLoanInTxResult extends ApproveLoanResult {
+  /** The approved loan in `lockLoanForMoney`'s shape, for a later step of the same transaction. */
+  approvedLoan: LoanForMoney;
+  /** Its stored terms as the approval left them. */
+  approvedTerms: StoredLoanTerms;
+  /** Its installment rows as the approval left them. */
+  approvedInstallments: NewInstallmentRow[];
 }
 
 /**
  * `approveLoan` inside the caller's tenant transaction `tx` (the same checks, rows and events; `now` is the
  * operation's clock reading). `options.storedInstallments`: the loan's installment rows as the caller knows them
  * to be stored in this transaction (a loan just submitted by `createLoanInTx`); when the approved schedule gives
- * exactly these rows, they are kept instead of being deleted and inserted again. Errors: those of `approveLoan`.
+ * exactly these rows, they are kept instead of being deleted and inserted again. `options.fresh`: the loan as
+ * `createLoanInTx` stored it in this transaction, which is then not read (nor locked) again; `options.chunk`: the
+ * product from the boarding chunk and the history entry and event buffered in it (activities/lending/loan-chunk.ts).
+ * Answers the result and the approved loan (`ApproveLoanInTxResult`). Errors: those of `approveLoan`.
  */
 export async function approveLoanInTx(
   tx: Tx,
   input: ApproveLoanInput,
   now: Date,
-  options: { storedInstallments?: readonly NewInstallmentRow[] } = {},
-): Promise<ApproveLoanResult> {
+  options: {
+    storedInstallments?: readonly NewInstallmentRow[];
+    /** The loan as `createLoanInTx` stored it in this transaction (its row is not read again). */
+    fresh?: NonNullable<CreatedLoanInTx['fresh']>;
+    chunk?: LoanChunk;
+  } = {},
+): Promise<ApproveLoanInTxResult> {
   assertNoSensitiveData('note', input.note);
-  const loan = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+  const { fresh, chunk } = options;
+  const loan =
+    fresh && fresh.loan.id === input.loanId
+      ? fresh.loan
+      : await lockLoanForMoney(tx, input.tenantId, input.loanId);
   if (loan.status !== 'SUBMITTED') {
     throw new DomainError(
       'error.msg.loan.invalid.state.transition',
       `Loan ${loan.id} is ${loan.status}: only a SUBMITTED loan can be approved.`,
     );
   }
-  const [row] = await tx
-    .select({ terms: loans.terms, submittedOnDate: loans.submittedOnDate })
-    .from(loans)
-    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+  const [row] =
+    fresh && fresh.loan.id === input.loanId
+      ? [{ terms: fresh.terms as unknown, submittedOnDate: fresh.submittedOnDate }]
+      : await tx
+          .select({ terms: loans.terms, submittedOnDate: loans.submittedOnDate })
+          .from(loans)
+          .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
   if (!row) throw new Error(`loan ${loan.id} vanished under its row lock`);
   const terms = row.terms as unknown as StoredLoanTerms;
   // Loan terms carry the product's digits, which may be fewer than the currency's minor unit (a USD product
   // with 0 digits); the money lock renders amounts with the minor unit, so bring the principal back to them.
   const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
-  const product = await readProductForLoan(tx, input.tenantId, loan.productId);
+  const product = chunk
+    ? await chunk.productOf(tx, loan.productId)
+    : await readProductForLoan(tx, input.tenantId, loan.productId);
   if (!product) throw new Error(`product ${loan.productId} of loan ${loan.id} is missing`);
 
   const approval = resolveApproval(
@@ -168,42 +201,63 @@ export async function approveLoanInTx(
       updatedAt: now,
     })
     .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
-  await recordCustomerChange(tx, {
-    tenantId: input.tenantId,
-    customerId: loan.clientId,
-    action: 'LOAN_APPROVED',
-    detail: {
-      loanId: loan.id,
-      accountNo: loan.accountNo,
-      approvedOnDate,
-      approvedPrincipal,
-      currency: loan.currencyCode,
-      annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
-      note: input.note ?? null,
+  await recordCustomerChange(
+    tx,
+    {
+      tenantId: input.tenantId,
+      customerId: loan.clientId,
+      action: 'LOAN_APPROVED',
+      detail: {
+        loanId: loan.id,
+        accountNo: loan.accountNo,
+        approvedOnDate,
+        approvedPrincipal,
+        currency: loan.currencyCode,
+        annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+        note: input.note ?? null,
+      },
+      actor: input.actor,
+      correlationId: input.correlationId,
+      occurredAt: now,
     },
-    actor: input.actor,
-    correlationId: input.correlationId,
-    occurredAt: now,
-  });
-  await writeOutboxEvent(tx, {
-    tenantId: input.tenantId,
-    eventType: 'loan.approved',
-    subjectId: loan.id,
-    data: {
-      loanId: loan.id,
-      loanRef: loan.accountNo,
-      clientId: loan.clientId,
-      status: 'APPROVED',
-      approvedOnDate,
-      approvedPrincipal,
-      currency: loan.currencyCode,
-      expectedDisbursementDate,
-      annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+    chunk?.history,
+  );
+  await writeOutboxEvent(
+    tx,
+    {
+      tenantId: input.tenantId,
+      eventType: 'loan.approved',
+      subjectId: loan.id,
+      data: {
+        loanId: loan.id,
+        loanRef: loan.accountNo,
+        clientId: loan.clientId,
+        status: 'APPROVED',
+        approvedOnDate,
+        approvedPrincipal,
+        currency: loan.currencyCode,
+        expectedDisbursementDate,
+        annualPercentageRate: aprDisclosure?.annualPercentageRate ?? null,
+      },
+      occurredAt: now,
+      dedupeKey: `loan/${loan.id}/approved`,
     },
-    occurredAt: now,
-    dedupeKey: `loan/${loan.id}/approved`,
-  });
+    chunk?.outbox,
+  );
   return {
+    approvedTerms: storedTerms,
+    approvedInstallments: installments,
+    approvedLoan: {
+      ...loan,
+      status: 'APPROVED',
+      approvedPrincipal: fixDecimalText(approvedPrincipal, loan.digitsAfterDecimal),
+      approvedOnDate,
+      expectedDisbursementDate,
+      disbursementChargesDue: fixDecimalText(
+        storedTerms.disbursementFeeChargesDue ?? '0',
+        loan.digitsAfterDecimal,
+      ),
+    },
     loanId: loan.id,
     clientId: loan.clientId,
     accountNo: loan.accountNo,

@@ -2,6 +2,7 @@ import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps, OperationContext } from '../deps';
 import { type ApproveLoanInput, type ApproveLoanResult, approveLoanInTx } from './approve-loan';
 import { type CreateLoanInput, type CreateLoanResult, createLoanInTx } from './create-loan';
+import type { LoanChunk } from './loan-chunk';
 import {
   type RecordExternalPaymentHistoryInput,
   type RecordExternalPaymentHistoryResult,
@@ -45,19 +46,28 @@ export function boardLoan(deps: Deps) {
 /**
  * `boardLoan` inside the caller's tenant transaction `tx` (the same steps, rows, events, results and errors; `now`
  * is the operation's time). Portfolio boarding runs the loans of one chunk in one transaction this way, each loan
- * under a savepoint (activities/boarding/board-boarding-chunk.ts).
+ * under a savepoint (activities/boarding/board-boarding-chunk.ts), with the chunk's shared reads and write buffers
+ * (`chunk`, activities/lending/loan-chunk.ts): a loan created here is then not read back (its approval and history
+ * start from the rows as stored), and its history entries and events are written with the chunk's.
  */
-export async function boardLoanInTx(tx: Tx, input: BoardLoanInput, now: Date): Promise<BoardLoanResult> {
+export async function boardLoanInTx(
+  tx: Tx,
+  input: BoardLoanInput,
+  now: Date,
+  chunk?: LoanChunk,
+): Promise<BoardLoanResult> {
   const context = {
     tenantId: input.loan.tenantId,
     actor: input.loan.actor ?? null,
     correlationId: input.loan.correlationId ?? null,
   };
-  const created = await createLoanInTx(tx, input.loan, now);
-  const approval =
+  const created = await createLoanInTx(tx, input.loan, now, chunk);
+  const approved =
     created.loan.status === 'SUBMITTED'
       ? await approveLoanInTx(tx, { ...context, ...input.approval, loanId: created.loan.loanId }, now, {
           ...(created.installments ? { storedInstallments: created.installments } : {}),
+          ...(created.fresh ? { fresh: created.fresh } : {}),
+          ...(chunk ? { chunk } : {}),
         })
       : null;
   const history = input.history
@@ -65,7 +75,23 @@ export async function boardLoanInTx(tx: Tx, input: BoardLoanInput, now: Date): P
         tx,
         { ...context, ...input.history, loanId: created.loan.loanId },
         now,
+        created.fresh && approved
+          ? {
+              lockedLoan: approved.approvedLoan,
+              loanTerms: approved.approvedTerms,
+              installments: approved.approvedInstallments,
+              createdInThisTransaction: true,
+              ...(chunk ? { chunk } : {}),
+            }
+          : chunk
+            ? { chunk }
+            : {},
       )
     : null;
+  let approval: ApproveLoanResult | null = null;
+  if (approved) {
+    const { approvedLoan: _, approvedTerms: __, approvedInstallments: ___, ...result } = approved;
+    approval = result;
+  }
   return { loan: created.loan, approval, history };
 }

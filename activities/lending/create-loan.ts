@@ -2,20 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { tenantToday } from '../../db/queries/lending/delinquency';
 import { insertInstallmentRows, type NewInstallmentRow } from '../../db/queries/lending/installments';
-import type { StoredLoanTerms } from '../../db/queries/lending/loans';
+import type { LoanForMoney, StoredLoanTerms } from '../../db/queries/lending/loans';
 import { loans } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { addDays } from '../../domain/calendar';
 import { DomainError } from '../../domain/errors';
+import { fixDecimalText } from '../../domain/lending/decimal-text';
 import type { LoanStatus } from '../../domain/lending/loan-status';
 import type { LoanApplication } from '../../domain/lending/loan-terms/types';
 import type { RepaymentPeriod, Schedule } from '../../domain/lending/schedule';
+import { minorUnitDigits } from '../../domain/money';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { recordCustomerChange } from '../customers/records';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { resolveApplicationInTx } from './application';
+import type { LoanChunk } from './loan-chunk';
 
 export interface CreateLoanInput extends OperationContext, LoanApplication {
   /**
@@ -33,6 +36,18 @@ export interface CreateLoanResult {
   clientId: number;
   /** SUBMITTED for a new loan; the current status when a retry returns an earlier one. */
   status: LoanStatus;
+}
+
+/** What `createLoanInTx` answers. */
+export interface CreatedLoanInTx {
+  loan: CreateLoanResult;
+  /** The installment rows this call stored; null for a retry that found the loan of its request key. */
+  installments: NewInstallmentRow[] | null;
+  /**
+   * The loan as this call stored it (null for a retry): its `lockLoanForMoney` shape, stored terms and submission
+   * date, so that a step of the same transaction (the approval of a boarded loan) need not read it again.
+   */
+  fresh: { loan: LoanForMoney; terms: StoredLoanTerms; submittedOnDate: string } | null;
 }
 
 /** Digits of a Fineract account number (`AccountNumberGenerator` pads ids to 9). */
@@ -91,39 +106,47 @@ export function createLoan(deps: Deps) {
  * `createLoan` inside the caller's tenant transaction `tx` (the same checks, rows and events; `now` is the
  * operation's clock reading), for an operation that submits a loan together with other steps in one transaction
  * (activities/lending/board-loan.ts). Answers the loan and, when this call created it, the installment rows it
- * stored (null for a retry that found the loan of its request key). Errors: those of `createLoan`.
+ * stored and the loan as stored (`CreatedLoanInTx`). With `chunk` (portfolio boarding, activities/lending/loan-chunk.ts)
+ * the shared reads come from the chunk and the history entry and the event are buffered in it. Errors: those of
+ * `createLoan`.
  */
 export async function createLoanInTx(
   tx: Tx,
   input: CreateLoanInput,
   now: Date,
-): Promise<{ loan: CreateLoanResult; installments: NewInstallmentRow[] | null }> {
+  chunk?: LoanChunk,
+): Promise<CreatedLoanInTx> {
   assertNoSensitiveData('externalId', input.externalId);
-  const { resolved } = await resolveApplicationInTx(tx, input.tenantId, input, now, {
+  const { product, resolved } = await resolveApplicationInTx(tx, input.tenantId, input, now, {
     lockBorrower: true,
+    ...(chunk ? { chunk } : {}),
   });
   const { schedule, terms } = resolved;
   const storedTerms: StoredLoanTerms = {
     ...terms,
     disbursementFeeChargesDue: schedule.periods[0].feeChargesDue,
   };
-  const boardedOnDate = input.boarded ? await tenantToday(tx, input.tenantId, now) : null;
-  const [created] = await tx
-    .insert(loans)
+  const boardedOnDate = input.boarded ? (chunk?.today ?? (await tenantToday(tx, input.tenantId, now))) : null;
+  const loanTerms = {
+    ...(storedTerms as unknown as Record<string, unknown>),
+    ...(boardedOnDate === null ? {} : { boardedOnDate }),
+  };
+  // A boarding chunk reserved the id (activities/lending/loan-chunk.ts): the account number goes in with the row.
+  const reservedId = chunk?.takeLoanId();
+  const insert = reservedId === undefined ? tx.insert(loans) : tx.insert(loans).overridingSystemValue();
+  const [created] = await insert
     .values({
+      ...(reservedId === undefined ? {} : { id: reservedId }),
       tenantId: input.tenantId,
-      // replaced by the id-based number below, in this transaction; unique meanwhile
-      accountNo: `pending/${randomUUID()}`,
+      // with no reserved id, replaced by the id-based number below, in this transaction; unique meanwhile
+      accountNo: reservedId === undefined ? `pending/${randomUUID()}` : accountNoOf(reservedId),
       clientId: resolved.clientId,
       productId: resolved.productId,
       loanType: terms.loanType,
       status: 'SUBMITTED',
       currencyCode: terms.currency.code,
       principal: resolved.principal,
-      terms: {
-        ...(storedTerms as unknown as Record<string, unknown>),
-        ...(boardedOnDate === null ? {} : { boardedOnDate }),
-      },
+      terms: loanTerms,
       lastClosedBusinessDate: boardedOnDate === null ? null : addDays(boardedOnDate, -1),
       transactionProcessingStrategyCode: terms.transactionProcessingStrategyCode,
       submittedOnDate: resolved.submittedOnDate,
@@ -135,51 +158,83 @@ export async function createLoanInTx(
     })
     .onConflictDoNothing()
     .returning({ id: loans.id });
-  if (!created) return { loan: await existingLoan(tx, input), installments: null };
+  if (!created) return { loan: await existingLoan(tx, input), installments: null, fresh: null };
 
   const accountNo = accountNoOf(created.id);
-  await tx
-    .update(loans)
-    .set({ accountNo })
-    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
+  if (reservedId === undefined)
+    await tx
+      .update(loans)
+      .set({ accountNo })
+      .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, created.id)));
   const installments = installmentRowsOf(input.tenantId, created.id, schedule);
   await insertInstallmentRows(tx, installments);
-  await recordCustomerChange(tx, {
-    tenantId: input.tenantId,
-    customerId: resolved.clientId,
-    action: 'LOAN_SUBMITTED',
-    detail: {
-      loanId: created.id,
-      accountNo,
-      productId: resolved.productId,
-      principal: resolved.principal,
-      currency: terms.currency.code,
+  await recordCustomerChange(
+    tx,
+    {
+      tenantId: input.tenantId,
+      customerId: resolved.clientId,
+      action: 'LOAN_SUBMITTED',
+      detail: {
+        loanId: created.id,
+        accountNo,
+        productId: resolved.productId,
+        principal: resolved.principal,
+        currency: terms.currency.code,
+      },
+      actor: input.actor,
+      correlationId: input.correlationId,
+      occurredAt: now,
     },
-    actor: input.actor,
-    correlationId: input.correlationId,
-    occurredAt: now,
-  });
-  await writeOutboxEvent(tx, {
-    tenantId: input.tenantId,
-    eventType: 'loan.submitted',
-    subjectId: created.id,
-    data: {
-      loanId: created.id,
-      loanRef: accountNo,
-      clientId: resolved.clientId,
-      productId: resolved.productId,
-      status: 'SUBMITTED',
-      principal: resolved.principal,
-      currency: terms.currency.code,
-      submittedOnDate: resolved.submittedOnDate,
-      expectedDisbursementDate: resolved.expectedDisbursementDate,
+    chunk?.history,
+  );
+  await writeOutboxEvent(
+    tx,
+    {
+      tenantId: input.tenantId,
+      eventType: 'loan.submitted',
+      subjectId: created.id,
+      data: {
+        loanId: created.id,
+        loanRef: accountNo,
+        clientId: resolved.clientId,
+        productId: resolved.productId,
+        status: 'SUBMITTED',
+        principal: resolved.principal,
+        currency: terms.currency.code,
+        submittedOnDate: resolved.submittedOnDate,
+        expectedDisbursementDate: resolved.expectedDisbursementDate,
+      },
+      occurredAt: now,
+      dedupeKey: `loan/${created.id}/submitted`,
     },
-    occurredAt: now,
-    dedupeKey: `loan/${created.id}/submitted`,
-  });
+    chunk?.outbox,
+  );
+  const digits = minorUnitDigits(terms.currency.code);
   return {
     loan: { loanId: created.id, accountNo, clientId: resolved.clientId, status: 'SUBMITTED' },
     installments,
+    fresh: {
+      loan: {
+        id: created.id,
+        accountNo,
+        clientId: resolved.clientId,
+        productId: resolved.productId,
+        status: 'SUBMITTED',
+        currencyCode: terms.currency.code,
+        principal: fixDecimalText(resolved.principal, digits),
+        approvedPrincipal: null,
+        transactionProcessingStrategyCode: terms.transactionProcessingStrategyCode,
+        paymentAllocation: product.paymentAllocation,
+        expectedDisbursementDate: resolved.expectedDisbursementDate,
+        approvedOnDate: null,
+        disbursedOnDate: null,
+        disbursementChargesDue: fixDecimalText(storedTerms.disbursementFeeChargesDue ?? '0', digits),
+        lastClosedBusinessDate: boardedOnDate === null ? null : addDays(boardedOnDate, -1),
+        digitsAfterDecimal: digits,
+      },
+      terms: loanTerms as unknown as StoredLoanTerms,
+      submittedOnDate: resolved.submittedOnDate,
+    },
   };
 }
 

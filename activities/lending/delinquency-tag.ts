@@ -79,6 +79,11 @@ export interface SetDelinquencyTagInput {
   businessDate: string;
   source: DelinquencyTagSource;
   now: Date;
+  /**
+   * Run once before the first write of a change (none without one): portfolio boarding writes the events its chunk
+   * holds back first, so that the loan's events keep their order (activities/lending/loan-chunk.ts).
+   */
+  beforeWrites?: () => Promise<void>;
 }
 
 /**
@@ -110,6 +115,7 @@ export async function setDelinquencyTag(
     pauseActive: pauseActiveOn(input.pauses, input.asOfDate),
   });
   if (!change) return { derived, change: null };
+  await input.beforeWrites?.();
 
   // A step's writes are keyed by its day (one step per loan and day); a transaction's by the history row it
   // follows, since several changes may share a business date.
@@ -194,6 +200,8 @@ export interface RetagLoanAfterRepostInput {
   /** The re-post's allocation input (every funding, posted payment, charge and forgiveness, minor units). */
   allocationInput: AllocationInput;
   now: Date;
+  /** `setDelinquencyTag`'s `beforeWrites`. */
+  beforeWrites?: () => Promise<void>;
 }
 
 /**
@@ -231,6 +239,7 @@ export async function retagLoanAfterRepost(tx: Tx, input: RetagLoanAfterRepostIn
     businessDate,
     source: 'TRANSACTION',
     now: input.now,
+    ...(input.beforeWrites ? { beforeWrites: input.beforeWrites } : {}),
   });
 }
 

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { replaceInstallmentRows } from '../../db/queries/lending/installments';
+import { type NewInstallmentRow, replaceInstallmentRows } from '../../db/queries/lending/installments';
 import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { fundings, loanInstallments, loans, payments, reconciliationItems } from '../../db/schema';
@@ -16,6 +16,7 @@ import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
 import { installmentRowsOf } from './create-loan';
+import type { LoanChunk } from './loan-chunk';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   type PaymentRow,
@@ -116,7 +117,8 @@ export function checkFundingInput(input: RecordExternalFundingInput): ReturnType
  * `recordExternalFunding`'s work on a loan the caller has locked (`lockLoanForMoney`) in its transaction, at
  * `now`: the same rules, rows and `funding.posted` event. With `repost: false` the loan is not reposted (nor made
  * ACTIVE): the caller reposts once after more money events (a boarded history,
- * record-external-payment-history.ts).
+ * record-external-payment-history.ts). `createdInThisTransaction` and `chunk`: as `recordExternalPaymentHistoryInTx`'s
+ * options (a boarded loan).
  */
 export async function recordFundingOfLockedLoan(
   tx: Tx,
@@ -124,7 +126,26 @@ export async function recordFundingOfLockedLoan(
   money: ReturnType<typeof moneyOfInput>,
   loan: LoanForMoney,
   now: Date,
-  options: { repost: boolean },
+  options: {
+    repost: boolean;
+    /** The loan was created in this transaction (boarding): it has no added charge to read. */
+    createdInThisTransaction?: boolean;
+    /**
+     * The boarding chunk (activities/lending/loan-chunk.ts): the events and the reconciliation item are buffered in
+     * it, a ref it knows is not stored is not looked up, and a loan created in this transaction whose borrower it
+     * locked takes its disbursement holds from it.
+     */
+    chunk?: LoanChunk;
+    /** The loan's stored terms as the caller holds them in this transaction (not read again). */
+    loanTerms?: StoredLoanTerms;
+    /**
+     * The loan's installment rows as this transaction stored them (a loan created in it): not read again, and
+     * updated here when the funding regenerates them.
+     */
+    installments?: { rows: NewInstallmentRow[] };
+    /** What this transaction knows to be the loan's fundings so far (a loan created in it): not summed again. */
+    fundedSoFar?: { totalMinor: bigint; earliestDate: string | null };
+  },
 ): Promise<RecordExternalFundingResult> {
   {
     const fundingDate = input.fundingDate ?? loan.expectedDisbursementDate;
@@ -139,7 +160,11 @@ export async function recordFundingOfLockedLoan(
       reason: input.reason,
       fundingDate,
     });
-    const earlier = await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
+    const { chunk } = options;
+    const earlier =
+      chunk && !chunk.storedFundingRefs.has(input.externalRecordRef)
+        ? undefined
+        : await fundingOfRef(tx, input.tenantId, input.externalRecordRef);
     if (earlier) return replayOf(earlier, contentDigest, loan);
 
     if (loan.status !== 'APPROVED' && loan.status !== 'ACTIVE') {
@@ -164,13 +189,20 @@ export async function recordFundingOfLockedLoan(
         `fundingDate must not be before the loan's approval date ${loan.approvedOnDate}.`,
       );
     }
-    const [funded] = await tx
-      .select({
-        total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
-        earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
-      })
-      .from(fundings)
-      .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
+    const [funded] = options.fundedSoFar
+      ? [
+          {
+            total: formatMinor(options.fundedSoFar.totalMinor, minorUnitDigits(loan.currencyCode)),
+            earliestDate: options.fundedSoFar.earliestDate,
+          },
+        ]
+      : await tx
+          .select({
+            total: sql<string>`coalesce(sum(${fundings.amount}), 0)::text`,
+            earliestDate: sql<string | null>`min(${fundings.fundingDate})::text`,
+          })
+          .from(fundings)
+          .where(and(eq(fundings.tenantId, input.tenantId), eq(fundings.loanId, loan.id)));
     const fundedMinor = minorOf(funded?.total ?? '0', loan.currencyCode);
     const approvedMinor =
       loan.approvedPrincipal === null ? 0n : minorOf(loan.approvedPrincipal, loan.currencyCode);
@@ -191,14 +223,19 @@ export async function recordFundingOfLockedLoan(
         `Loan ${loan.id} has ${loan.disbursementChargesDue} of charges due at disbursement, withheld from its first funding; a first funding of ${money.text} cannot cover them.`,
       );
     }
-    const holds = await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
-      at: now,
-      types: ['DISBURSEMENT_HOLD'],
-    });
-    if (holds.length > 0) {
+    const holdIds =
+      chunk && options.createdInThisTransaction && chunk.lockedBorrowers.has(loan.clientId)
+        ? (chunk.disbursementHolds.get(loan.clientId) ?? [])
+        : (
+            await activeRestrictions(tx, input.tenantId, loan.clientId, loan.id, {
+              at: now,
+              types: ['DISBURSEMENT_HOLD'],
+            })
+          ).map((hold) => hold.restrictionId);
+    if (holdIds.length > 0) {
       throw new DomainError(
         'error.msg.loan.disbursement.hold.active',
-        `Restriction ${holds[0]!.restrictionId} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
+        `Restriction ${holdIds[0]} (DISBURSEMENT_HOLD) is active for the borrower of loan ${loan.id}.`,
       );
     }
 
@@ -228,44 +265,75 @@ export async function recordFundingOfLockedLoan(
       if (!winner) throw new Error('funding vanished after an externalRecordRef conflict');
       return replayOf(winner, contentDigest, loan);
     }
-    await tx
-      .insert(reconciliationItems)
-      .values({
-        tenantId: input.tenantId,
-        targetType: 'FUNDING',
-        targetId: created.id,
-        externalRecordRef: created.externalRecordRef,
-        status: 'open',
-        createdAt: now,
-        lastSeenAt: now,
-      })
-      .onConflictDoNothing({
-        target: [reconciliationItems.tenantId, reconciliationItems.targetType, reconciliationItems.targetId],
-      });
-    const schedule = await rescheduleOnFundedPrincipal(tx, input.tenantId, loan, fundedMinor + money.minor);
-    const downPayment = await recordAutomaticDownPayment(tx, input.tenantId, loan, created, schedule, now);
+    const item = {
+      tenantId: input.tenantId,
+      targetType: 'FUNDING' as const,
+      targetId: created.id,
+      externalRecordRef: created.externalRecordRef,
+      status: 'open' as const,
+      createdAt: now,
+      lastSeenAt: now,
+    };
+    if (chunk) chunk.reconciliation.push(item);
+    else
+      await tx
+        .insert(reconciliationItems)
+        .values(item)
+        .onConflictDoNothing({
+          target: [
+            reconciliationItems.tenantId,
+            reconciliationItems.targetType,
+            reconciliationItems.targetId,
+          ],
+        });
+    const schedule = await rescheduleOnFundedPrincipal(
+      tx,
+      input.tenantId,
+      loan,
+      fundedMinor + money.minor,
+      options.createdInThisTransaction === true,
+      options.loanTerms,
+      options.installments,
+    );
+    const downPayment = await recordAutomaticDownPayment(
+      tx,
+      input.tenantId,
+      loan,
+      created,
+      schedule,
+      now,
+      options.loanTerms,
+    );
     if (options.repost) await repostLoan(tx, { tenantId: input.tenantId, loan, now });
     const result = resultOf(created, loan, true);
-    await writeOutboxEvent(tx, {
-      tenantId: input.tenantId,
-      eventType: 'funding.posted',
-      subjectId: created.id,
-      data: {
-        fundingId: result.fundingId,
-        loanRef: result.loanRef,
-        status: result.status,
-        amount: result.amount,
-        currency: result.currency,
-        fundingDate: result.fundingDate,
-        fundingType: result.fundingType,
-        recipientType: result.recipientType,
+    await writeOutboxEvent(
+      tx,
+      {
+        tenantId: input.tenantId,
+        eventType: 'funding.posted',
+        subjectId: created.id,
+        data: {
+          fundingId: result.fundingId,
+          loanRef: result.loanRef,
+          status: result.status,
+          amount: result.amount,
+          currency: result.currency,
+          fundingDate: result.fundingDate,
+          fundingType: result.fundingType,
+          recipientType: result.recipientType,
+        },
+        occurredAt: now,
+        dedupeKey: `funding/${created.id}/posted`,
       },
-      occurredAt: now,
-      dedupeKey: `funding/${created.id}/posted`,
-    });
+      options.chunk?.outbox,
+    );
     if (downPayment) {
       const posted = paymentPostedEventOf(input.tenantId, paymentResultOf(downPayment, loan, true), now);
-      await writeOutboxEvent(tx, { ...posted, data: { ...posted.data, transactionType: 'DOWN_PAYMENT' } });
+      await writeOutboxEvent(
+        tx,
+        { ...posted, data: { ...posted.data, transactionType: 'DOWN_PAYMENT' } },
+        options.chunk?.outbox,
+      );
     }
     return result;
   }
@@ -293,11 +361,14 @@ async function recordAutomaticDownPayment(
   funding: FundingRow,
   schedule: Schedule | null,
   now: Date,
+  loanTerms: StoredLoanTerms | undefined,
 ): Promise<PaymentRow | null> {
-  const [row] = await tx
-    .select({ terms: loans.terms })
-    .from(loans)
-    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  const [row] = loanTerms
+    ? [{ terms: loanTerms as unknown }]
+    : await tx
+        .select({ terms: loans.terms })
+        .from(loans)
+        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
   const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
   if (!terms?.enableDownPayment || !terms.enableAutoRepaymentForDownPayment || schedule === null) return null;
   const [, ...installments] = schedule.periods;
@@ -375,11 +446,16 @@ async function rescheduleOnFundedPrincipal(
   tenantId: string,
   loan: LoanForMoney,
   fundedMinor: bigint,
+  createdInThisTransaction: boolean,
+  loanTerms: StoredLoanTerms | undefined,
+  known: { rows: NewInstallmentRow[] } | undefined,
 ): Promise<Schedule | null> {
-  const [row] = await tx
-    .select({ terms: loans.terms })
-    .from(loans)
-    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  const [row] = loanTerms
+    ? [{ terms: loanTerms as unknown }]
+    : await tx
+        .select({ terms: loans.terms })
+        .from(loans)
+        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
   const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
   if (terms?.version !== 1) return null;
   const principal = formatMinor(fundedMinor, loan.digitsAfterDecimal);
@@ -408,14 +484,17 @@ async function rescheduleOnFundedPrincipal(
     );
   }
   let rows = installmentRowsOf(tenantId, loan.id, scheduled.value);
-  const stored = await tx
-    .select()
-    .from(loanInstallments)
-    .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
-    .orderBy(asc(loanInstallments.installmentNumber));
+  const stored: readonly NewInstallmentRow[] =
+    known?.rows ??
+    (await tx
+      .select()
+      .from(loanInstallments)
+      .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+      .orderBy(asc(loanInstallments.installmentNumber)));
   const digits = loan.digitsAfterDecimal;
   // Charges added to the active loan stay on their installments (db/README.md), additional ones included.
-  const added = await loanChargesForAllocation(tx, tenantId, loan.id);
+  // A loan created in this transaction has no added charge yet (they are added to an active loan).
+  const added = createdInThisTransaction ? [] : await loanChargesForAllocation(tx, tenantId, loan.id);
   if (added.length > 0) {
     rows = [
       ...rows,
@@ -459,7 +538,10 @@ async function rescheduleOnFundedPrincipal(
         same(s.penaltyChargesDue, r.penaltyChargesDue)
       );
     });
-  if (!unchanged) await replaceInstallmentRows(tx, tenantId, loan.id, rows);
+  if (!unchanged) {
+    await replaceInstallmentRows(tx, tenantId, loan.id, rows);
+    if (known) known.rows = rows;
+  }
   return scheduled.value;
 }
 

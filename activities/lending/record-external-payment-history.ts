@@ -1,5 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { lockLoanForMoney } from '../../db/queries/lending/loans';
+import type { NewInstallmentRow } from '../../db/queries/lending/installments';
+import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import { latestDateInForce } from '../../domain/customers/customer';
@@ -9,6 +10,7 @@ import type { ExternalPayment } from '../../domain/payments/schemas/recorded-pay
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
+import { flushLoanChunkEvents, type LoanChunk } from './loan-chunk';
 import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   checkFundingInput,
@@ -93,17 +95,27 @@ export function recordExternalPaymentHistory(deps: Deps) {
 /**
  * `recordExternalPaymentHistory` inside the caller's tenant transaction `tx` (the same rules, rows, events and
  * outcomes; `now` is the operation's clock reading), for an operation that boards a loan and its history in one
- * transaction (activities/lending/board-loan.ts). Errors: those of `recordExternalPaymentHistory`.
+ * transaction (activities/lending/board-loan.ts); `options` (`HistoryInTxOptions`) say what the caller's transaction
+ * already holds. Errors: those of `recordExternalPaymentHistory`.
  */
 export async function recordExternalPaymentHistoryInTx(
   tx: Tx,
   input: RecordExternalPaymentHistoryInput,
   now: Date,
+  options: HistoryInTxOptions = {},
 ): Promise<RecordExternalPaymentHistoryResult> {
-  const locked = await lockLoanForMoney(tx, input.tenantId, input.loanId);
+  const { chunk } = options;
+  const fresh = options.createdInThisTransaction === true;
+  const locked =
+    options.lockedLoan && options.lockedLoan.id === input.loanId
+      ? options.lockedLoan
+      : await lockLoanForMoney(tx, input.tenantId, input.loanId);
   const fundingOutcomes: HistoricalFundingOutcome[] = [];
   let fundedNow = 0;
   let firstFundingDate = locked.disbursedOnDate;
+  // A loan created in this transaction has exactly the fundings recorded below.
+  const fundedSoFar = fresh ? { totalMinor: 0n, earliestDate: null as string | null } : null;
+  const installmentsNow = fresh && options.installments ? { rows: options.installments } : null;
   for (const funding of input.fundings ?? []) {
     try {
       const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
@@ -113,8 +125,20 @@ export async function recordExternalPaymentHistoryInTx(
         money,
         locked,
         now,
-        { repost: false },
+        {
+          repost: false,
+          createdInThisTransaction: fresh,
+          ...(chunk ? { chunk } : {}),
+          ...(options.loanTerms ? { loanTerms: options.loanTerms } : {}),
+          ...(fundedSoFar ? { fundedSoFar: { ...fundedSoFar } } : {}),
+          ...(installmentsNow ? { installments: installmentsNow } : {}),
+        },
       );
+      if (result.created && fundedSoFar) {
+        fundedSoFar.totalMinor += money.minor;
+        if (fundedSoFar.earliestDate === null || result.fundingDate < fundedSoFar.earliestDate)
+          fundedSoFar.earliestDate = result.fundingDate;
+      }
       if (result.created) {
         fundedNow += 1;
         if (firstFundingDate === null || result.fundingDate < firstFundingDate) {
@@ -138,7 +162,7 @@ export async function recordExternalPaymentHistoryInTx(
       : locked;
   const refs = input.payments.map((p) => p.externalRecordRef);
   const earlierRows: PaymentRow[] =
-    refs.length === 0
+    refs.length === 0 || (chunk && !refs.some((ref) => chunk.storedPaymentRefs.has(ref)))
       ? []
       : await tx
           .select()
@@ -246,7 +270,17 @@ export async function recordExternalPaymentHistoryInTx(
 
   const allocations =
     created.length > 0 || fundedNow > 0
-      ? (await repostLoan(tx, { tenantId: input.tenantId, loan: locked, now })).allocations
+      ? (
+          await repostLoan(tx, {
+            tenantId: input.tenantId,
+            loan: locked,
+            now,
+            createdInThisTransaction: fresh,
+            chartReady: chunk?.chartReady === true,
+            // A tag change writes its event and history at once: the chunk's held-back ones go first.
+            ...(chunk ? { beforeDirectWrites: () => flushLoanChunkEvents(tx, chunk) } : {}),
+          })
+        ).allocations
       : null;
   const finished: HistoricalPaymentOutcome[] = [];
   const firstOfRow = new Set<number>();
@@ -266,8 +300,25 @@ export async function recordExternalPaymentHistoryInTx(
     if (!isNew) continue;
     events.push(paymentPostedEventOf(input.tenantId, result, now));
   }
-  await writeOutboxEvents(tx, events);
+  await writeOutboxEvents(tx, events, chunk?.outbox);
   return { loanId: loan.id, loanRef: loan.accountNo, fundingOutcomes, outcomes: finished };
+}
+
+/** How `recordExternalPaymentHistoryInTx` runs inside its caller's transaction. */
+export interface HistoryInTxOptions {
+  /** The loan as the caller holds it locked in this transaction (`lockLoanForMoney`'s shape); not read again. */
+  lockedLoan?: LoanForMoney;
+  /** Its stored terms as the caller holds them in this transaction; not read again by the fundings. */
+  loanTerms?: StoredLoanTerms;
+  /** Its installment rows as the caller stored them in this transaction; not read again by the fundings. */
+  installments?: NewInstallmentRow[];
+  /**
+   * The loan was created in this transaction (boarding): it has no journal, added charge, relief or charge-off yet,
+   * so the repost does not read them (repost-loan.ts `createdInThisTransaction`).
+   */
+  createdInThisTransaction?: boolean;
+  /** The boarding chunk (activities/lending/loan-chunk.ts): events buffered in it, its chart of accounts ready. */
+  chunk?: LoanChunk;
 }
 
 /** `recordExternalPayment`'s rules for a new payment (state, currency, dates); throws the same DomainErrors. */

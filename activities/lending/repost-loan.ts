@@ -91,6 +91,15 @@ export interface RepostInput {
    * of D + 1 itself.
    */
   retagDelinquency?: boolean;
+  /**
+   * The loan was created in this transaction (portfolio boarding, activities/lending/board-loan.ts): it has no
+   * journal, added charge, principal forgiveness or charge-off yet, so they are not read. Default false.
+   */
+  createdInThisTransaction?: boolean;
+  /** The tenant's chart of accounts was ensured in this transaction (activities/lending/loan-chunk.ts). Default false. */
+  chartReady?: boolean;
+  /** Run before step 7 writes a tag change (`setDelinquencyTag`'s `beforeWrites`). */
+  beforeDirectWrites?: () => Promise<void>;
 }
 
 export interface RepostResult {
@@ -115,6 +124,7 @@ export interface RepostResult {
 export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResult> {
   const { tenantId, loan, now } = input;
   const currency = loan.currencyCode;
+  const fresh = input.createdInThisTransaction === true;
   const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows, chargeOffRows] =
     await Promise.all([
       tx
@@ -137,23 +147,27 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         .where(
           and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
         ),
-      tx
-        .select()
-        .from(journalEntries)
-        .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.id)))
-        .orderBy(asc(journalEntries.id)),
-      loanPrincipalForgiveness(tx, tenantId, loan.id),
-      loanChargesForAllocation(tx, tenantId, loan.id),
-      tx
-        .select()
-        .from(loanChargeOffs)
-        .where(
-          and(
-            eq(loanChargeOffs.tenantId, tenantId),
-            eq(loanChargeOffs.loanId, loan.id),
-            eq(loanChargeOffs.reversed, false),
-          ),
-        ),
+      fresh
+        ? []
+        : tx
+            .select()
+            .from(journalEntries)
+            .where(and(eq(journalEntries.tenantId, tenantId), eq(journalEntries.loanId, loan.id)))
+            .orderBy(asc(journalEntries.id)),
+      fresh ? [] : loanPrincipalForgiveness(tx, tenantId, loan.id),
+      fresh ? [] : loanChargesForAllocation(tx, tenantId, loan.id),
+      fresh
+        ? []
+        : tx
+            .select()
+            .from(loanChargeOffs)
+            .where(
+              and(
+                eq(loanChargeOffs.tenantId, tenantId),
+                eq(loanChargeOffs.loanId, loan.id),
+                eq(loanChargeOffs.reversed, false),
+              ),
+            ),
     ]);
 
   const inputOf = (paymentsToReplay: typeof paymentRows): AllocationInput =>
@@ -229,15 +243,16 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
     };
   }
   const storedCharges = new Map(
-    (
-      await tx
-        .select({
-          id: loanCharges.id,
-          amountPaid: loanCharges.amountPaid,
-          amountWaived: loanCharges.amountWaived,
-        })
-        .from(loanCharges)
-        .where(and(eq(loanCharges.tenantId, tenantId), eq(loanCharges.loanId, loan.id)))
+    (fresh
+      ? []
+      : await tx
+          .select({
+            id: loanCharges.id,
+            amountPaid: loanCharges.amountPaid,
+            amountWaived: loanCharges.amountWaived,
+          })
+          .from(loanCharges)
+          .where(and(eq(loanCharges.tenantId, tenantId), eq(loanCharges.loanId, loan.id)))
     ).map((row) => [
       row.id,
       {
@@ -335,7 +350,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
   ]);
   if (!balance.balanced) throw new RangeError(`the journal of loan ${loan.id} does not balance`);
   let appendedLineCount = 0;
-  if (appended.length > 0) {
+  if (appended.length > 0 && input.chartReady !== true) {
     await tx
       .insert(glAccounts)
       .values(
@@ -347,6 +362,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
         })),
       )
       .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
+  }
+  if (appended.length > 0) {
     const rows = appended.flatMap((entry) =>
       entry.lines.map((line) => {
         const amounts = journalLinePayload(line);
@@ -397,7 +414,14 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
 
   // 7. the delinquency tag
   if (input.retagDelinquency !== false && loan.lastClosedBusinessDate !== null) {
-    await retagLoanAfterRepost(tx, { tenantId, loan, status, allocationInput: inputOf(paymentRows), now });
+    await retagLoanAfterRepost(tx, {
+      tenantId,
+      loan,
+      status,
+      allocationInput: inputOf(paymentRows),
+      now,
+      ...(input.beforeDirectWrites ? { beforeWrites: input.beforeDirectWrites } : {}),
+    });
   }
 
   return { allocation, allocations, status, disbursedOnDate, appendedLineCount };

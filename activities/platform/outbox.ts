@@ -60,8 +60,13 @@ export function withEventOrigin<T>(origin: EventOrigin, run: () => Promise<T>): 
 export async function writeOutboxEvent<T extends EventType>(
   tx: Tx,
   input: OutboxEventInput<T>,
+  deferTo?: OutboxBuffer,
 ): Promise<{ eventId: string; created: boolean }> {
   const row = outboxRowOf(input);
+  if (deferTo) {
+    deferTo.rows.push(row);
+    return { eventId: row.eventId, created: true };
+  }
   const [inserted] = await tx
     .insert(outboxEvents)
     .values(row)
@@ -84,11 +89,56 @@ export async function writeOutboxEvent<T extends EventType>(
 export async function writeOutboxEvents<T extends EventType>(
   tx: Tx,
   inputs: readonly OutboxEventInput<T>[],
+  deferTo?: OutboxBuffer,
 ): Promise<number> {
   if (inputs.length === 0) return 0;
+  if (deferTo) {
+    deferTo.rows.push(...inputs.map(outboxRowOf));
+    return inputs.length;
+  }
   return insertJsonRows(tx, outboxEvents, inputs.map(outboxRowOf), {
     onConflictDoNothing: { target: [outboxEvents.tenantId, outboxEvents.dedupeKey] },
   });
+}
+
+/**
+ * Outbox rows held back to be written together, in the order they were added, by ONE multi-row insert at the end of
+ * the caller's transaction (`flush`): portfolio boarding writes the events of a whole chunk of loans this way
+ * (activities/lending/loan-chunk.ts). Each row is checked against the catalogue and gets its `eventId` and origin when
+ * it is added, as `writeOutboxEvent` would; a retried `dedupeKey` is a no-op at the flush. `flush` may run more than
+ * once (it writes what is not written yet); `mark` and `truncate` undo what a rolled-back savepoint added or wrote. An event written through a buffer reports `created: true` (its
+ * dedupe is only known at the flush): only callers that do not branch on it may defer.
+ */
+export class OutboxBuffer {
+  readonly rows: (typeof outboxEvents.$inferInsert)[] = [];
+  /** How many of `rows` are written. */
+  private written = 0;
+  /** Where the buffer stands (a position for `truncate`). */
+  mark(): BufferMark {
+    return { held: this.rows.length, written: this.written };
+  }
+  /**
+   * Back to `mark` after the savepoint taken there rolled back: drops the rows added since, and takes the rows
+   * written since (their insert rolled back with the savepoint) as not written.
+   */
+  truncate(mark: BufferMark): void {
+    this.rows.length = mark.held;
+    this.written = Math.min(this.written, mark.written);
+  }
+  /** Inserts the rows not yet written in one statement (`ON CONFLICT (tenant_id, dedupe_key) DO NOTHING`). */
+  async flush(tx: Tx): Promise<number> {
+    const rows = this.rows.slice(this.written);
+    this.written = this.rows.length;
+    return insertJsonRows(tx, outboxEvents, rows, {
+      onConflictDoNothing: { target: [outboxEvents.tenantId, outboxEvents.dedupeKey] },
+    });
+  }
+}
+
+/** A position in a write buffer: rows held, and rows of them written (`OutboxBuffer`, `CustomerHistoryBuffer`). */
+export interface BufferMark {
+  held: number;
+  written: number;
 }
 
 /**
@@ -96,7 +146,9 @@ export async function writeOutboxEvents<T extends EventType>(
  * a bug), a fresh `evt_<32 hex>` id, the current `eventApiVersion`, the catalogue's subject type and the
  * `EventOrigin` in force (`withEventOrigin`), if any.
  */
-function outboxRowOf<T extends EventType>(input: OutboxEventInput<T>): typeof outboxEvents.$inferInsert {
+function outboxRowOf<T extends EventType>(
+  input: OutboxEventInput<T>,
+): typeof outboxEvents.$inferInsert & { eventId: string } {
   const definition = eventCatalogue[input.eventType];
   if (!definition) throw new Error(`${String(input.eventType)} is not a catalogue event type`);
   const checked = v.safeParse(definition.data, input.data);

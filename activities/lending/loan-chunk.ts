@@ -1,0 +1,224 @@
+/**
+ * What the loans of one boarding chunk share inside its one transaction (portfolio boarding, docs/processes.md P3
+ * and its speed target; docs/migrating.md "How a chunk of loans is written"): `LoanChunk`, opened once per chunk
+ * transaction by `openLoanChunk` and handed to `boardLoanInTx` for each loan.
+ *
+ * - Reads that do not depend on the loan are made once per chunk: the tenant's calendar date (`tenantToday`), each
+ *   product with its charges (`readProductForLoan`) and each set of charge definitions (`readLoanChargeDefinitions`).
+ *   They are read in the chunk's transaction, so every loan sees what it would have read itself.
+ * - The borrowers are locked once for the chunk (`lockCustomers`, in id order); a loan whose borrower is among them
+ *   does not lock it again, and a borrower that is not the tenant's is still refused by the loan (it is not locked).
+ * - The tenant's chart of accounts is ensured once, before the loans (the reposts skip it).
+ * - The loans' ids are reserved together, so each loan is inserted with its account number (no second statement).
+ * - The borrowers' customer-wide disbursement holds, and which of the chunk's funding and payment refs are already
+ *   stored, are read once: a loan created in the chunk then neither locks its borrower for its funding's hold check
+ *   nor looks up refs that are not stored (a ref taken meanwhile by another loan still conflicts at its insert and
+ *   is answered as before, from the row that holds it).
+ * - Append-only rows (outbox events, customer history, the fundings' reconciliation items) are held in buffers and written by `flushLoanChunk` as ONE
+ *   multi-row statement each, before the transaction commits; what a loan whose savepoint rolled back added is
+ *   dropped (`savepointMark` / `rollbackToMark`), so a refused loan leaves no event and no history behind.
+ */
+
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { restrictionInForce } from '../../db/queries/customers/restrictions';
+import { insertJsonRows } from '../../db/queries/json-rows';
+import { tenantToday } from '../../db/queries/lending/delinquency';
+import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
+import { type ProductForLoan, readProductForLoan } from '../../db/queries/lending/products';
+import { fundings, glAccounts, payments, reconciliationItems, restrictions } from '../../db/schema';
+import type { Tx } from '../../db/tenant-tx';
+import { defaultChartOfAccounts } from '../../domain/lending/ledger';
+import { CustomerHistoryBuffer, lockCustomers } from '../customers/records';
+import { type BufferMark, OutboxBuffer } from '../platform/outbox';
+
+/** The shared reads, locks and write buffers of one chunk of loans in one transaction (module note). */
+export interface LoanChunk {
+  tenantId: string;
+  /** The tenant's calendar date (ISO) at the transaction's instant. */
+  today: string;
+  /** Borrowers (customer ids) locked `FOR UPDATE` by this transaction: the tenant's only. */
+  lockedBorrowers: ReadonlySet<number>;
+  /** The tenant's default chart of accounts exists (ensured in this transaction). */
+  chartReady: true;
+  /** `readProductForLoan`, read once per product in this transaction. */
+  productOf(tx: Tx, productId: number): Promise<ProductForLoan | null>;
+  /** `readLoanChargeDefinitions`, read once per set of charge ids in this transaction. */
+  chargeDefinitionsOf(tx: Tx, chargeIds: readonly number[]): ReturnType<typeof readLoanChargeDefinitions>;
+  /**
+   * The borrowers' customer-wide DISBURSEMENT_HOLDs in force at the transaction's instant (ids, by customer id; a
+   * borrower without one is absent). A loan created in this transaction can have no loan-level hold, and its locked
+   * borrower no new one, so these are the holds its funding checks.
+   */
+  disbursementHolds: ReadonlyMap<number, number[]>;
+  /** Of the chunk's funding and payment `externalRecordRef`s, those already stored (for any loan of the tenant). */
+  storedFundingRefs: ReadonlySet<string>;
+  storedPaymentRefs: ReadonlySet<string>;
+  outbox: OutboxBuffer;
+  history: CustomerHistoryBuffer;
+  /**
+   * A loan id reserved for the chunk (from the `loans` identity, one statement for the chunk), so that a loan is
+   * inserted with its account number at once; undefined once they are used up (the loan then takes its id from the
+   * insert and its account number in a second statement, as alone).
+   */
+  takeLoanId(): number | undefined;
+  /** `reconciliation_items` rows of the new fundings, inserted at the flush (`ON CONFLICT DO NOTHING`). */
+  reconciliation: (typeof reconciliationItems.$inferInsert)[];
+}
+
+/** A position in a chunk's buffers, taken before a loan's savepoint (`savepointMark`). */
+export interface LoanChunkMark {
+  outbox: BufferMark;
+  history: BufferMark;
+  reconciliation: number;
+}
+
+/** What the chunk's loans will record, known before they board (the refs of their fundings and payments). */
+export interface LoanChunkRefs {
+  fundingRefs: readonly string[];
+  paymentRefs: readonly string[];
+  /** How many loans the chunk creates at most (loan ids reserved for them). */
+  loans?: number;
+}
+
+/**
+ * Opens the chunk in `tx` (the tenant's transaction, instant `now`): reads the tenant's date, locks `borrowerIds`
+ * (in id order, skipping ids that are not the tenant's), ensures the chart of accounts, reads the borrowers'
+ * customer-wide disbursement holds and which of `refs` are already stored, and reserves `refs.loans` loan ids:
+ * seven statements at most. Errors: those of
+ * PostgreSQL (the caller's transaction fails).
+ */
+export async function openLoanChunk(
+  tx: Tx,
+  tenantId: string,
+  now: Date,
+  borrowerIds: readonly number[],
+  refs: LoanChunkRefs = { fundingRefs: [], paymentRefs: [] },
+): Promise<LoanChunk> {
+  const today = await tenantToday(tx, tenantId, now);
+  const locked = await lockCustomers(tx, tenantId, borrowerIds);
+  const holds = new Map<number, number[]>();
+  if (locked.length > 0) {
+    const rows = await tx
+      .select({ id: restrictions.id, customerId: restrictions.customerId })
+      .from(restrictions)
+      .where(
+        and(
+          eq(restrictions.tenantId, tenantId),
+          inArray(restrictions.customerId, locked),
+          restrictionInForce(now),
+          eq(restrictions.restrictionType, 'DISBURSEMENT_HOLD'),
+          isNull(restrictions.loanId),
+        ),
+      )
+      .orderBy(restrictions.effectiveAt, restrictions.id);
+    for (const row of rows) holds.set(row.customerId, [...(holds.get(row.customerId) ?? []), row.id]);
+  }
+  const fundingRefs = [...new Set(refs.fundingRefs)];
+  const paymentRefs = [...new Set(refs.paymentRefs)];
+  const storedFundingRefs =
+    fundingRefs.length === 0
+      ? []
+      : await tx
+          .select({ ref: fundings.externalRecordRef })
+          .from(fundings)
+          .where(and(eq(fundings.tenantId, tenantId), inArray(fundings.externalRecordRef, fundingRefs)));
+  const storedPaymentRefs =
+    paymentRefs.length === 0
+      ? []
+      : await tx
+          .select({ ref: payments.externalRecordRef })
+          .from(payments)
+          .where(and(eq(payments.tenantId, tenantId), inArray(payments.externalRecordRef, paymentRefs)));
+  await tx
+    .insert(glAccounts)
+    .values(
+      defaultChartOfAccounts.map((account) => ({
+        tenantId,
+        code: account.code,
+        name: account.name,
+        accountType: account.accountType,
+      })),
+    )
+    .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
+  const reserved =
+    (refs.loans ?? 0) > 0
+      ? (
+          await tx.execute<{ id: string }>(
+            sql`select nextval(pg_get_serial_sequence('loans', 'id'))::text as id from generate_series(1, ${refs.loans}::int)`,
+          )
+        ).map((row) => Number(row.id))
+      : [];
+  const products = new Map<number, Promise<ProductForLoan | null>>();
+  const definitions = new Map<string, ReturnType<typeof readLoanChargeDefinitions>>();
+  return {
+    tenantId,
+    today,
+    lockedBorrowers: new Set(locked),
+    chartReady: true,
+    productOf: (reader, productId) => {
+      let product = products.get(productId);
+      if (!product) {
+        product = readProductForLoan(reader, tenantId, productId);
+        products.set(productId, product);
+      }
+      return product;
+    },
+    chargeDefinitionsOf: (reader, chargeIds) => {
+      const key = [...new Set(chargeIds)].sort((a, b) => a - b).join(',');
+      let found = definitions.get(key);
+      if (!found) {
+        found = readLoanChargeDefinitions(reader, tenantId, chargeIds);
+        definitions.set(key, found);
+      }
+      return found;
+    },
+    disbursementHolds: holds,
+    storedFundingRefs: new Set(storedFundingRefs.map((r) => r.ref ?? '')),
+    storedPaymentRefs: new Set(storedPaymentRefs.map((r) => r.ref ?? '')),
+    outbox: new OutboxBuffer(),
+    history: new CustomerHistoryBuffer(),
+    reconciliation: [],
+    takeLoanId: () => reserved.shift(),
+  };
+}
+
+/** Where the chunk's buffers stand now; `rollbackToMark` drops what is added after it. */
+export function savepointMark(chunk: LoanChunk): LoanChunkMark {
+  return {
+    outbox: chunk.outbox.mark(),
+    history: chunk.history.mark(),
+    reconciliation: chunk.reconciliation.length,
+  };
+}
+
+/** Drops what the buffers got after `mark` (its savepoint rolled back). */
+export function rollbackToMark(chunk: LoanChunk, mark: LoanChunkMark): void {
+  chunk.outbox.truncate(mark.outbox);
+  chunk.history.truncate(mark.history);
+  chunk.reconciliation.length = mark.reconciliation;
+}
+
+/**
+ * Writes the history entries and events held so far (one statement each), in the middle of a loan: before a write
+ * of the transaction that appends an event or a history entry directly (a delinquency tag change), so that the
+ * loan's events keep their order. A savepoint rolled back afterwards takes them back (`rollbackToMark`).
+ */
+export async function flushLoanChunkEvents(tx: Tx, chunk: LoanChunk): Promise<void> {
+  await chunk.history.flush(tx);
+  await chunk.outbox.flush(tx);
+}
+
+/**
+ * Writes the buffered history, reconciliation items and events (one statement each), before the chunk's
+ * transaction commits.
+ */
+export async function flushLoanChunk(tx: Tx, chunk: LoanChunk): Promise<void> {
+  await chunk.history.flush(tx);
+  const items = chunk.reconciliation.splice(0);
+  await insertJsonRows(tx, reconciliationItems, items, {
+    onConflictDoNothing: {
+      target: [reconciliationItems.tenantId, reconciliationItems.targetType, reconciliationItems.targetId],
+    },
+  });
+  await chunk.outbox.flush(tx);
+}
