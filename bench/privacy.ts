@@ -26,7 +26,8 @@
  * Each route line also gives the service's CPU per request (API and worker processes, from /proc).
  *
  * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2 --topology both
- * --profile <dir>] (`--profile`: CPU-profile the API processes of the production topology, bench/cpu-profile.ts).
+ * --profile <dir> --statements] (`--profile`: CPU-profile the API processes of the production topology,
+ * bench/cpu-profile.ts; `--statements`: list the SQL statements per request of each route, from pg_stat_statements).
  * `runPrivacyBenchmark` is what `npm run bench` calls.
  */
 import { mkdirSync } from 'node:fs';
@@ -34,7 +35,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
 import { createPlatformOperations } from '../activities';
+import type { Db } from '../db/client';
 import { apiRequest, requestToken } from '../scripts/http-client';
 import { operationDeps } from '../workers/config';
 import {
@@ -70,6 +73,11 @@ export interface PrivacyOptions {
   topology?: Topology;
   /** CPU-profile the API processes (production topology) into this folder (bench/cpu-profile.ts; bench/profile-top.ts reads them). */
   profileDir?: string | null;
+  /**
+   * Load pg_stat_statements into the bench's PostgreSQL and print, after each measured route round, every
+   * statement PostgreSQL ran in it: calls per answered request, mean and total execution time.
+   */
+  statements?: boolean;
   log: BenchLog;
 }
 
@@ -97,9 +105,15 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
   const { durationS, concurrency, cases: caseCount, processes, log } = options;
   const topology = options.topology ?? 'production';
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  const stack = await startBenchStack('lending-bench-privacy-');
+  const stack = await startBenchStack(
+    'lending-bench-privacy-',
+    options.statements
+      ? { postgresSettings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000'] }
+      : {},
+  );
   const { config, db, temporal } = stack;
   try {
+    if (options.statements) await db.execute(sql`create extension if not exists pg_stat_statements`);
     // The bench client's own rate limit is raised so that the limiter never answers 429 here.
     const created = await createPlatformOperations(operationDeps(db, config)).createClient({
       tenantId: tenant,
@@ -227,7 +241,9 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     const routeRound = async (
       seconds: number,
       next: (n: number) => { path: string; body: string },
+      statementsOf?: string,
     ): Promise<ConcurrentRun & { cpuMsPerRequest: number }> => {
+      if (statementsOf) await db.execute(sql`select pg_stat_statements_reset()`);
       const cpuBefore = serviceCpuMs();
       const result = await autocannon({
         url: baseUrl,
@@ -250,6 +266,7 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
         ],
       });
       const completed = result['2xx'];
+      if (statementsOf) await logStatements(db, statementsOf, completed, log);
       return {
         cpuMsPerRequest: completed > 0 ? (serviceCpuMs() - cpuBefore) / completed : 0,
         perSecond: completed / seconds,
@@ -265,9 +282,17 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     });
     const consent = (n: number) => consentTargets[n % consentTargets.length]!;
     await routeRound(Math.min(3, durationS), privacy);
-    const creations = await routeRound(durationS, privacy);
+    const creations = await routeRound(
+      durationS,
+      privacy,
+      options.statements ? 'privacy-request creation' : undefined,
+    );
     await routeRound(Math.min(2, durationS), consent);
-    const consentUpdates = await routeRound(durationS, consent);
+    const consentUpdates = await routeRound(
+      durationS,
+      consent,
+      options.statements ? 'contact-consent update' : undefined,
+    );
 
     const connection = await Connection.connect({ address: temporal.address });
     stack.onStop(() => connection.close());
@@ -302,6 +327,32 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
   }
 }
 
+/**
+ * Prints what pg_stat_statements counted since its last reset (every database user and statement, the benchmark's
+ * own queries included): per statement, calls per answered request (`requests`), mean and total execution time in
+ * ms, and the text (whitespace folded, cut at 150 characters); then the totals per request.
+ */
+async function logStatements(db: Db, label: string, requests: number, log: BenchLog): Promise<void> {
+  const rows = (await db.execute(
+    sql`select calls::int as calls, mean_exec_time::float8 as mean, total_exec_time::float8 as total, query
+          from pg_stat_statements where query not like '%pg_stat_statements%' order by calls desc, total_exec_time desc`,
+  )) as unknown as { calls: number; mean: number; total: number; query: string }[];
+  const perRequest = (n: number) => (requests > 0 ? n / requests : 0);
+  log(`  statements during the measured ${label} round (${requests} requests answered 2xx):`);
+  log('     calls/req   mean ms   total ms  statement');
+  for (const row of rows) {
+    if (perRequest(row.calls) < 0.01) continue;
+    log(
+      `    ${perRequest(row.calls).toFixed(2).padStart(9)} ${row.mean.toFixed(3).padStart(9)} ${row.total.toFixed(0).padStart(10)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+    );
+  }
+  const calls = rows.reduce((sum, row) => sum + row.calls, 0);
+  const total = rows.reduce((sum, row) => sum + row.total, 0);
+  log(
+    `    total: ${perRequest(calls).toFixed(1)} statements per request, ${perRequest(total).toFixed(3)} ms of execution per request`,
+  );
+}
+
 if (isMainModule(import.meta.url)) {
   const at = process.argv.indexOf('--topology');
   const asked = at >= 0 ? process.argv[at + 1] : 'both';
@@ -317,6 +368,7 @@ if (isMainModule(import.meta.url)) {
       topology,
       profileDir:
         profileAt >= 0 ? path.resolve(process.argv[profileAt + 1] ?? '.data/profile-privacy') : null,
+      statements: process.argv.includes('--statements'),
       log: (text) => console.log(text),
     });
   }
