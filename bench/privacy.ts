@@ -23,7 +23,8 @@
  *   workflow id, from this process, on a task queue no worker polls: starts per second, p50, p99.
  * Then each route's ratio to the baseline (target ≥ 0.80, docs/processes.md P0 "Start intents").
  *
- * Each route line also gives the service's CPU per request (API and worker processes, from /proc).
+ * Each route line also gives the service's CPU per request (API and worker processes, from /proc), and every line
+ * the CPU per request of the bench's PostgreSQL (postmaster and live backends) and Temporal dev server.
  *
  * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2 --topology both
  * --profile <dir> --statements] (`--profile`: CPU-profile the API processes of the production topology,
@@ -87,15 +88,21 @@ export interface PrivacyOptions {
  */
 export interface PrivacyFigures {
   topology: Topology;
-  creations: ConcurrentRun & { cpuMsPerRequest: number };
-  consentUpdates: ConcurrentRun & { cpuMsPerRequest: number };
-  bareStarts: ConcurrentRun;
+  creations: ConcurrentRun & { cpuMsPerRequest: number } & BackendCpu;
+  consentUpdates: ConcurrentRun & { cpuMsPerRequest: number } & BackendCpu;
+  bareStarts: ConcurrentRun & BackendCpu;
   concurrency: number;
   durationS: number;
 }
 
-const line = (label: string, run: ConcurrentRun & { cpuMsPerRequest?: number }) =>
-  `  ${label.padEnd(52)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(1).padStart(6)} ms  p99 ${run.p99.toFixed(1).padStart(6)} ms${run.cpuMsPerRequest === undefined ? '' : `  service CPU ${run.cpuMsPerRequest.toFixed(2)} ms/req`}${run.failures ? `  (${run.failures} failed)` : ''}`;
+/** CPU per request (ms) of the bench's PostgreSQL (postmaster and its live backends) and Temporal dev server. */
+interface BackendCpu {
+  postgresCpuMsPerRequest: number;
+  temporalCpuMsPerRequest: number;
+}
+
+const line = (label: string, run: ConcurrentRun & { cpuMsPerRequest?: number } & BackendCpu) =>
+  `  ${label.padEnd(52)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(1).padStart(6)} ms  p99 ${run.p99.toFixed(1).padStart(6)} ms${run.cpuMsPerRequest === undefined ? '' : `  service CPU ${run.cpuMsPerRequest.toFixed(2)} ms/req`}  PostgreSQL ${run.postgresCpuMsPerRequest.toFixed(2)}  Temporal ${run.temporalCpuMsPerRequest.toFixed(2)} ms/req${run.failures ? `  (${run.failures} failed)` : ''}`;
 
 /**
  * Runs the start-path benchmark on one topology: starts its stack and the service, measures both routes and the
@@ -142,6 +149,22 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       cpuMillisOf(service.apiPid) +
       (service.workerPid === service.apiPid ? 0 : cpuMillisOf(service.workerPid));
     const { baseUrl } = service;
+    const temporalPid = temporal.process.pid ?? 0;
+    const backendCpu = () => ({
+      postgres: cpuMillisOf(stack.postgresPid),
+      temporal: cpuMillisOf(temporalPid),
+    });
+    const backendCpuSince = (
+      before: { postgres: number; temporal: number },
+      completed: number,
+    ): BackendCpu => {
+      const now = backendCpu();
+      const per = (ms: number) => (completed > 0 ? ms / completed : 0);
+      return {
+        postgresCpuMsPerRequest: per(now.postgres - before.postgres),
+        temporalCpuMsPerRequest: per(now.temporal - before.temporal),
+      };
+    };
     const scopes = 'servicing:read servicing:write lending:read lending:write';
     const session = {
       baseUrl,
@@ -242,9 +265,10 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       seconds: number,
       next: (n: number) => { path: string; body: string },
       statementsOf?: string,
-    ): Promise<ConcurrentRun & { cpuMsPerRequest: number }> => {
+    ): Promise<ConcurrentRun & { cpuMsPerRequest: number } & BackendCpu> => {
       if (statementsOf) await db.execute(sql`select pg_stat_statements_reset()`);
       const cpuBefore = serviceCpuMs();
+      const backendBefore = backendCpu();
       const result = await autocannon({
         url: baseUrl,
         connections: concurrency,
@@ -266,8 +290,10 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
         ],
       });
       const completed = result['2xx'];
+      const backend = backendCpuSince(backendBefore, completed);
       if (statementsOf) await logStatements(db, statementsOf, completed, log);
       return {
+        ...backend,
         cpuMsPerRequest: completed > 0 ? (serviceCpuMs() - cpuBefore) / completed : 0,
         perSecond: completed / seconds,
         completed,
@@ -306,11 +332,12 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     let offset = 0;
     const startRound = async (seconds: number) => {
       const base = offset;
+      const backendBefore = backendCpu();
       const result = await measureConcurrent({ concurrency, durationMs: seconds * 1000, log }, (index) =>
         bareStart(base + index),
       );
       offset += result.completed + result.failures + concurrency;
-      return result;
+      return { ...result, ...backendCpuSince(backendBefore, result.completed) };
     };
     await startRound(Math.min(3, durationS));
     const bareStarts = await startRound(durationS);
