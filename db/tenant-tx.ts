@@ -38,6 +38,8 @@ export interface FirstWrite {
 const firstWrites = new AsyncLocalStorage<FirstWrite>();
 /** First writes whose transaction is open: a transaction opened meanwhile (never nested in practice) leaves them alone. */
 const carried = new WeakSet<FirstWrite>();
+/** First writes whose work has settled: never run after that, whatever async context still holds them. */
+const settled = new WeakSet<FirstWrite>();
 
 /**
  * Runs `work` with `write` attached: the first `withTenantTransaction` of `write.tenantId` that `work` opens (in its
@@ -45,8 +47,13 @@ const carried = new WeakSet<FirstWrite>();
  * committed when it commits. Resolves or rejects as `work` does; whether the write committed is `write.committed`
  * afterwards (false when `work` opened no such transaction or every one rolled back).
  */
-export function withFirstWrite<T>(write: FirstWrite, work: () => Promise<T>): Promise<T> {
-  return firstWrites.run(write, work);
+export async function withFirstWrite<T>(write: FirstWrite, work: () => Promise<T>): Promise<T> {
+  try {
+    return await firstWrites.run(write, work);
+  } finally {
+    // Work started meanwhile that outlives it (a timer a request armed) never carries the write.
+    settled.add(write);
+  }
 }
 
 /**
@@ -62,7 +69,11 @@ export async function withTenantTransaction<T>(
 ): Promise<T> {
   const pending = firstWrites.getStore();
   const first =
-    pending && !pending.committed && pending.tenantId === tenantId && !carried.has(pending)
+    pending &&
+    !pending.committed &&
+    pending.tenantId === tenantId &&
+    !carried.has(pending) &&
+    !settled.has(pending)
       ? pending
       : undefined;
   if (first) carried.add(first);

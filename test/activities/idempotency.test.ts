@@ -317,6 +317,21 @@ describe('the claim inside the operation’s transaction (claimIdempotencyKeyWit
     expect((await refusal('fp-other')).code).toBe('idempotency.key.payload.mismatch');
   });
 
+  it('never claims from work that outlives the request (a timer it armed)', async () => {
+    const s = scope();
+    at(0);
+    let later: Promise<void> = Promise.resolve();
+    const outcome = await h.platform.claimIdempotencyKeyWith(request(s), async () => {
+      later = new Promise<void>((resolve, reject) => {
+        setTimeout(() => operationWrite(s).then(resolve, reject), 20);
+      });
+    });
+    expect(outcome).toEqual({ committed: false });
+    await later;
+    expect(await rowsOf(s)).toHaveLength(0);
+    expect(await rowsOf(otherKey(s))).toHaveLength(1);
+  });
+
   it('takes over an abandoned claim of the same request in the operation’s transaction', async () => {
     const s = scope();
     at(0);
