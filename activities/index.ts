@@ -33,7 +33,13 @@ import { resolveReconciliationException } from './payments/resolve-reconciliatio
 import { createClient } from './platform/create-client';
 import { disableClient } from './platform/disable-client';
 import { ensureTenant } from './platform/ensure-tenant';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from './platform/idempotency';
+import {
+  claimIdempotencyKey,
+  claimIdempotencyKeyWith,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  storeUnclaimedIdempotentResponse,
+} from './platform/idempotency';
 import { listClients } from './platform/list-clients';
 import { rotateClientSecret } from './platform/rotate-client-secret';
 import {
@@ -86,6 +92,8 @@ export function createPlatformOperations(deps: Deps) {
     claimIdempotencyKey: claimIdempotencyKey(deps),
     completeIdempotencyKey: completeIdempotencyKey(deps),
     releaseIdempotencyKey: releaseIdempotencyKey(deps),
+    claimIdempotencyKeyWith: claimIdempotencyKeyWith(deps),
+    storeUnclaimedIdempotentResponse: storeUnclaimedIdempotentResponse(deps),
     createChannelGateway: createChannelGateway(deps),
     rotateChannelGatewaySecret: rotateChannelGatewaySecret(deps),
     listChannelGateways: listChannelGateways(deps),

@@ -23,10 +23,12 @@
  *   workflow id, from this process, on a task queue no worker polls: starts per second, p50, p99.
  * Then each route's ratio to the baseline (target ≥ 0.80, docs/processes.md P0 "Start intents").
  *
- * Each route line also gives the service's CPU per request (API and worker processes, from /proc).
+ * Each route line also gives the service's CPU per request (API and worker processes, from /proc), and every line
+ * the CPU per request of the bench's PostgreSQL (postmaster and live backends) and Temporal dev server.
  *
  * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2 --topology both
- * --profile <dir>] (`--profile`: CPU-profile the API processes of the production topology, bench/cpu-profile.ts).
+ * --profile <dir> --statements] (`--profile`: CPU-profile the API processes of the production topology,
+ * bench/cpu-profile.ts; `--statements`: list the SQL statements per request of each route, from pg_stat_statements).
  * `runPrivacyBenchmark` is what `npm run bench` calls.
  */
 import { mkdirSync } from 'node:fs';
@@ -34,7 +36,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
 import { createPlatformOperations } from '../activities';
+import type { Db } from '../db/client';
 import { apiRequest, requestToken } from '../scripts/http-client';
 import { operationDeps } from '../workers/config';
 import {
@@ -70,6 +74,11 @@ export interface PrivacyOptions {
   topology?: Topology;
   /** CPU-profile the API processes (production topology) into this folder (bench/cpu-profile.ts; bench/profile-top.ts reads them). */
   profileDir?: string | null;
+  /**
+   * Load pg_stat_statements into the bench's PostgreSQL and print, after each measured route round, every
+   * statement PostgreSQL ran in it: calls per answered request, mean and total execution time.
+   */
+  statements?: boolean;
   log: BenchLog;
 }
 
@@ -79,15 +88,21 @@ export interface PrivacyOptions {
  */
 export interface PrivacyFigures {
   topology: Topology;
-  creations: ConcurrentRun & { cpuMsPerRequest: number };
-  consentUpdates: ConcurrentRun & { cpuMsPerRequest: number };
-  bareStarts: ConcurrentRun;
+  creations: ConcurrentRun & { cpuMsPerRequest: number } & BackendCpu;
+  consentUpdates: ConcurrentRun & { cpuMsPerRequest: number } & BackendCpu;
+  bareStarts: ConcurrentRun & BackendCpu;
   concurrency: number;
   durationS: number;
 }
 
-const line = (label: string, run: ConcurrentRun & { cpuMsPerRequest?: number }) =>
-  `  ${label.padEnd(52)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(1).padStart(6)} ms  p99 ${run.p99.toFixed(1).padStart(6)} ms${run.cpuMsPerRequest === undefined ? '' : `  service CPU ${run.cpuMsPerRequest.toFixed(2)} ms/req`}${run.failures ? `  (${run.failures} failed)` : ''}`;
+/** CPU per request (ms) of the bench's PostgreSQL (postmaster and its live backends) and Temporal dev server. */
+interface BackendCpu {
+  postgresCpuMsPerRequest: number;
+  temporalCpuMsPerRequest: number;
+}
+
+const line = (label: string, run: ConcurrentRun & { cpuMsPerRequest?: number } & BackendCpu) =>
+  `  ${label.padEnd(52)} ${`${Math.round(run.perSecond)}/s`.padStart(7)}  p50 ${run.p50.toFixed(1).padStart(6)} ms  p99 ${run.p99.toFixed(1).padStart(6)} ms${run.cpuMsPerRequest === undefined ? '' : `  service CPU ${run.cpuMsPerRequest.toFixed(2)} ms/req`}  PostgreSQL ${run.postgresCpuMsPerRequest.toFixed(2)}  Temporal ${run.temporalCpuMsPerRequest.toFixed(2)} ms/req${run.failures ? `  (${run.failures} failed)` : ''}`;
 
 /**
  * Runs the start-path benchmark on one topology: starts its stack and the service, measures both routes and the
@@ -97,9 +112,15 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
   const { durationS, concurrency, cases: caseCount, processes, log } = options;
   const topology = options.topology ?? 'production';
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
-  const stack = await startBenchStack('lending-bench-privacy-');
+  const stack = await startBenchStack(
+    'lending-bench-privacy-',
+    options.statements
+      ? { postgresSettings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000'] }
+      : {},
+  );
   const { config, db, temporal } = stack;
   try {
+    if (options.statements) await db.execute(sql`create extension if not exists pg_stat_statements`);
     // The bench client's own rate limit is raised so that the limiter never answers 429 here.
     const created = await createPlatformOperations(operationDeps(db, config)).createClient({
       tenantId: tenant,
@@ -128,6 +149,22 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       cpuMillisOf(service.apiPid) +
       (service.workerPid === service.apiPid ? 0 : cpuMillisOf(service.workerPid));
     const { baseUrl } = service;
+    const temporalPid = temporal.process.pid ?? 0;
+    const backendCpu = () => ({
+      postgres: cpuMillisOf(stack.postgresPid),
+      temporal: cpuMillisOf(temporalPid),
+    });
+    const backendCpuSince = (
+      before: { postgres: number; temporal: number },
+      completed: number,
+    ): BackendCpu => {
+      const now = backendCpu();
+      const per = (ms: number) => (completed > 0 ? ms / completed : 0);
+      return {
+        postgresCpuMsPerRequest: per(now.postgres - before.postgres),
+        temporalCpuMsPerRequest: per(now.temporal - before.temporal),
+      };
+    };
     const scopes = 'servicing:read servicing:write lending:read lending:write';
     const session = {
       baseUrl,
@@ -227,8 +264,11 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     const routeRound = async (
       seconds: number,
       next: (n: number) => { path: string; body: string },
-    ): Promise<ConcurrentRun & { cpuMsPerRequest: number }> => {
+      statementsOf?: string,
+    ): Promise<ConcurrentRun & { cpuMsPerRequest: number } & BackendCpu> => {
+      if (statementsOf) await db.execute(sql`select pg_stat_statements_reset()`);
       const cpuBefore = serviceCpuMs();
+      const backendBefore = backendCpu();
       const result = await autocannon({
         url: baseUrl,
         connections: concurrency,
@@ -250,7 +290,10 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
         ],
       });
       const completed = result['2xx'];
+      const backend = backendCpuSince(backendBefore, completed);
+      if (statementsOf) await logStatements(db, statementsOf, completed, log);
       return {
+        ...backend,
         cpuMsPerRequest: completed > 0 ? (serviceCpuMs() - cpuBefore) / completed : 0,
         perSecond: completed / seconds,
         completed,
@@ -265,9 +308,17 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     });
     const consent = (n: number) => consentTargets[n % consentTargets.length]!;
     await routeRound(Math.min(3, durationS), privacy);
-    const creations = await routeRound(durationS, privacy);
+    const creations = await routeRound(
+      durationS,
+      privacy,
+      options.statements ? 'privacy-request creation' : undefined,
+    );
     await routeRound(Math.min(2, durationS), consent);
-    const consentUpdates = await routeRound(durationS, consent);
+    const consentUpdates = await routeRound(
+      durationS,
+      consent,
+      options.statements ? 'contact-consent update' : undefined,
+    );
 
     const connection = await Connection.connect({ address: temporal.address });
     stack.onStop(() => connection.close());
@@ -281,11 +332,12 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
     let offset = 0;
     const startRound = async (seconds: number) => {
       const base = offset;
+      const backendBefore = backendCpu();
       const result = await measureConcurrent({ concurrency, durationMs: seconds * 1000, log }, (index) =>
         bareStart(base + index),
       );
       offset += result.completed + result.failures + concurrency;
-      return result;
+      return { ...result, ...backendCpuSince(backendBefore, result.completed) };
     };
     await startRound(Math.min(3, durationS));
     const bareStarts = await startRound(durationS);
@@ -300,6 +352,32 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * Prints what pg_stat_statements counted since its last reset (every database user and statement, the benchmark's
+ * own queries included): per statement, calls per answered request (`requests`), mean and total execution time in
+ * ms, and the text (whitespace folded, cut at 150 characters); then the totals per request.
+ */
+async function logStatements(db: Db, label: string, requests: number, log: BenchLog): Promise<void> {
+  const rows = (await db.execute(
+    sql`select calls::int as calls, mean_exec_time::float8 as mean, total_exec_time::float8 as total, query
+          from pg_stat_statements where query not like '%pg_stat_statements%' order by calls desc, total_exec_time desc`,
+  )) as unknown as { calls: number; mean: number; total: number; query: string }[];
+  const perRequest = (n: number) => (requests > 0 ? n / requests : 0);
+  log(`  statements during the measured ${label} round (${requests} requests answered 2xx):`);
+  log('     calls/req   mean ms   total ms  statement');
+  for (const row of rows) {
+    if (perRequest(row.calls) < 0.01) continue;
+    log(
+      `    ${perRequest(row.calls).toFixed(2).padStart(9)} ${row.mean.toFixed(3).padStart(9)} ${row.total.toFixed(0).padStart(10)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+    );
+  }
+  const calls = rows.reduce((sum, row) => sum + row.calls, 0);
+  const total = rows.reduce((sum, row) => sum + row.total, 0);
+  log(
+    `    total: ${perRequest(calls).toFixed(1)} statements per request, ${perRequest(total).toFixed(3)} ms of execution per request`,
+  );
 }
 
 if (isMainModule(import.meta.url)) {
@@ -317,6 +395,7 @@ if (isMainModule(import.meta.url)) {
       topology,
       profileDir:
         profileAt >= 0 ? path.resolve(process.argv[profileAt + 1] ?? '.data/profile-privacy') : null,
+      statements: process.argv.includes('--statements'),
       log: (text) => console.log(text),
     });
   }

@@ -135,8 +135,14 @@ async function startDevServerRetrying(dataDir: string): Promise<DevServer> {
   }
 }
 
-/** Starts PostgreSQL and Temporal in a new temporary folder (prefix `prefix`) and applies the migrations. */
-export async function startBenchStack(prefix: string): Promise<BenchStack> {
+/**
+ * Starts PostgreSQL and Temporal in a new temporary folder (prefix `prefix`) and applies the migrations.
+ * `options.postgresSettings`: more PostgreSQL server settings (`name=value`, db/embedded.ts `settings`).
+ */
+export async function startBenchStack(
+  prefix: string,
+  options: { postgresSettings?: readonly string[] } = {},
+): Promise<BenchStack> {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
   // Run as root, PostgreSQL runs as its own user (db/embedded.ts): it must reach the folder.
   await chmod(dataDir, 0o755);
@@ -151,6 +157,7 @@ export async function startBenchStack(prefix: string): Promise<BenchStack> {
     const postgres = await startEmbeddedPostgres({
       dataDir: path.join(dataDir, 'postgres'),
       port: await freePort(),
+      settings: options.postgresSettings ?? [],
     });
     stops.push(postgres.stop);
     const temporal = await startDevServerRetrying(dataDir);

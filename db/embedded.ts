@@ -57,6 +57,8 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   /** Turns fsync off: for throw-away test clusters only. */
   fast?: boolean;
+  /** More server settings, each `name=value` (passed as `-c name=value`), e.g. `shared_preload_libraries=pg_stat_statements`. */
+  settings?: readonly string[];
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const database = options.database ?? 'lending';
@@ -85,6 +87,7 @@ export async function startEmbeddedPostgres(options: {
       ...(options.fast
         ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
         : []),
+      ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
     ],
     onLog: (line: string) => options.log?.(String(line).trimEnd()),
     onError: (err: unknown) => options.log?.(String(err)),

@@ -17,7 +17,7 @@ import {
 import { tenantComplianceTimeZone } from '../common/tenant-time-zone';
 import type { Deps, OperationContext } from '../deps';
 import { recordStartIntent } from '../platform/start-intents';
-import { assertCaseTakesRecords, openTask, recordEffect, rowOfRequestKey, shareCase } from './records';
+import { assertCaseTakesRecords, openTask, recordEffects, rowOfRequestKey, shareCase } from './records';
 
 const notFoundCode = 'error.msg.resource.not.found';
 
@@ -78,25 +78,31 @@ function resultOf(row: PrivacyRow): OpenPrivacyRequestResult {
 export function openPrivacyRequest(deps: Deps) {
   return async (input: OpenPrivacyRequestInput): Promise<OpenPrivacyRequestResult> =>
     withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      if (input.requestKey) {
-        const [existing] = await tx
-          .select()
-          .from(privacyRequests)
+      // The earlier request of the key, the case, the interaction and the compliance zone are independent reads:
+      // issued together, they travel in one round trip (postgres.js pipelines a transaction's queries).
+      const [earlier, foundCase, [foundInteraction], timeZone] = await Promise.all([
+        input.requestKey
+          ? tx
+              .select()
+              .from(privacyRequests)
+              .where(
+                and(
+                  eq(privacyRequests.tenantId, input.tenantId),
+                  eq(privacyRequests.requestKey, input.requestKey),
+                ),
+              )
+          : Promise.resolve([]),
+        shareCase(tx, input.tenantId, input.caseId),
+        tx
+          .select({ customerRef: interactions.customerRef })
+          .from(interactions)
           .where(
-            and(
-              eq(privacyRequests.tenantId, input.tenantId),
-              eq(privacyRequests.requestKey, input.requestKey),
-            ),
-          );
-        if (existing) return resultOf(existing);
-      }
-      const foundCase = await shareCase(tx, input.tenantId, input.caseId);
-      const [foundInteraction] = await tx
-        .select({ customerRef: interactions.customerRef })
-        .from(interactions)
-        .where(
-          and(eq(interactions.tenantId, input.tenantId), eq(interactions.id, input.sourceInteractionId)),
-        );
+            and(eq(interactions.tenantId, input.tenantId), eq(interactions.id, input.sourceInteractionId)),
+          ),
+        tenantComplianceTimeZone(tx, input.tenantId),
+      ]);
+      const [existing] = earlier;
+      if (existing) return resultOf(existing);
       const missing = [];
       if (!foundCase) {
         missing.push(
@@ -132,7 +138,6 @@ export function openPrivacyRequest(deps: Deps) {
           ],
         });
       }
-      const timeZone = await tenantComplianceTimeZone(tx, input.tenantId);
       const now = deps.clock();
       const deadlines = computePrivacyDeadlines({
         regime: input.regime,
@@ -177,11 +182,6 @@ export function openPrivacyRequest(deps: Deps) {
         dueAt: new Date(deadlines.dueAtMs),
         dedupeKey: `privacy-request/${row.id}/review`,
       });
-      const [updated] = await tx
-        .update(privacyRequests)
-        .set({ reviewTaskId: review.id, workflowId })
-        .where(and(eq(privacyRequests.tenantId, input.tenantId), eq(privacyRequests.id, row.id)))
-        .returning();
       const common = {
         tenantId: input.tenantId,
         caseId: input.caseId,
@@ -189,31 +189,39 @@ export function openPrivacyRequest(deps: Deps) {
         correlationId: input.correlationId,
         occurredAt: now,
       };
-      await recordEffect(tx, {
-        ...common,
-        effectType: 'PRIVACY_REQUEST_RECEIVED',
-        subjectType: 'privacy_request',
-        subjectId: row.id,
-        detail: {
-          requestId: row.id,
-          requestType: input.requestType,
-          regime: input.regime,
-          status: 'RECEIVED',
-          statutoryDueAt: deadlines.statutoryDueAt,
-        },
-        dedupeKey: `privacy-request/${row.id}/received`,
-      });
-      await recordEffect(tx, {
-        ...common,
-        effectType: 'TASK_CREATED',
-        subjectType: 'task',
-        subjectId: review.id,
-        detail: { taskType: 'PRIVACY_REVIEW', requestId: row.id },
-        dedupeKey: `task/${review.id}/created`,
-      });
-      if (!updated) throw new Error('update returned no row');
-      const opened = resultOf(updated);
-      await recordStartIntent(tx, privacyRequestStartSpec(opened.workflow.input), now);
+      const opened = resultOf({ ...row, reviewTaskId: review.id, workflowId });
+      // The row's review task and workflow id, both effects and the start intent: one round trip.
+      await Promise.all([
+        tx
+          .update(privacyRequests)
+          .set({ reviewTaskId: review.id, workflowId })
+          .where(and(eq(privacyRequests.tenantId, input.tenantId), eq(privacyRequests.id, row.id))),
+        recordEffects(tx, [
+          {
+            ...common,
+            effectType: 'PRIVACY_REQUEST_RECEIVED',
+            subjectType: 'privacy_request',
+            subjectId: row.id,
+            detail: {
+              requestId: row.id,
+              requestType: input.requestType,
+              regime: input.regime,
+              status: 'RECEIVED',
+              statutoryDueAt: deadlines.statutoryDueAt,
+            },
+            dedupeKey: `privacy-request/${row.id}/received`,
+          },
+          {
+            ...common,
+            effectType: 'TASK_CREATED',
+            subjectType: 'task',
+            subjectId: review.id,
+            detail: { taskType: 'PRIVACY_REVIEW', requestId: row.id },
+            dedupeKey: `task/${review.id}/created`,
+          },
+        ]),
+        recordStartIntent(tx, privacyRequestStartSpec(opened.workflow.input), now),
+      ]);
       return opened;
     });
 }

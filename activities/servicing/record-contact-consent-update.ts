@@ -144,25 +144,33 @@ export function recordContactConsentUpdate(deps: Deps) {
     }
     assertNoSensitiveData('reason', reason);
     return withTenantTransaction(deps.db, input.tenantId, async (tx) => {
-      if (input.requestKey) {
-        const [earlier] = await tx
-          .select()
-          .from(contactConsentUpdates)
-          .where(
-            and(
-              eq(contactConsentUpdates.tenantId, input.tenantId),
-              eq(contactConsentUpdates.requestKey, input.requestKey),
-            ),
-          );
-        if (earlier) {
-          return {
-            updateId: earlier.id,
-            status: earlier.status,
-            customerRef: earlier.customerRef,
-            workflow: workflowOf(earlier),
-            created: false,
-          };
-        }
+      // The earlier update of the key, the case (held FOR SHARE), the customer (locked FOR UPDATE, in this order
+      // as before) and the contact point are independent reads: issued together, they travel in one round trip
+      // (postgres.js pipelines a transaction's queries).
+      const [[earlier], found, customer, point] = await Promise.all([
+        input.requestKey
+          ? tx
+              .select()
+              .from(contactConsentUpdates)
+              .where(
+                and(
+                  eq(contactConsentUpdates.tenantId, input.tenantId),
+                  eq(contactConsentUpdates.requestKey, input.requestKey),
+                ),
+              )
+          : Promise.resolve([]),
+        shareCase(tx, input.tenantId, input.caseId),
+        findCustomerByRef(tx, input.tenantId, input.customerRef, { lock: 'update' }),
+        findContactPointByRef(tx, input.tenantId, input.contactPointRef),
+      ]);
+      if (earlier) {
+        return {
+          updateId: earlier.id,
+          status: earlier.status,
+          customerRef: earlier.customerRef,
+          workflow: workflowOf(earlier),
+          created: false,
+        };
       }
       const now = deps.clock();
       const timing = contactConsentTimingOf(effectiveAtMs, now.getTime());
@@ -173,12 +181,9 @@ export function recordContactConsentUpdate(deps: Deps) {
           `effectiveAt must not be more than ${contactConsentLeadDaysMax} days ahead.`,
         );
       }
-      const found = await shareCase(tx, input.tenantId, input.caseId);
       if (!found) throw referenceNotFound('caseId', input.caseId, 'Case');
       assertCaseTakesRecords(found, input.caseId, input.customerRef);
-      const customer = await findCustomerByRef(tx, input.tenantId, input.customerRef, { lock: 'update' });
       if (!customer) throw referenceNotFound('customerRef', input.customerRef, 'Customer');
-      const point = await findContactPointByRef(tx, input.tenantId, input.contactPointRef);
       if (!point || point.customerId !== customer.customerId) {
         throw referenceNotFound('contactPointRef', input.contactPointRef, 'Contact point of the customer');
       }
@@ -239,25 +244,28 @@ export function recordContactConsentUpdate(deps: Deps) {
         };
       }
       const spec = contactConsentUpdateStartSpec(workflowInputOf(created));
-      await tx
-        .update(contactConsentUpdates)
-        .set({ workflowId: spec.workflowId })
-        .where(
-          and(eq(contactConsentUpdates.tenantId, input.tenantId), eq(contactConsentUpdates.id, created.id)),
-        );
-      await recordEffect(tx, {
-        tenantId: input.tenantId,
-        caseId: input.caseId,
-        effectType: 'CONTACT_CONSENT_SCHEDULED',
-        subjectType: 'contact_consent_update',
-        subjectId: created.id,
-        detail: detailOf(created),
-        actor: input.actor ?? null,
-        correlationId: input.correlationId ?? null,
-        occurredAt: now,
-        dedupeKey: `contact-consent-update/${created.id}/scheduled`,
-      });
-      await recordStartIntent(tx, spec, now);
+      // The update's workflow id, its effect and the start intent: one round trip.
+      await Promise.all([
+        tx
+          .update(contactConsentUpdates)
+          .set({ workflowId: spec.workflowId })
+          .where(
+            and(eq(contactConsentUpdates.tenantId, input.tenantId), eq(contactConsentUpdates.id, created.id)),
+          ),
+        recordEffect(tx, {
+          tenantId: input.tenantId,
+          caseId: input.caseId,
+          effectType: 'CONTACT_CONSENT_SCHEDULED',
+          subjectType: 'contact_consent_update',
+          subjectId: created.id,
+          detail: detailOf(created),
+          actor: input.actor ?? null,
+          correlationId: input.correlationId ?? null,
+          occurredAt: now,
+          dedupeKey: `contact-consent-update/${created.id}/scheduled`,
+        }),
+        recordStartIntent(tx, spec, now),
+      ]);
       return {
         updateId: created.id,
         status: 'SCHEDULED',

@@ -41,6 +41,28 @@ export async function recordEffect(tx: Tx, input: EffectInput): Promise<void> {
     .onConflictDoNothing({ target: [caseEffects.tenantId, caseEffects.dedupeKey] });
 }
 
+/** `recordEffect` for several effects in ONE statement (a multi-row insert; each a no-op if its `dedupeKey` exists). */
+export async function recordEffects(tx: Tx, inputs: readonly EffectInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  await tx
+    .insert(caseEffects)
+    .values(
+      inputs.map((input) => ({
+        tenantId: input.tenantId,
+        caseId: input.caseId,
+        effectType: input.effectType,
+        subjectType: input.subjectType,
+        subjectId: String(input.subjectId),
+        detail: input.detail,
+        actorUsername: input.actor ?? null,
+        correlationId: input.correlationId ?? null,
+        occurredAt: input.occurredAt,
+        dedupeKey: input.dedupeKey,
+      })),
+    )
+    .onConflictDoNothing({ target: [caseEffects.tenantId, caseEffects.dedupeKey] });
+}
+
 export interface TaskInput {
   tenantId: string;
   caseId: number | null;

@@ -8,12 +8,14 @@
  * details (api/middleware/error-shape.ts) these answers are Shape B: 409 `request_in_flight`, 422
  * `idempotency_key_mismatch`.
  */
+import type { Context } from 'hono';
 import { routePath } from 'hono/route';
+import { type ClaimOutcome, IdempotencyClaimRefused } from '../../activities/platform/idempotency';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors';
 import { requestFingerprint } from '../../domain/fingerprint';
 import { hmacSha256Hex } from '../../domain/hash';
 import { findSensitiveData, sensitiveDataMessage } from '../../domain/sensitive-data';
-import { factory } from '../env';
+import { type AppEnv, factory } from '../env';
 import { sendError } from '../errors';
 import { idempotentReplaysTotal, routeLabelOf } from '../metrics';
 
@@ -102,7 +104,20 @@ export function requestKeyOf(clientId: string, key: string | undefined): string 
  * `signingSecret`), stored encrypted in the key store and decrypted for the replay.
  */
 export const idempotent = (
-  options: { blindFields?: readonly string[]; sealedResponseFields?: readonly string[] } = {},
+  options: {
+    blindFields?: readonly string[];
+    sealedResponseFields?: readonly string[];
+    /**
+     * Claim the key inside the handler's first tenant transaction instead of in a transaction of its own before the
+     * handler (activities/platform/idempotency.ts `claimIdempotencyKeyWith`): one statement instead of two round
+     * trips, the claim committing or rolling back with the operation's rows. Only for a handler whose first
+     * effect is that transaction (its operation; no Temporal call or other write before it): a duplicate then
+     * waits for the first request's transaction and answers as before (409 while the first runs, the replay once
+     * it is stored, 422 for another payload). An operation that fails with a 4xx stores its answer afterwards
+     * (`storeUnclaimedIdempotentResponse`); a 5xx stores nothing.
+     */
+    claimInOperation?: boolean;
+  } = {},
 ) =>
   factory.createMiddleware(async (c, next) => {
     const key = idempotencyKeyOf(c.req.header('idempotency-key'));
@@ -117,7 +132,7 @@ export const idempotent = (
       clientId: auth.clientId,
       key,
     };
-    const claim = await platform.claimIdempotencyKey({
+    const request = {
       ...scope,
       routeTemplate,
       fingerprint: requestFingerprint({
@@ -126,7 +141,31 @@ export const idempotent = (
         pathParams: c.req.param(),
         body: blinded(body, options.blindFields ?? [], c.get('deps').config.cursorSigningKey),
       }),
-    });
+    };
+    if (options.claimInOperation) {
+      const { committed, error } = await platform.claimIdempotencyKeyWith(request, next);
+      const refused = [c.error, error].find((each) => each instanceof IdempotencyClaimRefused);
+      if (refused) {
+        // 409 in flight and 422 mismatch are already answered (the app's error handler); a replay is answered here.
+        if (refused.outcome.kind === 'replay') c.res = replayOf(c, refused.outcome, routeTemplate);
+        else if (error !== undefined) return sendError(c, refused);
+        return;
+      }
+      if (error !== undefined) {
+        if (committed) await platform.releaseIdempotencyKey(scope);
+        throw error;
+      }
+      if (c.res.status >= 500) {
+        if (committed) await platform.releaseIdempotencyKey(scope);
+        return;
+      }
+      const response = await storedResponseOf(c.res);
+      const sealedFields = options.sealedResponseFields ?? [];
+      if (committed) await platform.completeIdempotencyKey({ ...scope, ...response, sealedFields });
+      else await platform.storeUnclaimedIdempotentResponse({ ...request, ...response, sealedFields });
+      return;
+    }
+    const claim = await platform.claimIdempotencyKey(request);
     if (claim.kind === 'mismatch') {
       return sendError(
         c,
@@ -148,14 +187,7 @@ export const idempotent = (
         ),
       );
     }
-    if (claim.kind === 'replay') {
-      idempotentReplaysTotal.inc({ route: routeLabelOf([{ method: c.req.method, path: routeTemplate }]) });
-      // The stored text as is: byte for byte the original body (never re-serialised).
-      const headers = { ...claim.headers, 'x-served-from-cache': 'true' };
-      return claim.body === null
-        ? c.body(null, claim.status as 200, headers)
-        : c.body(claim.body, claim.status as 200, headers);
-    }
+    if (claim.kind === 'replay') return replayOf(c, claim, routeTemplate);
     try {
       await next();
     } catch (err) {
@@ -166,17 +198,35 @@ export const idempotent = (
       await platform.releaseIdempotencyKey(scope);
       return;
     }
-    const text = await c.res.clone().text();
-    const headers: Record<string, string> = {};
-    for (const name of replayedHeaders) {
-      const value = c.res.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
     await platform.completeIdempotencyKey({
       ...scope,
-      status: c.res.status,
-      body: text === '' ? null : text,
-      headers,
+      ...(await storedResponseOf(c.res)),
       sealedFields: options.sealedResponseFields ?? [],
     });
   });
+
+/** The replay of a completed key: its stored status, text (byte for byte, never re-serialised) and headers. */
+function replayOf(
+  c: Context<AppEnv>,
+  replay: Extract<ClaimOutcome, { kind: 'replay' }>,
+  routeTemplate: string,
+): Response {
+  idempotentReplaysTotal.inc({ route: routeLabelOf([{ method: c.req.method, path: routeTemplate }]) });
+  const headers = { ...replay.headers, 'x-served-from-cache': 'true' };
+  return replay.body === null
+    ? c.body(null, replay.status as 200, headers)
+    : c.body(replay.body, replay.status as 200, headers);
+}
+
+/** What the key store keeps of `res`: status, text (null when empty) and the headers worth replaying. */
+async function storedResponseOf(
+  res: Response,
+): Promise<{ status: number; body: string | null; headers: Record<string, string> }> {
+  const text = await res.clone().text();
+  const headers: Record<string, string> = {};
+  for (const name of replayedHeaders) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return { status: res.status, body: text === '' ? null : text, headers };
+}

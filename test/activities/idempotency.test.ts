@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { IdempotencyScope } from '../../activities/platform/idempotency';
+import { IdempotencyClaimRefused, type IdempotencyScope } from '../../activities/platform/idempotency';
 import { idempotencyKeys } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { type ActivityHarness, createHarness, newTenant } from './helpers';
@@ -236,5 +236,127 @@ describe('idempotency store', () => {
     expect(outcomes.filter((o) => o.kind === 'claimed')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'in-flight')).toHaveLength(3);
     expect(await rowsOf(s)).toHaveLength(1);
+  });
+});
+
+describe('the claim inside the operation’s transaction (claimIdempotencyKeyWith)', () => {
+  const request = (s: IdempotencyScope, fingerprint = 'fp-op') => ({
+    ...s,
+    fingerprint,
+    routeTemplate: route,
+  });
+  /** A stand-in for an operation's own write: a second claim of another key in the same transaction. */
+  const otherKey = (s: IdempotencyScope) => ({ ...s, key: `${s.key}-row` });
+  async function operationWrite(s: IdempotencyScope, fail = false) {
+    await withTenantTransaction(h.db, s.tenantId, async (tx) => {
+      await tx.insert(idempotencyKeys).values({
+        ...otherKey(s),
+        fingerprint: 'row',
+        routeTemplate: route,
+        state: 'IN_FLIGHT',
+        lockedUntil: t0,
+        createdAt: t0,
+      });
+      if (fail) throw new Error('the operation refused');
+    });
+  }
+
+  it('commits the claim with the operation’s rows, once, however many transactions the work opens', async () => {
+    const s = scope();
+    at(0);
+    const outcome = await h.platform.claimIdempotencyKeyWith(request(s), async () => {
+      await operationWrite(s);
+      // A second transaction of the same request is not refused by the request's own claim.
+      await withTenantTransaction(h.db, s.tenantId, async () => {});
+    });
+    expect(outcome).toEqual({ committed: true });
+    expect(await rowsOf(s)).toMatchObject([{ state: 'IN_FLIGHT', fingerprint: 'fp-op' }]);
+    expect(await rowsOf(otherKey(s))).toHaveLength(1);
+  });
+
+  it('rolls the claim back with an operation that fails: nothing of the key is stored', async () => {
+    const s = scope();
+    at(0);
+    const outcome = await h.platform.claimIdempotencyKeyWith(request(s), () => operationWrite(s, true));
+    expect(outcome.committed).toBe(false);
+    expect(String(outcome.error)).toMatch(/the operation refused/);
+    expect(await rowsOf(s)).toHaveLength(0);
+    expect(await rowsOf(otherKey(s))).toHaveLength(0);
+  });
+
+  it('refuses a key in flight, completed or used for another request, and the operation writes nothing', async () => {
+    const s = scope();
+    at(0);
+    await h.platform.claimIdempotencyKeyWith(request(s), async () => {
+      await withTenantTransaction(h.db, s.tenantId, async () => {});
+    });
+    const refusal = async (fingerprint: string) => {
+      const outcome = await h.platform.claimIdempotencyKeyWith(request(s, fingerprint), () =>
+        operationWrite(s),
+      );
+      expect(outcome.committed).toBe(false);
+      expect(await rowsOf(otherKey(s))).toHaveLength(0);
+      return outcome.error as IdempotencyClaimRefused;
+    };
+    at(10);
+    const inFlight = await refusal('fp-op');
+    expect(inFlight).toBeInstanceOf(IdempotencyClaimRefused);
+    expect(inFlight.outcome).toEqual({ kind: 'in-flight', retryAfterSeconds: 1 });
+    expect(inFlight.code).toBe('idempotency.request.in.flight');
+    expect(inFlight.retryAfterSeconds).toBe(1);
+    expect((await refusal('fp-other')).outcome).toEqual({ kind: 'mismatch' });
+
+    await h.platform.completeIdempotencyKey({ ...s, status: 201, body: '{"id":1}', headers: {} });
+    at(20);
+    expect((await refusal('fp-op')).outcome).toEqual({
+      kind: 'replay',
+      status: 201,
+      body: '{"id":1}',
+      headers: {},
+    });
+    expect((await refusal('fp-other')).code).toBe('idempotency.key.payload.mismatch');
+  });
+
+  it('never claims from work that outlives the request (a timer it armed)', async () => {
+    const s = scope();
+    at(0);
+    let later: Promise<void> = Promise.resolve();
+    const outcome = await h.platform.claimIdempotencyKeyWith(request(s), async () => {
+      later = new Promise<void>((resolve, reject) => {
+        setTimeout(() => operationWrite(s).then(resolve, reject), 20);
+      });
+    });
+    expect(outcome).toEqual({ committed: false });
+    await later;
+    expect(await rowsOf(s)).toHaveLength(0);
+    expect(await rowsOf(otherKey(s))).toHaveLength(1);
+  });
+
+  it('takes over an abandoned claim of the same request in the operation’s transaction', async () => {
+    const s = scope();
+    at(0);
+    await h.platform.claimIdempotencyKey(request(s));
+    at(61_000);
+    const outcome = await h.platform.claimIdempotencyKeyWith(request(s), () => operationWrite(s));
+    expect(outcome).toEqual({ committed: true });
+    const [row] = await rowsOf(s);
+    expect(row?.lockedUntil.toISOString()).toBe('2026-04-01T12:02:01.000Z');
+  });
+
+  it('stores the answer of a request whose claim never committed, unless another request holds the key', async () => {
+    const s = scope();
+    at(0);
+    const answer = {
+      status: 404,
+      body: '{"code":"not found"}',
+      headers: { 'content-type': 'application/json' },
+    };
+    await h.platform.storeUnclaimedIdempotentResponse({ ...request(s), ...answer });
+    expect(await h.platform.claimIdempotencyKey(request(s))).toEqual({ kind: 'replay', ...answer });
+
+    const held = scope();
+    await h.platform.claimIdempotencyKey(request(held));
+    await h.platform.storeUnclaimedIdempotentResponse({ ...request(held), ...answer });
+    expect(await rowsOf(held)).toMatchObject([{ state: 'IN_FLIGHT', responseStatus: null }]);
   });
 });

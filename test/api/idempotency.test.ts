@@ -5,6 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProcessClients } from '../../api/processes';
 import { cases, idempotencyKeys, interactions, privacyRequests } from '../../db/schema';
 import { DomainError } from '../../domain/errors';
 import {
@@ -450,5 +451,104 @@ describe('privacy requests', () => {
       .getHandle(`privacy-request/${owner.tenant}/${retry.body.requestId}`)
       .describe();
     expect(description.status.name).toBe('RUNNING');
+  });
+});
+
+describe('privacy requests: the key claimed in the operation’s transaction', () => {
+  async function privacyBody(owner: Credential, caseId?: number) {
+    const kase = caseId ?? (await openCase(ctx, owner, { caseTypeCode: 'PRIVACY' }));
+    const sourceInteractionId = await logInteraction(ctx, owner, kase);
+    return {
+      customerRef: 'cus_1',
+      requestType: 'DELETION',
+      regime: 'CCPA_CPRA',
+      summary: 'Delete my data',
+      caseId: kase,
+      sourceInteractionId,
+    };
+  }
+  const post = (owner: Credential, body: unknown, key: string) =>
+    call(ctx, owner, 'POST', '/v1/servicing/privacy-requests', body, { 'idempotency-key': key });
+  async function keyRecord(owner: Credential, key: string) {
+    const [stored] = await ctx.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.tenantId, owner.tenant), eq(idempotencyKeys.key, key)));
+    return stored;
+  }
+
+  it('answers a duplicate with 409 while the first awaits its workflow start (claim committed with the request), then replays', async () => {
+    const owner = await credentialFor(ctx, uniqueTenant('idem'));
+    const body = await privacyBody(owner);
+    const held = gate();
+    let entered = () => {};
+    const started = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const slow = appWith(ctx, {
+      privacyRequests: {
+        start: async (input) => {
+          entered();
+          await held.promise;
+          return createProcessClients(ctx.client).privacyRequests.start(input);
+        },
+      },
+    });
+    const key = newKey();
+    const firstResponse = slow.request('/v1/servicing/privacy-requests', {
+      method: 'POST',
+      headers: { ...authHeaders(owner), 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify(body),
+    });
+    await started;
+    // The request's row and its claim are committed together, before the start.
+    expect(await countRows(ctx, owner.tenant, privacyRequests)).toBe(1);
+    expect(await keyRecord(owner, key)).toMatchObject({ state: 'IN_FLIGHT' });
+    const duplicate = await post(owner, body, key);
+    expectShapeA(duplicate, 409, 'idempotency.request.in.flight', []);
+    expect(duplicate.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expectShapeA(
+      await post(owner, { ...body, summary: 'Other' }, key),
+      422,
+      'idempotency.key.payload.mismatch',
+    );
+
+    held.open();
+    const first = await firstResponse;
+    expect(first.status).toBe(201);
+    const firstText = await first.text();
+    const replay = await post(owner, body, key);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('x-served-from-cache')).toBe('true');
+    expect(replay.body).toEqual(JSON.parse(firstText));
+    expect(await keyRecord(owner, key)).toMatchObject({ state: 'COMPLETED', responseBody: firstText });
+    expect(await countRows(ctx, owner.tenant, privacyRequests)).toBe(1);
+  });
+
+  it('lets ten concurrent identical requests receive exactly one privacy request', async () => {
+    const owner = await credentialFor(ctx, uniqueTenant('idem'));
+    const body = await privacyBody(owner);
+    const key = newKey();
+    const responses = await Promise.all(Array.from({ length: 10 }, () => post(owner, body, key)));
+    const created = responses.filter((r) => r.status === 201);
+    expect(created.length + responses.filter((r) => r.status === 409).length).toBe(10);
+    expect(created.filter((r) => r.headers.get('x-served-from-cache') === null)).toHaveLength(1);
+    for (const r of created) expect(r.body).toEqual(created[0]?.body);
+    expect(await countRows(ctx, owner.tenant, privacyRequests)).toBe(1);
+    expect(await keyRecord(owner, key)).toMatchObject({ state: 'COMPLETED', responseStatus: 201 });
+  });
+
+  it('stores the refusal of an operation that rolled back (unknown case) and replays it; nothing else is stored', async () => {
+    const owner = await credentialFor(ctx, uniqueTenant('idem'));
+    const body = { ...(await privacyBody(owner)), caseId: 999_999 };
+    const key = newKey();
+    const refused = await post(owner, body, key);
+    expectShapeA(refused, 404, 'error.msg.resource.not.found', ['caseId']);
+    expect(await keyRecord(owner, key)).toMatchObject({ state: 'COMPLETED', responseStatus: 404 });
+    const again = await post(owner, body, key);
+    expect(again.status).toBe(404);
+    expect(again.headers.get('x-served-from-cache')).toBe('true');
+    expect(again.body).toEqual(refused.body);
+    expect(await countRows(ctx, owner.tenant, privacyRequests)).toBe(0);
   });
 });

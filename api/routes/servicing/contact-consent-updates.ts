@@ -57,7 +57,7 @@ export const contactConsentUpdateRoutes = factory
     pathParams(caseIdParam),
     noQuery(),
     ...jsonBody(contactConsentUpdateBody),
-    idempotent(),
+    idempotent({ claimInOperation: true }),
     async (c) => {
       const { caseId } = c.req.valid('param');
       const body = c.req.valid('json');

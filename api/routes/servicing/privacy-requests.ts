@@ -53,7 +53,7 @@ export const privacyRequestRoutes = factory
     requires('servicing:write', 'CREATE_PRIVACYREQUEST'),
     noQuery(),
     ...jsonBody(createPrivacyRequestBody),
-    idempotent(),
+    idempotent({ claimInOperation: true }),
     async (c) => {
       const body = c.req.valid('json');
       const { activities, startMarks, processes } = c.get('deps');
