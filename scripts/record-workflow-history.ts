@@ -365,7 +365,9 @@ function channelEvent(): RecordedProcess {
  * a settlement of another amount sent to reconciliation and resolved POST_AS_SETTLED, then the return window
  * running out. The stand-ins answer as activities/payments/*.ts do. The `local-steps-` scenarios are the same two
  * lives on the path of patch `payment-intent-local-steps` (marking submitted, posting and the look-ups after posting
- * as local activities).
+ * as local activities); `sandbox-settlement-local-rtp-settled-itself` is an RTP intent on the sandbox timeline, which
+ * settles itself and records that on the sandbox's books by a local activity (patch
+ * `payment-intent-sandbox-settlement-local`).
  */
 function paymentIntent(): RecordedProcess {
   const taskQueue = 'record-payment-intent-histories';
@@ -446,6 +448,29 @@ function paymentIntent(): RecordedProcess {
         await handle.result();
         await save(name, await handle.fetchHistory());
       }
+      // Patch `payment-intent-sandbox-settlement-local`: an RTP intent on the sandbox timeline settles itself; the
+      // settlement is recorded on the sandbox's books by a local activity, then posted, in the timer's task.
+      const rtp: PaymentIntentWorkflowInput = {
+        tenantId: 'fixture',
+        paymentId: 31,
+        loanId: 9,
+        loanRef: '000000009',
+        rail: 'RTP',
+        amount: '100.00',
+        currency: 'USD',
+        effectiveDate: await today(),
+        sandboxTimeline: true,
+      };
+      const selfSettled = await env.client.workflow.start<typeof paymentIntentWorkflow>(
+        'paymentIntentWorkflow',
+        {
+          workflowId: paymentIntentWorkflowId(rtp.tenantId, 'fixture-sandbox-settlement-local'),
+          taskQueue,
+          args: [rtp],
+        },
+      );
+      await selfSettled.result();
+      await save('sandbox-settlement-local-rtp-settled-itself', await selfSettled.fetchHistory());
     },
   };
 }
@@ -812,7 +837,8 @@ function boarding(): RecordedProcess {
  * new; the next run finds nothing left and ends. Runs on `lending`, where the child runs too (its stand-ins submit
  * it; it is terminated once recorded). The stand-ins answer as the autopay operations (activities/payments/plan-autopay-cycle.ts, collect-autopay-installment.ts) do.
  * The `local-steps-` scenarios are the same life on the path of patch `autopay-local-steps` (plan, collection and
- * the start intent's mark as local activities), for another loan and intent.
+ * the start intent's mark as local activities), for another loan and intent; the `cycles-in-run-` one is that life
+ * under patch `autopay-cycles-in-run`, one run: collected, the child started, the next plan finds nothing left.
  */
 function autopay(): RecordedProcess {
   const taskQueue = taskQueues.lending;
@@ -863,6 +889,7 @@ function autopay(): RecordedProcess {
       for (const [prefix, loanId, intentId] of [
         ['', 9, 11],
         ['local-steps-', 10, 12],
+        ['cycles-in-run-', 13, 14],
       ] as const) {
         plans = 0;
         paymentId = intentId;
@@ -881,14 +908,19 @@ function autopay(): RecordedProcess {
           args: [input],
         });
         await handle.result();
-        await save(
-          `${prefix}collected-child-started-continued`,
-          await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory(),
-        );
-        await save(
-          `${prefix}nothing-left-ended`,
-          await env.client.workflow.getHandle(handle.workflowId).fetchHistory(),
-        );
+        if (prefix === 'cycles-in-run-') {
+          // Patch `autopay-cycles-in-run`: the next plan runs in the collecting run, which ends there.
+          await save(`${prefix}collected-child-started-nothing-left-ended`, await handle.fetchHistory());
+        } else {
+          await save(
+            `${prefix}collected-child-started-continued`,
+            await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory(),
+          );
+          await save(
+            `${prefix}nothing-left-ended`,
+            await env.client.workflow.getHandle(handle.workflowId).fetchHistory(),
+          );
+        }
         // The child may have ended already (the test server's skipped time can run out its timeout).
         await env.client.workflow
           .getHandle(paymentIntentWorkflowId(input.tenantId, intentId))

@@ -249,7 +249,7 @@ describe('autopayWorkflow', () => {
       expect(c.atMs).toBeGreaterThanOrEqual(collectOnMs);
       expect(c.atMs).toBeLessThan(collectOnMs + DAY);
     }
-    // Each cycle is one run: continue-as-new carried the cursor into the next plan.
+    // Each cycle's plan starts from the cursor the previous one left (in the same run or through continue-as-new).
     expect(plans.map((p) => p.lastInstallmentNumber)).toEqual([0, 3, 4, 5]);
     // Each CREATED collection started the intent's process as a child and marked its start intent started.
     expect(activities.markStartIntentStarted).toHaveBeenCalledTimes(3);
@@ -428,12 +428,62 @@ describe('autopayWorkflow', () => {
       event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes.markerName] : [],
     );
     expect(scheduled).toEqual([]);
+    // Plan, collect, mark; then (patch autopay-cycles-in-run) the next plan in the same run, which ends it.
     expect(markers).toEqual([
       'core_patch',
       'core_local_activity',
       'core_local_activity',
       'core_local_activity',
+      'core_patch',
+      'core_local_activity',
     ]);
     expect(activities.markStartIntentStarted).toHaveBeenCalledTimes(1);
+  });
+
+  it('patch autopay-cycles-in-run: the next cycles run in the same execution, its plan in the task that marked the start', async () => {
+    const { taskQueue, tenantId, loanId } = uniqueNames();
+    const today = await todayOnServer();
+    const model: Model = {
+      installments: [
+        { installmentNumber: 1, dueDate: addDays(today, 10) },
+        { installmentNumber: 2, dueDate: addDays(today, 40) },
+      ],
+      enrolmentId: 5,
+      enrolledOn: today,
+      daysBeforeDue: 3,
+      heldFor: new Set(),
+    };
+    const { activities, collected, plans, childIds } = mockActivities(model, tenantId);
+    const worker = await createWorker(taskQueue, activities, childIds);
+    const handle = await worker.runUntil(async () => {
+      const h = await start(taskQueue, {
+        tenantId,
+        loanId,
+        loanRef: '000000009',
+        enrolmentId: 5,
+        lastInstallmentNumber: 0,
+      });
+      expect(await finish(h, 50)).toMatchObject({ endedBecause: 'NOTHING_LEFT' });
+      return h;
+    });
+    expect(collected.map((c) => c.installmentNumber)).toEqual([1, 2]);
+    expect(plans.map((p) => p.lastInstallmentNumber)).toEqual([0, 1, 2]);
+    // One execution served both installments: the run that ended is the first one, no continue-as-new.
+    const description = await handle.describe();
+    expect(description.runId).toBe(handle.firstExecutionRunId);
+    const { events } = await handle.fetchHistory();
+    expect((events ?? []).some((event) => event.workflowExecutionContinuedAsNewEventAttributes)).toBe(false);
+    // Each collection day: the timer's task (collect, start the child) and the child-started task (mark, next plan,
+    // next timer or the end); nothing in between.
+    const kinds = (events ?? []).flatMap((event) =>
+      event.timerFiredEventAttributes
+        ? ['timer']
+        : event.childWorkflowExecutionStartedEventAttributes
+          ? ['child']
+          : event.workflowTaskCompletedEventAttributes
+            ? ['task']
+            : [],
+    );
+    expect(kinds).toEqual(['task', 'timer', 'task', 'child', 'task', 'timer', 'task', 'child', 'task']);
   });
 });

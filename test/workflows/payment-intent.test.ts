@@ -588,4 +588,32 @@ describe('paymentIntentWorkflow', () => {
       await handle.terminate('test over');
     });
   });
+
+  it('patch payment-intent-sandbox-settlement-local: a self-settling sandbox intent records its settlement as a local activity, the rail call is the only activity task', async () => {
+    const { taskQueue, workflowId } = uniqueNames();
+    const { activities } = mockActivities();
+    const worker = await createWorker(taskQueue, activities);
+    await worker.runUntil(async () => {
+      const handle = await start(taskQueue, workflowId, await inputFor('RTP', { sandboxTimeline: true }));
+      expect(await handle.result()).toMatchObject({ status: 'POSTED' });
+      const { events } = await handle.fetchHistory();
+      const scheduled = (events ?? []).flatMap((event) =>
+        event.activityTaskScheduledEventAttributes
+          ? [event.activityTaskScheduledEventAttributes.activityType?.name]
+          : [],
+      );
+      const patches = (events ?? []).flatMap((event) =>
+        event.markerRecordedEventAttributes?.markerName === 'core_patch'
+          ? [JSON.stringify(event.markerRecordedEventAttributes.details ?? {})]
+          : [],
+      );
+      const workflowTasks = (events ?? []).filter((event) => event.workflowTaskCompletedEventAttributes);
+      expect(scheduled).toEqual(['submitPaymentToRail']);
+      expect(patches).toHaveLength(2);
+      expect(activities.recordSandboxRailEvent).toHaveBeenCalledTimes(1);
+      expect(activities.postSettledPayment).toHaveBeenCalledTimes(1);
+      // Started → rail call; submitted → settlement timer; timer fired → record, post, look-ups, completed.
+      expect(workflowTasks).toHaveLength(3);
+    });
+  });
 });

@@ -18,7 +18,11 @@
  *    abandoned child (at once and linked in the Temporal UI; its start intent, stored with the intent, is the
  *    fallback should this fail, and an "already started" answer counts as started), then its start intent is
  *    marked started (`markStartIntentStarted`).
- * 4. Continue as new with the cursor at the installment just handled (collected, skipped or nothing due).
+ * 4. Continue as new with the cursor at the installment just handled (collected, skipped or nothing due). Under
+ *    patch `autopay-cycles-in-run`, while the run's history is under `maxHistoryForNextCycle` events (and Temporal
+ *    does not suggest continuing as new), the run goes straight back to step 1 with that cursor instead, in the same
+ *    workflow task: the collection day is then two workflow tasks of one execution (collect and start the child;
+ *    the child started: mark, plan the next cycle and wait), not three tasks over two executions.
  *
  * Local steps (patch `autopay-local-steps`): the plan, the collection and the start intent's mark only touch
  * PostgreSQL and are short, so they run as local activities (workflows/common/activity-options.ts `dbWriteLocal`)
@@ -39,6 +43,7 @@ import {
   proxyLocalActivities,
   setHandler,
   startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../../activities';
 import type { AutopayState } from '../../../domain/payments/autopay';
@@ -59,6 +64,18 @@ const local = proxyLocalActivities<Activities>(dbWriteLocal);
 
 /** Marks histories in which the plan, the collection and the start intent's mark run as local activities (P2). */
 const localStepsPatch = 'autopay-local-steps';
+
+/**
+ * Marks histories in which, after a collection, the next cycle runs in the same run while its history is short
+ * (docs/processes.md P2): one workflow execution and one workflow task fewer per collection.
+ */
+const cyclesInRunPatch = 'autopay-cycles-in-run';
+
+/**
+ * A run's history length (events) past which it continues as new rather than plan the next cycle itself: a cycle
+ * is about 15 events, so a run serves about a year of monthly installments and a replay stays a few hundred events.
+ */
+const maxHistoryForNextCycle = 200;
 
 /**
  * The autopay process of one loan (see the module comment). Input: the loan, the enrolment served and the cursor
@@ -84,55 +101,72 @@ export async function autopayWorkflow(input: AutopayWorkflowInput): Promise<Auto
   const steps = patched(localStepsPatch)
     ? local
     : { planAutopayCycle, collectAutopayInstallment, markStartIntentStarted };
-  const plan = await steps.planAutopayCycle(input);
-  if (plan.kind === 'END') {
-    if (changed) return continueAsNew<typeof autopayWorkflow>(input);
-    state.endedBecause = plan.reason;
-    return state;
-  }
-  if (plan.enrolmentId !== state.enrolmentId) {
-    state.enrolmentId = plan.enrolmentId;
-    state.lastInstallmentNumber = 0;
-  }
-  state.nextInstallmentNumber = plan.installmentNumber;
-  state.collectOn = plan.collectOn;
+  let cursor = input;
+  for (;;) {
+    const plan = await steps.planAutopayCycle(cursor);
+    if (plan.kind === 'END') {
+      if (changed) return continueAsNew<typeof autopayWorkflow>(cursor);
+      state.endedBecause = plan.reason;
+      return state;
+    }
+    if (plan.enrolmentId !== state.enrolmentId) {
+      state.enrolmentId = plan.enrolmentId;
+      state.lastInstallmentNumber = 0;
+    }
+    state.nextInstallmentNumber = plan.installmentNumber;
+    state.collectOn = plan.collectOn;
 
-  const remainingMs = Date.parse(`${plan.collectOn}T00:00:00Z`) - workflowNow();
-  if (remainingMs > 0 && (await condition(() => changed, remainingMs))) {
-    return continueAsNew<typeof autopayWorkflow>({
-      ...input,
-      enrolmentId: state.enrolmentId,
-      lastInstallmentNumber: state.lastInstallmentNumber,
-    });
-  }
+    const remainingMs = Date.parse(`${plan.collectOn}T00:00:00Z`) - workflowNow();
+    if (remainingMs > 0 && (await condition(() => changed, remainingMs))) {
+      return continueAsNew<typeof autopayWorkflow>({
+        ...cursor,
+        enrolmentId: state.enrolmentId,
+        lastInstallmentNumber: state.lastInstallmentNumber,
+      });
+    }
 
-  const collection = await steps.collectAutopayInstallment({
-    tenantId: input.tenantId,
-    loanId: input.loanId,
-    enrolmentId: plan.enrolmentId,
-    installmentNumber: plan.installmentNumber,
-  });
-  state.lastOutcome = collection.outcome;
-  if (collection.outcome === 'CREATED') {
-    await startPaymentProcess(collection.workflow.input);
-    await steps.markStartIntentStarted({
-      tenantId: input.tenantId,
-      workflowId: collection.workflow.workflowId,
+    const collection = await steps.collectAutopayInstallment({
+      tenantId: cursor.tenantId,
+      loanId: cursor.loanId,
+      enrolmentId: plan.enrolmentId,
+      installmentNumber: plan.installmentNumber,
     });
+    state.lastOutcome = collection.outcome;
+    if (collection.outcome === 'CREATED') {
+      await startPaymentProcess(collection.workflow.input);
+      await steps.markStartIntentStarted({
+        tenantId: cursor.tenantId,
+        workflowId: collection.workflow.workflowId,
+      });
+    }
+    if (collection.outcome === 'LOAN_NOT_ACTIVE') {
+      state.endedBecause = 'LOAN_NOT_ACTIVE';
+      return state;
+    }
+    // ENROLMENT_INACTIVE: cancelled meanwhile; re-plan without advancing (it ends, or follows a new enrolment).
+    const handled =
+      collection.outcome === 'ENROLMENT_INACTIVE' ? state.lastInstallmentNumber : plan.installmentNumber;
+    const next: AutopayWorkflowInput = {
+      ...cursor,
+      enrolmentId: plan.enrolmentId,
+      lastInstallmentNumber: handled,
+    };
+    // Patch `autopay-cycles-in-run`: the next cycle in this run while its history is short (no new run, and its
+    // plan in this workflow task); otherwise, and in histories without the marker, continue as new.
+    if (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < maxHistoryForNextCycle) {
+      if (patched(cyclesInRunPatch)) {
+        cursor = next;
+        changed = false;
+        state.enrolmentId = next.enrolmentId;
+        state.lastInstallmentNumber = next.lastInstallmentNumber;
+        state.nextInstallmentNumber = null;
+        state.collectOn = null;
+        continue;
+      }
+    }
+    await condition(allHandlersFinished);
+    return continueAsNew<typeof autopayWorkflow>(next);
   }
-  if (collection.outcome === 'LOAN_NOT_ACTIVE') {
-    state.endedBecause = 'LOAN_NOT_ACTIVE';
-    return state;
-  }
-  // ENROLMENT_INACTIVE: cancelled meanwhile; re-plan without advancing (it ends, or follows a new enrolment).
-  const handled =
-    collection.outcome === 'ENROLMENT_INACTIVE' ? state.lastInstallmentNumber : plan.installmentNumber;
-  await condition(allHandlersFinished);
-  return continueAsNew<typeof autopayWorkflow>({
-    ...input,
-    enrolmentId: plan.enrolmentId,
-    lastInstallmentNumber: handled,
-  });
 }
 
 /** Starts the intent's process as an abandoned child; one already started (by the relay) counts as started. */

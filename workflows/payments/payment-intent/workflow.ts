@@ -26,6 +26,9 @@
  * the payment submitted, posting it, and the two look-ups after posting (run side by side). Each runs inside the
  * workflow task that follows the step before it, so the happy path is the rail call's activity and two or three
  * workflow tasks. Histories without the patch's marker keep one activity task and workflow task per step.
+ * On the sandbox timeline (patch `payment-intent-sandbox-settlement-local`) the settlement the rail makes itself is
+ * recorded on the sandbox's books by a local activity too, in the timer's workflow task that then posts it: a
+ * self-settling sandbox intent is then the rail call's activity and three workflow tasks.
  *
  * Once posted (patch `signal-hardship-offers-on-posting`, after the promises), the loan's hardship offers not yet
  * accepted are signalled `loanChanged` (best effort, like the promises' signal).
@@ -107,6 +110,13 @@ const localReads = proxyLocalActivities<Activities>(bestEffortReadLocal);
  * (docs/processes.md P2): fewer workflow tasks per intent.
  */
 const localStepsPatch = 'payment-intent-local-steps';
+
+/**
+ * Marks histories in which the sandbox timeline's own settlement is recorded on the sandbox rail's books by a local
+ * activity (docs/processes.md P2): the timer's workflow task records and posts, one activity and one workflow task
+ * fewer per self-settling sandbox intent.
+ */
+const sandboxSettlementLocalPatch = 'payment-intent-sandbox-settlement-local';
 
 /** Marks histories in which a posting signals the loan's pending promises (docs/processes.md P4). */
 const signalPromisesPatch = 'signal-promises-on-posting';
@@ -298,7 +308,12 @@ export async function paymentIntentWorkflow(
     outcome = events[applied]!;
   } else {
     outcome = { type: 'SETTLED', amount: input.amount, settledOn: todayOf(workflowNow()) };
-    await recordSandboxRailEvent({ ...ref, event: outcome });
+    // Patch `payment-intent-sandbox-settlement-local`: the sandbox's own books as a local activity, so the timer's
+    // workflow task records the settlement and posts it at once (no activity task in between).
+    const record = patched(sandboxSettlementLocalPatch)
+      ? local.recordSandboxRailEvent
+      : recordSandboxRailEvent;
+    await record({ ...ref, event: outcome });
   }
   if (outcome.type === 'FAILED') {
     state.status = (await failPaymentIntent({ ...ref, reason: outcome.reason })).status;
