@@ -25,11 +25,11 @@ import { insertJsonRows } from '../../db/queries/json-rows';
 import { tenantToday } from '../../db/queries/lending/delinquency';
 import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
 import { type ProductForLoan, readProductForLoan } from '../../db/queries/lending/products';
-import { fundings, glAccounts, payments, reconciliationItems, restrictions } from '../../db/schema';
+import { fundings, payments, reconciliationItems, restrictions } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
-import { defaultChartOfAccounts } from '../../domain/lending/ledger';
 import { CustomerHistoryBuffer, lockCustomers } from '../customers/records';
 import { type BufferMark, OutboxBuffer } from '../platform/outbox';
+import { ensureChartOfAccounts } from './repost-loan';
 
 /** The shared reads, locks and write buffers of one chunk of loans in one transaction (module note). */
 export interface LoanChunk {
@@ -129,17 +129,7 @@ export async function openLoanChunk(
           .select({ ref: payments.externalRecordRef })
           .from(payments)
           .where(and(eq(payments.tenantId, tenantId), inArray(payments.externalRecordRef, paymentRefs)));
-  await tx
-    .insert(glAccounts)
-    .values(
-      defaultChartOfAccounts.map((account) => ({
-        tenantId,
-        code: account.code,
-        name: account.name,
-        accountType: account.accountType,
-      })),
-    )
-    .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
+  await ensureChartOfAccounts(tx, tenantId);
   const reserved =
     (refs.loans ?? 0) > 0
       ? (

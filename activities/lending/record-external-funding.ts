@@ -363,13 +363,7 @@ async function recordAutomaticDownPayment(
   now: Date,
   loanTerms: StoredLoanTerms | undefined,
 ): Promise<PaymentRow | null> {
-  const [row] = loanTerms
-    ? [{ terms: loanTerms as unknown }]
-    : await tx
-        .select({ terms: loans.terms })
-        .from(loans)
-        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
-  const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
+  const terms = await storedTermsOf(tx, tenantId, loan.id, loanTerms);
   if (!terms?.enableDownPayment || !terms.enableAutoRepaymentForDownPayment || schedule === null) return null;
   const [, ...installments] = schedule.periods;
   const downPaymentPeriod = installments.find((p) => p.downPaymentPeriod);
@@ -450,13 +444,7 @@ async function rescheduleOnFundedPrincipal(
   loanTerms: StoredLoanTerms | undefined,
   known: { rows: NewInstallmentRow[] } | undefined,
 ): Promise<Schedule | null> {
-  const [row] = loanTerms
-    ? [{ terms: loanTerms as unknown }]
-    : await tx
-        .select({ terms: loans.terms })
-        .from(loans)
-        .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
-  const terms = row?.terms as Partial<StoredLoanTerms> | undefined;
+  const terms = await storedTermsOf(tx, tenantId, loan.id, loanTerms);
   if (terms?.version !== 1) return null;
   const principal = formatMinor(fundedMinor, loan.digitsAfterDecimal);
   const termDigits = terms.currency?.digitsAfterDecimal ?? loan.digitsAfterDecimal;
@@ -581,4 +569,22 @@ function resultOf(row: FundingRow, loan: LoanForMoney, created: boolean): Record
     fundingDate: row.fundingDate,
     created,
   };
+}
+
+/**
+ * The loan's stored terms (`loans.terms` JSON, partial when an older version wrote it): `known` as is when the
+ * caller already holds them (a loan created in this transaction), else one read. Undefined when the loan has none.
+ */
+async function storedTermsOf(
+  tx: Tx,
+  tenantId: string,
+  loanId: number,
+  known: StoredLoanTerms | undefined,
+): Promise<Partial<StoredLoanTerms> | undefined> {
+  if (known) return known;
+  const [row] = await tx
+    .select({ terms: loans.terms })
+    .from(loans)
+    .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loanId)));
+  return row?.terms as Partial<StoredLoanTerms> | undefined;
 }

@@ -351,17 +351,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
   if (!balance.balanced) throw new RangeError(`the journal of loan ${loan.id} does not balance`);
   let appendedLineCount = 0;
   if (appended.length > 0 && input.chartReady !== true) {
-    await tx
-      .insert(glAccounts)
-      .values(
-        defaultChartOfAccounts.map((account) => ({
-          tenantId,
-          code: account.code,
-          name: account.name,
-          accountType: account.accountType,
-        })),
-      )
-      .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
+    await ensureChartOfAccounts(tx, tenantId);
   }
   if (appended.length > 0) {
     const rows = appended.flatMap((entry) =>
@@ -479,4 +469,23 @@ function journalOf(
     });
   }
   return { entries, lineIds };
+}
+
+/**
+ * Writes the tenant's default chart of accounts (domain/lending ledger `defaultChartOfAccounts`) where an account is
+ * missing: one multi-row INSERT … ON CONFLICT DO NOTHING, so it is safe to call on every posting and concurrently.
+ * Source: docs/lending.md "Ledger" (the accounts every loan posting uses).
+ */
+export async function ensureChartOfAccounts(tx: Tx, tenantId: string): Promise<void> {
+  await tx
+    .insert(glAccounts)
+    .values(
+      defaultChartOfAccounts.map((account) => ({
+        tenantId,
+        code: account.code,
+        name: account.name,
+        accountType: account.accountType,
+      })),
+    )
+    .onConflictDoNothing({ target: [glAccounts.tenantId, glAccounts.code] });
 }

@@ -24,21 +24,7 @@ export interface EffectInput {
 
 /** Appends one effect to a case's history (no-op when `dedupeKey` was written before). */
 export async function recordEffect(tx: Tx, input: EffectInput): Promise<void> {
-  await tx
-    .insert(caseEffects)
-    .values({
-      tenantId: input.tenantId,
-      caseId: input.caseId,
-      effectType: input.effectType,
-      subjectType: input.subjectType,
-      subjectId: String(input.subjectId),
-      detail: input.detail,
-      actorUsername: input.actor ?? null,
-      correlationId: input.correlationId ?? null,
-      occurredAt: input.occurredAt,
-      dedupeKey: input.dedupeKey,
-    })
-    .onConflictDoNothing({ target: [caseEffects.tenantId, caseEffects.dedupeKey] });
+  await recordEffects(tx, [input]);
 }
 
 /** `recordEffect` for several effects in ONE statement (a multi-row insert; each a no-op if its `dedupeKey` exists). */
