@@ -4,7 +4,9 @@
  *   dist/start-api.js, start-worker.js, admin.js   entry points bundled by esbuild (ESM,
  *       our code inlined, so extensionless imports need no rewriting; npm packages stay external
  *       and load from node_modules, native ones included)
- *   dist/workflow-bundle.js      the workflow bundle (`bundleWorkflowCode`) workers load
+ *   dist/workflow-bundle.js      the workflow bundle (`bundleWorkflowCode`) workers load with tracing off
+ *   dist/workflow-bundle-traced.js   the same with OpenTelemetry's workflow interceptors, loaded with tracing on
+ *       (workers/queue-worker.ts `workflowInterceptorModulesFor`)
  *   dist/migrations/             the SQL migrations the entry points apply at start
  * `--outdir <folder inside the project>` builds elsewhere (the e2e test does). The bundle check of
  * test/unit/workflow-bundle.test.ts guards the same workflow code.
@@ -15,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { projectRoot } from '../workers/config';
-import { workflowInterceptorModules, workflowsPath } from '../workers/queue-worker';
+import { workflowInterceptorModulesFor, workflowsPath } from '../workers/queue-worker';
 
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
 const started = Date.now();
@@ -26,7 +28,7 @@ const entryPoints = ['scripts/start-api.ts', 'scripts/start-worker.ts', 'scripts
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
-const [, bundle] = await Promise.all([
+const [, bundle, tracedBundle] = await Promise.all([
   build({
     absWorkingDir: projectRoot,
     entryPoints,
@@ -40,12 +42,22 @@ const [, bundle] = await Promise.all([
     sourcemap: true,
     logLevel: 'warning',
   }),
-  bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quiet }),
+  bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: workflowInterceptorModulesFor(false),
+    logger: quiet,
+  }),
+  bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: workflowInterceptorModulesFor(true),
+    logger: quiet,
+  }),
 ]);
 await writeFile(path.join(dist, 'workflow-bundle.js'), bundle.code);
+await writeFile(path.join(dist, 'workflow-bundle-traced.js'), tracedBundle.code);
 await cp(path.join(projectRoot, 'db', 'migrations'), path.join(dist, 'migrations'), {
   recursive: true,
 });
 process.stdout.write(
-  `built ${entryPoints.map((e) => `${path.basename(e, '.ts')}.js`).join(', ')} and workflow-bundle.js in ${path.relative(projectRoot, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  `built ${entryPoints.map((e) => `${path.basename(e, '.ts')}.js`).join(', ')} and workflow-bundle.js, workflow-bundle-traced.js in ${path.relative(projectRoot, dist)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 );

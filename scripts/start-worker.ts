@@ -4,7 +4,8 @@
  * queues when `--queues` is omitted) and the background services (the start-intent relay), against
  * `DATABASE_URL` and `TEMPORAL_ADDRESS` (required: see scripts/process-support.ts). Run any
  * number of them. Activity slots per queue are sized to `DATABASE_POOL_SIZE`. Loads the prebuilt
- * workflow bundle (`WORKFLOW_BUNDLE_PATH`, or `dist/workflow-bundle.js` beside the built entry),
+ * workflow bundle (`WORKFLOW_BUNDLE_PATH`, or `dist/workflow-bundle.js` beside the built entry; with tracing on
+ * `dist/workflow-bundle-traced.js`, which carries OpenTelemetry's workflow interceptors),
  * else bundles the workflows at start. `--no-background` leaves the relays to other processes.
  * Applies pending migrations first (safe concurrently: advisory lock). SIGINT/SIGTERM stop it
  * gracefully with exit code 0. `WORKER_METRICS_ADDRESS=host:port` serves its Prometheus metrics there
@@ -53,7 +54,10 @@ installTemporalRuntime(
   config.workerMetricsAddress ? { prometheusBindAddress: `127.0.0.1:${await freeLoopbackPort()}` } : {},
 );
 
-const builtBundle = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
+// With tracing on, the bundle that carries OpenTelemetry's workflow interceptors (scripts/build.ts).
+const builtBundle = fileURLToPath(
+  new URL(tracing.enabled ? './workflow-bundle-traced.js' : './workflow-bundle.js', import.meta.url),
+);
 const bundlePath = config.workflowBundlePath ?? (existsSync(builtBundle) ? builtBundle : undefined);
 
 const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });

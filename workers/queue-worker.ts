@@ -11,20 +11,31 @@ import { taskQueues } from '../domain/ids';
 import { asTemporalActivities } from './activities';
 import { defaultWorkflowCacheLimits, projectRoot, type WorkflowCacheLimits } from './config';
 import { metricsActivityInterceptors } from './metrics';
-import { tracingActivityInterceptors, workflowSpanSinks } from './tracing';
+import { tracingActivityInterceptors, tracingEnabled, workflowSpanSinks } from './tracing';
 
 export const workflowsPath = `${projectRoot}/workflows/index.ts`;
 
 /**
- * Workflow interceptor modules bundled with the workflows (`bundleWorkflowCode({ workflowInterceptorModules })`
- * everywhere a bundle is built): OpenTelemetry's, which make a workflow span (child of the client's start span)
- * and an activity-schedule span per activity, exported through the worker's sink (workers/tracing.ts). Always
- * bundled, tracing on or off; they add no commands (replay-safe: the SDK gates their behaviour on flags recorded
- * in history), and with tracing off their spans are dropped at the sink.
+ * OpenTelemetry's workflow interceptor modules: a workflow span (child of the client's start span) and an
+ * activity-schedule span per activity, exported through the worker's sink (workers/tracing.ts). They add no
+ * commands, so a history recorded with them replays without them and the other way round (test/workflows/replay.test.ts
+ * replays every fixture both ways).
  */
-export const workflowInterceptorModules = [
+export const tracingWorkflowInterceptorModules: readonly string[] = [
   createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
 ];
+
+/**
+ * The workflow interceptor modules a bundle carries (`bundleWorkflowCode({ workflowInterceptorModules })`):
+ * OpenTelemetry's when `traced` (tracing is on in the process: workers/tracing.ts `tracingEnabled()`), else none.
+ * Not bundling them when tracing is off matters for speed: every new workflow execution (and every replay after a
+ * cache eviction) evaluates the bundle's modules again, and the OpenTelemetry libraries are a third of the bundle;
+ * measured with `npm run bench:payments -- --mode autopay-day`, they cost about a third of the worker's CPU per
+ * autopay enrolment (docs/operating.md "Tracing").
+ */
+export function workflowInterceptorModulesFor(traced: boolean): string[] {
+  return traced ? [...tracingWorkflowInterceptorModules] : [];
+}
 
 /**
  * Creates (does not run) a worker on `taskQueue` (default `servicing`) with every workflow and
@@ -64,7 +75,7 @@ export async function createQueueWorker(options: {
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
   };
   const activityInterceptors = [metricsActivityInterceptors, ...tracingActivityInterceptors()];
-  // A prebuilt bundle carries its workflow interceptor modules (bundled with `workflowInterceptorModules`).
+  // A prebuilt bundle carries its workflow interceptor modules (bundled with `workflowInterceptorModulesFor`).
   return Worker.create(
     options.workflowBundle
       ? {
@@ -74,7 +85,10 @@ export async function createQueueWorker(options: {
         }
       : {
           ...common,
-          interceptors: { activity: activityInterceptors, workflowModules: workflowInterceptorModules },
+          interceptors: {
+            activity: activityInterceptors,
+            workflowModules: workflowInterceptorModulesFor(tracingEnabled()),
+          },
           workflowsPath,
         },
   );

@@ -9,8 +9,9 @@ import { bundleWorkflowCode, type NativeConnection, type Worker } from '@tempora
 import type { Logger } from 'pino';
 import { createActivities, createPlatformOperations, type Deps } from '../activities';
 import type { WorkflowCacheLimits } from './config';
-import { workflowInterceptorModules, workflowsPath } from './queue-worker';
+import { workflowInterceptorModulesFor, workflowsPath } from './queue-worker';
 import { backgroundServices, queueWorkers, type WorkflowBundle } from './registry';
+import { tracingEnabled } from './tracing';
 
 const quietBundlerLogger = {
   trace() {},
@@ -98,7 +99,7 @@ export async function runWorkers(options: {
             code: (
               await bundleWorkflowCode({
                 workflowsPath,
-                workflowInterceptorModules,
+                workflowInterceptorModules: workflowInterceptorModulesFor(tracingEnabled()),
                 logger: quietBundlerLogger,
               })
             ).code,

@@ -11,9 +11,9 @@
  *   the workflow's headers; none when tracing is off.
  * - `tracingActivityInterceptors()`: the activity inbound interceptor (an activity span, child of the workflow's
  *   schedule span) when tracing is on; none when off.
- * - `workflowSpanSinks()`: the sink the workflow interceptors (bundled with every workflow bundle:
- *   `workflowInterceptorModules`, workers/queue-worker.ts) export their spans through. The interceptors run in
- *   every bundle, tracing on or off, so that one prebuilt bundle serves both; when off the sink drops the spans.
+ * - `workflowSpanSinks()`: the sink the workflow interceptors (bundled only when tracing is on:
+ *   `workflowInterceptorModulesFor`, workers/queue-worker.ts) export their spans through; a bundle without them
+ *   never calls it, and with tracing off it drops what it gets.
  *   The sink keeps only the workflow id, run id, type, task queue and namespace of the workflow's info as span
  *   attributes (the library's own sink copies the whole info, search attributes included, which hold customer
  *   refs), and converts the spans to the SDK 2.x shape the OTLP exporter reads (`parentSpanContext`,

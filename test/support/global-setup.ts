@@ -12,7 +12,7 @@ import { createDb } from '../../db/client';
 import { freePort, startEmbeddedPostgres } from '../../db/embedded';
 import { applyMigrations } from '../../db/migrate';
 import { endWithThisProcess } from '../../workers/child-watchdog';
-import { workflowInterceptorModules, workflowsPath } from '../../workers/queue-worker';
+import { workflowInterceptorModulesFor, workflowsPath } from '../../workers/queue-worker';
 import { resolveTestServer, startTemporalDevServer } from '../../workers/temporal-server';
 import { testNamespaces } from './namespaces';
 
@@ -36,7 +36,12 @@ export default async function setup(project: TestProject) {
   const started = await Promise.allSettled([
     startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: pgPort, persistent: false, fast: true }),
     startTemporalDevServer({ port: temporalPort, uiPort: null, extraNamespaces: [...testNamespaces] }),
-    bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quietLogger }),
+    // The traced bundle (OpenTelemetry's workflow interceptors): test/api/tracing.test.ts follows a trace through it.
+    bundleWorkflowCode({
+      workflowsPath,
+      workflowInterceptorModules: workflowInterceptorModulesFor(true),
+      logger: quietLogger,
+    }),
   ] as const);
   const [pgResult, temporalResult, bundleResult] = started;
   if (

@@ -7,12 +7,14 @@
  * (fixtures-append-only.test.ts): a behaviour change goes behind `patched()`, and each such patch has a fixture
  * recorded before it (no marker: the old path) and one recorded with it.
  */
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import proto from '@temporalio/proto';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { temporalDataConverter } from '../../workers/payload-codec';
+import { workflowInterceptorModulesFor, workflowsPath } from '../../workers/queue-worker';
 import { workflowSpanSinks } from '../../workers/tracing';
 import { testSecrets } from '../support/context';
 
@@ -24,13 +26,27 @@ const dataConverter = temporalDataConverter(testSecrets.temporalPayloadKeys);
 
 const folder = path.join(path.dirname(new URL(import.meta.url).pathname), 'histories');
 
-beforeAll(() => {
+/**
+ * The bundle a worker runs with tracing off: without OpenTelemetry's workflow interceptors (workers/queue-worker.ts
+ * `workflowInterceptorModulesFor`). The fixtures were recorded with the traced bundle (the run's shared one), so
+ * replaying them with both proves a workflow started under one setting continues under the other.
+ */
+let untracedBundle: { code: string };
+
+beforeAll(async () => {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {
     // A runtime is already installed in this process.
   }
-});
+  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
+  const bundle = await bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: workflowInterceptorModulesFor(false),
+    logger: quiet,
+  });
+  untracedBundle = { code: bundle.code };
+}, 120_000);
 
 async function loadHistory(file: string) {
   const json = JSON.parse(await readFile(path.join(folder, file), 'utf8'));
@@ -86,9 +102,23 @@ describe('recorded workflow histories', async () => {
     expect(patchesOf(await loadHistory(file)).includes(patch)).toBe(side === 'with');
   });
 
+  it('leaves the OpenTelemetry workflow interceptors out of the untraced bundle only', () => {
+    // The OpenTelemetry SDK the interceptors bring in (the Temporal SDK's own flags name the interceptor package).
+    expect(untracedBundle.code).not.toContain('sdk-trace-base');
+    expect(readFileSync(inject('workflowBundlePath'), 'utf8')).toContain('sdk-trace-base');
+  });
+
   it.each(files)('replays %s without non-determinism', async (file) => {
     const history = await loadHistory(file);
     const workflowId = `replay-${file}`;
+    // With tracing off: the bundle without the OpenTelemetry workflow interceptors.
+    await expect(
+      Worker.runReplayHistory(
+        { workflowBundle: untracedBundle, sinks: workflowSpanSinks(), dataConverter },
+        history,
+        `${workflowId}-untraced`,
+      ),
+    ).resolves.toBeUndefined();
     await expect(
       Worker.runReplayHistory(
         // The bundle carries the OpenTelemetry workflow interceptors (workers/queue-worker.ts); their sink, as workers have it.
