@@ -22,7 +22,12 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { restrictionInForce } from '../../db/queries/customers/restrictions';
 import { insertJsonRows } from '../../db/queries/json-rows';
-import { tenantToday } from '../../db/queries/lending/delinquency';
+import {
+  type CloseOfBusinessRange,
+  type LoanTagContext,
+  readBucketRangesForTag,
+} from '../../db/queries/lending/close-of-business';
+import { storedDelinquencySettingsOf, tenantToday } from '../../db/queries/lending/delinquency';
 import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
 import { type ProductForLoan, readProductForLoan } from '../../db/queries/lending/products';
 import { fundings, payments, reconciliationItems, restrictions } from '../../db/schema';
@@ -63,6 +68,12 @@ export interface LoanChunk {
   takeLoanId(): number | undefined;
   /** `reconciliation_items` rows of the new fundings, inserted at the flush (`ON CONFLICT DO NOTHING`). */
   reconciliation: (typeof reconciliationItems.$inferInsert)[];
+  /**
+   * The delinquency tag context (`readLoanTagContext`'s answer) of a loan created in this transaction with stored
+   * `terms`: its settings from the terms, no tag, no delinquency action, and its bucket's ranges, read once per
+   * bucket in this transaction.
+   */
+  tagContextOf(tx: Tx, terms: Record<string, unknown>): Promise<LoanTagContext>;
 }
 
 /** A position in a chunk's buffers, taken before a loan's savepoint (`savepointMark`). */
@@ -140,6 +151,7 @@ export async function openLoanChunk(
       : [];
   const products = new Map<number, Promise<ProductForLoan | null>>();
   const definitions = new Map<string, ReturnType<typeof readLoanChargeDefinitions>>();
+  const bucketRanges = new Map<number, Promise<CloseOfBusinessRange[]>>();
   return {
     tenantId,
     today,
@@ -169,6 +181,26 @@ export async function openLoanChunk(
     history: new CustomerHistoryBuffer(),
     reconciliation: [],
     takeLoanId: () => reserved.shift(),
+    tagContextOf: async (reader, terms) => {
+      const delinquency =
+        terms.delinquency === undefined ? null : (terms.delinquency as Record<string, unknown> | null);
+      const { delinquencyBucketId } = storedDelinquencySettingsOf(
+        delinquency === null ? null : { delinquency },
+      );
+      let ranges: Promise<CloseOfBusinessRange[]> = Promise.resolve([]);
+      if (delinquencyBucketId !== null) {
+        const cached = bucketRanges.get(delinquencyBucketId);
+        ranges = cached ?? readBucketRangesForTag(reader, tenantId, delinquencyBucketId);
+        if (!cached) bucketRanges.set(delinquencyBucketId, ranges);
+      }
+      return {
+        delinquency,
+        delinquencyRangeId: null,
+        storedClassification: null,
+        ranges: await ranges,
+        actions: [],
+      };
+    },
   };
 }
 

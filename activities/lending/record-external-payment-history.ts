@@ -24,7 +24,7 @@ import {
   replayOf,
   resultOf,
 } from './record-external-payment';
-import { repostLoan } from './repost-loan';
+import { type RepostFundingRow, type RepostPaymentRow, repostLoan } from './repost-loan';
 
 /** One payment of a history: the fields of `RecordExternalPaymentInput` without the loan and the context. */
 export type HistoricalPaymentInput = ExternalPayment;
@@ -116,6 +116,11 @@ export async function recordExternalPaymentHistoryInTx(
   // A loan created in this transaction has exactly the fundings recorded below.
   const fundedSoFar = fresh ? { totalMinor: 0n, earliestDate: null as string | null } : null;
   const installmentsNow = fresh && options.installments ? { rows: options.installments } : null;
+  // A chunk's new loan: every money row it gets is inserted below, so the repost is handed them (not read back).
+  const insertedRows =
+    chunk && installmentsNow
+      ? { fundings: [] as RepostFundingRow[], payments: [] as RepostPaymentRow[] }
+      : null;
   for (const funding of input.fundings ?? []) {
     try {
       const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
@@ -132,6 +137,7 @@ export async function recordExternalPaymentHistoryInTx(
           ...(options.loanTerms ? { loanTerms: options.loanTerms } : {}),
           ...(fundedSoFar ? { fundedSoFar: { ...fundedSoFar } } : {}),
           ...(installmentsNow ? { installments: installmentsNow } : {}),
+          ...(insertedRows ? { insertedRows } : {}),
         },
       );
       if (result.created && fundedSoFar) {
@@ -268,6 +274,27 @@ export async function recordExternalPaymentHistoryInTx(
     }
   }
 
+  // Handed to the repost only when every funding was inserted (a refused one may have left a row behind).
+  const known =
+    insertedRows && installmentsNow && fundingOutcomes.every((o) => o.ok && o.funding.created)
+      ? {
+          installments: installmentsNow.rows,
+          fundings: insertedRows.fundings,
+          payments: [
+            ...insertedRows.payments,
+            ...created.map((row) => ({
+              id: row.id,
+              valueDate: row.effectiveDate,
+              amount: row.amount,
+              allocation: row.allocation,
+            })),
+          ],
+        }
+      : undefined;
+  const tagContext =
+    known && chunk && options.loanTerms && locked.lastClosedBusinessDate !== null
+      ? await chunk.tagContextOf(tx, options.loanTerms as unknown as Record<string, unknown>)
+      : undefined;
   const allocations =
     created.length > 0 || fundedNow > 0
       ? (
@@ -277,6 +304,8 @@ export async function recordExternalPaymentHistoryInTx(
             now,
             createdInThisTransaction: fresh,
             chartReady: chunk?.chartReady === true,
+            ...(known ? { known } : {}),
+            ...(tagContext ? { tagContext } : {}),
             // A tag change writes its event and history at once: the chunk's held-back ones go first.
             ...(chunk ? { beforeDirectWrites: () => flushLoanChunkEvents(tx, chunk) } : {}),
           })

@@ -39,7 +39,8 @@
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { insertJsonRows, intArrayLiteral } from '../../db/queries/json-rows';
-import { updateInstallmentLedgerState } from '../../db/queries/lending/installments';
+import type { LoanTagContext } from '../../db/queries/lending/close-of-business';
+import { type NewInstallmentRow, updateInstallmentLedgerState } from '../../db/queries/lending/installments';
 import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
@@ -100,6 +101,58 @@ export interface RepostInput {
   chartReady?: boolean;
   /** Run before step 7 writes a tag change (`setDelinquencyTag`'s `beforeWrites`). */
   beforeDirectWrites?: () => Promise<void>;
+  /**
+   * The loan's installments, fundings and POSTED payments exactly as this transaction stored them (a loan created
+   * in it, whose every row the caller wrote and holds: portfolio boarding's chunk, activities/lending/loan-chunk.ts):
+   * step 1 does not read them. Only with `createdInThisTransaction`.
+   */
+  known?: RepostKnownRows;
+  /**
+   * Step 7's delinquency context as the caller knows it (a loan created in this transaction: its stored terms'
+   * settings, no tag, no action; its bucket's ranges read once per chunk): not read again.
+   */
+  tagContext?: LoanTagContext;
+}
+
+/** What step 1 would read of a loan created in this transaction (`RepostInput.known`). */
+export interface RepostKnownRows {
+  /** The installment rows as inserted (defaults of the paid and waived columns: zero, not met). */
+  installments: readonly NewInstallmentRow[];
+  /** Every funding of the loan: id, funding date (ISO), amount (decimal string). */
+  fundings: readonly RepostFundingRow[];
+  /** Every POSTED payment of the loan: id, effective date (ISO), amount (decimal string), stored allocation. */
+  payments: readonly RepostPaymentRow[];
+}
+
+/** A funding as the repost replays it. */
+export interface RepostFundingRow {
+  id: number;
+  valueDate: string;
+  amount: string;
+}
+
+/** A POSTED payment as the repost replays it. */
+export interface RepostPaymentRow {
+  id: number;
+  valueDate: string;
+  amount: string;
+  allocation: unknown;
+}
+
+/** An inserted installment row as step 1 would read it back (the columns' defaults filled in). */
+function installmentAsStored(row: NewInstallmentRow): typeof loanInstallments.$inferSelect {
+  return {
+    ...row,
+    principalPaid: row.principalPaid ?? '0',
+    interestPaid: row.interestPaid ?? '0',
+    feeChargesPaid: row.feeChargesPaid ?? '0',
+    penaltyChargesPaid: row.penaltyChargesPaid ?? '0',
+    interestWaived: row.interestWaived ?? '0',
+    feeChargesWaived: row.feeChargesWaived ?? '0',
+    penaltyChargesWaived: row.penaltyChargesWaived ?? '0',
+    obligationsMetOnDate: row.obligationsMetOnDate ?? null,
+    additional: row.additional ?? false,
+  } as typeof loanInstallments.$inferSelect;
 }
 
 export interface RepostResult {
@@ -125,28 +178,41 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
   const { tenantId, loan, now } = input;
   const currency = loan.currencyCode;
   const fresh = input.createdInThisTransaction === true;
+  const known = fresh ? input.known : undefined;
   const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows, chargeOffRows] =
     await Promise.all([
-      tx
-        .select()
-        .from(loanInstallments)
-        .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
-        .orderBy(asc(loanInstallments.installmentNumber)),
-      tx
-        .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
-        .from(fundings)
-        .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
-      tx
-        .select({
-          id: payments.id,
-          valueDate: payments.effectiveDate,
-          amount: payments.amount,
-          allocation: payments.allocation,
-        })
-        .from(payments)
-        .where(
-          and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
-        ),
+      known
+        ? [...known.installments]
+            .sort((a, b) => a.installmentNumber - b.installmentNumber)
+            .map(installmentAsStored)
+        : tx
+            .select()
+            .from(loanInstallments)
+            .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+            .orderBy(asc(loanInstallments.installmentNumber)),
+      known
+        ? known.fundings.map((f) => ({ ...f }))
+        : tx
+            .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
+            .from(fundings)
+            .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
+      known
+        ? known.payments.map((p) => ({ ...p }))
+        : tx
+            .select({
+              id: payments.id,
+              valueDate: payments.effectiveDate,
+              amount: payments.amount,
+              allocation: payments.allocation,
+            })
+            .from(payments)
+            .where(
+              and(
+                eq(payments.tenantId, tenantId),
+                eq(payments.loanId, loan.id),
+                eq(payments.status, 'POSTED'),
+              ),
+            ),
       fresh
         ? []
         : tx
@@ -410,6 +476,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       status,
       allocationInput: inputOf(paymentRows),
       now,
+      ...(input.tagContext ? { context: input.tagContext } : {}),
       ...(input.beforeDirectWrites ? { beforeWrites: input.beforeDirectWrites } : {}),
     });
   }
