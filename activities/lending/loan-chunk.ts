@@ -34,7 +34,7 @@ import { fundings, payments, reconciliationItems, restrictions } from '../../db/
 import type { Tx } from '../../db/tenant-tx';
 import { CustomerHistoryBuffer, lockCustomers } from '../customers/records';
 import { type BufferMark, OutboxBuffer } from '../platform/outbox';
-import { ensureChartOfAccounts } from './repost-loan';
+import { ensureChartOfAccounts, type RepostDeferredWrites, writeDeferredRepostWrites } from './repost-loan';
 
 /** The shared reads, locks and write buffers of one chunk of loans in one transaction (module note). */
 export interface LoanChunk {
@@ -74,6 +74,11 @@ export interface LoanChunk {
    * bucket in this transaction.
    */
   tagContextOf(tx: Tx, terms: Record<string, unknown>): Promise<LoanTagContext>;
+  /**
+   * What the reposts of the chunk's new loans left to write (repost-loan.ts `deferWrites`: installment states,
+   * payment allocations, journal lines, the loans' status and first funding date), written by `flushLoanChunk`.
+   */
+  reposts: RepostDeferredWrites;
 }
 
 /** A position in a chunk's buffers, taken before a loan's savepoint (`savepointMark`). */
@@ -81,6 +86,7 @@ export interface LoanChunkMark {
   outbox: BufferMark;
   history: BufferMark;
   reconciliation: number;
+  reposts: { installments: number; allocations: number; journal: number; loans: number };
 }
 
 /** What the chunk's loans will record, known before they board (the refs of their fundings and payments). */
@@ -181,6 +187,7 @@ export async function openLoanChunk(
     history: new CustomerHistoryBuffer(),
     reconciliation: [],
     takeLoanId: () => reserved.shift(),
+    reposts: { installments: [], allocations: [], journal: [], loans: [] },
     tagContextOf: async (reader, terms) => {
       const delinquency =
         terms.delinquency === undefined ? null : (terms.delinquency as Record<string, unknown> | null);
@@ -210,6 +217,12 @@ export function savepointMark(chunk: LoanChunk): LoanChunkMark {
     outbox: chunk.outbox.mark(),
     history: chunk.history.mark(),
     reconciliation: chunk.reconciliation.length,
+    reposts: {
+      installments: chunk.reposts.installments.length,
+      allocations: chunk.reposts.allocations.length,
+      journal: chunk.reposts.journal.length,
+      loans: chunk.reposts.loans.length,
+    },
   };
 }
 
@@ -218,6 +231,10 @@ export function rollbackToMark(chunk: LoanChunk, mark: LoanChunkMark): void {
   chunk.outbox.truncate(mark.outbox);
   chunk.history.truncate(mark.history);
   chunk.reconciliation.length = mark.reconciliation;
+  chunk.reposts.installments.length = mark.reposts.installments;
+  chunk.reposts.allocations.length = mark.reposts.allocations;
+  chunk.reposts.journal.length = mark.reposts.journal;
+  chunk.reposts.loans.length = mark.reposts.loans;
 }
 
 /**
@@ -231,10 +248,11 @@ export async function flushLoanChunkEvents(tx: Tx, chunk: LoanChunk): Promise<vo
 }
 
 /**
- * Writes the buffered history, reconciliation items and events (one statement each), before the chunk's
- * transaction commits.
+ * Writes the buffered history, reconciliation items, reposts' writes (repost-loan.ts `writeDeferredRepostWrites`)
+ * and events (one statement each), before the chunk's transaction commits.
  */
 export async function flushLoanChunk(tx: Tx, chunk: LoanChunk): Promise<void> {
+  await writeDeferredRepostWrites(tx, chunk.tenantId, chunk.reposts);
   await chunk.history.flush(tx);
   const items = chunk.reconciliation.splice(0);
   await insertJsonRows(tx, reconciliationItems, items, {

@@ -304,7 +304,7 @@ export async function recordExternalPaymentHistoryInTx(
             now,
             createdInThisTransaction: fresh,
             chartReady: chunk?.chartReady === true,
-            ...(known ? { known } : {}),
+            ...(known && chunk ? { known, deferWrites: chunk.reposts } : {}),
             ...(tagContext ? { tagContext } : {}),
             // A tag change writes its event and history at once: the chunk's held-back ones go first.
             ...(chunk ? { beforeDirectWrites: () => flushLoanChunkEvents(tx, chunk) } : {}),

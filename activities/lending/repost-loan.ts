@@ -40,7 +40,12 @@ import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { insertJsonRows, intArrayLiteral } from '../../db/queries/json-rows';
 import type { LoanTagContext } from '../../db/queries/lending/close-of-business';
-import { type NewInstallmentRow, updateInstallmentLedgerState } from '../../db/queries/lending/installments';
+import {
+  type InstallmentLedgerState,
+  type NewInstallmentRow,
+  updateInstallmentLedgerState,
+  updateInstallmentLedgerStates,
+} from '../../db/queries/lending/installments';
 import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
@@ -112,6 +117,70 @@ export interface RepostInput {
    * settings, no tag, no action; its bucket's ranges read once per chunk): not read again.
    */
   tagContext?: LoanTagContext;
+  /**
+   * With `known`: the writes of steps 3, 4, 5 and 6 (installment states, payment allocations, journal lines, the
+   * loan's status and first funding date) are added here instead of sent, for the caller to write before its
+   * transaction commits (portfolio boarding's chunk writes its new loans' together, activities/lending/loan-chunk.ts).
+   * The caller must not read those rows back in between.
+   */
+  deferWrites?: RepostDeferredWrites;
+}
+
+/** The writes a repost leaves to its caller (`RepostInput.deferWrites`), each list in the order they were made. */
+export interface RepostDeferredWrites {
+  installments: (InstallmentLedgerState & { loanId: number })[];
+  allocations: { loanId: number; allocation: PaymentAllocationPayload }[];
+  journal: (typeof journalEntries.$inferInsert)[];
+  loans: { id: number; status: LoanStatus; disbursedOnDate: string | null; updatedAt: Date }[];
+}
+
+/**
+ * Writes what reposts deferred (`RepostInput.deferWrites`) in `tx`: one statement per kind of row for any number
+ * of loans (installment states, payment allocations, journal lines, loans' status and first funding date), and
+ * empties the lists. Errors: PostgreSQL's (the caller's transaction fails).
+ */
+export async function writeDeferredRepostWrites(
+  tx: Tx,
+  tenantId: string,
+  deferred: RepostDeferredWrites,
+): Promise<void> {
+  await updateInstallmentLedgerStates(tx, tenantId, deferred.installments.splice(0));
+  const allocations = deferred.allocations.splice(0);
+  if (allocations.length > 0) {
+    const payload = JSON.stringify(
+      allocations.map(({ loanId, allocation }) => ({
+        loan_id: loanId,
+        id: allocation.paymentId,
+        allocation,
+      })),
+    );
+    await tx.execute(sql`
+      update payments as p
+         set allocation = v.allocation
+        from jsonb_to_recordset(${payload}::jsonb) as v(loan_id bigint, id bigint, allocation jsonb)
+       where p.tenant_id = ${tenantId}
+         and p.id = any(${intArrayLiteral(allocations.map((a) => a.allocation.paymentId))}::bigint[])
+         and p.id = v.id and p.loan_id = v.loan_id`);
+  }
+  await insertJsonRows(tx, journalEntries, deferred.journal.splice(0));
+  const loanRows = deferred.loans.splice(0);
+  if (loanRows.length > 0) {
+    const payload = JSON.stringify(
+      loanRows.map((row) => ({
+        id: row.id,
+        status: row.status,
+        disbursed_on_date: row.disbursedOnDate,
+        updated_at: row.updatedAt.toISOString(),
+      })),
+    );
+    await tx.execute(sql`
+      update loans as l
+         set status = v.status::loan_status, disbursed_on_date = v.disbursed_on_date, updated_at = v.updated_at
+        from jsonb_to_recordset(${payload}::jsonb)
+          as v(id bigint, status text, disbursed_on_date date, updated_at timestamptz)
+       where l.tenant_id = ${tenantId}
+         and l.id = any(${intArrayLiteral(loanRows.map((row) => row.id))}::bigint[]) and l.id = v.id`);
+  }
 }
 
 /** What step 1 would read of a loan created in this transaction (`RepostInput.known`). */
@@ -179,6 +248,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
   const currency = loan.currencyCode;
   const fresh = input.createdInThisTransaction === true;
   const known = fresh ? input.known : undefined;
+  const deferred = known ? input.deferWrites : undefined;
   const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows, chargeOffRows] =
     await Promise.all([
       known
@@ -344,11 +414,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       row.obligationsMetOnDate !== state.obligationsMetOnDate
     );
   });
-  await updateInstallmentLedgerState(
-    tx,
-    tenantId,
-    loan.id,
-    changedInstallments.map((s) => ({
+  const installmentStates = changedInstallments.map(
+    (s): InstallmentLedgerState => ({
       installmentNumber: s.installmentNumber,
       principalPaid: text(s.principalPaidMinor),
       interestPaid: text(s.interestPaidMinor),
@@ -358,8 +425,11 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       feeChargesWaived: text(s.feeWaivedMinor),
       penaltyChargesWaived: text(s.penaltyWaivedMinor),
       obligationsMetOnDate: s.obligationsMetOnDate,
-    })),
+    }),
   );
+  if (deferred)
+    deferred.installments.push(...installmentStates.map((state) => ({ ...state, loanId: loan.id })));
+  else await updateInstallmentLedgerState(tx, tenantId, loan.id, installmentStates);
 
   // 3b. what each added charge has been paid and waived (loan_charges), where it changed
   const changedCharges = allocation.charges.filter((state) => {
@@ -393,7 +463,9 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       changedAllocations.push(payload);
     }
   }
-  if (changedAllocations.length > 0) {
+  if (deferred) {
+    deferred.allocations.push(...changedAllocations.map((allocation) => ({ loanId: loan.id, allocation })));
+  } else if (changedAllocations.length > 0) {
     // One statement, one parameter, for any number of payments (db/queries/json-rows.ts).
     const payload = JSON.stringify(
       changedAllocations.map((allocation) => ({ id: allocation.paymentId, allocation })),
@@ -445,7 +517,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
     );
     // One statement, one parameter, for any number of lines (a back-dated payment on a long loan can re-post
     // thousands of later payments): db/queries/json-rows.ts.
-    await insertJsonRows(tx, journalEntries, rows);
+    if (deferred) deferred.journal.push(...rows);
+    else await insertJsonRows(tx, journalEntries, rows);
     appendedLineCount = rows.length;
   }
 
@@ -461,7 +534,9 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       status = 'CLOSED_OBLIGATIONS_MET';
     else status = 'ACTIVE';
   }
-  if (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate) {
+  if (deferred && (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate)) {
+    deferred.loans.push({ id: loan.id, status, disbursedOnDate, updatedAt: now });
+  } else if (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate) {
     await tx
       .update(loans)
       .set({ status, disbursedOnDate, updatedAt: now })
