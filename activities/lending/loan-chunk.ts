@@ -75,8 +75,9 @@ export interface LoanChunk {
    */
   tagContextOf(tx: Tx, terms: Record<string, unknown>): Promise<LoanTagContext>;
   /**
-   * What the reposts of the chunk's new loans left to write (repost-loan.ts `deferWrites`: installment states,
-   * payment allocations, journal lines, the loans' status and first funding date), written by `flushLoanChunk`.
+   * What the approvals and reposts of the chunk's new loans left to write (repost-loan.ts `deferWrites`: the
+   * approvals' loan columns, installment states, payment allocations, journal lines, the loans' status and first
+   * funding date), written by `flushLoanChunk`.
    */
   reposts: RepostDeferredWrites;
 }
@@ -86,7 +87,7 @@ export interface LoanChunkMark {
   outbox: BufferMark;
   history: BufferMark;
   reconciliation: number;
-  reposts: { installments: number; allocations: number; journal: number; loans: number };
+  reposts: { installments: number; allocations: number; journal: number; loans: number; approvals: number };
 }
 
 /** What the chunk's loans will record, known before they board (the refs of their fundings and payments). */
@@ -187,7 +188,7 @@ export async function openLoanChunk(
     history: new CustomerHistoryBuffer(),
     reconciliation: [],
     takeLoanId: () => reserved.shift(),
-    reposts: { installments: [], allocations: [], journal: [], loans: [] },
+    reposts: { installments: [], allocations: [], journal: [], loans: [], approvals: [] },
     tagContextOf: async (reader, terms) => {
       const delinquency =
         terms.delinquency === undefined ? null : (terms.delinquency as Record<string, unknown> | null);
@@ -222,6 +223,7 @@ export function savepointMark(chunk: LoanChunk): LoanChunkMark {
       allocations: chunk.reposts.allocations.length,
       journal: chunk.reposts.journal.length,
       loans: chunk.reposts.loans.length,
+      approvals: chunk.reposts.approvals.length,
     },
   };
 }
@@ -235,6 +237,7 @@ export function rollbackToMark(chunk: LoanChunk, mark: LoanChunkMark): void {
   chunk.reposts.allocations.length = mark.reposts.allocations;
   chunk.reposts.journal.length = mark.reposts.journal;
   chunk.reposts.loans.length = mark.reposts.loans;
+  chunk.reposts.approvals.length = mark.reposts.approvals;
 }
 
 /**

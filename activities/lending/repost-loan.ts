@@ -132,12 +132,29 @@ export interface RepostDeferredWrites {
   allocations: { loanId: number; allocation: PaymentAllocationPayload }[];
   journal: (typeof journalEntries.$inferInsert)[];
   loans: { id: number; status: LoanStatus; disbursedOnDate: string | null; updatedAt: Date }[];
+  /**
+   * Approvals of loans created in this transaction (activities/lending/approve-loan.ts with a chunk), written
+   * before the statuses: each loan's row as `approveLoan` sets it (status APPROVED).
+   */
+  approvals: DeferredApproval[];
+}
+
+/** The columns an approval sets on the loan's row (`approveLoanInTx`). */
+export interface DeferredApproval {
+  id: number;
+  approvedPrincipal: string;
+  approvedOnDate: string;
+  expectedDisbursementDate: string;
+  terms: Record<string, unknown>;
+  aprDisclosure: Record<string, unknown> | null;
+  approvedBy: string | null;
+  updatedAt: Date;
 }
 
 /**
- * Writes what reposts deferred (`RepostInput.deferWrites`) in `tx`: one statement per kind of row for any number
- * of loans (installment states, payment allocations, journal lines, loans' status and first funding date), and
- * empties the lists. Errors: PostgreSQL's (the caller's transaction fails).
+ * Writes what reposts (`RepostInput.deferWrites`) and approvals deferred in `tx`: one statement per kind of row for
+ * any number of loans (installment states, payment allocations, journal lines, approvals, then loans' status and
+ * first funding date), and empties the lists. Errors: PostgreSQL's (the caller's transaction fails).
  */
 export async function writeDeferredRepostWrites(
   tx: Tx,
@@ -163,6 +180,31 @@ export async function writeDeferredRepostWrites(
          and p.id = v.id and p.loan_id = v.loan_id`);
   }
   await insertJsonRows(tx, journalEntries, deferred.journal.splice(0));
+  const approvals = deferred.approvals.splice(0);
+  if (approvals.length > 0) {
+    const payload = JSON.stringify(
+      approvals.map((row) => ({
+        id: row.id,
+        approved_principal: row.approvedPrincipal,
+        approved_on_date: row.approvedOnDate,
+        expected_disbursement_date: row.expectedDisbursementDate,
+        terms: row.terms,
+        apr_disclosure: row.aprDisclosure,
+        approved_by: row.approvedBy,
+        updated_at: row.updatedAt.toISOString(),
+      })),
+    );
+    await tx.execute(sql`
+      update loans as l
+         set status = 'APPROVED', approved_principal = v.approved_principal, approved_on_date = v.approved_on_date,
+             expected_disbursement_date = v.expected_disbursement_date, terms = v.terms,
+             apr_disclosure = v.apr_disclosure, approved_by = v.approved_by, updated_at = v.updated_at
+        from jsonb_to_recordset(${payload}::jsonb)
+          as v(id bigint, approved_principal numeric, approved_on_date date, expected_disbursement_date date,
+               terms jsonb, apr_disclosure jsonb, approved_by text, updated_at timestamptz)
+       where l.tenant_id = ${tenantId}
+         and l.id = any(${intArrayLiteral(approvals.map((row) => row.id))}::bigint[]) and l.id = v.id`);
+  }
   const loanRows = deferred.loans.splice(0);
   if (loanRows.length > 0) {
     const payload = JSON.stringify(
