@@ -1,4 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { insertJsonRowsReturning } from '../../db/queries/json-rows';
 import type { NewInstallmentRow } from '../../db/queries/lending/installments';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
@@ -240,11 +241,13 @@ export async function recordExternalPaymentHistoryInTx(
     }
   }
   if (toInsert.length > 0) {
-    const inserted = await tx
-      .insert(payments)
-      .values(toInsert.map((t) => t.values))
-      .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
-      .returning();
+    // One jsonb parameter for the history's payments (db/queries/json-rows.ts), rows as `.returning()` gives them.
+    const inserted = await insertJsonRowsReturning(
+      tx,
+      payments,
+      toInsert.map((t) => t.values),
+      { onConflictDoNothing: { target: [payments.tenantId, payments.externalRecordRef] } },
+    );
     const insertedByRef = new Map(inserted.map((r) => [r.externalRecordRef ?? '', r]));
     for (const item of toInsert) {
       const ref = item.values.externalRecordRef;
