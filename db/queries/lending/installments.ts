@@ -10,7 +10,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { loanInstallments } from '../../schema';
 import type { Tx } from '../../tenant-tx';
-import { insertJsonRows } from '../json-rows';
+import { insertJsonRows, intArrayLiteral } from '../json-rows';
 
 /** PostgreSQL's limit of bind parameters in one statement. */
 export const postgresMaxBindParameters = 65_535;
@@ -161,7 +161,9 @@ export async function updateInstallmentLedgerStates(
         as v(loan_id bigint, installment_number int, principal_paid numeric, interest_paid numeric,
              fee_charges_paid numeric, penalty_charges_paid numeric, interest_waived numeric,
              fee_charges_waived numeric, penalty_charges_waived numeric, obligations_met_on_date date)
-     where li.tenant_id = ${tenantId} and li.loan_id = v.loan_id and li.installment_number = v.installment_number`);
+     where li.tenant_id = ${tenantId}
+       and li.loan_id = any(${intArrayLiteral([...new Set(states.map((s) => s.loanId))])}::bigint[])
+       and li.loan_id = v.loan_id and li.installment_number = v.installment_number`);
 }
 
 /** The due amounts of one installment (decimal strings), as a schedule modification sets them. */
