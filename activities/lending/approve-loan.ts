@@ -103,7 +103,8 @@ export interface ApproveLoanInTxResult extends ApproveLoanResult {
  * to be stored in this transaction (a loan just submitted by `createLoanInTx`); when the approved schedule gives
  * exactly these rows, they are kept instead of being deleted and inserted again. `options.fresh`: the loan as
  * `createLoanInTx` stored it in this transaction, which is then not read (nor locked) again; `options.chunk`: the
- * product from the boarding chunk and the history entry and event buffered in it (activities/lending/loan-chunk.ts).
+ * product from the boarding chunk and the history entry and event buffered in it (activities/lending/loan-chunk.ts),
+ * and, with `fresh`, the loan row's update too (written with the chunk's others before it commits).
  * Answers the result and the approved loan (`ApproveLoanInTxResult`). Errors: those of `approveLoan`.
  */
 export async function approveLoanInTx(
@@ -188,19 +189,23 @@ export async function approveLoanInTx(
   const installments = installmentRowsOf(input.tenantId, loan.id, schedule);
   if (!(options.storedInstallments && sameInstallmentRows(options.storedInstallments, installments)))
     await replaceInstallmentRows(tx, input.tenantId, loan.id, installments);
-  await tx
-    .update(loans)
-    .set({
-      status: 'APPROVED',
-      approvedPrincipal,
-      approvedOnDate,
-      expectedDisbursementDate,
-      terms: storedTerms as unknown as Record<string, unknown>,
-      aprDisclosure: aprDisclosure as unknown as Record<string, unknown> | null,
-      approvedBy: input.actor ?? null,
-      updatedAt: now,
-    })
-    .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
+  const approvedColumns = {
+    approvedPrincipal,
+    approvedOnDate,
+    expectedDisbursementDate,
+    terms: storedTerms as unknown as Record<string, unknown>,
+    aprDisclosure: aprDisclosure as unknown as Record<string, unknown> | null,
+    approvedBy: input.actor ?? null,
+    updatedAt: now,
+  };
+  // A chunk's new loan is not read back in its transaction: its row is updated with the chunk's others.
+  if (chunk && fresh && fresh.loan.id === loan.id)
+    chunk.reposts.approvals.push({ id: loan.id, ...approvedColumns });
+  else
+    await tx
+      .update(loans)
+      .set({ status: 'APPROVED', ...approvedColumns })
+      .where(and(eq(loans.tenantId, input.tenantId), eq(loans.id, loan.id)));
   await recordCustomerChange(
     tx,
     {

@@ -13,6 +13,7 @@
 import { and, eq } from 'drizzle-orm';
 import {
   type CloseOfBusinessRange,
+  type LoanTagContext,
   lastDelinquencyHistoryId,
   openCollectionsCaseOfLoan,
   readLoanTagContext,
@@ -202,6 +203,8 @@ export interface RetagLoanAfterRepostInput {
   now: Date;
   /** `setDelinquencyTag`'s `beforeWrites`. */
   beforeWrites?: () => Promise<void>;
+  /** The loan's tag context as the caller knows it (`readLoanTagContext`'s answer): not read. */
+  context?: LoanTagContext;
 }
 
 /**
@@ -215,7 +218,7 @@ export async function retagLoanAfterRepost(tx: Tx, input: RetagLoanAfterRepostIn
   const { tenantId, loan } = input;
   if (loan.lastClosedBusinessDate === null) return;
   if (input.status === 'SUBMITTED' || input.status === 'APPROVED') return;
-  const context = await readLoanTagContext(tx, tenantId, loan.id);
+  const context = input.context ?? (await readLoanTagContext(tx, tenantId, loan.id));
   if (context === null) return;
   const settings = storedDelinquencySettingsOf(
     context.delinquency === null ? null : { delinquency: context.delinquency },

@@ -22,14 +22,19 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { restrictionInForce } from '../../db/queries/customers/restrictions';
 import { insertJsonRows } from '../../db/queries/json-rows';
-import { tenantToday } from '../../db/queries/lending/delinquency';
+import {
+  type CloseOfBusinessRange,
+  type LoanTagContext,
+  readBucketRangesForTag,
+} from '../../db/queries/lending/close-of-business';
+import { storedDelinquencySettingsOf, tenantToday } from '../../db/queries/lending/delinquency';
 import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
 import { type ProductForLoan, readProductForLoan } from '../../db/queries/lending/products';
 import { fundings, payments, reconciliationItems, restrictions } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { CustomerHistoryBuffer, lockCustomers } from '../customers/records';
 import { type BufferMark, OutboxBuffer } from '../platform/outbox';
-import { ensureChartOfAccounts } from './repost-loan';
+import { ensureChartOfAccounts, type RepostDeferredWrites, writeDeferredRepostWrites } from './repost-loan';
 
 /** The shared reads, locks and write buffers of one chunk of loans in one transaction (module note). */
 export interface LoanChunk {
@@ -63,6 +68,18 @@ export interface LoanChunk {
   takeLoanId(): number | undefined;
   /** `reconciliation_items` rows of the new fundings, inserted at the flush (`ON CONFLICT DO NOTHING`). */
   reconciliation: (typeof reconciliationItems.$inferInsert)[];
+  /**
+   * The delinquency tag context (`readLoanTagContext`'s answer) of a loan created in this transaction with stored
+   * `terms`: its settings from the terms, no tag, no delinquency action, and its bucket's ranges, read once per
+   * bucket in this transaction.
+   */
+  tagContextOf(tx: Tx, terms: Record<string, unknown>): Promise<LoanTagContext>;
+  /**
+   * What the approvals and reposts of the chunk's new loans left to write (repost-loan.ts `deferWrites`: the
+   * approvals' loan columns, installment states, payment allocations, journal lines, the loans' status and first
+   * funding date), written by `flushLoanChunk`.
+   */
+  reposts: RepostDeferredWrites;
 }
 
 /** A position in a chunk's buffers, taken before a loan's savepoint (`savepointMark`). */
@@ -70,6 +87,7 @@ export interface LoanChunkMark {
   outbox: BufferMark;
   history: BufferMark;
   reconciliation: number;
+  reposts: { installments: number; allocations: number; journal: number; loans: number; approvals: number };
 }
 
 /** What the chunk's loans will record, known before they board (the refs of their fundings and payments). */
@@ -140,6 +158,7 @@ export async function openLoanChunk(
       : [];
   const products = new Map<number, Promise<ProductForLoan | null>>();
   const definitions = new Map<string, ReturnType<typeof readLoanChargeDefinitions>>();
+  const bucketRanges = new Map<number, Promise<CloseOfBusinessRange[]>>();
   return {
     tenantId,
     today,
@@ -169,6 +188,27 @@ export async function openLoanChunk(
     history: new CustomerHistoryBuffer(),
     reconciliation: [],
     takeLoanId: () => reserved.shift(),
+    reposts: { installments: [], allocations: [], journal: [], loans: [], approvals: [] },
+    tagContextOf: async (reader, terms) => {
+      const delinquency =
+        terms.delinquency === undefined ? null : (terms.delinquency as Record<string, unknown> | null);
+      const { delinquencyBucketId } = storedDelinquencySettingsOf(
+        delinquency === null ? null : { delinquency },
+      );
+      let ranges: Promise<CloseOfBusinessRange[]> = Promise.resolve([]);
+      if (delinquencyBucketId !== null) {
+        const cached = bucketRanges.get(delinquencyBucketId);
+        ranges = cached ?? readBucketRangesForTag(reader, tenantId, delinquencyBucketId);
+        if (!cached) bucketRanges.set(delinquencyBucketId, ranges);
+      }
+      return {
+        delinquency,
+        delinquencyRangeId: null,
+        storedClassification: null,
+        ranges: await ranges,
+        actions: [],
+      };
+    },
   };
 }
 
@@ -178,6 +218,13 @@ export function savepointMark(chunk: LoanChunk): LoanChunkMark {
     outbox: chunk.outbox.mark(),
     history: chunk.history.mark(),
     reconciliation: chunk.reconciliation.length,
+    reposts: {
+      installments: chunk.reposts.installments.length,
+      allocations: chunk.reposts.allocations.length,
+      journal: chunk.reposts.journal.length,
+      loans: chunk.reposts.loans.length,
+      approvals: chunk.reposts.approvals.length,
+    },
   };
 }
 
@@ -186,6 +233,11 @@ export function rollbackToMark(chunk: LoanChunk, mark: LoanChunkMark): void {
   chunk.outbox.truncate(mark.outbox);
   chunk.history.truncate(mark.history);
   chunk.reconciliation.length = mark.reconciliation;
+  chunk.reposts.installments.length = mark.reposts.installments;
+  chunk.reposts.allocations.length = mark.reposts.allocations;
+  chunk.reposts.journal.length = mark.reposts.journal;
+  chunk.reposts.loans.length = mark.reposts.loans;
+  chunk.reposts.approvals.length = mark.reposts.approvals;
 }
 
 /**
@@ -199,10 +251,11 @@ export async function flushLoanChunkEvents(tx: Tx, chunk: LoanChunk): Promise<vo
 }
 
 /**
- * Writes the buffered history, reconciliation items and events (one statement each), before the chunk's
- * transaction commits.
+ * Writes the buffered history, reconciliation items, reposts' writes (repost-loan.ts `writeDeferredRepostWrites`)
+ * and events (one statement each), before the chunk's transaction commits.
  */
 export async function flushLoanChunk(tx: Tx, chunk: LoanChunk): Promise<void> {
+  await writeDeferredRepostWrites(tx, chunk.tenantId, chunk.reposts);
   await chunk.history.flush(tx);
   const items = chunk.reconciliation.splice(0);
   await insertJsonRows(tx, reconciliationItems, items, {

@@ -23,7 +23,7 @@ import {
   paymentPostedEventOf,
   resultOf as paymentResultOf,
 } from './record-external-payment';
-import { repostLoan } from './repost-loan';
+import { type RepostFundingRow, type RepostPaymentRow, repostLoan } from './repost-loan';
 
 /** A funding recorded as external: the loan, the request context and the funding's fields (`ExternalFunding`). */
 export interface RecordExternalFundingInput extends OperationContext, ExternalFunding {
@@ -145,6 +145,11 @@ export async function recordFundingOfLockedLoan(
     installments?: { rows: NewInstallmentRow[] };
     /** What this transaction knows to be the loan's fundings so far (a loan created in it): not summed again. */
     fundedSoFar?: { totalMinor: bigint; earliestDate: string | null };
+    /**
+     * Collects the funding row and the automatic down payment this call inserts, as the repost replays them (a
+     * loan created in this transaction, whose caller then hands every money row to the repost).
+     */
+    insertedRows?: { fundings: RepostFundingRow[]; payments: RepostPaymentRow[] };
   },
 ): Promise<RecordExternalFundingResult> {
   {
@@ -265,6 +270,11 @@ export async function recordFundingOfLockedLoan(
       if (!winner) throw new Error('funding vanished after an externalRecordRef conflict');
       return replayOf(winner, contentDigest, loan);
     }
+    options.insertedRows?.fundings.push({
+      id: created.id,
+      valueDate: created.fundingDate,
+      amount: created.amount,
+    });
     const item = {
       tenantId: input.tenantId,
       targetType: 'FUNDING' as const,
@@ -304,6 +314,13 @@ export async function recordFundingOfLockedLoan(
       now,
       options.loanTerms,
     );
+    if (downPayment && downPayment.status === 'POSTED')
+      options.insertedRows?.payments.push({
+        id: downPayment.id,
+        valueDate: downPayment.effectiveDate,
+        amount: downPayment.amount,
+        allocation: downPayment.allocation,
+      });
     if (options.repost) await repostLoan(tx, { tenantId: input.tenantId, loan, now });
     const result = resultOf(created, loan, true);
     await writeOutboxEvent(

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
+import { insertJsonRowsReturning } from '../../db/queries/json-rows';
 import type { NewInstallmentRow } from '../../db/queries/lending/installments';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
@@ -24,7 +25,7 @@ import {
   replayOf,
   resultOf,
 } from './record-external-payment';
-import { repostLoan } from './repost-loan';
+import { type RepostFundingRow, type RepostPaymentRow, repostLoan } from './repost-loan';
 
 /** One payment of a history: the fields of `RecordExternalPaymentInput` without the loan and the context. */
 export type HistoricalPaymentInput = ExternalPayment;
@@ -116,6 +117,11 @@ export async function recordExternalPaymentHistoryInTx(
   // A loan created in this transaction has exactly the fundings recorded below.
   const fundedSoFar = fresh ? { totalMinor: 0n, earliestDate: null as string | null } : null;
   const installmentsNow = fresh && options.installments ? { rows: options.installments } : null;
+  // A chunk's new loan: every money row it gets is inserted below, so the repost is handed them (not read back).
+  const insertedRows =
+    chunk && installmentsNow
+      ? { fundings: [] as RepostFundingRow[], payments: [] as RepostPaymentRow[] }
+      : null;
   for (const funding of input.fundings ?? []) {
     try {
       const money = checkFundingInput({ ...funding, tenantId: input.tenantId, loanId: locked.id });
@@ -132,6 +138,7 @@ export async function recordExternalPaymentHistoryInTx(
           ...(options.loanTerms ? { loanTerms: options.loanTerms } : {}),
           ...(fundedSoFar ? { fundedSoFar: { ...fundedSoFar } } : {}),
           ...(installmentsNow ? { installments: installmentsNow } : {}),
+          ...(insertedRows ? { insertedRows } : {}),
         },
       );
       if (result.created && fundedSoFar) {
@@ -234,11 +241,13 @@ export async function recordExternalPaymentHistoryInTx(
     }
   }
   if (toInsert.length > 0) {
-    const inserted = await tx
-      .insert(payments)
-      .values(toInsert.map((t) => t.values))
-      .onConflictDoNothing({ target: [payments.tenantId, payments.externalRecordRef] })
-      .returning();
+    // One jsonb parameter for the history's payments (db/queries/json-rows.ts), rows as `.returning()` gives them.
+    const inserted = await insertJsonRowsReturning(
+      tx,
+      payments,
+      toInsert.map((t) => t.values),
+      { onConflictDoNothing: { target: [payments.tenantId, payments.externalRecordRef] } },
+    );
     const insertedByRef = new Map(inserted.map((r) => [r.externalRecordRef ?? '', r]));
     for (const item of toInsert) {
       const ref = item.values.externalRecordRef;
@@ -268,6 +277,27 @@ export async function recordExternalPaymentHistoryInTx(
     }
   }
 
+  // Handed to the repost only when every funding was inserted (a refused one may have left a row behind).
+  const known =
+    insertedRows && installmentsNow && fundingOutcomes.every((o) => o.ok && o.funding.created)
+      ? {
+          installments: installmentsNow.rows,
+          fundings: insertedRows.fundings,
+          payments: [
+            ...insertedRows.payments,
+            ...created.map((row) => ({
+              id: row.id,
+              valueDate: row.effectiveDate,
+              amount: row.amount,
+              allocation: row.allocation,
+            })),
+          ],
+        }
+      : undefined;
+  const tagContext =
+    known && chunk && options.loanTerms && locked.lastClosedBusinessDate !== null
+      ? await chunk.tagContextOf(tx, options.loanTerms as unknown as Record<string, unknown>)
+      : undefined;
   const allocations =
     created.length > 0 || fundedNow > 0
       ? (
@@ -277,6 +307,8 @@ export async function recordExternalPaymentHistoryInTx(
             now,
             createdInThisTransaction: fresh,
             chartReady: chunk?.chartReady === true,
+            ...(known && chunk ? { known, deferWrites: chunk.reposts } : {}),
+            ...(tagContext ? { tagContext } : {}),
             // A tag change writes its event and history at once: the chunk's held-back ones go first.
             ...(chunk ? { beforeDirectWrites: () => flushLoanChunkEvents(tx, chunk) } : {}),
           })

@@ -39,7 +39,13 @@
 import canonicalize from 'canonicalize';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { insertJsonRows, intArrayLiteral } from '../../db/queries/json-rows';
-import { updateInstallmentLedgerState } from '../../db/queries/lending/installments';
+import type { LoanTagContext } from '../../db/queries/lending/close-of-business';
+import {
+  type InstallmentLedgerState,
+  type NewInstallmentRow,
+  updateInstallmentLedgerState,
+  updateInstallmentLedgerStates,
+} from '../../db/queries/lending/installments';
 import { loanChargesForAllocation } from '../../db/queries/lending/loan-charges';
 import type { LoanForMoney } from '../../db/queries/lending/loans';
 import { loanPrincipalForgiveness } from '../../db/queries/lending/schedule-versions';
@@ -100,6 +106,164 @@ export interface RepostInput {
   chartReady?: boolean;
   /** Run before step 7 writes a tag change (`setDelinquencyTag`'s `beforeWrites`). */
   beforeDirectWrites?: () => Promise<void>;
+  /**
+   * The loan's installments, fundings and POSTED payments exactly as this transaction stored them (a loan created
+   * in it, whose every row the caller wrote and holds: portfolio boarding's chunk, activities/lending/loan-chunk.ts):
+   * step 1 does not read them. Only with `createdInThisTransaction`.
+   */
+  known?: RepostKnownRows;
+  /**
+   * Step 7's delinquency context as the caller knows it (a loan created in this transaction: its stored terms'
+   * settings, no tag, no action; its bucket's ranges read once per chunk): not read again.
+   */
+  tagContext?: LoanTagContext;
+  /**
+   * With `known`: the writes of steps 3, 4, 5 and 6 (installment states, payment allocations, journal lines, the
+   * loan's status and first funding date) are added here instead of sent, for the caller to write before its
+   * transaction commits (portfolio boarding's chunk writes its new loans' together, activities/lending/loan-chunk.ts).
+   * The caller must not read those rows back in between.
+   */
+  deferWrites?: RepostDeferredWrites;
+}
+
+/** The writes a repost leaves to its caller (`RepostInput.deferWrites`), each list in the order they were made. */
+export interface RepostDeferredWrites {
+  installments: (InstallmentLedgerState & { loanId: number })[];
+  allocations: { loanId: number; allocation: PaymentAllocationPayload }[];
+  journal: (typeof journalEntries.$inferInsert)[];
+  loans: { id: number; status: LoanStatus; disbursedOnDate: string | null; updatedAt: Date }[];
+  /**
+   * Approvals of loans created in this transaction (activities/lending/approve-loan.ts with a chunk), written
+   * before the statuses: each loan's row as `approveLoan` sets it (status APPROVED).
+   */
+  approvals: DeferredApproval[];
+}
+
+/** The columns an approval sets on the loan's row (`approveLoanInTx`). */
+export interface DeferredApproval {
+  id: number;
+  approvedPrincipal: string;
+  approvedOnDate: string;
+  expectedDisbursementDate: string;
+  terms: Record<string, unknown>;
+  aprDisclosure: Record<string, unknown> | null;
+  approvedBy: string | null;
+  updatedAt: Date;
+}
+
+/**
+ * Writes what reposts (`RepostInput.deferWrites`) and approvals deferred in `tx`: one statement per kind of row for
+ * any number of loans (installment states, payment allocations, journal lines, approvals, then loans' status and
+ * first funding date), and empties the lists. Errors: PostgreSQL's (the caller's transaction fails).
+ */
+export async function writeDeferredRepostWrites(
+  tx: Tx,
+  tenantId: string,
+  deferred: RepostDeferredWrites,
+): Promise<void> {
+  await updateInstallmentLedgerStates(tx, tenantId, deferred.installments.splice(0));
+  const allocations = deferred.allocations.splice(0);
+  if (allocations.length > 0) {
+    const payload = JSON.stringify(
+      allocations.map(({ loanId, allocation }) => ({
+        loan_id: loanId,
+        id: allocation.paymentId,
+        allocation,
+      })),
+    );
+    await tx.execute(sql`
+      update payments as p
+         set allocation = v.allocation
+        from jsonb_to_recordset(${payload}::jsonb) as v(loan_id bigint, id bigint, allocation jsonb)
+       where p.tenant_id = ${tenantId}
+         and p.id = any(${intArrayLiteral(allocations.map((a) => a.allocation.paymentId))}::bigint[])
+         and p.id = v.id and p.loan_id = v.loan_id`);
+  }
+  await insertJsonRows(tx, journalEntries, deferred.journal.splice(0));
+  const approvals = deferred.approvals.splice(0);
+  if (approvals.length > 0) {
+    const payload = JSON.stringify(
+      approvals.map((row) => ({
+        id: row.id,
+        approved_principal: row.approvedPrincipal,
+        approved_on_date: row.approvedOnDate,
+        expected_disbursement_date: row.expectedDisbursementDate,
+        terms: row.terms,
+        apr_disclosure: row.aprDisclosure,
+        approved_by: row.approvedBy,
+        updated_at: row.updatedAt.toISOString(),
+      })),
+    );
+    await tx.execute(sql`
+      update loans as l
+         set status = 'APPROVED', approved_principal = v.approved_principal, approved_on_date = v.approved_on_date,
+             expected_disbursement_date = v.expected_disbursement_date, terms = v.terms,
+             apr_disclosure = v.apr_disclosure, approved_by = v.approved_by, updated_at = v.updated_at
+        from jsonb_to_recordset(${payload}::jsonb)
+          as v(id bigint, approved_principal numeric, approved_on_date date, expected_disbursement_date date,
+               terms jsonb, apr_disclosure jsonb, approved_by text, updated_at timestamptz)
+       where l.tenant_id = ${tenantId}
+         and l.id = any(${intArrayLiteral(approvals.map((row) => row.id))}::bigint[]) and l.id = v.id`);
+  }
+  const loanRows = deferred.loans.splice(0);
+  if (loanRows.length > 0) {
+    const payload = JSON.stringify(
+      loanRows.map((row) => ({
+        id: row.id,
+        status: row.status,
+        disbursed_on_date: row.disbursedOnDate,
+        updated_at: row.updatedAt.toISOString(),
+      })),
+    );
+    await tx.execute(sql`
+      update loans as l
+         set status = v.status::loan_status, disbursed_on_date = v.disbursed_on_date, updated_at = v.updated_at
+        from jsonb_to_recordset(${payload}::jsonb)
+          as v(id bigint, status text, disbursed_on_date date, updated_at timestamptz)
+       where l.tenant_id = ${tenantId}
+         and l.id = any(${intArrayLiteral(loanRows.map((row) => row.id))}::bigint[]) and l.id = v.id`);
+  }
+}
+
+/** What step 1 would read of a loan created in this transaction (`RepostInput.known`). */
+export interface RepostKnownRows {
+  /** The installment rows as inserted (defaults of the paid and waived columns: zero, not met). */
+  installments: readonly NewInstallmentRow[];
+  /** Every funding of the loan: id, funding date (ISO), amount (decimal string). */
+  fundings: readonly RepostFundingRow[];
+  /** Every POSTED payment of the loan: id, effective date (ISO), amount (decimal string), stored allocation. */
+  payments: readonly RepostPaymentRow[];
+}
+
+/** A funding as the repost replays it. */
+export interface RepostFundingRow {
+  id: number;
+  valueDate: string;
+  amount: string;
+}
+
+/** A POSTED payment as the repost replays it. */
+export interface RepostPaymentRow {
+  id: number;
+  valueDate: string;
+  amount: string;
+  allocation: unknown;
+}
+
+/** An inserted installment row as step 1 would read it back (the columns' defaults filled in). */
+function installmentAsStored(row: NewInstallmentRow): typeof loanInstallments.$inferSelect {
+  return {
+    ...row,
+    principalPaid: row.principalPaid ?? '0',
+    interestPaid: row.interestPaid ?? '0',
+    feeChargesPaid: row.feeChargesPaid ?? '0',
+    penaltyChargesPaid: row.penaltyChargesPaid ?? '0',
+    interestWaived: row.interestWaived ?? '0',
+    feeChargesWaived: row.feeChargesWaived ?? '0',
+    penaltyChargesWaived: row.penaltyChargesWaived ?? '0',
+    obligationsMetOnDate: row.obligationsMetOnDate ?? null,
+    additional: row.additional ?? false,
+  } as typeof loanInstallments.$inferSelect;
 }
 
 export interface RepostResult {
@@ -125,28 +289,42 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
   const { tenantId, loan, now } = input;
   const currency = loan.currencyCode;
   const fresh = input.createdInThisTransaction === true;
+  const known = fresh ? input.known : undefined;
+  const deferred = known ? input.deferWrites : undefined;
   const [installmentRows, fundingRows, paymentRows, journalRows, forgivenessRows, chargeRows, chargeOffRows] =
     await Promise.all([
-      tx
-        .select()
-        .from(loanInstallments)
-        .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
-        .orderBy(asc(loanInstallments.installmentNumber)),
-      tx
-        .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
-        .from(fundings)
-        .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
-      tx
-        .select({
-          id: payments.id,
-          valueDate: payments.effectiveDate,
-          amount: payments.amount,
-          allocation: payments.allocation,
-        })
-        .from(payments)
-        .where(
-          and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),
-        ),
+      known
+        ? [...known.installments]
+            .sort((a, b) => a.installmentNumber - b.installmentNumber)
+            .map(installmentAsStored)
+        : tx
+            .select()
+            .from(loanInstallments)
+            .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)))
+            .orderBy(asc(loanInstallments.installmentNumber)),
+      known
+        ? known.fundings.map((f) => ({ ...f }))
+        : tx
+            .select({ id: fundings.id, valueDate: fundings.fundingDate, amount: fundings.amount })
+            .from(fundings)
+            .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
+      known
+        ? known.payments.map((p) => ({ ...p }))
+        : tx
+            .select({
+              id: payments.id,
+              valueDate: payments.effectiveDate,
+              amount: payments.amount,
+              allocation: payments.allocation,
+            })
+            .from(payments)
+            .where(
+              and(
+                eq(payments.tenantId, tenantId),
+                eq(payments.loanId, loan.id),
+                eq(payments.status, 'POSTED'),
+              ),
+            ),
       fresh
         ? []
         : tx
@@ -278,11 +456,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       row.obligationsMetOnDate !== state.obligationsMetOnDate
     );
   });
-  await updateInstallmentLedgerState(
-    tx,
-    tenantId,
-    loan.id,
-    changedInstallments.map((s) => ({
+  const installmentStates = changedInstallments.map(
+    (s): InstallmentLedgerState => ({
       installmentNumber: s.installmentNumber,
       principalPaid: text(s.principalPaidMinor),
       interestPaid: text(s.interestPaidMinor),
@@ -292,8 +467,11 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       feeChargesWaived: text(s.feeWaivedMinor),
       penaltyChargesWaived: text(s.penaltyWaivedMinor),
       obligationsMetOnDate: s.obligationsMetOnDate,
-    })),
+    }),
   );
+  if (deferred)
+    deferred.installments.push(...installmentStates.map((state) => ({ ...state, loanId: loan.id })));
+  else await updateInstallmentLedgerState(tx, tenantId, loan.id, installmentStates);
 
   // 3b. what each added charge has been paid and waived (loan_charges), where it changed
   const changedCharges = allocation.charges.filter((state) => {
@@ -327,7 +505,9 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       changedAllocations.push(payload);
     }
   }
-  if (changedAllocations.length > 0) {
+  if (deferred) {
+    deferred.allocations.push(...changedAllocations.map((allocation) => ({ loanId: loan.id, allocation })));
+  } else if (changedAllocations.length > 0) {
     // One statement, one parameter, for any number of payments (db/queries/json-rows.ts).
     const payload = JSON.stringify(
       changedAllocations.map((allocation) => ({ id: allocation.paymentId, allocation })),
@@ -379,7 +559,8 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
     );
     // One statement, one parameter, for any number of lines (a back-dated payment on a long loan can re-post
     // thousands of later payments): db/queries/json-rows.ts.
-    await insertJsonRows(tx, journalEntries, rows);
+    if (deferred) deferred.journal.push(...rows);
+    else await insertJsonRows(tx, journalEntries, rows);
     appendedLineCount = rows.length;
   }
 
@@ -395,7 +576,9 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       status = 'CLOSED_OBLIGATIONS_MET';
     else status = 'ACTIVE';
   }
-  if (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate) {
+  if (deferred && (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate)) {
+    deferred.loans.push({ id: loan.id, status, disbursedOnDate, updatedAt: now });
+  } else if (status !== loan.status || disbursedOnDate !== loan.disbursedOnDate) {
     await tx
       .update(loans)
       .set({ status, disbursedOnDate, updatedAt: now })
@@ -410,6 +593,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
       status,
       allocationInput: inputOf(paymentRows),
       now,
+      ...(input.tagContext ? { context: input.tagContext } : {}),
       ...(input.beforeDirectWrites ? { beforeWrites: input.beforeDirectWrites } : {}),
     });
   }

@@ -93,6 +93,72 @@ export async function insertJsonRows<T extends PgTable>(
 }
 
 /**
+ * `insertJsonRows` answering the rows it inserted (`RETURNING *`), each as Drizzle's `.returning()` gives it: keyed
+ * by property name, every column decoded by the column's own `mapFromDriverValue` (ids as numbers, decimals as
+ * strings, instants as Date, `jsonb` parsed). For many-row inserts whose ids the caller needs, without Drizzle's
+ * per-value query building (module note). Rows that do not all set the same properties go through Drizzle's
+ * `VALUES … RETURNING` instead. Errors: those of `insertJsonRows`.
+ */
+export async function insertJsonRowsReturning<T extends PgTable>(
+  tx: Tx,
+  table: T,
+  rows: readonly T['$inferInsert'][],
+  options: JsonRowsInsertOptions = {},
+): Promise<T['$inferSelect'][]> {
+  if (rows.length === 0) return [];
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const keys = Object.keys(rows[0] as object).filter(
+    (key) => (rows[0] as Record<string, unknown>)[key] !== undefined && key in columns,
+  );
+  const sameKeys = rows.every((row) => {
+    const record = row as Record<string, unknown>;
+    return (
+      keys.every((key) => record[key] !== undefined) &&
+      Object.keys(record).filter((key) => record[key] !== undefined).length === keys.length
+    );
+  });
+  if (!sameKeys) {
+    const insert = tx.insert(table).values(rows as T['$inferInsert'][]);
+    const returned = options.onConflictDoNothing
+      ? await insert.onConflictDoNothing({ target: options.onConflictDoNothing.target }).returning()
+      : await insert.returning();
+    return returned as T['$inferSelect'][];
+  }
+  const cols = keys.map((key) => columns[key] as PgColumn);
+  const colNames = cols.map(columnNameOf);
+  const payload = JSON.stringify(
+    rows.map((row) => {
+      const record = row as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const [i, key] of keys.entries())
+        out[colNames[i] as string] = jsonValueOf(cols[i] as PgColumn, record[key]);
+      return out;
+    }),
+  );
+  const names = sql.raw(colNames.map((name) => `"${name}"`).join(', '));
+  const definitions = sql.raw(cols.map((c, i) => `"${colNames[i]}" ${c.getSQLType()}`).join(', '));
+  const conflict: SQL = options.onConflictDoNothing
+    ? sql` on conflict (${sql.raw(options.onConflictDoNothing.target.map((c) => `"${columnNameOf(c)}"`).join(', '))}) do nothing`
+    : sql``;
+  const result = (await tx.execute(
+    sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${payload}::jsonb) as r(${definitions})${conflict} returning *`,
+  )) as unknown as Record<string, unknown>[];
+  const decoders = Object.entries(columns).map(([key, column]) => ({
+    key,
+    name: columnNameOf(column),
+    column,
+  }));
+  return result.map((raw) => {
+    const row: Record<string, unknown> = {};
+    for (const { key, name, column } of decoders) {
+      const value = raw[name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T['$inferSelect'];
+  });
+}
+
+/**
  * A PostgreSQL array literal of integers (`{1,2,3}`), for `… and t.key = any($n::int[])` beside a join on a
  * `jsonb_to_recordset`: with it the planner looks the rows up in the key's index. A join on the recordset alone
  * (estimated at 100 rows) is planned as a hash join over every row that the other conditions leave — e.g. every line

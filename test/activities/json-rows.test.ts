@@ -2,12 +2,13 @@
  * `insertJsonRows` (db/queries/json-rows.ts) on the real PostgreSQL: the rows it stores are the rows Drizzle's
  * `VALUES` insert stores — exact decimals, dates, timestamps, nulls and `jsonb` — for installments, journal lines
  * and outbox events; `ON CONFLICT DO NOTHING` counts only new rows; rows of different shapes go through Drizzle;
- * row-level security still refuses another tenant's rows.
+ * row-level security still refuses another tenant's rows; `insertJsonRowsReturning` answers payments as Drizzle's
+ * `RETURNING` does.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertJsonRows } from '../../db/queries/json-rows';
-import { glAccounts, journalEntries, loanInstallments, outboxEvents } from '../../db/schema';
+import { insertJsonRows, insertJsonRowsReturning } from '../../db/queries/json-rows';
+import { glAccounts, journalEntries, loanInstallments, outboxEvents, payments } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { defaultChartOfAccounts } from '../../domain/lending/ledger';
 import { type ActivityHarness, createHarness, newTenant } from './helpers';
@@ -174,5 +175,49 @@ describe('insertJsonRows', () => {
         ]),
       ),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/row-level security/) } });
+  });
+
+  it('insertJsonRowsReturning answers the rows as Drizzle’s VALUES … RETURNING does, conflicts left out', async () => {
+    const tenantId = await newTenant(h, 'jrowsr');
+    const viaValues = (await approvedLoan(h, tenantId)).loanId;
+    const viaJson = (await approvedLoan(h, tenantId)).loanId;
+    const createdAt = new Date('2025-03-04T05:06:07.891Z');
+    const rows = (loanId: number, tag: string) =>
+      [
+        ['123456789012.345678', '2025-01-31', null],
+        ['0.000001', '2025-02-28', 'a rationale'],
+      ].map(([amount, effectiveDate, rationale], i) => ({
+        tenantId,
+        loanId,
+        amount: amount as string,
+        currencyCode: 'USD',
+        effectiveDate: effectiveDate as string,
+        status: 'POSTED' as const,
+        source: 'BOARDING',
+        rationale: rationale as string | null,
+        externalRecordRef: `jrowsr-${tag}-${i}`,
+        contentDigest: `digest-${i}`,
+        actorUsername: null,
+        createdAt,
+      }));
+    const target = { target: [payments.tenantId, payments.externalRecordRef] };
+    const [expected, got, again] = await withTenantTransaction(h.db, tenantId, async (tx) => [
+      await tx.insert(payments).values(rows(viaValues, 'v')).onConflictDoNothing(target).returning(),
+      await insertJsonRowsReturning(tx, payments, rows(viaJson, 'j'), { onConflictDoNothing: target }),
+      await insertJsonRowsReturning(tx, payments, rows(viaJson, 'j'), { onConflictDoNothing: target }),
+    ]);
+    const comparable = (list: (typeof payments.$inferSelect)[]) =>
+      list
+        .map(({ id, loanId: _loan, externalRecordRef, updatedAt, ...rest }) => ({
+          ...rest,
+          idIsNumber: typeof id === 'number',
+          updatedAtIsDate: updatedAt instanceof Date,
+          ref: externalRecordRef?.replace(/-[vj]-/, '-'),
+        }))
+        .sort((a, b) => (a.ref ?? '').localeCompare(b.ref ?? ''));
+    expect(got.length).toBe(2);
+    expect(comparable(got)).toEqual(comparable(expected));
+    expect(got[0]?.createdAt).toEqual(createdAt);
+    expect(again).toEqual([]);
   });
 });

@@ -297,6 +297,29 @@ export async function readLoanTagContext(
   };
 }
 
+/**
+ * The ranges of the tenant's delinquency bucket `bucketId` as `readLoanTagContext` gives them (by minimum age, then
+ * id; `[]` when the tenant has no such bucket), in ONE statement in `tx`: portfolio boarding reads them once per
+ * bucket for the loans of a chunk (activities/lending/loan-chunk.ts). Errors: PostgreSQL's, unchanged.
+ */
+export async function readBucketRangesForTag(
+  tx: Tx,
+  tenantId: string,
+  bucketId: number,
+): Promise<CloseOfBusinessRange[]> {
+  const [row] = (await tx.execute(sql`
+    select coalesce(json_agg(json_build_object(
+             'id', r.id, 'classification', r.classification, 'minimumAgeDays', r.minimum_age_days,
+             'maximumAgeDays', r.maximum_age_days, 'collectionsCaseTypeCode',
+             r.collections_case_type_code) order by r.minimum_age_days, r.id), '[]'::json) as ranges
+      from delinquency_bucket_ranges br
+      join delinquency_ranges r on r.tenant_id = br.tenant_id and r.id = br.range_id
+     where br.tenant_id = ${tenantId} and br.bucket_id = ${bucketId}::bigint`)) as unknown as {
+    ranges: CloseOfBusinessRange[];
+  }[];
+  return (row?.ranges ?? []).map((r) => ({ ...r, id: Number(r.id) }));
+}
+
 /** The id of loan `loanId`'s newest delinquency history row, 0 when it has none (names the change that follows). */
 export async function lastDelinquencyHistoryId(tx: Tx, tenantId: string, loanId: number): Promise<number> {
   const [row] = (await tx.execute(sql`

@@ -10,7 +10,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { loanInstallments } from '../../schema';
 import type { Tx } from '../../tenant-tx';
-import { insertJsonRows } from '../json-rows';
+import { insertJsonRows, intArrayLiteral } from '../json-rows';
 
 /** PostgreSQL's limit of bind parameters in one statement. */
 export const postgresMaxBindParameters = 65_535;
@@ -120,6 +120,50 @@ export async function updateInstallmentLedgerState(
              penalty_charges_paid numeric, interest_waived numeric, fee_charges_waived numeric,
              penalty_charges_waived numeric, obligations_met_on_date date)
      where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
+}
+
+/**
+ * `updateInstallmentLedgerState` for the installments of several loans at once (each state names its `loanId`), in
+ * `tx`: one `update … from jsonb_to_recordset($1)` for any number of loans and installments. Portfolio boarding
+ * writes the states of a chunk's new loans this way at the end of the chunk (activities/lending/loan-chunk.ts).
+ */
+export async function updateInstallmentLedgerStates(
+  tx: Tx,
+  tenantId: string,
+  states: readonly (InstallmentLedgerState & { loanId: number })[],
+): Promise<void> {
+  if (states.length === 0) return;
+  const payload = JSON.stringify(
+    states.map((s) => ({
+      loan_id: s.loanId,
+      installment_number: s.installmentNumber,
+      principal_paid: s.principalPaid,
+      interest_paid: s.interestPaid,
+      fee_charges_paid: s.feeChargesPaid,
+      penalty_charges_paid: s.penaltyChargesPaid,
+      interest_waived: s.interestWaived,
+      fee_charges_waived: s.feeChargesWaived,
+      penalty_charges_waived: s.penaltyChargesWaived,
+      obligations_met_on_date: s.obligationsMetOnDate,
+    })),
+  );
+  await tx.execute(sql`
+    update loan_installments as li
+       set principal_paid = v.principal_paid,
+           interest_paid = v.interest_paid,
+           fee_charges_paid = v.fee_charges_paid,
+           penalty_charges_paid = v.penalty_charges_paid,
+           interest_waived = v.interest_waived,
+           fee_charges_waived = v.fee_charges_waived,
+           penalty_charges_waived = v.penalty_charges_waived,
+           obligations_met_on_date = v.obligations_met_on_date
+      from jsonb_to_recordset(${payload}::jsonb)
+        as v(loan_id bigint, installment_number int, principal_paid numeric, interest_paid numeric,
+             fee_charges_paid numeric, penalty_charges_paid numeric, interest_waived numeric,
+             fee_charges_waived numeric, penalty_charges_waived numeric, obligations_met_on_date date)
+     where li.tenant_id = ${tenantId}
+       and li.loan_id = any(${intArrayLiteral([...new Set(states.map((s) => s.loanId))])}::bigint[])
+       and li.loan_id = v.loan_id and li.installment_number = v.installment_number`);
 }
 
 /** The due amounts of one installment (decimal strings), as a schedule modification sets them. */
