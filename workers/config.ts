@@ -59,7 +59,7 @@ export interface ServiceConfig {
   databasePoolSize: number;
   /**
    * Connections of the HTTP API's PostgreSQL pool in each API process (`DATABASE_POOL_SIZE` when set, else
-   * `defaultApiPoolSize(cores, API_PROCESSES)`: docs/operating.md "Configuration"). `npm start` gives its API a
+   * `defaultApiPoolSize(cores, API_PROCESSES)`: docs/operating.md "What runs where"). `npm start` gives its API a
    * pool of its own beside the workers' `databasePoolSize`.
    */
   apiDatabasePoolSize: number;
