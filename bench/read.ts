@@ -547,10 +547,10 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
       misses: cacheAfter.misses - cacheBefore.misses,
       stale: cacheAfter.stale - cacheBefore.stale,
     };
-    // postgres.js opens another pooled connection whenever every open one is busy, up to DATABASE_POOL_SIZE per process.
+    // postgres.js opens another pooled connection whenever every open one is busy, up to the process's pool size.
     const [backends] = await db.$client<{ count: number }[]>`
       select count(*)::int as count from pg_stat_activity where application_name = 'lending-servicing-engine'`;
-    const connectionsNote = `PostgreSQL connections the service holds after the summary rounds (API processes, worker, their LISTEN connections and the bench's own pool of 2; DATABASE_POOL_SIZE ${process.env.DATABASE_POOL_SIZE ?? 'default (30)'} per process): ${backends?.count ?? 0}`;
+    const connectionsNote = `PostgreSQL connections the service holds after the summary rounds (API processes, worker, their LISTEN connections and the bench's own pool of 2; DATABASE_POOL_SIZE ${process.env.DATABASE_POOL_SIZE ?? 'unset: each API process the default of workers/config.ts defaultApiPoolSize, the worker 30'}): ${backends?.count ?? 0}`;
     const workerCpuShare =
       topology === 'production'
         ? (cpuMillisOf(service.workerPid) - workerCpuBefore) / (performance.now() - summaryStarted)

@@ -9,7 +9,7 @@
  * ("make the API able to use every core"): the primary forks N workers, shares connections among
  * them round-robin, forks a replacement when one dies unexpectedly (at most once a second), and on
  * SIGINT/SIGTERM stops them all and exits 0. Each worker is a full API process with its own database pool of
- * `DATABASE_POOL_SIZE` connections. Nothing is shared in memory between them (docs/design.md §1 stateless processes).
+ * `DATABASE_POOL_SIZE` connections (default: workers/config.ts `defaultApiPoolSize` of the cores and N). Nothing is shared in memory between them (docs/design.md §1 stateless processes).
  */
 import cluster from 'node:cluster';
 import { Client, Connection } from '@temporalio/client';
@@ -39,7 +39,7 @@ async function runApiProcess(): Promise<void> {
   // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set (workers/tracing.ts): the server span per request, and the
   // Temporal client's spans as its children.
   const tracing = startTracing({ serviceName: 'lending-api' });
-  const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
+  const { db, close } = createDb(databaseUrl, { maxConnections: config.apiDatabasePoolSize });
   await applyMigrations(db);
   const connection = await Connection.connect({
     address: temporalAddress,

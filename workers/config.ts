@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deps } from '../activities/deps';
@@ -56,6 +57,12 @@ export interface ServiceConfig {
   host: string;
   /** Connections of this process's PostgreSQL pool (`DATABASE_POOL_SIZE`, default 30: 7 activity slots per queue with every queue in one process). */
   databasePoolSize: number;
+  /**
+   * Connections of the HTTP API's PostgreSQL pool in each API process (`DATABASE_POOL_SIZE` when set, else
+   * `defaultApiPoolSize(cores, API_PROCESSES)`: docs/operating.md "What runs where"). `npm start` gives its API a
+   * pool of its own beside the workers' `databasePoolSize`.
+   */
+  apiDatabasePoolSize: number;
   /** Prebuilt workflow bundle (`WORKFLOW_BUNDLE_PATH`); unset: the build's, or bundle at start. */
   workflowBundlePath: string | undefined;
   /** Unset: the embedded PostgreSQL in `dataDir`. */
@@ -315,6 +322,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     port: intOf(env.PORT, 8080, 'PORT'),
     host: env.HOST || '127.0.0.1',
     databasePoolSize: Math.max(1, intOf(env.DATABASE_POOL_SIZE, 30, 'DATABASE_POOL_SIZE')),
+    apiDatabasePoolSize: env.DATABASE_POOL_SIZE
+      ? Math.max(1, intOf(env.DATABASE_POOL_SIZE, 30, 'DATABASE_POOL_SIZE'))
+      : defaultApiPoolSize(availableParallelism(), positiveIntOf(env.API_PROCESSES, 1, 'API_PROCESSES')),
     workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     embeddedPostgresPort: intOf(env.EMBEDDED_POSTGRES_PORT, 54329, 'EMBEDDED_POSTGRES_PORT'),
@@ -393,6 +403,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       ),
     },
   };
+}
+
+/**
+ * The default size of one API process's PostgreSQL pool: four connections per core of the machine, shared among
+ * its `apiProcesses` API processes, at least 4 and at most 30 (the workers' default). A read is one short statement
+ * (the summary: one round trip of well under a millisecond), so a few connections per core keep PostgreSQL busy;
+ * more only let more statements run at once on the same cores, which costs PostgreSQL CPU per request (context
+ * switches, lock and buffer contention) without serving more. A request that finds every connection busy waits in
+ * the pool's queue (postgres.js), it is not refused. `cores` and `apiProcesses` are positive integers.
+ */
+export function defaultApiPoolSize(cores: number, apiProcesses: number): number {
+  return Math.min(30, Math.max(4, Math.ceil((4 * cores) / apiProcesses)));
 }
 
 /** The operations' dependencies from the configuration and an open database. */

@@ -78,6 +78,10 @@ export async function startStack(
     }
     const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
     stops.push(close);
+    // The HTTP API reads through a pool of its own, sized for short statements (workers/config.ts
+    // `defaultApiPoolSize`), so the workers' activity slots and the API's requests never wait for each other.
+    const apiPool = createDb(databaseUrl, { maxConnections: config.apiDatabasePoolSize });
+    stops.push(apiPool.close);
     await applyMigrations(db);
     const deps = operationDeps(db, config);
     const platform = createPlatformOperations(deps);
@@ -158,7 +162,7 @@ export async function startStack(
     // GET /metrics appends the Temporal SDK's worker metrics when scripts/start.ts installed its exporter.
     const sdkMetricsUrl = temporalSdkMetricsUrl();
     const api = await serveApi({
-      deps,
+      deps: { ...deps, db: apiPool.db },
       client,
       config: { ...apiConfigOf(config), ...(sdkMetricsUrl ? { temporalMetricsUrl: sdkMetricsUrl } : {}) },
       logger,

@@ -172,3 +172,71 @@ describe('parseDecimalToMinor / formatMinor', () => {
     expect(parseDecimalToMinor('0.1', 2) + parseDecimalToMinor('0.2', 2)).toBe(parseDecimalToMinor('0.3', 2));
   });
 });
+
+describe('parseDecimalToMinor: the short fast path agrees with the general rule', () => {
+  // The general rule, as the module note states it: an optional minus, no superfluous leading zero, digits beyond
+  // the scale refused unless they are zeros and allowed.
+  const pattern = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?$/;
+  const reference = (amount: string, scale: number, allowTrailingZeros: boolean): bigint | 'error' => {
+    const match = pattern.exec(amount);
+    if (!match) return 'error';
+    let fraction = match[3] ?? '';
+    if (fraction.length > scale) {
+      if (!allowTrailingZeros || /[^0]/.test(fraction.slice(scale))) return 'error';
+      fraction = fraction.slice(0, scale);
+    }
+    return (match[1] === '-' ? -1n : 1n) * BigInt((match[2] ?? '0') + fraction.padEnd(scale, '0'));
+  };
+  const outcome = (amount: string, scale: number, allowTrailingZeros: boolean): bigint | 'error' => {
+    try {
+      return parseDecimalToMinor(amount, scale, { allowTrailingZeros });
+    } catch (err) {
+      expect(err).toBeInstanceOf(RangeError);
+      return 'error';
+    }
+  };
+
+  it('on edge cases and many random strings, for scales 0 to 6, with and without trailing zeros', () => {
+    const edges = [
+      '0',
+      '00',
+      '05',
+      '0.5',
+      '.5',
+      '5.',
+      '-0',
+      '-1.25',
+      '+1',
+      '1e3',
+      ' 1',
+      '1 ',
+      '',
+      '.',
+      '0.000000',
+      '999999999999999',
+      '9999999999999999',
+      '1234567890123.45',
+      '12345678901234.56',
+      '1.2345670',
+      '7.10',
+    ];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    const alphabet = '0123456789000.-';
+    const random = Array.from({ length: 4000 }, () =>
+      Array.from({ length: 1 + (next() % 20) }, () => alphabet[next() % alphabet.length]).join(''),
+    );
+    let parsed = 0;
+    for (const amount of [...edges, ...random])
+      for (let scale = 0; scale <= 6; scale++)
+        for (const allow of [false, true]) {
+          const expected = reference(amount, scale, allow);
+          if (expected !== 'error') parsed++;
+          expect(outcome(amount, scale, allow), `${JSON.stringify(amount)} at scale ${scale}`).toBe(expected);
+        }
+    expect(parsed).toBeGreaterThan(1000);
+  });
+});

@@ -3,8 +3,10 @@
  * `AUTH_BASE_URL` (docs/design.md §4: the token endpoint's address, `{auth_url}` of the spec) and
  * `SEARCH_RATE_LIMIT_PER_SECOND` (docs/design.md §5: search and journal lists 20 req/s).
  */
+
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { apiConfigOf, loadConfig } from '../../workers/config';
+import { apiConfigOf, defaultApiPoolSize, loadConfig } from '../../workers/config';
 
 /** Keys given, so that loading touches no file. */
 const base = {
@@ -104,4 +106,26 @@ describe('loadConfig: METRICS_TOKEN and WORKER_METRICS_ADDRESS', () => {
       expect(() => loadConfig({ ...base, WORKER_METRICS_ADDRESS: value })).toThrow(/WORKER_METRICS_ADDRESS/);
     },
   );
+});
+
+describe('loadConfig: the API pool (DATABASE_POOL_SIZE, API_PROCESSES)', () => {
+  it('defaults to four connections per core shared among the API processes, between 4 and 30', () => {
+    expect(defaultApiPoolSize(2, 2)).toBe(4);
+    expect(defaultApiPoolSize(2, 1)).toBe(8);
+    expect(defaultApiPoolSize(1, 4)).toBe(4);
+    expect(defaultApiPoolSize(16, 16)).toBe(4);
+    expect(defaultApiPoolSize(16, 1)).toBe(30);
+    expect(defaultApiPoolSize(8, 3)).toBe(11);
+  });
+
+  it('uses that default for the API only; DATABASE_POOL_SIZE, when set, sizes every pool', () => {
+    const cores = availableParallelism();
+    const plain = loadConfig({ ...base, API_PROCESSES: '2' });
+    expect(plain.apiDatabasePoolSize).toBe(defaultApiPoolSize(cores, 2));
+    expect(plain.databasePoolSize).toBe(30);
+    const set = loadConfig({ ...base, API_PROCESSES: '2', DATABASE_POOL_SIZE: '12' });
+    expect(set.apiDatabasePoolSize).toBe(12);
+    expect(set.databasePoolSize).toBe(12);
+    expect(() => loadConfig({ ...base, DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE/);
+  });
 });

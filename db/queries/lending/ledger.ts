@@ -346,6 +346,67 @@ export interface LoanSummaryView {
   chargedOffOnDate: string | null;
 }
 
+/**
+ * One installment as `loan_summary_projections.installments` stores it (migration
+ * `read_compact_installments_in_loan_summary`): `[installmentNumber, fromDate, dueDate, principalDue, interestDue,
+ * feeChargesDue, penaltyChargesDue, principalPaid, interestPaid, feeChargesPaid, penaltyChargesPaid, interestWaived,
+ * feeChargesWaived, penaltyChargesWaived]`, the dates ISO, the amounts decimal strings at the currency's
+ * scale (the `loan_installments` columns as text).
+ */
+export type CompactInstallment = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+
+/**
+ * A compact stored installment as the summary's posted state (domain/lending/allocation/summary.ts
+ * `summaryFromPostedState`): its number and dates, and its due, paid and waived amounts in minor units of
+ * `currency` (ISO 4217). Throws as `minorOf` does on an amount finer than the currency's minor unit.
+ */
+export function postedInstallmentOf(i: CompactInstallment, currency: string) {
+  return {
+    installmentNumber: i[0],
+    fromDate: i[1],
+    dueDate: i[2],
+    principalDueMinor: minorOf(i[3], currency),
+    interestDueMinor: minorOf(i[4], currency),
+    feeDueMinor: minorOf(i[5], currency),
+    penaltyDueMinor: minorOf(i[6], currency),
+    principalPaidMinor: minorOf(i[7], currency),
+    interestPaidMinor: minorOf(i[8], currency),
+    feePaidMinor: minorOf(i[9], currency),
+    penaltyPaidMinor: minorOf(i[10], currency),
+    interestWaivedMinor: minorOf(i[11], currency),
+    feeWaivedMinor: minorOf(i[12], currency),
+    penaltyWaivedMinor: minorOf(i[13], currency),
+  };
+}
+
+/** A compact stored installment's schedule part (number, dates, dues as decimal strings), as the replay reads it. */
+function storedInstallmentOf(i: CompactInstallment): StoredInstallment {
+  return {
+    installmentNumber: i[0],
+    fromDate: i[1],
+    dueDate: i[2],
+    principalDue: i[3],
+    interestDue: i[4],
+    feeChargesDue: i[5],
+    penaltyChargesDue: i[6],
+  };
+}
+
 interface SummaryRow extends Record<string, unknown> {
   id: number;
   account_no: string;
@@ -354,15 +415,11 @@ interface SummaryRow extends Record<string, unknown> {
   strategy_code: string;
   apr_disclosure: Record<string, unknown> | null;
   payment_allocation: unknown[] | null;
-  installments: (StoredInstallment & {
-    principalPaid: string;
-    interestPaid: string;
-    feeChargesPaid: string;
-    penaltyChargesPaid: string;
-    interestWaived: string;
-    feeChargesWaived: string;
-    penaltyChargesWaived: string;
-  })[];
+  /**
+   * The projection's installments in its compact shape (migration `read_compact_installments_in_loan_summary`):
+   * one array per installment, by installment number.
+   */
+  installments: CompactInstallment[];
   /** The stored allocation state answers `asOfDate` (no event after it, every posted payment allocated). */
   state_current: boolean;
   /** Σ fundings (decimal text), their count, Σ overpayments of the posted payments (decimal text). */
@@ -442,31 +499,15 @@ export async function getLoanSummary(
   if (row.installments.length > 0 && row.state_current) {
     // No event after asOfDate: the state the last posting stored IS the replay's (domain/lending/allocation/
     // summaryFromPostedState), so the events are not replayed on every read.
-    const minor = (amount: string) => minorOf(amount, currency);
-    const posted = row.installments.map((i) => ({
-      installmentNumber: i.installmentNumber,
-      fromDate: i.fromDate,
-      dueDate: i.dueDate,
-      principalDueMinor: minor(i.principalDue),
-      interestDueMinor: minor(i.interestDue),
-      feeDueMinor: minor(i.feeChargesDue),
-      penaltyDueMinor: minor(i.penaltyChargesDue),
-      principalPaidMinor: minor(i.principalPaid),
-      interestPaidMinor: minor(i.interestPaid),
-      feePaidMinor: minor(i.feeChargesPaid),
-      penaltyPaidMinor: minor(i.penaltyChargesPaid),
-      interestWaivedMinor: minor(i.interestWaived),
-      feeWaivedMinor: minor(i.feeChargesWaived),
-      penaltyWaivedMinor: minor(i.penaltyChargesWaived),
-    }));
+    const posted = row.installments.map((i) => postedInstallmentOf(i, currency));
     installmentStates = posted;
     figures = summaryFromPostedState(
       {
         currency,
         installments: posted,
-        disbursedMinor: minor(row.disbursed),
+        disbursedMinor: minorOf(row.disbursed, currency),
         disbursementCount: row.disbursement_count,
-        overpaymentMinor: minor(row.overpayment),
+        overpaymentMinor: minorOf(row.overpayment, currency),
         principalForgivenMinor: BigInt(row.principal_forgiven),
       },
       asOfDate,
@@ -517,7 +558,7 @@ export async function getLoanSummary(
     );
     const input = allocationInputOf({
       currency,
-      installments: events?.installments ?? row.installments,
+      installments: events?.installments ?? row.installments.map(storedInstallmentOf),
       fundings: events?.fundings ?? [],
       payments: events?.payments ?? [],
       principalForgiveness: events?.forgiveness ?? [],

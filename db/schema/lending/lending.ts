@@ -458,7 +458,8 @@ export const fundings = pgTable(
  * `fundings` and `payments` (migration 0018) in the transaction of every write to them, so the most polled read (`GET /v1/loans/{loanId}/summary`, db/queries/lending/ledger.ts
  * `getLoanSummary`) is one primary-key read instead of aggregating those tables on every request. It holds only
  * what those tables imply, never a figure of its own: the installments as the summary reads them (a JSON array of
- * decimal strings and ISO dates, ordered by installment number), the sum, count and last value date of the
+ * one compact array per installment, ordered by installment number: its number, ISO dates and decimal strings,
+ * migration `read_compact_installments_in_loan_summary`), the sum, count and last value date of the
  * fundings, of the POSTED payments the sum of their allocations' overpayments, their last value date and how
  * many are not allocated yet, and the count and sum of the payment intents in flight. A write to a source marks the loan's row `stale` (which locks it until commit) and a
  * deferred trigger recomputes it once at commit, so concurrent writers to one loan cannot leave it stale and a
