@@ -13,6 +13,7 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` turns traces on (workers/tracing.ts, service.name `lending-worker`).
  */
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -60,7 +61,9 @@ installTemporalRuntime(
 const builtBundleOf = (queue: string) =>
   fileURLToPath(new URL(`./${workflowBundleFileName(queue, tracing.enabled)}`, import.meta.url));
 const builtBundles = queues.every((queue) => existsSync(builtBundleOf(queue)));
-const bundlePath = config.workflowBundlePath ?? (builtBundles ? builtBundleOf('<queue>') : undefined);
+const bundlePath =
+  config.workflowBundlePath ??
+  (builtBundles ? queues.map((queue) => path.basename(builtBundleOf(queue))).join(',') : undefined);
 const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
 await applyMigrations(db);
 const connection = await Connection.connect({
