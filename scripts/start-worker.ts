@@ -4,15 +4,16 @@
  * queues when `--queues` is omitted) and the background services (the start-intent relay), against
  * `DATABASE_URL` and `TEMPORAL_ADDRESS` (required: see scripts/process-support.ts). Run any
  * number of them. Activity slots per queue are sized to `DATABASE_POOL_SIZE`. Loads the prebuilt
- * workflow bundle (`WORKFLOW_BUNDLE_PATH`, or `dist/workflow-bundle.js` beside the built entry; with tracing on
- * `dist/workflow-bundle-traced.js`, which carries OpenTelemetry's workflow interceptors),
- * else bundles the workflows at start. `--no-background` leaves the relays to other processes.
+ * workflow bundles (`WORKFLOW_BUNDLE_PATH`, one for every queue; or each queue's `dist/workflow-bundle-<entry>.js`
+ * beside the built entry, with tracing on `…-traced.js`, which carries OpenTelemetry's workflow interceptors),
+ * else bundles each queue's workflows at start. `--no-background` leaves the relays to other processes.
  * Applies pending migrations first (safe concurrently: advisory lock). SIGINT/SIGTERM stop it
  * gracefully with exit code 0. `WORKER_METRICS_ADDRESS=host:port` serves its Prometheus metrics there
  * (workers/metrics.ts: the Temporal SDK's worker metrics, the worker's counters, the durable state);
  * `OTEL_EXPORTER_OTLP_ENDPOINT` turns traces on (workers/tracing.ts, service.name `lending-worker`).
  */
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -24,6 +25,7 @@ import { loadConfig, operationDeps } from '../workers/config';
 import { createLogger } from '../workers/logger';
 import { startWorkerMetricsServer } from '../workers/metrics';
 import { EncryptionCodec } from '../workers/payload-codec';
+import { workflowBundleFileName } from '../workers/queue-worker';
 import { parseQueues, runWorkers } from '../workers/run';
 import {
   ensureSearchAttributes,
@@ -54,12 +56,14 @@ installTemporalRuntime(
   config.workerMetricsAddress ? { prometheusBindAddress: `127.0.0.1:${await freeLoopbackPort()}` } : {},
 );
 
-// With tracing on, the bundle that carries OpenTelemetry's workflow interceptors (scripts/build.ts).
-const builtBundle = fileURLToPath(
-  new URL(tracing.enabled ? './workflow-bundle-traced.js' : './workflow-bundle.js', import.meta.url),
-);
-const bundlePath = config.workflowBundlePath ?? (existsSync(builtBundle) ? builtBundle : undefined);
-
+// Each queue's prebuilt bundle beside the built entry (scripts/build.ts), with tracing on the one that carries
+// OpenTelemetry's workflow interceptors; WORKFLOW_BUNDLE_PATH names one bundle for every queue.
+const builtBundleOf = (queue: string) =>
+  fileURLToPath(new URL(`./${workflowBundleFileName(queue, tracing.enabled)}`, import.meta.url));
+const builtBundles = queues.every((queue) => existsSync(builtBundleOf(queue)));
+const bundlePath =
+  config.workflowBundlePath ??
+  (builtBundles ? queues.map((queue) => path.basename(builtBundleOf(queue))).join(',') : undefined);
 const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
 await applyMigrations(db);
 const connection = await Connection.connect({
@@ -86,7 +90,11 @@ const workers = await runWorkers({
   namespace: config.temporalNamespace,
   logger,
   poolSize: config.databasePoolSize,
-  workflowBundle: bundlePath ? { codePath: bundlePath } : undefined,
+  workflowBundle: config.workflowBundlePath
+    ? { codePath: config.workflowBundlePath }
+    : builtBundles
+      ? (queue: string) => ({ codePath: builtBundleOf(queue) })
+      : undefined,
   background: !values['no-background'],
   workflowCache: config.workflowCache,
   dataConverter,

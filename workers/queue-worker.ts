@@ -1,6 +1,6 @@
 /**
- * A task queue's worker (servicing, lending, webhooks: workers/registry.ts): every workflow of the
- * one bundle and every operation as an activity; queues are pools and failure domains (docs/conventions.md §9).
+ * A task queue's worker (servicing, lending, webhooks: workers/registry.ts): the workflows of its
+ * queue's bundle and every operation as an activity; queues are pools and failure domains (docs/conventions.md §9).
  * Missed workflow starts are the start-intent relay's job (workers/start-intent-relay.ts).
  */
 import { createRequire } from 'node:module';
@@ -13,7 +13,37 @@ import { defaultWorkflowCacheLimits, projectRoot, type WorkflowCacheLimits } fro
 import { metricsActivityInterceptors } from './metrics';
 import { tracingActivityInterceptors, tracingEnabled, workflowSpanSinks } from './tracing';
 
+/** Every workflow (workflows/index.ts): the entry of a worker on a queue of no entry of its own (tests, recordings). */
 export const workflowsPath = `${projectRoot}/workflows/index.ts`;
+
+/**
+ * Task queue → the workflow entry its worker bundles (workflows/queues/*.ts): only the workflows started on that
+ * queue (children run on their parent's queue). Every new workflow execution, and each replay after a cache
+ * eviction, evaluates the whole bundle again, so a queue's bundle without the other queues' workflows (and the
+ * domain modules they import) costs less CPU per execution (docs/operating.md "Workers").
+ */
+export const queueWorkflowsPaths: Readonly<Record<string, string>> = {
+  [taskQueues.servicing]: `${projectRoot}/workflows/queues/servicing.ts`,
+  [taskQueues.lending]: `${projectRoot}/workflows/queues/lending.ts`,
+  [taskQueues.boarding]: `${projectRoot}/workflows/queues/boarding.ts`,
+  [taskQueues.webhooks]: `${projectRoot}/workflows/queues/webhooks.ts`,
+  [taskQueues.webhooksBacklog]: `${projectRoot}/workflows/queues/webhooks.ts`,
+};
+
+/** The workflow entry a worker on `taskQueue` bundles: its queue's (`queueWorkflowsPaths`), else every workflow. */
+export function workflowsPathFor(taskQueue: string): string {
+  return queueWorkflowsPaths[taskQueue] ?? workflowsPath;
+}
+
+/**
+ * The file name of a queue's prebuilt bundle in dist/ (scripts/build.ts): `workflow-bundle-<entry>.js`, with
+ * `-traced` for the one carrying OpenTelemetry's workflow interceptors; `workflow-bundle[-traced].js` holds every workflow.
+ */
+export function workflowBundleFileName(taskQueue: string | undefined, traced: boolean): string {
+  const entry = taskQueue && queueWorkflowsPaths[taskQueue];
+  const name = entry ? `-${entry.slice(entry.lastIndexOf('/') + 1, -'.ts'.length)}` : '';
+  return `workflow-bundle${name}${traced ? '-traced' : ''}.js`;
+}
 
 /**
  * OpenTelemetry's workflow interceptor modules: a workflow span (child of the client's start span) and an
@@ -38,9 +68,9 @@ export function workflowInterceptorModulesFor(traced: boolean): string[] {
 }
 
 /**
- * Creates (does not run) a worker on `taskQueue` (default `servicing`) with every workflow and
+ * Creates (does not run) a worker on `taskQueue` (default `servicing`) with its queue's workflows and
  * every operation. Pass `workflowBundle` (prebuilt, `bundleWorkflowCode`) to skip bundling;
- * otherwise the workflows are bundled from `workflows/index.ts` at start.
+ * otherwise the workflows are bundled at start from `workflowsPathFor(taskQueue)`.
  * `maxConcurrentActivityTaskExecutions` (default 10) should not exceed the database pool: each
  * activity holds at most one pooled connection (docs/processes.md P0 "Failure answers").
  * `workflowCache` bounds the worker's memory (default `defaultWorkflowCacheLimits`: 100 cached
@@ -89,7 +119,7 @@ export async function createQueueWorker(options: {
             activity: activityInterceptors,
             workflowModules: workflowInterceptorModulesFor(tracingEnabled()),
           },
-          workflowsPath,
+          workflowsPath: workflowsPathFor(options.taskQueue ?? taskQueues.servicing),
         },
   );
 }

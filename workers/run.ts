@@ -9,7 +9,7 @@ import { bundleWorkflowCode, type NativeConnection, type Worker } from '@tempora
 import type { Logger } from 'pino';
 import { createActivities, createPlatformOperations, type Deps } from '../activities';
 import type { WorkflowCacheLimits } from './config';
-import { workflowInterceptorModulesFor, workflowsPath } from './queue-worker';
+import { workflowInterceptorModulesFor, workflowsPathFor } from './queue-worker';
 import { backgroundServices, queueWorkers, type WorkflowBundle } from './registry';
 import { tracingEnabled } from './tracing';
 
@@ -68,8 +68,12 @@ export async function runWorkers(options: {
   logger: Logger;
   /** Connections of `deps.db`'s pool (DATABASE_POOL_SIZE). */
   poolSize: number;
-  /** Prebuilt bundle; unset, the workflows are bundled once here for all queues. */
-  workflowBundle?: WorkflowBundle | undefined;
+  /**
+   * Prebuilt bundle: one for every queue, or the bundle of each queue (scripts/build.ts writes one per queue entry,
+   * workers/queue-worker.ts `workflowBundleFileName`); unset, each queue's entry (`workflowsPathFor`) is bundled
+   * here once.
+   */
+  workflowBundle?: WorkflowBundle | ((queue: string) => WorkflowBundle) | undefined;
   /** Run the background services (default true). */
   background?: boolean;
   /** Sticky-cache size and workflow tasks at once of each queue's worker (WORKER_MAX_CACHED_WORKFLOWS…). */
@@ -92,19 +96,27 @@ export async function runWorkers(options: {
     }
   };
   try {
-    const workflowBundle =
-      options.workflowBundle ??
-      (options.queues.length > 1
-        ? {
-            code: (
-              await bundleWorkflowCode({
-                workflowsPath,
-                workflowInterceptorModules: workflowInterceptorModulesFor(tracingEnabled()),
-                logger: quietBundlerLogger,
-              })
-            ).code,
-          }
-        : undefined);
+    // One bundle per workflow entry (queues sharing an entry share it), built here when none is given.
+    const built = new Map<string, Promise<WorkflowBundle>>();
+    const bundleFor = (queue: string): Promise<WorkflowBundle> => {
+      if (options.workflowBundle) {
+        const given = options.workflowBundle;
+        return Promise.resolve(typeof given === 'function' ? given(queue) : given);
+      }
+      const entry = workflowsPathFor(queue);
+      let bundle = built.get(entry);
+      if (!bundle) {
+        bundle = bundleWorkflowCode({
+          workflowsPath: entry,
+          workflowInterceptorModules: workflowInterceptorModulesFor(tracingEnabled()),
+          logger: quietBundlerLogger,
+        }).then((b) => ({ code: b.code }));
+        built.set(entry, bundle);
+      }
+      return bundle;
+    };
+    // Bundling runs in parallel, before the first worker is created.
+    const bundles = new Map(options.queues.map((queue) => [queue, bundleFor(queue)]));
     const workers: Worker[] = [];
     for (const queue of options.queues) {
       const factory = queueWorkers[queue];
@@ -116,7 +128,7 @@ export async function runWorkers(options: {
           taskQueue: queue,
           deps: options.deps,
           activities,
-          workflowBundle,
+          workflowBundle: await bundles.get(queue),
           maxConcurrentActivityTaskExecutions: slots,
           workflowCache: options.workflowCache,
           dataConverter: options.dataConverter,

@@ -14,7 +14,11 @@ import proto from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { temporalDataConverter } from '../../workers/payload-codec';
-import { workflowInterceptorModulesFor, workflowsPath } from '../../workers/queue-worker';
+import {
+  queueWorkflowsPaths,
+  workflowInterceptorModulesFor,
+  workflowsPath,
+} from '../../workers/queue-worker';
 import { workflowSpanSinks } from '../../workers/tracing';
 import { testSecrets } from '../support/context';
 
@@ -33,6 +37,19 @@ const folder = path.join(path.dirname(new URL(import.meta.url).pathname), 'histo
  */
 let untracedBundle: { code: string };
 
+/**
+ * Each task queue entry's bundles (workers/queue-worker.ts `queueWorkflowsPaths`), untraced and traced: a fixture
+ * replays with the bundles of the queue its workflow runs on, as that queue's worker would replay it.
+ */
+let queueBundles: { entry: string; untraced: { code: string }; traced: { code: string } }[] = [];
+
+/** The bundles of the queue entry that exports `workflowType`. */
+function queueBundlesOf(workflowType: string) {
+  const found = queueBundles.find((b) => b.untraced.code.includes(`function ${workflowType}(`));
+  if (!found) throw new Error(`no task queue bundle exports ${workflowType}`);
+  return found;
+}
+
 beforeAll(async () => {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -46,7 +63,21 @@ beforeAll(async () => {
     logger: quiet,
   });
   untracedBundle = { code: bundle.code };
-}, 120_000);
+  queueBundles = await Promise.all(
+    [...new Set(Object.values(queueWorkflowsPaths))].map(async (entry) => {
+      const [untraced, traced] = await Promise.all(
+        [false, true].map((on) =>
+          bundleWorkflowCode({
+            workflowsPath: entry,
+            workflowInterceptorModules: workflowInterceptorModulesFor(on),
+            logger: quiet,
+          }),
+        ),
+      );
+      return { entry, untraced: { code: untraced?.code ?? '' }, traced: { code: traced?.code ?? '' } };
+    }),
+  );
+}, 240_000);
 
 async function loadHistory(file: string) {
   const json = JSON.parse(await readFile(path.join(folder, file), 'utf8'));
@@ -111,26 +142,33 @@ describe('recorded workflow histories', async () => {
   it.each(files)('replays %s without non-determinism', async (file) => {
     const history = await loadHistory(file);
     const workflowId = `replay-${file}`;
-    // With tracing off: the bundle without the OpenTelemetry workflow interceptors.
-    await expect(
-      Worker.runReplayHistory(
-        { workflowBundle: untracedBundle, sinks: workflowSpanSinks(), dataConverter },
-        history,
-        `${workflowId}-untraced`,
-      ),
-    ).resolves.toBeUndefined();
-    await expect(
-      Worker.runReplayHistory(
-        // The bundle carries the OpenTelemetry workflow interceptors (workers/queue-worker.ts); their sink, as workers have it.
-        {
-          workflowBundle: { codePath: inject('workflowBundlePath') },
-          sinks: workflowSpanSinks(),
-          dataConverter,
-        },
-        history,
-        workflowId,
-      ),
-    ).resolves.toBeUndefined();
+    const workflowType =
+      history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '';
+    const own = queueBundlesOf(workflowType);
+    const replays: [string, { code: string } | { codePath: string }][] = [
+      // With tracing off: the bundles without the OpenTelemetry workflow interceptors.
+      ['untraced', untracedBundle],
+      ['queue-untraced', own.untraced],
+      // The bundles carrying the OpenTelemetry workflow interceptors (workers/queue-worker.ts); their sink, as workers have it.
+      ['traced', { codePath: inject('workflowBundlePath') }],
+      ['queue-traced', own.traced],
+    ];
+    for (const [label, workflowBundle] of replays) {
+      await expect(
+        Worker.runReplayHistory(
+          { workflowBundle, sinks: workflowSpanSinks(), dataConverter },
+          history,
+          `${workflowId}-${label}`,
+        ),
+        `${file} with the ${label} bundle (${own.entry})`,
+      ).resolves.toBeUndefined();
+    }
+  });
+
+  it('replays with a queue bundle only the workflows of its queue', () => {
+    expect(queueBundlesOf('autopayWorkflow').entry).toMatch(/queues\/lending\.ts$/);
+    expect(queueBundlesOf('promiseWorkflow').entry).toMatch(/queues\/servicing\.ts$/);
+    expect(queueBundlesOf('autopayWorkflow').untraced.code).not.toContain('function promiseWorkflow(');
   });
 
   it.each([
