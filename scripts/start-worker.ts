@@ -13,7 +13,6 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` turns traces on (workers/tracing.ts, service.name `lending-worker`).
  */
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -62,8 +61,7 @@ const builtBundleOf = (queue: string) =>
   fileURLToPath(new URL(`./${workflowBundleFileName(queue, tracing.enabled)}`, import.meta.url));
 const builtBundles = queues.every((queue) => existsSync(builtBundleOf(queue)));
 const bundlePath =
-  config.workflowBundlePath ??
-  (builtBundles ? queues.map((queue) => path.basename(builtBundleOf(queue))).join(',') : undefined);
+  config.workflowBundlePath ?? (builtBundles ? queues.map(builtBundleOf).join(',') : undefined);
 const { db, close } = createDb(databaseUrl, { maxConnections: config.databasePoolSize });
 await applyMigrations(db);
 const connection = await Connection.connect({

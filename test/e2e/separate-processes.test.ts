@@ -143,7 +143,9 @@ afterAll(async () => {
 describe('API and worker as separate processes (built, plain node)', () => {
   it('the worker runs on the prebuilt bundle with activity slots sized to its pool', () => {
     expect(worker!.output()).toContain('queues servicing (4 activity slots each, pool 5');
-    expect(worker!.output()).toContain(`bundle ${path.join(projectRoot, outdir, 'workflow-bundle.js')}`);
+    expect(worker!.output()).toContain(
+      `bundle ${path.join(projectRoot, outdir, 'workflow-bundle-servicing.js')}`,
+    );
     expect(api!.output()).toContain(`API ready at ${baseUrl}`);
   });
 
