@@ -91,35 +91,11 @@ export async function updateInstallmentLedgerState(
   loanId: number,
   states: readonly InstallmentLedgerState[],
 ): Promise<void> {
-  if (states.length === 0) return;
-  const payload = JSON.stringify(
-    states.map((s) => ({
-      installment_number: s.installmentNumber,
-      principal_paid: s.principalPaid,
-      interest_paid: s.interestPaid,
-      fee_charges_paid: s.feeChargesPaid,
-      penalty_charges_paid: s.penaltyChargesPaid,
-      interest_waived: s.interestWaived,
-      fee_charges_waived: s.feeChargesWaived,
-      penalty_charges_waived: s.penaltyChargesWaived,
-      obligations_met_on_date: s.obligationsMetOnDate,
-    })),
+  await updateInstallmentLedgerStates(
+    tx,
+    tenantId,
+    states.map((state) => ({ ...state, loanId })),
   );
-  await tx.execute(sql`
-    update loan_installments as li
-       set principal_paid = v.principal_paid,
-           interest_paid = v.interest_paid,
-           fee_charges_paid = v.fee_charges_paid,
-           penalty_charges_paid = v.penalty_charges_paid,
-           interest_waived = v.interest_waived,
-           fee_charges_waived = v.fee_charges_waived,
-           penalty_charges_waived = v.penalty_charges_waived,
-           obligations_met_on_date = v.obligations_met_on_date
-      from jsonb_to_recordset(${payload}::jsonb)
-        as v(installment_number int, principal_paid numeric, interest_paid numeric, fee_charges_paid numeric,
-             penalty_charges_paid numeric, interest_waived numeric, fee_charges_waived numeric,
-             penalty_charges_waived numeric, obligations_met_on_date date)
-     where li.tenant_id = ${tenantId} and li.loan_id = ${loanId} and li.installment_number = v.installment_number`);
 }
 
 /**
