@@ -39,20 +39,16 @@ function jsonValueOf(column: PgColumn, value: unknown): unknown {
 }
 
 /**
- * Inserts `rows` (Drizzle insert shapes of `table`, keyed by property name) in one statement with one `jsonb`
- * parameter; resolves with the number of rows inserted (fewer than `rows.length` only with `onConflictDoNothing`).
- * Every row must set the same properties (a property left out takes the column default for every row); rows that do
- * not are inserted through Drizzle's `VALUES` instead, with the same result. Errors: those of the insert
- * (constraint violations as PostgreSQL raises them).
+ * The `insert into <table> (…) select … from jsonb_to_recordset($1)` statement for `rows` (one `jsonb` parameter),
+ * with `on conflict (…) do nothing` when asked; null when the rows do not all set the same properties (the callers
+ * then insert through Drizzle's `VALUES`). Shared by `insertJsonRows` and `insertJsonRowsReturning`.
  */
-export async function insertJsonRows<T extends PgTable>(
-  tx: Tx,
+function jsonInsertStatement<T extends PgTable>(
   table: T,
+  columns: Record<string, PgColumn>,
   rows: readonly T['$inferInsert'][],
-  options: JsonRowsInsertOptions = {},
-): Promise<number> {
-  if (rows.length === 0) return 0;
-  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  options: JsonRowsInsertOptions,
+): SQL | null {
   const keys = Object.keys(rows[0] as object).filter(
     (key) => (rows[0] as Record<string, unknown>)[key] !== undefined && key in columns,
   );
@@ -63,13 +59,7 @@ export async function insertJsonRows<T extends PgTable>(
       Object.keys(record).filter((key) => record[key] !== undefined).length === keys.length
     );
   });
-  if (!sameKeys) {
-    const insert = tx.insert(table).values(rows as T['$inferInsert'][]);
-    const result = options.onConflictDoNothing
-      ? await insert.onConflictDoNothing({ target: options.onConflictDoNothing.target })
-      : await insert;
-    return (result as unknown as { count: number }).count;
-  }
+  if (!sameKeys) return null;
   const cols = keys.map((key) => columns[key] as PgColumn);
   const colNames = cols.map(columnNameOf);
   const payload = JSON.stringify(
@@ -86,9 +76,33 @@ export async function insertJsonRows<T extends PgTable>(
   const conflict: SQL = options.onConflictDoNothing
     ? sql` on conflict (${sql.raw(options.onConflictDoNothing.target.map((c) => `"${columnNameOf(c)}"`).join(', '))}) do nothing`
     : sql``;
-  const result = await tx.execute(
-    sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${payload}::jsonb) as r(${definitions})${conflict}`,
-  );
+  return sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${payload}::jsonb) as r(${definitions})${conflict}`;
+}
+
+/**
+ * Inserts `rows` (Drizzle insert shapes of `table`, keyed by property name) in one statement with one `jsonb`
+ * parameter; resolves with the number of rows inserted (fewer than `rows.length` only with `onConflictDoNothing`).
+ * Every row must set the same properties (a property left out takes the column default for every row); rows that do
+ * not are inserted through Drizzle's `VALUES` instead, with the same result. Errors: those of the insert
+ * (constraint violations as PostgreSQL raises them).
+ */
+export async function insertJsonRows<T extends PgTable>(
+  tx: Tx,
+  table: T,
+  rows: readonly T['$inferInsert'][],
+  options: JsonRowsInsertOptions = {},
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const statement = jsonInsertStatement(table, columns, rows, options);
+  if (statement === null) {
+    const insert = tx.insert(table).values(rows as T['$inferInsert'][]);
+    const result = options.onConflictDoNothing
+      ? await insert.onConflictDoNothing({ target: options.onConflictDoNothing.target })
+      : await insert;
+    return (result as unknown as { count: number }).count;
+  }
+  const result = await tx.execute(statement);
   return (result as unknown as { count: number }).count;
 }
 
@@ -107,42 +121,15 @@ export async function insertJsonRowsReturning<T extends PgTable>(
 ): Promise<T['$inferSelect'][]> {
   if (rows.length === 0) return [];
   const columns = getTableColumns(table) as Record<string, PgColumn>;
-  const keys = Object.keys(rows[0] as object).filter(
-    (key) => (rows[0] as Record<string, unknown>)[key] !== undefined && key in columns,
-  );
-  const sameKeys = rows.every((row) => {
-    const record = row as Record<string, unknown>;
-    return (
-      keys.every((key) => record[key] !== undefined) &&
-      Object.keys(record).filter((key) => record[key] !== undefined).length === keys.length
-    );
-  });
-  if (!sameKeys) {
+  const statement = jsonInsertStatement(table, columns, rows, options);
+  if (statement === null) {
     const insert = tx.insert(table).values(rows as T['$inferInsert'][]);
     const returned = options.onConflictDoNothing
       ? await insert.onConflictDoNothing({ target: options.onConflictDoNothing.target }).returning()
       : await insert.returning();
     return returned as T['$inferSelect'][];
   }
-  const cols = keys.map((key) => columns[key] as PgColumn);
-  const colNames = cols.map(columnNameOf);
-  const payload = JSON.stringify(
-    rows.map((row) => {
-      const record = row as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      for (const [i, key] of keys.entries())
-        out[colNames[i] as string] = jsonValueOf(cols[i] as PgColumn, record[key]);
-      return out;
-    }),
-  );
-  const names = sql.raw(colNames.map((name) => `"${name}"`).join(', '));
-  const definitions = sql.raw(cols.map((c, i) => `"${colNames[i]}" ${c.getSQLType()}`).join(', '));
-  const conflict: SQL = options.onConflictDoNothing
-    ? sql` on conflict (${sql.raw(options.onConflictDoNothing.target.map((c) => `"${columnNameOf(c)}"`).join(', '))}) do nothing`
-    : sql``;
-  const result = (await tx.execute(
-    sql`insert into ${table} (${names}) select ${names} from jsonb_to_recordset(${payload}::jsonb) as r(${definitions})${conflict} returning *`,
-  )) as unknown as Record<string, unknown>[];
+  const result = (await tx.execute(sql`${statement} returning *`)) as unknown as Record<string, unknown>[];
   const decoders = Object.entries(columns).map(([key, column]) => ({
     key,
     name: columnNameOf(column),
