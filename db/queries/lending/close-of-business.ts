@@ -3,7 +3,7 @@
  * once per chunk of loans (settings, delinquency ranges and buckets, the products' overdue charges) and the loan's
  * row under its lock. Tenant-scoped under row-level security, in the caller's transaction.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { defaultComplianceTimeZone } from '../../../domain/deadlines';
 import type { OverdueCharge } from '../../../domain/lending/close-of-business';
 import type { DelinquencyRangeDefinition } from '../../../domain/lending/delinquency';
@@ -251,6 +251,19 @@ export interface LoanTagContext {
 }
 
 /**
+ * The SQL expression (a json array, `[]` when none) of the ranges of the tenant's delinquency bucket `bucketId` (an
+ * SQL expression), by minimum age then id, each as `CloseOfBusinessRange` with its id as PostgreSQL sends a bigint.
+ */
+const bucketRangesJson = (tenantId: string, bucketId: SQL) => sql`
+  coalesce((select json_agg(json_build_object(
+              'id', r.id, 'classification', r.classification, 'minimumAgeDays', r.minimum_age_days,
+              'maximumAgeDays', r.maximum_age_days, 'collectionsCaseTypeCode',
+              r.collections_case_type_code) order by r.minimum_age_days, r.id)
+              from delinquency_bucket_ranges br
+              join delinquency_ranges r on r.tenant_id = br.tenant_id and r.id = br.range_id
+             where br.tenant_id = ${tenantId} and br.bucket_id = ${bucketId}), '[]'::json)`;
+
+/**
  * The delinquency context of loan `loanId` in ONE statement in `tx` (docs/lending.md "Close of business": a
  * payment or charge that changes what is overdue sets the tag at once): its settings, stored tag, its bucket's
  * ranges and its delinquency actions. Null when the tenant has no such loan. Errors: PostgreSQL's, unchanged.
@@ -264,15 +277,7 @@ export async function readLoanTagContext(
     select (l.terms->'delinquency')::text as delinquency,
            l.delinquency_range_id::text as delinquency_range_id,
            sr.classification as stored_classification,
-           coalesce((select json_agg(json_build_object(
-                       'id', r.id, 'classification', r.classification, 'minimumAgeDays', r.minimum_age_days,
-                       'maximumAgeDays', r.maximum_age_days, 'collectionsCaseTypeCode',
-                       r.collections_case_type_code) order by r.minimum_age_days, r.id)
-                       from delinquency_bucket_ranges br
-                       join delinquency_ranges r on r.tenant_id = br.tenant_id and r.id = br.range_id
-                      where br.tenant_id = ${tenantId}
-                        and br.bucket_id = (l.terms->'delinquency'->>'delinquencyBucketId')::bigint),
-                    '[]'::json) as ranges,
+           ${bucketRangesJson(tenantId, sql`(l.terms->'delinquency'->>'delinquencyBucketId')::bigint`)} as ranges,
            coalesce((select json_agg(json_build_object(
                        'action', a.action, 'startDate', a.start_date::text, 'endDate', a.end_date::text)
                        order by a.id)
@@ -308,13 +313,7 @@ export async function readBucketRangesForTag(
   bucketId: number,
 ): Promise<CloseOfBusinessRange[]> {
   const [row] = (await tx.execute(sql`
-    select coalesce(json_agg(json_build_object(
-             'id', r.id, 'classification', r.classification, 'minimumAgeDays', r.minimum_age_days,
-             'maximumAgeDays', r.maximum_age_days, 'collectionsCaseTypeCode',
-             r.collections_case_type_code) order by r.minimum_age_days, r.id), '[]'::json) as ranges
-      from delinquency_bucket_ranges br
-      join delinquency_ranges r on r.tenant_id = br.tenant_id and r.id = br.range_id
-     where br.tenant_id = ${tenantId} and br.bucket_id = ${bucketId}::bigint`)) as unknown as {
+    select ${bucketRangesJson(tenantId, sql`${bucketId}::bigint`)} as ranges`)) as unknown as {
     ranges: CloseOfBusinessRange[];
   }[];
   return (row?.ranges ?? []).map((r) => ({ ...r, id: Number(r.id) }));
