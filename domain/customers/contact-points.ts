@@ -6,6 +6,7 @@
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import * as v from 'valibot';
+import { maxChars } from '../validation/text-length';
 
 export const contactTypes = ['EMAIL', 'PHONE'] as const;
 export type ContactType = (typeof contactTypes)[number];
@@ -13,7 +14,7 @@ export type ContactType = (typeof contactTypes)[number];
 /** Region assumed for phone numbers written without `+` and a country code. */
 export const defaultPhoneRegion = 'US';
 
-const emailSchema = v.pipe(v.string(), v.maxLength(254), v.email());
+const emailSchema = v.pipe(v.string(), ...maxChars(254, 'must be at most 254 characters.'), v.email());
 
 /** The lower-cased, trimmed e-mail address, or null when it is not a valid address. */
 export function normalizeEmail(value: string): string | null {

@@ -12,6 +12,7 @@
  * (exception type, target) is open at a time; a recurrence moves its `lastSeenAt`.
  */
 import * as v from 'valibot';
+import { maxChars, minChars } from '../validation/text-length';
 
 /** Every exception type (docs/processes.md P1). */
 export const reconciliationExceptionTypes = [
@@ -64,8 +65,14 @@ export const targetRefSchema = v.pipe(
  */
 export const reconciliationDetailSchema = v.pipe(
   v.objectWithRest(
-    { providerRef: v.pipe(v.string(), v.minLength(1), v.maxLength(1000)) },
-    v.pipe(v.string(), v.maxLength(1000)),
+    {
+      providerRef: v.pipe(
+        v.string(),
+        ...minChars(1, 'must not be empty.'),
+        ...maxChars(1000, 'must be at most 1000 characters.'),
+      ),
+    },
+    v.pipe(v.string(), ...maxChars(1000, 'must be at most 1000 characters.')),
   ),
   v.check(
     (detail) => Object.keys(detail).every((key) => /^[a-z][A-Za-z0-9]{0,63}$/.test(key)),

@@ -10,6 +10,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import * as v from 'valibot';
 import { DomainError, type FieldError, fieldError } from '../errors';
 import { findSensitiveData, noSensitiveData } from '../sensitive-data';
+import { maxChars, minChars } from './text-length';
 
 function parameterName(target: string, path: StandardSchemaV1.Issue['path']): string {
   let name = '';
@@ -114,8 +115,8 @@ export const text = (max: number) =>
   v.pipe(
     v.string(),
     v.trim(),
-    v.minLength(1, 'must not be empty.'),
-    v.maxLength(max, `must be at most ${max} characters.`),
+    ...minChars(1, 'must not be empty.'),
+    ...maxChars(max, `must be at most ${max} characters.`),
   );
 
 /** A character PostgreSQL cannot store, found in some text: its index (UTF-16 code units) and its name. */

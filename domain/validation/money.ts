@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { currencyCodes, currencyFor, minorUnitDigits } from '../money';
 import { noSensitiveData } from '../sensitive-data';
+import { maxChars, minChars } from './text-length';
 
 /** Body fields whose value an error must not repeat (they may hold what `noSensitiveData` refuses). */
 export const redactedMoneyFields = ['externalRecordRef', 'recipientRef', 'reason', 'rationale'] as const;
@@ -52,8 +53,8 @@ export const guardedText = (name: string, max: number) =>
   v.pipe(
     v.string(`${name} must be a string.`),
     v.trim(),
-    v.minLength(1, `${name} must not be empty.`),
-    v.maxLength(max, `${name} must be at most ${max} characters.`),
+    ...minChars(1, `${name} must not be empty.`),
+    ...maxChars(max, `${name} must be at most ${max} characters.`),
     noSensitiveData(),
   );
 

@@ -82,6 +82,15 @@ describe('GET /v1/portfolio/search by name', () => {
   });
 });
 
+describe('GET /v1/portfolio/search with a short q', () => {
+  it('counts characters as the OpenAPI document does: one astral character is too short', async () => {
+    // U+1C023 is one character (code point) but two UTF-16 units; `q` takes at least 2 characters.
+    const res = await call(ctx, cred, 'GET', '/v1/portfolio/search?q=%F3%9C%80%A3');
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.errors?.[0]).toMatchObject({ parameterName: 'q' });
+  });
+});
+
 describe('customers created before the last-name key (migration 0014)', () => {
   it('are found by last name once the backfill has run', async () => {
     const [row] = await withTenantTransaction(ctx.db, cred.tenant, (tx) =>

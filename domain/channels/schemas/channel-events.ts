@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { noSensitiveData } from '../../sensitive-data';
 import { isoInstant } from '../../validation/dates';
 import { refField } from '../../validation/refs';
+import { maxChars, minChars } from '../../validation/text-length';
 
 const instant = isoInstant();
 
@@ -24,12 +25,24 @@ export const channelEventBody = v.strictObject({
 /** `data` of the handled types; other fields are kept as sent. */
 export const channelEventData: Record<string, v.GenericSchema> = {
   'sms.inbound': v.looseObject({
-    from: v.pipe(v.string(), v.minLength(1), v.maxLength(32)),
-    text: v.pipe(v.string(), v.maxLength(2000)),
+    from: v.pipe(
+      v.string(),
+      ...minChars(1, 'must not be empty.'),
+      ...maxChars(32, 'must be at most 32 characters.'),
+    ),
+    text: v.pipe(v.string(), ...maxChars(2000, 'must be at most 2000 characters.')),
   }),
   'message.delivery_status': v.looseObject({
-    messageId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
-    status: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+    messageId: v.pipe(
+      v.string(),
+      ...minChars(1, 'must not be empty.'),
+      ...maxChars(128, 'must be at most 128 characters.'),
+    ),
+    status: v.pipe(
+      v.string(),
+      ...minChars(1, 'must not be empty.'),
+      ...maxChars(64, 'must be at most 64 characters.'),
+    ),
   }),
   'voice.call.completed': v.looseObject({
     // Stored with the interaction and a workflow's search attributes: a strict reference (./refs.ts).
@@ -37,7 +50,14 @@ export const channelEventData: Record<string, v.GenericSchema> = {
     direction: v.optional(v.picklist(['INBOUND', 'OUTBOUND'])),
     durationSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
     // Becomes the interaction's summary: free text that never carries an identifier or account number.
-    summary: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(2000), noSensitiveData())),
+    summary: v.optional(
+      v.pipe(
+        v.string(),
+        ...minChars(1, 'must not be empty.'),
+        ...maxChars(2000, 'must be at most 2000 characters.'),
+        noSensitiveData(),
+      ),
+    ),
     caseId: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   }),
 };

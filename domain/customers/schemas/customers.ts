@@ -11,6 +11,7 @@ import { noSensitiveData } from '../../sensitive-data';
 import { isoInstant } from '../../validation/dates';
 import { integerId, limitParam, offsetParam } from '../../validation/fields';
 import { locatorRef, refField } from '../../validation/refs';
+import { maxChars, minChars } from '../../validation/text-length';
 import { normalizeEmail, normalizePhone } from '../contact-points';
 import { countryCodes } from '../country-codes';
 import {
@@ -35,8 +36,8 @@ const guardedText = (max: number) =>
   v.pipe(
     v.string('must be a string.'),
     v.trim(),
-    v.minLength(1, 'must not be empty.'),
-    v.maxLength(max, `must be at most ${max} characters.`),
+    ...minChars(1, 'must not be empty.'),
+    ...maxChars(max, `must be at most ${max} characters.`),
     noSensitiveData(),
   );
 const countryCode = v.pipe(
@@ -73,7 +74,7 @@ export const contactPointBody = v.variant('contactType', [
     value: v.pipe(
       v.string(),
       v.trim(),
-      v.maxLength(254, 'must be at most 254 characters.'),
+      ...maxChars(254, 'must be at most 254 characters.'),
       v.check((value) => normalizeEmail(value) !== null, 'must be a valid e-mail address.'),
     ),
   }),
@@ -82,7 +83,7 @@ export const contactPointBody = v.variant('contactType', [
     value: v.pipe(
       v.string(),
       v.trim(),
-      v.maxLength(40, 'must be at most 40 characters.'),
+      ...maxChars(40, 'must be at most 40 characters.'),
       v.check(
         (value) => normalizePhone(value) !== null,
         'must be a valid phone number (E.164 such as +14155552671, or a US number).',
@@ -119,8 +120,8 @@ export const createIdentifierBody = v.pipe(
     identifierType: v.picklist(identifierTypes, `must be one of ${identifierTypes.join(', ')}.`),
     value: v.pipe(
       v.string('must be a string.'),
-      v.minLength(1, 'must not be empty.'),
-      v.maxLength(64, 'must be at most 64 characters.'),
+      ...minChars(1, 'must not be empty.'),
+      ...maxChars(64, 'must be at most 64 characters.'),
     ),
     issuingCountry: v.optional(v.nullable(countryCode)),
   }),
@@ -179,7 +180,7 @@ export const releaseRestrictionBody = v.strictObject({ reason: guardedText(2000)
 
 export const listRestrictionsQuery = v.strictObject({ limit: limitParam, offset: offsetParam });
 
-const cursorParam = v.optional(v.pipe(v.string(), v.maxLength(1024)));
+const cursorParam = v.optional(v.pipe(v.string(), ...maxChars(1024, 'must be at most 1024 characters.')));
 
 export const historyQuery = v.strictObject({ limit: limitParam, cursor: cursorParam });
 
@@ -187,8 +188,8 @@ export const searchQuery = v.strictObject({
   q: v.pipe(
     v.string(),
     v.trim(),
-    v.minLength(2, 'q must be at least 2 characters.'),
-    v.maxLength(200, 'q must be at most 200 characters.'),
+    ...minChars(2, 'q must be at least 2 characters.'),
+    ...maxChars(200, 'q must be at most 200 characters.'),
   ),
   limit: limitParam,
   cursor: cursorParam,

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { isoDate } from '../../validation/dates';
 import { limitParam, offsetParam } from '../../validation/fields';
 import { dateText, instantText } from '../../validation/money';
+import { maxChars } from '../../validation/text-length';
 
 /** Loans one run may name (`loanIds`); more is a whole-tenant run's work. */
 export const cobRunLoanIdsMax = 1000;
@@ -35,7 +36,9 @@ export const createCobRunBody = v.strictObject({
 });
 
 /** Path `{runId}`: the opaque id a run was answered with (one naming no run of the tenant: 404). */
-export const cobRunParams = v.strictObject({ runId: v.pipe(v.string(), v.maxLength(64)) });
+export const cobRunParams = v.strictObject({
+  runId: v.pipe(v.string(), ...maxChars(64, 'must be at most 64 characters.')),
+});
 
 /** `GET /v1/cob/runs/{runId}/errors` query: `limit` 1–200 (default 50), `offset` ≥ 0. */
 export const cobRunErrorsQuery = v.strictObject({ limit: limitParam, offset: offsetParam });

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { limitParam } from '../../validation/fields';
 import { dateText, decimalText } from '../../validation/money';
+import { maxChars } from '../../validation/text-length';
 
 /** A range of a delinquency bucket (Fineract `DelinquencyRangeData`); ages in days. */
 export const delinquencyRangeResponse = v.object({
@@ -58,7 +59,7 @@ export const storedDelinquencyRange = v.pipe(
 /** `GET /v1/loans/{loanId}/delinquency-history` query: `limit` 1–200 (default 50), opaque `cursor`. */
 export const delinquencyHistoryQuery = v.strictObject({
   limit: limitParam,
-  cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+  cursor: v.optional(v.pipe(v.string(), ...maxChars(1024, 'must be at most 1024 characters.'))),
 });
 
 /** One stored change of classification. */

@@ -16,6 +16,7 @@ import { loanDatesInRange } from '../../validation/dates';
 import { integerId, limitParam, offsetParam } from '../../validation/fields';
 import { dateText as isoDateText } from '../../validation/money';
 import { dateFormatField, localeField, refField } from '../../validation/refs';
+import { maxChars, minChars } from '../../validation/text-length';
 import { loanOrderByFields } from '../loan-list';
 import { loanPartyRoles } from '../loan-parties';
 import { delinquentResponse, storedDelinquencyRange } from './delinquency';
@@ -27,8 +28,8 @@ import { code, decimal, id, integer } from './products';
  */
 export const dateText = v.pipe(
   v.string('must be a date string (YYYY-MM-DD, or in dateFormat).'),
-  v.minLength(1, 'must not be empty.'),
-  v.maxLength(40, 'must be at most 40 characters.'),
+  ...minChars(1, 'must not be empty.'),
+  ...maxChars(40, 'must be at most 40 characters.'),
   // A plain date shape (`9999-12-31`, `05/01/2026`) is left to the range check; any other text must not carry an
   // identifier or account number (domain/sensitive-data.ts reads an out-of-range date as a digit run).
   v.check(
@@ -114,7 +115,7 @@ export const approveLoanBody = v.pipe(
       v.pipe(
         v.string('must be a string.'),
         v.trim(),
-        v.maxLength(1000, 'must be at most 1000 characters.'),
+        ...maxChars(1000, 'must be at most 1000 characters.'),
         noSensitiveData(),
       ),
     ),
@@ -155,7 +156,7 @@ export const readLoanQuery = v.strictObject({
   associations: v.optional(
     v.pipe(
       v.string(),
-      v.maxLength(100),
+      ...maxChars(100, 'must be at most 100 characters.'),
       v.transform((s) => s.split(',').map((part) => part.trim())),
       v.check(
         (parts) => parts.every((part) => (associationNames as readonly string[]).includes(part)),

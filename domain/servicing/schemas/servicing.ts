@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { privacyRegimes } from '../../deadlines';
 import { guardedText, integerId, limitParam, offsetParam } from '../../validation/fields';
 import { refField } from '../../validation/refs';
+import { maxChars } from '../../validation/text-length';
 import { privacyOutcomes, privacyRequestTypes } from '../privacy-request';
 
 const id = v.pipe(
@@ -40,7 +41,7 @@ export const closeCaseBody = v.strictObject({
 
 export const effectsQuery = v.strictObject({
   limit: limitParam,
-  cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+  cursor: v.optional(v.pipe(v.string(), ...maxChars(1024, 'must be at most 1024 characters.'))),
 });
 
 export const createInteractionBody = v.strictObject({

@@ -9,6 +9,7 @@ import { isCalendarDate } from '../../customers/customer';
 import { eventTypes as catalogueEventTypes, subscribableEventTypes } from '../../events';
 import { findSensitiveData } from '../../sensitive-data';
 import { guardedText, integerId } from '../../validation/fields';
+import { maxChars, minChars } from '../../validation/text-length';
 
 export const subscriptionIdParam = v.strictObject({ subscriptionId: integerId('subscriptionId') });
 
@@ -27,8 +28,8 @@ function parsedUrl(url: string): URL | null {
  */
 const url = v.pipe(
   v.string(),
-  v.minLength(1, 'must not be empty.'),
-  v.maxLength(2048, 'must be at most 2048 characters.'),
+  ...minChars(1, 'must not be empty.'),
+  ...maxChars(2048, 'must be at most 2048 characters.'),
   v.check(
     (text) => parsedUrl(text) !== null,
     'must be an absolute URL such as https://hooks.example.com/in.',
@@ -115,7 +116,7 @@ const pageSize = v.optional(
   ),
   '50',
 );
-const cursor = v.optional(v.pipe(v.string(), v.maxLength(1024)));
+const cursor = v.optional(v.pipe(v.string(), ...maxChars(1024, 'must be at most 1024 characters.')));
 
 export const deliveryStates = ['PENDING', 'RETRYING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 
