@@ -28,7 +28,7 @@
  *
  * Usage: npm run bench:privacy [-- --duration 10 --concurrency 16 --cases 8 --processes 2 --topology both
  * --profile <dir> --statements] (`--profile`: CPU-profile the API processes of the production topology,
- * bench/cpu-profile.ts; `--statements`: list the SQL statements per request of each route, from pg_stat_statements).
+ * bench/cpu-profile.mjs; `--statements`: list the SQL statements per request of each route, from pg_stat_statements).
  * `runPrivacyBenchmark` is what `npm run bench` calls.
  */
 import { mkdirSync } from 'node:fs';
@@ -38,7 +38,6 @@ import { Client, Connection } from '@temporalio/client';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { createPlatformOperations } from '../activities';
-import type { Db } from '../db/client';
 import { apiRequest, requestToken } from '../scripts/http-client';
 import { operationDeps } from '../workers/config';
 import {
@@ -46,10 +45,12 @@ import {
   type ConcurrentRun,
   cpuMillisOf,
   isMainModule,
+  logStatements,
   measureConcurrent,
   option,
   startBenchStack,
   startService,
+  statementStatsSettings,
   type Topology,
   topologies,
   topologyLabel,
@@ -72,7 +73,7 @@ export interface PrivacyOptions {
   processes: number;
   /** Which service runs (bench/support.ts); default production. */
   topology?: Topology;
-  /** CPU-profile the API processes (production topology) into this folder (bench/cpu-profile.ts; bench/profile-top.ts reads them). */
+  /** CPU-profile the API processes (production topology) into this folder (bench/cpu-profile.mjs; bench/profile-top.ts reads them). */
   profileDir?: string | null;
   /**
    * Load pg_stat_statements into the bench's PostgreSQL and print, after each measured route round, every
@@ -114,9 +115,7 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
   if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
   const stack = await startBenchStack(
     'lending-bench-privacy-',
-    options.statements
-      ? { postgresSettings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000'] }
-      : {},
+    options.statements ? { postgresSettings: statementStatsSettings } : {},
   );
   const { config, db, temporal } = stack;
   try {
@@ -139,7 +138,7 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       logName: 'privacy',
       ...(options.profileDir
         ? {
-            apiNodeFlags: ['--import', './bench/cpu-profile.ts'],
+            apiNodeFlags: ['--import', './bench/cpu-profile.mjs'],
             env: { LOG_LEVEL: 'info', RATE_LIMIT_PER_SECOND: '1000000', CPU_PROFILE_DIR: options.profileDir },
           }
         : {}),
@@ -291,7 +290,7 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
       });
       const completed = result['2xx'];
       const backend = backendCpuSince(backendBefore, completed);
-      if (statementsOf) await logStatements(db, statementsOf, completed, log);
+      if (statementsOf) await logStatements(db, `the measured ${statementsOf} round`, completed, log);
       return {
         ...backend,
         cpuMsPerRequest: completed > 0 ? (serviceCpuMs() - cpuBefore) / completed : 0,
@@ -352,32 +351,6 @@ export async function runPrivacyBenchmark(options: PrivacyOptions): Promise<Priv
   } finally {
     await stack.stop();
   }
-}
-
-/**
- * Prints what pg_stat_statements counted since its last reset (every database user and statement, the benchmark's
- * own queries included): per statement, calls per answered request (`requests`), mean and total execution time in
- * ms, and the text (whitespace folded, cut at 150 characters); then the totals per request.
- */
-async function logStatements(db: Db, label: string, requests: number, log: BenchLog): Promise<void> {
-  const rows = (await db.execute(
-    sql`select calls::int as calls, mean_exec_time::float8 as mean, total_exec_time::float8 as total, query
-          from pg_stat_statements where query not like '%pg_stat_statements%' order by calls desc, total_exec_time desc`,
-  )) as unknown as { calls: number; mean: number; total: number; query: string }[];
-  const perRequest = (n: number) => (requests > 0 ? n / requests : 0);
-  log(`  statements during the measured ${label} round (${requests} requests answered 2xx):`);
-  log('     calls/req   mean ms   total ms  statement');
-  for (const row of rows) {
-    if (perRequest(row.calls) < 0.01) continue;
-    log(
-      `    ${perRequest(row.calls).toFixed(2).padStart(9)} ${row.mean.toFixed(3).padStart(9)} ${row.total.toFixed(0).padStart(10)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
-    );
-  }
-  const calls = rows.reduce((sum, row) => sum + row.calls, 0);
-  const total = rows.reduce((sum, row) => sum + row.total, 0);
-  log(
-    `    total: ${perRequest(calls).toFixed(1)} statements per request, ${perRequest(total).toFixed(3)} ms of execution per request`,
-  );
 }
 
 if (isMainModule(import.meta.url)) {

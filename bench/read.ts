@@ -486,7 +486,7 @@ export async function runReadBenchmark(options: ReadOptions): Promise<ReadFigure
       apiProcesses: processes,
       env: { ...env, ...(profileDir ? { CPU_PROFILE_DIR: profileDir } : {}) },
       // The API only: the worker's workflow threads cannot import a .ts file (so `--profile` needs `production`).
-      apiNodeFlags: profileDir ? ['--import', './bench/cpu-profile.ts'] : [],
+      apiNodeFlags: profileDir ? ['--import', './bench/cpu-profile.mjs'] : [],
       logName: 'read',
     });
     const serviceLog = path.join(dataDir, topology === 'single' ? 'read-service.log' : 'read-api.log');
@@ -679,7 +679,7 @@ if (isMainModule(import.meta.url)) {
       durationS: option('duration', 15),
       connections: option('connections', 32),
       processes: option('processes', availableParallelism()),
-      // `--profile <dir>`: the service is CPU-profiled (bench/cpu-profile.ts) into `<dir>/<topology>` (one process is profiled best).
+      // `--profile <dir>`: the service is CPU-profiled (bench/cpu-profile.mjs) into `<dir>/<topology>` (one process is profiled best).
       profileDir: at >= 0 ? path.join(path.resolve(process.argv[at + 1] ?? 'bench-profile'), topology) : null,
       log: (line) => console.log(line),
     });

@@ -8,6 +8,7 @@ import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { freePort, startEmbeddedPostgres } from '../db/embedded';
 import { applyMigrations } from '../db/migrate';
@@ -371,4 +372,43 @@ export async function startService(
       await stopProcess(worker);
     },
   };
+}
+
+/** PostgreSQL settings that load pg_stat_statements (`startBenchStack`'s `postgresSettings`, for `logStatements`). */
+export const statementStatsSettings = [
+  'shared_preload_libraries=pg_stat_statements',
+  'pg_stat_statements.max=1000',
+];
+
+/**
+ * Prints what pg_stat_statements counted since its last reset (every database user and statement, the benchmark's
+ * own queries included): per statement, calls per `unit` (`requests` of them: answered requests, boarded loans),
+ * mean and total execution time in ms, and the text (whitespace folded, cut at 150 characters); then the totals per
+ * `unit`. Needs the stack started with `statementStatsSettings` and the extension created.
+ */
+export async function logStatements(
+  db: Db,
+  label: string,
+  requests: number,
+  log: BenchLog,
+  unit = 'request',
+): Promise<void> {
+  const rows = (await db.execute(
+    sql`select calls::int as calls, mean_exec_time::float8 as mean, total_exec_time::float8 as total, query
+          from pg_stat_statements where query not like '%pg_stat_statements%' order by calls desc, total_exec_time desc`,
+  )) as unknown as { calls: number; mean: number; total: number; query: string }[];
+  const perRequest = (n: number) => (requests > 0 ? n / requests : 0);
+  log(`  statements during ${label} (${requests} ${unit}s):`);
+  log(`    calls/${unit.slice(0, 4)}   mean ms   total ms  statement`);
+  for (const row of rows) {
+    if (perRequest(row.calls) < 0.01) continue;
+    log(
+      `    ${perRequest(row.calls).toFixed(2).padStart(9)} ${row.mean.toFixed(3).padStart(9)} ${row.total.toFixed(0).padStart(10)}  ${row.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+    );
+  }
+  const calls = rows.reduce((sum, row) => sum + row.calls, 0);
+  const total = rows.reduce((sum, row) => sum + row.total, 0);
+  log(
+    `    total: ${perRequest(calls).toFixed(1)} statements per ${unit}, ${perRequest(total).toFixed(3)} ms of execution per ${unit}`,
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:boarding -- --loans 10000 --payments-per-loan 12 [--seed 1] [--topology production|single|both]
- * [--worker-queues <list>] [--profile <dir>]`: the boarding benchmark (docs/processes.md P3 targets: ≥ 60 loans/s, 10,000 loans with 12
+ * [--worker-queues <list>] [--profile <dir>] [--statements]`: the boarding benchmark (docs/processes.md P3 targets: ≥ 60 loans/s, 10,000 loans with 12
  * payments each in ≤ 3 minutes on 2 cores; 100,000 loans with flat memory), once per topology (default both).
  *
  * 1. The portfolio: generated with scripts/portfolio-generate.ts under `.data/boarding/`, or reused when a file of
@@ -11,9 +11,12 @@
  *    `scripts/start-worker.ts` process with every queue (boarding included, and the relays); `single` runs
  *    `scripts/start.ts`, what `npm start` runs. `--worker-queues boarding` runs the production worker with the
  *    boarding queue only (`npm run start:worker -- --queues boarding`, a boarding worker of its own). A credential for a fresh tenant from the admin CLI. With
- *    `--profile <dir>`, the service's processes write `<dir>/<pid>.cpuprofile` (bench/cpu-profile.ts).
- * 3. Boarding: `npm run board` (scripts/board.ts) as a child process (off a TTY, so it prints progress lines,
- *    echoed here); wall time from its start to its exit.
+ *    `--profile <dir>`, the service's processes write `<dir>/<pid>.cpuprofile` (bench/cpu-profile.mjs).
+ * 3. Boarding: `npm run board` (scripts/board.ts) as a child process (off a TTY, so it prints progress lines
+ *    every 2 s, echoed here with the seconds since the upload began); wall time from its start to its exit. The
+ *    progress lines also give the time of each phase (`BoardingPhases`): staging, validation, then each kind until
+ *    its last line is handled. With `--statements`, pg_stat_statements is loaded into the bench's PostgreSQL and
+ *    the statements of the boarding are printed per loan afterwards.
  * 4. Memory: every 500 ms, from /proc: the peak (`VmHWM`) of the API process(es), of the worker process (production),
  *    of the largest PostgreSQL process, of Temporal and of the CLI. CPU: the user + system seconds of the API
  *    processes, the worker, PostgreSQL and Temporal from the upload's start to the CLI's exit, and per loan.
@@ -40,11 +43,14 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import {
   type BenchStack,
+  logStatements,
   startBenchStack,
   startService,
+  statementStatsSettings,
   type Topology,
   topologies,
   topologyLabel,
@@ -78,11 +84,62 @@ export interface BoardingBenchOptions {
   apiProcesses?: number;
   /** `production`: the worker process's queues (`start-worker.ts --queues`, e.g. `boarding`); default every queue. */
   workerQueues?: string;
-  /** CPU-profile the service's processes (bench/cpu-profile.ts) into this folder (absolute). */
+  /** CPU-profile the service's processes (bench/cpu-profile.mjs) into this folder (absolute). */
   profileDir?: string;
   /** Measure the webhook backlog of the boarding (module note, step 7). */
   webhooks?: boolean;
+  /** Load pg_stat_statements and print the boarding's SQL statements per loan (bench/support.ts `logStatements`). */
+  statements?: boolean;
   log: (line: string) => void;
+}
+
+/** Seconds between the board CLI's progress lines (its `--progress-interval`): the resolution of the phase times. */
+const progressIntervalSeconds = 2;
+
+/**
+ * The phases of a batch, read from the board CLI's progress lines (`progress: <STATUS> … | <kind> <done>/<total>
+ * …`) with the seconds since the upload began: staging ends at the first progress line, validation at the first
+ * line past VALIDATING, and each kind (boarding order) when its done count first reaches its total (fundings and
+ * payments end with their loans). `summary` names each phase with its seconds, to ± the progress interval.
+ */
+export class BoardingPhases {
+  private firstProgress: number | null = null;
+  private runningFrom: number | null = null;
+  private readonly kindDone = new Map<string, number>();
+  private readonly kindOrder: string[] = [];
+
+  /** Reads one CLI line seen `seconds` after the upload began. */
+  see(seconds: number, line: string): void {
+    const match = /progress: ([A-Z_]+) .*?\| (.*)$/.exec(line);
+    if (!match) return;
+    this.firstProgress ??= seconds;
+    if (match[1] !== 'VALIDATING' && match[1] !== 'PENDING') this.runningFrom ??= seconds;
+    for (const [, kind, done, total] of (match[2] ?? '').matchAll(/(\w+) (\d+)\/(\d+)/g)) {
+      if (kind === undefined) continue;
+      if (!this.kindOrder.includes(kind)) this.kindOrder.push(kind);
+      if (Number(total) > 0 && Number(done) >= Number(total) && !this.kindDone.has(kind))
+        this.kindDone.set(kind, seconds);
+    }
+  }
+
+  /** `staging 4.7 s, validating 23.9 s, customer 51.2 s, …` over a run of `wallSeconds`. */
+  summary(wallSeconds: number): string {
+    if (this.firstProgress === null) return 'no progress line seen';
+    const parts = [`staging ${this.firstProgress.toFixed(1)} s`];
+    let from = this.firstProgress;
+    if (this.runningFrom !== null) {
+      parts.push(`validating ${(this.runningFrom - from).toFixed(1)} s`);
+      from = this.runningFrom;
+    }
+    for (const kind of this.kindOrder) {
+      const done = this.kindDone.get(kind);
+      if (done === undefined || done < from) continue;
+      if (done > from) parts.push(`${kind} ${(done - from).toFixed(1)} s`);
+      from = done;
+    }
+    if (wallSeconds > from) parts.push(`the end ${(wallSeconds - from).toFixed(1)} s`);
+    return parts.join(', ');
+  }
 }
 
 /** What one boarding run measured (seconds, counts, KiB). */
@@ -294,7 +351,11 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
     );
 
     const serviceStarted = Date.now();
-    stack = await startBenchStack('bench-boarding-');
+    stack = await startBenchStack(
+      'bench-boarding-',
+      options.statements ? { postgresSettings: statementStatsSettings } : {},
+    );
+    if (options.statements) await stack.db.execute(sql`create extension if not exists pg_stat_statements`);
     const env: NodeJS.ProcessEnv = {
       LOG_LEVEL: 'warn',
       // Raised for the benchmark, as for the bench client below: the limiter never answers 429 here.
@@ -307,7 +368,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       apiProcesses,
       logName: 'boarding',
       ...(options.workerQueues ? { workerArgs: ['--queues', options.workerQueues] } : {}),
-      ...(options.profileDir ? { nodeFlags: ['--import', './bench/cpu-profile.ts'] } : {}),
+      ...(options.profileDir ? { nodeFlags: ['--import', './bench/cpu-profile.mjs'] } : {}),
     });
     say(
       `  service: ${topologyLabel(topology, apiProcesses)} (API pid ${service.apiPid}, worker pid ${service.workerPid}) ready in ${((Date.now() - serviceStarted) / 1000).toFixed(1)} s at ${service.baseUrl}`,
@@ -342,7 +403,9 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       postgres: cpuOfTrees([roots.postgres]),
       temporal: cpuOfTrees([roots.temporal]),
     };
+    if (options.statements) await stack.db.execute(sql`select pg_stat_statements_reset()`);
     const boardStarted = Date.now();
+    const phases = new BoardingPhases();
     cli = await startChild(
       tsxBin,
       [
@@ -354,7 +417,7 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
         '--base-url',
         service.baseUrl,
         '--progress-interval',
-        '10',
+        String(progressIntervalSeconds),
       ],
       {
         env: {
@@ -363,7 +426,11 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
           SERVICE_CLIENT_SECRET: credential.clientSecret,
         },
         ready: null,
-        echo: (line) => say(`  | ${line}`),
+        echo: (line) => {
+          const seconds = (Date.now() - boardStarted) / 1000;
+          phases.see(seconds, line);
+          say(`  | ${seconds.toFixed(1).padStart(6)} s  ${line}`);
+        },
       },
     );
     const cliMemory = sampleTreeMemory(() => cli?.pid ?? null);
@@ -415,6 +482,8 @@ export async function runBoardingBenchmark(options: BoardingBenchOptions): Promi
       `  COPY floor: ${floor.rows} rows into a scratch table in ${floor.seconds.toFixed(2)} s (${(floor.rows / floor.seconds).toFixed(0)} rows/s)`,
     );
     say(`  boarding / COPY: ${(wallSeconds / floor.seconds).toFixed(1)}× the physical floor`);
+    say(`  phases (from the progress lines, ±${progressIntervalSeconds} s): ${phases.summary(wallSeconds)}`);
+    if (options.statements) await logStatements(stack.db, 'the boarding', kinds.loan ?? 0, say, 'loan');
     if (backlog) for (const line of backlog) say(`  ${line}`);
     return {
       topology,
@@ -450,6 +519,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       profile: { type: 'string' },
       'worker-queues': { type: 'string' },
       webhooks: { type: 'boolean', default: false },
+      statements: { type: 'boolean', default: false },
     },
   });
   let exitCode = 2;
@@ -466,6 +536,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         paymentsPerLoan: wholeNumber('payments-per-loan', values['payments-per-loan'], 12),
         seed: wholeNumber('seed', values.seed, 1),
         webhooks: values.webhooks ?? false,
+        statements: values.statements ?? false,
         ...(values['worker-queues'] ? { workerQueues: values['worker-queues'] } : {}),
         ...(values.profile ? { profileDir: path.resolve(values.profile) } : {}),
         log: (line) => process.stdout.write(`${line}\n`),

@@ -12,7 +12,13 @@ import { externalPaymentOf } from '../../domain/payments/schemas/recorded-paymen
 import { createCustomerActivities } from '../customers';
 import type { BoardCustomerInput, BoardCustomerResult } from '../customers/board-customer';
 import { boardCustomerInTx } from '../customers/board-customer';
-import { lockCustomers } from '../customers/records';
+import {
+  CustomerHistoryBuffer,
+  type CustomerWriteBuffers,
+  flushCustomerWrites,
+  lockCustomers,
+} from '../customers/records';
+import { verifyPaymentInstrumentInTx } from '../customers/verify-payment-instrument';
 import type { Deps } from '../deps';
 import { createLendingActivities } from '../lending';
 import { type BoardLoanInput, type BoardLoanResult, boardLoanInTx } from '../lending/board-loan';
@@ -25,7 +31,7 @@ import {
   savepointMark,
 } from '../lending/loan-chunk';
 import type { RecordExternalPaymentHistoryResult } from '../lending/record-external-payment-history';
-import { withEventOrigin } from '../platform/outbox';
+import { OutboxBuffer, withEventOrigin } from '../platform/outbox';
 import { boardingRequestKey, lineError, lineShape, loanNotBoarded, underBody } from './line-mappers';
 import { type BoardingBody, bodyReferenceError, parseLineBody } from './line-schemas';
 import {
@@ -583,22 +589,51 @@ export function boardBoardingChunk(deps: Deps) {
       customerId: number | null;
       /** The `externalRecordRef`s of the loan's fundings and payments (loans). */
       refs: LoanChunkRefs;
-      run: (tx: Tx, now: Date, chunk: LoanChunk | null) => Promise<() => void>;
+      /** Boards the line in `tx`: a loan with the chunk's `chunk`, a customer with its `customers` buffers. */
+      run: (
+        tx: Tx,
+        now: Date,
+        chunk: LoanChunk | null,
+        customers: CustomerWriteBuffers | null,
+      ) => Promise<() => void>;
     };
-    /** The one-step boarding of a `customer` or `loan` line, when it can board with others; else null. */
+    /**
+     * The one-step boarding of a `customer`, `loan` or `verification` line, when it can board with others; else
+     * null.
+     */
     const planTogether = (line: StagedLine): TogetherPlan | null => {
-      if (line.kind !== 'customer' && line.kind !== 'loan') return null;
-      if (line.kind === 'customer' && idOf('customer', line.sourceRef) !== undefined) return null;
+      if (line.kind !== 'customer' && line.kind !== 'loan' && line.kind !== 'verification') return null;
+      if (line.kind !== 'loan' && idOf(line.kind, line.sourceRef) !== undefined) return null;
       const parsed = parseLineBody(line.kind, line.body);
       if (!parsed.ok) return null;
       const requestKey = boardingRequestKey(line.kind, line.sourceRef);
+      if (line.kind === 'verification') {
+        const { customerSourceRef, instrumentSourceRef, ...b } = parsed.value as BoardingBody<'verification'>;
+        const customerId = idOf('customer', customerSourceRef);
+        const instrumentId = idOf('paymentInstrument', `${customerSourceRef}/${instrumentSourceRef}`);
+        if (customerId === undefined || instrumentId === undefined) return null;
+        return {
+          // Locked with the chunk's other customers, in id order, before the first line.
+          customerId,
+          refs: { fundingRefs: [], paymentRefs: [] },
+          run: async (tx, _now, _chunk, customers) => {
+            const r = await verifyPaymentInstrumentInTx(
+              deps,
+              tx,
+              { ...context, customerId, instrumentId, ...b },
+              { customerLocked: true, ...(customers ? { buffers: customers } : {}) },
+            );
+            return () => done(line, r.instrumentId);
+          },
+        };
+      }
       if (line.kind === 'customer') {
         const plan = customerPlan(line, parsed.value as BoardingBody<'customer'>, requestKey);
         return {
           customerId: null,
           refs: { fundingRefs: [], paymentRefs: [] },
-          run: async (tx) => {
-            const result = await boardCustomerInTx(deps, tx, plan.input);
+          run: async (tx, _now, _chunk, customers) => {
+            const result = await boardCustomerInTx(deps, tx, plan.input, customers ?? undefined);
             return () => plan.settle(result);
           },
         };
@@ -619,10 +654,12 @@ export function boardBoardingChunk(deps: Deps) {
     };
 
     /**
-     * The chunk's customers or loans boarded together: consecutive lines that can board in one step
-     * (`planTogether`: `boardCustomer`, `boardLoan`) are boarded in ONE tenant transaction, each under a savepoint
-     * (`boardCustomerInTx`, `boardLoanInTx`), the loans' borrowers locked first in id order (`lockCustomers`) so
-     * that parallel chunks sharing a borrower wait instead of deadlocking. The loans share one `LoanChunk`
+     * The chunk's customers, loans or verifications boarded together: consecutive lines that can board in one step
+     * (`planTogether`: `boardCustomer`, `boardLoan`, `verifyPaymentInstrument`) are boarded in ONE tenant
+     * transaction, each under a savepoint (`boardCustomerInTx`, `boardLoanInTx`, `verifyPaymentInstrumentInTx`), the
+     * loans' borrowers and the verified instruments' customers locked first in id order (`lockCustomers`) so that
+     * parallel chunks sharing a customer wait instead of deadlocking. Customers and verifications hold their history
+     * entries and events back for the transaction (customers/records.ts `CustomerWriteBuffers`), as loans do. The loans share one `LoanChunk`
      * (activities/lending/loan-chunk.ts: the product, charge and calendar reads made once, the chart of accounts
      * ensured once, their history entries and events written by one multi-row statement each before the commit; a
      * loan whose savepoint rolled back leaves nothing in those buffers). The first line that cannot (already
@@ -660,20 +697,33 @@ export function boardBoardingChunk(deps: Deps) {
                 })
               : null;
           if (!chunk) await lockCustomers(tx, input.tenantId, borrowerIds);
+          // Customers hold their history entries and events back the same way (customers/records.ts).
+          const customers: CustomerWriteBuffers | null =
+            (input.kind === 'customer' || input.kind === 'verification') && deps.boardingLoanChunks !== false
+              ? { history: new CustomerHistoryBuffer(), outbox: new OutboxBuffer() }
+              : null;
           const settled: (() => void)[] = [];
           let stoppedAt = stop;
           for (const [i, plan] of plans.entries()) {
             const mark = chunk ? savepointMark(chunk) : null;
+            const customersMark = customers
+              ? { history: customers.history.mark(), outbox: customers.outbox.mark() }
+              : null;
             try {
-              settled.push(await tx.transaction((savepoint) => plan.run(savepoint, now, chunk)));
+              settled.push(await tx.transaction((savepoint) => plan.run(savepoint, now, chunk, customers)));
             } catch (err) {
               if (!lineError(err)) throw err;
               if (chunk && mark) rollbackToMark(chunk, mark);
+              if (customers && customersMark) {
+                customers.history.truncate(customersMark.history);
+                customers.outbox.truncate(customersMark.outbox);
+              }
               stoppedAt = from + i;
               break;
             }
           }
           if (chunk) await flushLoanChunk(tx, chunk);
+          if (customers) await flushCustomerWrites(tx, customers);
           return { settled, stoppedAt };
         });
         for (const settle of segment.settled) settle();
@@ -683,7 +733,8 @@ export function boardBoardingChunk(deps: Deps) {
       }
     };
 
-    if (input.kind === 'loan' || input.kind === 'customer') await boardTogether();
+    if (input.kind === 'loan' || input.kind === 'customer' || input.kind === 'verification')
+      await boardTogether();
     else if (input.kind !== 'funding' && input.kind !== 'payment')
       for (const line of lines) await perLine(line);
     await withTenantTransaction(deps.db, input.tenantId, (tx) => writeOutcomes(tx, where, outcomes, boarded));

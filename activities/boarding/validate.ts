@@ -144,8 +144,19 @@ export function validateBoardingPage(deps: Deps) {
         references.set(lineNo, refs);
         wanted.push(...refs);
       }
+      // A verification's instrument may have been boarded by an earlier batch: those refs are read with the rest.
+      const instruments: { kind: string; sourceRef: string }[] = [];
+      if (input.kind === 'verification') {
+        for (const body of parsed.values()) {
+          if (typeof body.customerSourceRef === 'string' && typeof body.instrumentSourceRef === 'string')
+            instruments.push({
+              kind: 'paymentInstrument',
+              sourceRef: `${body.customerSourceRef}/${body.instrumentSourceRef}`,
+            });
+        }
+      }
       const batchLines = await readLinesByRef(tx, { ...where, refs: wanted });
-      const boardedBefore = await readSourceRefs(tx, input.tenantId, wanted);
+      const boardedBefore = await readSourceRefs(tx, input.tenantId, [...wanted, ...instruments]);
       const linesOfRef = new Map<string, typeof batchLines>();
       for (const l of batchLines) {
         const key = refKey(l.kind, l.sourceRef);
@@ -177,12 +188,10 @@ export function validateBoardingPage(deps: Deps) {
           if (valid) {
             if (input.kind === 'verification' && ref.kind === 'customer') {
               const instrument = body.instrumentSourceRef as string;
-              const instrumentBoarded = (
-                await readSourceRefs(tx, input.tenantId, [
-                  { kind: 'paymentInstrument', sourceRef: `${ref.sourceRef}/${instrument}` },
-                ])
-              ).size;
-              if (!instrumentRefsOf(valid.body).includes(instrument) && instrumentBoarded === 0) {
+              const instrumentBoarded = boardedBefore.has(
+                refKey('paymentInstrument', `${ref.sourceRef}/${instrument}`),
+              );
+              if (!instrumentRefsOf(valid.body).includes(instrument) && !instrumentBoarded) {
                 failures.set(
                   line.lineNo,
                   bodyReferenceError(

@@ -120,20 +120,24 @@ export async function addCustomerIdentifierInTx(
     );
   }
   if (created) {
-    await recordCustomerChange(tx, {
-      tenantId: input.tenantId,
-      customerId: input.customerId,
-      action: 'IDENTIFIER_ADDED',
-      detail: {
-        identifierId: row.id,
-        identifierType: row.identifierType,
-        issuingCountry: row.issuingCountry,
-        mask: row.mask,
+    await recordCustomerChange(
+      tx,
+      {
+        tenantId: input.tenantId,
+        customerId: input.customerId,
+        action: 'IDENTIFIER_ADDED',
+        detail: {
+          identifierId: row.id,
+          identifierType: row.identifierType,
+          issuingCountry: row.issuingCountry,
+          mask: row.mask,
+        },
+        actor: input.actor,
+        correlationId: input.correlationId,
+        occurredAt: now,
       },
-      actor: input.actor,
-      correlationId: input.correlationId,
-      occurredAt: now,
-    });
+      held.buffers?.history,
+    );
   }
   return {
     identifierId: row.id,

@@ -91,15 +91,19 @@ export async function addPaymentInstrumentInTx(
     );
   }
   if (created) {
-    await recordCustomerChange(tx, {
-      tenantId: input.tenantId,
-      customerId: input.customerId,
-      action: 'INSTRUMENT_ADDED',
-      detail: { instrumentId: row.id, instrumentType: row.instrumentType, lastFour: row.lastFour },
-      actor: input.actor,
-      correlationId: input.correlationId,
-      occurredAt: now,
-    });
+    await recordCustomerChange(
+      tx,
+      {
+        tenantId: input.tenantId,
+        customerId: input.customerId,
+        action: 'INSTRUMENT_ADDED',
+        detail: { instrumentId: row.id, instrumentType: row.instrumentType, lastFour: row.lastFour },
+        actor: input.actor,
+        correlationId: input.correlationId,
+        occurredAt: now,
+      },
+      held.buffers?.history,
+    );
   }
   return { instrumentId: row.id, verificationStatus: row.verificationStatus, state: row.state };
 }

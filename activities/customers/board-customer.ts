@@ -4,7 +4,7 @@ import { type AddIdentifierInput, addCustomerIdentifierInTx } from './add-identi
 import { type AddPaymentInstrumentInput, addPaymentInstrumentInTx } from './add-payment-instrument';
 import { type CreateCustomerInput, type CreateCustomerResult, createCustomerInTx } from './create-customer';
 import { type RecordConsentInput, recordCustomerConsentInTx } from './record-consent';
-import { lockCustomer } from './records';
+import { type CustomerWriteBuffers, lockCustomer } from './records';
 
 /** An item of the customer: its operation's fields without the customer and the context. */
 type ItemOf<T> = Omit<T, 'customerId' | keyof OperationContext>;
@@ -43,20 +43,23 @@ export function boardCustomer(deps: Deps) {
 /**
  * `boardCustomer` inside the caller's tenant transaction `tx` (the same steps, rows, events, results and errors, at
  * one instant read from `deps.clock()`). Portfolio boarding runs the customers of one chunk in one transaction this
- * way, each under a savepoint (activities/boarding/board-boarding-chunk.ts).
+ * way, each under a savepoint (activities/boarding/board-boarding-chunk.ts), with the chunk's `buffers`: the
+ * history entries and events of its customers are then written by one multi-row statement each before the commit
+ * (records.ts `flushCustomerWrites`).
  */
 export async function boardCustomerInTx(
   deps: Deps,
   tx: Tx,
   input: BoardCustomerInput,
+  buffers?: CustomerWriteBuffers,
 ): Promise<BoardCustomerResult> {
   const at = deps.clock();
   const once: Deps = { ...deps, clock: () => at };
-  const created = await createCustomerInTx(once, tx, input.customer);
-  // A customer inserted by this transaction is invisible to others until commit; one created earlier (a replay
-  // of its request key) is locked here, once, for all its items.
-  await lockCustomer(tx, input.customer.tenantId, created.customerId);
-  const held = { customerLocked: true };
+  const { inserted, ...created } = await createCustomerInTx(once, tx, input.customer, buffers);
+  // A customer inserted by this transaction is invisible to others until commit, so no other transaction can
+  // touch it; one created earlier (a replay of its request key) is locked here, once, for all its items.
+  if (!inserted) await lockCustomer(tx, input.customer.tenantId, created.customerId);
+  const held = { customerLocked: true, ...(buffers ? { buffers } : {}) };
   const context = {
     tenantId: input.customer.tenantId,
     actor: input.customer.actor ?? null,

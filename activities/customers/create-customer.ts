@@ -8,7 +8,7 @@ import { DomainError, validationError } from '../../domain/errors';
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
 import { writeOutboxEvent } from '../platform/outbox';
-import { recordCustomerChange } from './records';
+import { type CustomerWriteBuffers, recordCustomerChange } from './records';
 
 /** One postal address of a customer. */
 export interface AddressInput {
@@ -64,19 +64,25 @@ export interface CreateCustomerResult {
  */
 export function createCustomer(deps: Deps) {
   return async (input: CreateCustomerInput): Promise<CreateCustomerResult> =>
-    withTenantTransaction(deps.db, input.tenantId, (tx) => createCustomerInTx(deps, tx, input));
+    withTenantTransaction(deps.db, input.tenantId, async (tx) => {
+      const { inserted: _, ...result } = await createCustomerInTx(deps, tx, input);
+      return result;
+    });
 }
 
 /**
  * `createCustomer` inside the caller's tenant transaction `tx`: the same checks, rows, events and result, for an
- * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts).
- * Errors: those of `createCustomer`.
+ * operation that boards a customer with its items in one transaction (activities/customers/board-customer.ts), and
+ * `inserted`: whether this call inserted the customer (false: a replay of its request key answered the earlier
+ * one). With `buffers` the history entry and the event are held there instead of written (records.ts
+ * `CustomerWriteBuffers`). Errors: those of `createCustomer`.
  */
 export async function createCustomerInTx(
   deps: Deps,
   tx: Tx,
   input: CreateCustomerInput,
-): Promise<CreateCustomerResult> {
+  buffers?: CustomerWriteBuffers,
+): Promise<CreateCustomerResult & { inserted: boolean }> {
   const now = deps.clock();
   if (input.dateOfBirth) {
     const problem = dateOfBirthProblem(input.dateOfBirth, now);
@@ -122,7 +128,7 @@ export async function createCustomerInTx(
         .select({ id: customers.id, customerRef: customers.customerRef })
         .from(customers)
         .where(and(eq(customers.tenantId, input.tenantId), eq(customers.requestKey, input.requestKey)));
-      if (same) return { customerId: same.id, customerRef: same.customerRef };
+      if (same) return { customerId: same.id, customerRef: same.customerRef, inserted: false };
     }
     if (input.externalId) {
       throw new DomainError(
@@ -154,26 +160,34 @@ export async function createCustomerInTx(
       .insert(contactPoints)
       .values(contacts.map((cp) => ({ tenantId: input.tenantId, customerId, ...cp, createdAt: now })));
   }
-  await recordCustomerChange(tx, {
-    tenantId: input.tenantId,
-    customerId,
-    action: 'CUSTOMER_CREATED',
-    detail: {
-      externalId: input.externalId ?? null,
-      addressCount: input.addresses?.length ?? 0,
-      contactPointCount: contacts.length,
+  await recordCustomerChange(
+    tx,
+    {
+      tenantId: input.tenantId,
+      customerId,
+      action: 'CUSTOMER_CREATED',
+      detail: {
+        externalId: input.externalId ?? null,
+        addressCount: input.addresses?.length ?? 0,
+        contactPointCount: contacts.length,
+      },
+      actor: input.actor,
+      correlationId: input.correlationId,
+      occurredAt: now,
     },
-    actor: input.actor,
-    correlationId: input.correlationId,
-    occurredAt: now,
-  });
-  await writeOutboxEvent(tx, {
-    tenantId: input.tenantId,
-    eventType: 'customer.created',
-    subjectId: customerId,
-    data: { customerId, customerRef: created.customerRef, externalId: input.externalId ?? null },
-    occurredAt: now,
-    dedupeKey: `customer/${customerId}/created`,
-  });
-  return { customerId, customerRef: created.customerRef };
+    buffers?.history,
+  );
+  await writeOutboxEvent(
+    tx,
+    {
+      tenantId: input.tenantId,
+      eventType: 'customer.created',
+      subjectId: customerId,
+      data: { customerId, customerRef: created.customerRef, externalId: input.externalId ?? null },
+      occurredAt: now,
+      dedupeKey: `customer/${customerId}/created`,
+    },
+    buffers?.outbox,
+  );
+  return { customerId, customerRef: created.customerRef, inserted: true };
 }

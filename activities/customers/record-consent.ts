@@ -82,21 +82,25 @@ export async function recordCustomerConsentInTx(
     const existing = await rowOfRequestKey(tx, consents, input.tenantId, input.requestKey);
     return { consentId: existing.id };
   }
-  await recordCustomerChange(tx, {
-    tenantId: input.tenantId,
-    customerId: input.customerId,
-    action: 'CONSENT_RECORDED',
-    detail: {
-      consentId: created.id,
-      consentType: input.consentType,
-      granted: input.granted,
-      captureMethod: input.captureMethod,
-      evidenceRef: input.evidenceRef,
-      capturedAt: capturedAt.toISOString(),
+  await recordCustomerChange(
+    tx,
+    {
+      tenantId: input.tenantId,
+      customerId: input.customerId,
+      action: 'CONSENT_RECORDED',
+      detail: {
+        consentId: created.id,
+        consentType: input.consentType,
+        granted: input.granted,
+        captureMethod: input.captureMethod,
+        evidenceRef: input.evidenceRef,
+        capturedAt: capturedAt.toISOString(),
+      },
+      actor: input.actor,
+      correlationId: input.correlationId,
+      occurredAt: now,
     },
-    actor: input.actor,
-    correlationId: input.correlationId,
-    occurredAt: now,
-  });
+    held.buffers?.history,
+  );
   return { consentId: created.id };
 }

@@ -8,7 +8,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { customerHistory, customers } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
 import { notFound } from '../../domain/errors';
-import type { BufferMark } from '../platform/outbox';
+import type { BufferMark, OutboxBuffer } from '../platform/outbox';
 
 /**
  * Locks the customer row `FOR UPDATE` for the rest of the transaction, serializing every change
@@ -49,6 +49,24 @@ export async function lockCustomers(
 export interface CustomerTxHeld {
   /** The transaction already holds the customer's row lock (`lockCustomer`, or it inserted the row itself). */
   customerLocked?: boolean;
+  /** Hold the history entries and events back in these buffers (`CustomerWriteBuffers`) instead of writing them. */
+  buffers?: CustomerWriteBuffers;
+}
+
+/**
+ * Where a transaction that writes many customers (a boarding chunk of customer lines) holds their history entries
+ * and events, to write them as one multi-row statement each before it commits (`flushCustomerWrites`); a portfolio
+ * boarding's `LoanChunk` has the same two buffers.
+ */
+export interface CustomerWriteBuffers {
+  history: CustomerHistoryBuffer;
+  outbox: OutboxBuffer;
+}
+
+/** Writes what `buffers` hold: the history entries (bumping their customers' `updated_at`), then the events. */
+export async function flushCustomerWrites(tx: Tx, buffers: CustomerWriteBuffers): Promise<void> {
+  await buffers.history.flush(tx);
+  await buffers.outbox.flush(tx);
 }
 
 export interface CustomerChange {

@@ -991,7 +991,13 @@ describe('the loans of a chunk boarded in one transaction', () => {
           enableAutoRepaymentForDownPayment: true,
         },
       });
-      for (let n = 1; n <= 8; n++) lines.push(customerLine(p, n));
+      for (let n = 1; n <= 8; n++) {
+        lines.push(customerLine(p, n));
+        // In the middle of the customers' chunk, one whose externalId another customer has (409 at its insert): its
+        // savepoint rolls back, dropping what it held back, and it fails alone.
+        const clash = customerLine(p, 9);
+        if (n === 4) lines.push({ ...clash, body: { ...clash.body, externalId: `${p}-cust-2` } });
+      }
       // Borrower 4 may not be disbursed to: its loan boards APPROVED, its funding and payments fail alone.
       lines.push({
         kind: 'restriction',
@@ -1042,6 +1048,20 @@ describe('the loans of a chunk boarded in one transaction', () => {
         (own[2] as TestLine).body.currency = 'EUR';
         (own[3] as TestLine).body.externalRecordRef = `${p}-loan-1-pay-1`;
       });
+      // Verifications, in one transaction; the second one's verifiedAt is in the future (400 from the operation):
+      // its savepoint rolls back and it fails alone.
+      for (const n of [1, 2, 3]) {
+        lines.push({
+          kind: 'verification',
+          sourceRef: `${p}-verify-${n}`,
+          body: {
+            customerSourceRef: `${p}-cust-${n}`,
+            instrumentSourceRef: 'bank',
+            verificationSource: 'PLAID_AUTH',
+            ...(n === 2 ? { verifiedAt: '2999-01-01T00:00:00Z' } : {}),
+          },
+        });
+      }
       return lines;
     };
     const reference = createActivities({ ...h.deps, boardingLoanChunks: false });
@@ -1064,7 +1084,10 @@ describe('the loans of a chunk boarded in one transaction', () => {
     expect(
       a.events.some((e) => (e.data as { transactionType?: string }).transactionType === 'DOWN_PAYMENT'),
     ).toBe(true);
-    expect(a.lines.filter((l) => l.state === 'FAILED').length).toBeGreaterThanOrEqual(3 + 3 + 2);
+    expect(a.lines.filter((l) => l.state === 'FAILED').length).toBeGreaterThanOrEqual(3 + 3 + 2 + 1);
+    expect(a.customers.length).toBe(8);
+    expect(a.customerHistory.filter((h) => h.action === 'INSTRUMENT_VERIFIED').length).toBe(2);
+    expect(a.eventCounts['customer.created']).toBe(8);
     expect(a.lines).toEqual(b.lines);
     expect(a.loans).toEqual(b.loans);
     expect(a.installments).toEqual(b.installments);

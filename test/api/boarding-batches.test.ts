@@ -10,8 +10,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { analyzeAfterLines } from '../../activities/boarding/stage-batch';
 import { boardingBatches, boardingLines, workflowStartIntents } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
 import { boardingWorkflowId, taskQueues } from '../../domain/ids';
@@ -417,6 +418,27 @@ describe('a batch', () => {
 });
 
 describe('a large upload', () => {
+  it('analyzes boarding_lines after an upload of 1,000 lines or more, so the boarding reads by parent ref use its index', async () => {
+    const lastAnalyze = async () => {
+      const rows = (await ctx.db.execute(
+        sql`select last_analyze from pg_stat_user_tables where relname = 'boarding_lines'`,
+      )) as unknown as { last_analyze: Date | string | null }[];
+      const at = rows[0]?.last_analyze ?? null;
+      return at === null ? 0 : new Date(at).getTime();
+    };
+    const before = await lastAnalyze();
+    const lines = Array.from(
+      { length: analyzeAfterLines },
+      (_, i) =>
+        `{"kind":"payment","sourceRef":"pa-${i}","body":{"loanSourceRef":"ln-${i % 40}","amount":"10.00","currency":"USD","effectiveDate":"2025-06-01","source":"IMPORT"}}`,
+    ).join('\n');
+    const res = await upload(cred, lines, { query: '?fileName=analyzed.ndjson' });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(await lastAnalyze()).toBeGreaterThan(before);
+    const cancelled = await call(ctx, cred, 'POST', `/v1/boarding/batches/${res.body.batchId}/cancel`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+  });
+
   it('stages 200,000 generated lines streamed without the process growing by more than ~100 MB', async () => {
     const total = 200_000;
     const perChunk = 2_000;
