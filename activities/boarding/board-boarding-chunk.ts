@@ -659,8 +659,8 @@ export function boardBoardingChunk(deps: Deps) {
      * transaction, each under a savepoint (`boardCustomerInTx`, `boardLoanInTx`, `verifyPaymentInstrumentInTx`), the
      * loans' borrowers and the verified instruments' customers locked first in id order (`lockCustomers`) so that
      * parallel chunks sharing a customer wait instead of deadlocking. Customers and verifications hold their history
-     * entries and events back for the transaction (customers/records.ts `CustomerWriteBuffers`), as loans do. The loans share one `LoanChunk`
-     * (activities/lending/loan-chunk.ts: the product, charge and calendar reads made once, the chart of accounts
+     * entries and events back for the transaction (customers/records.ts `CustomerWriteBuffers`), as loans do. The
+     * loans share one `LoanChunk` (activities/lending/loan-chunk.ts: the product, charge and calendar reads made once, the chart of accounts
      * ensured once, their history entries and events written by one multi-row statement each before the commit; a
      * loan whose savepoint rolled back leaves nothing in those buffers). The first line that cannot (already
      * boarded, not parsing, a missing reference, a line error rolled back to its savepoint) ends the transaction,

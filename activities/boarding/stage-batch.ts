@@ -218,12 +218,6 @@ async function batchOfRequestKey(deps: Deps, tenantId: string, requestKey: strin
   return rows[0] ?? null;
 }
 
-/**
- * Stages an upload as a new batch (module note) → the batch `{batchId, status: "STAGED", records, malformed}` and
- * the process to start. With a `requestKey` already used in the tenant, answers that batch (`replayed`) without
- * reading the body. Malformed lines are staged FAILED with their Shape A error, never fatal. Errors: 503 when the
- * transaction had to be rerun (the body is read once: send the upload again); database errors as they come.
- */
 /** Uploads of at least this many lines are followed by `analyzeStagedLines`. */
 export const analyzeAfterLines = 1_000;
 
@@ -243,6 +237,12 @@ async function analyzeStagedLines(deps: Deps): Promise<void> {
   }
 }
 
+/**
+ * Stages an upload as a new batch (module note) → the batch `{batchId, status: "STAGED", records, malformed}` and
+ * the process to start. With a `requestKey` already used in the tenant, answers that batch (`replayed`) without
+ * reading the body. Malformed lines are staged FAILED with their Shape A error, never fatal. Errors: 503 when the
+ * transaction had to be rerun (the body is read once: send the upload again); database errors as they come.
+ */
 export function stageBoardingBatch(deps: Deps) {
   return async (input: StageBoardingBatchInput): Promise<StageBoardingBatchResult> => {
     const requestKey = input.requestKey ?? null;

@@ -32,7 +32,7 @@ import { readLoanChargeDefinitions } from '../../db/queries/lending/loans';
 import { type ProductForLoan, readProductForLoan } from '../../db/queries/lending/products';
 import { fundings, payments, reconciliationItems, restrictions } from '../../db/schema';
 import type { Tx } from '../../db/tenant-tx';
-import { CustomerHistoryBuffer, lockCustomers } from '../customers/records';
+import { CustomerHistoryBuffer, flushCustomerWrites, lockCustomers } from '../customers/records';
 import { type BufferMark, OutboxBuffer } from '../platform/outbox';
 import { ensureChartOfAccounts, type RepostDeferredWrites, writeDeferredRepostWrites } from './repost-loan';
 
@@ -258,8 +258,7 @@ export function rollbackToMark(chunk: LoanChunk, mark: LoanChunkMark): void {
  * loan's events keep their order. A savepoint rolled back afterwards takes them back (`rollbackToMark`).
  */
 export async function flushLoanChunkEvents(tx: Tx, chunk: LoanChunk): Promise<void> {
-  await chunk.history.flush(tx);
-  await chunk.outbox.flush(tx);
+  await flushCustomerWrites(tx, chunk);
 }
 
 /**
