@@ -53,6 +53,7 @@ import { issueAccessToken } from './platform/tokens';
 import { activateVoiceWorkflowVersion } from './servicing/activate-voice-workflow-version';
 import { addEvidence } from './servicing/add-evidence';
 import { applyContactConsentUpdate } from './servicing/apply-contact-consent-update';
+import { changeDocumentTitle } from './servicing/change-document-title';
 import { closeCase } from './servicing/close-case';
 import { completeTask } from './servicing/complete-task';
 import { createCaseType } from './servicing/create-case-type';
@@ -123,6 +124,7 @@ export function createActivities(deps: Deps) {
     closeCase: closeCase(deps),
     logInteraction: logInteraction(deps),
     addEvidence: addEvidence(deps),
+    changeDocumentTitle: changeDocumentTitle(deps),
     completeTask: completeTask(deps),
     createCaseType: createCaseType(deps),
     publishFieldDefinitions: publishFieldDefinitions(deps),

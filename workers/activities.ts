@@ -17,14 +17,22 @@ import type { Activities } from '../activities';
 import { permanentDataErrorAsDomainError, withoutQueryParameters } from '../db/errors';
 import { DomainError } from '../domain/errors';
 
+/**
+ * A set of activity names checked against `Activities`: a name that is not an activity's (misspelled, or the
+ * activity renamed) fails the typecheck instead of silently dropping the activity's heartbeat.
+ */
+export function activityNames(...names: (keyof Activities)[]): ReadonlySet<string> {
+  return new Set<string>(names);
+}
+
 /** Operations that heartbeat while they run (module note). */
-export const heartbeatingActivities: ReadonlySet<string> = new Set(['boardBoardingChunk', 'closeCobChunk']);
+export const heartbeatingActivities = activityNames('boardBoardingChunk', 'closeCobChunk');
 
 /**
  * Operations that also report their own progress: their input gets `onProgress`, which heartbeats (a
  * close-of-business chunk calls it after each loan's step, docs/processes.md P7).
  */
-export const progressReportingActivities: ReadonlySet<string> = new Set(['closeCobChunk']);
+export const progressReportingActivities = activityNames('closeCobChunk');
 
 export function asTemporalActivities(activities: Activities): Activities {
   const wrapped: Record<string, unknown> = {};

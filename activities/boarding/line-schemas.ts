@@ -1,5 +1,6 @@
 /**
- * The body schema of each boarding line kind (spec § Boarding): the public route's own valibot input schema
+ * The body schema of each boarding line kind (docs/migrating.md "Portfolio boarding"; `POST /v1/boarding/batches`
+ * of the OpenAPI document): the public route's own valibot input schema
  * (domain/<context>/schemas/*, which the routes use too: reused, never copied) with source refs in place of ids:
  * - `charge`: `POST /v1/charges`;
  * - `loanProduct`: `POST /v1/loanproducts` with `chargeSourceRefs: [<charge sourceRef>…]` in place of `charges`

@@ -43,7 +43,7 @@ export function boardCustomer(deps: Deps) {
 /**
  * `boardCustomer` inside the caller's tenant transaction `tx` (the same steps, rows, events, results and errors, at
  * one instant read from `deps.clock()`). Portfolio boarding runs the customers of one chunk in one transaction this
- * way, each under a savepoint (activities/boarding/board-boarding-chunk.ts), with the chunk's `buffers`: the
+ * way, each under a savepoint (activities/boarding/board-lines-together.ts), with the chunk's `buffers`: the
  * history entries and events of its customers are then written by one multi-row statement each before the commit
  * (records.ts `flushCustomerWrites`).
  */

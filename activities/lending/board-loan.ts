@@ -1,13 +1,13 @@
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
 import type { Deps, OperationContext } from '../deps';
-import { type ApproveLoanInput, type ApproveLoanResult, approveLoanInTx } from './approve-loan';
-import { type CreateLoanInput, type CreateLoanResult, createLoanInTx } from './create-loan';
-import type { LoanChunk } from './loan-chunk';
 import {
   type RecordExternalPaymentHistoryInput,
   type RecordExternalPaymentHistoryResult,
   recordExternalPaymentHistoryInTx,
-} from './record-external-payment-history';
+} from '../payments/record-external-payment-history';
+import { type ApproveLoanInput, type ApproveLoanResult, approveLoanInTx } from './approve-loan';
+import { type CreateLoanInput, type CreateLoanResult, createLoanInTx } from './create-loan';
+import type { LoanChunk } from './loan-chunk';
 
 export interface BoardLoanInput {
   /** The application, as `createLoan` takes it (its tenant, actor and request key serve every step). */
@@ -46,7 +46,7 @@ export function boardLoan(deps: Deps) {
 /**
  * `boardLoan` inside the caller's tenant transaction `tx` (the same steps, rows, events, results and errors; `now`
  * is the operation's time). Portfolio boarding runs the loans of one chunk in one transaction this way, each loan
- * under a savepoint (activities/boarding/board-boarding-chunk.ts), with the chunk's shared reads and write buffers
+ * under a savepoint (activities/boarding/board-lines-together.ts), with the chunk's shared reads and write buffers
  * (`chunk`, activities/lending/loan-chunk.ts): a loan created here is then not read back (its approval and history
  * start from the rows as stored), and its history entries and events are written with the chunk's.
  */

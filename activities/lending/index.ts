@@ -1,9 +1,10 @@
 /**
- * Operations of the lending context (spec § Lending core writes): charge definitions and
+ * Operations of the lending context (docs/lending.md "Lending core"): charge definitions and
  * loan products, loans (schedule preview, submission, approval with a frozen Regulation Z
- * disclosure, parties), money recorded as external (fundings and payments, each re-running the
- * loan's allocation and appending the journal difference, repost-loan.ts), document records and periodic
- * statements (list-statement-tenants.ts, list-statement-candidates.ts, generate-statement.ts).
+ * disclosure, parties), fundings recorded as external (each re-running the loan's allocation and
+ * appending the journal difference, repost-loan.ts; payments recorded as external are in activities/payments/),
+ * document records and periodic statements (list-statement-tenants.ts, list-statement-candidates.ts,
+ * generate-statement.ts).
  * Each runs one tenant transaction and is idempotent by its business key (activities/README.md);
  * `createActivities` (activities/index.ts) spreads them in, so they are also Temporal activities
  * under these names. Merchant advances (docs/processes.md P6): create (posted at once), reported sales,
@@ -17,7 +18,6 @@ import { addLoanParty } from './add-loan-party';
 import { approveLoan } from './approve-loan';
 import { boardLoan } from './board-loan';
 import { calculateLoanSchedule } from './calculate-loan-schedule';
-import { changeDocumentTitle } from './change-document-title';
 import { chargeOffLoan } from './charge-off-loan';
 import { closeCobChunk } from './close-cob-chunk';
 import { completeCobRun } from './complete-cob-run';
@@ -37,8 +37,6 @@ import { openCobRun } from './open-cob-run';
 import { planCobChunks } from './plan-cob-chunks';
 import { recordExternalFunding } from './record-external-funding';
 import { recordExternalMerchantRemittance } from './record-external-merchant-remittance';
-import { recordExternalPayment } from './record-external-payment';
-import { recordExternalPaymentHistory } from './record-external-payment-history';
 import { reportMerchantSales } from './report-merchant-sales';
 import { returnMerchantRemittance } from './return-merchant-remittance';
 import { undoChargeOffLoan } from './undo-charge-off-loan';
@@ -52,7 +50,6 @@ export function createLendingActivities(deps: Deps) {
     createDelinquencyBucket: createDelinquencyBucket(deps),
     createLoanDelinquencyAction: createLoanDelinquencyAction(deps),
     createDocument: createDocument(deps),
-    changeDocumentTitle: changeDocumentTitle(deps),
     calculateLoanSchedule: calculateLoanSchedule(deps),
     createLoan: createLoan(deps),
     approveLoan: approveLoan(deps),
@@ -63,8 +60,6 @@ export function createLendingActivities(deps: Deps) {
     chargeOffLoan: chargeOffLoan(deps),
     undoChargeOffLoan: undoChargeOffLoan(deps),
     recordExternalFunding: recordExternalFunding(deps),
-    recordExternalPayment: recordExternalPayment(deps),
-    recordExternalPaymentHistory: recordExternalPaymentHistory(deps),
     listStatementTenants: listStatementTenants(deps),
     listStatementCandidates: listStatementCandidates(deps),
     generateStatement: generateStatement(deps),

@@ -14,15 +14,15 @@ import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../../domain/
 import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import { activeRestrictions } from '../customers/restrictions';
 import type { Deps, OperationContext } from '../deps';
-import { writeOutboxEvent } from '../platform/outbox';
-import { installmentRowsOf } from './create-loan';
-import type { LoanChunk } from './loan-chunk';
-import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import {
   type PaymentRow,
   paymentPostedEventOf,
   resultOf as paymentResultOf,
-} from './record-external-payment';
+} from '../payments/external-payments';
+import { writeOutboxEvent } from '../platform/outbox';
+import { installmentRowsOf } from './create-loan';
+import type { LoanChunk } from './loan-chunk';
+import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
 import { type RepostFundingRow, type RepostPaymentRow, repostLoan } from './repost-loan';
 
 /** A funding recorded as external: the loan, the request context and the funding's fields (`ExternalFunding`). */
@@ -49,10 +49,10 @@ export interface RecordExternalFundingResult {
 }
 
 /**
- * Records money lent outside the system as the loan's disbursement (spec § States: funding
+ * Records money lent outside the system as the loan's disbursement (docs/lending.md "Lending core": funding
  * `POST loans/{loanId}/fundings/record-external` — "loan approved, amount not above approved principal, no active
  * DISBURSEMENT_HOLD → RECORDED_EXTERNAL; enters reconciliation; disbursement posts value-dated to the original
- * funding date and the loan is active as of that date"; spec § Limits: "disbursement record may not exceed
+ * funding date and the loan is active as of that date"; docs/design.md §5 Rejections: "disbursement record may not exceed
  * approved principal"; docs/design.md §5 Holds and rejection codes).
  *
  * One transaction: locks the loan (db/queries/lending/loans.ts `lockLoanForMoney`), replays or rejects a reused `externalRecordRef`, checks the
@@ -117,7 +117,7 @@ export function checkFundingInput(input: RecordExternalFundingInput): ReturnType
  * `recordExternalFunding`'s work on a loan the caller has locked (`lockLoanForMoney`) in its transaction, at
  * `now`: the same rules, rows and `funding.posted` event. With `repost: false` the loan is not reposted (nor made
  * ACTIVE): the caller reposts once after more money events (a boarded history,
- * record-external-payment-history.ts). `createdInThisTransaction` and `chunk`: as `recordExternalPaymentHistoryInTx`'s
+ * activities/payments/record-external-payment-history.ts). `createdInThisTransaction` and `chunk`: as `recordExternalPaymentHistoryInTx`'s
  * options (a boarded loan).
  */
 export async function recordFundingOfLockedLoan(

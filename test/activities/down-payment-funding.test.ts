@@ -1,6 +1,6 @@
 /**
- * The automatic down payment of a funding recorded in a boarded history (activities/lending/
- * record-external-payment-history.ts → record-external-funding.ts `recordAutomaticDownPayment`), on the real
+ * The automatic down payment of a funding recorded in a boarded history (activities/payments/
+ * record-external-payment-history.ts → activities/lending/record-external-funding.ts `recordAutomaticDownPayment`), on the real
  * database: a loan of a product with `enableAutoRepaymentForDownPayment` boarded with its funding and payments
  * gets the DOWN_PAYMENT payment (`<funding ref>:down-payment`, value-dated to the funding date, `payment.posted`
  * with `transactionType`) in the same transaction, allocated to the down-payment installment by the one repost;

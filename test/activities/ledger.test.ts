@@ -9,7 +9,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordExternalFundingInput } from '../../activities/lending/record-external-funding';
-import type { RecordExternalPaymentInput } from '../../activities/lending/record-external-payment';
+import type { RecordExternalPaymentInput } from '../../activities/payments/record-external-payment';
 import {
   fundings,
   journalEntries,

@@ -1,11 +1,18 @@
 /**
  * workers/activities.ts: a long-running operation (`heartbeatingActivities`, a boarding chunk) heartbeats every 5 s
  * while it runs and stops when it ends; other operations never heartbeat. Fake timers stand in for the minutes.
+ * The heartbeating operations are named by `activityNames`, typed by the activities: a name that is no activity's
+ * (misspelled, or the activity renamed) fails the typecheck (the `@ts-expect-error` below) and this test.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Activities } from '../../activities';
-import { asTemporalActivities } from '../../workers/activities';
+import { type Activities, createActivities, type Deps } from '../../activities';
+import {
+  activityNames,
+  asTemporalActivities,
+  heartbeatingActivities,
+  progressReportingActivities,
+} from '../../workers/activities';
 
 /** Operations that take `ms` (fake time). */
 function slowOperations(ms: number): Activities {
@@ -48,5 +55,13 @@ describe('heartbeats of long-running operations', () => {
 
   it('other operations do not heartbeat', async () => {
     expect(await heartbeatsOf('validateBoardingPage', 26_000)).toEqual({ atEnd: 0, later: 0 });
+  });
+
+  it('names only registered activities, and only heartbeating ones report progress', () => {
+    const registered = Object.keys(createActivities({} as Deps));
+    for (const name of heartbeatingActivities) expect(registered).toContain(name);
+    for (const name of progressReportingActivities) expect([...heartbeatingActivities]).toContain(name);
+    // @ts-expect-error: not an activity's name; the typecheck refuses it.
+    expect([...activityNames('closeCobChunks')]).toEqual(['closeCobChunks']);
   });
 });

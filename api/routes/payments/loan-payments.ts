@@ -1,6 +1,6 @@
 /**
- * A loan's payments (spec § Lending core writes: `POST /v1/loans/{loanId}/payments` and payments recorded as
- * external; § Lending core reads: payments; § States; § Errors; § Limits; docs/design.md §5 rejections, rails and
+ * A loan's payments (OpenAPI `POST /v1/loans/{loanId}/payments` and payments recorded as
+ * external; docs/lending.md "Lending core": payments; docs/design.md §5 Enumerations; docs/design.md §4 Errors; docs/design.md §4 Paging; docs/design.md §5 rejections, rails and
  * statuses; docs/processes.md P1). Mounted at `/v1/loans/{loanId}/payments` (api/app.ts); every route of that path
  * is here.
  *
@@ -139,7 +139,7 @@ export const loanPaymentRoutes = factory
   /**
    * Records a payment received outside the system and posts it → 201 `{resourceId, paymentId, loanId, status:
    * "POSTED", amount, currency, effectiveDate, allocation: {principal, interest, fee, penalty, overpayment}}`
-   * (activities/lending/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
+   * (activities/payments/record-external-payment.ts). Value-dated to `effectiveDate` and allocated by the loan's
    * strategy; a back-dated payment re-allocates the later ones. A payment of at least the summary's payoff quote
    * for its `effectiveDate` pays the loan off (later interest, fees and penalties waived; the loan closes; any
    * excess is an overpayment). The loan must be ACTIVE (else 409

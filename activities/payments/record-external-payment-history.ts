@@ -4,28 +4,29 @@ import type { NewInstallmentRow } from '../../db/queries/lending/installments';
 import { type LoanForMoney, lockLoanForMoney, type StoredLoanTerms } from '../../db/queries/lending/loans';
 import { payments } from '../../db/schema';
 import { type Tx, withTenantTransaction } from '../../db/tenant-tx';
-import { latestDateInForce } from '../../domain/customers/customer';
-import { DomainError, fieldError, type ShapeABody, shapeAOf, validationError } from '../../domain/errors';
+import { DomainError, type ShapeABody, shapeAOf } from '../../domain/errors';
 import type { ExternalFunding } from '../../domain/lending/schemas/fundings';
 import type { ExternalPayment } from '../../domain/payments/schemas/recorded-payments';
-import { assertNoSensitiveData } from '../../domain/sensitive-data';
 import type { Deps, OperationContext } from '../deps';
-import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
-import { flushLoanChunkEvents, type LoanChunk } from './loan-chunk';
-import { assertIsoDate, contentDigestOf, moneyOfInput } from './loan-money';
+import { flushLoanChunkEvents, type LoanChunk } from '../lending/loan-chunk';
 import {
   checkFundingInput,
   type RecordExternalFundingResult,
   recordFundingOfLockedLoan,
-} from './record-external-funding';
+} from '../lending/record-external-funding';
+import { type RepostFundingRow, type RepostPaymentRow, repostLoan } from '../lending/repost-loan';
+import { type OutboxEventInput, writeOutboxEvents } from '../platform/outbox';
 import {
+  assertNewPaymentRules,
+  checkPaymentFields,
+  newPaymentRowOf,
   type PaymentRow,
+  paymentContentDigestOf,
   paymentPostedEventOf,
   type RecordExternalPaymentResult,
   replayOf,
   resultOf,
-} from './record-external-payment';
-import { type RepostFundingRow, type RepostPaymentRow, repostLoan } from './repost-loan';
+} from './external-payments';
 
 /** One payment of a history: the fields of `RecordExternalPaymentInput` without the loan and the context. */
 export type HistoricalPaymentInput = ExternalPayment;
@@ -56,7 +57,7 @@ export interface RecordExternalPaymentHistoryResult {
   loanId: number;
   /** The fundings' outcomes, in input order (empty without `fundings`). */
   fundingOutcomes: HistoricalFundingOutcome[];
-  /** The loan's `accountNo` (spec `loanRef`). */
+  /** The loan's `accountNo` (the OpenAPI document's `loanRef`). */
   loanRef: string;
   outcomes: HistoricalPaymentOutcome[];
 }
@@ -70,12 +71,12 @@ export interface RecordExternalPaymentHistoryResult {
  * exactly as one-by-one recording in chronological order leaves them (test/activities/boarding.test.ts compares
  * both on twin loans).
  *
- * One transaction under the loan's row lock (`lockLoanForMoney`). Each payment is checked as
- * `recordExternalPayment` checks it (sensitive-looking `externalRecordRef` / `rationale`, amount and currency,
- * ISO `effectiveDate` not in the future and not before the first funding, the loan's currency) and deduplicated by
- * `externalRecordRef` with the same content rule (SHA-256 of the canonical `{loanId, amount, currency,
- * effectiveDate, source, rationale}`: the same content replays the recorded payment, `created: false`; other
- * content → 409 `error.msg.external.record.ref.conflict`). A payment that fails a rule fails alone: its outcome
+ * One transaction under the loan's row lock (`lockLoanForMoney`). Each payment is checked by the rule set
+ * `recordExternalPayment` uses (external-payments.ts: `checkPaymentFields` — sensitive-looking `externalRecordRef` /
+ * `rationale`, amount and currency, ISO `effectiveDate`; `assertNewPaymentRules` — the loan ACTIVE, its currency,
+ * `effectiveDate` not in the future and not before the first funding), stored as the same row (`newPaymentRowOf`)
+ * and deduplicated by `externalRecordRef` with the same content digest (`paymentContentDigestOf`: the same content
+ * replays the recorded payment, `created: false`; other content → 409 `error.msg.external.record.ref.conflict`). A payment that fails a rule fails alone: its outcome
  * carries the Shape A error (`ok: false`) and the others are recorded. Every new payment writes `payment.posted`
  * to the outbox, as one-by-one recording would.
  *
@@ -186,19 +187,8 @@ export async function recordExternalPaymentHistoryInTx(
   }[] = [];
   for (const payment of input.payments) {
     try {
-      assertNoSensitiveData('externalRecordRef', payment.externalRecordRef);
-      assertNoSensitiveData('rationale', payment.rationale);
-      const money = moneyOfInput(payment.amount, payment.currency);
-      assertIsoDate('effectiveDate', payment.effectiveDate);
-      const contentDigest = contentDigestOf({
-        kind: 'payment',
-        loanId: loan.id,
-        amount: money.text,
-        currency: payment.currency,
-        effectiveDate: payment.effectiveDate,
-        source: payment.source,
-        rationale: payment.rationale ?? null,
-      });
+      const checked = checkPaymentFields(payment);
+      const contentDigest = paymentContentDigestOf(loan.id, payment, checked);
       const earlier = byRef.get(payment.externalRecordRef);
       if (earlier) {
         if (created.includes(earlier)) {
@@ -214,21 +204,16 @@ export async function recordExternalPaymentHistoryInTx(
         }
         continue;
       }
-      checkPaymentRules(loan, payment, now);
-      const values = {
-        tenantId: input.tenantId,
-        loanId: loan.id,
-        amount: money.text,
-        currencyCode: payment.currency,
-        effectiveDate: payment.effectiveDate,
-        status: 'POSTED' as const,
-        source: payment.source,
-        rationale: payment.rationale ?? null,
-        externalRecordRef: payment.externalRecordRef,
+      assertNewPaymentRules(loan, payment, now);
+      const values = newPaymentRowOf(
+        input.tenantId,
+        loan.id,
+        payment,
+        checked,
         contentDigest,
-        actorUsername: input.actor ?? null,
-        createdAt: now,
-      };
+        input.actor ?? null,
+        now,
+      );
       // Inserted with the others in one statement below; a stand-in row until then.
       const standIn = { ...values, id: 0 } as unknown as PaymentRow;
       toInsert.push({ values, standIn, contentDigest });
@@ -351,36 +336,4 @@ export interface HistoryInTxOptions {
   createdInThisTransaction?: boolean;
   /** The boarding chunk (activities/lending/loan-chunk.ts): events buffered in it, its chart of accounts ready. */
   chunk?: LoanChunk;
-}
-
-/** `recordExternalPayment`'s rules for a new payment (state, currency, dates); throws the same DomainErrors. */
-function checkPaymentRules(
-  loan: Awaited<ReturnType<typeof lockLoanForMoney>>,
-  payment: HistoricalPaymentInput,
-  now: Date,
-): void {
-  if (loan.status !== 'ACTIVE') {
-    throw new DomainError(
-      'error.msg.loan.invalid.state.transition',
-      `Loan ${loan.id} is ${loan.status}: payments can be recorded on an ACTIVE loan only.`,
-    );
-  }
-  if (payment.currency !== loan.currencyCode) {
-    const message = `currency ${payment.currency} differs from the loan's currency ${loan.currencyCode}.`;
-    throw new DomainError('validation.msg.payment.currency.mismatch', message, {
-      errors: [fieldError('currency', payment.currency, message, 'validation.msg.payment.currency.mismatch')],
-    });
-  }
-  if (payment.effectiveDate > latestDateInForce(now)) {
-    throw validationError('effectiveDate', payment.effectiveDate, 'effectiveDate must not be in the future.');
-  }
-  if (loan.disbursedOnDate === null || payment.effectiveDate < loan.disbursedOnDate) {
-    throw validationError(
-      'effectiveDate',
-      payment.effectiveDate,
-      loan.disbursedOnDate === null
-        ? `Loan ${loan.id} has no funding yet: a payment cannot precede the first disbursement.`
-        : `effectiveDate must not be before the loan's first disbursement date ${loan.disbursedOnDate}.`,
-    );
-  }
 }

@@ -19,8 +19,8 @@ export interface ChangeDocumentTitleResult {
 }
 
 /**
- * Changes a document's title with a reason (spec § Servicing plane: `PUT /v1/servicing/documents/{documentId}`;
- * § Document (servicing): "title is editable with a reason") and appends `TITLE_CHANGED` to its history
+ * Changes a document's title with a reason (`PUT /v1/servicing/documents/{documentId}` of the OpenAPI document, a
+ * servicing operation on the document a lending route created) and appends `TITLE_CHANGED` to its history
  * (`detail: {before, after, reason}`, with the actor and the correlation id) in the same transaction.
  * The document row is locked (`FOR UPDATE`), so concurrent changes apply one after the other.
  * Idempotent: a retry under the same `requestKey` finds the history item it wrote and returns without writing
