@@ -8,7 +8,8 @@
  *    more than the tenant's `penaltyWaitPeriodDays` as of D + 1, once per (charge, installment), dated the
  *    installment's due date; none under an active SCRA_MLA_PROTECTED restriction (50 U.S.C. §3937), none once
  *    charged off, none for an installment due before a boarded loan's first covered day; `loan.penalty.assessed`;
- * 2. delinquency (`SetLoanDelinquencyTags`): derived as of D + 1; unless a pause is active on D + 1, a changed
+ * 2. delinquency (`SetLoanDelinquencyTags`): derived as of D + 1; unless a pause is active on D + 1, the
+ *    installment-level tags are set (`loans.installment_delinquency_tags`) and a changed
  *    classification is stored (`loans.delinquency_range_id`), a history row written, `loan.delinquency.changed`
  *    (steps 2 and 4 are activities/lending/delinquency-tag.ts `setDelinquencyTag`, which a money operation's
  *    re-post also calls, so the stored tag compared with may be one a payment or charge set since the last run);
@@ -219,6 +220,8 @@ async function closeBookedLoanDay(
       loan.delinquencyRangeId === null
         ? null
         : (context.ranges.get(loan.delinquencyRangeId)?.classification ?? null),
+    enableInstallmentLevelDelinquency: settings.enableInstallmentLevelDelinquency,
+    storedInstallmentTags: loan.installmentDelinquencyTags,
     asOfDate,
     businessDate,
     source: 'CLOSE_OF_BUSINESS',

@@ -8,7 +8,9 @@
  *   of the loan's business date B = lastClosedBusinessDate + 1, its history row dated B (`source` TRANSACTION):
  *   a payment or charge that changes what is overdue sets the tag at once, so the next step compares with it and
  *   writes nothing twice.
- * A pause active on the as-of date leaves the tag as it is; a loan never closed keeps its null tag (NO_DELINQUENCY).
+ * The installment-level tags are set beside the classification. A pause active on the as-of date leaves a step's
+ * tags as they are (a money operation sets them all the same); a loan never closed keeps its null tags
+ * (NO_DELINQUENCY, no installment tags).
  */
 import { and, eq } from 'drizzle-orm';
 import {
@@ -36,8 +38,10 @@ import {
   type DelinquencyResult,
   delinquencyInstallmentsOf,
   deriveDelinquency,
+  type InstallmentDelinquencyTag,
   loanStatusAsOf,
   noDelinquency,
+  sameInstallmentTags,
 } from '../../domain/lending/delinquency';
 import { type EffectivePause, effectivePauses } from '../../domain/lending/delinquency-actions';
 import type { LoanStatus } from '../../domain/lending/loan-status';
@@ -74,6 +78,10 @@ export interface SetDelinquencyTagInput {
   pauses: readonly EffectivePause[];
   /** The stored tag's classification, null for none (NO_DELINQUENCY). */
   storedClassification: string | null;
+  /** The product's `enableInstallmentLevelDelinquency` (from the loan's terms). */
+  enableInstallmentLevelDelinquency: boolean;
+  /** The stored installment-level tags (null: none). */
+  storedInstallmentTags: readonly InstallmentDelinquencyTag[] | null;
   /** ISO date the classification is derived as of. */
   asOfDate: string;
   /** ISO date the history row and the event carry (the step's D, or the loan's business date). */
@@ -88,11 +96,16 @@ export interface SetDelinquencyTagInput {
 }
 
 /**
- * Derives the loan's classification as of `asOfDate` (domain/lending/delinquency.ts `deriveDelinquency`) and, when
- * it differs from the stored tag and no pause is active on `asOfDate`, stores it in `tx`: the collections case
- * opened or closed CURED (`collectionsOnChange`), a `loan_delinquency_history` row, `loans.delinquency_range_id`
- * and `loan.delinquency.changed`. Answers the derivation and the change stored (null when none). Errors: a
- * DomainError of the collections case (e.g. a range naming a case type the tenant no longer has); PostgreSQL's.
+ * Derives the loan's classification and installment-level tags as of `asOfDate` (domain/lending/delinquency.ts
+ * `deriveDelinquency`) and sets them in `tx`, as Fineract's `LoanAccountDomainServiceJpa.setLoanDelinquencyTag`
+ * does: the installment-level tags (`loans.installment_delinquency_tags`, written only when they differ) and, when
+ * the classification differs from the stored tag, the collections case opened or closed CURED
+ * (`collectionsOnChange`), a `loan_delinquency_history` row, `loans.delinquency_range_id` and
+ * `loan.delinquency.changed`. A close-of-business step on a day a pause is active on (`asOfDate`) sets nothing
+ * (Fineract `SetLoanDelinquencyTagsBusinessStep`); a money operation sets them the pause notwithstanding, as
+ * Fineract's repayment and charge commands do (`LoanDelinquency.feature` "partial repayment during PAUSE period").
+ * Answers the derivation and the classification change stored (null when none). Errors: a DomainError of the
+ * collections case (e.g. a range naming a case type the tenant no longer has); PostgreSQL's.
  */
 export async function setDelinquencyTag(
   tx: Tx,
@@ -107,16 +120,28 @@ export async function setDelinquencyTag(
     graceOnArrearsAgeingDays: input.graceOnArrearsAgeingDays,
     ranges: input.ranges,
     pausePeriods: input.pauses,
-    enableInstallmentLevelDelinquency: false,
+    enableInstallmentLevelDelinquency: input.enableInstallmentLevelDelinquency,
     lastPayment: null,
   });
+  const pauseActive = input.source === 'CLOSE_OF_BUSINESS' && pauseActiveOn(input.pauses, input.asOfDate);
+  if (pauseActive) return { derived, change: null };
   const change = delinquencyChange({
     storedClassification: input.storedClassification,
     derived: { classification: derived.classification, rangeId: derived.range?.id ?? null },
-    pauseActive: pauseActiveOn(input.pauses, input.asOfDate),
+    pauseActive: false,
   });
-  if (!change) return { derived, change: null };
+  const tagsChanged = !sameInstallmentTags(input.storedInstallmentTags, derived.installmentTags);
+  if (!change && !tagsChanged) return { derived, change: null };
   await input.beforeWrites?.();
+  if (tagsChanged) {
+    await tx
+      .update(loans)
+      .set({
+        installmentDelinquencyTags: derived.installmentTags.length > 0 ? derived.installmentTags : null,
+      })
+      .where(and(eq(loans.tenantId, tenantId), eq(loans.id, loan.id)));
+  }
+  if (!change) return { derived, change: null };
 
   // A step's writes are keyed by its day (one step per loan and day); a transaction's by the history row it
   // follows, since several changes may share a business date.
@@ -209,9 +234,9 @@ export interface RetagLoanAfterRepostInput {
 
 /**
  * After a money operation re-posted a loan (activities/lending/repost-loan.ts): when the loan has had its first
- * close-of-business step and is booked, re-derives its tag as of its business date B = lastClosedBusinessDate + 1
+ * close-of-business step and is booked, re-derives its tags as of its business date B = lastClosedBusinessDate + 1
  * from the re-post's own allocation input (no re-read of the money) and stores a change (`setDelinquencyTag`,
- * `source` TRANSACTION, dated B). A loan never closed costs nothing; a closed one one statement (its settings,
+ * `source` TRANSACTION, dated B; a pause active on B does not hold it back). A loan never closed costs nothing; a closed one one statement (its settings,
  * tag, ranges and pauses) and a replay in memory, and writes only on a change. Errors: `setDelinquencyTag`'s.
  */
 export async function retagLoanAfterRepost(tx: Tx, input: RetagLoanAfterRepostInput): Promise<void> {
@@ -238,6 +263,8 @@ export async function retagLoanAfterRepost(tx: Tx, input: RetagLoanAfterRepostIn
     ranges: settings.delinquencyBucketId === null ? [] : context.ranges,
     pauses: effectivePauses(context.actions).sort((a, b) => (a.startDate < b.startDate ? -1 : 1)),
     storedClassification: context.storedClassification,
+    enableInstallmentLevelDelinquency: settings.enableInstallmentLevelDelinquency,
+    storedInstallmentTags: context.installmentDelinquencyTags ?? null,
     asOfDate: businessDate,
     businessDate,
     source: 'TRANSACTION',

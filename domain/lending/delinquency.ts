@@ -16,7 +16,8 @@
  * - the classification: the range holding `delinquentDays` (`NO_DELINQUENCY` when none does).
  * - installment level (when the product enables it and the loan-level `delinquentDays` is above 0): each
  *   overdue installment aged by its own days (X − its due date, less the paused days, no grace), summed per range,
- *   ranges by minimum age.
+ *   ranges by minimum age; per installment, `installmentTags` is what a step or a money operation stores, and the
+ *   reads show the stored tags (`installmentLevelOf`), not this day's figures.
  * - `nextPaymentDueDate`: the due date of the earliest installment not fully paid (Fineract's default
  *   `next-payment-due-date` = `earliest-unpaid-date`), null when none.
  * - `lastPaymentDate`, `lastPaymentAmount`: the last payment value-dated on or before X (amount 0 when none).
@@ -29,7 +30,7 @@
  * here.
  */
 import { addDays, epochDayOf } from '../calendar';
-import { formatMinor, minorUnitDigits } from '../money';
+import { formatMinor, minorUnitDigits, parseDecimalToMinor } from '../money';
 import type { LoanStatus } from './loan-status';
 
 /** The classification when no range holds the loan's days (Fineract's name). */
@@ -111,6 +112,17 @@ export interface DelinquentView {
   delinquencyPausePeriods: { active: boolean; pausePeriodStart: string; pausePeriodEnd: string }[];
 }
 
+/**
+ * One installment-level delinquency tag (Fineract `LoanInstallmentDelinquencyTag`): an overdue installment, the range
+ * of its own days and what it owed, as a close-of-business step or a money operation stores it.
+ */
+export interface InstallmentDelinquencyTag {
+  installmentNumber: number;
+  rangeId: number;
+  /** Decimal string, the currency's digits. */
+  amount: string;
+}
+
 /** Output of `deriveDelinquency`. */
 export interface DelinquencyResult {
   delinquent: DelinquentView;
@@ -120,6 +132,11 @@ export interface DelinquencyResult {
   classification: string;
   /** `delinquentAmount` in minor units (for events and history rows). */
   delinquentAmountMinor: bigint;
+  /**
+   * The installment-level tags as of the as-of date, by installment number: what a step or a money operation
+   * stores (empty unless installment level is enabled and the loan-level `delinquentDays` is above 0).
+   */
+  installmentTags: InstallmentDelinquencyTag[];
 }
 
 const day = (date: string, label: string): number => {
@@ -221,6 +238,7 @@ export function deriveDelinquency(input: DelinquencyInput): DelinquencyResult {
     range: null,
     classification: noDelinquency,
     delinquentAmountMinor: 0n,
+    installmentTags: [],
   });
   if (input.loanStatus === 'SUBMITTED' || input.loanStatus === 'APPROVED') return template();
 
@@ -262,26 +280,68 @@ export function deriveDelinquency(input: DelinquencyInput): DelinquencyResult {
   result.classification = result.range?.classification ?? noDelinquency;
 
   if (input.enableInstallmentLevelDelinquency && delinquent.delinquentDays > 0) {
-    const groups = new Map<number, { range: DelinquencyRangeDefinition; amountMinor: bigint }>();
     for (const installment of overdue) {
       const own = Math.max(asOf - day(installment.dueDate, 'dueDate') - paused, 0);
       const range = rangeForDays(input.ranges, own);
       if (!range) continue;
-      const group = groups.get(range.id) ?? { range, amountMinor: 0n };
-      group.amountMinor += outstandingOf(installment);
-      groups.set(range.id, group);
-    }
-    delinquent.installmentLevelDelinquency = [...groups.values()]
-      .sort((a, b) => a.range.minimumAgeDays - b.range.minimumAgeDays)
-      .map(({ range, amountMinor }) => ({
+      result.installmentTags.push({
+        installmentNumber: installment.installmentNumber,
         rangeId: range.id,
-        classification: range.classification,
-        minimumAgeDays: range.minimumAgeDays,
-        maximumAgeDays: range.maximumAgeDays,
-        delinquentAmount: text(amountMinor),
-      }));
+        amount: text(outstandingOf(installment)),
+      });
+    }
+    result.installmentTags.sort((a, b) => a.installmentNumber - b.installmentNumber);
+    delinquent.installmentLevelDelinquency = installmentLevelOf(
+      result.installmentTags,
+      input.ranges ?? [],
+      input.currency,
+    );
   }
   return result;
+}
+
+/**
+ * The `installmentLevelDelinquency` groups of `tags` (Fineract `DelinquencyReadPlatformServiceImpl.
+ * addInstallmentLevelDelinquencyData`): the tags' amounts summed per range, ranges by minimum age. A tag whose range
+ * is not among `ranges` (a bucket changed since) is left out. RangeError for an amount that is not a decimal.
+ */
+export function installmentLevelOf(
+  tags: readonly InstallmentDelinquencyTag[],
+  ranges: readonly DelinquencyRangeDefinition[],
+  currency: string,
+): InstallmentLevelDelinquencyView[] {
+  const digits = minorUnitDigits(currency);
+  const groups = new Map<number, { range: DelinquencyRangeDefinition; amountMinor: bigint }>();
+  for (const tag of tags) {
+    const range = ranges.find((r) => r.id === tag.rangeId);
+    if (!range) continue;
+    const group = groups.get(range.id) ?? { range, amountMinor: 0n };
+    group.amountMinor += parseDecimalToMinor(tag.amount, digits, { allowTrailingZeros: true });
+    groups.set(range.id, group);
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.range.minimumAgeDays - b.range.minimumAgeDays || a.range.id - b.range.id)
+    .map(({ range, amountMinor }) => ({
+      rangeId: range.id,
+      classification: range.classification,
+      minimumAgeDays: range.minimumAgeDays,
+      maximumAgeDays: range.maximumAgeDays,
+      delinquentAmount: formatMinor(amountMinor, digits),
+    }));
+}
+
+/** True when two sets of installment-level tags are the same (installment, range and amount). */
+export function sameInstallmentTags(
+  a: readonly InstallmentDelinquencyTag[] | null | undefined,
+  b: readonly InstallmentDelinquencyTag[] | null | undefined,
+): boolean {
+  const key = (tags: readonly InstallmentDelinquencyTag[] | null | undefined) =>
+    JSON.stringify(
+      [...(tags ?? [])]
+        .sort((x, y) => x.installmentNumber - y.installmentNumber)
+        .map((t) => [t.installmentNumber, t.rangeId, t.amount]),
+    );
+  return key(a) === key(b);
 }
 
 /**

@@ -6,7 +6,10 @@
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { defaultComplianceTimeZone } from '../../../domain/deadlines';
 import type { OverdueCharge } from '../../../domain/lending/close-of-business';
-import type { DelinquencyRangeDefinition } from '../../../domain/lending/delinquency';
+import type {
+  DelinquencyRangeDefinition,
+  InstallmentDelinquencyTag,
+} from '../../../domain/lending/delinquency';
 import type { DelinquencyActionRecord } from '../../../domain/lending/delinquency-actions';
 import type { LoanStatus } from '../../../domain/lending/loan-status';
 import {
@@ -146,6 +149,8 @@ export interface LoanDayRow {
   chargedOff: boolean;
   /** The stored terms' `delinquency` settings (null for terms stored before them). */
   delinquency: Record<string, unknown> | null;
+  /** The stored installment-level tags (null: none). */
+  installmentDelinquencyTags: InstallmentDelinquencyTag[] | null;
   /** ISO date (tenant's calendar) the loan was boarded, null for a loan created through the API. */
   boardedOnDate: string | null;
   /** ISO date the loan was created, in `timeZone`. */
@@ -176,6 +181,7 @@ export async function stampLoanDay(
               l.disbursed_on_date::text as disbursed_on_date, o.previous::text as previous,
               l.delinquency_range_id::text as delinquency_range_id, l.charged_off,
               (l.terms->'delinquency')::text as delinquency, l.terms->>'boardedOnDate' as boarded_on_date,
+              l.installment_delinquency_tags::text as installment_delinquency_tags,
               (l.created_at at time zone ${timeZone})::date::text as created_on_date`)) as unknown as {
     id: string;
     account_no: string;
@@ -190,6 +196,7 @@ export async function stampLoanDay(
     charged_off: boolean;
     delinquency: string | null;
     boarded_on_date: string | null;
+    installment_delinquency_tags: string | null;
     created_on_date: string;
   }[];
   if (!row) {
@@ -212,6 +219,10 @@ export async function stampLoanDay(
     delinquencyRangeId: row.delinquency_range_id === null ? null : Number(row.delinquency_range_id),
     chargedOff: row.charged_off,
     delinquency: row.delinquency === null ? null : (JSON.parse(row.delinquency) as Record<string, unknown>),
+    installmentDelinquencyTags:
+      row.installment_delinquency_tags === null
+        ? null
+        : (JSON.parse(row.installment_delinquency_tags) as InstallmentDelinquencyTag[]),
     boardedOnDate: row.boarded_on_date,
     createdOnDate: row.created_on_date,
   };
@@ -248,6 +259,8 @@ export interface LoanTagContext {
   ranges: CloseOfBusinessRange[];
   /** The loan's delinquency actions in id order (PAUSE / RESUME). */
   actions: DelinquencyActionRecord[];
+  /** The stored installment-level tags (null or absent: none). */
+  installmentDelinquencyTags?: InstallmentDelinquencyTag[] | null;
 }
 
 /**
@@ -277,6 +290,7 @@ export async function readLoanTagContext(
     select (l.terms->'delinquency')::text as delinquency,
            l.delinquency_range_id::text as delinquency_range_id,
            sr.classification as stored_classification,
+           l.installment_delinquency_tags as installment_delinquency_tags,
            ${bucketRangesJson(tenantId, sql`(l.terms->'delinquency'->>'delinquencyBucketId')::bigint`)} as ranges,
            coalesce((select json_agg(json_build_object(
                        'action', a.action, 'startDate', a.start_date::text, 'endDate', a.end_date::text)
@@ -289,6 +303,7 @@ export async function readLoanTagContext(
     delinquency: string | null;
     delinquency_range_id: string | null;
     stored_classification: string | null;
+    installment_delinquency_tags: InstallmentDelinquencyTag[] | null;
     ranges: CloseOfBusinessRange[];
     actions: DelinquencyActionRecord[];
   }[];
@@ -299,6 +314,7 @@ export async function readLoanTagContext(
     storedClassification: row.stored_classification,
     ranges: row.ranges.map((r) => ({ ...r, id: Number(r.id) })),
     actions: row.actions,
+    installmentDelinquencyTags: row.installment_delinquency_tags,
   };
 }
 
