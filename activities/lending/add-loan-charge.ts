@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { tenantToday } from '../../db/queries/lending/delinquency';
 import { insertInstallmentRows } from '../../db/queries/lending/installments';
 import {
   type LoanForMoney,
@@ -40,17 +41,21 @@ export interface AddLoanChargeResult {
 }
 
 /**
- * Adds a specified-due-date charge to an active loan (Apache Fineract `POST /loans/{loanId}/charges`,
- * `LoanChargeWritePlatformServiceImpl.addLoanCharge`). One transaction under the loan's row lock
+ * Adds a specified-due-date charge to an active, closed (obligations met) or overpaid loan (Apache Fineract
+ * `POST /loans/{loanId}/charges`, `LoanChargeWritePlatformServiceImpl.addLoanCharge`): a closed loan reopens (ACTIVE)
+ * with the charge owed, an overpaid one pays it from its overpayment (LoanCharge.feature, "adding charge on a closed
+ * loan after maturity date is creating an N+1 installment"). One transaction under the loan's row lock
  * (db/queries/lending/loans.ts `lockLoanForMoney`): the charge lands on the installment whose period holds its due
  * date, or on an additional installment after the last one (domain/lending/loan-charges.ts `placeLoanCharge`); the
  * installment's `fee_charges_due` or `penalty_charges_due` grows by it; the loan's allocation and journal are
- * re-posted in value-date order with the charge falling due on its date (repost-loan.ts), so payments value-dated
- * on or after it may now pay it; event `loan.charge.added`. Idempotent by request key.
+ * re-posted in value-date order with the charge on its installment as the loan's strategy replays it
+ * (domain/lending/loan-allocation.ts `chargeTimingOf`: for the whole replay under a cumulative strategy; under
+ * advanced payment allocation from today, the business date it is submitted on, or from its due date when that is
+ * earlier; an overpayment made before then pays it); event `loan.charge.added`. Idempotent by request key.
  *
  * Errors: 404 for another tenant's (or no) loan, and for an unknown `chargeId` (field error naming it); 400
- * naming `loanId` when the loan is not ACTIVE (`error.msg.loanCharge.cannot.be.added.as.loan.is.closed` for a
- * closed or overpaid loan, `…loan.is.not.active` before its first funding), naming `chargeId` for an inactive
+ * naming `loanId` when the loan is neither ACTIVE, CLOSED_OBLIGATIONS_MET nor OVERPAID
+ * (`error.msg.loanCharge.cannot.be.added.as.loan.is.not.active`, e.g. before its first funding), naming `chargeId` for an inactive
  * definition, one in another currency, not a specified-due-date or not a flat charge
  * (domain/lending/loan-charges.ts `loanChargeDefinitionErrors`), naming `dueDate` for an unreadable date or one
  * before the disbursement (`error.msg.loanCharge.cannot.be.added.as.specified.due.date.outside.range`), naming
@@ -124,16 +129,14 @@ export interface AddedLoanCharge {
  */
 export async function addChargeToLockedLoan(tx: Tx, input: ChargeForLockedLoan): Promise<AddedLoanCharge> {
   const { loan, tenantId } = input;
-  if (loan.status !== 'ACTIVE') {
-    const closed = loan.status === 'CLOSED_OBLIGATIONS_MET' || loan.status === 'OVERPAID';
-    const code = closed
-      ? 'error.msg.loanCharge.cannot.be.added.as.loan.is.closed'
-      : 'error.msg.loanCharge.cannot.be.added.as.loan.is.not.active';
-    const message = closed
-      ? `This charge cannot be added as loan ${loan.id} is already closed (${loan.status}).`
-      : `This charge cannot be added as loan ${loan.id} is ${loan.status}: charges are added to an ACTIVE loan.`;
+  // Fineract adds a charge to an active loan, to one closed with its obligations met (it reopens: the charge's
+  // installment, or an additional one after the last, owes it) and to an overpaid one (the overpayment pays it)
+  if (loan.status !== 'ACTIVE' && loan.status !== 'CLOSED_OBLIGATIONS_MET' && loan.status !== 'OVERPAID') {
+    const message = `This charge cannot be added as loan ${loan.id} is ${loan.status}: charges are added to an active, closed (obligations met) or overpaid loan.`;
     throw new DomainError('validation.msg.validation.errors.exist', message, {
-      errors: [fieldError('loanId', loan.id, message, code)],
+      errors: [
+        fieldError('loanId', loan.id, message, 'error.msg.loanCharge.cannot.be.added.as.loan.is.not.active'),
+      ],
     });
   }
   const definition = (await readLoanChargeDefinitions(tx, tenantId, [input.chargeId])).get(input.chargeId);
@@ -181,6 +184,8 @@ export async function addChargeToLockedLoan(tx: Tx, input: ChargeForLockedLoan):
       fromDate: loanInstallments.fromDate,
       dueDate: loanInstallments.dueDate,
       additional: loanInstallments.additional,
+      // the down-payment installment: installment 1 of a loan with `enableDownPayment` (docs/lending.md "Down payments")
+      downPayment: sql<boolean>`${loanInstallments.installmentNumber} = 1 and coalesce((select (l.terms ->> 'enableDownPayment') = 'true' from loans l where l.tenant_id = ${tenantId} and l.id = ${loan.id}), false)`,
     })
     .from(loanInstallments)
     .where(and(eq(loanInstallments.tenantId, tenantId), eq(loanInstallments.loanId, loan.id)));
@@ -226,6 +231,7 @@ export async function addChargeToLockedLoan(tx: Tx, input: ChargeForLockedLoan):
       dueDate: input.dueDate,
       amount: money.text,
       penalty: definition.penalty,
+      submittedOnDate: await tenantToday(tx, tenantId, input.now),
       externalId: input.externalId,
       actorUsername: input.actor,
       requestKey: input.requestKey,

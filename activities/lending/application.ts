@@ -89,18 +89,33 @@ export interface DisbursementPreviewRow extends DisbursementPeriod {
   totalOutstandingForPeriod: string;
 }
 
-/** An installment of a preview, with what is paid (nothing) and outstanding (all of it). */
+/**
+ * An installment of a preview, with what is paid (nothing: also nothing in advance or late, Fineract's
+ * `totalPaidInAdvanceForPeriod` and `totalPaidLateForPeriod` printed 0) and outstanding (all of it).
+ */
 export interface InstallmentPreviewRow extends RepaymentPeriod {
   totalPaidForPeriod: string;
+  totalPaidInAdvanceForPeriod: string;
+  totalPaidLateForPeriod: string;
   totalOutstandingForPeriod: string;
 }
 
-/** A schedule as `calculateLoanSchedule` shows it: domain/lending/schedule.ts's `Schedule`, rows with paid/outstanding. */
+/**
+ * A schedule as `calculateLoanSchedule` shows it: domain/lending/schedule.ts's `Schedule`, rows with paid/outstanding,
+ * and Fineract's totals of what was paid in advance and late (zero) and of what is outstanding (all of it).
+ */
 export interface SchedulePreview extends Omit<Schedule, 'periods'> {
+  totalPaidInAdvance: string;
+  totalPaidLate: string;
+  totalOutstanding: string;
   periods: [DisbursementPreviewRow, ...InstallmentPreviewRow[]];
 }
 
-/** `schedule` with `totalPaidForPeriod` zero and `totalOutstandingForPeriod` = due on every row (Fineract's). */
+/**
+ * `schedule` with `totalPaidForPeriod`, `totalPaidInAdvanceForPeriod` and `totalPaidLateForPeriod` zero and
+ * `totalOutstandingForPeriod` = due on every installment (Fineract's preview; the disbursement row has no in-advance
+ * or late amounts), decimal strings with the currency's digits.
+ */
 export function schedulePreviewOf(schedule: Schedule): SchedulePreview {
   const digits = schedule.currency.digitsAfterDecimal;
   const zero = formatMinor(0n, digits);
@@ -108,6 +123,9 @@ export function schedulePreviewOf(schedule: Schedule): SchedulePreview {
   const due = (text: string) => formatMinor(parseDecimalToMinor(text, digits), digits);
   return {
     ...schedule,
+    totalPaidInAdvance: zero,
+    totalPaidLate: zero,
+    totalOutstanding: due(schedule.totalRepaymentExpected),
     periods: [
       {
         ...disbursement,
@@ -117,6 +135,8 @@ export function schedulePreviewOf(schedule: Schedule): SchedulePreview {
       ...installments.map((period) => ({
         ...period,
         totalPaidForPeriod: zero,
+        totalPaidInAdvanceForPeriod: zero,
+        totalPaidLateForPeriod: zero,
         totalOutstandingForPeriod: due(period.totalDueForPeriod),
       })),
     ],

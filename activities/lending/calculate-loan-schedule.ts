@@ -32,7 +32,7 @@ export type LoanSchedulePreview = SchedulePreview & {
 };
 
 /**
- * Previews the repayment schedule of a loan application without storing anything (spec § Lending core writes:
+ * Previews the repayment schedule of a loan application without storing anything (OpenAPI
  * `POST /v1/loans?command=calculateLoanSchedule`, "previews the amortization schedule without creating a loan;
  * same body as loan creation"). The application is validated exactly as at creation (borrower,
  * product, terms, charges, an `externalId` free of identifiers; activities/lending/application.ts), in one read

@@ -77,7 +77,7 @@ export function installmentRowsOf(tenantId: string, loanId: number, schedule: Sc
 }
 
 /**
- * Submits a loan application (spec § Lending core writes: `POST /v1/loans`): validates it against
+ * Submits a loan application (OpenAPI `POST /v1/loans`): validates it against
  * its product as the preview does (activities/lending/application.ts), then, in one transaction, stores the loan
  * SUBMITTED with its terms (`StoredLoanTerms`) and its installments (`loan_installments`, from the generated
  * schedule, inserted in batches: db/queries/lending/installments.ts), gives it the account number

@@ -1,10 +1,10 @@
 /**
  * `repostLoan`: after a money event of a loan was recorded, re-runs the allocation of all its money events and
  * brings everything derived from it up to date, inside the caller's transaction, under the caller's loan lock
- * (db/queries/lending/loans.ts `lockLoanForMoney`). Source: issue ("A back-dated payment re-runs allocation of the later
- * transactions so the ledger equals what it would have been in date order … Every money event writes balanced
- * journal entries … Trial balance is zero after every operation"); spec § States ("allocation performed by the
- * ledger, value-dated to effectiveDate"); docs/conventions.md §8 (immutable journal, corrections as reversing entries).
+ * (db/queries/lending/loans.ts `lockLoanForMoney`). Source: docs/lending.md "Lending core" (a back-dated payment re-runs
+ * the allocation of the later transactions so the ledger equals what it would have been in date order; every money
+ * event writes balanced journal entries; the trial balance is zero after every operation; allocation is performed
+ * by the ledger, value-dated to `effectiveDate`); docs/conventions.md §8 (immutable journal, corrections as reversing entries).
  *
  * Steps, each a no-op when nothing changed (so a repost with nothing new writes nothing):
  * 1. read the loan's installments (the stored current schedule: as generated, or as a hardship relief modified
@@ -248,6 +248,8 @@ export interface RepostPaymentRow {
   valueDate: string;
   amount: string;
   allocation: unknown;
+  /** When it was recorded (`payments.created_at`); absent for rows the caller has just inserted with no charges. */
+  recordedAt?: Date | string | null;
 }
 
 /** An inserted installment row as step 1 would read it back (the columns' defaults filled in). */
@@ -316,6 +318,7 @@ export async function repostLoan(tx: Tx, input: RepostInput): Promise<RepostResu
               valueDate: payments.effectiveDate,
               amount: payments.amount,
               allocation: payments.allocation,
+              recordedAt: payments.createdAt,
             })
             .from(payments)
             .where(

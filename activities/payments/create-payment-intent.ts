@@ -1,5 +1,5 @@
 /**
- * Creates a payment intent (spec § Lending core writes `POST /v1/loans/{loanId}/payments`, § Limits "amount plus
+ * Creates a payment intent (OpenAPI `POST /v1/loans/{loanId}/payments`, docs/design.md §5 Rejections: "amount plus
  * in-flight intents must not exceed total outstanding"; docs/design.md §5; docs/processes.md P1): `createPaymentIntent`,
  * and `createPaymentIntentIn` (the same inside the caller's transaction, for autopay collections). Also
  * `assertInstrumentEligible`, the instrument rule the intent checks and autopay enrolment reuses. The status changes
@@ -57,7 +57,7 @@ export interface CreatePaymentIntentResult {
 }
 
 /**
- * Creates a payment intent (spec § Lending core writes; docs/processes.md P1). One transaction under the loan's
+ * Creates a payment intent (docs/lending.md "Lending core"; docs/processes.md P1). One transaction under the loan's
  * row lock: the loan ACTIVE; the currency the loan's; the instrument the tenant's, VERIFIED and ACTIVE and owned
  * by the borrower or a CO_BORROWER party of the loan; no PAYMENT_HOLD in force for the borrower (customer-wide or
  * on this loan); `amount` + the loan's intents in flight (CREATED, SUBMITTED) ≤ its total outstanding (the
@@ -279,7 +279,12 @@ async function totalOutstandingMinor(
       .from(fundings)
       .where(and(eq(fundings.tenantId, tenantId), eq(fundings.loanId, loan.id))),
     tx
-      .select({ id: payments.id, valueDate: payments.effectiveDate, amount: payments.amount })
+      .select({
+        id: payments.id,
+        valueDate: payments.effectiveDate,
+        amount: payments.amount,
+        recordedAt: payments.createdAt,
+      })
       .from(payments)
       .where(
         and(eq(payments.tenantId, tenantId), eq(payments.loanId, loan.id), eq(payments.status, 'POSTED')),

@@ -77,7 +77,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a voice provider's callback event
-         * @description Closed callback of the voice provider (spec § Authentication 6): no bearer token and no tenant header; the only credential is the dispatch's task token in `X-Service-Voice-Task-Token`. Body `{eventId, eventType, nodeId?, occurredAt, data?}`: `eventId` 1–128 of `A–Z a–z 0–9 . _ : -`, unique per dispatch (a repeat answers 200 with `duplicate: true` and changes nothing); `eventType` one of `node.entered` (needs `nodeId`), `call.answered`, `call.completed`, `call.failed`, `call.no_answer`; `nodeId` a node of the pinned workflow version; `occurredAt` an ISO 8601 instant; `data` optional `{durationSeconds?, providerCallRef?}`. A terminal event (`call.completed`, `call.failed`, `call.no_answer`) ends the dispatch: its task is completed, an interaction is logged on the case, and the token stops working. A wrong, expired or ended token, or an unknown dispatch → 401 Shape A `error.msg.not.authenticated`, the same answer in every case.
+         * @description Closed callback of the voice provider (docs/design.md §5, Inbound channel events): no bearer token and no tenant header; the only credential is the dispatch's task token in `X-Service-Voice-Task-Token`. Body `{eventId, eventType, nodeId?, occurredAt, data?}`: `eventId` 1–128 of `A–Z a–z 0–9 . _ : -`, unique per dispatch (a repeat answers 200 with `duplicate: true` and changes nothing); `eventType` one of `node.entered` (needs `nodeId`), `call.answered`, `call.completed`, `call.failed`, `call.no_answer`; `nodeId` a node of the pinned workflow version; `occurredAt` an ISO 8601 instant; `data` optional `{durationSeconds?, providerCallRef?}`. A terminal event (`call.completed`, `call.failed`, `call.no_answer`) ends the dispatch: its task is completed, an interaction is logged on the case, and the token stops working. A wrong, expired or ended token, or an unknown dispatch → 401 Shape A `error.msg.not.authenticated`, the same answer in every case.
          */
         post: operations["postV1ServicingVoiceDispatchesByDispatchIdEvents"];
         delete?: never;
@@ -689,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a hardship offer (maker-checker)
-         * @description The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`), and, under the tenant's default maker-checker policy `distinct-client`, a token of another OAuth client than the one that created the offer (same client → 403 naming `header.Authorization`; a tenant set to `same-client-distinct-actor` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours). Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.
+         * @description The checker's decision on a PENDING_APPROVAL offer (docs/servicing.md "Hardship offers"). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`), and, under the tenant's default maker-checker policy `distinct-client`, a token of another OAuth client than the one that created the offer (same client → 403 naming `header.Authorization`; a tenant set to `same-client-distinct-actor` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours). Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.
          *
          *     Scope `actions:approve`, the permission named by the offer's program version (`humanApprovalPermission`).
          */
@@ -733,7 +733,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a hardship offer (maker-checker)
-         * @description The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`), and, under the tenant's default maker-checker policy `distinct-client`, a token of another OAuth client than the one that created the offer (same client → 403 naming `header.Authorization`; a tenant set to `same-client-distinct-actor` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to REJECTED. Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.
+         * @description The checker's decision on a PENDING_APPROVAL offer (docs/servicing.md "Hardship offers"). Needs scope `actions:approve` and the permission named by the program version's `humanApprovalPermission` (else 403), a `Service-Actor` (400 when absent) other than the offer's maker (same actor → 403 naming `header.Service-Actor`), and, under the tenant's default maker-checker policy `distinct-client`, a token of another OAuth client than the one that created the offer (same client → 403 naming `header.Authorization`; a tenant set to `same-client-distinct-actor` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to REJECTED. Not PENDING_APPROVAL → 409 `error.msg.hardship.offer.invalid.state.transition`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.
          *
          *     Scope `actions:approve`, the permission named by the offer's program version (`humanApprovalPermission`).
          */
@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`. The events portfolio boarding writes (a boarded portfolio's history; envelope `source: "BOARDING"` and `boardingBatchId`) are delivered only with `includeBoardedHistory: true` (default false); `boarding.batch.completed` reaches every subscription naming it.
+         * @description The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (docs/integrating.md "Webhooks"). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`. The events portfolio boarding writes (a boarded portfolio's history; envelope `source: "BOARDING"` and `boardingBatchId`) are delivered only with `includeBoardedHistory: true` (default false); `boarding.batch.completed` reaches every subscription naming it.
          *
          *     Scope `servicing:write`, permission `CREATE_WEBHOOKSUBSCRIPTION`.
          */
@@ -1207,7 +1207,7 @@ export interface paths {
         put?: never;
         /**
          * Run close of business for a day
-         * @description Closes business day `businessDate` (it must have ended in the tenant's time zone) for every loan active on it, or for the loans named in `loanIds` (1 to 1000): each loan's day is closed in its own short transaction, once (a loan whose `lastClosedBusinessDate` is on or after the day is counted as processed and left alone). Answers 202 with the run (`RUNNING`) and runs it as the durable process `close-of-business/<tenant>/<businessDate>` (a run of named loans: `…/<runId>`). The whole-tenant run of a day is unique: asked again it answers 200 with that run. A loan whose step fails is listed in `GET /v1/cob/runs/{runId}/errors`; the run goes on and ends `COMPLETED_WITH_ERRORS`.
+         * @description Closes business day `businessDate` (it must have ended in the tenant's time zone) for every loan active on it, or for the loans named in `loanIds` (1 to 1000): each loan's day is closed in its own short transaction, once. A whole-tenant run covers the loans active and disbursed on or before the day and not closed for a later day: one already closed for the day is counted as processed and left alone, one closed for a later day is not part of the run (not in `loans.total`, so a day every loan has closed past reports `total` 0). A run of named loans counts every named loan in `total`; one whose `lastClosedBusinessDate` is on or after the day is counted as processed and left alone. Answers 202 with the run (`RUNNING`) and runs it as the durable process `close-of-business/<tenant>/<businessDate>` (a run of named loans: `…/<runId>`). The whole-tenant run of a day is unique: asked again it answers 200 with that run. A loan whose step fails is listed in `GET /v1/cob/runs/{runId}/errors`; the run goes on and ends `COMPLETED_WITH_ERRORS`.
          *
          *     Scope `lending:write`, permission `RUN_COB`.
          */
@@ -1859,7 +1859,7 @@ export interface paths {
         put?: never;
         /**
          * Waive a loan charge
-         * @description Fineract `POST /loans/{loanId}/charges/{loanChargeId}?command=waive` (WAIVE_CHARGES): the outstanding amount of the charge is waived as of the tenant’s business date and is no longer owed; it shows in the installment’s `feeChargesWaived`/`penaltyChargesWaived` and as a "Waive loan charges" transaction of the loan.
+         * @description Fineract `POST /loans/{loanId}/charges/{loanChargeId}?command=waive` (WAIVE_CHARGES): the outstanding amount of the charge is waived and is no longer owed; it shows in the installment’s `feeChargesWaived`/`penaltyChargesWaived` and as a "Waive loan charges" transaction of the loan. The optional body’s `transactionDate` is the business date of the waiver (default: today in the tenant’s time zone; not after today, not before the disbursement); as in Fineract the waiver is dated that day, or the charge’s due date when that is earlier.
          *
          *     Scope `lending:write`, permission `WAIVE_LOANCHARGE`.
          */
@@ -2923,7 +2923,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.posted
-         * @description A payment was posted to the ledger (spec § Events: payment posting emits payment.posted), including the down payment a funding records for a product with enableAutoRepaymentForDownPayment. Subject type `payment`.
+         * @description A payment was posted to the ledger (docs/integrating.md "Webhooks": payment posting emits payment.posted), including the down payment a funding records for a product with enableAutoRepaymentForDownPayment. Subject type `payment`.
          */
         post: operations["webhook.payment.posted"];
         delete?: never;
@@ -2943,7 +2943,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.returned
-         * @description A posted payment was returned by its rail and its posting reversed as if it had never been applied (spec § Events: a payment return emits payment.returned). Subject type `payment`.
+         * @description A posted payment was returned by its rail and its posting reversed as if it had never been applied (docs/integrating.md "Webhooks": a payment return emits payment.returned). Subject type `payment`.
          */
         post: operations["webhook.payment.returned"];
         delete?: never;
@@ -3143,7 +3143,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.approved
-         * @description A second actor approved a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10); it is open to the borrower until offerExpiresAt. Subject type `hardship_offer`.
+         * @description A second actor approved a PENDING_APPROVAL hardship offer (maker-checker, docs/servicing.md "Hardship offers"); it is open to the borrower until offerExpiresAt. Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.approved"];
         delete?: never;
@@ -3163,7 +3163,7 @@ export interface webhooks {
         put?: never;
         /**
          * hardship.offer.rejected
-         * @description A second actor rejected a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10). Subject type `hardship_offer`.
+         * @description A second actor rejected a PENDING_APPROVAL hardship offer (maker-checker, docs/servicing.md "Hardship offers"). Subject type `hardship_offer`.
          */
         post: operations["webhook.hardship.offer.rejected"];
         delete?: never;
@@ -9047,6 +9047,12 @@ export interface operations {
                         totalPenaltyChargesCharged: string;
                         /** @description decimal string with the currency digits */
                         totalRepaymentExpected: string;
+                        /** @description decimal string with the currency digits */
+                        totalPaidInAdvance: string;
+                        /** @description decimal string with the currency digits */
+                        totalPaidLate: string;
+                        /** @description decimal string with the currency digits */
+                        totalOutstanding: string;
                         periods: {
                             [key: string]: unknown;
                         }[];
@@ -9827,7 +9833,15 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    transactionDate?: string | null;
+                    locale?: string | null;
+                    dateFormat?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description Charge waived */
             200: {

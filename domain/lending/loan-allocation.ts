@@ -27,8 +27,10 @@ import type {
  * handled installment by installment in that order). Fineract's in-advance branch first pays loan charges already
  * due by the transaction date and then penalty, interest, principal, fee of the next installment; with the charges
  * this engine schedules (installment fees and penalties fall due with their installment, none is due before it)
- * the first step pays nothing, so these rules give the same split. Not checked against Fineract for charges due on
- * a specified date before the installment's due date.
+ * the first step pays nothing, so these rules give the same split. Like Fineract's cumulative processor it puts
+ * every charge on its installment for the whole replay (`chargesFromStart`), so a payment in advance pays the
+ * next installment's charges too. Not checked against Fineract for charges due on a specified date before the
+ * installment's due date.
  */
 export const duePenIntPriFeePaymentAllocation: readonly PaymentAllocationRuleSet[] = [
   {
@@ -62,6 +64,7 @@ export function allocationStrategyOf(strategyCode: string, paymentAllocation: un
         code: 'advanced-payment-allocation-strategy',
         paymentAllocation: duePenIntPriFeePaymentAllocation,
         loanScheduleProcessingType: 'HORIZONTAL',
+        chargesFromStart: true,
       };
     default:
       throw new RangeError(`no payment allocation for strategy ${strategyCode}`);
@@ -84,6 +87,15 @@ export interface StoredMoneyEvent {
   id: number;
   valueDate: string;
   amount: string;
+  /** When the row was recorded (its `created_at`: a Date, or text PostgreSQL can print); absent = not known. */
+  recordedAt?: Date | string | null;
+}
+
+/** Epoch milliseconds of a stored `created_at` (Date or timestamp text), or nothing when absent or unreadable. */
+export function recordedAtMsOf(value: Date | string | null | undefined): { recordedAtMs?: number } {
+  if (value === null || value === undefined) return {};
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isFinite(ms) ? { recordedAtMs: ms } : {};
 }
 
 /** What `allocationInputOf` needs of one loan. */
@@ -107,7 +119,7 @@ export interface StoredLoanMoney {
   /**
    * Charges added to the active loan (`loan_charges`); their amounts are part of their installment's stored
    * `feeChargesDue`/`penaltyChargesDue`, which `allocationInputOf` takes off again so that each joins the replay on
-   * its due date (domain/lending/allocation/replay.ts module note). Absent = none.
+   * its own date (`chargeTimingOf`; domain/lending/allocation/replay.ts module note). Absent = none.
    */
   loanCharges?: readonly StoredLoanCharge[];
 }
@@ -123,6 +135,10 @@ export interface StoredLoanCharge {
   waiverAmount: string | null;
   /** ISO date of the waiver, null when not waived. */
   waivedOnDate: string | null;
+  /** ISO business date it was added on (Fineract's `submittedOnDate`); absent or null = not known. */
+  submittedOnDate?: string | null;
+  /** When it was added (its `created_at`); absent = not known. */
+  recordedAt?: Date | string | null;
 }
 
 /** One principal forgiveness as read (see `StoredLoanMoney.principalForgiveness`). */
@@ -165,6 +181,7 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
         id: p.id,
         valueDate: p.valueDate,
         amountMinor: minor(p.amount),
+        ...recordedAtMsOf(p.recordedAt),
       }),
     ),
   ];
@@ -202,6 +219,9 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
       installmentNumber: c.installmentNumber,
       component: c.penalty ? ('PENALTY' as const) : ('FEE' as const),
       dueDate: c.dueDate,
+      ...chargeTimingOf(loan.strategy, c),
+      submittedOnDate: c.submittedOnDate ?? null,
+      ...recordedAtMsOf(c.recordedAt),
       amountMinor: minor(c.amount),
       ...(c.waiverAmount !== null && c.waivedOnDate !== null
         ? { waivedMinor: minor(c.waiverAmount), waivedOnDate: c.waivedOnDate }
@@ -215,6 +235,22 @@ export function allocationInputOf(loan: StoredLoanMoney): AllocationInput {
       amountMinor: BigInt(f.amountMinor),
     })),
   };
+}
+
+/**
+ * When a stored charge joins its installment in the replay (types.ts `ChargeEvent.effectiveDate`): from the start
+ * under a cumulative strategy (Fineract's cumulative processors apply every charge before the first transaction);
+ * under advanced payment allocation on the day it was submitted, or on its due date when that is earlier or the
+ * submission date is not known (Fineract `ChangeOperation.getEffectiveDate`).
+ */
+export function chargeTimingOf(
+  strategy: AllocationStrategy,
+  charge: Pick<StoredLoanCharge, 'dueDate' | 'submittedOnDate'>,
+): { effectiveDate?: string | null } {
+  if (strategy.code === 'mifos-standard-strategy' || strategy.chargesFromStart)
+    return { effectiveDate: null };
+  const submitted = charge.submittedOnDate ?? null;
+  return submitted !== null && submitted < charge.dueDate ? { effectiveDate: submitted } : {};
 }
 
 /** How a payment was split, decimal strings with the currency's digits (Σ = the payment's amount). */

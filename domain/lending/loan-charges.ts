@@ -6,7 +6,10 @@
  *
  * Installment of a due date (Fineract `Loan.addLoanCharge` → `LoanCharge.isDueForCollectionFromIncludingAndUpToAndIncluding`
  * for the first installment, `isDueForCollectionFromAndUpToAndIncluding` for the others): the installment with
- * fromDate < dueDate ≤ its dueDate, the first one also holding its fromDate (the disbursement date). A due date
+ * fromDate < dueDate ≤ its dueDate, the first one also holding its fromDate (the disbursement date). A down-payment
+ * installment never takes a charge: the first installment after it is the first one (Fineract
+ * `LoanRepaymentScheduleProcessingWrapper.fetchFirstNormalInstallmentNumber`), so a charge due on the disbursement
+ * date lands on it (LoanReAging-Part2.feature, "re-aging transaction at 1st installment with charge"). A due date
  * after the last installment's due date gets an additional installment ("N+1", Fineract
  * `LoanRepaymentScheduleInstallment.additional`): from the last due date to the charge's due date, with no
  * principal or interest; when the last installment is already such an additional one, its due date moves to the
@@ -28,6 +31,8 @@ export interface InstallmentSpan {
   dueDate: string;
   /** An additional ("N+1") installment made for charges. */
   additional: boolean;
+  /** The down-payment installment (due at disbursement, Fineract `downPaymentPeriod`); absent = false. */
+  downPayment?: boolean;
 }
 
 /** Where a charge due on a date lands (module note). */
@@ -42,11 +47,14 @@ export type ChargePlacement =
  * installment's fromDate (the caller refuses a due date before the disbursement first).
  */
 export function placeLoanCharge(installments: readonly InstallmentSpan[], dueDate: string): ChargePlacement {
-  const ordered = [...installments].sort((a, b) => a.installmentNumber - b.installmentNumber);
+  const sorted = [...installments].sort((a, b) => a.installmentNumber - b.installmentNumber);
+  const ordered = sorted.filter((installment) => !installment.downPayment);
   const first = ordered[0];
   const last = ordered[ordered.length - 1];
   if (!first || !last) throw new RangeError('a loan charge needs the loan to have installments');
-  if (dueDate < first.fromDate) throw new RangeError(`dueDate ${dueDate} is before the schedule starts`);
+  if (dueDate < (sorted[0] ?? first).fromDate) {
+    throw new RangeError(`dueDate ${dueDate} is before the schedule starts`);
+  }
   for (const [position, installment] of ordered.entries()) {
     const after = position === 0 ? dueDate >= installment.fromDate : dueDate > installment.fromDate;
     if (after && dueDate <= installment.dueDate) {

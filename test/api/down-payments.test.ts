@@ -39,7 +39,13 @@ beforeAll(async () => {
 afterAll(async () => ctx?.close());
 
 const ref = (prefix: string) => `${prefix}-${randomBytes(9).toString('base64url')}`;
+/** The scenarios' loans name this strategy ("Payment strategy" DUE_PENALTY_INTEREST_PRINCIPAL_FEE_IN_ADVANCE_…). */
 const strategy = 'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy';
+/**
+ * The LP2 products' own strategy (Fineract's LoanProductsRequestFactory: PENALTIES_FEES_INTEREST_PRINCIPAL_ORDER): the
+ * loans choose another one, as Fineract's LoanApplicationValidator allows on a cumulative product.
+ */
+const productStrategy = 'mifos-standard-strategy';
 
 interface VectorCase {
   id: string;
@@ -102,7 +108,7 @@ function productBody(overrides: Record<string, unknown> = {}) {
     interestCalculationPeriodType: 1,
     daysInYearType: 1,
     daysInMonthType: 1,
-    transactionProcessingStrategyCode: strategy,
+    transactionProcessingStrategyCode: productStrategy,
     lmsConfig: { productClass: 'COMMERCIAL', aprEnabled: false, statementEnabled: false },
     enableDownPayment: true,
     disbursedAmountPercentageForDownPayment: '25',
@@ -378,7 +384,16 @@ describe('the preview and the loan schedule show the down-payment period', () =>
 
 describe('Fineract scenarios with repayments (test/vectors/fineract-down-payment.json)', () => {
   const replayed = vectors.cases.filter((c) => c.after !== null);
-  it.each(replayed.map((c) => [c.id, c] as const))('%s', async (_id, c) => {
+  // each scenario with its penalty in the application, and (as Fineract's scenario adds it) through
+  // `POST /v1/loans/{loanId}/charges` after the disbursement: due on the disbursement date, it lands on the first
+  // installment after the down payment either way
+  const runs = [
+    ...replayed.map((c) => [c.id, c, false] as const),
+    ...replayed
+      .filter((c) => c.loan.penalty)
+      .map((c) => [`${c.id} (penalty added to the active loan)`, c, true] as const),
+  ];
+  it.each(runs)('%s', async (_id, c, penaltyAdded) => {
     let charges: unknown[] | undefined;
     let productCharges: { id: number }[] | undefined;
     if (c.loan.penalty) {
@@ -407,13 +422,15 @@ describe('Fineract scenarios with repayments (test/vectors/fineract-down-payment
     });
     const clientId = await createCustomer();
     const loanId = await approvedLoan(
-      loanBody(clientId, productId, c.loan, charges),
+      loanBody(clientId, productId, c.loan, penaltyAdded ? undefined : charges),
       c.loan.disbursementDate,
     );
-    const submitted = await loanWith(loanId);
-    expect(
-      (submitted.repaymentSchedule.periods as Record<string, unknown>[]).slice(1).map(scheduleColumns),
-    ).toEqual(c.schedule);
+    if (!penaltyAdded) {
+      const submitted = await loanWith(loanId);
+      expect(
+        (submitted.repaymentSchedule.periods as Record<string, unknown>[]).slice(1).map(scheduleColumns),
+      ).toEqual(c.schedule);
+    }
 
     const funding = await call(
       ctx,
@@ -424,6 +441,12 @@ describe('Fineract scenarios with repayments (test/vectors/fineract-down-payment
     );
     expect(funding.status, JSON.stringify(funding.body)).toBe(201);
     expect(await trialBalanceOf(loanId)).toBe(0n);
+    if (penaltyAdded) {
+      const [charge] = charges as { chargeId: number; dueDate: string }[];
+      const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, charge);
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      expect(await trialBalanceOf(loanId)).toBe(0n);
+    }
     if (c.manualDownPayment) {
       await pay(loanId, c.manualDownPayment.amount, 'EUR', c.manualDownPayment.date);
       expect(await trialBalanceOf(loanId)).toBe(0n);
@@ -563,6 +586,153 @@ describe('pay in 4 with the automatic down payment', () => {
     loan = await loanWith(loanId);
     expect(loan.status.code).toBe('loanStatusType.closed.obligations.met');
     expect(loan.repaymentSchedule.totalOutstanding).toBe('0.00');
+  });
+
+  it('a product whose DEFAULT rule is REAMORTIZATION records the automatic down payment and shares in-advance money evenly', async () => {
+    const order = (['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const).flatMap((dueType, group) =>
+      (['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST'] as const).map((component, index) => ({
+        paymentAllocationRule: `${dueType}_${component}`,
+        order: group * 4 + index + 1,
+      })),
+    );
+    const productId = await createProduct({
+      currencyCode: 'USD',
+      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      paymentAllocation: [
+        {
+          transactionType: 'DEFAULT',
+          paymentAllocationOrder: order,
+          futureInstallmentAllocationRule: 'REAMORTIZATION',
+        },
+      ],
+    });
+    const clientId = await createCustomer();
+    const loanId = await approvedLoan(
+      {
+        ...loanBody(clientId, productId, {
+          principal: '1000.00',
+          interestRatePerPeriod: '0',
+          interestType: 1,
+          amortizationType: 1,
+          repaymentEvery: 1,
+          repaymentFrequencyType: 2,
+          numberOfRepayments: 3,
+          loanTermFrequency: 3,
+          disbursementDate: '2024-01-01',
+        }),
+        transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      },
+      '2024-01-01',
+    );
+    const funding = await call(
+      ctx,
+      cred,
+      'POST',
+      `/v1/loans/${loanId}/fundings/record-external`,
+      fundingBody('1000.00', 'USD', '2024-01-01'),
+    );
+    expect(funding.status, JSON.stringify(funding.body)).toBe(201);
+    expect(await trialBalanceOf(loanId)).toBe(0n);
+    await pay(loanId, '500.00', 'USD', '2024-01-02');
+    const loan = await loanWith(loanId);
+    const installments = (loan.repaymentSchedule.periods as Record<string, unknown>[]).slice(1);
+    expect(installments.map((p) => p.totalPaidForPeriod)).toEqual(['250.00', '166.67', '166.67', '166.66']);
+    expect(await trialBalanceOf(loanId)).toBe(0n);
+  });
+
+  it('a penalty added to the loan is paid in advance by a payment of its due date, in the order recorded (LoanChargeback-Part2.feature)', async () => {
+    // Fineract's default advanced rules: past due, due, in advance × penalty, fee, principal, interest
+    const order = (['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const).flatMap((dueType, group) =>
+      (['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST'] as const).map((component, index) => ({
+        paymentAllocationRule: `${dueType}_${component}`,
+        order: group * 4 + index + 1,
+      })),
+    );
+    const productId = await createProduct({
+      principal: '100',
+      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      enableAutoRepaymentForDownPayment: false,
+      paymentAllocation: [
+        {
+          transactionType: 'DEFAULT',
+          paymentAllocationOrder: order,
+          futureInstallmentAllocationRule: 'NEXT_INSTALLMENT',
+        },
+      ],
+    });
+    const penalty = await call(ctx, cred, 'POST', '/v1/charges', {
+      name: `NSF fee ${randomBytes(3).toString('hex')}`,
+      currencyCode: 'EUR',
+      amount: '5',
+      chargeAppliesTo: 1,
+      chargeTimeType: 2,
+      chargeCalculationType: 1,
+      penalty: true,
+    });
+    expect(penalty.status, JSON.stringify(penalty.body)).toBe(201);
+    const clientId = await createCustomer();
+    const loanId = await approvedLoan(
+      {
+        ...loanBody(clientId, productId, {
+          principal: '100.00',
+          interestRatePerPeriod: '0',
+          interestType: 1,
+          amortizationType: 1,
+          repaymentEvery: 1,
+          repaymentFrequencyType: 2,
+          numberOfRepayments: 3,
+          loanTermFrequency: 3,
+          disbursementDate: '2024-01-01',
+        }),
+        transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+      },
+      '2024-01-01',
+    );
+    const funding = await call(
+      ctx,
+      cred,
+      'POST',
+      `/v1/loans/${loanId}/fundings/record-external`,
+      fundingBody('100.00', 'EUR', '2024-01-01'),
+    );
+    expect(funding.status, JSON.stringify(funding.body)).toBe(201);
+    const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
+      chargeId: penalty.body.chargeId,
+      dueDate: '2024-01-05',
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await pay(loanId, '28.00', 'EUR', '2024-01-05');
+    await pay(loanId, '10.00', 'EUR', '2024-01-06');
+    const loan = await loanWith(loanId);
+    const rows = (loan.repaymentSchedule.periods as Record<string, unknown>[]).slice(1).map((p) => ({
+      period: p.period,
+      penalties: p.penaltyChargesDue,
+      paid: p.totalPaidForPeriod,
+      inAdvance: p.totalPaidInAdvanceForPeriod,
+      late: p.totalPaidLateForPeriod,
+      outstanding: p.totalOutstandingForPeriod,
+    }));
+    expect(rows).toEqual([
+      { period: 1, penalties: '0.00', paid: '25.00', inAdvance: '0.00', late: '25.00', outstanding: '0.00' },
+      { period: 2, penalties: '5.00', paid: '13.00', inAdvance: '13.00', late: '0.00', outstanding: '17.00' },
+      { period: 3, penalties: '0.00', paid: '0.00', inAdvance: '0.00', late: '0.00', outstanding: '25.00' },
+      { period: 4, penalties: '0.00', paid: '0.00', inAdvance: '0.00', late: '0.00', outstanding: '25.00' },
+    ]);
+    expect(
+      (loan.transactions as TransactionJson[])
+        .filter((t) => t.type.id === 2)
+        .map((t) => [
+          t.date,
+          t.amount,
+          t.principalPortion,
+          t.penaltyChargesPortion,
+          t.outstandingLoanBalance,
+        ]),
+    ).toEqual([
+      ['2024-01-05', '28.00', '25.00', '3.00', '75.00'],
+      ['2024-01-06', '10.00', '8.00', '2.00', '67.00'],
+    ]);
+    expect(await trialBalanceOf(loanId)).toBe(0n);
   });
 
   it('a product without automatic repayment records no down payment with the funding', async () => {

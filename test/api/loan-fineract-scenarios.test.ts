@@ -338,8 +338,15 @@ async function expectTrialBalanceZero(): Promise<void> {
   }
 }
 
-/** Builds the scenario's loan through the API up to its approval; returns the loan id. */
-async function createScenarioLoan(s: Scenario): Promise<number> {
+/**
+ * Builds the scenario's loan through the API up to its approval; returns the loan id and the charge definitions'
+ * ids. With `chargesInApplication` false the loan's application carries no charges: the caller adds them through
+ * `POST /v1/loans/{loanId}/charges`, as Fineract's scenario does.
+ */
+async function createScenarioLoan(
+  s: Scenario,
+  chargesInApplication = true,
+): Promise<{ loanId: number; chargeIds: number[] }> {
   const chargeIds: number[] = [];
   for (const c of s.loan.charges) {
     const charge = await call(ctx, cred, 'POST', '/v1/charges', chargeBody(c, s.loan.currency));
@@ -354,13 +361,15 @@ async function createScenarioLoan(s: Scenario): Promise<number> {
     clientId: customer.body.customerId,
     productId: product.body.productId,
     ...loanFields(s),
-    charges: s.loan.charges.map((c, i) => ({ chargeId: chargeIds[i], dueDate: c.dueDate })),
+    ...(chargesInApplication
+      ? { charges: s.loan.charges.map((c, i) => ({ chargeId: chargeIds[i], dueDate: c.dueDate })) }
+      : {}),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const loanId = created.body.loanId as number;
   const approval = await call(ctx, cred, 'POST', `/v1/loans/${loanId}?command=approve`, approvalBody(s));
   expect(approval.status, JSON.stringify(approval.body)).toBe(200);
-  return loanId;
+  return { loanId, chargeIds };
 }
 
 async function postEvent(s: Scenario, loanId: number, e: ScenarioEvent): Promise<void> {
@@ -509,7 +518,7 @@ describe('Fineract scenarios through the API (test/vectors/fineract-loan-figures
   it.each(vectors.scenarios.map((s) => [`${s.id}: ${s.source.scenario}`, s] as const))(
     '%s',
     async (_name, s) => {
-      const loanId = await createScenarioLoan(s);
+      const { loanId } = await createScenarioLoan(s);
       let businessDate = '';
       for (const e of s.events) {
         await postEvent(s, loanId, e);
@@ -518,6 +527,42 @@ describe('Fineract scenarios through the API (test/vectors/fineract-loan-figures
         if (e.expected) await expectPublished(s, loanId, e, e.expected, businessDate);
       }
       builtThroughApi.set(s.id, loanId);
+    },
+  );
+});
+
+/** The scenarios whose charges can be added to the active loan here (flat ones: see test/vectors/README.md). */
+const withAddedCharges = vectors.scenarios.filter(
+  (s) => s.loan.charges.length > 0 && s.loan.charges.every((c) => c.chargeCalculationType === 1),
+);
+
+describe('Fineract scenarios with their charges added through POST /v1/loans/{loanId}/charges', () => {
+  it('has scenarios to replay', () => {
+    expect(withAddedCharges.length).toBeGreaterThanOrEqual(5);
+  });
+  it.each(withAddedCharges.map((s) => [`${s.id}: ${s.source.scenario}`, s] as const))(
+    '%s',
+    async (_name, s) => {
+      const { loanId, chargeIds } = await createScenarioLoan(s, false);
+      const addCharges = async (afterEvents: number) => {
+        for (const [i, c] of s.loan.charges.entries()) {
+          if (c.addedAfterEvents !== afterEvents) continue;
+          const res = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
+            chargeId: chargeIds[i],
+            amount: c.amount,
+            dueDate: c.dueDate,
+          });
+          expect(res.status, JSON.stringify(res.body)).toBe(201);
+        }
+      };
+      let businessDate = '';
+      for (const [i, e] of s.events.entries()) {
+        await addCharges(i);
+        await postEvent(s, loanId, e);
+        await expectTrialBalanceZero();
+        if (e.date > businessDate) businessDate = e.date;
+        if (e.expected) await expectPublished(s, loanId, e, e.expected, businessDate);
+      }
     },
   );
 });

@@ -3,7 +3,7 @@
  * created, approved and funded by `POST /v1/loans`, `?command=approve` and `fundings/record-external`.
  *
  * - §1 payoff: the summary's payoff quote for a date, paid on that date, closes the loan to the cent — schedule,
- *   summary and journal all show nothing owed (the issue's loan: 1,200.00 at 12 % a year, 12 monthly equal
+ *   summary and journal all show nothing owed (the hand-computed loan: 1,200.00 at 12 % a year, 12 monthly equal
  *   installments, 79.42 of interest; a quote of 1,212.00 used to leave 67.42 owed).
  * - A payment above the payoff (test/vectors/fineract-payoff-in-advance.json, Fineract's table): allocated by the
  *   strategy before anything is waived, it pays the later fee in advance and the loan closes
@@ -237,7 +237,7 @@ describe('§1 a payoff quote pays the loan off', () => {
     },
   );
 
-  it('the issue’s first date: the quote is principal plus the interest accrued so far (12.00 × 15 / 31 = 5.81)', async () => {
+  it('the first date: the quote is principal plus the interest accrued so far (12.00 × 15 / 31 = 5.81)', async () => {
     const { loanId } = await newLoan();
     expect((await fund(loanId, '1200.00')).status).toBe(201);
     const quote = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/summary?asOfDate=2025-01-16`);

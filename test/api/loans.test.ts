@@ -1,7 +1,7 @@
 /**
- * Loans through the app on the real database (spec § Lending core writes and reads: /v1/loans, the
- * calculateLoanSchedule and approve commands, parties; § States: submitted → approved with the APR disclosure;
- * § Native loan list item; § Limits: native lists; § Errors: Shape A with `parameterName`; cross-tenant 404;
+ * Loans through the app on the real database (docs/lending.md "Lending core": /v1/loans, the
+ * calculateLoanSchedule and approve commands, parties; docs/lending.md "Lending core": submitted → approved with the APR disclosure;
+ * OpenAPI `GET /v1/loans`; docs/design.md §4 Paging: native lists; docs/design.md §4 Errors: Shape A with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay).
  *
  * Oracle of the preview: every case of test/vectors/fineract-schedules.json (Apache Fineract's own tests,
@@ -257,10 +257,24 @@ describe('POST /v1/loans?command=calculateLoanSchedule', () => {
         'totalFeeChargesCharged',
         'totalPenaltyChargesCharged',
         'totalRepaymentExpected',
+        'totalPaidInAdvance',
+        'totalPaidLate',
+        'totalOutstanding',
         'periods',
         'aprDisclosure',
       ].sort(),
     );
+    // Fineract's preview prints what is paid of each installment, in advance and late, as 0 (LoanDownPayment.feature)
+    expect(res.body).toMatchObject({ totalPaidInAdvance: '0.00', totalPaidLate: '0.00' });
+    expect(res.body.totalOutstanding).toBe(res.body.totalRepaymentExpected);
+    for (const period of (res.body.periods as Record<string, unknown>[]).slice(1)) {
+      expect(period).toMatchObject({
+        totalPaidForPeriod: '0.00',
+        totalPaidInAdvanceForPeriod: '0.00',
+        totalPaidLateForPeriod: '0.00',
+        totalOutstandingForPeriod: period.totalDueForPeriod,
+      });
+    }
     expect(res.body).toMatchObject({
       currency: { code: 'USD', digitsAfterDecimal: 2, inMultiplesOf: 0 },
       loanTermInDays: 365,

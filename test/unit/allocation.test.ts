@@ -666,6 +666,55 @@ describe('helpers', () => {
   });
 });
 
+describe('REAMORTIZATION (Fineract FutureInstallmentAllocationRule)', () => {
+  // three future installments of 90.00 (Loan-Part3.feature "principal due is correct in case of second disbursement
+  // on overpaid loan": 160.00 in advance pays 53.33, 53.33 and 53.34)
+  const installments = [
+    installment(1, '2024-02-02', '2024-02-16', '90.00', '0.00', '0.00', '0.00'),
+    installment(2, '2024-02-16', '2024-03-02', '90.00', '0.00', '0.00', '0.00'),
+    installment(3, '2024-03-02', '2024-03-17', '90.00', '0.00', '0.00', '0.00'),
+  ];
+  const paidPrincipal = (result: ReturnType<typeof allocatePayments>) =>
+    result.installments.map((i) => i.principalPaidMinor);
+  for (const processing of ['HORIZONTAL', 'VERTICAL'] as const) {
+    it(`${processing}: in-advance money is shared evenly, the last installment taking the rounding difference`, () => {
+      const result = allocatePayments({
+        currency: 'USD',
+        installments,
+        events: [disbursement(1, '2024-02-02', '270.00'), payment(1, '2024-02-02', '160.00')],
+        strategy: advanced({ future: 'REAMORTIZATION', processing }),
+      });
+      expect(paidPrincipal(result)).toEqual([usd('53.33'), usd('53.33'), usd('53.34')]);
+      expect(result.payments[0]?.overpaymentMinor).toBe(0n);
+    });
+  }
+  it('an installment that needs less than its share is paid off and the rest is shared by the others', () => {
+    const uneven = [
+      installment(1, '2024-02-02', '2024-02-16', '10.00', '0.00', '0.00', '0.00'),
+      ...installments.slice(1),
+    ];
+    const result = allocatePayments({
+      currency: 'USD',
+      installments: uneven,
+      events: [disbursement(1, '2024-02-02', '190.00'), payment(1, '2024-02-03', '100.00')],
+      strategy: advanced({ future: 'REAMORTIZATION' }),
+    });
+    // pass 1: 33.33, 33.33 and 33.34 (the first takes only 10.00); pass 2: the 23.33 left in two, 11.665 rounded
+    // half-even to 11.66, the last taking the difference (11.67)
+    expect(paidPrincipal(result)).toEqual([usd('10.00'), usd('44.99'), usd('45.01')]);
+  });
+  it('money beyond every installment is an overpayment', () => {
+    const result = allocatePayments({
+      currency: 'USD',
+      installments,
+      events: [disbursement(1, '2024-02-02', '270.00'), payment(1, '2024-02-03', '300.00')],
+      strategy: advanced({ future: 'REAMORTIZATION' }),
+    });
+    expect(paidPrincipal(result)).toEqual([usd('90.00'), usd('90.00'), usd('90.00')]);
+    expect(result.payments[0]?.overpaymentMinor).toBe(usd('30.00'));
+  });
+});
+
 describe('negative space', () => {
   const base = (): AllocationInput => ({
     currency: 'USD',
@@ -737,7 +786,6 @@ describe('negative space', () => {
       }),
       /DEFAULT/,
     );
-    rejects((i) => ({ ...i, strategy: advanced({ future: 'REAMORTIZATION' as never }) }), /unsupported/);
     rejects((i) => ({ ...i, strategy: { ...advanced(), loanScheduleProcessingType: 'DIAGONAL' as never } }));
   });
 

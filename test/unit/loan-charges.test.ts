@@ -279,6 +279,33 @@ describe('placeLoanCharge (Fineract Loan.addLoanCharge)', () => {
     expect(placeLoanCharge(schedule, '2024-02-02')).toEqual({ kind: 'INSTALLMENT', installmentNumber: 2 });
   });
 
+  it('never puts a charge on the down-payment installment: one due at disbursement lands on the next (LoanReAging-Part2.feature)', () => {
+    const withDownPayment: InstallmentSpan[] = [
+      {
+        installmentNumber: 1,
+        fromDate: '2025-01-01',
+        dueDate: '2025-01-01',
+        additional: false,
+        downPayment: true,
+      },
+      { installmentNumber: 2, fromDate: '2025-01-01', dueDate: '2025-02-01', additional: false },
+      { installmentNumber: 3, fromDate: '2025-02-01', dueDate: '2025-03-01', additional: false },
+    ];
+    expect(placeLoanCharge(withDownPayment, '2025-01-01')).toEqual({
+      kind: 'INSTALLMENT',
+      installmentNumber: 2,
+    });
+    expect(placeLoanCharge(withDownPayment, '2025-02-01')).toEqual({
+      kind: 'INSTALLMENT',
+      installmentNumber: 2,
+    });
+    expect(placeLoanCharge(withDownPayment, '2025-02-02')).toEqual({
+      kind: 'INSTALLMENT',
+      installmentNumber: 3,
+    });
+    expect(() => placeLoanCharge(withDownPayment, '2024-12-31')).toThrow(RangeError);
+  });
+
   it('makes an additional installment after the last one, then moves its due date for a later charge', () => {
     expect(placeLoanCharge(schedule, '2024-03-05')).toEqual({
       kind: 'NEW_ADDITIONAL',

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import Decimal from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { resolveLoanApplication } from '../../domain/lending/loan-terms/application';
+import { loanStrategyErrors, resolveLoanApplication } from '../../domain/lending/loan-terms/application';
 import { resolveApproval } from '../../domain/lending/loan-terms/approval';
 import { loanAprDisclosure, prepaidFinanceChargesOf } from '../../domain/lending/loan-terms/apr-disclosure';
 import { latestCalendarDate, parseLoanDate } from '../../domain/lending/loan-terms/dates';
@@ -270,12 +270,22 @@ describe('resolveLoanApplication', () => {
       [['interestRatePerPeriod', 'validation.msg.loan.interestRatePerPeriod.invalid.decimal']],
     ],
     [
-      'another repayment strategy',
+      'another repayment strategy on an advanced (progressive) product',
       { transactionProcessingStrategyCode: 'mifos-standard-strategy' },
       [
         [
           'transactionProcessingStrategyCode',
-          'validation.msg.loan.transactionProcessingStrategyCode.not.equal.to.product',
+          'error.msg.loan.repayment.strategy.can.not.be.different.than.advanced.payment.allocation',
+        ],
+      ],
+    ],
+    [
+      'a repayment strategy without an allocation here',
+      { transactionProcessingStrategyCode: 'rbi-india-strategy' },
+      [
+        [
+          'transactionProcessingStrategyCode',
+          'validation.msg.loan.transactionProcessingStrategyCode.is.not.supported',
         ],
       ],
     ],
@@ -362,6 +372,33 @@ describe('resolveLoanApplication', () => {
       ['principal', 'validation.msg.loan.principal.too.many.fraction.digits'],
     ]);
     expect(resolve({ principal: '5000' }, product).ok).toBe(true);
+  });
+});
+
+describe('loanStrategyErrors (Fineract LoanApplicationValidator.validateTransactionProcessingStrategy)', () => {
+  const advanced = 'advanced-payment-allocation-strategy';
+  const mifos = 'mifos-standard-strategy';
+  const duePenalty = 'due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy';
+  const codes = (loan: string, product: string) =>
+    loanStrategyErrors(loan, product).map((e) => e.userMessageGlobalisationCode);
+  it('a loan of a cumulative product chooses any strategy but the advanced one', () => {
+    expect(codes(duePenalty, mifos)).toEqual([]);
+    expect(codes(mifos, duePenalty)).toEqual([]);
+    expect(codes(mifos, mifos)).toEqual([]);
+    expect(codes(advanced, mifos)).toEqual([
+      'strategy.cannot.be.advanced.payment.allocation.if.not.configured',
+    ]);
+  });
+  it('a loan of an advanced (progressive) product keeps the advanced strategy', () => {
+    expect(codes(advanced, advanced)).toEqual([]);
+    expect(codes(duePenalty, advanced)).toEqual([
+      'error.msg.loan.repayment.strategy.can.not.be.different.than.advanced.payment.allocation',
+    ]);
+  });
+  it('a strategy without an allocation here is refused', () => {
+    expect(codes('creocore-strategy', mifos)).toEqual([
+      'validation.msg.loan.transactionProcessingStrategyCode.is.not.supported',
+    ]);
   });
 });
 

@@ -2,7 +2,7 @@
  * Payoff (domain/lending/allocation/summary.ts `outstandingSummary` quote and the replay's payoff posting, one rule;  * a quote of 1212.00 whose payment left 67.42 owed).
  *
  * Oracles:
- * - Hand-computed: the issue's loan (1,200.00 at 12 % a year, 12 monthly equal installments, declining balance,
+ * - Hand-computed: a reference loan (1,200.00 at 12 % a year, 12 monthly equal installments, declining balance,
  *   domain/lending/schedule.ts) quoted mid-period and paid off; `accruedInterestMinor` on its edges and a tie.
  * - Property (fast-check): for any loan of domain/lending/schedule.ts, any earlier payments and any date in the term,
  *   paying the quoted payoff on that date closes the loan: every installment is met, nothing is outstanding or
@@ -29,8 +29,8 @@ import { parseDecimalToMinor } from '../../domain/money';
 const usd = (amount: string): bigint => parseDecimalToMinor(amount, 2);
 const coveredConsumer: AllocationStrategy = { code: 'advanced-payment-allocation-strategy' };
 
-/** The issue's loan: 1,200.00 disbursed 2025-01-01, 12 % a year, 12 monthly equal installments (79.42 interest). */
-function issueLoan(events: MoneyEvent[] = []): AllocationInput {
+/** The hand-computed loan: 1,200.00 disbursed 2025-01-01, 12 % a year, 12 monthly equal installments (79.42 interest). */
+function referenceLoan(events: MoneyEvent[] = []): AllocationInput {
   const schedule = generateSchedule({
     principal: '1200.00',
     numberOfRepayments: 12,
@@ -170,11 +170,11 @@ describe('accruedInterestMinor', () => {
   });
 });
 
-describe('the issue’s loan', () => {
+describe('the hand-computed loan', () => {
   it('quotes principal plus interest accrued to the date, and that payment closes the loan to the cent', () => {
     // 2025-01-16: 1,200.00 + installment 1's 12.00 interest for 15 of 31 days (5.81) = 1,205.81. Before the fix
     // the quote was 1,212.00 and its payment left 67.42 owed (it was charged all 79.42 of interest).
-    const quote = outstandingSummary(issueLoan(), '2025-01-16').payoff;
+    const quote = outstandingSummary(referenceLoan(), '2025-01-16').payoff;
     expect(quote).toMatchObject({
       principalMinor: usd('1200.00'),
       interestMinor: usd('5.81'),
@@ -182,7 +182,7 @@ describe('the issue’s loan', () => {
       currentInstallmentNumber: 1,
       currentPeriodInterestMinor: usd('5.81'),
     });
-    const paid = issueLoan([
+    const paid = referenceLoan([
       { kind: 'PAYMENT', id: 1, valueDate: '2025-01-16', amountMinor: quote.totalMinor },
     ]);
     const result = allocatePayments(paid);
@@ -196,8 +196,8 @@ describe('the issue’s loan', () => {
     const after = outstandingSummary(paid, '2025-01-16');
     expect(after.outstanding.totalMinor).toBe(0n);
     expect(after.payoff.totalMinor).toBe(0n);
-    // 2025-03-10, with installment 1 paid on time (106.62): the second case of the issue's kind
-    const onTime = issueLoan([
+    // 2025-03-10, with installment 1 paid on time (106.62): the second case of its kind
+    const onTime = referenceLoan([
       { kind: 'PAYMENT', id: 1, valueDate: '2025-02-01', amountMinor: usd('106.62') },
     ]);
     const later = outstandingSummary(onTime, '2025-03-10').payoff;

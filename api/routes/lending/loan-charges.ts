@@ -15,13 +15,14 @@ import {
   loanChargeParams,
   loanChargeResponse,
   waivedLoanChargeResponse,
+  waiveLoanChargeBody,
 } from '../../../domain/lending/schemas/loan-charges';
 import { loanIdParam } from '../../../domain/lending/schemas/loans';
 import { factory } from '../../env';
 import { requires } from '../../middleware/auth';
 import { idempotent } from '../../middleware/idempotency';
 import { doc } from '../../openapi';
-import { jsonBody, noQuery, pathParams, queryParams } from '../../validation';
+import { jsonBody, noQuery, optionalJsonBody, pathParams, queryParams } from '../../validation';
 import { operationContext } from '../context';
 
 const tags = ['Lending: loan charges'];
@@ -111,10 +112,12 @@ export const loanChargeRoutes = factory
     },
   )
   /**
-   * `?command=waive` → 200 `{resourceId, loanId, changes: {amountWaived}}` (activities/lending/waive-loan-charge.ts
-   * `waiveLoanCharge`): what is still owed of the charge is waived; event `loan.charge.waived`. 409
-   * `error.msg.loan.charge.already.waived` / `error.msg.loan.charge.already.paid`; 400 naming `loanId` when the
-   * loan is not ACTIVE; 404 for another tenant's loan or charge.
+   * `?command=waive`, optional body `{transactionDate?, locale?, dateFormat?}` → 200 `{resourceId, loanId, changes:
+   * {amountWaived}}` (activities/lending/waive-loan-charge.ts `waiveLoanCharge`): what is still owed of the charge
+   * is waived, dated `transactionDate` (default today) or the charge's due date when earlier; event
+   * `loan.charge.waived`. 409 `error.msg.loan.charge.already.waived` / `error.msg.loan.charge.already.paid`; 400
+   * naming `loanId` when the loan is not ACTIVE, `transactionDate` when unreadable, after today or before the
+   * disbursement; 404 for another tenant's loan or charge.
    */
   .post(
     '/:loanChargeId',
@@ -122,7 +125,7 @@ export const loanChargeRoutes = factory
       tags,
       summary: 'Waive a loan charge',
       description:
-        'Fineract `POST /loans/{loanId}/charges/{loanChargeId}?command=waive` (WAIVE_CHARGES): the outstanding amount of the charge is waived as of the tenant’s business date and is no longer owed; it shows in the installment’s `feeChargesWaived`/`penaltyChargesWaived` and as a "Waive loan charges" transaction of the loan.',
+        'Fineract `POST /loans/{loanId}/charges/{loanChargeId}?command=waive` (WAIVE_CHARGES): the outstanding amount of the charge is waived and is no longer owed; it shows in the installment’s `feeChargesWaived`/`penaltyChargesWaived` and as a "Waive loan charges" transaction of the loan. The optional body’s `transactionDate` is the business date of the waiver (default: today in the tenant’s time zone; not after today, not before the disbursement); as in Fineract the waiver is dated that day, or the charge’s due date when that is earlier.',
       scope: 'lending:write',
       permission: 'WAIVE_LOANCHARGE',
       mutation: true,
@@ -131,13 +134,18 @@ export const loanChargeRoutes = factory
     requires('lending:write', 'WAIVE_LOANCHARGE'),
     pathParams(loanChargeParams),
     queryParams(loanChargeCommandQuery),
+    ...optionalJsonBody(waiveLoanChargeBody),
     idempotent(),
     async (c) => {
       const { loanId, loanChargeId } = c.req.valid('param');
+      const body = c.req.valid('json') ?? {};
       const result = await c.get('deps').activities.waiveLoanCharge({
         ...operationContext(c),
         loanId,
         loanChargeId,
+        transactionDate: body.transactionDate ?? null,
+        locale: body.locale ?? null,
+        dateFormat: body.dateFormat ?? null,
       });
       return c.json(
         {

@@ -14,6 +14,8 @@ import {
   type DelinquentView,
   delinquencyInstallmentsOf,
   deriveDelinquency,
+  type InstallmentDelinquencyTag,
+  installmentLevelOf,
   loanStatusAsOf,
 } from '../../../domain/lending/delinquency';
 import { type DelinquencyActionRecord, effectivePauses } from '../../../domain/lending/delinquency-actions';
@@ -182,6 +184,8 @@ export function loanDelinquencyFields(input: {
     lastClosedBusinessDate: string | null;
     chargedOff: boolean;
     chargedOffOnDate: string | null;
+    /** `loans.installment_delinquency_tags` (null: none stored). */
+    installmentDelinquencyTags: readonly InstallmentDelinquencyTag[] | null;
   };
 }): LoanDelinquencyFields & { derived: DelinquencyResult } {
   const derived = deriveDelinquency({
@@ -195,9 +199,23 @@ export function loanDelinquencyFields(input: {
     enableInstallmentLevelDelinquency: input.settings.enableInstallmentLevelDelinquency,
     lastPayment: input.lastPayment,
   });
+  // Installment-level delinquency is a stored tag like the classification (Fineract reads its
+  // `m_loan_installment_delinquency_tag` rows): the tags the last step or money operation set, shown while the
+  // loan-level delinquent days are above 0.
+  const delinquent: DelinquentView = {
+    ...derived.delinquent,
+    installmentLevelDelinquency:
+      input.settings.enableInstallmentLevelDelinquency && derived.delinquent.delinquentDays > 0
+        ? installmentLevelOf(
+            input.stored.installmentDelinquencyTags ?? [],
+            input.settings.ranges,
+            input.currency,
+          )
+        : [],
+  };
   return {
     derived,
-    delinquent: derived.delinquent,
+    delinquent,
     delinquencyRange: storedDelinquencyRangeOf(input.stored.delinquencyRangeId, input.settings),
     lastClosedBusinessDate: input.stored.lastClosedBusinessDate,
     chargedOff: input.stored.chargedOff,
@@ -288,6 +306,7 @@ export async function readLoanDelinquencyFields(
     lastClosedBusinessDate: loan.lastClosedBusinessDate,
     chargedOff: loan.chargedOff,
     chargedOffOnDate: loan.chargedOffOnDate,
+    installmentDelinquencyTags: loan.installmentDelinquencyTags ?? null,
   };
   const base = {
     currency: loan.currencyCode,
@@ -365,7 +384,8 @@ export async function readLoanPostedState(
                        from fundings f
                       where f.tenant_id = ${tenantId} and f.loan_id = ${loan.id}), '[]'::json) as fundings,
            coalesce((select json_agg(json_build_object(
-                       'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
+                       'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text,
+                           'recordedAt', pm.created_at))
                        from payments pm
                       where pm.tenant_id = ${tenantId} and pm.loan_id = ${loan.id}
                         and pm.status = 'POSTED'), '[]'::json) as payments,
@@ -378,7 +398,8 @@ export async function readLoanPostedState(
            coalesce((select json_agg(json_build_object(
                        'id', c.id, 'chargeId', c.charge_id, 'installmentNumber', c.installment_number,
                        'penalty', c.penalty, 'dueDate', c.due_date::text, 'amount', c.amount::text,
-                       'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text)
+                       'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text,
+                           'submittedOnDate', c.submitted_on_date::text, 'recordedAt', c.created_at)
                        order by c.id)
                        from loan_charges c
                       where c.tenant_id = ${tenantId} and c.loan_id = ${loan.id}), '[]'::json) as charges,

@@ -1,6 +1,6 @@
 /**
  * Read queries of a loan's money (`GET /v1/loans/{loanId}/fundings`, `GET /v1/loans/{loanId}/payments`,
- * `GET /v1/journalentries`, `GET /v1/loans/{loanId}/summary`; spec § Lending core reads, § Payment, § Limits
+ * `GET /v1/journalentries`, `GET /v1/loans/{loanId}/summary`; docs/lending.md "Lending core", OpenAPI `GET /v1/loans/{loanId}/payments`, docs/design.md §4 Paging
  * paging shapes). Each runs in one tenant-scoped read transaction (row-level security), its statements pipelined.
  * Stored `numeric(19,6)` amounts are rendered with exactly the currency's minor-unit digits (never via a float).
  * A loan of another tenant is invisible: the functions answer null, which the routes turn into 404.
@@ -15,6 +15,7 @@ import {
 import {
   type DelinquencyRangeDefinition,
   delinquencyInstallmentsOf,
+  type InstallmentDelinquencyTag,
   loanStatusAsOf,
 } from '../../../domain/lending/delinquency';
 import type { DelinquencyActionRecord } from '../../../domain/lending/delinquency-actions';
@@ -59,7 +60,7 @@ async function loanRefOf(tx: Tx, tenantId: string, loanId: number): Promise<stri
   return row?.accountNo ?? null;
 }
 
-/** A funding as listed (spec § Payment instrument, funding, restriction values: funding). */
+/** A funding as listed (OpenAPI `GET /v1/loans/{loanId}/fundings`). */
 export interface FundingView {
   fundingId: number;
   loanId: number;
@@ -122,7 +123,7 @@ export async function listLoanFundings(
   }));
 }
 
-/** A payment as listed and as carried in events (spec § Payment), plus how it was allocated. */
+/** A payment as listed and as carried in events (OpenAPI `GET /v1/loans/{loanId}/payments`), plus how it was allocated. */
 export interface PaymentView {
   paymentId: number;
   loanRef: string;
@@ -216,7 +217,7 @@ export interface JournalEntryView {
 /**
  * The tenant's journal lines in the order they were appended, optionally of one loan and/or of one merchant advance
  * (`advanceId`: the lines whose ref is `merchant-advance/<advanceId>` or starts with `merchant-advance/<advanceId>/`,
- * domain/lending/merchant-advance.ts): `{totalFilteredRecords, pageItems}` (spec § Limits: journal-entry lists
+ * domain/lending/merchant-advance.ts): `{totalFilteredRecords, pageItems}` (docs/design.md §4 Paging: journal-entry lists
  * report a total), or null when `loanId` or `advanceId` is given and the tenant has no such loan or advance.
  */
 export async function listJournalEntries(
@@ -454,6 +455,8 @@ interface SummaryRow extends Record<string, unknown> {
   delinquency_ranges: DelinquencyRangeDefinition[];
   /** The loan's delinquency actions, oldest first (migration `read_delinquency_in_loan_summary`). */
   delinquency_actions: DelinquencyActionRecord[];
+  /** The stored installment-level tags, null when none (migration `add_installment_delinquency_tags`). */
+  installment_delinquency_tags: InstallmentDelinquencyTag[] | null;
 }
 
 /**
@@ -538,7 +541,8 @@ export async function getLoanSummary(
                            from fundings f
                           where f.tenant_id = ${tenantId} and f.loan_id = ${loanId}), '[]'::json) as fundings,
                coalesce((select json_agg(json_build_object(
-                           'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text))
+                           'id', pm.id, 'valueDate', pm.effective_date::text, 'amount', pm.amount::text,
+                           'recordedAt', pm.created_at))
                            from payments pm
                           where pm.tenant_id = ${tenantId} and pm.loan_id = ${loanId}
                             and pm.status = 'POSTED'), '[]'::json) as payments,
@@ -551,7 +555,8 @@ export async function getLoanSummary(
                coalesce((select json_agg(json_build_object(
                            'id', c.id, 'installmentNumber', c.installment_number, 'penalty', c.penalty,
                            'dueDate', c.due_date::text, 'amount', c.amount::text,
-                           'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text)
+                           'waiverAmount', c.waiver_amount::text, 'waivedOnDate', c.waived_on_date::text,
+                           'submittedOnDate', c.submitted_on_date::text, 'recordedAt', c.created_at)
                            order by c.id)
                            from loan_charges c
                           where c.tenant_id = ${tenantId} and c.loan_id = ${loanId}), '[]'::json) as charges`,
@@ -593,6 +598,7 @@ export async function getLoanSummary(
       lastClosedBusinessDate: row.last_closed_business_date,
       chargedOff: row.charged_off,
       chargedOffOnDate: row.charged_off_on_date,
+      installmentDelinquencyTags: row.installment_delinquency_tags,
     },
   });
   const components = (

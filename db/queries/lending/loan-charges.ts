@@ -165,6 +165,8 @@ export async function loanChargesForAllocation(
       amount: loanCharges.amount,
       waiverAmount: loanCharges.waiverAmount,
       waivedOnDate: loanCharges.waivedOnDate,
+      submittedOnDate: loanCharges.submittedOnDate,
+      recordedAt: loanCharges.createdAt,
     })
     .from(loanCharges)
     .where(and(eq(loanCharges.tenantId, tenantId), eq(loanCharges.loanId, loanId)))

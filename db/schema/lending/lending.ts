@@ -1,5 +1,5 @@
 /**
- * Lending context (spec § Lending core): charges, loan products, loans with
+ * Lending context (docs/lending.md "Lending core"): charges, loan products, loans with
  * their installments, parties, fundings and payments recorded as external money, and the
  * double-entry ledger (chart of accounts per tenant, append-only journal entries).
  * Money is `numeric(19,6)` (decimal strings in code, docs/design.md §3); dates are ISO calendar dates.
@@ -211,6 +211,15 @@ export const loans = pgTable(
     chargedOff: boolean().notNull().default(false),
     /** ISO date of the charge-off, null when not charged off. */
     chargedOffOnDate: date({ mode: 'string' }),
+    /**
+     * The installment-level delinquency tags (Fineract `m_loan_installment_delinquency_tag`; docs/lending.md
+     * "Delinquency"): per overdue installment the range of its own days and what it owed when a close-of-business
+     * step or a money operation last set the loan's tags; null or `[]` when none is set (before the first step,
+     * while the loan's delinquent days are 0, or without installment-level delinquency). A step on a paused day
+     * leaves them as they are.
+     */
+    installmentDelinquencyTags:
+      jsonb().$type<{ installmentNumber: number; rangeId: number; amount: string }[]>(),
   },
   (t) => [
     tenantKey('loans', t),
@@ -340,6 +349,12 @@ export const loanCharges = pgTable(
     amountWaived: money().notNull().default('0'),
     waiverAmount: money(),
     waivedOnDate: date({ mode: 'string' }),
+    /**
+     * The business date it was added on (Fineract's `submittedOnDate`): under advanced payment allocation it joins
+     * the replay that day, or on its due date when that is earlier (domain/lending/loan-allocation.ts
+     * `chargeTimingOf`). Null for rows added before the column existed (they join on their due date).
+     */
+    submittedOnDate: date({ mode: 'string' }),
     externalId: text(),
     /** Who added it, and the idempotency key of the request that did (`<clientId>/<Idempotency-Key>`). */
     actorUsername: text(),

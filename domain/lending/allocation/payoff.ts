@@ -17,7 +17,9 @@
  * order again, the later interest, fees and penalties still unpaid (paid in advance, as Apache Fineract's
  * advanced payment allocation does with the `IN_ADVANCE_*` rules of a repayment before the due date); (3) only
  * then, principal being settled, what is still unpaid of them is waived (`…WaivedMinor`, never income: the ledger
- * is cash-based), and what exceeds everything is an overpayment. So paying exactly the quoted payoff on its date
+ * is cash-based), except the charges added to the loan (types.ts `ChargeEvent`) after the payoff's day (their
+ * `submittedOnDate`, or their due date when it is not known), which stay owed (so a charge added after a loan was paid off reopens it, as Fineract's LoanCharge.feature
+ * "adding charge on a closed loan" shows), and what exceeds everything is an overpayment. So paying exactly the quoted payoff on its date
  * closes the loan to the cent (all later charges waived), and paying more pays later charges before anything is an
  * overpayment: Fineract's published case of a 1,000.00 loan with a 20.00 fee due 2023-02-01 paid 1,020.00 on
  * 2023-01-10 pays the fee 20.00 and closes the loan (`closed.obligations.met`, not `overpaid`).

@@ -2,15 +2,16 @@
  * Payment allocation of a loan: replays the loan's money events (disbursements and payments) in value-date
  * order against its installments and says, per payment, which component of which installment it paid, and
  * what is left over as an overpayment (`POST /v1/loans/{loanId}/payments/record-external`, "value-dated
- * to effectiveDate, allocated by the loan's strategy across installments"; spec § States: "allocation performed
- * by the ledger").
+ * to effectiveDate, allocated by the loan's strategy across installments"; docs/lending.md "Lending core": allocation
+ * is performed by the ledger).
  *
  * Pure and deterministic: no clock, no I/O, no float. Amounts are bigint counts of the currency's minor unit
  * (`…Minor`, e.g. cents for USD; `domain/money.ts` converts to and from decimal strings); dates are ISO calendar
  * dates `YYYY-MM-DD`, compared as calendar days.
  *
  * Replay order. Events are sorted by value date, then disbursements before payments on the same day (money
- * cannot be repaid before it is lent), then by `id` (the row's identity, i.e. the order of recording). The
+ * cannot be repaid before it is lent), a payment and a charge joining that day in the order they were recorded
+ * (when both carry `recordedAtMs`), then by `id` (the row's identity, i.e. the order of recording). The
  * result depends only on the set of events, never on the order they are passed in, so a back-dated payment
  * gives exactly the allocation that posting in date order would have given; every later payment is
  * re-allocated against the state the back-dated one left.
@@ -25,7 +26,9 @@
  *   first), DUE = due on that day, IN_ADVANCE = due after it. In-advance money goes, per
  *   `futureInstallmentAllocationRule`, to the next installment (NEXT_INSTALLMENT, then the one after, …), to
  *   the last (LAST_INSTALLMENT, then the one before, …), or to the installment whose period contains the value
- *   date and then to the last (NEXT_LAST_INSTALLMENT; the first installment's period includes its start).
+ *   date and then to the last (NEXT_LAST_INSTALLMENT; the first installment's period includes its start), or
+ *   evenly over every future installment still owing something (REAMORTIZATION: each gets the money left divided by
+ *   their number, rounded half-even, the last one the rounding difference, pass after pass).
  *   `loanScheduleProcessingType` HORIZONTAL (Fineract's default) groups the rules by due-ness in the order of
  *   first appearance and pays installment by installment: every component of the oldest past-due installment
  *   (in rule order) before the next one. VERTICAL applies the rules one by one across all installments of
@@ -59,13 +62,14 @@
  * forgiveness applies to every day the replay looks at, like the rest of that version. Forgiveness events are
  * echoed in the result for the ledger (domain/lending/ledger.ts posts each one).
  *
- * Charges added to an active loan (`AllocationInput.charges`, types.ts `ChargeEvent`) are events too: on its due
- * date (after that day's disbursements and payments) a charge joins its installment's fees or penalties, reopening
- * the installment if it was met. Within one component of one installment, money paid or waived goes to what
+ * Charges added to an active loan (`AllocationInput.charges`, types.ts `ChargeEvent`) are events too: on its
+ * effective date (after that day's disbursements and payments; before every event when it has none, as Fineract's
+ * cumulative processors apply charges) a charge joins its installment's fees or penalties, reopening the
+ * installment if it was met. Within one component of one installment, money paid or waived goes to what
  * fell due first: the scheduled amount (due with the installment) and the charges by due date, the scheduled
  * amount before a charge of the same date, then by charge id; so each charge's paid and waived amounts are known
  * (`AllocationResult.charges`). A charge's waiver is kept out of every payment's reach from the moment the charge
- * falls due, and counts as waived from its waiver date.
+ * joins the replay, and counts as waived from its waiver date.
  *
  * Errors: RangeError for malformed input (see `AllocationInput`), a payment value-dated before the first
  * disbursement, more disbursed than the installments' principal plus the principal forgiven, or more forgiven
@@ -141,7 +145,16 @@ export interface NormalizedInstallment {
 /** A money event, a charge falling due, or a charge's waiver taking effect, with its value date as an epoch day. */
 type NormalizedEvent =
   | (MoneyEvent & { day: number })
-  | { kind: 'CHARGE'; id: number; valueDate: string; day: number; charge: ChargeEvent }
+  | {
+      kind: 'CHARGE';
+      id: number;
+      valueDate: string;
+      day: number;
+      dueDay: number;
+      /** Epoch day of its `submittedOnDate` (or due date): a payoff before it does not waive it. */
+      submittedDay: number;
+      charge: ChargeEvent;
+    }
   | { kind: 'CHARGE_WAIVER'; id: number; valueDate: string; day: number; charge: ChargeEvent };
 
 /** Same-day order of event kinds (module note). */
@@ -160,12 +173,49 @@ interface DueBucket {
   waivedMinor: bigint;
   reservedMinor: bigint;
   waiverInForceMinor: bigint;
+  /** A payoff value-dated before this epoch day leaves it owed (a charge's submission day); scheduled: never. */
+  waivableFromDay: number;
 }
 
 /** A slot of the allocation order: one component of one installment (index into the installments). */
 type Slot = readonly [index: number, component: AllocationComponent];
 
-type SlotOrder = (paymentDay: number) => Iterable<Slot>;
+/**
+ * Fineract's REAMORTIZATION future-installment rule: the money left is split evenly, component by component, over
+ * the installments `split` (those due after the payment, each while not fully paid), in passes until it is spent or a
+ * pass pays nothing (`runSteps`).
+ */
+interface SplitStep {
+  split: readonly number[];
+  components: readonly AllocationComponent[];
+}
+
+/** One step of the allocation order: a slot, or an even split over future installments. */
+type Step = Slot | SplitStep;
+
+type SlotOrder = (paymentDay: number) => Iterable<Step>;
+
+/** The slots of `steps` in order (a split step lists its components, each over its installments). */
+function* slotsOf(steps: Iterable<Step>): Iterable<Slot> {
+  for (const step of steps) {
+    if (!('split' in step)) {
+      yield step;
+      continue;
+    }
+    for (const component of step.components) {
+      for (const index of step.split) yield [index, component] as const;
+    }
+  }
+}
+
+/** `amount / n` rounded half-even to a minor unit (Fineract `Money.dividedBy` with its HALF_EVEN MathContext). */
+function divideHalfEven(amount: bigint, n: bigint): bigint {
+  const quotient = amount / n;
+  const remainder = amount - quotient * n;
+  const twice = remainder * 2n;
+  if (twice > n || (twice === n && quotient % 2n !== 0n)) return quotient + 1n;
+  return quotient;
+}
 
 interface NormalizedLoan {
   currency: string;
@@ -177,6 +227,14 @@ interface NormalizedLoan {
 }
 
 const mifosComponentOrder = ['PENALTY', 'FEE', 'INTEREST', 'PRINCIPAL'] as const;
+
+/** The portion of a `PaymentAllocation` that money paid to a component adds to. */
+const portionField = {
+  PRINCIPAL: 'principalMinor',
+  INTEREST: 'interestMinor',
+  FEE: 'feeMinor',
+  PENALTY: 'penaltyMinor',
+} as const;
 
 /** The replay itself (module note) over `events`, already normalized and sorted. */
 export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[]): AllocationResult {
@@ -240,6 +298,103 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
   };
   const disbursements: DisbursementEvent[] = [];
   const payments: PaymentAllocation[] = [];
+  const paymentDays: number[] = [];
+
+  /**
+   * Pays up to `budget` in the strategy's order for a payment on `day`, each slot up to `roomOf` it (principal never
+   * beyond what is lent and not repaid), by `pay`; returns what is left. A split step (REAMORTIZATION) shares the money
+   * left evenly over its installments still owing something, the last one taking the rounding difference, pass after
+   * pass while a pass pays something (Fineract `processAllocationsHorizontally`, IN_ADVANCE with REAMORTIZATION).
+   */
+  const runSteps = (
+    day: number,
+    budget: bigint,
+    roomOf: (index: number, component: AllocationComponent) => bigint,
+    pay: (index: number, component: AllocationComponent, amount: bigint) => void,
+  ): bigint => {
+    let left = budget;
+    const cappedRoom = (index: number, component: AllocationComponent): bigint => {
+      const room = roomOf(index, component);
+      const lent = lentOf() - principalRepaid;
+      return component === 'PRINCIPAL' && room > lent ? lent : room;
+    };
+    const payUpTo = (index: number, component: AllocationComponent, most: bigint): bigint => {
+      const room = cappedRoom(index, component);
+      let amount = most < room ? most : room;
+      if (amount > left) amount = left;
+      if (amount <= 0n) return 0n;
+      left -= amount;
+      paid[index]![component] += amount;
+      spread(index, component, amount, 'paidMinor');
+      if (component === 'PRINCIPAL') principalRepaid += amount;
+      pay(index, component, amount);
+      return amount;
+    };
+    for (const step of loan.slotOrder(day)) {
+      if (left === 0n) break;
+      if (!('split' in step)) {
+        payUpTo(step[0], step[1], left);
+        continue;
+      }
+      for (let pass = 0; pass <= 100 * step.split.length && left > 0n; pass += 1) {
+        const live = step.split.filter((index) => outstandingOf(index) > 0n);
+        if (live.length === 0) break;
+        let progress = 0n;
+        for (const component of step.components) {
+          if (left === 0n) break;
+          const n = BigInt(live.length);
+          let portion = divideHalfEven(left, n);
+          let adjustment = left - portion * n;
+          if (portion + adjustment < 0n) {
+            portion = left / n;
+            adjustment = left - portion * n;
+          }
+          for (const [position, index] of live.entries()) {
+            const share = position === live.length - 1 ? portion + adjustment : portion;
+            progress += payUpTo(index, component, share);
+          }
+        }
+        if (progress === 0n) break;
+      }
+    }
+    return left;
+  };
+
+  /**
+   * A charge that joins the replay after payments overpaid the loan is paid from their overpayment, oldest payment
+   * first, each re-allocated by the strategy as of its own value date (Fineract
+   * `AdvancedPaymentScheduleTransactionProcessor.processOverpaidTransactions`): the payment's overpayment shrinks and
+   * its portions grow by what it now pays; an installment it completes is met on the payment's value date.
+   */
+  const payFromOverpayments = () => {
+    for (const [position, payment] of payments.entries()) {
+      if (payment.overpaymentMinor === 0n) continue;
+      const paymentDay = paymentDays[position]!;
+      const overpaymentLine = payment.lines.pop();
+      const left = runSteps(
+        paymentDay,
+        payment.overpaymentMinor,
+        (index, component) => dueOf[index]![component] - paid[index]![component] - waived[index]![component],
+        (index, component, amount) => {
+          payment[portionField[component]] += amount;
+          const installmentNumber = installments[index]!.due.installmentNumber;
+          const line = payment.lines.find(
+            (l) => l.installmentNumber === installmentNumber && l.component === component,
+          );
+          if (line) line.amountMinor += amount;
+          else payment.lines.push({ installmentNumber, component, amountMinor: amount });
+          if (metOn[index] === null && outstandingOf(index) === 0n) metOn[index] = payment.valueDate;
+        },
+      );
+      overpaymentTotal -= payment.overpaymentMinor - left;
+      payment.overpaymentMinor = left;
+      if (left > 0n && overpaymentLine) {
+        overpaymentLine.amountMinor = left;
+        payment.lines.push(overpaymentLine);
+      }
+      if (overpaymentTotal === 0n) break;
+    }
+  };
 
   for (const event of events) {
     if (event.kind === 'CHARGE') {
@@ -250,13 +405,15 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
       // the waiver is out of every payment's reach from now on, but counts as waived from its own date
       waived[index]![charge.component] += waiver;
       reserved[index]![charge.component] += waiver;
-      const bucket = bucketOf(charge.id, event.day, charge.amountMinor);
+      const bucket = bucketOf(charge.id, event.dueDay, charge.amountMinor);
       bucket.reservedMinor = waiver;
+      bucket.waivableFromDay = event.submittedDay;
       const list = buckets[index]![charge.component];
       list.push(bucket);
       list.sort(compareBuckets);
       chargeBuckets.set(charge.id, { charge, bucket });
       if (outstandingOf(index) > 0n) metOn[index] = null;
+      if (overpaymentTotal > 0n) payFromOverpayments();
       continue;
     }
     if (event.kind === 'CHARGE_WAIVER') {
@@ -306,27 +463,15 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
     const lines = new Map<string, InstallmentAllocationLine>();
     const totals: ComponentRecord = zeroRecord();
     /** Pays up to `budget` in the strategy's order, each slot up to `roomOf` it; returns what is left. */
-    const allocate = (budget: bigint, roomOf: (index: number, component: AllocationComponent) => bigint) => {
-      let left = budget;
-      for (const [index, component] of loan.slotOrder(event.day)) {
-        if (left === 0n) break;
-        let room = roomOf(index, component);
-        if (component === 'PRINCIPAL' && room > lentOf() - principalRepaid) room = lentOf() - principalRepaid;
-        if (room <= 0n) continue;
-        const amount = left < room ? left : room;
-        left -= amount;
-        paid[index]![component] += amount;
-        spread(index, component, amount, 'paidMinor');
+    const allocate = (budget: bigint, roomOf: (index: number, component: AllocationComponent) => bigint) =>
+      runSteps(event.day, budget, roomOf, (index, component, amount) => {
         totals[component] += amount;
-        if (component === 'PRINCIPAL') principalRepaid += amount;
         const installmentNumber = installments[index]!.due.installmentNumber;
         const key = `${installmentNumber}/${component}`;
         const line = lines.get(key);
         if (line) line.amountMinor += amount;
         else lines.set(key, { installmentNumber, component, amountMinor: amount });
-      }
-      return left;
-    };
+      });
     const unpaidOf = (index: number, component: AllocationComponent): bigint =>
       dueOf[index]![component] - paid[index]![component] - waived[index]![component];
     if (quote === null) {
@@ -341,12 +486,21 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
       remaining = allocate(payoffQuote.totalMinor, keptUnpaidOf) + (remaining - payoffQuote.totalMinor);
       // 2. the rest, by the strategy, to the later interest, fees and penalties (paid in advance)
       remaining = allocate(remaining, unpaidOf);
-      // 3. principal is settled: what is still unpaid of them is waived
+      // 3. principal is settled: what is still unpaid of them is waived, except the charges added to the loan after
+      // the payoff's day (types.ts `ChargeEvent.submittedOnDate`): the loan owes them still, and reopens
       for (const [index] of installments.entries()) {
-        for (const component of ['INTEREST', 'FEE', 'PENALTY'] as const) {
-          const unpaid = unpaidOf(index, component);
+        const interest = unpaidOf(index, 'INTEREST');
+        waived[index]!.INTEREST += interest;
+        for (const component of ['FEE', 'PENALTY'] as const) {
+          let unpaid = 0n;
+          for (const bucket of buckets[index]![component]) {
+            if (bucket.waivableFromDay > event.day) continue;
+            const room = bucket.dueMinor - bucket.paidMinor - bucket.waivedMinor - bucket.reservedMinor;
+            if (room <= 0n) continue;
+            bucket.waivedMinor += room;
+            unpaid += room;
+          }
           waived[index]![component] += unpaid;
-          spread(index, component, unpaid, 'waivedMinor');
         }
       }
     }
@@ -358,7 +512,7 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
     if (quote !== null && allocationLines.length > 1) {
       // two passes applied money: list the lines in the strategy's order, as one pass would have
       const rank = new Map<string, number>();
-      for (const [index, component] of loan.slotOrder(event.day)) {
+      for (const [index, component] of slotsOf(loan.slotOrder(event.day))) {
         const key = `${installments[index]!.due.installmentNumber}/${component}`;
         if (!rank.has(key)) rank.set(key, rank.size);
       }
@@ -382,6 +536,7 @@ export function replay(loan: NormalizedLoan, events: readonly NormalizedEvent[])
       overpaymentMinor: remaining,
       payoff: quote !== null,
     });
+    paymentDays.push(event.day);
   }
 
   return {
@@ -438,6 +593,7 @@ function bucketOf(chargeId: number | null, day: number, dueMinor: bigint): DueBu
     waivedMinor: 0n,
     reservedMinor: 0n,
     waiverInForceMinor: 0n,
+    waivableFromDay: Number.MIN_SAFE_INTEGER,
   };
 }
 
@@ -554,11 +710,27 @@ export function normalize(input: AllocationInput): NormalizedLoan {
   };
 }
 
-/** Replay order: value date; disbursements, payments, charges falling due, waivers taking effect; then id. */
+/**
+ * Replay order: value date; disbursements first; a payment and a charge joining the same day in the order they were
+ * recorded when both say when (Fineract `ChangeOperation.compareTo`); else payments, charges joining, waivers taking
+ * effect; then id.
+ */
 function compareEvents(a: NormalizedEvent, b: NormalizedEvent): number {
   if (a.day !== b.day) return a.day - b.day;
+  const recordedA = recordedAtOf(a);
+  const recordedB = recordedAtOf(b);
+  if (recordedA !== undefined && recordedB !== undefined && recordedA !== recordedB && a.kind !== b.kind) {
+    return recordedA - recordedB;
+  }
   if (a.kind !== b.kind) return kindRank[a.kind] - kindRank[b.kind];
   return a.id - b.id;
+}
+
+/** When a payment or a joining charge was recorded (epoch ms), undefined for other events or when not known. */
+function recordedAtOf(event: NormalizedEvent): number | undefined {
+  if (event.kind === 'PAYMENT') return event.recordedAtMs;
+  if (event.kind === 'CHARGE') return event.charge.recordedAtMs;
+  return undefined;
 }
 
 /** Validates the charges (RangeError naming the position) and makes their due and waiver events. */
@@ -588,13 +760,29 @@ function chargeEventsOf(
     if (typeof waived !== 'bigint' || waived < 0n || waived > charge.amountMinor) {
       throw new RangeError(`${label}.waivedMinor must be a bigint between 0 and amountMinor`);
     }
-    const day = epochDay(charge.dueDate, `${label}.dueDate`);
+    const dueDay = epochDay(charge.dueDate, `${label}.dueDate`);
+    let day = dueDay;
+    let valueDate = charge.dueDate;
+    if (charge.effectiveDate === null) {
+      // from the start: before every event of the replay (types.ts `ChargeEvent`)
+      day = Number.MIN_SAFE_INTEGER;
+    } else if (charge.effectiveDate !== undefined) {
+      day = epochDay(charge.effectiveDate, `${label}.effectiveDate`);
+      if (day > dueDay) throw new RangeError(`${label}.effectiveDate is after its dueDate`);
+      valueDate = charge.effectiveDate;
+    }
+    const submittedDay =
+      typeof charge.submittedOnDate === 'string'
+        ? epochDay(charge.submittedOnDate, `${label}.submittedOnDate`)
+        : dueDay;
     const copy = { ...charge };
     const due: NormalizedEvent = {
       kind: 'CHARGE',
       id: charge.id,
-      valueDate: charge.dueDate,
+      valueDate,
       day,
+      dueDay,
+      submittedDay,
       charge: copy,
     };
     if (waived === 0n) return [due];
@@ -602,10 +790,7 @@ function chargeEventsOf(
       throw new RangeError(`${label}.waivedOnDate is required with a waiver`);
     }
     const waiverDay = epochDay(charge.waivedOnDate, `${label}.waivedOnDate`);
-    const inForce =
-      waiverDay > day
-        ? { day: waiverDay, valueDate: charge.waivedOnDate }
-        : { day, valueDate: charge.dueDate };
+    const inForce = waiverDay > day ? { day: waiverDay, valueDate: charge.waivedOnDate } : { day, valueDate };
     return [due, { kind: 'CHARGE_WAIVER', id: charge.id, ...inForce, charge: copy }];
   });
 }
@@ -659,7 +844,9 @@ function slotOrderOf(
   if (!ruleSet) throw new RangeError('paymentAllocation needs a DEFAULT rule set');
   const rules = orderedRules(ruleSet);
   const futureRule = ruleSet.futureInstallmentAllocationRule ?? 'NEXT_INSTALLMENT';
-  if (!['NEXT_INSTALLMENT', 'LAST_INSTALLMENT', 'NEXT_LAST_INSTALLMENT'].includes(futureRule)) {
+  if (
+    !['NEXT_INSTALLMENT', 'LAST_INSTALLMENT', 'NEXT_LAST_INSTALLMENT', 'REAMORTIZATION'].includes(futureRule)
+  ) {
     throw new RangeError(`unsupported futureInstallmentAllocationRule: ${String(futureRule)}`);
   }
   const processing = strategy.loanScheduleProcessingType ?? 'HORIZONTAL';
@@ -674,7 +861,7 @@ function slotOrderOf(
     if (dueType === 'DUE') return indexes.filter((i) => installments[i]!.dueDay === day);
     const future = indexes.filter((i) => installments[i]!.dueDay > day);
     if (futureRule === 'LAST_INSTALLMENT') return future.reverse();
-    if (futureRule === 'NEXT_INSTALLMENT') return future;
+    if (futureRule === 'NEXT_INSTALLMENT' || futureRule === 'REAMORTIZATION') return future;
     // the installment whose period holds the payment; the first period includes its start (Fineract)
     const isCurrent = (i: number): boolean =>
       installments[i]!.fromDay < day || (i === 0 && installments[i]!.fromDay === day);
@@ -682,8 +869,12 @@ function slotOrderOf(
   };
 
   if (processing === 'VERTICAL') {
-    return function* vertical(day) {
+    return function* vertical(day): Iterable<Step> {
       for (const rule of rules) {
+        if (rule.dueType === 'IN_ADVANCE' && futureRule === 'REAMORTIZATION') {
+          yield { split: bucket('IN_ADVANCE', day), components: [rule.component] };
+          continue;
+        }
         for (const index of bucket(rule.dueType, day)) yield [index, rule.component] as const;
       }
     };
@@ -694,8 +885,12 @@ function slotOrderOf(
     if (group) group.components.push(rule.component);
     else groups.push({ dueType: rule.dueType, components: [rule.component] });
   }
-  return function* horizontal(day) {
+  return function* horizontal(day): Iterable<Step> {
     for (const group of groups) {
+      if (group.dueType === 'IN_ADVANCE' && futureRule === 'REAMORTIZATION') {
+        yield { split: bucket('IN_ADVANCE', day), components: group.components };
+        continue;
+      }
       for (const index of bucket(group.dueType, day)) {
         for (const component of group.components) yield [index, component] as const;
       }

@@ -34,11 +34,15 @@ export const paymentAllocationRules = [
 ] as const;
 export type PaymentAllocationRule = (typeof paymentAllocationRules)[number];
 
-/** Fineract `FutureInstallmentAllocationRule` (REAMORTIZATION is not supported). */
+/**
+ * Fineract `FutureInstallmentAllocationRule`. REAMORTIZATION shares in-advance money evenly over every installment
+ * due after the payment (replay.ts `runSteps`).
+ */
 export type FutureInstallmentAllocationRule =
   | 'NEXT_INSTALLMENT'
   | 'LAST_INSTALLMENT'
-  | 'NEXT_LAST_INSTALLMENT';
+  | 'NEXT_LAST_INSTALLMENT'
+  | 'REAMORTIZATION';
 
 /** Fineract `LoanScheduleProcessingType`. */
 export type LoanScheduleProcessingType = 'HORIZONTAL' | 'VERTICAL';
@@ -72,6 +76,12 @@ export type AllocationStrategy =
       paymentAllocation?: readonly PaymentAllocationRuleSet[] | null;
       /** Absent/null = HORIZONTAL (Fineract's default). */
       loanScheduleProcessingType?: LoanScheduleProcessingType | null;
+      /**
+       * True when these rules stand for one of Fineract's cumulative processors (e.g.
+       * `due-penalty-interest-principal-fee-in-advance-penalty-interest-principal-fee-strategy`), which put every
+       * charge on its installment for the whole replay (`ChargeEvent`); absent = false.
+       */
+      chargesFromStart?: boolean;
     };
 
 /** The strategy codes this module implements. */
@@ -140,6 +150,11 @@ export interface PaymentEvent {
   valueDate: string;
   /** Minor units, > 0. */
   amountMinor: bigint;
+  /**
+   * When it was recorded (epoch milliseconds): orders it against a charge joining the replay the same day (`ChargeEvent`
+   * `recordedAtMs`, Fineract `ChangeOperation.compareTo`: the order recorded). Absent = payments before charges.
+   */
+  recordedAtMs?: number;
 }
 
 export type MoneyEvent = DisbursementEvent | PaymentEvent;
@@ -157,13 +172,18 @@ export interface PrincipalForgivenessEvent {
 /**
  * A charge added to an active loan (`POST /v1/loans/{loanId}/charges`, Fineract `LoanCharge` of
  * `chargeTimeType` 2 SPECIFIED_DUE_DATE): it joins the fees or penalties of installment `installmentNumber` on its
- * due date, in value-date order with the money events (after the payments of that day), as Fineract's
- * `AdvancedPaymentScheduleTransactionProcessor` replays charges and transactions together: a payment value-dated
- * before the charge's due date never pays it. Its installment's due in `AllocationInput.installments` excludes it.
+ * `effectiveDate`, in value-date order with the money events (after the disbursements of that day, and among its
+ * payments in the order recorded when both carry `recordedAtMs`, else after them).
+ * Fineract's cumulative processors (`mifos-standard-strategy`, `due-penalty-interest-principal-fee-in-advance-…`)
+ * put every charge on its installment before the first transaction is replayed
+ * (`AbstractLoanRepaymentScheduleTransactionProcessor.reprocessLoanTransactions`): `effectiveDate` null. Its
+ * `AdvancedPaymentScheduleTransactionProcessor` replays charges and transactions together, a charge on the day it
+ * was submitted, or on its due date when that is earlier (`ChangeOperation.getEffectiveDate`): a payment
+ * value-dated before that never pays it. Its installment's due in `AllocationInput.installments` excludes it.
  * A waiver (Fineract WAIVE_CHARGES) fixes `waivedMinor` when it is made: no payment of the replay can pay that
  * part, whatever its value date (Fineract LoanCharge.feature, "partially waived installment fee applied correctly
- * in reverse-replay logic"); it counts as waived, no longer outstanding, from `waivedOnDate` (or the due date
- * when later).
+ * in reverse-replay logic"); it counts as waived, no longer outstanding, from `waivedOnDate` (or the day it joins
+ * the replay, when later).
  */
 export interface ChargeEvent {
   /** The loan charge's identity (positive safe integer, unique); orders charges of one day and one installment. */
@@ -173,6 +193,19 @@ export interface ChargeEvent {
   component: 'FEE' | 'PENALTY';
   /** ISO date it falls due. */
   dueDate: string;
+  /**
+   * ISO date it joins its installment in the replay (see above); null = before every event; absent = `dueDate`.
+   * Never after `dueDate`.
+   */
+  effectiveDate?: string | null;
+  /**
+   * ISO business date the charge was added on (Fineract's `submittedOnDate`); absent or null = its due date. A
+   * payoff (payoff.ts) value-dated before it does not waive it: the charge did not exist when the loan was paid off,
+   * so it stays owed (and reopens a loan it was added to after its payoff).
+   */
+  submittedOnDate?: string | null;
+  /** When it was added (epoch milliseconds): orders it against a payment of its replay day (`PaymentEvent`). */
+  recordedAtMs?: number;
   /** Minor units, > 0. */
   amountMinor: bigint;
   /** Minor units waived, 0 ≤ waived ≤ amount; absent = 0. */

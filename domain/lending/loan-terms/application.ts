@@ -1,5 +1,5 @@
 /**
- * A loan application (spec § Lending core writes: `POST /v1/loans` and `POST /v1/loans?command=
+ * A loan application (OpenAPI `POST /v1/loans` and `POST /v1/loans?command=
  * calculateLoanSchedule`, "same body as loan creation") checked against its product and turned into
  * the terms the loan keeps and its schedule (schedule-input.ts). Pure: no clock (callers pass the latest
  * acceptable date), no I/O (callers pass the product and the tenant's charge definitions).
@@ -32,16 +32,16 @@
  *   `interestRateFrequencyType`, `daysInYearType`, `daysInMonthType`, the down payment (`enableDownPayment`,
  *   `disbursedAmountPercentageForDownPayment`, `enableAutoRepaymentForDownPayment`) (Fineract's loan body has
  *   none of them);
- * - `transactionProcessingStrategyCode` must equal the product's: the product's `paymentAllocation` rules belong
- *   to its strategy, and Fineract itself refuses to mix the advanced strategy with another one between product
- *   and loan, so accepting a different code would give the loan an allocation nobody configured;
+ * - `transactionProcessingStrategyCode` is the loan's own within Fineract's rule (`loanStrategyErrors`): a product
+ *   of `advanced-payment-allocation-strategy` (Fineract's progressive schedule) keeps it for its loans, and another
+ *   product's loan may take any supported strategy but that one (a cumulative schedule never with it);
  * - a product with statements (`lmsConfig.statementEnabled`) keeps its lead time shorter than the loan's
  *   repayment period (docs/design.md §5 Statements), so a loan may not shorten the period below it.
  *
  * Dates: ISO or per `dateFormat` (dates.ts). Field errors name the parameter (`principal`, `charges[0].amount`).
  */
 
-import type { FieldError } from '../../errors';
+import { type FieldError, fieldError } from '../../errors';
 import { formatMinor } from '../../money';
 import {
   compareDecimalText,
@@ -51,12 +51,14 @@ import {
   rateDigits,
 } from '../decimal-text';
 import {
+  advancedPaymentAllocationStrategy,
   amortizationTypes,
   interestCalculationPeriodTypes,
   interestTypes,
   minimumRepaymentPeriodDays,
   productLimits,
   repaymentFrequencyTypes,
+  transactionProcessingStrategyCodes,
 } from '../products';
 import type {
   AmortizationType,
@@ -193,14 +195,12 @@ export function resolveLoanApplication(
     '0 daily, 1 same as repayment period',
     fail,
   );
-  if (application.transactionProcessingStrategyCode !== product.transactionProcessingStrategyCode) {
-    fail(
-      'transactionProcessingStrategyCode',
+  errors.push(
+    ...loanStrategyErrors(
       application.transactionProcessingStrategyCode,
-      `transactionProcessingStrategyCode must be the product's (${product.transactionProcessingStrategyCode}).`,
-      'not.equal.to.product',
-    );
-  }
+      product.transactionProcessingStrategyCode,
+    ),
+  );
   const lms = product.lmsConfig;
   if (lms.statementEnabled && nOk && everyOk && frequencyOk) {
     const periodDays = minimumRepaymentPeriodDays(every, application.repaymentFrequencyType);
@@ -446,7 +446,7 @@ export function resolveLoanApplication(
       digitsAfterDecimal: digits,
       inMultiplesOf: currency.inMultiplesOf,
     },
-    transactionProcessingStrategyCode: product.transactionProcessingStrategyCode,
+    transactionProcessingStrategyCode: application.transactionProcessingStrategyCode,
     charges,
     ...(product.terms.enableDownPayment
       ? {
@@ -474,4 +474,51 @@ export function resolveLoanApplication(
       schedule: scheduled.value,
     },
   };
+}
+
+/**
+ * Why a loan of a product of strategy `productStrategy` may not name `loanStrategy` (empty when it may), as Shape A
+ * field errors naming `transactionProcessingStrategyCode` (Apache Fineract
+ * `LoanApplicationValidator.validateTransactionProcessingStrategy`). This engine's products of
+ * `advanced-payment-allocation-strategy` stand for Fineract's progressive schedule and the others for its cumulative
+ * one, so: a strategy this engine has no allocation for (domain/lending/products.ts
+ * `transactionProcessingStrategyCodes`) → `validation.msg.loan.transactionProcessingStrategyCode.is.not.supported`;
+ * the advanced strategy on a product without it → `strategy.cannot.be.advanced.payment.allocation.if.not.configured`;
+ * another strategy on an advanced (progressive) product →
+ * `error.msg.loan.repayment.strategy.can.not.be.different.than.advanced.payment.allocation`.
+ */
+export function loanStrategyErrors(loanStrategy: string, productStrategy: string): FieldError[] {
+  const name = 'transactionProcessingStrategyCode';
+  if (!(transactionProcessingStrategyCodes as readonly string[]).includes(loanStrategy)) {
+    return [
+      fieldError(
+        name,
+        loanStrategy,
+        `transactionProcessingStrategyCode must be one of ${transactionProcessingStrategyCodes.join(', ')}.`,
+        'validation.msg.loan.transactionProcessingStrategyCode.is.not.supported',
+      ),
+    ];
+  }
+  if (loanStrategy === productStrategy) return [];
+  if (loanStrategy === advancedPaymentAllocationStrategy) {
+    return [
+      fieldError(
+        name,
+        loanStrategy,
+        "Loan transaction processing strategy cannot be Advanced Payment Allocation Strategy if it's not configured on loan product.",
+        'strategy.cannot.be.advanced.payment.allocation.if.not.configured',
+      ),
+    ];
+  }
+  if (productStrategy === advancedPaymentAllocationStrategy) {
+    return [
+      fieldError(
+        name,
+        loanStrategy,
+        'Loan repayment strategy can not be different than Advanced Payment Allocation.',
+        'error.msg.loan.repayment.strategy.can.not.be.different.than.advanced.payment.allocation',
+      ),
+    ];
+  }
+  return [];
 }

@@ -28,6 +28,17 @@ export const addLoanChargeBody = v.strictObject({
   ...fineractHints,
 });
 
+/**
+ * Optional body of `POST /v1/loans/{loanId}/charges/{loanChargeId}?command=waive`: `transactionDate`, the business
+ * date the waiver is made on (ISO or per `dateFormat`; absent = today in the tenant's time zone). Fineract dates a
+ * specified-due-date charge's waiver that day, or the charge's due date when that is earlier
+ * (`LoanChargeWritePlatformServiceImpl.waiveLoanCharge`).
+ */
+export const waiveLoanChargeBody = v.strictObject({
+  transactionDate: v.nullish(dateText),
+  ...fineractHints,
+});
+
 /** Query of `POST /v1/loans/{loanId}/charges/{loanChargeId}`: `command=waive` (the only command here). */
 export const loanChargeCommandQuery = v.strictObject({
   command: v.picklist(['waive'], 'must be waive.'),

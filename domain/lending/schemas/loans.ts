@@ -1,7 +1,6 @@
 /**
- * Request and response schemas of loans (spec § Lending core writes: `POST /v1/loans`, `POST /v1/loans?command=
- * calculateLoanSchedule`, `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; § Lending
- * core reads: `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=…`; § Native loan list item).
+ * Request and response schemas of loans (OpenAPI `POST /v1/loans`, `POST /v1/loans?command=
+ * calculateLoanSchedule`, `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=…`; OpenAPI `GET /v1/loans`).
  * Field names and integer codes are Apache Fineract's (amounts and rates as decimal strings or JSON numbers, dates
  * as strings that domain/lending/loan-terms/dates.ts reads as ISO or per `dateFormat`); bodies and queries are strict
  * (any other field or parameter → 400). The rules that need the product, the borrower or the charges are checked
@@ -70,7 +69,7 @@ export const loanChargeBody = v.strictObject({
   dueDate: v.nullish(dateText),
 });
 
-/** The loan-creation body (spec § Lending core writes, "Loan creation body fields", plus Fineract's graces). */
+/** The loan-creation body (docs/lending.md "Lending core", "Loan creation body fields", plus Fineract's graces). */
 export const createLoanBody = v.pipe(
   v.strictObject({
     clientId: id,
@@ -202,6 +201,9 @@ export const schedulePreviewResponse = v.object({
   totalFeeChargesCharged: decimalString,
   totalPenaltyChargesCharged: decimalString,
   totalRepaymentExpected: decimalString,
+  totalPaidInAdvance: decimalString,
+  totalPaidLate: decimalString,
+  totalOutstanding: decimalString,
   periods: v.array(v.record(v.string(), v.unknown())),
   aprDisclosure: v.optional(v.nullable(disclosureResponse)),
   aprDisclosureUnavailable: v.optional(

@@ -1,0 +1,1 @@
+ALTER TABLE "loan_charges" ADD COLUMN "submitted_on_date" date;
