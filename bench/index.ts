@@ -16,8 +16,9 @@
  *   floor), one row per topology (production: API processes + one worker process; npm start).
  * - P4 a 360-installment schedule plus its APR disclosure (bench/schedule.ts): median of the slowest variant
  *   (target ≤ 1 ms) vs the schedule alone.
- * - P5 an idempotent replay (bench/read.ts, per topology): p50 sequential (target ≤ 2 ms) vs a plain authenticated
- *   GET of the loan summary on the same clock.
+ * - P5 an idempotent replay (bench/read.ts, per topology): p50 as an integrator's client sees it (a client at the
+ *   environment's default rate limit, token fetched, fresh connection, paced within its rate; target ≤ 2 ms) vs a
+ *   plain authenticated GET of the loan summary measured the same way.
  * - P6 routes that start a durable process (bench/privacy.ts: privacy-request creation and a scheduled contact-consent
  *   update), per topology: per second vs a bare workflow start on the same Temporal server (target ratio ≥ 0.80).
  * The ratio is always figure ÷ baseline (for times, how many times the baseline's time it takes).
@@ -25,7 +26,8 @@
  * Options: `--quick` (short rounds, 500 loans for P3: marked as not the target size, so no verdict on the
  * targets that name a size), `--only P1,P3` (the benchmarks to run; P1 and P5 share one run), `--processes <n>`
  * (API processes for P1/P5/P6, default the CPU cores). Rate limits: every bench client is created with a rate limit
- * of 1,000,000/s and the API runs with `RATE_LIMIT_PER_SECOND=1000000` (printed at the start).
+ * of 1,000,000/s and the API runs with `RATE_LIMIT_PER_SECOND=1000000` (printed at the start), but for P5's
+ * integrator client, which has the environment's default rate.
  * The table is also written as JSON to `.data/bench/<timestamp>.json`. Each benchmark starts and stops its own
  * servers (by pid); one that fails is reported in its rows and the others still run. Exit code 0, or 1 when a
  * benchmark failed to run (a missed target is a verdict, not a failure).
@@ -180,7 +182,7 @@ await section(['P1', 'P5'], 'read path and idempotent replay (bench/read.ts), pe
       const get = figures.authenticatedGet!;
       rows.push({
         id: 'P5',
-        benchmark: `idempotent replay of POST /v1/servicing/cases, p50${suffix}`,
+        benchmark: `idempotent replay of POST /v1/servicing/cases as an integrator's client, p50${suffix}`,
         figure: replay.p50,
         baseline: get.p50,
         baselineName: `authenticated GET summary p50 (bare GET ${figures.bareGet!.p50.toFixed(2)} ms)`,
@@ -188,6 +190,7 @@ await section(['P1', 'P5'], 'read path and idempotent replay (bench/read.ts), pe
         ratio: ratioOf(replay.p50, get.p50),
         target: `p50 ≤ ${readTargets.replayP50Ms} ms`,
         verdict: judged(replay.p50 <= readTargets.replayP50Ms),
+        note: `back to back with the bench client: ${figures.backToBack!.replay.p50.toFixed(2)} ms`,
       });
     }
   }
