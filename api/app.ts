@@ -63,7 +63,7 @@ import { voiceWorkflowVersionRoutes } from './routes/servicing/voice-workflow-ve
 import { webhookSubscriptionRoutes } from './routes/webhooks/webhook-subscriptions';
 import { storableInput, storableRequestTarget } from './validation';
 
-/** Paths of the AI session output routes: Shape B errors and the token's tenant (spec § Endpoints, § Errors). */
+/** Paths of the AI session output routes: Shape B errors and the token's tenant (docs/integrating.md "Routes, scopes and permissions", docs/design.md §4 Errors). */
 const aiSessionOutputPaths = [
   '/v1/servicing/ai-sessions/:aiSessionId/outputs',
   '/v1/servicing/ai-sessions/:aiSessionId/outputs/*',
@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', httpMetrics);
   // Traces: the server span, active while the request runs (a no-op unless tracing is on).
   app.use('*', httpTracing);
-  // AI session outputs (spec § Endpoints, § Errors Shape B): the token selects the tenant, and every error of
+  // AI session outputs (docs/integrating.md "Routes, scopes and permissions", docs/design.md §5 "Error details", Shape B): the token selects the tenant, and every error of
   // the route is Shape B, so the mark comes before every other middleware (request context, authentication,
   // rate limit, idempotency, validation).
   for (const path of aiSessionOutputPaths) app.use(path, problemErrors, tenantFromToken);
@@ -143,7 +143,7 @@ export function createApp(deps: AppDeps) {
   app.use('/v1/servicing/voice-dispatches/:dispatchId/events', callbackMethods);
   app.use('/v1/servicing/channel-events/*', storableRequestTarget);
   app.route('/v1/servicing/channel-events', channelEventRoutes);
-  // The voice provider's callback authenticates by its dispatch's task token only (spec § Authentication 6): mounted
+  // The voice provider's callback authenticates by its dispatch's task token only (docs/design.md §5 "Inbound channel events"): mounted
   // before the bearer middleware too; the other voice-dispatch routes are ordinary bearer routes (below).
   app.use('/v1/servicing/voice-dispatches/:dispatchId/events', storableRequestTarget);
   app.route('/v1/servicing/voice-dispatches/:dispatchId/events', voiceDispatchCallbackRoutes);

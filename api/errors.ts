@@ -1,5 +1,5 @@
 /**
- * Error bodies (spec § Errors). Shape A for every route but AI session outputs; Shape B
+ * Error bodies (docs/design.md §4 Errors). Shape A for every route but AI session outputs; Shape B
  * (RFC 9457 problem+json) for those. One `app.onError` uses these (docs/conventions.md §13.10).
  */
 import type { Context } from 'hono';
@@ -32,7 +32,7 @@ interface ProblemType {
 }
 
 /**
- * Shape B types by HTTP status (spec § Errors, Shape B table: 401 `unauthorized`, 403 `forbidden`, 409
+ * Shape B types by HTTP status (docs/design.md §4 Errors, Shape B table: 401 `unauthorized`, 403 `forbidden`, 409
  * `version_conflict`, 422 `validation_error`, 429 `rate_limited`; the other statuses, which the spec does not
  * list, in the same style). A 400 of Shape A is a 422 `validation_error` in Shape B: the spec lists 422, not
  * 400, for this shape (RFC 9110 §15.5.21: the content was understood but its instructions cannot be followed).
@@ -114,7 +114,7 @@ export interface Problem {
 }
 
 /**
- * Shape B (RFC 9457 problem details; spec § Errors Shape B; docs/design.md §5 Error details) for a DomainError:
+ * Shape B (RFC 9457 problem details; docs/design.md §5 "Error details", Shape B) for a DomainError:
  * `type` is `<docsUrl>/errors/<code>`, `detail` the developer message (which, like Shape A's, never carries a
  * token or an identifier value), and every 422 carries `errors[]` of `{pointer | parameter, detail, code}` (see
  * `problemLocationOf`; `code` is the field error's globalisation code).
@@ -206,7 +206,8 @@ export const databaseRetryAfterSeconds = 5;
  * (docs/processes.md P0 "Failure answers"); a value PostgreSQL can never store (db/errors.ts `isPermanentDataError`:
  * class 22, check and not-null violations) → 400 naming only the SQLSTATE; a malformed body → 400; anything else
  * unknown → 500 with a fixed
- * message. Temporal failures are mapped by api/temporal-gateway.ts before they get here.
+ * message. Temporal failures are mapped by workflows/common/client-errors.ts (in each process's `client.ts`) before
+ * they get here.
  */
 export function asDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;

@@ -263,7 +263,7 @@ const deliveryHeaders = [
   },
 ];
 
-/** The envelope of one event type (spec § Events) with its `data` schema from the catalogue. */
+/** The envelope of one event type (docs/integrating.md "Webhooks") with its `data` schema from the catalogue. */
 function envelopeSchemaOf(eventType: EventType): Record<string, unknown> {
   const definition = eventCatalogue[eventType];
   return {
@@ -394,7 +394,7 @@ export const documentation = {
         in: 'header',
         name: 'X-Service-Voice-Task-Token',
         description:
-          'Dispatch-bound voice task token (`vtt_…`, shown once by `POST /v1/servicing/voice-dispatches`); the only credential of the voice callback (spec § Authentication 6).',
+          'Dispatch-bound voice task token (`vtt_…`, shown once by `POST /v1/servicing/voice-dispatches`); the only credential of the voice callback (docs/design.md §5 "Inbound channel events").',
       },
     },
     schemas: {

@@ -144,8 +144,7 @@ function scrub(message: string, value: unknown): string {
 
 /**
  * `jsonBody` whose field errors on the `redacted` parameters carry a null `value` and a message scrubbed of it,
- * so a rejected sensitive value is never echoed (docs/design.md §5 Error details: "identifier values are masked"; spec §
- * Boarding rules). `replace`, when given, is asked first for every field error and may return the error to show
+ * so a rejected sensitive value is never echoed (docs/design.md §5 Error details: "identifier values are masked"; docs/lending.md "Lending core"). `replace`, when given, is asked first for every field error and may return the error to show
  * instead (shown as returned, not scrubbed), or null to keep the usual handling.
  */
 export function redactingJsonBody<S extends v.GenericSchema>(
@@ -299,8 +298,8 @@ function unstorableInputError(errors: FieldError[]): DomainError {
 }
 
 /**
- * The deepest nesting of arrays and objects a JSON body may have (spec § Limits leaves it open; 64 is ample for
- * every body of the spec, whose deepest is 4 levels, and far below the depth at which a recursive walk of the
+ * The deepest nesting of arrays and objects a JSON body may have (docs/integrating.md "The API"; 64 is ample for
+ * every body of the OpenAPI document, whose deepest is 4 levels, and far below the depth at which a recursive walk of the
  * parsed value would exhaust the stack). Checked on the raw text, before anything parses or walks it.
  */
 export const maxJsonNestingDepth = 64;
@@ -363,7 +362,7 @@ export const storableRequestTarget: MiddlewareHandler<AppEnv> = async (c, next) 
     ...unstorableInPath(url.pathname, handlerTemplate(c)),
     ...unstorableInQuery(url.search.slice(1)),
   ];
-  // Only mutations take the key (spec § Shared header rules).
+  // Only mutations take the key (docs/design.md §4 Idempotency-Key).
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     const keyError = idempotencyKeyError(c.req.header('idempotency-key'));
     if (keyError) errors.push(keyError);

@@ -1,5 +1,5 @@
 /**
- * Scopes, permissions and credential formats (spec § Authentication; docs/design.md §4 Tokens).
+ * Scopes, permissions and credential formats (docs/design.md §4 "Scopes and permissions"; docs/design.md §4 Tokens).
  */
 
 /** The spec's scopes: each opens a broad surface; a permission decides each operation. */
@@ -147,7 +147,7 @@ export function isPermission(value: string): value is Permission | 'ALL' {
   return value === 'ALL' || (permissions as readonly string[]).includes(value);
 }
 
-/** Access-token lifetime (spec § Authentication 3: 3600 seen). */
+/** Access-token lifetime (docs/design.md §4 Tokens: valid 3600 s). */
 export const accessTokenLifetimeSeconds = 3600;
 
 export type ServiceEnvironment = 'sandbox' | 'production';

@@ -1,5 +1,5 @@
 /**
- * Opaque paging cursors for keyset paging (docs/design.md §4 Paging, §5 Cursors; spec § Limits: "a cursor
+ * Opaque paging cursors for keyset paging (docs/design.md §4 Paging, §5 Cursors; docs/design.md §4 Paging: "a cursor
  * belongs to one endpoint and one query, and a mismatching query can be rejected"; earlier cursors were
  * readable base64 holding the customer's name and were not bound to the tenant).
  *

@@ -2,7 +2,7 @@
  * The closed set of error codes the service returns, each with its HTTP status and default
  * user message, and `DomainError`, the one error type business rules throw.
  *
- * Source: spec § Errors (Shape A codes), docs/design.md §4–§5 (codes the spec leaves open, chosen
+ * Source: docs/design.md §4 Errors (Shape A codes) and §5 Rejections (the other codes, chosen
  * per RFC 9110: a conflict with the current state is 409, a bad value is 400).
  * `api/errors.ts` turns a DomainError into Shape A (or Shape B); workflows turn it into a
  * non-retryable `ApplicationFailure` whose `type` is the code.
@@ -112,7 +112,7 @@ export const errorCodes = {
     message:
       "The loan's first funding must cover the charges due at disbursement, which are withheld from its proceeds.",
   },
-  /** docs/design.md §5 rejections of a payment intent (spec § Errors leaves them open). */
+  /** docs/design.md §5 Rejections of a payment intent. */
   'error.msg.loan.payment.hold.active': {
     status: 409,
     message: 'A PAYMENT_HOLD is active for the borrower or the loan, so no payment intent can be created.',
@@ -365,14 +365,14 @@ export function validationError(parameterName: string, value: unknown, message: 
   });
 }
 
-/** A 404 that says nothing about whether the resource exists in another tenant (spec § Authentication 9). */
+/** A 404 that says nothing about whether the resource exists in another tenant (docs/design.md §4 "Scopes and permissions"). */
 export function notFound(resource: string, id: string | number): DomainError {
   return new DomainError('error.msg.resource.not.found', `${resource} ${id} was not found.`);
 }
 
 /**
  * A 404 for a resource named in a request body (e.g. `caseId`, `documentId`) that is absent or
- * outside the tenant (spec § Authentication 9: another tenant's resource behaves as unavailable),
+ * outside the tenant (docs/design.md §4 "Scopes and permissions": another tenant's resource behaves as unavailable),
  * with one field error naming the parameter.
  */
 export function referenceNotFound(parameterName: string, value: unknown, resource: string): DomainError {
@@ -410,7 +410,7 @@ export class OAuthError extends Error {
   }
 }
 
-/** The spec's error Shape A (spec § Errors), as the API answers it and the boarding error report stores it. */
+/** The spec's error Shape A (docs/design.md §4 Errors), as the API answers it and the boarding error report stores it. */
 export interface ShapeABody {
   developerMessage: string;
   httpStatusCode: string;

@@ -1,5 +1,5 @@
 /**
- * The typed event catalogue (spec § Events; docs/design.md §5 Webhooks; docs/processes.md P0 "Typed event
+ * The typed event catalogue (docs/integrating.md "Webhooks"; docs/design.md §5 Webhooks; docs/processes.md P0 "Typed event
  * catalogue"): every event type the service emits, its subject type and the exact schema of its
  * `data`, plus the envelope every delivery carries. The outbox writer
  * (`activities/platform/outbox.ts`) accepts only these types and checks `data` against the schema
@@ -23,7 +23,7 @@ import {
 import { contactConsentOperations } from './servicing/contact-consent';
 import { promiseChannels } from './servicing/promise';
 
-/** Version (a date, `YYYY-MM-DD`) of the envelope and payloads this build writes (spec § Versioning). */
+/** Version (a date, `YYYY-MM-DD`) of the envelope and payloads this build writes (docs/integrating.md "Webhooks"). */
 export const eventApiVersion = '2026-11-01';
 
 const id = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -373,7 +373,7 @@ export const eventCatalogue = {
   ),
   'payment.posted': event(
     'payment',
-    'A payment was posted to the ledger (spec § Events: payment posting emits payment.posted), including the down payment a funding records for a product with enableAutoRepaymentForDownPayment.',
+    'A payment was posted to the ledger (docs/integrating.md "Webhooks": payment posting emits payment.posted), including the down payment a funding records for a product with enableAutoRepaymentForDownPayment.',
     v.strictObject({
       paymentId: id,
       loanRef: v.string(),
@@ -397,7 +397,7 @@ export const eventCatalogue = {
   ),
   'payment.returned': event(
     'payment',
-    'A posted payment was returned by its rail and its posting reversed as if it had never been applied (spec § Events: a payment return emits payment.returned).',
+    'A posted payment was returned by its rail and its posting reversed as if it had never been applied (docs/integrating.md "Webhooks": a payment return emits payment.returned).',
     v.strictObject({
       paymentId: id,
       loanRef: v.string(),
@@ -547,12 +547,12 @@ export const eventCatalogue = {
   ),
   'hardship.offer.approved': event(
     'hardship_offer',
-    'A second actor approved a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10); it is open to the borrower until offerExpiresAt.',
+    'A second actor approved a PENDING_APPROVAL hardship offer (maker-checker, docs/servicing.md "Hardship offers"); it is open to the borrower until offerExpiresAt.',
     hardshipOfferDecision('APPROVED'),
   ),
   'hardship.offer.rejected': event(
     'hardship_offer',
-    'A second actor rejected a PENDING_APPROVAL hardship offer (maker-checker, spec § Authentication 10).',
+    'A second actor rejected a PENDING_APPROVAL hardship offer (maker-checker, docs/servicing.md "Hardship offers").',
     hardshipOfferDecision('REJECTED'),
   ),
   'hardship.offer.accepted': event(
@@ -736,7 +736,7 @@ export function isEventType(value: string): value is EventType {
 }
 
 /**
- * The envelope every delivery carries (spec § Events): `eventId` (`evt_…`, the receivers' dedupe
+ * The envelope every delivery carries (docs/integrating.md "Webhooks"): `eventId` (`evt_…`, the receivers' dedupe
  * key), `apiVersion` the subscription's (`YYYY-MM-DD`), `occurredAt` an ISO 8601 instant, the
  * subject the event is about, and the type's `data`.
  *

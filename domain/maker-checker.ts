@@ -1,6 +1,6 @@
 /**
- * Maker-checker (spec § Authentication 10: "when an operation needs approval, creator and approver must be distinct
- * eligible actors"; § Authentication 1 and 11: a credential authorizes a backend, the actor names the end user).
+ * Maker-checker (docs/servicing.md "Hardship offers": "when an operation needs approval, creator and approver must be distinct
+ * eligible actors"; docs/design.md §4 "Actor context": a credential authorizes a backend, the actor names the end user).
  * An actor string is only what a backend says: one credential can name any actor. So by default the checker must
  * also be another OAuth client (another credential) than the maker's; a tenant may relax this to "the same client,
  * another actor" where one backend legitimately serves both makers and checkers. Every maker-checker path of the
@@ -19,7 +19,7 @@ export type MakerCheckerPolicy = (typeof makerCheckerPolicies)[number];
 /** The policy of a tenant that has not chosen one. */
 export const defaultMakerCheckerPolicy: MakerCheckerPolicy = 'distinct-client';
 
-/** The scope an eligible checker's token holds (spec § Authentication 7: second-person approval). */
+/** The scope an eligible checker's token holds (docs/design.md §4 "Scopes and permissions": `actions:approve`, second-person approval). */
 export const checkerScope = 'actions:approve';
 
 export function isMakerCheckerPolicy(value: unknown): value is MakerCheckerPolicy {

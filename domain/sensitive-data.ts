@@ -1,6 +1,6 @@
 /**
  * Detection of government identifiers and account or card numbers in free text that must never
- * carry them (spec § Lending core writes, Boarding rules: "Never place government identifiers or
+ * carry them (docs/lending.md "Lending core": "Never place government identifiers or
  * account numbers in externalId, externalRecordRef, rationale, idempotency keys or notes").
  *
  * Normalization first (`normalizeForMatching`): Unicode NFKC (full-width digits and marks become ASCII),

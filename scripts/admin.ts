@@ -363,7 +363,9 @@ try {
         `--scopes must name scopes of: servicing:read servicing:write lending:read lending:write actions:approve`,
       );
     if (permissions.length === 0 || !permissions.every(isPermission))
-      fail('--permissions must be ALL or known permission names (README)');
+      fail(
+        '--permissions must be ALL or known permission names (docs/integrating.md "Routes, scopes and permissions")',
+      );
     const rate = values['rate-limit'];
     const tenantId = values.tenant;
     result = await ops

@@ -19,7 +19,7 @@
  * (scripts/delinquency-demo-flow.ts: a bucket with a collections range, an overdue penalty and charge-off at 120 days;
  * two loans behind; yesterday closed by `POST /v1/cob/runs`; the penalties, range, history and collections case; a
  * cure that sets the tag at once and closes the case CURED; a charged-off loan's payment posted as a recovery).
- * Webhooks (spec § Events; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
+ * Webhooks (docs/integrating.md "Webhooks"; docs/design.md §5): before the flows it starts a local receiver on 127.0.0.1
  * (scripts/webhook-receiver.ts), subscribes it to `case.transitioned`, `funding.posted`, `payment.returned`,
  * `payment.posted`, `promise.kept`, `contact.consent.updated`, `hardship.offer.applied`, `loan.charge.added` and
  * `loan.charge.waived` (and the close-of-business events `loan.penalty.assessed`, `loan.delinquency.changed`,
@@ -87,7 +87,7 @@ const client = await platform.createClient({
   permissions: ['ALL'],
   description: 'npm run demo',
 });
-// The second person of maker-checker (spec § Authentication 10): approves hardship offers, nothing else.
+// The second person of maker-checker (docs/servicing.md "Hardship offers"): approves hardship offers, nothing else.
 const checkerClient = await platform.createClient({
   tenantId: 'demo',
   environment: config.environment,

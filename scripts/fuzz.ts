@@ -22,7 +22,7 @@
  *    `content_type_conformance`, `response_headers_conformance`, `response_schema_conformance`,
  *    `negative_data_rejection`, `missing_required_header`, `unsupported_method`, `use_after_free`,
  *    `ensure_resource_availability`, `ignored_auth` and `error_body_shape` (every 4xx in Shape A, Shape B on the
- *    AI session output routes: spec § Errors). Not `positive_data_acceptance`: it wants a 2xx for every
+ *    AI session output routes: docs/design.md §4 Errors). Not `positive_data_acceptance`: it wants a 2xx for every
  *    schema-valid request, and the spec answers 400/409 to business rules no schema states (a product's bounds,
  *    a loan's state, the identifier guard, server-issued cursors).
  *

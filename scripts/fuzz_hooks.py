@@ -1,10 +1,10 @@
 """Schemathesis hooks of `npm run fuzz` (scripts/fuzz.ts), loaded through SCHEMATHESIS_HOOKS.
 
-- Authentication (spec § Authentication 2-4, 7): a client-credentials token from `POST /oauth2/token`
+- Authentication (docs/design.md §4 Tokens): a client-credentials token from `POST /oauth2/token`
   (HTTP Basic with FUZZ_CLIENT_ID / FUZZ_CLIENT_SECRET), sent as `Authorization: Bearer <token>` on every
   operation but the token endpoint itself, which gets the client's HTTP Basic credentials. The token lives
   3600 s; it is fetched again after FUZZ_TOKEN_REFRESH_SECONDS (default 3000) and after a 401.
-- Checks beyond Schemathesis' own (spec § Errors): every 4xx body is Shape A (`application/json`;
+- Checks beyond Schemathesis' own (docs/design.md §4 Errors): every 4xx body is Shape A (`application/json`;
   developerMessage, httpStatusCode = the status as text, defaultUserMessage, userMessageGlobalisationCode,
   errors[]), except on the AI session output routes, which answer Shape B (RFC 9457
   `application/problem+json`: type, title, status = the status, code, detail, requestId), and the token
@@ -41,7 +41,7 @@ TOKEN_REFRESH_SECONDS = int(os.environ.get("FUZZ_TOKEN_REFRESH_SECONDS", "3000")
 TENANT = os.environ["FUZZ_TENANT"]
 TENANT_PATTERN = re.compile(r"^[a-z0-9-]{1,64}$")
 TOKEN_PATH = "/oauth2/token"
-# spec § Errors: Shape B (problem style) is the error body of the AI session outputs.
+# docs/design.md §5 "Error details", Shape B (problem style) is the error body of the AI session outputs.
 SHAPE_B_PATH = re.compile(r"^/v1/servicing/ai-sessions/\{[^}]+\}/outputs(/|$)")
 # The service's Idempotency-Key rule (api/openapi.ts): 1-50 printable ASCII, no comma, no space at either end.
 IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x2b\x2d-\x7e]([\x20-\x2b\x2d-\x7e]{0,48}[\x21-\x2b\x2d-\x7e])?$")
@@ -87,7 +87,7 @@ def _status_class(status: int) -> str:
 def before_call(context, case, kwargs):
     """Points a well-formed `Service-Tenant` at the fuzz tenant and makes a well-formed Idempotency-Key unique.
 
-    - `Service-Tenant` (spec § Shared header rules): a value Schemathesis generates within the documented pattern
+    - `Service-Tenant` (docs/integrating.md "The API"): a value Schemathesis generates within the documented pattern
       names a tenant the token is not entitled to (403); it becomes FUZZ_TENANT, so that requests reach the
       operations. A malformed value (negative tests) and an absent header (missing-header tests) stay as they are.
     - Idempotency-Key: Schemathesis draws keys from a small space ("0", "00", ...) and sends one key with other
@@ -191,7 +191,7 @@ def _json_body(response):
 
 @schemathesis.check
 def error_body_shape(ctx, response, case):
-    """Every 4xx answers the spec's error shape: Shape A, Shape B on the AI session outputs (spec § Errors)."""
+    """Every 4xx answers the spec's error shape: Shape A, Shape B on the AI session outputs (docs/design.md §4 Errors)."""
     status = response.status_code
     if not 400 <= status < 500:
         return None

@@ -1,7 +1,7 @@
 /**
  * Bodies of the hardship admin routes shared by the API tests that need a program to offer
  * (test/api/hardship-offers.test.ts, hardship-offer-process.test.ts, security-matrix.test.ts) and by the fault
- * benchmark's `worker-servicing` scenario (bench/fault.ts); spec § Hardship policy overview, docs/processes.md P5 §1.
+ * benchmark's `worker-servicing` scenario (bench/fault.ts); docs/servicing.md "Hardship policies", docs/processes.md P5 §1.
  */
 
 /**

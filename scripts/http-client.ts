@@ -75,8 +75,7 @@ export async function requestToken(
 
 /**
  * One authenticated request of `session`, with a JSON body unless `body` is undefined. A 429 or 503 is retried
- * after its `Retry-After` (seconds; 1 when absent), under the same Idempotency-Key, up to 5 times (spec
- * § Authentication 7: what a client does); the last answer is returned either way.
+ * after its `Retry-After` (seconds; 1 when absent), under the same Idempotency-Key, up to 5 times (docs/integrating.md "The typed client": what a client does); the last answer is returned either way.
  */
 export async function apiRequest(
   session: ApiSession,

@@ -1,6 +1,6 @@
 /**
  * The lending integrator flow over HTTP through the typed client: how a migration team boards one loan with its
- * history (spec § Lending core writes, Boarding rules: products and charges first, then parties, the loan,
+ * history (docs/migrating.md "Portfolio boarding": products and charges first, then parties, the loan,
  * its funding, the payment history in date order, then verification by reading it back).
  *
  * token → charge (a flat installment fee) → loan product (COVERED_CONSUMER, APR enabled, monthly, 12 repayments,

@@ -195,7 +195,9 @@ function privacyRequest(): RecordedProcess {
 /**
  * `webhookDeliveryWorkflow`: retried, then succeeded; cancelled while waiting for a retry; (with the admission step,
  * patch `webhook-endpoint-breaker`) held by an open endpoint breaker, then admitted and succeeded; (patch
- * `webhook-admission-wake`) refused for its tenant's cap, woken by a signal, succeeded, and woke another.
+ * `webhook-admission-wake`) refused for its tenant's cap, woken by a signal, succeeded, and woke another; (patch
+ * `webhook-unproven-endpoint-limits`) admitted to an endpoint with no recent success, its first attempt timed out
+ * under the short limits, its second succeeded.
  */
 function webhookDelivery(): RecordedProcess {
   const taskQueue = 'record-webhook-histories';
@@ -206,11 +208,16 @@ function webhookDelivery(): RecordedProcess {
   let refusalReason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY' = 'BREAKER_OPEN';
   /** Workflow ids `recordWebhookAttempt` names to wake (the scenario being recorded). */
   let toWake: string[] = [];
+  /** Whether `admitWebhookAttempt` answers the endpoint unproven (the scenario being recorded). */
+  let unprovenEndpoint = false;
   return {
     taskQueue,
     activities: {
       admitWebhookAttempt: async () => {
-        if (refusals === 0) return { admitted: true, probe: false };
+        if (refusals === 0)
+          return unprovenEndpoint
+            ? { admitted: true, probe: false, unproven: true }
+            : { admitted: true, probe: false };
         refusals -= 1;
         return refusalReason === 'BREAKER_OPEN'
           ? { admitted: false, reason: 'BREAKER_OPEN', waitMs: 30_000 }
@@ -266,12 +273,15 @@ function webhookDelivery(): RecordedProcess {
           'TENANT_AT_CAPACITY',
           ['webhook-delivery/fixture/1/evt_gone'],
         ],
+        // Patch `webhook-unproven-endpoint-limits`: no answer within the short limits, then 200 on the retry.
+        ['unproven-endpoint-timed-out-then-succeeded', [null, 200], false, 0, 'BREAKER_OPEN', []],
       ];
       for (const [name, scenario, cancel, refused, reason, wake] of scenarios) {
         answers = [...scenario];
         refusals = refused;
         refusalReason = reason;
         toWake = wake;
+        unprovenEndpoint = name.startsWith('unproven-endpoint');
         const input: WebhookDeliveryInput = {
           tenantId: 'fixture',
           subscriptionId: 1,

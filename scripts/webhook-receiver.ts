@@ -1,6 +1,6 @@
 /**
  * A small local webhook receiver (Node's `node:http` only), as `npm run demo` uses it: it listens on
- * 127.0.0.1 on a free port, verifies every delivery with `client/src/webhooks.ts` (spec § Events 5;
+ * 127.0.0.1 on a free port, verifies every delivery with `client/src/webhooks.ts` (docs/design.md §5 Webhooks;
  * docs/design.md §5 Webhooks) against the subscription's signing secrets, answers 204 when the signature holds
  * and 400 when it does not, and keeps every delivery for the caller to inspect or wait for.
  *

@@ -1,5 +1,5 @@
 /**
- * Process configuration from the environment (README lists every variable). Secrets the service
+ * Process configuration from the environment (docs/operating.md "What runs where" lists every variable). Secrets the service
  * needs (client-secret pepper, cursor key, data-encryption key) come from the environment; in
  * sandbox without them, they are generated once into the git-ignored data folder so restarts and
  * the admin CLI agree. Production refuses to start without them.

@@ -33,7 +33,7 @@ export interface AddIdentifierResult {
 }
 
 /**
- * Records a government identifier of a customer (spec § Lending core writes: "complete identifier
+ * Records a government identifier of a customer (docs/lending.md "Lending core": "complete identifier
  * value supplied once; reads return only a normalized mask"; docs/design.md §3). The normalized value is
  * stored encrypted (AES-256-GCM) with a keyed digest for the per-tenant unique index and its mask;
  * the history entry `IDENTIFIER_ADDED` carries the mask only.

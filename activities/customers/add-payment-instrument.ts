@@ -23,7 +23,7 @@ export interface PaymentInstrumentState {
 }
 
 /**
- * Records a payment instrument of a customer by its vault token (spec § Lending core writes:
+ * Records a payment instrument of a customer by its vault token (docs/lending.md "Lending core":
  * "carries providerTokenRef from a vault provider; raw account numbers are never sent"). It starts
  * UNVERIFIED and INACTIVE; money moves only after a trusted verification (verify-payment-instrument.ts).
  * Appends `INSTRUMENT_ADDED` to the customer's history.

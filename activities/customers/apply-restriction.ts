@@ -31,7 +31,7 @@ export interface RestrictionResult {
 }
 
 /**
- * Applies a restriction (hold) to a customer (spec § Lending core writes: "applies a hold; the
+ * Applies a restriction (hold) to a customer (docs/lending.md "Lending core": "applies a hold; the
  * server derives the effective time"; docs/design.md §5 Holds): `effectiveAt` is `deps.clock()` in the
  * applying transaction, which holds the customer row `FOR UPDATE` so that guarded commands
  * (restrictions.ts `activeRestrictions`) serialize with it. Appends `RESTRICTION_APPLIED` to the

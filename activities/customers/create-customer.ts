@@ -50,8 +50,7 @@ export interface CreateCustomerResult {
 }
 
 /**
- * Creates a customer with its addresses and contact points (spec § Lending core writes:
- * `POST /v1/customers`), appends `CUSTOMER_CREATED` to its history and writes the
+ * Creates a customer with its addresses and contact points (OpenAPI `POST /v1/customers`), appends `CUSTOMER_CREATED` to its history and writes the
  * outbox event `customer.created`, all in one transaction. Contact points start UNVERIFIED with
  * their normalized value (E.164 phone, lower-cased e-mail); a contact point repeated in the input
  * is stored once.

@@ -28,8 +28,7 @@ export interface RecordConsentResult {
 }
 
 /**
- * Records a consent decision of a customer with its capture method and evidence reference (spec
- * § Lending core writes: `POST /v1/customers/{customerId}/consents`) and appends
+ * Records a consent decision of a customer with its capture method and evidence reference (OpenAPI `POST /v1/customers/{customerId}/consents`) and appends
  * `CONSENT_RECORDED` to the customer's history. Consent records are append-only: a later
  * decision of the same type is a new record.
  *

@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the customer operations, always called inside the caller's transaction:
  * locking the aggregate's root row, and appending to the customer's append-only history while
- * bumping the root's `updated_at` (docs/design.md §3: history is append-only; spec § Limits: customer
+ * bumping the root's `updated_at` (docs/design.md §3: history is append-only; docs/design.md §4 Paging: customer
  * lists are newest-modified first).
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';

@@ -28,7 +28,7 @@ export interface VerifyPaymentInstrumentResult {
 
 /**
  * Marks a payment instrument VERIFIED and ACTIVE, as written by trusted integrations or provider
- * events (spec § States: "instrument UNVERIFIED → VERIFIED and ACTIVE, required before money
+ * events (docs/lending.md "Lending core": "instrument UNVERIFIED → VERIFIED and ACTIVE, required before money
  * moves"), and appends `INSTRUMENT_VERIFIED` to the customer's history.
  *
  * Verifying a verified instrument is a no-op returning its state (the first verification's time

@@ -1,5 +1,5 @@
 /**
- * Creates a hardship offer (docs/processes.md P5 third bullet; spec § Authentication 10 maker-checker):
+ * Creates a hardship offer (docs/processes.md P5 third bullet; docs/servicing.md "Hardship offers"):
  * `createHardshipOffer` routes the request (domain/hardship/offer.ts) and stores the offer with its case effects and
  * tasks in one tenant transaction (docs/conventions.md §5), idempotent. The loan facts the routing reads are
  * gathered in the same transaction (`gatherHardshipLoanFacts`) unless the caller gives them (`loanFacts`).

@@ -1,5 +1,5 @@
 /**
- * Adds a hardship program version (spec § Resources "Hardship policy overview" `programs`; docs/processes.md P5
+ * Adds a hardship program version (docs/servicing.md "Hardship policies" `programs`; docs/processes.md P5
  * first bullet): `createHardshipProgramVersion` stores the program's next version in one tenant transaction
  * (docs/conventions.md §5) under the tenant's hardship-policy lock; terms that break the ACTIVE guardrails are refused.
  */

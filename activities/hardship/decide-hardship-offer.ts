@@ -1,6 +1,5 @@
 /**
- * The checker's decision on a hardship offer (docs/processes.md P5 third bullet; spec § Authentication 10
- * maker-checker): `decideHardshipOffer` approves or rejects a PENDING_APPROVAL offer as a second actor and writes the
+ * The checker's decision on a hardship offer (docs/processes.md P5 third bullet; docs/servicing.md "Hardship offers"): `decideHardshipOffer` approves or rejects a PENDING_APPROVAL offer as a second actor and writes the
  * append-only approval record, in one tenant transaction (docs/conventions.md §5), idempotent.
  */
 import { and, eq } from 'drizzle-orm';
@@ -34,7 +33,7 @@ export interface DecideHardshipOfferInput extends OperationContext {
 }
 
 /**
- * The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10; docs/processes.md P5): the maker-checker
+ * The checker's decision on a PENDING_APPROVAL offer (docs/servicing.md "Hardship offers"; docs/processes.md P5): the maker-checker
  * rule of the tenant's policy (domain/maker-checker.ts `makerCheckerRefusal`: by default another client and another
  * actor than the maker's, the checker's token holding `actions:approve`), then writes the approval record (checker's
  * actor and client id, the maker's actor and client id it was checked against, the policy, decision, guardrails

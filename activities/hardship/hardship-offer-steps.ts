@@ -186,7 +186,7 @@ export async function applyOffer(
       scheduleVersion: applied.scheduleVersion,
       installmentCountBefore: applied.installmentCountBefore,
       installmentCountAfter: applied.installmentCountAfter,
-      // money in events is a decimal string with its currency (spec § Events), not the relief's minor units
+      // money in events is a decimal string with its currency (docs/integrating.md "Webhooks"), not the relief's minor units
       totalDueBefore: formatMinor(BigInt(applied.totalDueBefore), minorUnitDigits(applied.currency)),
       totalDueAfter: formatMinor(BigInt(applied.totalDueAfter), minorUnitDigits(applied.currency)),
       currency: applied.currency,

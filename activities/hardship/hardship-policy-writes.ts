@@ -1,5 +1,5 @@
 /**
- * What the hardship-policy operations share (spec § Resources "Hardship policy overview"; docs/processes.md P5 first
+ * What the hardship-policy operations share (docs/servicing.md "Hardship policies"; docs/processes.md P5 first
  * bullet): the tenant's hardship-policy advisory lock that each of them takes first, so versions are numbered 1, 2, …
  * without gaps and a program is checked against the guardrails that are active when it commits; the check of a
  * program's terms against the ACTIVE guardrails (domain `guardrailViolations`); the program row; the version stored

@@ -1,5 +1,5 @@
 /**
- * Retires a hardship program (spec § Resources "Hardship policy overview" `programs`; docs/processes.md P5 first
+ * Retires a hardship program (docs/servicing.md "Hardship policies" `programs`; docs/processes.md P5 first
  * bullet): `retireHardshipProgram` ends its latest version in one tenant transaction (docs/conventions.md §5) under the
  * tenant's hardship-policy lock; a RETIRED program no longer counts for `portfolioValid`.
  */

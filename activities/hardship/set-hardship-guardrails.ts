@@ -1,5 +1,5 @@
 /**
- * Sets the tenant's hardship guardrails (spec § Resources "Hardship policy overview" `commonGuardrails`;
+ * Sets the tenant's hardship guardrails (docs/servicing.md "Hardship policies" `commonGuardrails`;
  * docs/processes.md P5 first bullet): `setHardshipGuardrails` stores the next common-guardrails version in one tenant
  * transaction (docs/conventions.md §5) under the tenant's hardship-policy lock.
  */

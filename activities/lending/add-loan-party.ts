@@ -24,8 +24,7 @@ export interface AddLoanPartyResult {
 }
 
 /**
- * Adds a co-borrower, authorized party or guarantor to a loan (spec § Lending core writes:
- * `POST /v1/loans/{loanId}/parties`), in one transaction: the party row, `LOAN_PARTY_ADDED` in the
+ * Adds a co-borrower, authorized party or guarantor to a loan (OpenAPI `POST /v1/loans/{loanId}/parties`), in one transaction: the party row, `LOAN_PARTY_ADDED` in the
  * party's customer history and the outbox event `loan.party.added`. Idempotent by its natural key (loan,
  * customer, role): a repeat returns the existing party and writes nothing.
  * Errors: 404 for a loan that is not the tenant's; 400 naming `customerId` when it is not a customer of the

@@ -52,8 +52,8 @@ export interface ApproveLoanResult {
 }
 
 /**
- * Approves a submitted loan (spec § States: "loan submitted → approved: APR disclosure computed and finalized;
- * if it cannot be produced the approval fails"; § Lending core writes: `POST /v1/loans/{loanId}?command=approve`;
+ * Approves a submitted loan (docs/lending.md "Lending core": "loan submitted → approved: APR disclosure computed and finalized;
+ * if it cannot be produced the approval fails"; OpenAPI `POST /v1/loans/{loanId}?command=approve`;
  * docs/design.md §5 APR), in one transaction under the loan's row lock (`lockLoanForMoney`):
  * 1. the loan must be SUBMITTED (else 409 `error.msg.loan.invalid.state.transition`);
  * 2. `resolveApproval`: `approvedLoanAmount` > 0, not above the principal and within the product's

@@ -12,7 +12,7 @@ export interface CreateChargeResult {
 }
 
 /**
- * Defines a loan charge (spec § Lending core writes: `POST /v1/charges`) in Fineract's terms:
+ * Defines a loan charge (OpenAPI `POST /v1/charges`) in Fineract's terms:
  * `amount` is a decimal string, money in `currencyCode` for a flat charge (at most the currency's minor-unit
  * digits) or the percent of a percentage charge (at most 6 fraction digits), stored exactly in `numeric(19,6)`.
  * Idempotent by `requestKey`: a retry returns the charge the first call defined.

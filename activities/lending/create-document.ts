@@ -23,8 +23,7 @@ export interface CreateDocumentResult {
 }
 
 /**
- * Records a document's metadata, optionally linked to a loan and a customer of the tenant (spec § Lending core
- * writes: `POST /v1/documents`), and appends `DOCUMENT_CREATED` to its history with the actor
+ * Records a document's metadata, optionally linked to a loan and a customer of the tenant (OpenAPI `POST /v1/documents`), and appends `DOCUMENT_CREATED` to its history with the actor
  * (`Service-Actor`) and the correlation id (request id), in one transaction (docs/design.md §3: history is append-only).
  * Idempotent by `requestKey`: a retry returns the document the first call recorded and writes no second item.
  * Errors: 400 `validation.msg.validation.errors.exist` (parameterName `loanId` or `customerId`) when the linked

@@ -33,7 +33,7 @@ export interface CreateLoanProductResult {
 
 /**
  * Creates a loan product with Fineract's native calculation settings, its attached charges and `lmsConfig`
- * (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`), in one transaction.
+ * (OpenAPI `GET /v1/loanproducts`; `POST /v1/loanproducts`), in one transaction.
  * Stores amounts and rates exactly (decimal strings into `numeric`), the advanced strategy's allocation rules
  * (docs/design.md §5's default order when none are given), `lmsConfig` with its defaults (booleans false, 21 statement
  * lead days), the down payment (`enableDownPayment`, `disbursedAmountPercentageForDownPayment` exactly,

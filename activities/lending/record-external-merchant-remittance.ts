@@ -36,7 +36,7 @@ export interface RecordExternalMerchantRemittanceInput extends OperationContext 
 
 /**
  * Records a remittance received outside the system and posts it (docs/processes.md P6: `POST
- * /v1/merchant-advances/{advanceId}/remittances/record-external`; spec § States "external payment … unique
+ * /v1/merchant-advances/{advanceId}/remittances/record-external`; docs/lending.md "Lending core": "external payment … unique
  * externalRecordRef → posted to the ledger"). One transaction under the advance's row lock: inserts the remittance
  * (id `mrem_…`) as POSTED, appends Dr EXTERNAL_CLEARING / Cr MERCHANT_ADVANCE_RECEIVABLE value-dated
  * `effectiveDate`, writes `merchant.remittance.posted`. A remittance recorded as external counts as settled when

@@ -1,5 +1,5 @@
 /**
- * Enrols a loan in autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * Enrols a loan in autopay (docs/processes.md P1 Autopay; docs/lending.md "Autopay": "Autopay enrollment carries
  * authorizationRef and never backfills history"): `enrolAutopay`, which the enrolment route calls; it stores an ACTIVE
  * enrolment and the start intent of `autopay/<tenant>/<loanId>` under the loan's row lock. One transaction; idempotent
  * by request key.

@@ -52,8 +52,7 @@ const inputSchema = v.object({
 const attemptsMax = 3;
 
 /**
- * Opens a reconciliation exception (docs/processes.md P1 "Reconciliation exceptions"; spec § Resources:
- * Reconciliation exception), or records a recurrence: when one of the same `exceptionType` and target
+ * Opens a reconciliation exception (docs/processes.md P1 "Reconciliation exceptions"; docs/lending.md "Reconciliation exceptions"), or records a recurrence: when one of the same `exceptionType` and target
  * (`targetType`, `targetRef`) is already open, its `lastSeenAt` moves to now (never backwards) and its `detail`
  * is replaced, and no row is added (the partial unique index allows one open exception per type and target).
  * The outbox event `reconciliation.exception.opened` is written only when the exception is created, in the same
@@ -150,7 +149,7 @@ export function openReconciliationException(deps: Deps) {
 /**
  * `detail` with `currency` added when it names an amount (a key ending in `Amount`, a decimal string) without a
  * currency and its target is a payment intent: the payment's currency (money is a decimal string with its currency,
- * spec § Events). Any other detail is returned as it is.
+ * docs/integrating.md "Webhooks"). Any other detail is returned as it is.
  */
 async function withCurrency(
   tx: Tx,

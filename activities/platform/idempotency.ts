@@ -1,5 +1,5 @@
 /**
- * The Idempotency-Key store (spec § Shared header rules; docs/design.md §4 Idempotency-Key).
+ * The Idempotency-Key store (docs/design.md §4 Idempotency-Key).
  * Uniqueness is (tenant, environment, client, key). A completed response is kept 24 h; a key
  * held by a request still running is locked for `lockSeconds`, after which a crashed holder's
  * key may be taken over. A 5xx releases the key.

@@ -1,5 +1,5 @@
 /**
- * Reads, and when given changes, a tenant's settings (admin CLI; spec § Authentication 10): `tenantSettings`.
+ * Reads, and when given changes, a tenant's settings (admin CLI; docs/servicing.md "Hardship offers"): `tenantSettings`.
  */
 
 import { eq } from 'drizzle-orm';
@@ -42,7 +42,7 @@ const columns = {
 };
 
 /**
- * Reads a tenant's settings and, when given, changes them first: `makerCheckerPolicy` (spec § Authentication 10; the
+ * Reads a tenant's settings and, when given, changes them first: `makerCheckerPolicy` (docs/servicing.md "Hardship offers"; the
  * policy every maker-checker decision of the tenant is taken under from the next decision on, and recorded in it) and
  * the close-of-business days `penaltyWaitPeriodDays`, `dueDaysForRepaymentEvent`, `overdueDaysForRepaymentEvent`
  * (integers 0–365, used from the next close-of-business run on). Only the fields given change.

@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 client-credentials grant (RFC 6749 §4.4; spec § Authentication 2–3; docs/design.md §4).
+ * OAuth 2.0 client-credentials grant (RFC 6749 §4.4; docs/design.md §4 Tokens).
  * Access tokens are opaque 256-bit random values with an environment prefix, stored only as
  * SHA-256 digests with client, tenant, environment, scopes and expiry.
  */

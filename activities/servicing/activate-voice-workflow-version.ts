@@ -1,5 +1,5 @@
 /**
- * Activates a version of a voice workflow (spec § Resources "Voice workflow version"; docs/processes.md P4
+ * Activates a version of a voice workflow (docs/servicing.md "Voice-provider control surface"; docs/processes.md P4
  * "Voice-provider control surface"): at most one active per workflow, in one tenant transaction
  * (docs/conventions.md §5).
  */

@@ -16,7 +16,7 @@ export interface AddEvidenceInput extends OperationContext {
  * Records evidence metadata on an open case and appends `EVIDENCE_ADDED` to its effects.
  * Idempotent by `requestKey` (a replay returns the first evidence id before any check). Errors, with
  * nothing stored: 404 `error.msg.resource.not.found` naming `caseId` or `documentId` when that case or
- * document is absent or another tenant's (spec § Authentication 9); 409
+ * document is absent or another tenant's (docs/design.md §4 "Scopes and permissions"); 409
  * `error.msg.case.invalid.state.transition` naming `caseId` when the case is closed (`holdOpenCase`).
  */
 export function addEvidence(deps: Deps) {

@@ -64,7 +64,7 @@ export async function assertCaseCustomerIsLoanParty(
 const groundingEffects: Readonly<Record<string, string>> = { PROMISE_KEPT: 'PROMISE_KEPT' };
 
 /**
- * Throws unless the case's records ground `outcomeCode` (docs/processes.md P4; spec § Servicing plane: a case closed
+ * Throws unless the case's records ground `outcomeCode` (docs/processes.md P4; docs/servicing.md: a case closed
  * with `PROMISE_KEPT`): `PROMISE_KEPT` needs a `PROMISE_KEPT` effect on that case (a promise of it resolved KEPT);
  * other codes need nothing. 409 `error.msg.case.outcome.not.grounded` naming `outcomeCode`. Runs in the closing
  * transaction (after the case row is locked).

@@ -23,7 +23,7 @@ export interface CloseCaseResult {
 
 /**
  * Closes an open case: status CLOSED, outcome recorded, a `CASE_CLOSED` effect and a
- * `case.transitioned` outbox event in the same transaction (spec § States; § Events 6).
+ * `case.transitioned` outbox event in the same transaction (docs/servicing.md "Promises to pay"; docs/integrating.md "Webhooks").
  * Errors: 404 when the case is not the tenant's; 409 `error.msg.case.invalid.state.transition`
  * when it is already closed; 409 `error.msg.case.close.required.answers.missing` when its form entry lacks an
  * ON_CLOSE answer (form-entry-checks.ts `assertRequiredAnswersBeforeClose`).

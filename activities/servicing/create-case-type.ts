@@ -1,6 +1,5 @@
 /**
- * Adds a case type to a tenant (docs/processes.md P4 "Case types and field definitions"; spec § Resources
- * "Case-type field definitions"). New tenants start with the default case types of
+ * Adds a case type to a tenant (docs/processes.md P4 "Case types and field definitions"; docs/servicing.md "Case types, field definitions and form entries"). New tenants start with the default case types of
  * activities/platform/ensure-tenant.ts (`ensureTenant`); this operation adds types.
  */
 import { and, eq } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
  * Creates a form entry: a case's answers to one publication of its case type's field definitions
- * (docs/processes.md P4 "Form entries"; spec § Resources "Form entry history item"). The entry, its
+ * (docs/processes.md P4 "Form entries"; docs/servicing.md "Case types, field definitions and form entries"). The entry, its
  * `ANSWERS_CREATED` history item and its `FORM_ENTRY_CREATED` case effect are written in one tenant transaction;
  * answers never go into effects or logs. The case is held `FOR SHARE` while the entry is written
  * (form-entry-checks.ts `holdOpenCaseOfType`), so a concurrent close sees the entry or waits for it.

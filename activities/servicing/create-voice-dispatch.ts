@@ -1,5 +1,5 @@
 /**
- * Creates a voice dispatch (docs/processes.md P4 "Voice-provider control surface"; spec § Authentication 6;
+ * Creates a voice dispatch (docs/processes.md P4 "Voice-provider control surface"; docs/design.md §5 "Inbound channel events";
  * docs/design.md §5 "Inbound channel events": `X-Service-Voice-Task-Token` is random ≥ 128-bit, minted per
  * dispatch, stored hashed, scoped to one task, expires with it).
  *

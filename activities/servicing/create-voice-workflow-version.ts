@@ -1,5 +1,5 @@
 /**
- * Creates the next immutable version of a voice workflow (spec § Resources "Voice workflow version";
+ * Creates the next immutable version of a voice workflow (docs/servicing.md "Voice-provider control surface";
  * docs/processes.md P4 "Voice-provider control surface"), in one tenant transaction (docs/conventions.md §5).
  */
 import { and, eq, sql } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Records the outcome of a privacy request with its evidence (spec § States; docs/design.md §5 Privacy-request
+ * Records the outcome of a privacy request with its evidence (docs/servicing.md "Privacy requests in Temporal"; docs/design.md §5 Privacy-request
  * clocks): `fulfilPrivacyRequest`. One transaction; idempotent.
  */
 import { and, eq, inArray } from 'drizzle-orm';
@@ -16,7 +16,7 @@ import { lockRequest, type RequestRef } from './privacy-request-lock';
 import { recordEffect } from './records';
 
 /**
- * Records the outcome of a privacy request (spec § States: RECEIVED → FULFILLED, evidence ids
+ * Records the outcome of a privacy request (docs/servicing.md "Privacy requests in Temporal": RECEIVED → FULFILLED, evidence ids
  * attached): the status, the evidence links, a PRIVACY_REQUEST_<OUTCOME> effect, and completes the
  * request's open tasks. A repeat with the same outcome and evidence returns the first result.
  * Errors: 404 unknown request; 400 (parameterName `evidenceIds[i]`) evidence not the tenant's;

@@ -1,5 +1,5 @@
 /**
- * Opens an AI-assisted session (spec § Resources "AI session output", § Endpoints Servicing plane;
+ * Opens an AI-assisted session (docs/servicing.md "AI sessions and their outputs";
  * docs/processes.md P4 "AI session outputs") on an open case for the case's customer, in one tenant transaction,
  * idempotent by `requestKey`.
  */

@@ -1,6 +1,6 @@
 /**
  * Publishes a new version of a case type's field definitions (docs/processes.md P4 "Case types and field
- * definitions"; spec § Resources "Case-type field definitions"); publications are append-only.
+ * definitions"; docs/servicing.md "Case types, field definitions and form entries"); publications are append-only.
  */
 import { and, eq, max } from 'drizzle-orm';
 import { caseTypeFieldPublications, caseTypes } from '../../db/schema';

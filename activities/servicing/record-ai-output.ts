@@ -1,5 +1,5 @@
 /**
- * Records one output of an AI session (spec § Resources "AI session output"; docs/processes.md P4 "AI session
+ * Records one output of an AI session (docs/servicing.md "AI sessions and their outputs"; docs/processes.md P4 "AI session
  * outputs"): the output is stored with the evidence it cites, bumps the session's version, and, when a person must
  * review it (`aiOutputReviewRequired`), opens an `AI_OUTPUT_REVIEW` task on the case. One transaction; idempotent
  * by `requestKey`.
@@ -190,7 +190,7 @@ export function recordAiOutput(deps: Deps) {
 
 /**
  * Throws a 400 naming each `citations[<i>].evidenceId` that is no evidence of `tenantId` (absent, or another
- * tenant's: both look the same, spec § Authentication 9); the rows found are held `FOR SHARE` until commit.
+ * tenant's: both look the same, docs/design.md §4 "Scopes and permissions"); the rows found are held `FOR SHARE` until commit.
  */
 async function assertCitedEvidence(tx: Tx, tenantId: string, citations: AiCitation[]): Promise<void> {
   if (citations.length === 0) return;

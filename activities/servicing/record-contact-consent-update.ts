@@ -1,6 +1,5 @@
 /**
- * Records a contact-consent update on a case (spec § Endpoints, Servicing plane:
- * `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4 "Contact-consent updates"):
+ * Records a contact-consent update on a case (OpenAPI `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4 "Contact-consent updates"):
  * `recordContactConsentUpdate` stores the instruction under the case's `FOR SHARE` in one tenant transaction
  * (docs/conventions.md §5) with the start intent of its process, idempotent by `requestKey`.
  */

@@ -157,7 +157,7 @@ export function assertCaseTakesRecords(
  * Checks a case named by a new record (evidence, an interaction) and holds it with `FOR SHARE` until
  * the caller's transaction ends, so a concurrent close (which takes `FOR UPDATE`) waits for the
  * record or sees it. `customerRef`, when given, is the record's customer and must be the case's.
- * Errors (spec § Authentication 9; docs/design.md §5 rejections, RFC 9110 §15.5.10):
+ * Errors (docs/design.md §4 "Scopes and permissions"; docs/design.md §5 rejections, RFC 9110 §15.5.10):
  * - 404 `error.msg.resource.not.found` naming `caseId` when the case is absent or another tenant's;
  * - 409 `error.msg.case.customer.mismatch` naming `caseId` when it belongs to another customer;
  * - 409 `error.msg.case.invalid.state.transition` naming `caseId` when it is not OPEN.

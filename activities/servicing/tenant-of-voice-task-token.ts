@@ -1,6 +1,6 @@
 /**
  * Authenticates a voice provider's callback by its task token (docs/processes.md P4 "Voice-provider control
- * surface"; spec § Authentication 6): the token's SHA-256 digest, in the platform table `voice_task_tokens`, is
+ * surface"; docs/design.md §5 "Inbound channel events"): the token's SHA-256 digest, in the platform table `voice_task_tokens`, is
  * read by dispatch id before a tenant is known and compared in constant time.
  */
 import { eq } from 'drizzle-orm';

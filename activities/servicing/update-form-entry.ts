@@ -1,6 +1,5 @@
 /**
- * Changes a form entry's answers (docs/processes.md P4 "Form entries"; spec § Resources "Form entry history
- * item"): the entry, an `ANSWERS_UPDATED` history item per update that changes something and a
+ * Changes a form entry's answers (docs/processes.md P4 "Form entries"; docs/servicing.md "Case types, field definitions and form entries"): the entry, an `ANSWERS_UPDATED` history item per update that changes something and a
  * `FORM_ENTRY_UPDATED` case effect are written in one tenant transaction; answers never go into effects or logs.
  * The case is held `FOR SHARE` before the entry `FOR UPDATE` (the order a close takes them in).
  */

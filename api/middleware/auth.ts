@@ -1,6 +1,6 @@
 /**
- * Bearer authentication, tenant selection and scope/permission guards (spec § Authentication,
- * § Shared header rules; docs/design.md §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
+ * Bearer authentication, tenant selection and scope/permission guards (docs/design.md §4 "Scopes and permissions",
+ * docs/integrating.md "The API"; docs/design.md §4 Tokens). Order: token (401) → `Service-Tenant` header (400) →
  * the token's tenant (403) → the matched route's scope and permission (403, `authorizeRoute`, before any input is
  * validated). Routes marked `tenantFromToken` take the
  * token's tenant and need no header. Errors go out in the route's shape (`sendError`: Shape A, or Shape B
@@ -78,8 +78,8 @@ export const authenticate = factory.createMiddleware(async (c, next) => {
 });
 
 /**
- * Marks the route as one whose tenant the token selects (spec § Endpoints: "no tenant header is shown" on the AI
- * session outputs call; § Authentication 1: credentials belong to one tenant): `authenticate` then takes the
+ * Marks the route as one whose tenant the token selects (docs/integrating.md "Routes, scopes and permissions": the AI session
+ * output routes take the token's tenant; docs/design.md §4 Tokens: credentials belong to one tenant): `authenticate` then takes the
  * token's tenant. `Service-Tenant` stays optional there; when sent it must be well formed (else 400, or 422 in
  * Shape B) and name the token's tenant (else 403), as on every other route: the header never selects another
  * tenant, and a caller that names one learns of the mismatch instead of writing into the token's tenant
@@ -132,7 +132,7 @@ export function holdsPermission(permissions: readonly string[], permission: stri
 }
 
 /**
- * A route guard deciding access by `rule` (403 when refused; retrying does not help; spec § Authentication 8–9).
+ * A route guard deciding access by `rule` (403 when refused; retrying does not help; docs/design.md §4 "Scopes and permissions").
  * The rule is also found and applied by `authorizeRoute` before any input of the request is read, so the order of a
  * route's middleware cannot put validation (400) ahead of authorization (403).
  */
@@ -160,7 +160,7 @@ export function requiresScope(scope: Scope) {
 
 /**
  * Applies the guard rules of the matched route (`guard`, `requires`, `requiresScope`) right after authentication
- * and before any input is validated (spec § Authentication 9: 403 when lacking scope or permission; § Errors: 400
+ * and before any input is validated (docs/design.md §4 "Scopes and permissions": 403 when lacking scope or permission; docs/design.md §4 Errors: 400
  * is for a request understood but rejected): a token without the route's scope or permission gets 403 whatever its
  * path, query, headers or body hold. Mounted once for every bearer route (api/app.ts), ahead of `storableInput`.
  * A path no route serves passes through (404 / 405 follow).

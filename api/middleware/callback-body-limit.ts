@@ -1,5 +1,5 @@
 /**
- * The body limit of the closed connector callbacks (spec § Authentication 6: the channel-events callback and the
+ * The body limit of the closed connector callbacks (docs/design.md §5 "Inbound channel events": the channel-events callback and the
  * voice-dispatch events), mounted before the ordinary routes' middleware: a larger body is refused with a 413
  * Shape A (`error.msg.payload.too.large`) before it is read or authenticated.
  */

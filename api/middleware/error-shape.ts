@@ -1,5 +1,5 @@
 /**
- * Per-route choice of the error body shape (spec § Errors: Shape A for lending and most servicing operations,
+ * Per-route choice of the error body shape (docs/design.md §4 Errors: Shape A for lending and most servicing operations,
  * Shape B, RFC 9457 problem details, for AI session outputs; docs/design.md §4 Errors). `problemErrors` marks the
  * request before any other middleware of the route runs (authentication, rate limit, idempotency, validation),
  * and `sendError` (api/errors.ts), through which every middleware, `app.onError` and `app.notFound` answer,

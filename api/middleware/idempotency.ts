@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on mutations (spec § Shared header rules; docs/design.md §4). Mounted on each mutating
+ * Idempotency-Key on mutations (docs/design.md §4 Idempotency-Key). Mounted on each mutating
  * route after validation, so rejected requests are not stored. Replay of a completed request →
  * its original status and body with `x-served-from-cache: true`; a duplicate while the first
  * runs → 409 `idempotency.request.in.flight` with `Retry-After`; the key with another payload or
@@ -23,7 +23,7 @@ import { idempotentReplaysTotal, routeLabelOf } from '../metrics';
 const replayedHeaders = ['location', 'content-type', 'cache-control'];
 
 /**
- * What an `Idempotency-Key` may hold (spec § Shared header rules, § Limits: 1 to 50 characters, one instance):
+ * What an `Idempotency-Key` may hold (docs/integrating.md "The API": 1 to 50 characters, one instance):
  * printable ASCII, U+0020 to U+007E, no leading or trailing space, and no comma, because a comma is how HTTP
  * joins repeated header lines (RFC 9110 §5.3), so a key with one cannot be told from a header sent twice.
  * Anything else (control characters, NUL, non-ASCII, and so the UTF-8 bytes of a lone surrogate) is refused.
@@ -37,7 +37,7 @@ export const idempotencyKeyRule =
 /**
  * Why `header` is not an acceptable Idempotency-Key, as the field error to answer with (its value never echoed),
  * or null when it is acceptable or absent: the character rule above, then no government identifier or account
- * number (spec § Boarding rules; domain/sensitive-data.ts).
+ * number (docs/lending.md "Lending core"; domain/sensitive-data.ts).
  */
 export function idempotencyKeyError(header: string | undefined): FieldError | null {
   if (header === undefined) return null;

@@ -37,7 +37,7 @@ import { basicCredentials } from './auth';
 
 /**
  * Default of `tokenSourceRateLimitPerSecond`: token requests per second (and burst) from one source address. A
- * workload caches its token for most of its 3600 s lifetime (spec § Authentication 7), so even many workloads behind
+ * workload caches its token for most of its 3600 s lifetime (docs/integrating.md "The typed client"), so even many workloads behind
  * one address ask far less often; a guesser gets 10 attempts a second.
  */
 export const defaultTokenSourceRateLimitPerSecond = 10;

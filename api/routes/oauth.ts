@@ -1,5 +1,5 @@
 /**
- * `POST /oauth2/token`: OAuth 2.0 client-credentials grant (spec § Authentication 2–3;
+ * `POST /oauth2/token`: OAuth 2.0 client-credentials grant (docs/design.md §4 Tokens;
  * RFC 6749 §4.4, errors §5.2). HTTP Basic client id and secret; form body
  * `grant_type=client_credentials` and optional `scope` (a subset of the client's scopes, default
  * all) → `{access_token, token_type: "Bearer", expires_in: 3600, scope}` with `Cache-Control: no-store`.

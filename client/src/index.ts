@@ -1,7 +1,7 @@
 /**
  * The typed client of the lending service: an `openapi-fetch` client over the paths generated
  * from `GET /v1/openapi.json` (./schema.d.ts, `npm run client:generate`), whose fetch does what the spec asks
- * of a client (spec § Authentication 2–4, 7, 9; § Shared header rules):
+ * of a client (docs/integrating.md "The typed client"; docs/design.md §4 Idempotency-Key):
  * - a client-credentials token (`POST {authBaseUrl}/oauth2/token`, HTTP Basic, form body), cached until under
  *   10% of its `expires_in` remains; refreshes are serialized (concurrent calls share one token request);
  * - a 401 invalidates that token, fetches a new one and retries once; a second 401 is returned (stop);
@@ -10,7 +10,7 @@
  * - 429 and 503 are retried after `Retry-After` (seconds or an HTTP date; 1 s when absent), same key, at most
  *   `maxAttempts` attempts and never waiting longer than `maxRetryAfterSeconds` (a longer or unreadable wait
  *   is returned to the caller);
- * - a 409 that says the same Idempotency-Key is still in flight (spec § Shared header rules, § Errors: Shape A
+ * - a 409 that says the same Idempotency-Key is still in flight (docs/design.md §4 Idempotency-Key, docs/design.md §4 Errors: Shape A
  *   `userMessageGlobalisationCode` `idempotency.request.in.flight`, or Shape B `code` `request_in_flight`) is
  *   retried the same way, same key; any other 409 is returned untouched;
  * - the token endpoint's 429 and 503 are retried the same way (its own `maxAttempts`), inside the one shared
@@ -53,13 +53,13 @@ export type LendingPaths = {
 export interface LendingClientOptions {
   /** The API's base address, e.g. `https://api.example.com` (no trailing slash needed). */
   baseUrl: string;
-  /** The spec's `{auth_url}`: where `/oauth2/token` is (spec § Authentication 2). Default: `baseUrl`. */
+  /** The spec's `{auth_url}`: where `/oauth2/token` is (docs/design.md §4 Tokens). Default: `baseUrl`. */
   authBaseUrl?: string;
   clientId: string;
   clientSecret: string;
   /** Space-separated scopes to request, e.g. `lending:read lending:write`. */
   scope: string;
-  /** Sent as `Service-Tenant` on every call (spec § Authentication 4). */
+  /** Sent as `Service-Tenant` on every call (docs/design.md §4 "Scopes and permissions"). */
   tenant: string;
   /** Sent as `Service-Actor` on every call when given (the end user the backend acts for). */
   actor?: string;
@@ -87,7 +87,7 @@ export interface TokenResponseEvent {
   requestBody: string;
   status: number;
   tokenType?: string;
-  /** Seconds the token lives (spec § Authentication 3). */
+  /** Seconds the token lives (docs/design.md §4 Tokens). */
   expiresIn?: number;
   scope?: string;
   /** The OAuth 2.0 error code of a refused request (RFC 6749 §5.2). */
@@ -152,7 +152,7 @@ function sleep(seconds: number): Promise<void> {
 }
 
 /**
- * Whether a 409 says a request with the same Idempotency-Key is still in flight (spec § Errors: Shape A
+ * Whether a 409 says a request with the same Idempotency-Key is still in flight (docs/design.md §4 Errors: Shape A
  * `userMessageGlobalisationCode` `idempotency.request.in.flight`; Shape B `code` `request_in_flight` on the
  * routes answering problem details). Reads a clone, so `response` itself stays unread for the caller.
  */
@@ -267,7 +267,7 @@ function tokenSource(
 }
 
 /**
- * A client for one workload (spec § Authentication 7: one client per workload). Nothing is sent until the
+ * A client for one workload (docs/integrating.md "The typed client": one client per workload). Nothing is sent until the
  * first call. Calls reject with `TokenRequestError` when the token endpoint refuses the credential (or still
  * answers 429/503 when its attempts are spent or its `Retry-After` is over the cap), and with the fetch's own
  * error on a network failure; every HTTP answer of the API itself is returned (after the retries above).
@@ -306,13 +306,13 @@ export function createLendingClient(options: LendingClientOptions): LendingClien
         }),
       );
       if (response.status === 401 && !refreshed) {
-        // spec § Authentication 9: refresh once, then stop.
+        // docs/integrating.md "The typed client": refresh once, then stop.
         refreshed = true;
         tokens.invalidate(accessToken);
         await response.body?.cancel();
         continue;
       }
-      // 429, 503 (spec § Limits; P0 failure answers) and a 409 in flight (spec § Shared header rules): wait and
+      // 429, 503 (docs/design.md §5 "Rate limits"; P0 failure answers) and a 409 in flight (docs/design.md §4 Idempotency-Key): wait and
       // send the same request again, same Idempotency-Key; any other 409 is the caller's.
       const retryable =
         response.status === 429 || response.status === 503 || (await isRequestInFlight(response));

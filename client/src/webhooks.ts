@@ -1,10 +1,10 @@
 /**
- * Verifies a webhook delivered by the lending service (spec § Events 5; docs/design.md §5 Webhooks): the client's
+ * Verifies a webhook delivered by the lending service (docs/design.md §5 Webhooks): the client's
  * webhook helper (`import { verifyWebhook } from '<client>/webhooks'`), and the one implementation the
  * service's own tests, demo and sandbox receiver use. Dependency-free (Node's `node:crypto` only, a rule of
  * `.dependency-cruiser.cjs`): you may also copy this file into your receiver.
  *
- * Order of checks (spec § Events 5): the raw bytes as received (never re-serialized JSON); the
+ * Order of checks (docs/design.md §5 Webhooks): the raw bytes as received (never re-serialized JSON); the
  * `Service-Webhook-Timestamp` inside the replay window (default ±300 s); HMAC-SHA256 over
  * `"<timestamp>.<raw body>"`; a constant-time comparison of every `v1=` entry of
  * `Service-Webhook-Signature` against every secret you list (list the old secret too until its
@@ -16,7 +16,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The envelope of every event (spec § Events). */
+/** The envelope of every event (docs/integrating.md "Webhooks"). */
 export interface WebhookEnvelope {
   eventId: string;
   eventType: string;

@@ -1,5 +1,5 @@
 /**
- * Portfolio boarding (docs/processes.md P3; spec § What the service does, Boarding rules): the NDJSON
+ * Portfolio boarding (docs/processes.md P3; docs/migrating.md "Portfolio boarding"): the NDJSON
  * line format, the kinds in boarding order, the batch statuses and counts, and the durable process's input, state
  * and start spec. Pure data and functions: shared by the upload route, the boarding activities, the workflow and
  * its client port, the CLI and the generator.
@@ -14,7 +14,7 @@
 import { boardingWorkflowId, taskQueues } from '../ids';
 import type { WorkflowStartSpec } from '../workflow-start';
 
-/** The kinds of a line, in boarding order (spec § Boarding rules: products and charges first, then parties,
+/** The kinds of a line, in boarding order (docs/migrating.md "Portfolio boarding" products and charges first, then parties,
  * restrictions before any payment, loans, fundings, payment history in chronological order, then verification). */
 export const boardingKinds = [
   'charge',

@@ -2,7 +2,7 @@
  * How one uploaded line of a boarding batch is staged (docs/processes.md P3 "Input"): the line-shape
  * check the upload applies as it streams, before anything is boarded. A line is PENDING when it is a JSON object
  * `{kind, sourceRef, body}` with `kind` one of `boardingKinds`, `sourceRef` 1–128 characters without control
- * characters (and no government identifier or account number: spec § Boarding rules) and `body` an object; the
+ * characters (and no government identifier or account number: docs/lending.md "Lending core") and `body` an object; the
  * bodies themselves are validated per kind by the boarding process. Anything else is FAILED with a Shape A error
  * (400 `validation.msg.validation.errors.exist`) naming `line`, `kind`, `sourceRef` or `body`: malformed lines are
  * reported, never fatal. Pure.

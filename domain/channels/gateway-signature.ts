@@ -1,5 +1,5 @@
 /**
- * The inbound channel-event signature (docs/design.md §5 "Inbound channel events"; spec § Authentication 6):
+ * The inbound channel-event signature (docs/design.md §5 "Inbound channel events"):
  * `X-Service-Gateway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(gatewaySecret, "<t>.<raw body>")>`,
  * several `v1` entries allowed while a gateway rotates its secret; accepted within 300 s of the
  * service's clock in either direction (replay window). The HMAC covers the raw request bytes, not

@@ -1,14 +1,13 @@
 /**
  * Customer aggregate rules that need no database: date-of-birth plausibility and
- * the enumerations of instruments and restrictions (spec § Payment instrument, funding,
- * restriction values; docs/design.md §5 Holds).
+ * the enumerations of instruments and restrictions (docs/design.md §5 Holds).
  */
 
 /** Payment instrument types: a bank account or a debit card, both held in a vault. */
 export const instrumentTypes = ['BANK_ACCOUNT', 'DEBIT_CARD'] as const;
 export type InstrumentType = (typeof instrumentTypes)[number];
 
-/** Restriction (hold) types, spec § Payment instrument, funding, restriction values. */
+/** Restriction (hold) types, docs/design.md §5 Holds. */
 export const restrictionTypes = [
   'PAYMENT_HOLD',
   'COLLECTIONS_HOLD',

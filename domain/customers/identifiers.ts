@@ -1,5 +1,5 @@
 /**
- * Government identifiers of customers (spec § Lending core writes: "complete identifier value
+ * Government identifiers of customers (docs/lending.md "Lending core": "complete identifier value
  * supplied once; reads return only a normalized mask"; docs/design.md §3 Data rules): the accepted types,
  * their normalization and format rules, and the mask that is the only form ever returned.
  *

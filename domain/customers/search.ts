@@ -1,5 +1,5 @@
 /**
- * Portfolio search (spec § Lending core reads: "search by name, email or phone; cursor-paged"):
+ * Portfolio search (docs/lending.md "Lending core": "search by name, email or phone; cursor-paged"):
  * how a query string is classified and normalized, and the name key customers are indexed by.
  *
  * Names are folded for search: Unicode NFD with combining marks removed (so `jose` finds `José`),

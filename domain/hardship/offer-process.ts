@@ -5,7 +5,7 @@
  * (activities/hardship/hardship-offer-steps.ts and one file per step), the workflow (workflows/hardship/hardship-offer/) and its client port.
  *
  * Life of an offer after routing (domain/hardship/offer.ts `routeHardshipOffer`):
- * - PENDING_APPROVAL → APPROVED | REJECTED by a second actor (maker-checker, spec § Authentication 10); no timer.
+ * - PENDING_APPROVAL → APPROVED | REJECTED by a second actor (maker-checker, docs/servicing.md "Hardship offers"); no timer.
  * - OFFERED | APPROVED → accepted (`AWAITING_DOCUMENTS`, or straight to `APPLIED` when the program requires no
  *   evidence), or `EXPIRED` when the validity timer (`offerExpiresAt` = routing / approval + `offerValidityHours`)
  *   fires first.

@@ -5,7 +5,7 @@
  *
  * Order of the rules (each documented on `routeHardshipOffer`):
  * 1. Specialist: a specialist condition the guardrails list (`guardrails.specialistConditions`) that the loan has,
- *    or an active `SCRA_MLA_PROTECTED` restriction (spec § Resources restriction types) → `SPECIALIST`: a person
+ *    or an active `SCRA_MLA_PROTECTED` restriction (docs/design.md §5 Holds) → `SPECIALIST`: a person
  *    looks at the request (a specialist task), whatever else holds. Checked first, so a protected borrower is
  *    never declined by a machine.
  * 2. Eligibility: every failed rule gives one reason (all are reported, in a fixed order) → `INELIGIBLE`.
@@ -61,7 +61,7 @@ export interface HardshipLoanFacts {
   verifiedContactPresent: boolean;
   /** Conditions on the loan or borrower (e.g. `BANKRUPTCY`); only those the guardrails list route to a specialist. */
   conditions: readonly string[];
-  /** Types of the restrictions active on the loan or borrower (spec § Resources restriction types). */
+  /** Types of the restrictions active on the loan or borrower (docs/design.md §5 Holds). */
   activeRestrictionTypes: readonly string[];
 }
 
@@ -311,7 +311,7 @@ export const hardshipOfferStatuses = [
 ] as const;
 export type HardshipOfferStatus = (typeof hardshipOfferStatuses)[number];
 
-/** A checker's decision (spec § Authentication 10). */
+/** A checker's decision (docs/servicing.md "Hardship offers"). */
 export const hardshipOfferDecisions = ['APPROVED', 'REJECTED'] as const;
 export type HardshipOfferDecision = (typeof hardshipOfferDecisions)[number];
 
@@ -358,7 +358,7 @@ export interface HardshipOfferTerms {
 }
 
 /**
- * The request hash of an approval record (spec § Authentication 10): lower-case hex SHA-256 of the RFC 8785
+ * The request hash of an approval record (docs/servicing.md "Hardship offers"): lower-case hex SHA-256 of the RFC 8785
  * canonical JSON of the offer's terms, so the record proves which terms the checker decided on.
  */
 export function hardshipOfferTermsHash(terms: HardshipOfferTerms): string {

@@ -1,5 +1,5 @@
 /**
- * Hardship assistance policies (spec § Resources "Hardship policy overview"; docs/processes.md P5 first bullet):
+ * Hardship assistance policies (docs/servicing.md "Hardship policies"; docs/processes.md P5 first bullet):
  * the tenant's common guardrails, the summary of a program version, and the pure rules that decide whether a
  * program version stays within the guardrails. Reused by the admin operations (refusing a program that breaks the
  * ACTIVE guardrails, computing `portfolioValid`) and later by the hardship-offer workflow.
@@ -180,7 +180,7 @@ export interface GuardrailViolation {
 
 /**
  * The native capabilities of every loan this engine services; a program's `scope.requiredNativeCapability` must be
- * one of them (spec § Hardship policy overview, Program `scope`): `SCHEDULE_RESHAPE`, the engine reshapes the loan's
+ * one of them (docs/servicing.md "Hardship policies", Program `scope`): `SCHEDULE_RESHAPE`, the engine reshapes the loan's
  * own schedule (domain/hardship/relief.ts). Grows as the engine gains capabilities. A program that requires any
  * other capability could never make an offer (every offer would be INELIGIBLE), so the program routes refuse it
  * and the overview's `portfolioValid` is false while one stored before that rule is ACTIVE.

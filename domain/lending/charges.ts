@@ -1,5 +1,5 @@
 /**
- * Charge definitions of the lending core (spec § Lending core writes: `POST /v1/charges`, "charge definitions,
+ * Charge definitions of the lending core (OpenAPI `POST /v1/charges`, "charge definitions,
  * created before products attach them by id"), in Apache Fineract's names and integer codes
  * (`codeDefinitions` of test/vectors/fineract-schedules.json, apache/fineract commit 4198b0bc).
  *

@@ -1,5 +1,5 @@
 /**
- * The native loan list's sort keys (spec § Native loan list: `GET /v1/loans?orderBy=`), shared by the route's
+ * The native loan list's sort keys (OpenAPI `GET /v1/loans?orderBy=`), shared by the route's
  * query schema and the list query.
  */
 

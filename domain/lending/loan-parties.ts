@@ -1,5 +1,5 @@
 /**
- * Roles a customer other than the borrower can hold on a loan (spec § Lending core writes:
+ * Roles a customer other than the borrower can hold on a loan (docs/lending.md "Lending core":
  * "co-borrowers and authorized parties"). Pure.
  */
 

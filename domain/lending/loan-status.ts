@@ -1,5 +1,5 @@
 /**
- * Loan statuses (spec § Native loan list item: `status.code`, value seen `loanStatusType.active`; § States: loan
+ * Loan statuses (OpenAPI `GET /v1/loans`: `status.code`, value seen `loanStatusType.active`; docs/lending.md "Lending core": loan
  * submitted → approved) as stored (`loan_status` enum, db/schema/lending/lending.ts) and as shown: Apache Fineract's
  * `LoanStatus` enum (`fineract-loan/.../loanaccount/domain/LoanStatus.java`, commit 4198b0bc), whose API form is
  * `{id, code: "loanStatusType.<name>", value}` (`LoanEnumerations.status`). Pure.

@@ -1,6 +1,6 @@
 /**
  * Merchant cash advances: a purchase of future receivables repaid by a holdback of the merchant's sales
- * (docs/processes.md P6 "Merchant advances"; spec § Resources "Merchant advance reconciliation"). Pure and
+ * (docs/processes.md P6 "Merchant advances"; docs/lending.md "Merchant advances"). Pure and
  * deterministic: money through domain/money.ts (dinero.js, bigint minor units), dates through domain/calendar.ts.
  *
  * Rules decided here (the spec leaves them open):
@@ -129,7 +129,7 @@ export interface ReconciliationPeriodInput {
   remittances: { amount: string; status: MerchantRemittanceStatus }[];
 }
 
-/** One row of the reconciliation (spec § Resources "Merchant advance reconciliation"); money as decimal strings. */
+/** One row of the reconciliation (docs/lending.md "Merchant advances"); money as decimal strings. */
 export interface ReconciliationPeriod {
   periodStart: string;
   periodEnd: string;

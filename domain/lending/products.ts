@@ -1,5 +1,5 @@
 /**
- * Loan products of the lending core (spec § Loan product; § Lending core writes: `POST /v1/loanproducts`, "product
+ * Loan products of the lending core (OpenAPI `GET /v1/loanproducts`; `POST /v1/loanproducts`, "product
  * with native calculation settings and lmsConfig"): the rules a product definition must satisfy, the
  * default payment allocation, and the configuration status that loan approval relies on. Pure: no clock, no I/O.
  *
@@ -146,7 +146,7 @@ export interface LmsConfigInput {
   statementLeadDays?: number | null;
 }
 
-/** `lmsConfig` as stored and read (spec § Loan product, `lmsConfig.*`). */
+/** `lmsConfig` as stored and read (OpenAPI `GET /v1/loanproducts`, `lmsConfig.*`). */
 export interface LmsConfig {
   productClass: string | null;
   aprEnabled: boolean;
@@ -173,7 +173,7 @@ export function normalizeLmsConfig(input: LmsConfigInput | null | undefined): Lm
  * `CONFIGURED`, or the first thing loan approval would miss, in this order:
  * - `MISSING_PRODUCT_CLASS`: no `lmsConfig.productClass`, so whether Regulation Z applies is unknown;
  * - `MISSING_APR_SETTINGS`: a COVERED_CONSUMER product without `aprEnabled: true` (approval must produce the
- *   §1026.18 APR disclosure, spec § States "loan submitted → approved"), or any product with `aprEnabled` but
+ *   §1026.18 APR disclosure, docs/lending.md "Lending core": "loan submitted → approved"), or any product with `aprEnabled` but
  *   without `aprRounding` and `aprTolerancePolicy`;
  * - `MISSING_STATEMENT_SETTINGS`: `statementEnabled` without an explicit `statementLeadDays` while the default
  *   (21 days) is not shorter than the repayment period (e.g. weekly or fortnightly repayments).

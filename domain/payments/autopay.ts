@@ -1,5 +1,5 @@
 /**
- * Autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * Autopay (docs/processes.md P1 Autopay; docs/lending.md "Autopay": "Autopay enrollment carries
  * authorizationRef and never backfills history", "Re-apply restrictions before any payment, autopay…"; docs/design.md §5
  * Holds "PAYMENT_HOLD blocks payment intents and autopay"). Pure: the enrolment's vocabulary, the collection date
  * of an installment, the process's input and start spec. Anchors: NACHA recurring debit authorizations (an

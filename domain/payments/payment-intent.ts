@@ -1,6 +1,6 @@
 /**
- * Payment intents as durable processes (spec § Lending core writes `POST /v1/loans/{loanId}/payments`,
- * § States; docs/design.md §5 "Enumerations not shown": rails and payment statuses; docs/processes.md P1). Pure: the
+ * Payment intents as durable processes (OpenAPI `POST /v1/loans/{loanId}/payments`,
+ * docs/design.md §5 Enumerations; docs/design.md §5 "Enumerations not shown": rails and payment statuses; docs/processes.md P1). Pure: the
  * statuses and their transitions, the workflow's input and its start spec, and the messages the workflow takes.
  * Anchors: Stripe PaymentIntents (a status machine per payment, idempotent creation), Temporal's money-transfer
  * sample (one workflow per transfer, outcome by signal).

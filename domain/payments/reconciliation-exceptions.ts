@@ -1,6 +1,5 @@
 /**
- * Reconciliation exceptions: the closed value sets and the shape of their `detail` (spec § Resources:
- * Reconciliation exception; docs/processes.md P1 "Reconciliation exceptions"). Pure: valibot only.
+ * Reconciliation exceptions: the closed value sets and the shape of their `detail` (docs/lending.md "Reconciliation exceptions"; docs/processes.md P1 "Reconciliation exceptions"). Pure: valibot only.
  *
  * - `SETTLED_NOT_POSTED`: the rail settled a payment intent the workflow could not post automatically
  *   (settled amount differs from the intent, the loan no longer takes the payment, posting failed for good);
@@ -23,7 +22,7 @@ export const reconciliationExceptionTypes = [
 ] as const;
 export type ReconciliationExceptionType = (typeof reconciliationExceptionTypes)[number];
 
-/** `open` until an operator resolves it, then `resolved` (spec § States: "reconciliation exception status open"). */
+/** `open` until an operator resolves it, then `resolved` (docs/lending.md "Reconciliation exceptions": "reconciliation exception status open"). */
 export const reconciliationExceptionStatuses = ['open', 'resolved'] as const;
 export type ReconciliationExceptionStatus = (typeof reconciliationExceptionStatuses)[number];
 

@@ -1,9 +1,9 @@
 /**
- * AI-assisted session vocabulary (spec § Resources "AI session output"; docs/processes.md P4 "AI session
+ * AI-assisted session vocabulary (docs/servicing.md "AI sessions and their outputs"; docs/processes.md P4 "AI session
  * outputs"): output types, confidence levels, the review rule and the opaque identifiers.
  *
- * The spec names one output type (`next_action_recommendation`) and one confidence (`high`) and leaves the full
- * enumerations "not shown"; the sets below are our choice, documented in the OpenAPI document and the README.
+ * Beyond `next_action_recommendation` and `high`, the output types and confidences below are our choice,
+ * documented in the OpenAPI document and docs/servicing.md "AI sessions and their outputs".
  * Pure: usable in the API, operations and workflows.
  */
 
@@ -26,7 +26,7 @@ export const customerFacingAiOutputTypes: readonly AiOutputType[] = ['customer_m
 export const aiConfidences = ['high', 'medium', 'low'] as const;
 export type AiConfidence = (typeof aiConfidences)[number];
 
-/** Status of an accepted output (spec § States: "AI output status produced"). */
+/** Status of an accepted output (docs/servicing.md "AI sessions and their outputs": "AI output status produced"). */
 export const aiOutputStatuses = ['produced'] as const;
 export type AiOutputStatus = (typeof aiOutputStatuses)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Contact-consent updates (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
+ * Contact-consent updates (OpenAPI `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
  * docs/processes.md P4 "Contact-consent updates", "Refs"): the vocabulary shared by the API, the operations and the
  * workflow, the timing rule, the precedence rule and the process's start description. Pure.
  *

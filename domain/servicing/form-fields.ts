@@ -1,6 +1,5 @@
 /**
- * Case-type field definitions and the answers of form entries (spec § Resources "Case-type field
- * definitions", "Form entry history item"; docs/processes.md P4 "Case types and field definitions",
+ * Case-type field definitions and the answers of form entries (docs/servicing.md "Case types, field definitions and form entries"; docs/processes.md P4 "Case types and field definitions",
  * "Form entries"). Pure rules shared by the operations and the API:
  * - `definitionErrors`: the rules a published definition must meet beyond its shape (unique section keys,
  *   field keys unique across the whole definition, ENUM options, MONEY currency);
@@ -278,7 +277,7 @@ export function checkAnswers(
   return errors.length > 0 ? { ok: false, errors } : { ok: true, answers: normalized };
 }
 
-/** One change of a history item (spec § Form entry history item). */
+/** One change of a history item (docs/servicing.md "Case types, field definitions and form entries"). */
 export interface AnswerChange {
   fieldKey: string;
   operation: 'SET' | 'CLEAR';

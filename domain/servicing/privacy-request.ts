@@ -1,6 +1,6 @@
 /**
  * Privacy-request vocabulary shared by the API, operations and the workflow (docs/design.md §5
- * Privacy-request clocks; spec § Privacy request).
+ * Privacy-request clocks; docs/servicing.md "Privacy requests in Temporal").
  */
 import type { PrivacyRegime } from '../deadlines';
 import { privacyRequestWorkflowId, taskQueues } from '../ids';

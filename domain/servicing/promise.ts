@@ -1,6 +1,6 @@
 /**
  * Promise-to-pay vocabulary shared by the API, the operations and the workflow (docs/processes.md P4
- * "Promises to pay"; spec § Servicing plane: a case closes with `outcomeCode` `PROMISE_KEPT`).
+ * "Promises to pay"; docs/servicing.md: a case closes with `outcomeCode` `PROMISE_KEPT`).
  *
  * A promise names a loan, an amount (decimal string in the loan's currency) and a promised date. Its
  * process watches the loan's POSTED payments value-dated from the promise's creation date (in the

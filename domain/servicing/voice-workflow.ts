@@ -1,5 +1,5 @@
 /**
- * The voice-provider control surface, pure rules (spec § Resources "Voice workflow version"; docs/processes.md
+ * The voice-provider control surface, pure rules (docs/servicing.md "Voice-provider control surface"; docs/processes.md
  * P4 "Voice-provider control surface"; docs/design.md §5 "Inbound channel events": the voice task token).
  *
  * A voice workflow is a call script the provider runs: a directed graph of nodes (`start`, `say`, `gather`,
@@ -211,7 +211,7 @@ export function terminalStatusOf(eventType: VoiceEventType): 'COMPLETED' | 'FAIL
   return null;
 }
 
-/** Name of the callback's only credential (spec § Authentication 6). */
+/** Name of the callback's only credential (docs/design.md §5 "Inbound channel events"). */
 export const voiceTaskTokenHeader = 'X-Service-Voice-Task-Token';
 
 /** Prefix of a voice task token: `vtt_` + base64url (RFC 4648 §5) of 32 random bytes (256 bits). */

@@ -5,7 +5,7 @@
  * (9999-12-31 used to be stored, then every read of the loan answered 500). Out of range → 400 Shape A naming the
  * field. The lower bound is the one dates of birth already had (domain/customers/customer.ts
  * `earliestDateOfBirth`); the upper bound leaves room for a 40-year term starting 150 years from now. Dates are
- * ISO 8601 calendar dates (spec § Resources "Dates are ISO 8601 calendar dates"); Fineract-style loan dates may
+ * ISO 8601 calendar dates (docs/integrating.md "The API": dates are ISO 8601 calendar dates); Fineract-style loan dates may
  * also come in the body's `dateFormat` and are bounded after being read with it (`loanDatesInRange`).
  */
 import * as v from 'valibot';

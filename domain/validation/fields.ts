@@ -1,5 +1,5 @@
 /**
- * The pure validation helpers that the API's request validation and portfolio boarding share (spec § Errors:
+ * The pure validation helpers that the API's request validation and portfolio boarding share (docs/design.md §4 Errors:
  * Shape A 400 `validation.msg.validation.errors.exist`, each offending field named as a dotted path): the
  * conversion of Standard Schema issues into that error, the common field schemas (positive integer ids, paging
  * parameters, guarded text) and the rule of text PostgreSQL cannot store (U+0000, a lone UTF-16 surrogate).
@@ -83,14 +83,14 @@ export const integerId = (name: string) =>
   );
 
 /**
- * Free text that must never carry a government identifier or an account or card number (spec § Boarding rules:
+ * Free text that must never carry a government identifier or an account or card number (docs/lending.md "Lending core"
  * "never place government identifiers or account numbers in … rationale … or notes"): non-empty trimmed
  * text up to `max` characters, refused (400 naming the field, value withheld) when `findSensitiveData` finds one
  * after its normalization (NFKC, invisible characters dropped, separators between digits counted as nothing).
  */
 export const guardedText = (max: number) => v.pipe(text(max), noSensitiveData());
 
-/** `limit`: 1 to 200, default 50; out of range is an error, never clamped (spec § Limits). */
+/** `limit`: 1 to 200, default 50; out of range is an error, never clamped (docs/design.md §4 Paging). */
 export const limitParam = v.optional(
   v.pipe(
     v.string(),

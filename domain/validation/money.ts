@@ -3,7 +3,7 @@
  * `domain/<context>/schemas/`, e.g. lending/schemas/fundings.ts, payments/schemas/recorded-payments.ts). Amounts are
  * decimal strings (never JSON numbers) with at most the currency's ISO 4217 minor-unit digits (docs/design.md §5
  * Currencies: more → 400 on `amount`). Free text such as `externalRecordRef`, `recipientRef`, `reason` and
- * `rationale` must not carry a government identifier or account number (spec § Boarding rules;
+ * `rationale` must not carry a government identifier or account number (docs/lending.md "Lending core";
  * domain/sensitive-data.ts); a route never echoes their value in an error (`redactedMoneyFields`).
  */
 import * as v from 'valibot';

@@ -3,7 +3,7 @@
  * `externalId`, `externalRecordRef`, `sourceRef`, `recipientRef`, `authorizationRef`, `evidenceRef`,
  * `providerTokenRef`, `storageRef`, `verificationSource`, …) and the short settings written as text (`locale`,
  * `dateFormat`). A reference is stored in clear in several tables, in workflow histories and in Temporal search
- * attributes (`CustomerRef`), so it gets a strict format instead of free text (spec § Boarding rules: "Never place
+ * attributes (`CustomerRef`), so it gets a strict format instead of free text (docs/lending.md "Lending core": "Never place
  * government identifiers or account numbers in externalId, externalRecordRef, rationale, idempotency keys or
  * notes"; docs/design.md §3: government identifiers and account data are accepted once and stored encrypted):
  *

@@ -1,5 +1,5 @@
 /**
- * Signatures of outbound webhooks (docs/design.md §5 Webhooks; spec § Events 5; Standard Webhooks).
+ * Signatures of outbound webhooks (docs/design.md §5 Webhooks; Standard Webhooks).
  *
  * `Service-Webhook-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`: the key is
  * the whole `whsec_…` secret as UTF-8 text, the message the attempt's Unix-seconds timestamp, a

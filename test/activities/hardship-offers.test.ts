@@ -1,6 +1,6 @@
 /**
  * Hardship offers up to their decision (activities/hardship/create-hardship-offer.ts and
- * decide-hardship-offer.ts, docs/processes.md P5, spec § Authentication 10 maker-checker) on the real database: each routing outcome stored with its case
+ * decide-hardship-offer.ts, docs/processes.md P5, docs/servicing.md "Hardship offers") on the real database: each routing outcome stored with its case
  * effect, task and timer; replay by request key; approval and rejection by a second actor with the append-only
  * approval record (request hash of the canonical terms); the maker refused (403), wrong state (409), unknown or
  * another tenant's references (404), bad input (400), nothing changed by a refusal.

@@ -1,5 +1,5 @@
 /**
- * The Idempotency-Key store (spec § Shared header rules; docs/design.md §4): claim → in flight →
+ * The Idempotency-Key store (docs/design.md §4 Idempotency-Key): claim → in flight →
  * complete → replay; another payload under the same key is a mismatch; a 5xx releases the key;
  * an abandoned lock (60 s) and an expired completion (24 h) can be taken over.
  */

@@ -1,6 +1,5 @@
 /**
- * AI sessions and their outputs (spec § Resources "AI session output", § Endpoints Servicing plane, § Errors
- * Shape B; docs/processes.md P4), through the app on the real database:
+ * AI sessions and their outputs (docs/servicing.md "AI sessions and their outputs", docs/design.md §5 "Error details", Shape B; docs/processes.md P4), through the app on the real database:
  * - sessions are ordinary routes (Service-Tenant, Shape A);
  * - the output routes take the tenant from the token and answer EVERY error as Shape B
  *   (`application/problem+json`), from authentication and rate limiting to validation;

@@ -1,5 +1,5 @@
 /**
- * Authentication and authorization (spec § Authentication, § Shared header rules; docs/design.md §4
+ * Authentication and authorization (docs/design.md §4 "Scopes and permissions", docs/integrating.md "The API"; docs/design.md §4
  * Tokens): the token endpoint, bearer tokens, the Service-Tenant header, scopes and permissions,
  * and tenant isolation (another tenant's resource → 404).
  */

@@ -1,6 +1,6 @@
 /**
- * Authorization comes before validation on every route (spec § Authentication 9: 403 when authenticated but lacking
- * scope or permission; § Errors: 400 is for a request understood but rejected). Walks every bearer-authenticated
+ * Authorization comes before validation on every route (docs/design.md §4 "Scopes and permissions": 403 when authenticated but lacking
+ * scope or permission; docs/design.md §4 Errors: 400 is for a request understood but rejected). Walks every bearer-authenticated
  * operation of `GET /v1/openapi.json` (read from the document, so a new route is covered the day it is added) and
  * sends it with input that every validator refuses: path parameters that are no id and hold U+0000, an undocumented
  * query parameter, a malformed `Idempotency-Key`, and a JSON body with an unknown field and U+0000 in a key and a

@@ -1,5 +1,5 @@
 /**
- * Autopay through the app, the real database and the real Temporal dev server with a `lending` worker (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries authorizationRef and never
+ * Autopay through the app, the real database and the real Temporal dev server with a `lending` worker (docs/processes.md P1 Autopay; docs/lending.md "Autopay": "Autopay enrollment carries authorizationRef and never
  * backfills history"; docs/design.md §5 Holds): enrol → 201, read, cancel; the 400s of the body (FIXED without
  * fixedAmount, unknown rail, daysBeforeDue out of range, an identifier-looking authorizationRef) change nothing;
  * 409 for a second ACTIVE enrolment and for an ineligible instrument; cross-tenant 404s; and real cycles: a loan

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/servicing/cases/{caseId}/contact-consent-updates` and its read (spec § Endpoints, Servicing plane;
+ * `POST /v1/servicing/cases/{caseId}/contact-consent-updates` and its read (docs/servicing.md;
  * docs/processes.md P4 "Contact-consent updates", "Refs"): an update effective now is applied at once (contact point,
  * customer history, case effect, event), a future one is SCHEDULED with its durable process and changes nothing yet;
  * every reference is checked (404 naming the field, 409 for another customer's or a closed case and a contact point

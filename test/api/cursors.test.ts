@@ -1,6 +1,6 @@
 /**
  * Paging cursors are opaque and bound to the tenant, the endpoint and the query (docs/design.md §4 Paging, §5 Cursors;
- * spec § Limits; a portfolio-search cursor was readable base64 holding the customer's name, and a
+ * docs/design.md §4 Paging; a portfolio-search cursor was readable base64 holding the customer's name, and a
  * cursor of tenant A was accepted by tenant B). Another tenant's or an altered cursor → 400 Shape A.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

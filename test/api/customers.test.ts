@@ -1,6 +1,5 @@
 /**
- * The customers routes and portfolio search through the app on the real database (spec § Lending
- * core writes and reads, § Errors, § Limits): status codes, Shape A bodies with
+ * The customers routes and portfolio search through the app on the real database (docs/lending.md "Lending core", docs/design.md §4 Errors, docs/design.md §4 Paging): status codes, Shape A bodies with
  * `parameterName`, sensitive values never echoed, idempotent replay, cross-tenant 404, paging.
  */
 import { and, eq } from 'drizzle-orm';

@@ -1,7 +1,6 @@
 /**
- * Documents through the app on the real database (spec § Lending core writes: POST /v1/documents; § Lending core
- * reads: GET /v1/documents/{documentId}/history; § Servicing plane: PUT /v1/servicing/documents/{documentId};
- * § Document history item): history items with the actor and the request id, links checked inside the tenant,
+ * Documents through the app on the real database (docs/lending.md "Lending core": POST /v1/documents; docs/lending.md "Lending core": GET /v1/documents/{documentId}/history; docs/servicing.md: PUT /v1/servicing/documents/{documentId};
+ * OpenAPI `GET /v1/documents/{documentId}/history`): history items with the actor and the request id, links checked inside the tenant,
  * cross-tenant 404s, Idempotency-Key replays, scopes and permissions, Shape A 400s with `parameterName`.
  */
 import { eq } from 'drizzle-orm';

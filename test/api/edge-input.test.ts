@@ -4,7 +4,7 @@
  * header → 400 Shape A and nothing stored; what an Idempotency-Key may hold; a known path with an unsupported
  * method → 405 with `Allow`; dates outside 1900-01-01..2199-12-31 → 400. The route walks are derived from the
  * published OpenAPI document, so a new route is covered without touching this file. Routes that document Shape B
- * errors (the AI session outputs, spec § Errors) answer the same refusals as Shape B: 422 `validation_error`
+ * errors (the AI session outputs, docs/design.md §4 Errors) answer the same refusals as Shape B: 422 `validation_error`
  * (405 `method_not_allowed`) in `application/problem+json`, naming the same inputs by JSON Pointer or parameter.
  */
 import { sql } from 'drizzle-orm';

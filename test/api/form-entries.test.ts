@@ -1,6 +1,5 @@
 /**
- * Case types, their field definitions and form entries (docs/processes.md P4; spec § Resources "Case-type field
- * definitions", "Form entry history item"; § Servicing plane field-definitions row), through the app on the real
+ * Case types, their field definitions and form entries (docs/processes.md P4; docs/servicing.md "Case types, field definitions and form entries" field-definitions row), through the app on the real
  * database: every route, validation per field type, history with before/after, ON_CLOSE answers before a case
  * closes, tenant isolation, permissions and paging.
  */

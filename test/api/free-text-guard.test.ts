@@ -1,5 +1,5 @@
 /**
- * Free text never carries a government identifier or an account or card number (spec § Boarding rules):
+ * Free text never carries a government identifier or an account or card number (docs/lending.md "Lending core"):
  * every free-text field of the servicing plane, documents and webhook subscriptions refuses one at the edge, also
  * when written with dots, slashes or invisible characters, with a 400 naming the field, the value not echoed, and
  * nothing changed (so it never reaches PostgreSQL or a workflow's history). Ordinary amounts and dates pass.

@@ -5,7 +5,7 @@
  * evidence); evidence of the required type confirmed by the process, which applies the relief (a new schedule
  * version, totals conserved by a deferral); a material loan change (an SCRA restriction) re-evaluated by the process
  * (SPECIALIST); state errors (not acceptable, expired), idempotent acceptance, permission and cross-tenant checks.
- * Timers (expiry, document deadline) are proven on the time-skipping server (test/workflows/hardship/hardship-offer.test.ts).
+ * Timers (expiry, document deadline) are proven on the time-skipping server (test/workflows/hardship-offer.test.ts).
  */
 
 import { and, eq } from 'drizzle-orm';
@@ -302,7 +302,7 @@ describe('POST /v1/servicing/hardship-offers/{offerId}/accept', () => {
       application: { scheduleVersion: 2, evidenceId: null },
       timers: { offerExpiresAt: null, documentsDueAt: null },
     });
-    // the event's money is a decimal string with its currency (spec § Events), like every other event's: the
+    // the event's money is a decimal string with its currency (docs/integrating.md "Webhooks"), like every other event's: the
     // loan's total due (a deferral keeps it), not its minor units (it used to send e.g. "130342")
     const event = await appliedEventDataOf(created.offerId);
     const dueText = formatMinor(dueBefore, 2);

@@ -1,6 +1,5 @@
 /**
- * Hardship offers through the app, on the real database (docs/processes.md P5 third bullet; spec
- * § Authentication 10 maker-checker): create → each routing outcome (OFFERED, PENDING_APPROVAL, REFERRED,
+ * Hardship offers through the app, on the real database (docs/processes.md P5 third bullet; docs/servicing.md "Hardship offers"): create → each routing outcome (OFFERED, PENDING_APPROVAL, REFERRED,
  * INELIGIBLE with reasons, SPECIALIST), the read with timers and decision trail, approval and rejection by a second
  * actor, the maker refused (403), missing scope or program permission (403), wrong state (409), cross-tenant 404,
  * bad input 400, idempotent replay.

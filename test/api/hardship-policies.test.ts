@@ -1,6 +1,5 @@
 /**
- * Hardship policy administration through the app, on the real database (spec § Resources "Hardship policy
- * overview", § Endpoints `GET /v1/servicing/admin/hardship-policies`, § Authentication 8; docs/processes.md P5
+ * Hardship policy administration through the app, on the real database (docs/servicing.md "Hardship policies", OpenAPI `GET /v1/servicing/admin/hardship-policies`, docs/design.md §4 "Scopes and permissions"; docs/processes.md P5
  * first bullet): guardrails versions, programs with versions and retirement, the exact overview, each guardrail
  * refusal naming its guardrail, `portfolioValid` after a stricter guardrails version, 404/409, cross-tenant
  * isolation, 403 without the permission or scope, idempotent replay, and the append-only versions.

@@ -1,5 +1,5 @@
 /**
- * Request headers and error bodies (spec § Shared header rules, § Errors; docs/design.md §4 Actor
+ * Request headers and error bodies (docs/design.md §4 Idempotency-Key, docs/design.md §4 Errors; docs/design.md §4 Actor
  * context, Errors, Logs): Service-Actor, X-Request-Id, Shape A for malformed requests, unknown
  * fields, parameters and routes, and a 500 that leaks nothing.
  */

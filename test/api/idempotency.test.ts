@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on mutations (spec § Shared header rules; docs/design.md §4 Idempotency-Key): replay,
+ * Idempotency-Key on mutations (docs/design.md §4 Idempotency-Key): replay,
  * payload and route mismatch, key format, a duplicate in flight, concurrent duplicates, rejected
  * requests not stored, keys scoped per client, and privacy requests retried after a 503.
  */

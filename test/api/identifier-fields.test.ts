@@ -1,5 +1,5 @@
 /**
- * Every string field of every JSON request body refuses an identifier-like value (spec § Boarding rules: "Never
+ * Every string field of every JSON request body refuses an identifier-like value (docs/lending.md "Lending core": "Never
  * place government identifiers or account numbers in externalId, externalRecordRef, rationale, idempotency keys
  * or notes"; docs/design.md §3: government identifiers and account data are accepted once, stored encrypted). The walk
  * reads the published OpenAPI document (`GET /v1/openapi.json`), so a body field added later is covered without

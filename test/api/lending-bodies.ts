@@ -1,6 +1,5 @@
 /**
- * Request bodies of the lending routes that several API test files send unchanged (spec § Lending core writes:
- * `POST /v1/loanproducts`, `POST /v1/loans`): a USD personal-loan product of a covered consumer class and a loan
+ * Request bodies of the lending routes that several API test files send unchanged (OpenAPI `POST /v1/loanproducts`, `POST /v1/loans`): a USD personal-loan product of a covered consumer class and a loan
  * application on it. Amounts and rates are as the wire takes them (decimal strings or numbers, percent a year).
  */
 

@@ -2,7 +2,7 @@
  * The typed client (client/src/index.ts) against the real app served over HTTP: a
  * client-credentials token from the real token endpoint, typed calls with the tenant header it
  * adds, one token for many calls, a replay under a given Idempotency-Key served from the cache, and calls
- * over the client's own rate limit (spec § Limits) retried after `Retry-After` until each mutation is done
+ * over the client's own rate limit (docs/design.md §5 "Rate limits") retried after `Retry-After` until each mutation is done
  * exactly once.
  */
 import type { AddressInfo } from 'node:net';

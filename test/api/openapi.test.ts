@@ -207,7 +207,7 @@ const servicingOperations: [method: string, path: string, scope: string, mutatio
     ['get', '/v1/servicing/ai-sessions/{aiSessionId}', 'servicing:read', false],
   ];
 
-/** The AI session output routes: the token selects the tenant and every error is Shape B (spec § Errors). */
+/** The AI session output routes: the token selects the tenant and every error is Shape B (docs/design.md §4 Errors). */
 const problemOperations: [method: string, path: string, scope: string, mutation: boolean][] = [
   ['post', '/v1/servicing/ai-sessions/{aiSessionId}/outputs', 'servicing:write', true],
   ['get', '/v1/servicing/ai-sessions/{aiSessionId}/outputs', 'servicing:read', false],
@@ -566,7 +566,7 @@ describe('GET /v1/openapi.json', () => {
       expect(op.responses).toHaveProperty('2XX');
       expect(op.responses).toHaveProperty('410');
     }
-    // spec § Events: payment events carry paymentId integer, loanRef, status, amount decimal string,
+    // docs/integrating.md "Webhooks": payment events carry paymentId integer, loanRef, status, amount decimal string,
     // currency, effectiveDate date.
     const payment =
       doc.webhooks['payment.posted']?.post.requestBody.content['application/json'].schema.properties.data;

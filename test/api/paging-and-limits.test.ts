@@ -1,5 +1,5 @@
 /**
- * Paging and limits (spec § Limits; docs/design.md §4 Paging, §5 Cursors, Rate limits): case effects with
+ * Paging and limits (docs/design.md §4 Paging, §5 Cursors, Rate limits): case effects with
  * limit and a signed cursor bound to the case, the offset-paged task list, and the per-client
  * token-bucket rate limit with its headers.
  */

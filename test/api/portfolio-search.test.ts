@@ -1,5 +1,5 @@
 /**
- * Portfolio search by name (spec § Lending core reads: "search by name, email or phone; cursor-paged";  * a last name alone found nothing). A name query is a case- and accent-insensitive prefix of "first last" or of
+ * Portfolio search by name (docs/lending.md "Lending core": "search by name, email or phone; cursor-paged";  * a last name alone found nothing). A name query is a case- and accent-insensitive prefix of "first last" or of
  * "last first"; each customer is listed once, in one order across pages.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,5 @@
 /**
- * Charge definitions and loan products through the app on the real database (spec § Loan product; § Lending
- * core reads and writes: /v1/charges, /v1/loanproducts; Shape A errors with `parameterName`; cross-tenant 404;
+ * Charge definitions and loan products through the app on the real database (OpenAPI `GET /v1/loanproducts`; docs/lending.md "Lending core": /v1/charges, /v1/loanproducts; Shape A errors with `parameterName`; cross-tenant 404;
  * Idempotency-Key replay), and `getProductForLoan`: the product built from each case's settings of
  * test/vectors/fineract-schedules.json is accepted, and its terms, fed to domain/lending/schedule.ts, give the
  * schedule Fineract asserted.

@@ -1,6 +1,5 @@
 /**
- * The reconciliation-exception routes (docs/processes.md P1 "Reconciliation exceptions"; spec § Reconciliation
- * exception, § Limits) through the app: list filters and limit/offset paging, 400 for bad filters and
+ * The reconciliation-exception routes (docs/processes.md P1 "Reconciliation exceptions"; docs/lending.md "Reconciliation exceptions", docs/design.md §4 Paging) through the app: list filters and limit/offset paging, 400 for bad filters and
  * paging, get with the spec's fields and 404 (also across tenants), the CSV and NDJSON exports (content, headers,
  * a formula-injection cell), resolve 200/409/404 with Idempotency-Key replay, and 403 without the permission.
  * Exceptions are opened by calling the operation, as the payment-intent workflow does in production.

@@ -1,5 +1,5 @@
 /**
- * The security matrix (spec § Authentication 4, 8 and 9): every bearer-authenticated operation of
+ * The security matrix (docs/design.md §4 "Scopes and permissions"): every bearer-authenticated operation of
  * `GET /v1/openapi.json`, read from the document itself so that a new route is covered the day it is added:
  * - **tenancy**: every operation with an id in its path, called by another tenant with the owner's real ids (and a
  *   body that passes validation, so the answer is about the id), answers 404 in Shape A; afterwards every tenant
@@ -588,12 +588,12 @@ function concretePath(op: Operation): string {
   });
 }
 
-/** Operations that must be conditional (428 without `If-Match`, spec § Shared header rules). */
+/** Operations that must be conditional (428 without `If-Match`, docs/integrating.md "The API"). */
 const conditional = new Set([key('patch', '/v1/servicing/webhook-subscriptions/{subscriptionId}')]);
 
 /**
  * Operations whose path id is a name the caller chooses for a new resource of its own tenant, not a reference:
- * another tenant using the same name creates its own (voice workflow ids, spec § Voice workflow version).
+ * another tenant using the same name creates its own (voice workflow ids, docs/servicing.md "Voice-provider control surface").
  */
 const namesANewResource = new Set([
   key('post', '/v1/servicing/voice-provider/control/api/v1/workflow-versions/{workflowId}'),

@@ -1,7 +1,7 @@
 /**
  * References in servicing bodies: evidence and interactions may name only a case of the tenant that is
  * open and, for an interaction, of the same customer; evidence may name only a document of the tenant. Anything
- * else is refused with nothing stored (spec § Authentication 9: another tenant's resource → 404; docs/design.md §5: a
+ * else is refused with nothing stored (docs/design.md §4 "Scopes and permissions": another tenant's resource → 404; docs/design.md §5: a
  * conflict with the current state → 409).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The servicing routes (spec § Servicing plane, § States; docs/design.md §5 Privacy-request clocks):
+ * The servicing routes (docs/servicing.md; docs/design.md §5 Privacy-request clocks):
  * cases, interactions, evidence, tasks and privacy requests, through the app on the real
  * database and Temporal.
  */

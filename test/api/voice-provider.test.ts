@@ -1,6 +1,5 @@
 /**
- * The voice-provider control surface through the app, on the real database (spec § Resources "Voice workflow
- * version", § Authentication 6; docs/processes.md P4; docs/design.md §5 voice task token): workflow versions (create, the
+ * The voice-provider control surface through the app, on the real database (docs/servicing.md "Voice-provider control surface", docs/design.md §5 "Inbound channel events"; docs/processes.md P4; docs/design.md §5 voice task token): workflow versions (create, the
  * exact snake_case read, gapless numbering under concurrency, one active version, validation, 404 / cross-tenant /
  * 403), and voice dispatches (pinning the active version, case and contact-point checks, the task token shown
  * once and stored only hashed or sealed, the callback authenticated by it alone, duplicates, the terminal event

@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions over HTTP (spec § Events 2, 4; docs/processes.md P2; docs/design.md §5 Webhooks):
+ * Webhook subscriptions over HTTP (docs/integrating.md "Webhooks"; docs/processes.md P2; docs/design.md §5 Webhooks):
  * every route under /v1/servicing/webhook-subscriptions with its codes, the secret shown once,
  * `pageSize` + signed `cursor` paging, If-Match optimistic concurrency, rotation bounds,
  * deactivation, the targeted test event, the deliveries view, cross-tenant 404s, strict bodies

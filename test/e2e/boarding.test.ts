@@ -1,6 +1,5 @@
 /**
- * End to end: a migration team boards one consumer loan with a year of history (spec § Lending
- * core writes, Boarding rules) against the service started exactly as `npm start` starts it, with a credential
+ * End to end: a migration team boards one consumer loan with a year of history (docs/migrating.md "Portfolio boarding") against the service started exactly as `npm start` starts it, with a credential
  * from the admin CLI, through scripts/lending-demo-flow.ts over plain HTTP — then Ctrl-C stops everything.
  *
  * Oracle: the figures are computed here from first principles with decimal.js, never copied from the service:

@@ -1,6 +1,6 @@
 /**
  * AI session vocabulary and the Shape B field locations (domain/servicing/ai-sessions.ts; api/errors.ts;
- * spec § Errors Shape B; RFC 6901 JSON Pointer; docs/processes.md P4).
+ * docs/design.md §5 "Error details", Shape B; RFC 6901 JSON Pointer; docs/processes.md P4).
  */
 import { describe, expect, it } from 'vitest';
 import { problemLocationOf, problemStatusOf, toProblem } from '../../api/errors';

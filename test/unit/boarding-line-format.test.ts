@@ -109,7 +109,7 @@ function routeBodiesOf(line: Line): [v.GenericSchema, unknown][] {
 }
 
 describe('the example portfolio', () => {
-  it('has every kind, in boarding order, with the counts the README describes', () => {
+  it('has every kind, in boarding order, with the counts docs/migrating.md describes', () => {
     const kinds = example.map((l) => l.kind);
     const order = kinds.map((k) => boardingKinds.indexOf(k));
     expect(order).toEqual([...order].sort((a, b) => a - b));

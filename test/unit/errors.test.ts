@@ -51,7 +51,7 @@ describe('error table', () => {
     ['error.msg.external.record.ref.conflict', 409],
     ['error.msg.service.unavailable', 503],
     ['error.msg.internal', 500],
-  ] as const)('%s is %i (spec § Errors, docs/design.md §5)', (code, status) => {
+  ] as const)('%s is %i (docs/design.md §4 Errors, docs/design.md §5)', (code, status) => {
     expect(isErrorCode(code)).toBe(true);
     expect(statusOfCode(code)).toBe(status);
     expect(new DomainError(code).status).toBe(status);

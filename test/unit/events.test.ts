@@ -525,7 +525,7 @@ const moneyName =
 /** Names that match `moneyName` but are not money (dates, instants, counts, codes, rates, ids). */
 const notMoney = /(date|at|on|count|code|rate|id|type|frequency|version|status|reason)s?$/i;
 
-describe('event catalogue — money (spec § Events: money is a decimal string with its currency)', () => {
+describe('event catalogue — money (docs/integrating.md "Webhooks": money is a decimal string with its currency)', () => {
   const entries = eventTypes.flatMap((type) => {
     const data = eventCatalogue[type].data as unknown as { entries: Record<string, v.GenericSchema> };
     // a nested object (e.g. payment.returned `nsfFee`) is checked field by field, as `<field>.<sub>`

@@ -1,6 +1,6 @@
 /**
- * The typed client's token, idempotency and retry handling (client/src/index.ts; spec § Authentication 7, 9;
- * § Shared header rules: 409 in flight; the token endpoint's 429/503) against a real local HTTP server
+ * The typed client's token, idempotency and retry handling (client/src/index.ts; docs/integrating.md "The typed client";
+ * docs/design.md §4 Idempotency-Key: 409 in flight; the token endpoint's 429/503) against a real local HTTP server
  * (node:http) standing in for the token endpoint and the API: what it receives is what the client sent over
  * the wire. Nothing of fetch is mocked.
  */
@@ -301,7 +301,7 @@ describe('createLendingClient: idempotency keys and retries', () => {
   });
 });
 
-/** Shape A body of a duplicate whose first request is still running (spec § Errors; api/middleware/idempotency.ts). */
+/** Shape A body of a duplicate whose first request is still running (docs/design.md §4 Errors; api/middleware/idempotency.ts). */
 const inFlightShapeA = {
   developerMessage: 'A request with this Idempotency-Key is still being processed.',
   httpStatusCode: '409',

@@ -1,6 +1,6 @@
 /**
  * Detection of government identifiers and account/card numbers in text that must not carry them
- * (spec § Boarding rules; domain/sensitive-data.ts). Published test numbers: Visa 4111 1111 1111
+ * (docs/lending.md "Lending core"; domain/sensitive-data.ts). Published test numbers: Visa 4111 1111 1111
  * 1111 and Amex 3782 822463 10005 (card networks' test PANs), GB82 WEST 1234 5698 7654 32 and
  * DE89 3704 0044 0532 0130 00 (the IBAN registry's examples), 021000021 (a real ABA routing number).
  */

@@ -1,5 +1,5 @@
 /**
- * Process configuration (workers/config.ts; README "Environment variables"): the additions,
+ * Process configuration (workers/config.ts; docs/operating.md "What runs where"): the additions,
  * `AUTH_BASE_URL` (docs/design.md §4: the token endpoint's address, `{auth_url}` of the spec) and
  * `SEARCH_RATE_LIMIT_PER_SECOND` (docs/design.md §5: search and journal lists 20 req/s).
  */

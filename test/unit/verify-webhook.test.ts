@@ -1,4 +1,4 @@
-/** client/src/webhooks.ts (the client's webhook verification) against what domain/webhooks/signature.ts produces (spec § Events 5). */
+/** client/src/webhooks.ts (the client's webhook verification) against what domain/webhooks/signature.ts produces (docs/design.md §5 Webhooks). */
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookVerificationError } from '../../client/src/webhooks';
 import { signatureHeaderValue } from '../../domain/webhooks/signature';

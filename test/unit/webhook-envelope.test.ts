@@ -1,5 +1,5 @@
 /**
- * The bytes of a delivery (activities/webhooks/envelope.ts; spec § Events envelope): a live event is exactly the
+ * The bytes of a delivery (activities/webhooks/envelope.ts; docs/integrating.md "Webhooks"): a live event is exactly the
  * spec's six members; an event portfolio boarding wrote (outbox `source` `BOARDING`) adds `source` and
  * `boardingBatchId` beside `data`, leaving `data` as its catalogue schema has it. Both match the envelope schema the
  * OpenAPI document publishes for the type (api/openapi.ts `webhooks`, checked with ajv).

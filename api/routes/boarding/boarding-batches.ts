@@ -72,7 +72,7 @@ async function batchViewOf(c: Context<AppEnv>, row: BoardingBatchRecord): Promis
   return boardingBatchViewOf(row, rowCounts, progress);
 }
 
-/** The tenant's batch, or 404 (unknown or another tenant's: spec § Authentication 9). */
+/** The tenant's batch, or 404 (unknown or another tenant's: docs/design.md §4 "Scopes and permissions"). */
 async function batchOrNotFound(c: Context<AppEnv>, batchId: number): Promise<BoardingBatchRecord> {
   const row = await getBoardingBatch(c.get('deps').db, c.get('tenantId'), batchId);
   if (!row) throw notFound('Boarding batch', batchId);

@@ -1,9 +1,9 @@
 /**
  * `POST /v1/servicing/channel-events/{gatewayCode}`: the closed, signed callback of messaging and
- * voice gateways (spec § Events 1, § Authentication 6; docs/design.md §5 "Inbound channel events";
+ * voice gateways (docs/processes.md P2, docs/design.md §5 "Inbound channel events";
  * docs/processes.md P2). No bearer token and no tenant header: the gateway code selects the tenant.
  *
- * Order (spec § Events 5): read the raw bytes → check the `X-Service-Gateway-Signature` (HMAC over
+ * Order (docs/design.md §5 "Inbound channel events"): read the raw bytes → check the `X-Service-Gateway-Signature` (HMAC over
  * `<t>.<raw body>`, 300 s window, any valid secret of the gateway) → parse and validate →
  * insert durably, unique per (gateway, eventId) → answer → start the processing workflow.
  * Answers: 202 `{eventId, duplicate: false}`; a duplicate 200 `{eventId, duplicate: true}`;

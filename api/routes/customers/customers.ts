@@ -1,6 +1,6 @@
 /**
- * Customers (spec § Lending core writes: customers, identifiers, consents, payment instruments,
- * restrictions; § Lending core reads: customer history). Mounted at `/v1/customers`.
+ * Customers (docs/lending.md "Lending core": customers, identifiers, consents, payment instruments,
+ * restrictions; docs/lending.md "Lending core": customer history). Mounted at `/v1/customers`.
  *
  * Bodies that may carry sensitive values are validated through `guardedJsonBody`: a field error
  * on such a field keeps its `parameterName` but never echoes the value (docs/design.md §5 Error details:
@@ -267,7 +267,7 @@ export const customerRoutes = factory
     },
   )
   /**
-   * Trusted-integration verification of an instrument → 200 VERIFIED and ACTIVE (spec § States);
+   * Trusted-integration verification of an instrument → 200 VERIFIED and ACTIVE (docs/lending.md "Lending core");
    * verifying again returns the same state. Another customer's or tenant's instrument → 404.
    */
   .post(

@@ -1,6 +1,6 @@
 /**
- * Portfolio search (spec § Lending core reads: "search by name, email or phone; cursor-paged";
- * § Limits: history and search lists page with limit and an opaque cursor → `{items, nextCursor}`).
+ * Portfolio search (docs/lending.md "Lending core": "search by name, email or phone; cursor-paged";
+ * docs/design.md §4 Paging: history and search lists page with limit and an opaque cursor → `{items, nextCursor}`).
  * Mounted at `/v1/portfolio`.
  */
 import {

@@ -1,6 +1,5 @@
 /**
- * Hardship offers up to their decision (docs/processes.md P5 third bullet; spec § Authentication 10
- * maker-checker), mounted at `/v1/servicing/hardship-offers`:
+ * Hardship offers up to their decision (docs/processes.md P5 third bullet; docs/servicing.md "Hardship offers"), mounted at `/v1/servicing/hardship-offers`:
  * - `POST /` (scope `servicing:write`, permission `CREATE_HARDSHIPOFFER`) → 201 `{offerId, status}`;
  * - `GET /{offerId}` (scope `servicing:read`, permission `READ_HARDSHIPOFFER`) → 200 the offer with its decision
  *   trail and timers;
@@ -12,7 +11,7 @@
  * Creation starts the offer's process `hardship-offer/<tenant>/<offerId>` (through its start intent); approve,
  * reject and accept commit their operation, then signal the process `offerChanged` (503 when Temporal is down: the
  * change stands, and a retry re-sends the signal).
- * Another tenant's offer is a 404 (spec § Authentication 9). Errors are Shape A.
+ * Another tenant's offer is a 404 (docs/design.md §4 "Scopes and permissions"). Errors are Shape A.
  */
 
 import type { Context } from 'hono';
@@ -46,7 +45,7 @@ const routing =
 /**
  * The program's `humanApprovalPermission` on the token's client (403 `error.msg.not.authorized` without it; 404 for
  * an unknown or another tenant's offer): checked once the path names the offer and before the query or body is read,
- * after `requiresScope('actions:approve')` (spec § Authentication 8–9).
+ * after `requiresScope('actions:approve')` (docs/design.md §4 "Scopes and permissions").
  */
 const approvalPermissionGuard = factory.createMiddleware(async (c, next) => {
   // `pathParams(offerIdParam)` ran before: the segment is a valid id.
@@ -85,7 +84,7 @@ const decisionDoc = (decision: 'approve' | 'reject') =>
   doc({
     tags,
     summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a hardship offer (maker-checker)`,
-    description: `The checker's decision on a PENDING_APPROVAL offer (spec § Authentication 10). Needs scope \`actions:approve\` and the permission named by the program version's \`humanApprovalPermission\` (else 403), a \`Service-Actor\` (400 when absent) other than the offer's maker (same actor → 403 naming \`header.Service-Actor\`), and, under the tenant's default maker-checker policy \`distinct-client\`, a token of another OAuth client than the one that created the offer (same client → 403 naming \`header.Authorization\`; a tenant set to \`same-client-distinct-actor\` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to ${decision === 'approve' ? 'APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours)' : 'REJECTED'}. Not PENDING_APPROVAL → 409 \`error.msg.hardship.offer.invalid.state.transition\`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.`,
+    description: `The checker's decision on a PENDING_APPROVAL offer (docs/servicing.md "Hardship offers"). Needs scope \`actions:approve\` and the permission named by the program version's \`humanApprovalPermission\` (else 403), a \`Service-Actor\` (400 when absent) other than the offer's maker (same actor → 403 naming \`header.Service-Actor\`), and, under the tenant's default maker-checker policy \`distinct-client\`, a token of another OAuth client than the one that created the offer (same client → 403 naming \`header.Authorization\`; a tenant set to \`same-client-distinct-actor\` accepts the maker's client with another actor). Writes the append-only approval record (actor and clientId of the checker, makerActor and makerClientId it was checked against, makerCheckerPolicy, decision, policy version = the active guardrails version, request hash = hex SHA-256 of the RFC 8785 canonical offer terms, decided at) and moves the offer to ${decision === 'approve' ? 'APPROVED (its validity timer starts: offerExpiresAt = now + offerValidityHours)' : 'REJECTED'}. Not PENDING_APPROVAL → 409 \`error.msg.hardship.offer.invalid.state.transition\`; unknown or another tenant's → 404. The same actor through the same client repeating the same decision gets the offer as it is.`,
     scope: 'actions:approve',
     permission: { resource: "the offer's program version (`humanApprovalPermission`)" },
     mutation: true,

@@ -1,6 +1,5 @@
 /**
- * Hardship policy administration (spec § Resources "Hardship policy overview", § Endpoints
- * `GET /v1/servicing/admin/hardship-policies`, § Authentication 8; docs/processes.md P5 first bullet).
+ * Hardship policy administration (docs/servicing.md "Hardship policies", OpenAPI `GET /v1/servicing/admin/hardship-policies`, docs/design.md §4 "Scopes and permissions"; docs/processes.md P5 first bullet).
  Mounted at `/v1/servicing/admin/hardship-policies`: the overview and the guardrails (the programs are in
  * api/routes/hardship/hardship-programs.ts). Writes need scope `servicing:write` and permission
  * `MANAGE_HARDSHIPPOLICY`, the read `servicing:read` and `READ_HARDSHIPPOLICY`.

@@ -1,5 +1,5 @@
 /**
- * Charge definitions (spec § Lending core writes: `POST /v1/charges`), in Apache Fineract's terms.
+ * Charge definitions (OpenAPI `POST /v1/charges`), in Apache Fineract's terms.
  * Mounted at `/v1/charges`.
  */
 import { getCharge, listCharges } from '../../../db/queries/lending/products';

@@ -1,6 +1,5 @@
 /**
- * Document records (spec § Lending core writes: `POST /v1/documents`; § Lending core reads:
- * `GET /v1/documents/{documentId}/history`; § Document history item). Metadata only: the bytes live with a
+ * Document records (OpenAPI `POST /v1/documents`; `GET /v1/documents/{documentId}/history`). Metadata only: the bytes live with a
  * storage provider (`storageRef`). Titles change through the servicing plane (api/routes/servicing/documents.ts).
  * Mounted at `/v1/documents`.
  */

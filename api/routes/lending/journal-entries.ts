@@ -1,6 +1,6 @@
 /**
- * Journal entries (spec § Lending core reads: `GET /v1/journalentries`, "filterable by loan; counted envelope";
- * § Limits: journal-entry lists take offset and limit and answer `{totalFilteredRecords, pageItems}`). Mounted at
+ * Journal entries (OpenAPI `GET /v1/journalentries`, "filterable by loan; counted envelope";
+ * docs/design.md §4 Paging: journal-entry lists take offset and limit and answer `{totalFilteredRecords, pageItems}`). Mounted at
  * `/v1/journalentries`. Lines come in the order they were appended (the ledger is append-only: a correction is a
  * reversing line pointing at the line it cancels through `reversesEntryId`).
  */

@@ -1,5 +1,5 @@
 /**
- * A loan's fundings (spec § Lending core writes: fundings recorded as external; § States; § Limits). Mounted at
+ * A loan's fundings (docs/lending.md "Lending core": fundings recorded as external; docs/lending.md "Lending core"; docs/design.md §4 Paging). Mounted at
  * `/v1/loans/{loanId}/fundings` (api/app.ts); every route of that path is here.
  *
  * Replays: the Idempotency-Key middleware answers a retry under the same key with the original status and body

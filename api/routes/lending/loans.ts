@@ -1,16 +1,15 @@
 /**
- * Loans (spec § Lending core writes: `POST /v1/loans`, `POST /v1/loans?command=calculateLoanSchedule`,
- * `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; § Lending core reads:
- * `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=repaymentSchedule,transactions`; § States: loan
+ * Loans (OpenAPI `POST /v1/loans`, `POST /v1/loans?command=calculateLoanSchedule`,
+ * `POST /v1/loans/{loanId}?command=approve`, `POST /v1/loans/{loanId}/parties`; OpenAPI `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=repaymentSchedule,transactions`; docs/lending.md "Lending core": loan
  * submitted → approved; `GET /v1/loans/{loanId}/summary`). Mounted at `/v1/loans`; a loan's sub-resources with
  * routes of their own have their own files, each mounted at its own path (api/app.ts): fundings
  * (api/routes/lending/loan-fundings.ts), payments (api/routes/payments/loan-payments.ts), autopay
  * (api/routes/payments/autopay.ts) and statements (api/routes/lending/statements.ts).
  *
- * Scopes and permissions (README route table):
+ * Scopes and permissions (docs/integrating.md "Routes, scopes and permissions"):
  * - `POST /v1/loans`: `lending:write` + `CREATE_LOAN`; with `command=calculateLoanSchedule`: `lending:read` +
- *   `CALCULATE_LOANSCHEDULE` — the preview stores nothing, and the spec's scope table lists "schedules" under
- *   `lending:read` (a quoting front end with a read-only credential can preview). Any other `command` → 400.
+ *   `CALCULATE_LOANSCHEDULE` — the preview stores nothing, and
+ *   `lending:read` covers schedules (a quoting front end with a read-only credential can preview). Any other `command` → 400.
  *   The preview takes no part in `Idempotency-Key` handling (nothing to replay); the creation does.
  * - `POST /v1/loans/{loanId}?command=approve`: `lending:write` + `APPROVE_LOAN`; a missing or other `command` →
  *   400.

@@ -1,6 +1,6 @@
 /**
- * Merchant advances (docs/processes.md P6 "Merchant advances"; spec § Lending core reads `GET
- * /v1/merchant-advances/{advanceId}/reconciliation`, § Resources "Merchant advance reconciliation", § Events
+ * Merchant advances (docs/processes.md P6 "Merchant advances"; OpenAPI `GET
+ * /v1/merchant-advances/{advanceId}/reconciliation`, docs/lending.md "Merchant advances", docs/integrating.md "Webhooks"
  * "merchant sales and remittances"). Mounted at `/v1/merchant-advances`. Every write is one synchronous operation
  * (activities/lending/*merchant*.ts) under the advance's row lock, with Idempotency-Key on every POST; reads come
  * from the database. Ids are opaque strings (`mca_…`, `mrem_…`); another tenant's advance → 404.

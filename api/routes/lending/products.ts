@@ -1,5 +1,5 @@
 /**
- * Loan products (spec § Loan product; § Lending core reads and writes: `GET|POST /v1/loanproducts`):
+ * Loan products (OpenAPI `GET|POST /v1/loanproducts`):
  * Fineract's native calculation settings, attached charges and `lmsConfig`. Mounted at `/v1/loanproducts`.
  */
 import { getLoanProduct, listLoanProducts } from '../../../db/queries/lending/products';

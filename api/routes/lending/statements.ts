@@ -1,5 +1,5 @@
 /**
- * A loan's statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`; § Limits; docs/design.md §5
+ * A loan's statements (OpenAPI `GET /v1/loans/{loanId}/statements`; docs/design.md §4 Paging; docs/design.md §5
  * "Statements"; docs/processes.md P6 "Statements"): the list, one statement, and its PDF. Statements are issued by
  * the statement cycle (workflows/lending/statement-cycle/), never through the API. Mounted at
  * `/v1/loans/{loanId}/statements`. Another tenant's (or an unknown) loan or statement → 404 Shape A.

@@ -1,5 +1,5 @@
 /**
- * Autopay (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * Autopay (docs/processes.md P1 Autopay; docs/lending.md "Autopay": "Autopay enrollment carries
  * authorizationRef and never backfills history"; docs/design.md §5 Holds). Mounted at
  * `/v1/loans/{loanId}/autopay`. Enrolment stores the enrolment with the start intent of
  * `autopay/<tenant>/<loanId>` (one transaction), then starts the process through its client port (signal-with-start) and marks the start intent done; should the

@@ -1,6 +1,6 @@
 /**
- * Reconciliation exceptions (spec § Resources: Reconciliation exception; § Lending core reads: `GET
- * /v1/recon-exceptions`, `GET /v1/recon-exceptions/{exceptionId}`, `GET /v1/recon-exceptions/export`; § Limits;
+ * Reconciliation exceptions (docs/lending.md "Reconciliation exceptions"; OpenAPI `GET
+ * /v1/recon-exceptions`, `GET /v1/recon-exceptions/{exceptionId}`, `GET /v1/recon-exceptions/export`; docs/design.md §4 Paging;
  * docs/processes.md P1 "Reconciliation exceptions"). Mounted at `/v1/recon-exceptions`.
  *
  * Exceptions are opened by the processes (the payment-intent workflow, the daily reconciliation), never by a
@@ -79,8 +79,7 @@ export const reconciliationExceptionRoutes = factory
   /**
    * The tenant's exceptions newest first (descending `exceptionId`, i.e. creation order): `status` (`open` |
    * `resolved`), `exceptionType`, `limit` (1–200, default 50), `offset` (≥ 0, default 0) → 200 `{items}` of
-   * exceptions as `GET …/{exceptionId}` shows them; a page shorter than `limit` ends the collection (spec §
-   * Limits). 400 Shape A for an unknown parameter, an unknown filter value or an out-of-range `limit`/`offset`.
+   * exceptions as `GET …/{exceptionId}` shows them; a page shorter than `limit` ends the collection (docs/design.md §4 Paging). 400 Shape A for an unknown parameter, an unknown filter value or an out-of-range `limit`/`offset`.
    */
   .get(
     '/',

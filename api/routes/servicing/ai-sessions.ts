@@ -1,6 +1,6 @@
 /**
- * AI-assisted sessions and their outputs (spec § Resources "AI session output", § Endpoints Servicing plane,
- * § Errors Shape B; docs/processes.md P4 "AI session outputs"). Mounted at `/v1/servicing/ai-sessions`.
+ * AI-assisted sessions and their outputs (docs/servicing.md "AI sessions and their outputs",
+ * docs/design.md §5 "Error details", Shape B; docs/processes.md P4 "AI session outputs"). Mounted at `/v1/servicing/ai-sessions`.
  *
  * - `POST /` and `GET /{aiSessionId}` are ordinary routes: `Service-Tenant` required, Shape A errors.
  * - The output routes (`POST|GET /{aiSessionId}/outputs`, `GET /{aiSessionId}/outputs/{outputId}`) take the

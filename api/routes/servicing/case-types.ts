@@ -1,7 +1,5 @@
 /**
- * Case types and their field definitions (docs/processes.md P4 "Case types and field definitions"; spec §
- * Servicing plane: `GET /v1/servicing/admin/case-types/{caseTypeCode}/field-definitions`, § Resources
- * "Case-type field definitions"). Mounted at `/v1/servicing/admin/case-types`.
+ * Case types and their field definitions (docs/processes.md P4 "Case types and field definitions"; OpenAPI `GET /v1/servicing/admin/case-types/{caseTypeCode}/field-definitions`, docs/servicing.md "Case types, field definitions and form entries"). Mounted at `/v1/servicing/admin/case-types`.
  */
 import { getLatestFieldDefinitions, listCaseTypes } from '../../../db/queries/servicing/form-entries';
 import { notFound } from '../../../domain/errors';

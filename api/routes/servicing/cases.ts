@@ -1,5 +1,5 @@
 /**
- * Servicing cases (spec § Servicing plane: close, effects; create, read).
+ * Servicing cases (docs/servicing.md: close, effects; create, read).
  * Mounted at `/v1/servicing/cases`.
  */
 import { getCase, listCaseEffects } from '../../../db/queries/servicing/servicing';
@@ -68,7 +68,7 @@ export const caseRoutes = factory
       return c.json(found, 200);
     },
   )
-  /** Closes an open case (spec § States); emits `case.transitioned`; closing a closed case → 409. */
+  /** Closes an open case (docs/servicing.md "Promises to pay"); emits `case.transitioned`; closing a closed case → 409. */
   .post(
     '/:caseId/close',
     doc({
@@ -96,7 +96,7 @@ export const caseRoutes = factory
   )
   /**
    * The case's effects in the order they happened: `limit` (1–200, default 50) and an opaque
-   * `cursor` bound to this case → `{items, nextCursor, hasMore}` (spec § Limits, case effects).
+   * `cursor` bound to this case → `{items, nextCursor, hasMore}` (docs/design.md §4 Paging, case effects).
    */
   .get(
     '/:caseId/effects',

@@ -1,5 +1,5 @@
 /**
- * Contact-consent updates on a case (spec § Endpoints, Servicing plane: `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
+ * Contact-consent updates on a case (OpenAPI `POST /v1/servicing/cases/{caseId}/contact-consent-updates`;
  * docs/processes.md P4 "Contact-consent updates", "Refs"). Mounted at `/v1/servicing/cases/{caseId}/contact-consent-updates`.
  * An update effective now or earlier is applied in the request's transaction (`COMPLETED`); a later one is stored
  * `SCHEDULED` with the start intent of `contact-consent-update/<tenant>/<updateId>`, whose durable timer applies it

@@ -1,5 +1,5 @@
 /**
- * Documents on the servicing plane (spec § Servicing plane: `PUT /v1/servicing/documents/{documentId}`;
+ * Documents on the servicing plane (OpenAPI `PUT /v1/servicing/documents/{documentId}`;
  * § Document (servicing): "title is editable with a reason"). Mounted at `/v1/servicing/documents`.
  */
 

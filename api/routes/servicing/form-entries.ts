@@ -1,7 +1,7 @@
 /**
  * Form entries: a case's answers to a publication of its case type's field definitions, and their history
- * (docs/processes.md P4 "Form entries"; spec § Lending core reads: `GET /v1/form-entries/{entryId}/history`,
- * § Resources "Form entry history item"). Mounted at `/v1/form-entries`. Answers by field type:
+ * (docs/processes.md P4 "Form entries"; OpenAPI `GET /v1/form-entries/{entryId}/history`,
+ * docs/servicing.md "Case types, field definitions and form entries"). Mounted at `/v1/form-entries`. Answers by field type:
  * domain/servicing/form-fields.ts.
  */
 import {
@@ -137,7 +137,7 @@ export const formEntryRoutes = factory
   )
   /**
    * The entry's history in the order it happened → 200 `{items: [{action, publicationId, changes: [{fieldKey,
-   * operation, before, after}], reason, actorDisplayName, occurredAt}]}` (spec § Form entry history item):
+   * operation, before, after}], reason, actorDisplayName, occurredAt}]}` (docs/servicing.md "Case types, field definitions and form entries"):
    * `ANSWERS_CREATED` first (every answer as SET from null, reason null), then one `ANSWERS_UPDATED` per change;
    * `actorDisplayName` is the request's `Service-Actor` (null without one). Another tenant's entry → 404.
    */

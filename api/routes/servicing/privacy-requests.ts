@@ -1,5 +1,5 @@
 /**
- * Privacy requests as a durable process (spec § Privacy request, § States).
+ * Privacy requests as a durable process (docs/servicing.md "Privacy requests in Temporal").
  * Mounted at `/v1/servicing/privacy-requests`. Creation stores the request with its start intent
  * (one transaction), then starts `privacyRequestWorkflow` through its client port and marks the
  * intent started; should the process die in between, the start-intent relay in a worker starts it

@@ -1,5 +1,5 @@
 /**
- * The voice provider's callback (docs/processes.md P4 "Voice-provider control surface"; spec § Authentication 6;
+ * The voice provider's callback (docs/processes.md P4 "Voice-provider control surface"; docs/design.md §5 "Inbound channel events";
  * docs/design.md §5 "Inbound channel events"). Mounted at `/v1/servicing/voice-dispatches/{dispatchId}/events`
  * before the bearer middleware, like the channel-event callback: `POST`, authenticated only by
  * `X-Service-Voice-Task-Token` (no bearer token, no tenant header: the dispatch determines the tenant). Order: the
@@ -42,7 +42,7 @@ export const voiceDispatchCallbackRoutes = new Hono<AppEnv>().post(
     tags,
     summary: "Receive a voice provider's callback event",
     description:
-      "Closed callback of the voice provider (spec § Authentication 6): no bearer token and no tenant header; the only credential is the dispatch's task token in `X-Service-Voice-Task-Token`. Body `{eventId, eventType, nodeId?, occurredAt, data?}`: `eventId` 1–128 of `A–Z a–z 0–9 . _ : -`, unique per dispatch (a repeat answers 200 with `duplicate: true` and changes nothing); `eventType` one of `node.entered` (needs `nodeId`), `call.answered`, `call.completed`, `call.failed`, `call.no_answer`; `nodeId` a node of the pinned workflow version; `occurredAt` an ISO 8601 instant; `data` optional `{durationSeconds?, providerCallRef?}`. A terminal event (`call.completed`, `call.failed`, `call.no_answer`) ends the dispatch: its task is completed, an interaction is logged on the case, and the token stops working. A wrong, expired or ended token, or an unknown dispatch → 401 Shape A `error.msg.not.authenticated`, the same answer in every case.",
+      "Closed callback of the voice provider (docs/design.md §5, Inbound channel events): no bearer token and no tenant header; the only credential is the dispatch's task token in `X-Service-Voice-Task-Token`. Body `{eventId, eventType, nodeId?, occurredAt, data?}`: `eventId` 1–128 of `A–Z a–z 0–9 . _ : -`, unique per dispatch (a repeat answers 200 with `duplicate: true` and changes nothing); `eventType` one of `node.entered` (needs `nodeId`), `call.answered`, `call.completed`, `call.failed`, `call.no_answer`; `nodeId` a node of the pinned workflow version; `occurredAt` an ISO 8601 instant; `data` optional `{durationSeconds?, providerCallRef?}`. A terminal event (`call.completed`, `call.failed`, `call.no_answer`) ends the dispatch: its task is completed, an interaction is logged on the case, and the token stops working. A wrong, expired or ended token, or an unknown dispatch → 401 Shape A `error.msg.not.authenticated`, the same answer in every case.",
     security: [{ voiceTaskToken: [] }],
     parameters: [
       {

@@ -1,5 +1,5 @@
 /**
- * Voice workflow versions (spec § Resources "Voice workflow version", § Endpoints Servicing plane; docs/processes.md
+ * Voice workflow versions (docs/servicing.md "Voice-provider control surface"; docs/processes.md
  * P4 "Voice-provider control surface"). Mounted at `/v1/servicing/voice-provider/control/api/v1/workflow-versions`.
  * Every answer is the spec's snake_case version `{id, workflow_id, version, label, is_active, created_at,
  * definition}`. Versions are immutable; at most one version of a workflow is active. A version of another tenant

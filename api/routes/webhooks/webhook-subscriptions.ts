@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions and their deliveries (spec § Events 2, 4: a roadmap contract;
+ * Webhook subscriptions and their deliveries (docs/integrating.md "Webhooks": a roadmap contract;
  * docs/processes.md P2; docs/design.md §5 Webhooks). Mounted at `/v1/servicing/webhook-subscriptions`.
  * Lists use `pageSize` (1–200, default 50) and a signed `cursor` bound to the route and its
  * filters, and answer `{data, nextCursor}` (`nextCursor` null on the last page). Reads and PATCH
@@ -80,7 +80,7 @@ export const webhookSubscriptionRoutes = factory
       tags,
       summary: 'Create a webhook subscription',
       description:
-        'The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (spec § Events 2). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`. The events portfolio boarding writes (a boarded portfolio\'s history; envelope `source: "BOARDING"` and `boardingBatchId`) are delivered only with `includeBoardedHistory: true` (default false); `boarding.batch.completed` reaches every subscription naming it.',
+        'The answer carries `signingSecret` exactly once; later reads expose only `secretVersion` (docs/integrating.md "Webhooks"). In production the URL must be `https` and must not point at loopback, private, link-local or metadata addresses. A tenant has at most 100 ACTIVE subscriptions (a deployment setting): one more → 409 `error.msg.webhook.subscription.limit.reached`. The events portfolio boarding writes (a boarded portfolio\'s history; envelope `source: "BOARDING"` and `boardingBatchId`) are delivered only with `includeBoardedHistory: true` (default false); `boarding.batch.completed` reaches every subscription naming it.',
       scope: 'servicing:write',
       permission: 'CREATE_WEBHOOKSUBSCRIPTION',
       mutation: true,

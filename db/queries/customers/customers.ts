@@ -185,7 +185,7 @@ function instrumentView(row: typeof paymentInstruments.$inferSelect) {
 }
 
 /**
- * Customers newest-modified first (`updated_at` desc, then id desc; spec § Limits "customer lists
+ * Customers newest-modified first (`updated_at` desc, then id desc; docs/design.md §4 Paging "customer lists
  * newest-modified first"), offset-paged on the (tenant, updated_at, id) index.
  */
 export async function listCustomers(db: Db, tenantId: string, page: { limit: number; offset: number }) {
@@ -401,7 +401,7 @@ export interface InstrumentForPayment {
   state: 'ACTIVE' | 'INACTIVE';
   /** ISO 8601 instant of the verification, or null. */
   verifiedAt: string | null;
-  /** VERIFIED and ACTIVE: "required before money moves" (spec § States). */
+  /** VERIFIED and ACTIVE: "required before money moves" (docs/lending.md "Lending core"). */
   eligible: boolean;
 }
 

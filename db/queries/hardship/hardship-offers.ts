@@ -1,6 +1,6 @@
 /**
  * Reads of hardship offers (docs/processes.md P5 third bullet): one offer with its decision trail
- * (the maker-checker approval records, spec § Authentication 10) and timers, as the offer read answers it.
+ * (the maker-checker approval records, docs/servicing.md "Hardship offers") and timers, as the offer read answers it.
  * The offer operations (activities/hardship/create-hardship-offer.ts, decide-hardship-offer.ts, …) use the `Tx`
  * helpers inside their transaction.
  */
@@ -166,7 +166,7 @@ export async function hardshipOfferRow(
   return row ?? null;
 }
 
-/** The offer with its decision trail, or null when absent or another tenant's (spec § Authentication 9). */
+/** The offer with its decision trail, or null when absent or another tenant's (docs/design.md §4 "Scopes and permissions"). */
 export async function getHardshipOffer(
   db: Db,
   tenantId: string,
@@ -180,7 +180,7 @@ export async function getHardshipOffer(
 
 /**
  * The permission a checker of offer `offerId` needs: the `humanApprovalPermission` of the program version the
- * offer was made under (spec § Authentication 10), or null when the offer is absent or another tenant's.
+ * offer was made under (docs/servicing.md "Hardship offers"), or null when the offer is absent or another tenant's.
  */
 export async function hardshipOfferApprovalPermission(
   db: Db,

@@ -1,5 +1,5 @@
 /**
- * Reads of hardship policies (spec § Resources "Hardship policy overview"; docs/processes.md P5): the active
+ * Reads of hardship policies (docs/servicing.md "Hardship policies"; docs/processes.md P5): the active
  * guardrails, the programs with the version in effect today (tenant compliance time zone, docs/design.md §5
  * "Deadlines"), and the overview the admin read answers. The admin operations
  * (activities/hardship/hardship-policy-writes.ts) use the `Tx` helpers inside their own transaction.

@@ -1,6 +1,5 @@
 /**
- * Read queries of documents and their append-only history (spec § Lending core reads:
- * `GET /v1/documents/{documentId}/history`; § Document history item). Each runs in a tenant-scoped read
+ * Read queries of documents and their append-only history (OpenAPI `GET /v1/documents/{documentId}/history`). Each runs in a tenant-scoped read
  * transaction, so another tenant's document reads as absent.
  */
 import { and, asc, eq } from 'drizzle-orm';
@@ -22,7 +21,7 @@ export interface DocumentView {
   updatedAt: string;
 }
 
-/** One history item (spec § Document history item). */
+/** One history item (OpenAPI `GET /v1/documents/{documentId}/history`). */
 export interface DocumentHistoryItem {
   /** `DOCUMENT_CREATED` or `TITLE_CHANGED`. */
   action: string;

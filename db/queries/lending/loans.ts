@@ -1,6 +1,6 @@
 /**
- * Reads of loans (spec § Lending core reads: `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=
- * repaymentSchedule,transactions`; § Native loan list item; § Limits: native lists `{totalFilteredRecords,
+ * Reads of loans (OpenAPI `GET /v1/loans`, `GET /v1/loans/{loanId}?associations=
+ * repaymentSchedule,transactions`; `GET /v1/loans`; docs/design.md §4 Paging: native lists `{totalFilteredRecords,
  * pageItems}`), and `lockLoanForMoney`, the row lock every money operation (fundings, payments, ledger) takes
  * first. Reads run in a tenant-scoped read transaction (row-level security); the `…(tx, …)` functions run in
  * the caller's. Stored `numeric(19,6)` money is re-rendered with the loan currency's digits (never through a
@@ -169,7 +169,7 @@ export type StoredLoanTerms = LoanTerms & { disbursementFeeChargesDue: string };
 
 // ---- the native list ------------------------------------------------------------------------------------------
 
-/** One item of the native loan list (spec § Native loan list item). */
+/** One item of the native loan list (OpenAPI `GET /v1/loans`). */
 export interface LoanListItem {
   id: number;
   accountNo: string;
@@ -179,7 +179,7 @@ export interface LoanListItem {
 }
 
 /**
- * One page of the tenant's loans (spec § Limits: native lists `{totalFilteredRecords, pageItems}`): sorted by
+ * One page of the tenant's loans (docs/design.md §4 Paging: native lists `{totalFilteredRecords, pageItems}`): sorted by
  * `orderBy` in `sortOrder`, ties broken by id in the same direction, `limit` items from `offset`;
  * `totalFilteredRecords` counts all the tenant's loans. Count and page are read in one transaction.
  */
@@ -443,7 +443,7 @@ export interface LoanView {
   transactions?: LoanTransactionView[];
 }
 
-/** Fundings that moved money: recorded as external (spec § States) or posted by a rail. */
+/** Fundings that moved money: recorded as external (docs/lending.md "Lending core") or posted by a rail. */
 const postedFundingStatuses = ['RECORDED_EXTERNAL', 'POSTED'];
 
 /**

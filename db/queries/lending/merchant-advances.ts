@@ -1,6 +1,6 @@
 /**
- * Read queries of merchant advances (docs/processes.md P6 "Merchant advances"; spec § Lending core reads `GET
- * /v1/merchant-advances/{advanceId}/reconciliation`, § Resources "Merchant advance reconciliation"). Each takes a
+ * Read queries of merchant advances (docs/processes.md P6 "Merchant advances"; OpenAPI `GET
+ * /v1/merchant-advances/{advanceId}/reconciliation`, docs/lending.md "Merchant advances"). Each takes a
  * tenant transaction (the operations pass theirs; the routes go through `withTenantTransaction`, row-level
  * security). Stored `numeric(19,6)` amounts are rendered with exactly the currency's minor-unit digits (never via a
  * float). An advance of another tenant is invisible: the functions answer null, which the routes turn into 404.

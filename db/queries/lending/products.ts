@@ -1,6 +1,5 @@
 /**
- * Read queries of charge definitions and loan products (spec § Loan product; § Lending core reads:
- * `GET /v1/loanproducts`), and `getProductForLoan`, the read the loans code builds schedules from.
+ * Read queries of charge definitions and loan products (OpenAPI `GET /v1/loanproducts`), and `getProductForLoan`, the read the loans code builds schedules from.
  * Each runs in a tenant-scoped read transaction (row-level security), or in the caller's transaction for the
  * `read…(tx, …)` variants. Stored `numeric` values come back as decimal strings with 6 (money) or 8 (rates)
  * fraction digits; they are re-rendered exactly (never through a float), except `interestRatePerPeriod` and its
@@ -105,7 +104,7 @@ export async function listCharges(db: Db, tenantId: string): Promise<ChargeView[
   return rows.map(chargeView);
 }
 
-/** A loan product as the API shows it (spec § Loan product, plus the calculation settings and charges). */
+/** A loan product as the API shows it (OpenAPI `GET /v1/loanproducts`, plus the calculation settings and charges). */
 export interface LoanProductView extends LoanProductSettings {
   id: number;
   name: string;
@@ -119,7 +118,7 @@ export interface LoanProductView extends LoanProductSettings {
   principal: string;
   minPrincipal: string | null;
   maxPrincipal: string | null;
-  /** Nominal rate in percent per `interestRateFrequencyType` (a JSON number, spec § Loan product). */
+  /** Nominal rate in percent per `interestRateFrequencyType` (a JSON number, OpenAPI `GET /v1/loanproducts`). */
   interestRatePerPeriod: number;
   minInterestRatePerPeriod: number | null;
   maxInterestRatePerPeriod: number | null;

@@ -1,5 +1,5 @@
 /**
- * Read queries of loan statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`; § Limits:
+ * Read queries of loan statements (OpenAPI `GET /v1/loans/{loanId}/statements`; docs/design.md §4 Paging:
  * operational lists take limit and offset and answer `{items}`; docs/processes.md P6 "Statements"). Each runs in
  * one tenant-scoped read transaction (row-level security): another tenant's loan or statement is invisible, so the
  * functions answer null and the routes turn that into 404.

@@ -1,5 +1,5 @@
 /**
- * Reads of payments and payment intents (spec § Lending core reads `GET /v1/loans/{loanId}/payments`;
+ * Reads of payments and payment intents (OpenAPI `GET /v1/loans/{loanId}/payments`;
  * docs/processes.md P1: the detail with its status history). Each read runs in one tenant transaction (RLS on).
  */
 import { and, asc, eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Read queries of reconciliation exceptions (spec § Resources: Reconciliation exception; § Limits: operational
+ * Read queries of reconciliation exceptions (docs/lending.md "Reconciliation exceptions"; docs/design.md §4 Paging: operational
  * lists use limit and offset → `{items}`; docs/processes.md P1). Each runs in a tenant-scoped read transaction, so
  * another tenant's exception reads as absent. `reconciliationExceptionView` is the one shape the API, the export
  * and the operations answer with.
@@ -75,7 +75,7 @@ function filterConditions(tenantId: string, filter: ReconciliationExceptionFilte
 /**
  * One page of the tenant's exceptions, newest first (descending id, i.e. creation order), filtered by `status`
  * and `exceptionType`, offset-paged (`limit` 1–200 and `offset` ≥ 0, checked by the caller). A page shorter than
- * `limit` ends the collection (spec § Limits).
+ * `limit` ends the collection (docs/design.md §4 Paging).
  */
 export async function listReconciliationExceptions(
   db: Db,
@@ -117,8 +117,7 @@ export const exportBatchSize = 500;
 /**
  * Every exception of the tenant matching `filter`, oldest first (ascending id), in batches of at most
  * `batchSize` rows: one short read transaction per batch, keyset-paged on the id (`id > last id`), so memory stays
- * constant whatever the number of rows and no connection is held between batches. Live, not a snapshot (spec §
- * Limits: "Lists are live"): a row created during the export appears if its id is beyond the batches already read.
+ * constant whatever the number of rows and no connection is held between batches. Live, not a snapshot (docs/design.md §4 Paging: "Lists are live"): a row created during the export appears if its id is beyond the batches already read.
  * Ends when a batch is empty; stops early when the consumer stops iterating.
  */
 export async function* exportReconciliationExceptions(

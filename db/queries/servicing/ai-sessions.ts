@@ -1,5 +1,5 @@
 /**
- * Read queries of AI sessions and their outputs (spec § Resources "AI session output"; docs/processes.md P4).
+ * Read queries of AI sessions and their outputs (docs/servicing.md "AI sessions and their outputs"; docs/processes.md P4).
  * Each runs in one tenant-scoped read transaction, so row-level security confines it to `tenantId`.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';

@@ -130,7 +130,7 @@ export async function listFormEntries(
   });
 }
 
-/** One history item (spec § Form entry history item). */
+/** One history item (docs/servicing.md "Case types, field definitions and form entries"). */
 export interface FormEntryHistoryItem {
   /** ANSWERS_CREATED, ANSWERS_UPDATED. */
   action: string;

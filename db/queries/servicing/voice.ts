@@ -9,7 +9,7 @@ import { voiceDispatches, voiceWorkflowVersions } from '../../schema';
 import { withTenantTransaction } from '../../tenant-tx';
 
 /**
- * A voice workflow version exactly as the spec shows it (spec § Resources "Voice workflow version"), snake_case:
+ * A voice workflow version exactly as the spec shows it (docs/servicing.md "Voice-provider control surface"), snake_case:
  * `{id, workflow_id, version, label, is_active, created_at, definition}`; `created_at` an ISO 8601 instant (Z),
  * `definition` with its keys in the spec's order.
  */

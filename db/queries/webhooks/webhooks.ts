@@ -11,7 +11,7 @@ import { type DbExecutor, withTenantTransaction } from '../../tenant-tx';
 export type WebhookSubscriptionStatus = (typeof webhookSubscriptions.$inferSelect)['status'];
 export type WebhookDeliveryState = (typeof webhookDeliveries.$inferSelect)['state'];
 
-/** A subscription as every route shows it (spec § Events: "later reads expose only secretVersion"). */
+/** A subscription as every route shows it (docs/integrating.md "Webhooks": "later reads expose only secretVersion"). */
 export interface WebhookSubscriptionView {
   subscriptionId: number;
   /** The destination (https in production; docs/processes.md P2 URLs). */

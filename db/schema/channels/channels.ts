@@ -1,6 +1,6 @@
 /**
- * Channels context: inbound channel events from messaging and voice gateways (spec § Events 1,
- * § Authentication 6; docs/design.md §5 "Inbound channel events"; docs/processes.md P2).
+ * Channels context: inbound channel events from messaging and voice gateways (docs/processes.md P2,
+ * docs/design.md §5 "Inbound channel events"; docs/processes.md P2).
  *
  * Gateways and their secrets are platform tables without row-level security: the gateway code in
  * the callback path selects the tenant, so they are read before a tenant is known (like API

@@ -1,5 +1,5 @@
 /**
- * Customers context (spec § Lending core writes: customers, identifiers, consents, payment
+ * Customers context (docs/lending.md "Lending core": customers, identifiers, consents, payment
  * instruments; restrictions are db/schema/customers/restrictions.ts). Every table is tenant-owned under row-level security.
  * Government identifiers are stored encrypted (AES-256-GCM) with a keyed digest for look-ups and a
  * normalized mask for reads; payment instruments carry only a vault's `providerTokenRef`.

@@ -1,5 +1,5 @@
 /**
- * Restrictions on a customer or one of its loans (spec § Lending core writes: restrictions; holds and protections:
+ * Restrictions on a customer or one of its loans (docs/lending.md "Lending core": restrictions; holds and protections:
  * PAYMENT_HOLD, COLLECTIONS_HOLD, COMMUNICATION_HOLD, SCRA_MLA_PROTECTED, DISBURSEMENT_HOLD). In a file of its own
  * because it references both the customers and the lending tables, which must not import each other. Tenant-owned
  * under row-level security.

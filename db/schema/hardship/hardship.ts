@@ -1,5 +1,5 @@
 /**
- * Hardship assistance policies (spec § Resources "Hardship policy overview"; docs/processes.md P5 first bullet).
+ * Hardship assistance policies (docs/servicing.md "Hardship policies"; docs/processes.md P5 first bullet).
  *
  * - `hardship_guardrail_versions`: the tenant's common guardrails, versions 1, 2, … per tenant, append-only
  *   (custom migration); the highest version is the active one (`activated_at` = its creation).
@@ -10,7 +10,7 @@
  * - `hardship_offers`: one row per hardship offer (docs/processes.md P5 third bullet). `offerId` is the
  *   integer identity `id` (a JSON number on the wire, like the other servicing records), scoped by tenant; its
  *   workflow id is derived (`hardship-offer/<tenant>/<offerId>`), not stored.
- * - `hardship_offer_approvals`: the maker-checker decision of an offer (spec § Authentication 10), at most one per
+ * - `hardship_offer_approvals`: the maker-checker decision of an offer (docs/servicing.md "Hardship offers"), at most one per
  *   offer, append-only (custom migration 0042).
  *
  * Policy writes serialize per tenant on a transaction advisory lock (activities/hardship/hardship-policy-writes.ts), so

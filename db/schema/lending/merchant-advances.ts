@@ -1,5 +1,5 @@
 /**
- * Merchant advances (docs/processes.md P6 "Merchant advances"; spec § Resources "Merchant advance reconciliation"):
+ * Merchant advances (docs/processes.md P6 "Merchant advances"; docs/lending.md "Merchant advances"):
  * the advance (a purchase of future receivables), the sales the merchant reports per period and the remittances
  * recorded against them. Money is `numeric(19,6)` (decimal strings in code, docs/design.md §3); the holdback rate is
  * `numeric(5,4)` in (0, 1]; periods are closed ISO date ranges. Opaque ids (`mca_…`, `mrem_…`) are minted by the

@@ -1,5 +1,5 @@
 /**
- * Periodic statements of loans (docs/design.md §5 "Statements"; docs/processes.md P6; spec § Lending core reads `GET
+ * Periodic statements of loans (docs/design.md §5 "Statements"; docs/processes.md P6; OpenAPI `GET
  * /v1/loans/{loanId}/statements`). One row per (tenant, loan, due date): the unique key makes generation
  * idempotent. Append-only (custom migration revoking UPDATE, DELETE and TRUNCATE from lending_app): a statement,
  * once issued, is never changed. Tenant-owned under row-level security (docs/design.md §3).

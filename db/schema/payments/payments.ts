@@ -1,5 +1,5 @@
 /**
- * Payments context (spec § Lending core writes `POST /v1/loans/{loanId}/payments`; § States; docs/processes.md
+ * Payments context (OpenAPI `POST /v1/loans/{loanId}/payments`; docs/design.md §5 Enumerations; docs/processes.md
  * P1): payments (intents on a rail and payments recorded as external) with their status history, autopay
  * enrolments, and the reconciliation items of the money recorded as external. Money is `numeric(19,6)` (decimal
  * strings in code, docs/design.md §3); dates are ISO calendar dates. Every table is tenant-owned under row-level
@@ -123,7 +123,7 @@ export const autopayAmountType = pgEnum('autopay_amount_type', ['INSTALLMENT_DUE
 export const autopayStatus = pgEnum('autopay_status', ['ACTIVE', 'CANCELLED']);
 
 /**
- * Autopay enrolments (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay enrollment carries
+ * Autopay enrolments (docs/processes.md P1 Autopay; docs/lending.md "Autopay": "Autopay enrollment carries
  * authorizationRef and never backfills history"): which instrument and rail pay a loan's installments, how much
  * (`INSTALLMENT_DUE`: what each installment still owes; `FIXED`: `fixedAmount`), how many calendar days before
  * the due date the intent is created, and the borrower's authorization reference (free text, never an account

@@ -1,5 +1,5 @@
 /**
- * Reconciliation exceptions (spec § Resources: Reconciliation exception; docs/processes.md P1): a
+ * Reconciliation exceptions (docs/lending.md "Reconciliation exceptions"; docs/processes.md P1): a
  * money movement the service could not reconcile automatically, kept until an operator resolves it. Tenant-owned
  * under row-level security (docs/design.md §3). Not to be confused with `reconciliation_items` (payments.ts), the fundings
  * recorded as external.

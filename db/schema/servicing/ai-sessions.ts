@@ -1,5 +1,5 @@
 /**
- * AI-assisted sessions of the servicing context (spec § Resources "AI session output"; docs/processes.md P4
+ * AI-assisted sessions of the servicing context (docs/servicing.md "AI sessions and their outputs"; docs/processes.md P4
  * "AI session outputs"): a session opened on a case for one customer, the outputs produced in it, and the
  * evidence each output cites. Every table is tenant-owned and under row-level security (docs/design.md §3); references
  * are tenant-consistent foreign keys, so an output can only cite evidence of its own tenant.

@@ -1,8 +1,8 @@
 /**
  * Servicing context: case types, cases and their effects, tasks, interactions, evidence and
- * privacy requests (spec § Resources: Privacy request, Servicing case).
+ * privacy requests (docs/servicing.md "Privacy requests in Temporal", "Promises to pay").
  * Case types carry published field definitions, answered by form entries, and cases record contact-consent
- * updates (spec § Endpoints Servicing plane; docs/processes.md P4).
+ * updates (docs/servicing.md; docs/processes.md P4).
  * Every table is tenant-owned and protected by row-level security (docs/design.md §3).
  * Effects are append-only: the history of every state change of a case and its privacy requests.
  */
@@ -323,7 +323,7 @@ export const formEntries = pgTable(
   ],
 ).enableRLS();
 
-/** Append-only history of a form entry's answers (spec § Form entry history item; docs/design.md §3). */
+/** Append-only history of a form entry's answers (docs/servicing.md "Case types, field definitions and form entries"; docs/design.md §3). */
 export const formEntryHistory = pgTable(
   'form_entry_history',
   {

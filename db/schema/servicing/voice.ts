@@ -1,5 +1,5 @@
 /**
- * Voice-provider control surface (spec § Resources "Voice workflow version", § Authentication 6;
+ * Voice-provider control surface (docs/servicing.md "Voice-provider control surface", docs/design.md §5 "Inbound channel events";
  * docs/processes.md P4; docs/design.md §5 "Inbound channel events": the voice task token).
  *
  * - `voice_workflows`: one row per (tenant, workflowId), the counter that numbers versions 1, 2, … without gaps

@@ -1,5 +1,5 @@
 /**
- * Webhooks context (spec § Events; docs/design.md §5 Webhooks; docs/processes.md P2): subscriptions with
+ * Webhooks context (docs/integrating.md "Webhooks"; docs/design.md §5 Webhooks; docs/processes.md P2): subscriptions with
  * their signing secrets, one delivery per (event, subscription) and the append-only attempts of
  * each delivery. Every table is tenant-owned and under row-level security (docs/design.md §3).
  *

@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of the customers context and portfolio search (spec § Lending
- * core writes and reads). Request bodies are strict: an unknown field is a 400, which
+ * Request and response schemas of the customers context and portfolio search (docs/lending.md "Lending core"). Request bodies are strict: an unknown field is a 400, which
  * is how a raw `accountNumber`, `cardNumber` or `routingNumber` is refused. Fields that must never
  * carry a government identifier or account number (`externalId`, `evidenceRef`, `reason`,
  * `providerTokenRef`, `verificationSource`) run `noSensitiveData()` (domain/sensitive-data.ts).

@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of the hardship policy administration (spec § Resources "Hardship policy
- * overview"; docs/processes.md P5 first bullet). Bodies are strict (an unknown field is a 400); free text is
+ * Request and response schemas of the hardship policy administration (docs/servicing.md "Hardship policies"; docs/processes.md P5 first bullet). Bodies are strict (an unknown field is a 400); free text is
  * `guardedText` (an identifier or account number in it is a 400, the value not echoed). Counts and hours are
  * non-negative integers (hours for offer validity and document deadlines; installments for loan age and
  * deferred payments; relief sizes in the relief's unit, domain `reliefUnitOf`). The rules that relate a program

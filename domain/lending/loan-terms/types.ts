@@ -1,7 +1,7 @@
 /**
  * The shapes of a loan's terms: what an application sends (`LoanApplication`, its charges), what it is
  * checked against (`LoanProductForTerms`, `LoanChargeDefinition`), and what a resolved application keeps
- * (`LoanTerms`, `LoanCharge`, `ResolvedLoanApplication`, `Resolution`). Source: spec § Lending core writes
+ * (`LoanTerms`, `LoanCharge`, `ResolvedLoanApplication`, `Resolution`). Source: docs/lending.md "Lending core"
  * (`POST /v1/loans`), Apache Fineract's loan application body. Amounts are decimal strings in these shapes;
  * dates ISO `YYYY-MM-DD`.
  */
@@ -34,7 +34,7 @@ export interface LoanChargeInput {
   dueDate?: string | null;
 }
 
-/** The loan-creation body (spec § Lending core writes, "Loan creation body fields", plus Fineract's graces). */
+/** The loan-creation body (docs/lending.md "Lending core", "Loan creation body fields", plus Fineract's graces). */
 export interface LoanApplication {
   clientId: number;
   productId: number;

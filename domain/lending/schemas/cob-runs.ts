@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of close-of-business runs (docs/processes.md P7 "The run"; spec § Limits:
+ * Request and response schemas of close-of-business runs (docs/processes.md P7 "The run"; docs/design.md §4 Paging:
  * operational lists take `limit` and `offset`). Dates are ISO calendar dates in the tenant's time zone; instants ISO
  * 8601 UTC.
  */

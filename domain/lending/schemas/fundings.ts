@@ -1,6 +1,6 @@
 /**
- * Request and response schemas of a loan's fundings (spec § Lending core writes: fundings recorded as external;
- * § Lending core reads): `POST /v1/loans/{loanId}/fundings/record-external` and `GET /v1/loans/{loanId}/fundings`.
+ * Request and response schemas of a loan's fundings (docs/lending.md "Lending core": fundings recorded as external;
+ * docs/lending.md "Lending core"): `POST /v1/loans/{loanId}/fundings/record-external` and `GET /v1/loans/{loanId}/fundings`.
  * Also the body of a boarded funding line (activities/boarding/line-schemas.ts).
  */
 import * as v from 'valibot';

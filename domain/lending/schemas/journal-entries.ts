@@ -1,5 +1,5 @@
 /**
- * Query and response schemas of `GET /v1/journalentries` (spec § Lending core reads; § Limits: journal-entry
+ * Query and response schemas of `GET /v1/journalentries` (docs/lending.md "Lending core"; docs/design.md §4 Paging: journal-entry
  * lists take offset and limit and answer `{totalFilteredRecords, pageItems}`).
  */
 import * as v from 'valibot';

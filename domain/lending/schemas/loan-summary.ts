@@ -1,5 +1,5 @@
 /**
- * Query and response schemas of `GET /v1/loans/{loanId}/summary` (spec § Lending core reads: summary).
+ * Query and response schemas of `GET /v1/loans/{loanId}/summary` (docs/lending.md "Lending core": summary).
  */
 import * as v from 'valibot';
 import { isoDate } from '../../validation/dates';

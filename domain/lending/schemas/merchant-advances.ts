@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of merchant advances (docs/processes.md P6 "Merchant advances"; spec § Resources
- * "Merchant advance reconciliation", § Lending core reads). Bodies are strict (an unknown field is a 400). Money is
+ * Request and response schemas of merchant advances (docs/processes.md P6 "Merchant advances"; docs/lending.md "Merchant advances", docs/lending.md "Lending core"). Bodies are strict (an unknown field is a 400). Money is
  * a decimal string (never a JSON number) with at most the currency's ISO 4217 minor-unit digits (the advance's
  * currency for sales and remittances, checked by the operation); `holdbackRate` a decimal string in (0, 1] with at
  * most 4 decimals; periods ISO calendar dates with `periodEnd ≥ periodStart` (one day DAILY, seven days WEEKLY:

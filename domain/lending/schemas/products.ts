@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of charge definitions and loan products (spec § Loan product; § Lending core
- * writes: `POST /v1/charges`, `POST /v1/loanproducts`; § Lending core reads: `GET /v1/loanproducts`).
+ * Request and response schemas of charge definitions and loan products (OpenAPI `GET /v1/loanproducts`; `POST /v1/charges`, `POST /v1/loanproducts`; OpenAPI `GET /v1/loanproducts`).
  * Field names and integer codes are Apache Fineract's, so Fineract clients can send their usual bodies: amounts
  * and rates as decimal strings or JSON numbers (a number becomes the decimal string JavaScript renders for it;
  * one with an exponent is refused), `locale` and `dateFormat` accepted and ignored (amounts are always `.`

@@ -1,6 +1,6 @@
 /**
- * Request and response schemas of loan statements (spec § Lending core reads `GET /v1/loans/{loanId}/statements`;
- * § Limits: operational lists take `limit` and `offset` and answer `{items}`; docs/processes.md P6 "Statements").
+ * Request and response schemas of loan statements (OpenAPI `GET /v1/loans/{loanId}/statements`;
+ * docs/design.md §4 Paging: operational lists take `limit` and `offset` and answer `{items}`; docs/processes.md P6 "Statements").
  * Amounts are decimal strings with the currency's minor-unit digits; dates ISO calendar dates.
  */
 import * as v from 'valibot';

@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of autopay (docs/processes.md P1 Autopay: `POST /v1/loans/{loanId}/autopay`
- * `{instrumentId, authorizationRef, rail, amountType, fixedAmount?, daysBeforeDue}`; spec § Boarding rules
+ * `{instrumentId, authorizationRef, rail, amountType, fixedAmount?, daysBeforeDue}`; docs/lending.md "Autopay"
  * "Autopay enrollment carries authorizationRef"). Bodies are strict (an unknown field is a 400). `fixedAmount` is a
  * decimal string; its digits are checked against the loan's currency by the operation (400 naming `fixedAmount`).
  */

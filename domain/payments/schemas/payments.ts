@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of payment intents (spec § Lending core writes `POST
+ * Request and response schemas of payment intents (OpenAPI `POST
  * /v1/loans/{loanId}/payments`: body fields all required; docs/design.md §5 rails and statuses; docs/processes.md P1 routes,
  * response fields and sandbox simulations). Bodies are strict (an unknown field is a 400); amounts are decimal
  * strings with at most the currency's digits.

@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of the reconciliation-exception routes (spec § Resources: Reconciliation
- * exception; § Limits; docs/processes.md P1 "Reconciliation exceptions"). Query objects are strict: an unknown
+ * Request and response schemas of the reconciliation-exception routes (docs/lending.md "Reconciliation exceptions"; docs/design.md §4 Paging; docs/processes.md P1 "Reconciliation exceptions"). Query objects are strict: an unknown
  * parameter → 400. `reason` is `guardedText`: never a government identifier or an account or card number.
  */
 import * as v from 'valibot';
@@ -22,7 +21,7 @@ export const exportReconciliationExceptionsQuery = v.strictObject({
   exceptionType: v.optional(exceptionType),
 });
 
-/** The list's filters plus `limit` (1–200, default 50) and `offset` (≥ 0, default 0) (spec § Limits). */
+/** The list's filters plus `limit` (1–200, default 50) and `offset` (≥ 0, default 0) (docs/design.md §4 Paging). */
 export const listReconciliationExceptionsQuery = v.strictObject({
   status: v.optional(status),
   exceptionType: v.optional(exceptionType),
@@ -39,7 +38,7 @@ export const resolveReconciliationExceptionBody = v.strictObject({
 });
 
 /**
- * One exception (spec § Reconciliation exception): `exceptionId`, `exceptionType`, `targetType`, `targetRef`,
+ * One exception (docs/lending.md "Reconciliation exceptions"): `exceptionId`, `exceptionType`, `targetType`, `targetRef`,
  * `status`, `detail` (with `providerRef`; all values strings), `createdAt`, `lastSeenAt`; once resolved also
  * `resolution`, `resolutionReason`, `resolvedBy`, `resolvedAt`.
  */

@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of payments recorded as external and of a loan's payment list (spec § Lending
- * core writes: payments recorded as external; § Lending core reads: payments): `POST
+ * Request and response schemas of payments recorded as external and of a loan's payment list (docs/lending.md "Lending core": payments recorded as external; docs/lending.md "Lending core": payments): `POST
  * /v1/loans/{loanId}/payments/record-external` and `GET /v1/loans/{loanId}/payments`. Also the body of a boarded
  * payment line (activities/boarding/line-schemas.ts).
  */

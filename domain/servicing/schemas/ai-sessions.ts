@@ -1,6 +1,6 @@
 /**
- * Request and response schemas of AI sessions and their outputs (spec § Resources "AI session output",
- * § Endpoints Servicing plane; docs/processes.md P4). Bodies are strict (an unknown field is rejected). Free text
+ * Request and response schemas of AI sessions and their outputs (docs/servicing.md "AI sessions and their outputs",
+ * docs/servicing.md; docs/processes.md P4). Bodies are strict (an unknown field is rejected). Free text
  * (`purpose`, `content`, `citations[].fact`) is `guardedText`: bounded, and refused when it carries a government
  * identifier or an account or card number (the value is not echoed).
  */

@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of contact-consent updates (spec § Endpoints, Servicing plane:
- * `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4). The body is strict: the spec's
+ * Request and response schemas of contact-consent updates (OpenAPI `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4). The body is strict: the spec's
  * fields `{customerRef, operation, contactPointRef, canReceiveSms, effectiveAt, reason}`, where `canReceiveSms` is
  * the permission of `UPDATE_SMS_PERMISSION`; `UPDATE_EMAIL_PERMISSION` takes `canReceiveEmail` and
  * `UPDATE_VOICE_PERMISSION` `canReceiveVoice` instead. Exactly the operation's field is required; another

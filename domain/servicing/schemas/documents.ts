@@ -1,7 +1,6 @@
 /**
- * Request and response schemas of documents (spec § Lending core writes: `POST /v1/documents`, "document records,
- * linkable to a loan"; § Lending core reads: `GET /v1/documents/{documentId}/history`; § Servicing plane:
- * `PUT /v1/servicing/documents/{documentId}`; § Document history item). The service keeps metadata only: the
+ * Request and response schemas of documents (OpenAPI `POST /v1/documents`, "document records,
+ * linkable to a loan"; OpenAPI `GET /v1/documents/{documentId}/history`; `PUT /v1/servicing/documents/{documentId}`). The service keeps metadata only: the
  * bytes live with a storage provider named by `storageRef`. Request bodies are strict; `title` and `reason` are
  * `guardedText` (no government identifier or account number).
  */

@@ -1,6 +1,6 @@
 /**
  * Request and response schemas of case types, their field definitions and form entries (docs/processes.md P4;
- * spec § Resources "Case-type field definitions", "Form entry history item"). Request bodies are strict (an
+ * docs/servicing.md "Case types, field definitions and form entries"). Request bodies are strict (an
  * unknown field is a 400). The shape of a definition is checked here (key syntax, bounded counts and lengths,
  * enumerations); the rules across fields (unique keys, ENUM options, MONEY currency) and the answers, which depend
  * on the publication, are checked by the operations with domain/servicing/form-fields.ts.

@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the servicing plane (spec § Endpoints, Servicing plane). Request bodies are strict: an unknown field is a 400. Free text (summaries, `closureReason`,
+ * Request and response schemas of the servicing plane (docs/servicing.md). Request bodies are strict: an unknown field is a 400. Free text (summaries, `closureReason`,
  * `description`, `note`, `outcomeReason`) is `guardedText`: a government identifier or an account or
  * card number in it is a 400 naming the field, and the value is not echoed.
  */

@@ -1,6 +1,5 @@
 /**
- * Request and response schemas of the voice-provider control surface (spec § Resources "Voice workflow
- * version"; docs/processes.md P4). Bodies are strict (an unknown field is a 400); labels and names are
+ * Request and response schemas of the voice-provider control surface (docs/servicing.md "Voice-provider control surface"; docs/processes.md P4). Bodies are strict (an unknown field is a 400); labels and names are
  * `guardedText` (a government identifier or an account number in them is a 400, the value not echoed).
  * The structure of a definition (unique node ids, one start node, edges between existing nodes, …) is checked
  * by domain/servicing/voice-workflow.ts `definitionProblems` inside the create operation.

@@ -1,7 +1,7 @@
 /**
- * Request and response schemas of webhook subscriptions and deliveries (spec § Events 2, 4;
+ * Request and response schemas of webhook subscriptions and deliveries (docs/integrating.md "Webhooks";
  * docs/processes.md P2; docs/design.md §5 Webhooks). Roadmap routes: lists take `pageSize` and `cursor`
- * and answer `{data, nextCursor}` (spec § Limits). Request bodies are strict: an unknown field is
+ * and answer `{data, nextCursor}` (docs/design.md §4 Paging). Request bodies are strict: an unknown field is
  * a 400. The URL's destination policy depends on the environment and is checked by the operation.
  */
 import * as v from 'valibot';
@@ -105,7 +105,7 @@ export const rotateSecretBody = v.strictObject({
   ),
 });
 
-/** `pageSize`: 1 to 200, default 50; out of range is an error, never clamped (spec § Limits). */
+/** `pageSize`: 1 to 200, default 50; out of range is an error, never clamped (docs/design.md §4 Paging). */
 const pageSize = v.optional(
   v.pipe(
     v.string(),

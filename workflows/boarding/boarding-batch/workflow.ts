@@ -1,5 +1,5 @@
 /**
- * Portfolio boarding (docs/processes.md P3; spec § What the service does, Boarding rules).
+ * Portfolio boarding (docs/processes.md P3; docs/migrating.md "Portfolio boarding").
  *
  * `boardingWorkflow`: id `boarding/<tenant>/<batchId>` (domain/ids.ts `boardingWorkflowId`), queue `boarding`,
  * search attribute `TenantId`, static summary naming the file and its line count (domain/boarding/batch.ts

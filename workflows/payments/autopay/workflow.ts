@@ -1,5 +1,5 @@
 /**
- * A loan's autopay as a durable process (docs/processes.md P1 Autopay; spec § Boarding rules "Autopay
+ * A loan's autopay as a durable process (docs/processes.md P1 Autopay; docs/lending.md "Autopay": "Autopay
  * enrollment carries authorizationRef and never backfills history"; docs/design.md §5 Holds "PAYMENT_HOLD blocks payment
  * intents and autopay"). Anchor: Temporal's continue-as-new pattern for long-lived per-entity workflows.
  *

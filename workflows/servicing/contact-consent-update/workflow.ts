@@ -1,6 +1,5 @@
 /**
- * A scheduled contact-consent update as a durable process (spec § Endpoints, Servicing plane:
- * `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4 "Contact-consent updates").
+ * A scheduled contact-consent update as a durable process (OpenAPI `POST /v1/servicing/cases/{caseId}/contact-consent-updates`; docs/processes.md P4 "Contact-consent updates").
  *
  * Clock: one durable timer until the update's `effectiveAt` (chosen by the caller, at most 365 days ahead;
  * domain/servicing/contact-consent.ts), passed in the input as epoch milliseconds.
