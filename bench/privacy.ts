@@ -15,7 +15,7 @@
  * It seeds `--cases` PRIVACY cases, each with an inbound interaction, and as many customers each with a phone and
  * an open case, through the public routes, then measures for `--duration` seconds each, with `--concurrency`
  * requests in flight (a closed loop):
- * - `POST /v1/servicing/privacy-requests` (spec § Privacy request) with autocannon, a fresh Idempotency-Key per
+ * - `POST /v1/servicing/privacy-requests` (docs/servicing.md "Privacy requests in Temporal") with autocannon, a fresh Idempotency-Key per
  *   request and the cases taken in turn: requests per second, p50, p99; every answer must be 201;
  * - `POST /v1/servicing/cases/{caseId}/contact-consent-updates` scheduling an SMS permission change 30 days ahead
  *   (so it starts `contact-consent-update/<tenant>/<updateId>`, a different process), the same way; answers 200;

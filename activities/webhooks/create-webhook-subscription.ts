@@ -28,7 +28,7 @@ export interface CreateWebhookSubscriptionResult extends WebhookSubscriptionView
 }
 
 /**
- * Creates a webhook subscription (spec § Events 2; docs/processes.md P2) in status ACTIVE with
+ * Creates a webhook subscription (docs/integrating.md "Webhooks"; docs/processes.md P2) in status ACTIVE with
  * secret version 1: a fresh `whsec_` secret stored only encrypted in `webhook_secrets`.
  * Idempotent by `requestKey`: a retry returns the subscription the first call created, with the
  * same secret (decrypted again, as the same logical request). Errors: 400 naming `url` when the

@@ -11,7 +11,7 @@ export interface DeactivateWebhookSubscriptionInput extends OperationContext {
 }
 
 /**
- * Deactivates a subscription (spec § Events 4: "stops new deliveries, keeps history";
+ * Deactivates a subscription (docs/integrating.md "Webhooks": "stops new deliveries, keeps history";
  * docs/processes.md P2): status INACTIVE, and in the same transaction its PENDING and RETRYING
  * deliveries become CANCELLED (no next attempt). History and secrets are kept. Bumps `version`.
  * Errors: 404 when absent or another tenant's; 409

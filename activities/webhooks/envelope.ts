@@ -1,5 +1,5 @@
 /**
- * The bytes of a delivery: the spec's envelope (spec § Events; `EventEnvelope` of domain/events.ts)
+ * The bytes of a delivery: the envelope (docs/integrating.md "Webhooks"; `EventEnvelope` of domain/events.ts)
  * of an outbox row, with the subscription's `apiVersion` (docs/processes.md P2), serialized with a
  * fixed key order so every retry sends the same bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * Outbound webhooks (spec § Events; docs/design.md §5 Webhooks; docs/processes.md P0/P2), one transaction
+ * Outbound webhooks (docs/integrating.md "Webhooks"; docs/design.md §5 Webhooks; docs/processes.md P0/P2), one transaction
  * per database operation:
  * - subscription operations (create, PATCH, rotate-secret, deactivate, test event); reads live in
  *   db/queries/webhooks/webhooks.ts;

@@ -26,7 +26,7 @@ export interface RotateWebhookSubscriptionSecretResult {
 }
 
 /**
- * Rotates a subscription's signing secret with a bounded overlap (spec § Events 2, 4; docs/design.md §5
+ * Rotates a subscription's signing secret with a bounded overlap (docs/integrating.md "Webhooks"; docs/design.md §5
  * Webhooks): a new secret (version + 1) becomes current; the previous current one stays valid
  * until now + `overlapSeconds`; any older one still valid ends now, so at most two secrets are
  * ever valid. Bumps the subscription's `version`. Errors: 400 naming `overlapSeconds` out of

@@ -10,7 +10,7 @@ export interface SendWebhookTestEventInput extends OperationContext {
 }
 
 /**
- * Queues a signed, non-business `webhook.test` event for one subscription (spec § Events 4;
+ * Queues a signed, non-business `webhook.test` event for one subscription (docs/integrating.md "Webhooks";
  * docs/processes.md P2): an outbox row with `targetSubscriptionId`, which the relay delivers to that
  * subscription only, whatever its event types. Idempotent by `requestKey` (a retry returns the
  * same `eventId`); without one every call is a new test event. Errors: 404 when absent or another
