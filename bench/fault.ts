@@ -1,5 +1,6 @@
 /**
- * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding,webhooks-dead-tenant,cob] [--quick] [--down-seconds 10]
+ * `npm run bench:fault [-- --only postgres,temporal,worker,worker-servicing,boarding,webhooks-dead-tenant-burst,webhooks-dead-tenant,cob]
+ * [--quick] [--down-seconds 10]
  * [--temporal-down-seconds 30] [--keep]`
  * (docs/processes.md P0 "Failure answers", P3 fault target): the fault benchmarks. Each prints what it
  * measured and a PASS/FAIL line per check; nothing here is a vitest test (they take minutes).
@@ -53,6 +54,10 @@
  *   Not covered: the daily reconciliation (it needs rail reports that disagree with the intents).
  * - `boarding`: `scripts/boarding-fault.ts` (a worker SIGKILLed repeatedly mid-batch), run as a child process,
  *   smaller with `--quick`.
+ * - `webhooks-dead-tenant-burst`: bench/webhooks-dead-tenant-burst.ts (a second tenant's fresh burst of 100 deliveries,
+ *   10 subscriptions × 10 events, to a receiver that holds every connection open): the live tenant's p50 and max
+ *   delivery latency in the burst's first minute against its own, alone, in the same run (about 2 minutes). Runs
+ *   before `webhooks-dead-tenant` when both are selected, and deactivates its subscriptions afterwards.
  * - `webhooks-dead-tenant`: bench/webhooks-dead-tenant.ts (a second tenant whose 10 subscriptions never answer or
  *   refuse, with a backlog of 1,600 deliveries, beside a live tenant): the live tenant's p99 delivery latency
  *   against its baseline of the same run, and the worker's RSS flat (about 3 minutes; `--quick` about 2).
@@ -95,6 +100,7 @@ import { startTenantStatementCycle } from '../workflows/lending/statement-cycle/
 import type { TenantStatementCycleResult } from '../workflows/lending/statement-cycle/types';
 import { cobWorkerKills } from './fault-cob';
 import { webhooksDeadTenant } from './webhooks-dead-tenant';
+import { webhooksDeadTenantBurst } from './webhooks-dead-tenant-burst';
 
 const scenarios = [
   'postgres',
@@ -102,6 +108,7 @@ const scenarios = [
   'worker',
   'worker-servicing',
   'boarding',
+  'webhooks-dead-tenant-burst',
   'webhooks-dead-tenant',
   'cob',
 ] as const;
@@ -193,10 +200,13 @@ async function stopPostgres(): Promise<void> {
   database = null;
 }
 /**
- * Only `webhooks-dead-tenant` selected: the dev server keeps its state in memory (that scenario never restarts it,
- * and the SQLite file's writes, not the service, would then bound how fast thousands of deliveries are dispatched).
+ * Only the webhook scenarios selected (`webhooks-dead-tenant`, `webhooks-dead-tenant-burst`): the dev server keeps its
+ * state in memory (they never restart it, and the SQLite file's writes, not the service, would then bound how fast
+ * thousands of deliveries are dispatched).
  */
-const temporalInMemory = selected.size === 1 && selected.has('webhooks-dead-tenant');
+const temporalInMemory = [...selected].every(
+  (each) => each === 'webhooks-dead-tenant' || each === 'webhooks-dead-tenant-burst',
+);
 async function startTemporal(port: number): Promise<void> {
   temporal = await startTemporalDevServer({
     port,
@@ -1996,6 +2006,7 @@ try {
     selected.has('worker') ||
     selected.has('worker-servicing') ||
     selected.has('webhooks-dead-tenant') ||
+    selected.has('webhooks-dead-tenant-burst') ||
     selected.has('cob');
   if (needsStack) {
     const stack = await startStack();
@@ -2027,6 +2038,34 @@ try {
         { loans, timeoutMinutes: 20 },
         (name, pass, detail) => check(scenario, name, pass, detail),
         note,
+      );
+    }
+    if (selected.has('webhooks-dead-tenant-burst')) {
+      const scenario = 'webhooks-dead-tenant-burst';
+      say(
+        `\n== ${scenario}: a tenant's fresh burst to a receiver that holds every connection open, beside a live tenant`,
+      );
+      await webhooksDeadTenantBurst(
+        {
+          baseUrl: stack.baseUrl,
+          databaseUrl: stack.databaseUrl,
+          dataDir,
+          token: stack.token,
+          tenant,
+          sql: stack.sql,
+          temporalClient: stack.temporalClient,
+        },
+        {
+          rounds: 3,
+          gapSeconds: quick ? 12 : 20,
+          eventsPerRound: 10,
+          deadSubscriptions: 10,
+          eventsPerDeadSubscription: 10,
+          floorMs: 500,
+        },
+        (name, pass, detail) => check(scenario, name, pass, detail),
+        note,
+        closers,
       );
     }
     if (selected.has('webhooks-dead-tenant')) {

@@ -68,7 +68,8 @@ function treeRssMiB(root: number): number {
   return kib / 1024;
 }
 
-async function post(baseUrl: string, token: string, tenant: string, route: string, body?: unknown) {
+/** POSTs `body` (JSON, or none) to `route` as the tenant's client; answers the status and the parsed body. */
+export async function post(baseUrl: string, token: string, tenant: string, route: string, body?: unknown) {
   const response = await fetch(`${baseUrl}${route}`, {
     method: 'POST',
     headers: {
@@ -83,7 +84,8 @@ async function post(baseUrl: string, token: string, tenant: string, route: strin
   return { status: response.status, body: JSON.parse(text || 'null') as Record<string, unknown> | null };
 }
 
-async function subscribe(
+/** Subscribes `url` to `payment.posted` for the tenant; answers the subscription id (throws unless 201). */
+export async function subscribe(
   stack: { baseUrl: string },
   token: string,
   tenant: string,

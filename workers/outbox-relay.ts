@@ -14,8 +14,10 @@
  * 4. start one `webhookDeliveryWorkflow` per delivery (idempotent by its deterministic id), paced per tenant
  *    (domain/webhooks/start-pacing.ts: a burst starts at once, the rest with a Temporal start delay at the
  *    tenant's rate, the GCRA state locked in `webhook_start_pacing`) and never before an open endpoint breaker
- *    lets an attempt through, so one tenant's burst or dead endpoints do not fill the queue every tenant shares;
- *    a delayed delivery runs on the `webhooks-backlog` pool, the others on `webhooks`;
+ *    lets an attempt through, and, to an endpoint with no recent success (no attempt recorded, or its last one
+ *    failed), no more than 1 open delivery at once, the rest 2.5 s apart up to 10 s (`unprovenEndpointDelaysMs`), so
+ *    one tenant's burst or dead endpoints do not fill the queue every tenant shares, even before any breaker has
+ *    seen a failure; a delayed delivery runs on the `webhooks-backlog` pool, the others on `webhooks`;
  * 5. mark the rows published. A failed start throws, the transaction rolls back, the rows stay
  *    unpublished and are retried on the next pass (a start that did happen is then a no-op).
  *
@@ -25,7 +27,7 @@
  * as `relayLagSeconds()` and logged every `lagLogIntervalMs`.
  */
 import type { Client } from '@temporalio/client';
-import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import {
@@ -43,6 +45,7 @@ import {
   planStarts,
   type StartPacing,
   startDelayMs,
+  unprovenEndpointDelaysMs,
 } from '../domain/webhooks/start-pacing';
 import { startWebhookDelivery } from '../workflows/webhooks/webhook-delivery/client';
 
@@ -243,12 +246,14 @@ async function fairClaimCandidates(
  * The start delay in ms of each of `deliveries` (same order): per tenant, `planStarts` from the tenant's GCRA state in
  * `webhook_start_pacing` (rows created when missing and locked in tenant order, so concurrent relays neither
  * deadlock nor share a pace they did not see), raised to the `openUntil` of an open endpoint breaker
- * (`webhook_endpoint_breakers`), spread 1 s apart per delivery held by the same breaker. Stores each tenant's new
- * state in the same transaction as the pass.
+ * (`webhook_endpoint_breakers`), spread 1 s apart per delivery held by the same breaker, and to the spacing of an
+ * endpoint with no recent success (no breaker row: no attempt recorded; or failures since its last success), given
+ * its deliveries open before this pass (`unprovenEndpointDelaysMs`). Stores each tenant's new state in the same
+ * transaction as the pass.
  */
 async function plannedStartDelays(
   tx: Tx,
-  deliveries: readonly { tenantId: string; subscriptionId: number }[],
+  deliveries: readonly { tenantId: string; subscriptionId: number; deliveryId: string }[],
   pacing: StartPacing,
 ): Promise<number[]> {
   if (deliveries.length === 0) return [];
@@ -281,6 +286,7 @@ async function plannedStartDelays(
       ),
     );
   const openUntilOf = new Map(open.map((b) => [`${b.tenantId}/${b.subscriptionId}`, b.openUntil!.getTime()]));
+  const unprovenSpacing = await unprovenEndpointSpacing(tx, tenants, deliveries);
   const delays = new Array<number>(deliveries.length).fill(0);
   for (const pace of paces) {
     const indexes = deliveries.flatMap((d, i) => (d.tenantId === pace.tenantId ? [i] : []));
@@ -292,7 +298,10 @@ async function plannedStartDelays(
       const openUntil = openUntilOf.get(key) ?? null;
       const held = heldBy.get(key) ?? 0;
       if (openUntil !== null) heldBy.set(key, held + 1);
-      delays[deliveryIndex] = startDelayMs(plan.delaysMs[k] ?? 0, nowMs, openUntil, held * 1000);
+      delays[deliveryIndex] = Math.max(
+        startDelayMs(plan.delaysMs[k] ?? 0, nowMs, openUntil, held * 1000),
+        unprovenSpacing[deliveryIndex] ?? 0,
+      );
     });
     if (plan.tatMs !== null && plan.tatMs !== pace.theoreticalAt.getTime()) {
       await tx
@@ -302,6 +311,69 @@ async function plannedStartDelays(
     }
   }
   return delays;
+}
+
+/**
+ * Each delivery's least start delay in ms (same order as `deliveries`) for its endpoint's lack of recent success: 0
+ * for an endpoint whose breaker row shows no failure since its last success, else `unprovenEndpointDelaysMs` over the
+ * pass's deliveries to that endpoint, given its deliveries already open (PENDING or RETRYING, this pass's excluded).
+ */
+async function unprovenEndpointSpacing(
+  tx: Tx,
+  tenants: readonly string[],
+  deliveries: readonly { tenantId: string; subscriptionId: number; deliveryId: string }[],
+): Promise<number[]> {
+  const subscriptionIds = [...new Set(deliveries.map((d) => d.subscriptionId))];
+  const proven = await tx
+    .select({
+      tenantId: webhookEndpointBreakers.tenantId,
+      subscriptionId: webhookEndpointBreakers.subscriptionId,
+    })
+    .from(webhookEndpointBreakers)
+    .where(
+      and(
+        inArray(webhookEndpointBreakers.tenantId, [...tenants]),
+        inArray(webhookEndpointBreakers.subscriptionId, subscriptionIds),
+        eq(webhookEndpointBreakers.consecutiveFailures, 0),
+      ),
+    );
+  const provenKeys = new Set(proven.map((b) => `${b.tenantId}/${b.subscriptionId}`));
+  const unproven = deliveries.filter((d) => !provenKeys.has(`${d.tenantId}/${d.subscriptionId}`));
+  if (unproven.length === 0) return new Array<number>(deliveries.length).fill(0);
+  const openRows = await tx
+    .select({
+      tenantId: webhookDeliveries.tenantId,
+      subscriptionId: webhookDeliveries.subscriptionId,
+      open: count(),
+    })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        inArray(webhookDeliveries.tenantId, [...new Set(unproven.map((d) => d.tenantId))]),
+        inArray(webhookDeliveries.subscriptionId, [...new Set(unproven.map((d) => d.subscriptionId))]),
+        inArray(webhookDeliveries.state, ['PENDING', 'RETRYING']),
+        notInArray(
+          webhookDeliveries.deliveryId,
+          deliveries.map((d) => d.deliveryId),
+        ),
+      ),
+    )
+    .groupBy(webhookDeliveries.tenantId, webhookDeliveries.subscriptionId);
+  const openOf = new Map(openRows.map((r) => [`${r.tenantId}/${r.subscriptionId}`, Number(r.open)]));
+  const byEndpoint = new Map<string, number[]>();
+  deliveries.forEach((d, i) => {
+    const key = `${d.tenantId}/${d.subscriptionId}`;
+    if (provenKeys.has(key)) return;
+    byEndpoint.set(key, [...(byEndpoint.get(key) ?? []), i]);
+  });
+  const spacing = new Array<number>(deliveries.length).fill(0);
+  for (const [key, indexes] of byEndpoint) {
+    const delays = unprovenEndpointDelaysMs(openOf.get(key) ?? 0, indexes.length);
+    indexes.forEach((deliveryIndex, k) => {
+      spacing[deliveryIndex] = delays[k] ?? 0;
+    });
+  }
+  return spacing;
 }
 
 /** Age in seconds of the oldest unpublished outbox event; null when everything is published. */

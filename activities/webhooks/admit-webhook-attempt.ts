@@ -12,7 +12,9 @@
  *   doubling with `refusals` up to 60 s, jittered).
  * - Otherwise a slot is taken for this delivery (expires after 60 s; `recordWebhookAttempt` or
  *   `cancelWebhookDelivery` frees it) and, when the breaker was open and its time is over, this
- *   attempt becomes its probe → `{admitted: true, probe}`.
+ *   attempt becomes its probe → `{admitted: true, probe, unproven}`; `unproven` when the endpoint has no recent
+ *   success (no breaker row: no attempt recorded yet; or failures since its last success), for the workflow to give
+ *   the attempt the short limits of `attemptLimitsFor` (domain/webhooks/retry-schedule.ts).
  * A refused delivery's `nextAttemptAt` is moved to when it will ask again. A retried call for a
  * delivery that already holds a slot is admitted again. Instants come from the workflow (`at`).
  *
@@ -58,7 +60,12 @@ export interface AdmitWebhookAttemptInput {
 }
 
 export type AdmitWebhookAttemptResult =
-  | { admitted: true; probe: boolean }
+  | {
+      admitted: true;
+      probe: boolean;
+      /** The endpoint has no recent success (see above); absent in answers recorded before it existed. */
+      unproven?: boolean;
+    }
   | {
       admitted: false;
       reason: 'BREAKER_OPEN' | 'TENANT_AT_CAPACITY';
@@ -66,8 +73,20 @@ export type AdmitWebhookAttemptResult =
       waitMs: number;
     };
 
-/** A breaker as stored: its state, and its waker (the delivery holding a timer to its next change; see above). */
-export type StoredBreaker = BreakerState & { wakerDeliveryId: string | null; wakerUntilMs: number | null };
+/**
+ * A breaker as stored: its state, its waker (the delivery holding a timer to its next change; see above), and whether
+ * a row exists (`recorded`: some attempt of the endpoint was recorded).
+ */
+export type StoredBreaker = BreakerState & {
+  wakerDeliveryId: string | null;
+  wakerUntilMs: number | null;
+  recorded: boolean;
+};
+
+/** Whether an endpoint has no recent success: no attempt recorded yet, or failures since its last success. */
+export function endpointUnproven(breaker: StoredBreaker): boolean {
+  return !breaker.recorded || breaker.consecutiveFailures > 0;
+}
 
 /** The breaker row of a subscription, locked `FOR UPDATE`; a CLOSED breaker with no waker when there is none. */
 export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: number): Promise<StoredBreaker> {
@@ -81,7 +100,7 @@ export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: numb
       ),
     )
     .for('update');
-  if (!row) return { ...closedBreaker, wakerDeliveryId: null, wakerUntilMs: null };
+  if (!row) return { ...closedBreaker, wakerDeliveryId: null, wakerUntilMs: null, recorded: false };
   return {
     state: row.state as BreakerStateName,
     consecutiveFailures: row.consecutiveFailures,
@@ -91,6 +110,7 @@ export async function lockBreaker(tx: Tx, tenantId: string, subscriptionId: numb
     probeUntilMs: row.probeUntil?.getTime() ?? null,
     wakerDeliveryId: row.wakerDeliveryId,
     wakerUntilMs: row.wakerUntil?.getTime() ?? null,
+    recorded: true,
   };
 }
 
@@ -147,7 +167,8 @@ export const admitWebhookAttempt =
       if (held) {
         // A retried call: the slot is this delivery's already.
         await tx.update(webhookDeliverySlots).set({ expiresAt }).where(slotOf);
-        return { admitted: true, probe: false };
+        const stored = await lockBreaker(tx, input.tenantId, input.subscriptionId);
+        return { admitted: true, probe: false, unproven: endpointUnproven(stored) };
       }
 
       const breaker = await lockBreaker(tx, input.tenantId, input.subscriptionId);
@@ -212,5 +233,5 @@ export const admitWebhookAttempt =
           .update(webhookEndpointBreakers)
           .set({ wakerDeliveryId: null, wakerUntil: null })
           .where(breakerWhere);
-      return { admitted: true, probe: verdict.probe };
+      return { admitted: true, probe: verdict.probe, unproven: endpointUnproven(breaker) };
     });

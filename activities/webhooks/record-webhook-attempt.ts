@@ -165,7 +165,8 @@ export const recordWebhookAttempt =
           isSuccessStatus(input.responseStatus),
           endedAtMs,
         );
-        if (JSON.stringify(next) !== JSON.stringify(breaker))
+        // Stored also when unchanged but absent: the row is how a later admission knows the endpoint answered.
+        if (!breaker.recorded || JSON.stringify(next) !== JSON.stringify(breaker))
           await storeBreaker(tx, input.tenantId, input.subscriptionId, next, new Date(endedAtMs));
       }
       await tx

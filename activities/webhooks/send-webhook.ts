@@ -9,7 +9,9 @@
  * 3. The POST connects to the first checked address (the socket's lookup is pinned to it, so a
  *    second DNS answer cannot swap in another address; TLS SNI and `Host` keep the URL's name),
  *    the TCP connection within 5 s (`connect timeout`), the answer's headers within 15 s of the
- *    start (`timeout`), redirects not followed (a 3xx is a failed attempt).
+ *    start (`timeout`), redirects not followed (a 3xx is a failed attempt). The input's `connectTimeoutMs` and
+ *    `timeoutMs` shorten those limits (never lengthen them): an endpoint with no recent success gets 2 s and 5 s on a
+ *    delivery's first attempts (`attemptLimitsFor`, domain/webhooks/retry-schedule.ts).
  * 4. Headers: `content-type: application/json`, `Service-Webhook-Id` (the delivery id),
  *    `Service-Webhook-Timestamp` (Unix seconds now) and `Service-Webhook-Signature` over
  *    `"<timestamp>.<body>"` with every secret given (newest first).
@@ -33,6 +35,10 @@ export interface SendWebhookInput {
   deliveryId: string;
   /** From `prepareWebhookAttempt`, newest first. */
   signingSecrets: { secretVersion: number; sealedSecret: string }[];
+  /** Limit of the TCP connection in ms, at most `connectTimeoutMs` (5 s, the default). */
+  connectTimeoutMs?: number;
+  /** Limit of the whole attempt in ms, at most `sendTimeoutMs` (15 s, the default). */
+  timeoutMs?: number;
 }
 
 export interface SendWebhookResult {
@@ -149,15 +155,21 @@ export const sendWebhook =
           });
         },
       );
-      const timer = setTimeout(() => {
-        request.destroy(new Error('timeout'));
-        finish(failed('timeout'));
-      }, options.timeoutMs ?? sendTimeoutMs);
+      const timer = setTimeout(
+        () => {
+          request.destroy(new Error('timeout'));
+          finish(failed('timeout'));
+        },
+        options.timeoutMs ?? Math.min(input.timeoutMs ?? sendTimeoutMs, sendTimeoutMs),
+      );
       // The connection alone has a shorter limit: an address that drops SYNs fails fast.
-      const connectTimer = setTimeout(() => {
-        request.destroy(new Error('connect timeout'));
-        finish(failed('connect timeout'));
-      }, options.connectTimeoutMs ?? connectTimeoutMs);
+      const connectTimer = setTimeout(
+        () => {
+          request.destroy(new Error('connect timeout'));
+          finish(failed('connect timeout'));
+        },
+        options.connectTimeoutMs ?? Math.min(input.connectTimeoutMs ?? connectTimeoutMs, connectTimeoutMs),
+      );
       request.on('socket', (socket) => {
         if (!socket.connecting) clearTimeout(connectTimer);
         else socket.once('connect', () => clearTimeout(connectTimer));

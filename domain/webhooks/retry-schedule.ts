@@ -50,6 +50,28 @@ export const attemptTimeoutMs = 15 * SECOND_MS;
 export const connectTimeoutMs = 5 * SECOND_MS;
 
 /**
+ * Limits of an attempt to an endpoint with no recent success (no attempt recorded yet, or its last one failed: its
+ * breaker row, domain/webhooks/circuit-breaker.ts), on a delivery's first `unprovenShortAttempts` attempts: the
+ * connection within 2 s and the answer within 5 s (the spec's "respond … ideally within five seconds" to a
+ * webhook). A receiver that holds every connection open then holds a delivery slot for 5 s, not 15 s, in the first
+ * minute of a burst, before its breaker has seen five failures. From the third attempt (5 minutes on) the full
+ * limits apply, so a live but slow receiver is still reached.
+ */
+export const unprovenConnectTimeoutMs = 2 * SECOND_MS;
+export const unprovenAttemptTimeoutMs = 5 * SECOND_MS;
+export const unprovenShortAttempts = 2;
+
+/** Connect and whole-attempt limits in ms of attempt `attempt` (1-based) of a delivery, `unproven` as above. */
+export function attemptLimitsFor(
+  attempt: number,
+  unproven: boolean,
+): { connectTimeoutMs: number; timeoutMs: number } {
+  return unproven && attempt <= unprovenShortAttempts
+    ? { connectTimeoutMs: unprovenConnectTimeoutMs, timeoutMs: unprovenAttemptTimeoutMs }
+    : { connectTimeoutMs, timeoutMs: attemptTimeoutMs };
+}
+
+/**
  * Delay in ms before attempt `nextAttempt` (2..10), jittered by `random` in [0, 1):
  * `base × (1 − 20% + 40% × random)`, rounded to whole ms. `nextAttempt` 1 → 0.
  * Throws for an attempt outside 1..10 or a random outside [0, 1).

@@ -60,6 +60,31 @@ export function startDelayMs(
 }
 
 /**
+ * Deliveries to one endpoint with no recent success (no attempt recorded yet, or its last one failed) that may be
+ * open (started, not ended) at once before the relay delays further starts, the spacing in ms of those it delays,
+ * and the longest such delay: a fresh burst to endpoints nobody has seen answer (10 new subscriptions × 10 events)
+ * starts one delivery per endpoint at once and the others 2.5 s, 5 s, 7.5 s and at most 10 s later, on the backlog
+ * pool, instead of a hundred at once on the live pool every tenant shares; a new receiver that does answer has all
+ * of a pass's events within 10 s. An endpoint that answers 2xx is proven, and its next deliveries start by the
+ * tenant's pace alone.
+ */
+export const unprovenEndpointOpenDeliveries = 1;
+export const unprovenEndpointSpacingMs = 2_500;
+export const unprovenEndpointMaxDelayMs = 10_000;
+
+/**
+ * Start delays in ms of `count` new deliveries (in order) to one endpoint with no recent success that already has
+ * `openBefore` open deliveries: the first `unprovenEndpointOpenDeliveries − openBefore` (none below 0) at once,
+ * each further one `unprovenEndpointSpacingMs` after the previous, at most `unprovenEndpointMaxDelayMs`.
+ */
+export function unprovenEndpointDelaysMs(openBefore: number, count: number): number[] {
+  const free = Math.max(0, unprovenEndpointOpenDeliveries - openBefore);
+  return Array.from({ length: count }, (_, i) =>
+    i < free ? 0 : Math.min((i - free + 1) * unprovenEndpointSpacingMs, unprovenEndpointMaxDelayMs),
+  );
+}
+
+/**
  * The task queue of a delivery the relay starts: `backlogQueue` when its start is delayed (its tenant is past its
  * burst, or its endpoint's breaker is open), else `liveQueue`. Two pools: the tasks of one tenant's backlog of
  * thousands never queue ahead of the other tenants' live deliveries.

@@ -289,6 +289,16 @@ describe('outbox relay', () => {
     const { tenantId, taskQueue } = names();
     const database = db();
     const healthy = await subscription(database, tenantId, ['payment.posted']);
+    // An endpoint that has answered (its breaker row: no failure since), so only the tenant's pace applies.
+    await withPlatformTransaction(database, (tx) =>
+      tx.insert(webhookEndpointBreakers).values({
+        tenantId,
+        subscriptionId: healthy,
+        state: 'CLOSED',
+        consecutiveFailures: 0,
+        openings: 0,
+      }),
+    );
     const events = [];
     for (let i = 0; i < 5; i++) events.push(await insertOutboxEvent(database, { tenantId }));
     const before = Date.now();
@@ -355,6 +365,57 @@ describe('outbox relay', () => {
     expect(executionTimes[0]).toBeGreaterThanOrEqual(openUntil.getTime() - 50);
     // Spread, so they do not all wake at once.
     expect(executionTimes[1]).toBeGreaterThanOrEqual(executionTimes[0]! + 900);
+  });
+
+  it('a fresh burst to an endpoint with no recent success: 1 delivery starts at once, the rest 2.5 s apart up to 10 s; a proven endpoint gets all at once', async () => {
+    const { tenantId, taskQueue } = names();
+    const database = db();
+    const fresh = await subscription(database, tenantId, ['payment.posted']);
+    const delaysOf = async (subscriptionId: number, events: { eventId: string }[]) => {
+      const delaysMs = [];
+      for (const e of events) {
+        const id = webhookDeliveryWorkflowId(tenantId, subscriptionId, e.eventId);
+        startedWorkflowIds.push(id);
+        const info = await client.workflow.getHandle(id).describe();
+        delaysMs.push((info.executionTime?.getTime() ?? 0) - info.startTime.getTime());
+      }
+      return delaysMs;
+    };
+    const burst = [];
+    for (let i = 0; i < 5; i++) burst.push(await insertOutboxEvent(database, { tenantId }));
+    // The tenant's own pace (a burst of 100) would start all five at once.
+    await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [tenantId] });
+    const delaysMs = await delaysOf(fresh, burst);
+    expect(delaysMs[0]).toBeLessThan(200);
+    expect(delaysMs[1]).toBeGreaterThan(2300);
+    expect(delaysMs[2]).toBeGreaterThan(delaysMs[1]! + 2300);
+    expect(delaysMs[3]).toBeGreaterThan(delaysMs[2]! + 2300);
+    expect(delaysMs[4]).toBeGreaterThan(delaysMs[3]! + 2300);
+    // Spread over at most 10 s.
+    expect(delaysMs[4]).toBeLessThan(10_300);
+    // Its five deliveries are still open: the next event to it waits its turn too.
+    const next = await insertOutboxEvent(database, { tenantId });
+    await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [tenantId] });
+    expect((await delaysOf(fresh, [next]))[0]).toBeGreaterThan(2300);
+
+    // An endpoint whose last attempt succeeded (its breaker row: no failure since) is paced by the tenant alone.
+    const proven = await subscription(database, tenantId, ['payment.posted']);
+    await withTenantTransaction(database, tenantId, (tx) =>
+      tx.update(webhookSubscriptions).set({ status: 'INACTIVE' }).where(eq(webhookSubscriptions.id, fresh)),
+    );
+    await withPlatformTransaction(database, (tx) =>
+      tx.insert(webhookEndpointBreakers).values({
+        tenantId,
+        subscriptionId: proven,
+        state: 'CLOSED',
+        consecutiveFailures: 0,
+        openings: 0,
+      }),
+    );
+    const live = [];
+    for (let i = 0; i < 5; i++) live.push(await insertOutboxEvent(database, { tenantId }));
+    await relayOutboxOnce({ db: database, client, taskQueue, tenantIds: [tenantId] });
+    expect((await delaysOf(proven, live)).every((d) => d < 200)).toBe(true);
   });
 
   it("takes tenants in turn within a pass: another tenant's later event is claimed beside a tenant's burst; a lone tenant still fills a pass", async () => {

@@ -16,7 +16,7 @@ import { openSealedSecret, sealSecret } from '../../activities/webhooks/sealed-s
 import { sendWebhook } from '../../activities/webhooks/send-webhook';
 import { webhookEndpointBreakers } from '../../db/schema';
 import { withTenantTransaction } from '../../db/tenant-tx';
-import { attemptTimeoutMs, connectTimeoutMs } from '../../domain/webhooks/retry-schedule';
+import { attemptLimitsFor, attemptTimeoutMs, connectTimeoutMs } from '../../domain/webhooks/retry-schedule';
 import {
   createSubscriptionFixture,
   insertDelivery,
@@ -344,7 +344,7 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
         at: iso(T0 + i),
         refusals: 0,
       };
-      expect(await ops.admitWebhookAttempt(admit)).toEqual({ admitted: true, probe: false });
+      expect(await ops.admitWebhookAttempt(admit)).toEqual({ admitted: true, probe: false, unproven: true });
       await ops.recordWebhookAttempt(attempt(deliveryId, T0 + i, null));
       // Run twice (docs/conventions.md §11): the retried record counts the failure once.
       await ops.recordWebhookAttempt(attempt(deliveryId, T0 + i, null));
@@ -381,8 +381,8 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
       at: iso(T0 + 30_004),
       refusals: 0,
     };
-    expect(await ops.admitWebhookAttempt(probe)).toEqual({ admitted: true, probe: true });
-    expect(await ops.admitWebhookAttempt(probe)).toEqual({ admitted: true, probe: false });
+    expect(await ops.admitWebhookAttempt(probe)).toEqual({ admitted: true, probe: true, unproven: true });
+    expect(await ops.admitWebhookAttempt(probe)).toEqual({ admitted: true, probe: false, unproven: true });
     expect(
       await ops.admitWebhookAttempt({ ...probe, deliveryId: deliveries[0]!, at: iso(T0 + 30_005) }),
     ).toMatchObject({ admitted: false, reason: 'BREAKER_OPEN' });
@@ -395,7 +395,42 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
     });
     expect(
       await ops.admitWebhookAttempt({ ...probe, deliveryId: deliveries[0]!, at: iso(T0 + 30_006) }),
-    ).toEqual({ admitted: true, probe: false });
+    ).toEqual({ admitted: true, probe: false, unproven: false });
+  });
+
+  it('an endpoint is unproven until an attempt to it succeeds, and again once one fails', async () => {
+    const f = await fixture();
+    const [first, second, third] = await moreDeliveries(f, 3);
+    const admit = (deliveryId: string, atMs: number) =>
+      ops.admitWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        at: iso(atMs),
+        refusals: 0,
+      });
+    const record = (deliveryId: string, atMs: number, responseStatus: number | null) =>
+      ops.recordWebhookAttempt({
+        tenantId: f.tenantId,
+        subscriptionId: f.subscriptionId,
+        deliveryId,
+        attempt: 1,
+        at: iso(atMs),
+        responseStatus,
+        latencyMs: 0,
+        error: responseStatus === 200 ? null : 'timeout',
+        nextAttemptAt: responseStatus === 200 ? null : iso(atMs + 5_000),
+      });
+    // No attempt recorded yet (no breaker row): unproven.
+    expect(await admit(first!, T0)).toEqual({ admitted: true, probe: false, unproven: true });
+    await record(first!, T0, 200);
+    expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({
+      state: 'CLOSED',
+      consecutive_failures: 0,
+    });
+    expect(await admit(second!, T0 + 1)).toEqual({ admitted: true, probe: false, unproven: false });
+    await record(second!, T0 + 1, null);
+    expect(await admit(third!, T0 + 2)).toEqual({ admitted: true, probe: false, unproven: true });
   });
 
   it('a tenant at its cap of attempts in flight: one more waits (backing off) until a slot is freed or expires', async () => {
@@ -559,7 +594,7 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
 
     // At the open time the waker probes (and gives up the part); the probe fails: the breaker re-opens, and the
     // oldest waiting delivery of the endpoint is woken to take the waker's part (no slot goes to an open endpoint).
-    expect(await ask(w1!, openUntil)).toEqual({ admitted: true, probe: true });
+    expect(await ask(w1!, openUntil)).toEqual({ admitted: true, probe: true, unproven: true });
     expect(await wakerOf(f.tenantId, f.subscriptionId)).toBeNull();
     expect(await record(w1!, openUntil, null)).toMatchObject({ wake: [`wf/${w2}`] });
     const reopened = await ask(w2!, openUntil + 10);
@@ -570,7 +605,7 @@ describe('admitWebhookAttempt and the endpoint breaker', () => {
 
     // The next probe succeeds: the breaker closes and the waiting deliveries are woken, up to the 2 free slots.
     const secondOpenUntil = openUntil + 60_000;
-    expect(await ask(w2!, secondOpenUntil)).toEqual({ admitted: true, probe: true });
+    expect(await ask(w2!, secondOpenUntil)).toEqual({ admitted: true, probe: true, unproven: true });
     expect(await record(w2!, secondOpenUntil, 200)).toMatchObject({ wake: [`wf/${w3}`, `wf/${w4}`] });
     expect(await breakerRow(f.tenantId, f.subscriptionId)).toMatchObject({ state: 'CLOSED' });
   });
@@ -659,6 +694,34 @@ describe('sendWebhook connect timeout', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it("an endpoint with no recent success: the attempt's own short limit (5 s) frees a connection held open, not the 15 s one", async () => {
+    const held = createServer(() => {});
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    try {
+      const limits = attemptLimitsFor(1, true);
+      expect(limits).toEqual({ connectTimeoutMs: 2_000, timeoutMs: 5_000 });
+      // From the third attempt the full limits apply, so a slow but live receiver is still reached.
+      expect(attemptLimitsFor(3, true)).toEqual({ connectTimeoutMs, timeoutMs: attemptTimeoutMs });
+      expect(attemptLimitsFor(1, false)).toEqual({ connectTimeoutMs, timeoutMs: attemptTimeoutMs });
+      const started = Date.now();
+      const result = await sendWebhook(h.deps)({
+        url: `http://127.0.0.1:${(held.address() as { port: number }).port}/hooks`,
+        body: '{}',
+        deliveryId: 'whd_unproven',
+        signingSecrets: [
+          { secretVersion: 1, sealedSecret: sealSecret(h.deps.dataEncryptionKey, 'whd_unproven', 's') },
+        ],
+        ...limits,
+      });
+      expect(result).toMatchObject({ responseStatus: null, error: 'timeout' });
+      expect(result.latencyMs).toBeGreaterThanOrEqual(4_900);
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      held.closeAllConnections();
+      held.close();
+    }
+  }, 20_000);
 
   it('a connection that is accepted but never answered is held by the 15 s limit, not the connect timeout', async () => {
     const silent = createServer(() => {});

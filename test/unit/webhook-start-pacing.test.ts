@@ -5,7 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deliveryQueueFor, planStarts, startDelayMs } from '../../domain/webhooks/start-pacing';
+import {
+  deliveryQueueFor,
+  planStarts,
+  startDelayMs,
+  unprovenEndpointDelaysMs,
+} from '../../domain/webhooks/start-pacing';
 
 describe('planStarts', () => {
   it('starts a burst at once, then one per interval', () => {
@@ -65,5 +70,15 @@ describe('deliveryQueueFor', () => {
     expect(deliveryQueueFor(0, 'webhooks', 'webhooks-backlog')).toBe('webhooks');
     expect(deliveryQueueFor(1, 'webhooks', 'webhooks-backlog')).toBe('webhooks-backlog');
     expect(deliveryQueueFor(60_000, 'webhooks', 'webhooks-backlog')).toBe('webhooks-backlog');
+  });
+});
+
+describe('unprovenEndpointDelaysMs', () => {
+  it('an endpoint with no recent success: one open delivery at once, the others 2.5 s apart, at most 10 s', () => {
+    expect(unprovenEndpointDelaysMs(0, 6)).toEqual([0, 2_500, 5_000, 7_500, 10_000, 10_000]);
+    // Already one open (started in an earlier pass): none at once.
+    expect(unprovenEndpointDelaysMs(1, 2)).toEqual([2_500, 5_000]);
+    expect(unprovenEndpointDelaysMs(40, 1)).toEqual([2_500]);
+    expect(unprovenEndpointDelaysMs(0, 0)).toEqual([]);
   });
 });

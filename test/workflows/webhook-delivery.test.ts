@@ -183,6 +183,33 @@ describe('webhookDeliveryWorkflow', () => {
     await s.receiver.close();
   });
 
+  it('an endpoint with no recent success that holds the connection open holds the attempt 5 s, not 15 s; the retry gets through', async () => {
+    const { taskQueue, tenantId } = names();
+    let release: () => void = () => {};
+    const hung = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const s = await scenario({
+      tenantId,
+      answer: async (index) => {
+        if (index === 0) await hung;
+        return { status: 200 };
+      },
+    });
+    const worker = await createWorker(taskQueue);
+    const result = await worker.runUntil(async () => (await start(taskQueue, s.input)).result());
+    release();
+    expect(result).toEqual({ state: 'SUCCEEDED', attempts: 2, reason: null });
+    const { attempts } = await readDelivery(deps.db, tenantId, s.deliveryId);
+    expect(attempts.map((a) => [a.attempt, a.responseStatus, a.error])).toEqual([
+      [1, null, 'timeout'],
+      [2, 200, null],
+    ]);
+    expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(4_900);
+    expect(attempts[0]!.latencyMs).toBeLessThan(8_000);
+    await s.receiver.close();
+  }, 60_000);
+
   it('a receiver failing for two days then recovering gets the event on the next scheduled attempt', async () => {
     const { taskQueue, tenantId } = names();
     const startedAt = await env.currentTimeMs();

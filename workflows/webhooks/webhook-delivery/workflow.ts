@@ -17,6 +17,10 @@
  * own timer), and after recording an attempt or cancelling, the delivery signals the waiting deliveries the
  * activity names (those that may now go), so a backlog of thousands of waiting deliveries costs no workflow task
  * until its turn (activities/webhooks/admission-waiters.ts).
+ * Patch `webhook-unproven-endpoint-limits`: an attempt admitted to an endpoint with no recent success (`unproven`: no
+ * attempt recorded yet, or failures since its last success) is sent, on the delivery's first two attempts, with the
+ * short limits of `attemptLimitsFor` (connect 2 s, 5 s in all), so a receiver that holds every connection open holds a
+ * slot 5 s, not 15 s, in the first minute of a burst (docs/processes.md P2 "Fair share from the first attempt").
  * The body is taken from the first preparation and reused, so every retry sends the same bytes.
  * Ends: 2xx → `SUCCEEDED`; 410 → `FAILED` and the subscription `DISABLED` (`GONE`); 5 days of
  * continuous failure of the subscription → `FAILED` and `DISABLED` (`FAILING`); 10 failed attempts
@@ -36,7 +40,11 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../../activities';
 import type { SendWebhookResult } from '../../../activities/webhooks/send-webhook';
-import { maxDeliveryAttempts, nextAttemptDelayMs } from '../../../domain/webhooks/retry-schedule';
+import {
+  attemptLimitsFor,
+  maxDeliveryAttempts,
+  nextAttemptDelayMs,
+} from '../../../domain/webhooks/retry-schedule';
 import { dbWrite, httpCall } from '../../common/activity-options';
 import { workflowNow } from '../../common/time';
 import { admissionWakeSignal, cancelDeliverySignal, getDeliveryStateQuery } from './messages';
@@ -49,6 +57,8 @@ const { prepareWebhookAttempt, admitWebhookAttempt, recordWebhookAttempt, cancel
 export const endpointBreakerPatch = 'webhook-endpoint-breaker';
 /** Patch id of waiting for a wake-up signal when refused admission, and of waking the waiting deliveries. */
 export const admissionWakePatch = 'webhook-admission-wake';
+/** Patch id of the short attempt limits for an endpoint with no recent success. */
+export const unprovenEndpointLimitsPatch = 'webhook-unproven-endpoint-limits';
 const { sendWebhook } = proxyActivities<Activities>(httpCall);
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
@@ -105,6 +115,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     });
     if (!prepared.proceed) return cancel(prepared.reason);
     let admitted = false;
+    let unproven = false;
     if (patched(endpointBreakerPatch)) {
       // Wait, without holding a slot, until the endpoint's breaker and the tenant's cap let it go;
       // after a breaker wait the subscription is read again (it may have changed or been deactivated).
@@ -123,6 +134,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         });
         if (admission.admitted) {
           admitted = true;
+          unproven = admission.unproven === true;
           break;
         }
         if (admission.reason === 'TENANT_AT_CAPACITY') refusals += 1;
@@ -148,6 +160,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const attemptAtMs = workflowNow();
     // Only a delivery that went through admission holds a slot whose freeing may wake others.
     const wakesOthers = admitted && patched(admissionWakePatch);
+    // Patched: an unproven endpoint's first attempts get the short limits (only an admitted attempt knows it).
+    const limits =
+      admitted && unproven && patched(unprovenEndpointLimitsPatch) ? attemptLimitsFor(attempt, true) : null;
     let sent: SendWebhookResult;
     try {
       sent = await sendWebhook({
@@ -155,6 +170,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         body,
         deliveryId: input.deliveryId,
         signingSecrets: prepared.signingSecrets,
+        ...(limits ?? {}),
       });
     } catch (err) {
       // The call itself could not run (the worker died mid-call and retries ran out): a failed attempt.
