@@ -6,9 +6,9 @@
  * are append-only: a scenario whose file exists is run but never written again, so only new scenarios are written:
  *   npx tsx scripts/record-workflow-history.ts [privacy-request|webhook-delivery|channel-event|payment-intent|contact-consent-update|promise|statement-cycle|hardship-offer|boarding|autopay|daily-reconciliation|boarding-purge|close-of-business …]
  * Activities are stand-ins that answer like the real ones; replay checks only the workflow code.
- * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written, and their
- * SHA-256 lines are appended to test/workflows/histories/SHA256SUMS (scripts/workflow-fixtures.ts: the manifest the
- * append-only check reads). Every workflow exported by workflows/index.ts has at least one scenario here.
+ * Written files are formatted with the project's Biome settings, so they pass `npm run lint` as written, and each
+ * gets its checksum file `<fixture>.sha256` beside it (scripts/workflow-fixtures.ts: the checksums the append-only
+ * check reads; no file of the folder is ever changed). Every workflow exported by workflows/index.ts has at least one scenario here.
  * Unknown process names: exit code 2 and nothing recorded.
  */
 import { execFileSync } from 'node:child_process';
@@ -90,7 +90,7 @@ import {
 } from '../workflows/webhooks/webhook-delivery/messages';
 import type { WebhookDeliveryInput } from '../workflows/webhooks/webhook-delivery/types';
 import type { webhookDeliveryWorkflow } from '../workflows/webhooks/webhook-delivery/workflow';
-import { appendToManifest, fixturesFolder } from './workflow-fixtures';
+import { fixturesFolder, writeChecksumFiles } from './workflow-fixtures';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -1254,8 +1254,8 @@ if (written.length > 0) {
     cwd: projectRoot,
     stdio: 'inherit',
   });
-  // The formatted bytes are the fixture: their hashes go into the manifest.
-  await appendToManifest(
+  // The formatted bytes are the fixture: their hashes go into their checksum files.
+  await writeChecksumFiles(
     folder,
     written.map((file) => path.basename(file)),
   );

@@ -5,11 +5,13 @@
  * because it stands for executions already running on the old code.
  *
  * Two checks, both returning a list of problems (empty = fine), used by test/workflows/fixtures-append-only.test.ts:
- * - `checkManifest`: the checked-in `SHA256SUMS` (the `sha256sum` format: `<64 hex>  <file name>`, one line per
- *   fixture, so `cd test/workflows/histories && sha256sum -c SHA256SUMS` checks it too) lists every `*.json` of the
- *   folder with the SHA-256 of its bytes. A listed file missing or with other bytes is a problem; a fixture not
- *   listed is one too, whose message gives the line to add (adding is allowed). Works on any checkout, shallow or
- *   not, with or without git.
+ * - `checkManifest`: the checked-in checksums list every `*.json` of the folder with the SHA-256 of its bytes, in the
+ *   `sha256sum` format (`<64 hex>  <file name>`, so `cd test/workflows/histories && sha256sum -c SHA256SUMS *.sha256`
+ *   checks them too): `SHA256SUMS` for the fixtures recorded until it was frozen, and for each fixture recorded since
+ *   a file of its own beside it, `<fixture>.sha256`, holding its one line. A new fixture thus only adds files, and no
+ *   file of the folder is ever changed (the folder itself is append-only). A listed file missing or with other bytes
+ *   is a problem; so is a fixture not listed (the message names the checksum file to add), one listed twice, or a
+ *   checksum file naming another fixture. Works on any checkout, shallow or not, with or without git.
  * - `checkGitHistory`: in a clone with its full history, every fixture ever added under the folder (by any commit)
  *   still exists, and its content equals the content of the oldest commit that added it (compared as JSON, so a
  *   formatting-only rewrite is no change). This catches what the manifest cannot: a re-recording committed
@@ -17,19 +19,21 @@
  *   commit, so a history that once re-recorded a fixture and later restored the original passes, and it keeps
  *   working across merges and rebases. Shallow clones and exports without git skip it (`gitHistoryAvailable`).
  *
- * The recorder (scripts/record-workflow-history.ts) appends the manifest line of every fixture it writes.
+ * The recorder (scripts/record-workflow-history.ts) writes the checksum file of every fixture it writes.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { appendFile, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
 /** The fixtures' folder, relative to the repository root (POSIX separators, as git names paths). */
 export const fixturesFolder = 'test/workflows/histories';
-/** The manifest's file name inside the fixtures' folder. */
+/** The frozen manifest's file name inside the fixtures' folder (fixtures recorded since have a checksum file each). */
 export const manifestName = 'SHA256SUMS';
+/** The suffix of a fixture's own checksum file: `<fixture>.json.sha256`. */
+export const checksumSuffix = '.sha256';
 
 /** Lowercase hex SHA-256 of `bytes`. */
 export function sha256Of(bytes: Uint8Array | string): string {
@@ -47,38 +51,50 @@ export async function fixtureFiles(folder: string): Promise<string[]> {
 }
 
 /**
- * Compares `folder`'s fixtures with its `SHA256SUMS` (module note). Returns one message per problem: a malformed or
- * repeated line, a listed fixture missing or changed, a fixture not listed. A missing manifest is one problem.
+ * Compares `folder`'s fixtures with its checksums, `SHA256SUMS` and the `<fixture>.sha256` files (module note).
+ * Returns one message per problem: a malformed or repeated line, a checksum file naming another fixture, a listed
+ * fixture missing or changed, a fixture not listed. A missing `SHA256SUMS` is one problem.
  */
 export async function checkManifest(folder: string): Promise<string[]> {
   const manifestPath = path.join(folder, manifestName);
   if (!existsSync(manifestPath)) return [`${manifestName} is missing from ${folder}`];
   const problems: string[] = [];
-  const listed = new Map<string, string>();
-  const lines = (await readFile(manifestPath, 'utf8')).split('\n');
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const match = /^([0-9a-f]{64}) {2}([A-Za-z0-9._-]+\.json)$/.exec(line);
-    if (!match) {
-      problems.push(`${manifestName} line ${index + 1} is not "<sha256>  <file>.json"`);
-      return;
-    }
-    const [, hash, file] = match as unknown as [string, string, string];
-    if (listed.has(file)) problems.push(`${manifestName} lists ${file} twice`);
-    listed.set(file, hash);
-  });
+  /** Each listed fixture → its hash and the checksum file that lists it. */
+  const listed = new Map<string, { hash: string; source: string }>();
+  const read = async (source: string, only: string | null) => {
+    const lines = (await readFile(path.join(folder, source), 'utf8')).split('\n');
+    lines.forEach((line, index) => {
+      if (line.trim() === '') return;
+      const match = /^([0-9a-f]{64}) {2}([A-Za-z0-9._-]+\.json)$/.exec(line);
+      if (!match) {
+        problems.push(`${source} line ${index + 1} is not "<sha256>  <file>.json"`);
+        return;
+      }
+      const [, hash, file] = match as unknown as [string, string, string];
+      if (only !== null && file !== only) {
+        problems.push(`${source} names ${file}: a checksum file holds the line of its own fixture, ${only}`);
+        return;
+      }
+      const earlier = listed.get(file);
+      if (earlier) problems.push(`${file} is listed twice (${earlier.source}, ${source})`);
+      listed.set(file, { hash, source });
+    });
+  };
+  await read(manifestName, null);
+  const checksumFiles = (await readdir(folder)).filter((f) => f.endsWith(checksumSuffix)).sort();
+  for (const source of checksumFiles) await read(source, source.slice(0, -checksumSuffix.length));
   const present = new Set(await fixtureFiles(folder));
-  for (const [file, hash] of listed) {
+  for (const [file, { hash, source }] of listed) {
     if (!present.has(file)) {
       problems.push(
-        `${file} is listed in ${manifestName} but missing: fixtures are append-only (restore it from git)`,
+        `${file} is listed in ${source} but missing: fixtures are append-only (restore it from git)`,
       );
       continue;
     }
     const actual = sha256Of(await readFile(path.join(folder, file)));
     if (actual !== hash) {
       problems.push(
-        `${file} changed (sha256 ${actual}, ${manifestName} says ${hash}): fixtures are append-only; restore it ` +
+        `${file} changed (sha256 ${actual}, ${source} says ${hash}): fixtures are append-only; restore it ` +
           `and put the workflow change behind patched() with a new fixture`,
       );
     }
@@ -87,19 +103,22 @@ export async function checkManifest(folder: string): Promise<string[]> {
     if (!listed.has(file)) {
       const line = manifestLine(file, sha256Of(await readFile(path.join(folder, file))));
       problems.push(
-        `${file} is not listed in ${manifestName}: a new fixture is welcome, add the line "${line}"`,
+        `${file} is not listed: a new fixture is welcome, add the file ${file}${checksumSuffix} holding the line "${line}"`,
       );
     }
   }
   return problems;
 }
 
-/** Appends the manifest lines of `files` (fixtures just written to `folder`). */
-export async function appendToManifest(folder: string, files: readonly string[]): Promise<void> {
-  let text = '';
-  for (const file of files)
-    text += `${manifestLine(file, sha256Of(await readFile(path.join(folder, file))))}\n`;
-  if (text !== '') await appendFile(path.join(folder, manifestName), text);
+/**
+ * Writes the checksum file `<fixture>.sha256` of each of `files` (fixtures just written to `folder`). Never writes
+ * over an existing one (EEXIST: the recorder never records a fixture again).
+ */
+export async function writeChecksumFiles(folder: string, files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    const line = manifestLine(file, sha256Of(await readFile(path.join(folder, file))));
+    await writeFile(path.join(folder, `${file}${checksumSuffix}`), `${line}\n`, { flag: 'wx' });
+  }
 }
 
 const git = (cwd: string, args: string[]) =>

@@ -1,7 +1,8 @@
 /**
  * The replay fixtures (test/workflows/histories/, replayed by replay.test.ts) are append-only (docs/conventions.md §7, docs/design.md §7):
  * a workflow change goes behind `patched()` with a new fixture, a recorded fixture is never changed or deleted
- * (scripts/workflow-fixtures.ts). Checked two ways: against the checked-in SHA256SUMS (any checkout) and, when the
+ * (scripts/workflow-fixtures.ts). Checked two ways: against the checked-in checksums, the frozen SHA256SUMS and one
+ * `<fixture>.sha256` per later fixture (any checkout), and, when the
  * clone has its full history, against the content each fixture had in the commit that added it. Each check is
  * shown to fail on a planted change. Also: every workflow exported by workflows/index.ts has at least one fixture.
  */
@@ -13,10 +14,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkGitHistory,
   checkManifest,
+  checksumSuffix,
   fixturesByWorkflowType,
   fixturesFolder,
   gitHistoryAvailable,
   manifestName,
+  writeChecksumFiles,
 } from '../../scripts/workflow-fixtures';
 import * as workflows from '../../workflows/index';
 
@@ -61,7 +64,7 @@ const history = (type: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('replay fixtures are append-only', () => {
-  it(`every fixture is listed in ${manifestName} with the SHA-256 of its bytes, and none listed is missing`, async () => {
+  it(`every fixture is listed in ${manifestName} or its own checksum file with the SHA-256 of its bytes, and none listed is missing`, async () => {
     expect(await checkManifest(folder)).toEqual([]);
   });
 
@@ -95,9 +98,28 @@ describe('replay fixtures are append-only', () => {
     );
     expect(problems).toContainEqual(
       expect.stringMatching(
-        /^promise-new-scenario\.json is not listed .* add the line "[0-9a-f]{64} {2}promise/,
+        /^promise-new-scenario\.json is not listed: .* add the file promise-new-scenario\.json\.sha256 holding the line "[0-9a-f]{64} {2}promise/,
       ),
     );
+
+    // A new fixture is listed by a checksum file of its own; one naming another fixture, or a fixture listed twice,
+    // is a problem.
+    await writeChecksumFiles(copy, ['promise-new-scenario.json']);
+    expect(await checkManifest(copy)).toHaveLength(2);
+    await expect(writeChecksumFiles(copy, ['promise-new-scenario.json'])).rejects.toThrow(/EEXIST/);
+    const line = (
+      await readFile(path.join(copy, `promise-new-scenario.json${checksumSuffix}`), 'utf8')
+    ).trim();
+    await writeFile(path.join(copy, `other.json${checksumSuffix}`), `${line}\n`);
+    await writeFile(path.join(copy, manifestName), `${line}\n`, { flag: 'a' });
+    const listedAgain = await checkManifest(copy);
+    expect(listedAgain).toContainEqual(
+      expect.stringMatching(/^other\.json\.sha256 names promise-new-scenario\.json: /),
+    );
+    expect(listedAgain).toContainEqual(
+      `promise-new-scenario.json is listed twice (${manifestName}, promise-new-scenario.json${checksumSuffix})`,
+    );
+    await unlink(path.join(copy, `other.json${checksumSuffix}`));
 
     // A malformed line and a missing manifest are problems too.
     await writeFile(path.join(copy, manifestName), `not a line\n`, { flag: 'a' });
