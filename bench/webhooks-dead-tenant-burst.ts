@@ -28,7 +28,8 @@ import { createPlatformOperations } from '../activities';
 import { createDb } from '../db/client';
 import { requestToken } from '../scripts/http-client';
 import { loadConfig, operationDeps } from '../workers/config';
-import { post, subscribe } from './webhooks-dead-tenant';
+import { percentileOf } from './support';
+import { arrivalReceiver, post, subscribe } from './webhooks-dead-tenant';
 
 export interface DeadTenantBurstStack {
   baseUrl: string;
@@ -57,11 +58,8 @@ type Check = (name: string, pass: boolean, detail: string) => void;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Nearest-rank percentile `p` (0–100) of ascending `sorted`; NaN when empty. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
+/** Nearest-rank percentile `p` (0–100) of ascending `sorted`; NaN when empty (bench/support.ts `percentileOf`). */
+const percentile = (sorted: number[], p: number): number => percentileOf(sorted, p / 100);
 
 interface PhaseSummary {
   sent: number;
@@ -80,20 +78,7 @@ export async function webhooksDeadTenantBurst(
   closers: (() => Promise<void>)[],
 ): Promise<void> {
   // Tenant A's receiver: records when each event arrives.
-  const arrivedAt = new Map<string, number>();
-  const live = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      try {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { eventId?: string };
-        if (event.eventId && !arrivedAt.has(event.eventId)) arrivedAt.set(event.eventId, Date.now());
-      } catch {
-        // not an event
-      }
-      response.writeHead(200).end('ok');
-    });
-  });
+  const { server: live, arrivedAt } = arrivalReceiver();
   // Tenant B's receiver: accepts every connection, reads nothing, never answers nor closes.
   const held = new Set<Socket>();
   let connections = 0;

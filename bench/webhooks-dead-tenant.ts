@@ -102,16 +102,13 @@ export async function subscribe(
   return answer.body!.subscriptionId as number;
 }
 
-export async function webhooksDeadTenant(
-  stack: DeadTenantStack,
-  options: DeadTenantOptions,
-  check: Check,
-  note: (line: string) => void,
-  closers: (() => Promise<void>)[],
-): Promise<void> {
-  // Tenant A's receiver: records when each event arrives.
+/**
+ * A live tenant's webhook receiver (not yet listening): answers 200 to every request and records when each event
+ * (`eventId` of its JSON body) first arrives, epoch ms.
+ */
+export function arrivalReceiver(): { server: http.Server; arrivedAt: Map<string, number> } {
   const arrivedAt = new Map<string, number>();
-  const live = http.createServer((request, response) => {
+  const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -124,6 +121,18 @@ export async function webhooksDeadTenant(
       response.writeHead(200).end('ok');
     });
   });
+  return { server, arrivedAt };
+}
+
+export async function webhooksDeadTenant(
+  stack: DeadTenantStack,
+  options: DeadTenantOptions,
+  check: Check,
+  note: (line: string) => void,
+  closers: (() => Promise<void>)[],
+): Promise<void> {
+  // Tenant A's receiver: records when each event arrives.
+  const { server: live, arrivedAt } = arrivalReceiver();
   // Tenant B's hanging receiver: accepts, reads, never answers.
   const hangingSockets = new Set<Socket>();
   let hangingRequests = 0;

@@ -235,6 +235,58 @@ const scheduleColumns = (p: Record<string, unknown>) => ({
   downPaymentPeriod: p.downPaymentPeriod,
 });
 
+/**
+ * Fineract's default advanced payment allocation (past due, due, in advance × penalty, fee, principal, interest), as a
+ * product's `paymentAllocation` with `futureInstallmentAllocationRule`.
+ */
+const fineractDefaultAllocation = (futureInstallmentAllocationRule: string) => [
+  {
+    transactionType: 'DEFAULT',
+    paymentAllocationOrder: (['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const).flatMap((dueType, group) =>
+      (['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST'] as const).map((component, index) => ({
+        paymentAllocationRule: `${dueType}_${component}`,
+        order: group * 4 + index + 1,
+      })),
+    ),
+    futureInstallmentAllocationRule,
+  },
+];
+
+/**
+ * A loan of `principal` (decimal string) on advanced product `productId`, three monthly installments at 0 %, approved
+ * and funded in full on 2024-01-01 (with the trial balance zero after the funding); returns its id.
+ */
+async function fundedAdvancedLoan(productId: number, principal: string, currency: string): Promise<number> {
+  const clientId = await createCustomer();
+  const loanId = await approvedLoan(
+    {
+      ...loanBody(clientId, productId, {
+        principal,
+        interestRatePerPeriod: '0',
+        interestType: 1,
+        amortizationType: 1,
+        repaymentEvery: 1,
+        repaymentFrequencyType: 2,
+        numberOfRepayments: 3,
+        loanTermFrequency: 3,
+        disbursementDate: '2024-01-01',
+      }),
+      transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
+    },
+    '2024-01-01',
+  );
+  const funding = await call(
+    ctx,
+    cred,
+    'POST',
+    `/v1/loans/${loanId}/fundings/record-external`,
+    fundingBody(principal, currency, '2024-01-01'),
+  );
+  expect(funding.status, JSON.stringify(funding.body)).toBe(201);
+  expect(await trialBalanceOf(loanId)).toBe(0n);
+  return loanId;
+}
+
 describe('product fields', () => {
   it('stores and shows enableDownPayment, the percentage and the automatic repayment; without them, none', async () => {
     const withDown = await createProduct({ disbursedAmountPercentageForDownPayment: '12.345678' });
@@ -589,50 +641,12 @@ describe('pay in 4 with the automatic down payment', () => {
   });
 
   it('a product whose DEFAULT rule is REAMORTIZATION records the automatic down payment and shares in-advance money evenly', async () => {
-    const order = (['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const).flatMap((dueType, group) =>
-      (['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST'] as const).map((component, index) => ({
-        paymentAllocationRule: `${dueType}_${component}`,
-        order: group * 4 + index + 1,
-      })),
-    );
     const productId = await createProduct({
       currencyCode: 'USD',
       transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-      paymentAllocation: [
-        {
-          transactionType: 'DEFAULT',
-          paymentAllocationOrder: order,
-          futureInstallmentAllocationRule: 'REAMORTIZATION',
-        },
-      ],
+      paymentAllocation: fineractDefaultAllocation('REAMORTIZATION'),
     });
-    const clientId = await createCustomer();
-    const loanId = await approvedLoan(
-      {
-        ...loanBody(clientId, productId, {
-          principal: '1000.00',
-          interestRatePerPeriod: '0',
-          interestType: 1,
-          amortizationType: 1,
-          repaymentEvery: 1,
-          repaymentFrequencyType: 2,
-          numberOfRepayments: 3,
-          loanTermFrequency: 3,
-          disbursementDate: '2024-01-01',
-        }),
-        transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-      },
-      '2024-01-01',
-    );
-    const funding = await call(
-      ctx,
-      cred,
-      'POST',
-      `/v1/loans/${loanId}/fundings/record-external`,
-      fundingBody('1000.00', 'USD', '2024-01-01'),
-    );
-    expect(funding.status, JSON.stringify(funding.body)).toBe(201);
-    expect(await trialBalanceOf(loanId)).toBe(0n);
+    const loanId = await fundedAdvancedLoan(productId, '1000.00', 'USD');
     await pay(loanId, '500.00', 'USD', '2024-01-02');
     const loan = await loanWith(loanId);
     const installments = (loan.repaymentSchedule.periods as Record<string, unknown>[]).slice(1);
@@ -641,24 +655,11 @@ describe('pay in 4 with the automatic down payment', () => {
   });
 
   it('a penalty added to the loan is paid in advance by a payment of its due date, in the order recorded (LoanChargeback-Part2.feature)', async () => {
-    // Fineract's default advanced rules: past due, due, in advance × penalty, fee, principal, interest
-    const order = (['PAST_DUE', 'DUE', 'IN_ADVANCE'] as const).flatMap((dueType, group) =>
-      (['PENALTY', 'FEE', 'PRINCIPAL', 'INTEREST'] as const).map((component, index) => ({
-        paymentAllocationRule: `${dueType}_${component}`,
-        order: group * 4 + index + 1,
-      })),
-    );
     const productId = await createProduct({
       principal: '100',
       transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
       enableAutoRepaymentForDownPayment: false,
-      paymentAllocation: [
-        {
-          transactionType: 'DEFAULT',
-          paymentAllocationOrder: order,
-          futureInstallmentAllocationRule: 'NEXT_INSTALLMENT',
-        },
-      ],
+      paymentAllocation: fineractDefaultAllocation('NEXT_INSTALLMENT'),
     });
     const penalty = await call(ctx, cred, 'POST', '/v1/charges', {
       name: `NSF fee ${randomBytes(3).toString('hex')}`,
@@ -670,32 +671,7 @@ describe('pay in 4 with the automatic down payment', () => {
       penalty: true,
     });
     expect(penalty.status, JSON.stringify(penalty.body)).toBe(201);
-    const clientId = await createCustomer();
-    const loanId = await approvedLoan(
-      {
-        ...loanBody(clientId, productId, {
-          principal: '100.00',
-          interestRatePerPeriod: '0',
-          interestType: 1,
-          amortizationType: 1,
-          repaymentEvery: 1,
-          repaymentFrequencyType: 2,
-          numberOfRepayments: 3,
-          loanTermFrequency: 3,
-          disbursementDate: '2024-01-01',
-        }),
-        transactionProcessingStrategyCode: 'advanced-payment-allocation-strategy',
-      },
-      '2024-01-01',
-    );
-    const funding = await call(
-      ctx,
-      cred,
-      'POST',
-      `/v1/loans/${loanId}/fundings/record-external`,
-      fundingBody('100.00', 'EUR', '2024-01-01'),
-    );
-    expect(funding.status, JSON.stringify(funding.body)).toBe(201);
+    const loanId = await fundedAdvancedLoan(productId, '100.00', 'EUR');
     const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
       chargeId: penalty.body.chargeId,
       dueDate: '2024-01-05',

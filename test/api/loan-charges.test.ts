@@ -72,6 +72,17 @@ async function eventsOf(loanId: number): Promise<{ event_type: string; data: Rec
   return [...rows];
 }
 
+/** Adds a 20.00 fee due 2023-11-01, the day after the LP1 loan's maturity, to `loanId`; answers the 201. */
+async function addFeeAfterMaturity(loanId: number) {
+  const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
+    chargeId: await charge(),
+    amount: '20',
+    dueDate: '2023-11-01',
+  });
+  expect(added.status, JSON.stringify(added.body)).toBe(201);
+  return added;
+}
+
 describe('a charge on an active loan (Fineract LoanCharge.feature, LP1 N+1 scenario)', () => {
   it('lands on an additional installment, shows in the schedule, is listed, waived, and shown as waived', async () => {
     const loanId = await activeLoan();
@@ -256,12 +267,7 @@ describe('a charge on an active loan (Fineract LoanCharge.feature, LP1 N+1 scena
     expect((await call(ctx, cred, 'GET', `/v1/loans/${loanId}`)).body.status.code).toBe(
       'loanStatusType.closed.obligations.met',
     );
-    const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
-      chargeId: await charge(),
-      amount: '20',
-      dueDate: '2023-11-01',
-    });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await addFeeAfterMaturity(loanId);
     const loan = await call(ctx, cred, 'GET', `/v1/loans/${loanId}?associations=all`);
     expect(loan.body.status.code).toBe('loanStatusType.active');
     const periods = loan.body.repaymentSchedule.periods as Record<string, unknown>[];
@@ -297,12 +303,7 @@ describe('a charge on an active loan (Fineract LoanCharge.feature, LP1 N+1 scena
     await pay(loanId, '2023-10-31', '1030.00');
     const before = await call(ctx, cred, 'GET', `/v1/loans/${loanId}/summary`);
     expect(before.body.balances.overpayment).toBe('30.00');
-    const added = await call(ctx, cred, 'POST', `/v1/loans/${loanId}/charges`, {
-      chargeId: await charge(),
-      amount: '20',
-      dueDate: '2023-11-01',
-    });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const added = await addFeeAfterMaturity(loanId);
     const loan = await call(ctx, cred, 'GET', `/v1/loans/${loanId}?associations=all`);
     expect(loan.body.status.code).toBe('loanStatusType.overpaid');
     const periods = loan.body.repaymentSchedule.periods as Record<string, unknown>[];
